@@ -1,0 +1,1 @@
+"""The Textual board: the App and its screens."""

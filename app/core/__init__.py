@@ -1,0 +1,1 @@
+"""The core: memory formats, plans and operations, with no UI import."""

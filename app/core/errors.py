@@ -1,0 +1,29 @@
+"""Errors the core raises; each carries a one-line message for the user."""
+
+
+class MemboardError(Exception):
+    """A refusal or failure with a one-line reason; nothing was written."""
+
+    exit_code = 1
+
+
+class UsageError(MemboardError):
+    """The request itself is malformed (bad ID, bad argument)."""
+
+    exit_code = 2
+
+
+class Refused(MemboardError):
+    """The protocol forbids this change (for example: archive while referenced)."""
+
+
+class Incomplete(MemboardError):
+    """Some file steps were written, but the operation did not finish or verify."""
+
+
+class StalePlan(MemboardError):
+    """The files changed since the plan was built; a fresh plan is attached."""
+
+    def __init__(self, message: str, fresh_plan=None):
+        super().__init__(message)
+        self.fresh_plan = fresh_plan

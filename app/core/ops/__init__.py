@@ -1,0 +1,1 @@
+"""Operations of the memory protocol, each a plan builder."""

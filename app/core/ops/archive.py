@@ -1,0 +1,72 @@
+"""Single-session archive, in the seed's order: archive files first, the index row last."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ..clock import format_ts
+from ..errors import Refused
+from ..index import IndexFile, format_refs
+from ..plan import Change, Check, Plan
+from ..root import INDEX, MemoryRoot, archive_dir, archive_index_path, archive_session_path, session_path
+from ..snapshot import Snapshot, render_archive_index
+from .common import find_row, has_meaningful_summary, load_index
+from .register import file_exists, row_absent
+
+
+def plan_archive(root: MemoryRoot, session_id: str, when: datetime) -> Plan:
+    """Archive one session (or delete a placeholder row), releasing its own references first."""
+    before = root.read(INDEX)
+    index = IndexFile(before or b"")
+    row = find_row(index, session_id)
+    rel = session_path(session_id)
+    if row.refs:
+        raise Refused(
+            f"{session_id} is still referenced by {', '.join(row.refs)}; release those references first "
+            f"(memboard release {session_id} --as <id>)"
+        )
+    snap_bytes = root.read(rel)
+    plan = Plan("archive")
+    plan.result = {"session_id": session_id}
+    if snap_bytes is None:
+        if row.status != "idle" and has_meaningful_summary(row):
+            raise Refused(
+                f"{session_id} has a meaningful Summary but no snapshot; run `memboard update {session_id}` "
+                "to write its snapshot, then archive it"
+            )
+        plan.changes.append(Change("modify", INDEX, before, index.edit().delete(row).to_bytes()))
+        plan.checks.append(row_absent(session_id))
+        plan.result["action"] = "deleted"
+        plan.report.append(f"deleted placeholder row {session_id} (no snapshot: nothing to archive)")
+        return plan
+    if root.exists(archive_dir(session_id)):
+        raise Refused(f"archive/{session_id}/ already exists (half-finished archive?); run `memboard doctor`")
+    sources = [s for s in Snapshot(snap_bytes).continues_from() if s != session_id]
+    values = dict(row.values)
+    values["referenced_by"] = row.get("referenced_by") or "-"
+    archive_index = render_archive_index(values, format_ts(when)).encode("utf-8")
+    plan.changes.append(Change("create", archive_index_path(session_id), None, archive_index))
+    plan.changes.append(Change("move", rel, snap_bytes, snap_bytes, dest=archive_session_path(session_id)))
+    edit = index.edit()
+    released = []
+    for src in sources:
+        rows = [r for r in index.find(src) if not r.problem]
+        if len(rows) == 1 and session_id in rows[0].refs:
+            edit.set_fields(rows[0], {"referenced_by": format_refs([r for r in rows[0].refs if r != session_id])})
+            released.append(src)
+    edit.delete(row)
+    plan.changes.append(Change("modify", INDEX, before, edit.to_bytes()))
+    plan.checks += [
+        file_exists(archive_index_path(session_id)),
+        file_exists(archive_session_path(session_id)),
+        row_absent(session_id),
+        Check(
+            "sources no longer list the archived session",
+            lambda r: all(session_id not in x.refs for src in released for x in load_index(r).find(src)),
+        ),
+    ]
+    plan.result.update(action="archived", released=released, archive=archive_dir(session_id))
+    if released:
+        plan.report.append(f"released references to {', '.join(released)}")
+    plan.report.append(f"archived {session_id} to {archive_dir(session_id)}/")
+    return plan

@@ -1,0 +1,79 @@
+"""Shared reading helpers for operations: the index, rows by ID, snapshots."""
+
+from __future__ import annotations
+
+from ..errors import MemboardError, Refused, UsageError
+from ..ids import check_id
+from ..index import IndexFile, Row
+from ..root import INDEX, MemoryRoot, session_path
+from ..snapshot import Snapshot
+
+DEFAULT_TOPIC = "未設定"
+DEFAULT_SUMMARY = "sessionStart 自動註冊，尚未整理主題。"
+DEFAULT_KEYWORDS = "sessionStart, cursor-agent"
+MANUAL_KEYWORDS = "manual-registration, cursor-agent, session-snapshot"
+MANUAL_FALLBACK_SUMMARY = "手動補註冊，已建立 session snapshot。"
+
+
+def load_index(root: MemoryRoot) -> IndexFile:
+    """The parsed index (an empty one when index.md does not exist yet)."""
+    data = root.read(INDEX)
+    return IndexFile(data if data is not None else b"")
+
+
+def index_change_kind(root_bytes: bytes | None) -> str:
+    """`create` when index.md does not exist yet, else `modify`."""
+    return "create" if root_bytes is None else "modify"
+
+
+def find_row(index: IndexFile, session_id: str, what: str = "session") -> Row:
+    """The one well-formed row for session_id, or a one-line refusal saying why not."""
+    check_id(session_id, f"{what} ID")
+    rows = index.find(session_id)
+    if not rows:
+        raise Refused(f"unknown {what} {session_id}: no row in index.md")
+    if len(rows) > 1:
+        raise Refused(f"{session_id} has {len(rows)} rows in index.md (duplicate ID); run `memboard doctor`")
+    row = rows[0]
+    if row.problem:
+        raise Refused(f"the row of {session_id} is malformed ({row.problem}); fix it by hand or run `memboard doctor`")
+    return row
+
+
+def read_snapshot(root: MemoryRoot, session_id: str) -> bytes | None:
+    """A session's snapshot bytes, or None when it has none."""
+    return root.read(session_path(session_id))
+
+
+def has_meaningful_summary(row: Row) -> bool:
+    """Whether the Summary says more than the sessionStart default."""
+    summary = row.get("summary").strip()
+    return summary not in ("", "-", DEFAULT_SUMMARY)
+
+
+def snapshot_of(data: bytes | None) -> Snapshot | None:
+    """Parse snapshot bytes (None stays None)."""
+    return Snapshot(data) if data is not None else None
+
+
+def one_line(value: str | None, what: str) -> str | None:
+    """A single-line cell value (newlines folded), refusing NUL bytes."""
+    if value is None:
+        return None
+    if "\x00" in value:
+        raise UsageError(f"{what} contains a NUL byte")
+    return " ".join(value.split())
+
+
+def require_sections(text: str) -> None:
+    """Refuse snapshot input that has no `## ` sections (it cannot be merged by section)."""
+    snap = Snapshot(text)
+    if not snap.sections:
+        raise UsageError("snapshot input has no '## ' sections; use the template of the protocol")
+
+
+__all__ = [
+    "MemboardError",
+    "Refused",
+    "UsageError",
+]

@@ -1,0 +1,147 @@
+"""Read-only views: list rows, show one session, walk its reference chain."""
+
+from __future__ import annotations
+
+from ..errors import Refused
+from ..ids import check_id
+from ..index import STATUSES, IndexFile, Row
+from ..root import MemoryRoot, archive_index_path, archive_session_path, session_path
+from ..snapshot import Snapshot
+from .common import load_index
+
+
+def row_json(row: Row, has_snapshot: bool | None = None) -> dict:
+    """A row as the stable JSON object documented in the README."""
+    out = {
+        "id": row.id,
+        "agent": row.get("agent"),
+        "topic": row.get("topic"),
+        "summary": row.get("summary"),
+        "keywords": row.get("keywords"),
+        "status": row.get("status"),
+        "referenced_by": row.refs,
+        "started_at": row.get("started_at"),
+        "updated_at": row.get("updated_at"),
+        "line": row.line + 1,
+        "problem": row.problem,
+    }
+    if has_snapshot is not None:
+        out["has_snapshot"] = has_snapshot
+    return out
+
+
+def list_rows(root: MemoryRoot, status: str | None = None) -> list[dict]:
+    """Rows of the index (optionally of one status) as JSON objects."""
+    if status is not None and status not in STATUSES:
+        from ..errors import UsageError
+
+        raise UsageError(f"unknown status {status!r}: use idle, active or stale")
+    index = load_index(root)
+    snaps = root.session_ids_on_disk()
+    return [row_json(r, r.id in snaps) for r in index.rows if status is None or r.status == status]
+
+
+def show(root: MemoryRoot, session_id: str) -> dict:
+    """One session: its row (live or archived), snapshot text and metadata."""
+    check_id(session_id)
+    index = load_index(root)
+    rows = index.find(session_id)
+    if rows:
+        data = root.read(session_path(session_id))
+        return {
+            "id": session_id,
+            "archived": False,
+            "row": row_json(rows[0], data is not None),
+            "duplicates": len(rows) - 1,
+            "snapshot_path": session_path(session_id) if data is not None else None,
+            "snapshot": data.decode("utf-8", "replace") if data is not None else None,
+        }
+    meta = root.read(archive_index_path(session_id))
+    if meta is not None:
+        data = root.read(archive_session_path(session_id))
+        return {
+            "id": session_id,
+            "archived": True,
+            "row": Snapshot(meta).metadata(),
+            "duplicates": 0,
+            "snapshot_path": archive_session_path(session_id) if data is not None else None,
+            "snapshot": data.decode("utf-8", "replace") if data is not None else None,
+        }
+    raise Refused(f"unknown session {session_id}: not in index.md nor archive/")
+
+
+class Graph:
+    """The reference graph of a root: live rows, archived sessions, both kinds of link."""
+
+    def __init__(self, root: MemoryRoot, index: IndexFile | None = None):
+        """Read the index, snapshots and archive metadata once."""
+        self.root = root
+        self.index = index or load_index(root)
+        self.rows = {r.id: r for r in self.index.rows if not r.problem}
+        self.archived = root.archived_ids()
+        self._continues: dict[str, list[str]] = {}
+
+    def state(self, sid: str) -> str:
+        """`live`, `archived` or `missing`."""
+        if sid in self.rows:
+            return "live"
+        if sid in self.archived:
+            return "archived"
+        return "missing"
+
+    def continues_from(self, sid: str) -> list[str]:
+        """Sources listed in sid's snapshot (live or archived)."""
+        if sid not in self._continues:
+            data = None
+            try:
+                if sid in self.rows:
+                    data = self.root.read(session_path(sid))
+                elif sid in self.archived:
+                    data = self.root.read(archive_session_path(sid))
+            except Exception:
+                data = None
+            self._continues[sid] = Snapshot(data).continues_from() if data else []
+        return self._continues[sid]
+
+    def referenced_by(self, sid: str) -> list[str]:
+        """Referencing sessions listed on sid's row."""
+        row = self.rows.get(sid)
+        return row.refs if row else []
+
+    def node(self, sid: str, direction: str, path: tuple[str, ...]) -> dict:
+        """A chain node with its children in one direction, marking cycles and one-sided links."""
+        node = {"id": sid, "state": self.state(sid), "children": [], "cycle": sid in path}
+        row = self.rows.get(sid)
+        if row:
+            node["topic"] = row.get("topic")
+            node["status"] = row.status
+        if node["cycle"]:
+            return node
+        path = path + (sid,)
+        if direction == "up":
+            for src in self.continues_from(sid):
+                child = self.node(src, "up", path)
+                child["one_sided"] = child["state"] == "live" and sid not in self.referenced_by(src)
+                node["children"].append(child)
+        else:
+            for ref in self.referenced_by(sid):
+                child = self.node(ref, "down", path)
+                child["one_sided"] = child["state"] != "missing" and sid not in self.continues_from(ref)
+                node["children"].append(child)
+        return node
+
+
+def chain(root: MemoryRoot, session_id: str) -> dict:
+    """sid's ancestors (Continues From, recursively) and descendants (Referenced By)."""
+    check_id(session_id)
+    graph = Graph(root)
+    if graph.state(session_id) == "missing":
+        raise Refused(f"unknown session {session_id}: not in index.md nor archive/")
+    up = graph.node(session_id, "up", ())
+    down = graph.node(session_id, "down", ())
+    return {
+        "id": session_id,
+        "state": graph.state(session_id),
+        "continues_from": up["children"],
+        "referenced_by": down["children"],
+    }

@@ -1,0 +1,112 @@
+"""Session update: merge the snapshot by section (or create it), promote the row to active."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ..clock import format_ts
+from ..errors import Incomplete
+from ..plan import Change, Check, Plan
+from ..root import INDEX, MemoryRoot, session_path
+from ..snapshot import Snapshot, merge, render_template, set_metadata, vanished
+from .common import find_row, load_index, one_line, require_sections
+from .register import file_exists, row_exists
+
+
+def updated_snapshot(
+    old: bytes | None,
+    row,
+    ts: str,
+    topic: str | None,
+    summary: str | None,
+    snapshot_text: str | None,
+) -> tuple[bytes, dict]:
+    """The snapshot after an update: merged into the old one, or created from the template."""
+    info: dict = {"created": old is None, "added": [], "marked": [], "carried": []}
+    if snapshot_text is not None:
+        require_sections(snapshot_text)
+    if old is None:
+        text = render_template(
+            row.id,
+            row.get("agent"),
+            topic or row.get("topic"),
+            row.get("started_at") or ts,
+            ts,
+            context=summary or row.get("summary"),
+        )
+        bom = False
+    else:
+        snap = Snapshot(old)
+        text, bom = snap.text(), snap.bom
+    if snapshot_text:
+        result = merge(text, snapshot_text)
+        text = result.text
+        info.update(added=result.added, marked=result.marked, carried=result.carried)
+    meta = {"Status": "active", "Updated At": ts}
+    if topic:
+        meta["Topic"] = topic
+    text = set_metadata(text, meta)
+    data = (("\ufeff" if bom else "") + text).encode("utf-8", "surrogateescape")
+    if old is not None:
+        lost = vanished(Snapshot(old).text(), text)
+        if lost:  # the merge never drops items; this guards the guarantee
+            raise Incomplete(f"update would drop {len(lost)} item(s) of the old snapshot, e.g. {lost[0][1]!r}")
+    return data, info
+
+
+def plan_update(
+    root: MemoryRoot,
+    session_id: str,
+    when: datetime,
+    topic: str | None = None,
+    summary: str | None = None,
+    keywords: str | None = None,
+    snapshot_text: str | None = None,
+) -> Plan:
+    """Update a session: snapshot first (merge or create), then only its index row."""
+    topic = one_line(topic, "topic")
+    summary = one_line(summary, "summary")
+    keywords = one_line(keywords, "keywords")
+    before = root.read(INDEX)
+    from ..index import IndexFile
+
+    index = IndexFile(before or b"")
+    row = find_row(index, session_id)
+    ts = format_ts(when)
+    rel = session_path(session_id)
+    old = root.read(rel)
+    new, info = updated_snapshot(old, row, ts, topic, summary, snapshot_text)
+    changes = {"status": "active", "updated_at": ts}
+    if topic:
+        changes["topic"] = topic
+    if summary:
+        changes["summary"] = summary
+    if keywords:
+        changes["keywords"] = keywords
+    plan = Plan("update")
+    if new != old:
+        plan.changes.append(Change("create" if old is None else "modify", rel, old, new))
+    plan.changes.append(Change("modify", INDEX, before, index.edit().set_fields(row, changes).to_bytes()))
+    plan.checks.append(file_exists(rel))
+    plan.checks.append(row_exists(session_id, status="active", updated_at=ts))
+    if old is not None:
+        old_text = Snapshot(old).text()
+        plan.checks.append(
+            Check(
+                "earlier snapshot items still appear or are marked",
+                lambda r: not vanished(old_text, Snapshot(r.read(rel) or b"").text()),
+            )
+        )
+    plan.result = {
+        "session_id": session_id,
+        "snapshot_created": info["created"],
+        "added": [t for _, t in info["added"]],
+        "marked": [t for _, t in info["marked"]],
+        "carried_over": [t for _, t in info["carried"]],
+    }
+    plan.report.append(f"updated {session_id} (active, Updated At {ts})")
+    if info["created"]:
+        plan.report.append(f"created {rel}")
+    if info["carried"]:
+        plan.report.append(f"kept {len(info['carried'])} earlier item(s) the new snapshot left out")
+    return plan

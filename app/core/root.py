@@ -1,0 +1,98 @@
+"""A memory root on disk: safe paths for Session IDs and a reader of its files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import MemboardError, UsageError
+from .ids import check_id
+
+INDEX = "index.md"
+SESSIONS = "sessions"
+ARCHIVE = "archive"
+STATE = ".memboard"
+
+
+def session_path(session_id: str) -> str:
+    """Relative path of a session's snapshot (the ID is validated first)."""
+    return f"{SESSIONS}/{check_id(session_id)}.md"
+
+
+def archive_dir(session_id: str) -> str:
+    """Relative path of a session's archive folder."""
+    return f"{ARCHIVE}/{check_id(session_id)}"
+
+
+def archive_index_path(session_id: str) -> str:
+    """Relative path of an archived row's metadata file."""
+    return f"{archive_dir(session_id)}/index.md"
+
+
+def archive_session_path(session_id: str) -> str:
+    """Relative path of an archived snapshot."""
+    return f"{archive_dir(session_id)}/session.md"
+
+
+class MemoryRoot:
+    """The memory folder: resolves relative paths inside it and reads files."""
+
+    def __init__(self, path: str | os.PathLike):
+        """Wrap a root folder (it must exist and be a folder)."""
+        self.path = Path(path)
+        if not self.path.exists():
+            raise UsageError(f"memory root {self.path} does not exist")
+        if not self.path.is_dir():
+            raise UsageError(f"memory root {self.path} is not a folder")
+        self.real = self.path.resolve()
+
+    def abs(self, rel: str) -> Path:
+        """Absolute path of rel, refusing anything that would leave the root."""
+        if not rel or rel.startswith(("/", "\\")) or ".." in rel.replace("\\", "/").split("/") or ":" in rel or "\x00" in rel:
+            raise UsageError(f"refusing path {rel!r}: it would leave the memory root")
+        path = self.path / rel
+        try:
+            resolved = path.resolve()
+        except OSError as exc:  # pragma: no cover - loops on odd filesystems
+            raise MemboardError(f"cannot resolve {rel}: {exc}") from None
+        if resolved != self.real and self.real not in resolved.parents:
+            raise MemboardError(f"refusing {rel}: it resolves outside the memory root (symlink?)")
+        return path
+
+    def read(self, rel: str) -> bytes | None:
+        """File bytes, or None when absent; a folder where a file belongs is an error."""
+        path = self.abs(rel)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except IsADirectoryError:
+            raise MemboardError(f"{rel} is a folder, expected a file") from None
+        except NotADirectoryError:
+            return None
+        except PermissionError:
+            raise MemboardError(f"cannot read {rel}: permission denied") from None
+        except OSError as exc:
+            if path.is_dir():
+                raise MemboardError(f"{rel} is a folder, expected a file") from None
+            raise MemboardError(f"cannot read {rel}: {exc.strerror or exc}") from None
+
+    def exists(self, rel: str) -> bool:
+        """Whether rel exists (file or folder)."""
+        return self.abs(rel).exists()
+
+    def listdir(self, rel: str) -> list[str]:
+        """Names in a folder of the root (empty when it is absent)."""
+        path = self.abs(rel)
+        try:
+            return sorted(os.listdir(path))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+
+    def session_ids_on_disk(self) -> set[str]:
+        """IDs that have a snapshot file under sessions/."""
+        return {n[:-3] for n in self.listdir(SESSIONS) if n.endswith(".md")}
+
+    def archived_ids(self) -> set[str]:
+        """IDs that have a folder under archive/."""
+        return set(self.listdir(ARCHIVE))

@@ -1,0 +1,1 @@
+"""Textual CSS files of the board."""

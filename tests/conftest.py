@@ -1,0 +1,58 @@
+"""Shared fixtures: isolated state/config folders, a fixed clock, a CLI runner on temp roots."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+FIXED_NOW = "2026-06-01 09:30"
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory, monkeypatch):
+    """Keep every test away from the user's config, state and memory root."""
+    state = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("MEMBOARD_STATE_DIR", str(state))
+    monkeypatch.setenv("MEMBOARD_CONFIG", str(state / "config.toml"))
+    monkeypatch.setenv("MEMBOARD_NOW", FIXED_NOW)
+    monkeypatch.delenv("MEMBOARD_ROOT", raising=False)
+    yield
+
+
+@dataclass
+class Result:
+    """A finished CLI run."""
+
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def root(tmp_path) -> Path:
+    """An empty memory root folder."""
+    path = tmp_path / "memory"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def cli(root):
+    """Run `memboard ARGS --root <root>` as a subprocess and return code, stdout, stderr."""
+
+    def run(*args: str, input: str | bytes | None = None, env: dict | None = None, use_root: bool = True) -> Result:
+        cmd = [sys.executable, "-m", "memboard", *args]
+        if use_root:
+            cmd += ["--root", str(root)]
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        data = input.encode("utf-8") if isinstance(input, str) else input
+        proc = subprocess.run(cmd, input=data, capture_output=True, env=full_env, timeout=120)
+        return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
+
+    return run

@@ -1,0 +1,1 @@
+"""Benchmarks of memboard: `python bench/run.py` prints every speed figure beside its baseline."""

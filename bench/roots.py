@@ -1,0 +1,244 @@
+"""Deterministic benchmark memory roots: an index of N rows plus some snapshots.
+
+The rows look like a long-lived real memory: four agents, ~30% of rows in Chinese (CJK
+topics and summaries), some cells with escaped pipes (`a \\| b`), Referenced By links from
+sources to later sessions whose snapshots list them under Continues From, and a mix of
+idle, active and stale rows. The last row is an hour before the benchmark clock, so recent
+active rows stay active while old ones are overdue for organize.
+
+Nothing here imports memboard: the generator writes the protocol's format directly, so the
+benchmarks measure memboard reading files it did not write itself.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+NOW = "2026-06-01 09:30"
+HEADER = (
+    "| Session ID | Agent Name | Topic | Summary | Keywords | Status | Referenced By | Started At | Updated At |\n"
+    "|---|---|---|---|---|---|---|---|---|\n"
+)
+PREAMBLE = (
+    "# Memory Index\n"
+    "\n"
+    "Working board of the agents of this vault. One row per live session; see the protocol.\n"
+    "\n"
+)
+POSTSCRIPT = "\n<!-- notes under the table survive every write -->\n"
+
+AGENTS = ("cursor-main-agent", "claude-code", "codex-cli", "cursor-bg-agent")
+EN_TOPICS = (
+    "hook registration latency",
+    "Obsidian vault sync",
+    "index parser rewrite",
+    "snapshot merge policy",
+    "archive cleanup script",
+    "release notes draft",
+    "CI flake on Windows",
+    "board filter keys",
+    "wiki import pipeline",
+    "session chain viewer",
+)
+EN_SUMMARIES = (
+    "Measured the hook on a large index and moved parsing off the hot path.",
+    "Decided to keep CRLF endings as written; added round-trip tests for them.",
+    "Drafted the organize report and checked it against the protocol text.",
+    "Traced a lost row to a stale read; writers now re-read under the lock.",
+    "Reviewed archive order so a crash leaves the row in the index.",
+    "Paired on the filter bar; typing narrows rows without losing the cursor.",
+)
+CJK_TOPICS = (
+    "記憶索引整理",
+    "同步 Obsidian 筆記庫",
+    "快照合併規則",
+    "封存流程檢查",
+    "鉤子註冊延遲",
+    "接續記憶與引用",
+)
+CJK_SUMMARIES = (
+    "整理了索引的欄位格式，確認跳脫的直線符號不會切斷儲存格。",
+    "決定保留原本的換行格式，並加入往返測試。",
+    "檢查封存順序：先寫封存檔，最後才刪除索引列。",
+    "接續上一個工作階段，更新來源列的 Referenced By。",
+    "量測大型索引上的鉤子時間，把解析移出熱路徑。",
+)
+PIPE_SUMMARIES = (
+    "Piped `rg TODO \\| wc -l` into the report; kept the pipe escaped in the cell.",
+    "Column compare: old \\| new \\| merged, all three kept.",
+    "用 `cat index.md \\| head` 檢查表格，直線符號保持跳脫。",
+)
+KEYWORDS = (
+    "sessionStart, cursor-agent",
+    "manual-registration, cursor-agent, session-snapshot",
+    "hooks, latency, index",
+    "merge, snapshot, policy",
+    "記憶, 索引, 整理",
+    "archive, organize",
+)
+DEFAULT_TOPIC = "未設定"
+DEFAULT_SUMMARY = "sessionStart 自動註冊，尚未整理主題。"
+
+CJK_SHARE = 0.30
+PIPE_SHARE = 0.05
+SNAPSHOT_SHARE = 0.03
+SNAPSHOT_CAP = 3000
+CONTINUE_SHARE = 0.5
+
+
+@dataclass
+class Manifest:
+    """What a generated root holds, for benchmarks that need particular rows."""
+
+    path: Path
+    rows: int
+    ids: list[str] = field(default_factory=list)
+    snapshots: list[str] = field(default_factory=list)
+    archivable: list[str] = field(default_factory=list)
+    cjk_rows: int = 0
+    pipe_rows: int = 0
+    referenced_rows: int = 0
+    index_bytes: int = 0
+
+
+def _ts(when: datetime) -> str:
+    """The protocol's timestamp text."""
+    return when.strftime("%Y-%m-%d %H:%M")
+
+
+def _snapshot(sid: str, agent: str, topic: str, status: str, started: str, updated: str, summary: str, sources: list[str]) -> str:
+    """A snapshot in the seed's template, with a few items per section."""
+    continues = "\n".join(f"- {s}" for s in sources) if sources else "None"
+    return (
+        f"# Session: {sid}\n\n## Metadata\n\n| Field | Value |\n|---|---|\n"
+        f"| Session ID | {sid} |\n| Agent Name | {agent} |\n| Topic | {topic} |\n| Status | {status} |\n"
+        f"| Started At | {started} |\n| Updated At | {updated} |\n\n"
+        f"## Current Context\n\n{summary}\n\n"
+        "## Decisions\n\n- Keep index writes append-only under the lock.\n- 保留原始換行與 BOM。\n\n"
+        "## Files / Artifacts\n\n- memory/index.md\n- hooks/session-start.json\n\n"
+        "## Open Questions\n\n- Should organize run weekly?\n\n"
+        "## Next Actions\n\n- Re-measure after the parser change.\n\n"
+        f"## Continues From\n\n{continues}\n\n"
+        "## Superseded / Resolved\n\n- [resolved] Lost row on concurrent register.\n"
+    )
+
+
+def generate(path: Path, rows: int, seed: int = 6) -> Manifest:
+    """Write a memory root of `rows` index rows (and some snapshots) into path; same seed, same bytes."""
+    rng = random.Random(seed * 1_000_003 + rows)
+    path = Path(path)
+    (path / "sessions").mkdir(parents=True, exist_ok=True)
+    manifest = Manifest(path=path, rows=rows)
+
+    # Start times go backwards from an hour before the benchmark clock, so IDs are unique and sorted.
+    when = datetime.strptime(NOW, "%Y-%m-%d %H:%M") - timedelta(hours=1)
+    starts: list[datetime] = []
+    for _ in range(rows):
+        starts.append(when)
+        when -= timedelta(minutes=rng.randint(1, 9))
+    starts.reverse()
+
+    records = []
+    for i, start in enumerate(starts):
+        agent = AGENTS[rng.randrange(len(AGENTS))]
+        sid = f"{start:%Y-%m-%d-%H%M}-{agent}"
+        roll = rng.random()
+        status = "idle" if roll < 0.40 else ("active" if roll < 0.85 else "stale")
+        cjk = rng.random() < CJK_SHARE
+        pipe = rng.random() < PIPE_SHARE
+        if status == "idle":
+            topic, summary, keywords = DEFAULT_TOPIC, DEFAULT_SUMMARY, KEYWORDS[0]
+        else:
+            topic = rng.choice(CJK_TOPICS if cjk else EN_TOPICS)
+            summary = rng.choice(CJK_SUMMARIES if cjk else EN_SUMMARIES)
+            keywords = rng.choice(KEYWORDS)
+        if pipe:
+            summary = rng.choice(PIPE_SUMMARIES)
+        updated = start + timedelta(minutes=rng.randint(0, 3 * 24 * 60)) if status != "idle" else start
+        records.append(
+            {
+                "id": sid,
+                "agent": agent,
+                "topic": topic,
+                "summary": summary,
+                "keywords": keywords,
+                "status": status,
+                "refs": [],
+                "sources": [],
+                "started": _ts(start),
+                "updated": _ts(min(updated, starts[-1])),
+                "cjk": cjk or any(ord(ch) > 0x2E7F for ch in topic + summary),
+                "pipe": "\\|" in summary,
+            }
+        )
+    manifest.ids = [r["id"] for r in records]
+
+    # Snapshots for some non-idle rows; half of those continue from an earlier source row.
+    candidates = [i for i, r in enumerate(records) if r["status"] != "idle"]
+    wanted = min(SNAPSHOT_CAP, max(1, int(rows * SNAPSHOT_SHARE)))
+    with_snapshot = sorted(rng.sample(candidates, min(wanted, len(candidates))))
+    for i in with_snapshot:
+        if i > 0 and rng.random() < CONTINUE_SHARE:
+            src = rng.randrange(max(0, i - 500), i)
+            records[src]["refs"].append(records[i]["id"])
+            records[i]["sources"].append(records[src]["id"])
+
+    lines = [PREAMBLE, HEADER]
+    for r in records:
+        refs = ", ".join(r["refs"]) if r["refs"] else "-"
+        lines.append(
+            f"| {r['id']} | {r['agent']} | {r['topic']} | {r['summary']} | {r['keywords']} | {r['status']} "
+            f"| {refs} | {r['started']} | {r['updated']} |\n"
+        )
+        manifest.cjk_rows += r["cjk"]
+        manifest.pipe_rows += r["pipe"]
+        manifest.referenced_rows += bool(r["refs"])
+    lines.append(POSTSCRIPT)
+    data = "".join(lines).encode("utf-8")
+    (path / "index.md").write_bytes(data)
+    manifest.index_bytes = len(data)
+
+    for i in with_snapshot:
+        r = records[i]
+        text = _snapshot(r["id"], r["agent"], r["topic"], r["status"], r["started"], r["updated"], r["summary"], r["sources"])
+        (path / "sessions" / f"{r['id']}.md").write_text(text, encoding="utf-8")
+        manifest.snapshots.append(r["id"])
+        if not r["refs"]:
+            manifest.archivable.append(r["id"])
+    # Newest first: archiving them leaves older sources referenced, as in real use.
+    manifest.archivable.reverse()
+    return manifest
+
+
+class RootCache:
+    """Generated roots kept in one temp folder for a benchmark run; fresh copies on demand."""
+
+    def __init__(self, base: Path, seed: int = 6):
+        """Cache roots under base (created if needed)."""
+        self.base = Path(base)
+        self.base.mkdir(parents=True, exist_ok=True)
+        self.seed = seed
+        self.manifests: dict[int, Manifest] = {}
+        self.copies = 0
+
+    def get(self, rows: int) -> Manifest:
+        """The pristine root of `rows` rows (generated once); do not write to it."""
+        if rows not in self.manifests:
+            self.manifests[rows] = generate(self.base / f"pristine-{rows}", rows, self.seed)
+        return self.manifests[rows]
+
+    def copy(self, rows: int) -> Path:
+        """A fresh writable copy of the root of `rows` rows."""
+        source = self.get(rows).path
+        self.copies += 1
+        dest = self.base / f"work-{rows}-{self.copies}"
+        shutil.copytree(source, dest)
+        return dest
+
+    def restore_index(self, rows: int, dest: Path) -> None:
+        """Put the pristine index.md back into a working copy."""
+        shutil.copyfile(self.get(rows).path / "index.md", Path(dest) / "index.md")

@@ -1,0 +1,340 @@
+"""memboard benchmarks: `python bench/run.py [--quick] [--json PATH]`.
+
+Generates memory roots of 1k, 10k and 100k rows (--quick: 1k and 10k), measures every
+speed figure beside a baseline measured in the same run, prints one table and writes the
+same figures as JSON (default bench/results.json). Whole-process figures are medians of
+several runs; the ratios are what the targets mean, since absolute times on shared
+machines vary by ±30-50%.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import math
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+if __package__ in (None, ""):
+    # Run as `python bench/run.py`: import the bench package from the repository, not bench/.
+    sys.path[0] = str(Path(__file__).resolve().parent.parent)
+
+from bench import board_baselines, cli_figures, lock_throughput  # noqa: E402
+from bench.roots import RootCache  # noqa: E402
+from bench.timing import BenchFailure, median  # noqa: E402
+
+FULL_SIZES = (1_000, 10_000, 100_000)
+QUICK_SIZES = (1_000, 10_000)
+HOOK_TARGET_ROWS = 10_000
+HOOK_TARGET_RATIO = 5.0
+PAINT_TARGET_RATIO = 1.5
+FILTER_TARGET_MS = 50.0
+APPEND_TARGET_MS = 1000.0
+DATATABLE_CAP_ROWS = 10_000
+LOCK_PROCESSES = 8
+
+
+@dataclass
+class Figure:
+    """One line of the results table."""
+
+    figure: str
+    n: int | None
+    value: float | None
+    unit: str
+    runs: int = 0
+    baseline_name: str = ""
+    baseline: float | None = None
+    ratio: float | None = None
+    target: str = ""
+    passed: bool | None = None
+    note: str = ""
+
+
+class Results:
+    """The figures of one benchmark run, printed as they come and saved as JSON."""
+
+    def __init__(self, stream=sys.stdout):
+        """Start an empty result set that echoes progress to stream."""
+        self.figures: list[Figure] = []
+        self.stream = stream
+
+    def add(self, fig: Figure) -> Figure:
+        """Record a figure and say it on stderr (the table comes at the end)."""
+        self.figures.append(fig)
+        print(f"  {fig.figure} @ {fig.n or '-'}: {fmt_value(fig.value, fig.unit)} {fig.note}".rstrip(), file=sys.stderr)
+        return fig
+
+    def unavailable(self, figure: str, n: int | None, why: str, target: str = "") -> Figure:
+        """Record a figure that could not be measured, with the reason instead of a number."""
+        return self.add(Figure(figure, n, None, "", target=target, note=f"not available ({why})"))
+
+
+def fmt_value(value: float | None, unit: str) -> str:
+    """A value in its display unit."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if unit == "s":
+        return f"{value * 1000:.0f} ms"
+    if unit == "ms":
+        return f"{value:.1f} ms"
+    if unit == "MiB":
+        return f"{value:.0f} MiB"
+    if unit == "rows":
+        return f"{value:.0f}"
+    return f"{value:g} {unit}".strip()
+
+
+def ratio(value: float | None, baseline: float | None) -> float | None:
+    """value / baseline, or None when either is missing."""
+    if value is None or baseline in (None, 0) or math.isnan(value) or math.isnan(baseline):
+        return None
+    return value / baseline
+
+
+def render_table(figures: list[Figure]) -> str:
+    """The results as one fixed-width text table."""
+    head = ("figure", "N", "median", "baseline", "ratio", "target", "result")
+    rows = []
+    for f in figures:
+        base = f"{f.baseline_name} {fmt_value(f.baseline, f.unit)}".strip() if f.baseline_name else "-"
+        result = "PASS" if f.passed else ("FAIL" if f.passed is False else "")
+        value = fmt_value(f.value, f.unit) if f.value is not None else f.note
+        runs = f" ×{f.runs}" if f.runs > 1 and f.value is not None else ""
+        rows.append(
+            (
+                f.figure,
+                f"{f.n:,}" if f.n else "-",
+                value + runs,
+                base,
+                f"{f.ratio:.2f}×" if f.ratio is not None else "-",
+                f.target or "-",
+                result,
+            )
+        )
+    widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]
+    line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    out = [line(head), line(tuple("-" * w for w in widths))]
+    out += [line(r) for r in rows]
+    notes = [f"- {f.figure} @ {f.n or '-'}: {f.note}" for f in figures if f.note and f.value is not None]
+    if notes:
+        out += ["", "notes:"] + notes
+    return "\n".join(out)
+
+
+# -- figures ------------------------------------------------------------------------------
+
+
+def cli_section(results: Results, cache: RootCache, sizes, runs: int, state: Path) -> None:
+    """Whole-process figures of the CLI (and the hook), vs `python -c pass` measured now."""
+    print("CLI whole-process figures", file=sys.stderr)
+    hook_ok = cli_figures.has_command("hook", state)
+    for n in sizes:
+        base = cli_figures.measure_baselines(state, runs)
+        pass_s = base["python -c pass"]
+        results.add(Figure("python -c pass", n, pass_s, "s", runs, note="baseline"))
+        results.add(
+            Figure(
+                "python -c 'import memboard.cli'",
+                n,
+                base["python -c 'import memboard.cli'"],
+                "s",
+                runs,
+                "python -c pass",
+                pass_s,
+                ratio(base["python -c 'import memboard.cli'"], pass_s),
+            )
+        )
+        try:
+            times = cli_figures.measure_commands(cache, n, runs, state, include_hook=hook_ok)
+        except BenchFailure as exc:
+            results.unavailable("memboard CLI", n, str(exc))
+            continue
+        if not hook_ok:
+            results.unavailable("memboard hook claude", n, "hook command not built yet", hook_target(n))
+        for name, values in times.items():
+            value = median(values)
+            r = ratio(value, pass_s)
+            fig = Figure(name, n, value, "s", len(values), "python -c pass", pass_s, r)
+            if name == "memboard hook claude":
+                fig.target = hook_target(n)
+                if n == HOOK_TARGET_ROWS and r is not None:
+                    fig.passed = r <= HOOK_TARGET_RATIO
+            results.add(fig)
+
+
+def hook_target(n: int) -> str:
+    """The hook's target text at n rows (the target is set at 10k rows; others are reported)."""
+    return f"≤ {HOOK_TARGET_RATIO:g}×" if n == HOOK_TARGET_ROWS else "(report)"
+
+
+def board_module():
+    """The board's own bench module (bench/board.py from the board branch), or None."""
+    try:
+        return importlib.import_module("bench.board")
+    except ImportError:
+        return None
+
+
+def board_section(results: Results, cache: RootCache, sizes, runs: int, state: Path, quick: bool) -> None:
+    """Board figures: first paint vs a bare app and vs DataTable; filter; external append; memory."""
+    print("board figures", file=sys.stderr)
+    board = board_module()
+    why = "board not built yet: bench/board.py is not on main"
+    for n in sizes:
+        manifest = cache.get(n)
+        index = manifest.path / "index.md"
+        expect = manifest.ids[0]
+        bare = [board_baselines.first_paint("bare", index, expect, state) for _ in range(runs)]
+        bare_s = median([t for t, _ in bare])
+        bare_mem = median([m for _, m in bare])
+        results.add(Figure("bare Textual app first paint", n, bare_s, "s", runs, note="baseline: reads, splits, shows 40 lines"))
+        dt_s = None
+        if n <= DATATABLE_CAP_ROWS:
+            dt_runs = max(1, runs if n <= 1_000 else min(runs, 3))
+            dt = [board_baselines.first_paint("datatable", index, expect, state)[0] for _ in range(dt_runs)]
+            dt_s = median(dt)
+            results.add(Figure("DataTable all rows first paint", n, dt_s, "s", dt_runs, "bare app", bare_s, ratio(dt_s, bare_s), note="for the record"))
+        else:
+            results.unavailable("DataTable all rows first paint", n, f"skipped above {DATATABLE_CAP_ROWS:,} rows: it takes tens of seconds")
+        if board is None:
+            results.unavailable("board first paint", n, why, f"≤ {PAINT_TARGET_RATIO:g}× bare")
+        else:
+            paint = [board_first_paint(board, manifest.path, expect, state) for _ in range(runs)]
+            paint_s = median(paint)
+            r = ratio(paint_s, bare_s)
+            results.add(
+                Figure("board first paint", n, paint_s, "s", runs, "bare app", bare_s, r, f"≤ {PAINT_TARGET_RATIO:g}× bare", r is not None and r <= PAINT_TARGET_RATIO)
+            )
+            if dt_s is not None:
+                results.add(Figure("board first paint vs DataTable", n, paint_s, "s", runs, "DataTable", dt_s, ratio(paint_s, dt_s), note="for the record"))
+        if n == max(sizes):
+            big = n
+            if board is None:
+                results.unavailable("filter keystroke → repaint", big, why, f"≤ {FILTER_TARGET_MS:g} ms")
+                results.unavailable("external append → on board", big, why, f"≤ {APPEND_TARGET_MS:g} ms")
+                results.unavailable("board peak memory", big, why)
+                continue
+            note = "" if big >= 100_000 else f"--quick: measured at {big:,} rows, the target is set at 100k"
+            filt = board_call(board, "filter", manifest.path, state, runs)
+            if filt is not None:
+                results.add(Figure("filter keystroke → repaint", big, filt, "ms", runs, target=f"≤ {FILTER_TARGET_MS:g} ms", passed=filt <= FILTER_TARGET_MS, note=note))
+            else:
+                results.unavailable("filter keystroke → repaint", big, "bench/board.py has no filter measurement")
+            app_ms = board_call(board, "append", cache.copy(big), state, runs)
+            if app_ms is not None:
+                results.add(Figure("external append → on board", big, app_ms, "ms", runs, target=f"≤ {APPEND_TARGET_MS:g} ms", passed=app_ms <= APPEND_TARGET_MS, note=note))
+            else:
+                results.unavailable("external append → on board", big, "bench/board.py has no append measurement")
+            mem = board_call(board, "memory", manifest.path, state, 1)
+            if mem is not None:
+                results.add(Figure("board peak memory", big, mem, "MiB", 1, "bare app", bare_mem, ratio(mem, bare_mem), note=note))
+            else:
+                results.unavailable("board peak memory", big, "bench/board.py has no memory measurement")
+
+
+def board_first_paint(board, root: Path, expect: str, state: Path) -> float:
+    """One first-paint measurement of the real board, in seconds."""
+    return board.first_paint(root)
+
+
+def board_call(board, what: str, root: Path, state: Path, runs: int) -> float | None:
+    """A figure from the board's bench module, or None when it has no such measurement."""
+    return None
+
+
+def lock_section(results: Results, cache: RootCache, sizes, per_process: int, state: Path) -> None:
+    """Lock figures: 8 processes registering at once; p50/p99 wait and rows lost."""
+    print("lock figures", file=sys.stderr)
+    for n in sizes:
+        if n > 10_000:
+            results.unavailable("lock wait p50", n, "skipped above 10,000 rows: each registration holds the lock for a full parse")
+            continue
+        root = cache.copy(n)
+        k = per_process if n <= 1_000 else max(2, per_process // 2)
+        rep = lock_throughput.measure(root, state, LOCK_PROCESSES, k)
+        shutil.rmtree(root, ignore_errors=True)
+        how = f"{LOCK_PROCESSES} processes × {k} registrations, {rep['per_second']:.1f}/s, {rep['failed']} failed"
+        results.add(Figure("lock wait p50 (8 writers)", n, rep["wait_p50"], "s", rep["registrations"], note=how))
+        results.add(Figure("lock wait p99 (8 writers)", n, rep["wait_p99"], "s", rep["registrations"]))
+        results.add(
+            Figure("rows lost (8 writers)", n, float(rep["rows_lost"]), "rows", rep["registrations"], target="= 0", passed=rep["rows_lost"] == 0 and rep["duplicated"] == 0,
+                   note=f"{rep['rows_before']:,} + {rep['registrations']} → {rep['rows_after']:,} rows, {rep['duplicated']} duplicated")
+        )
+
+
+# -- driver -------------------------------------------------------------------------------
+
+
+def parse_args(argv=None):
+    """Command-line options."""
+    here = Path(__file__).resolve().parent
+    p = argparse.ArgumentParser(description="Run memboard's benchmarks and print every figure beside its baseline.")
+    p.add_argument("--quick", action="store_true", help="only 1k and 10k rows, fewer runs (about a minute on 2 cores)")
+    p.add_argument("--json", metavar="PATH", default=str(here / "results.json"), help="where to write the figures as JSON (default bench/results.json)")
+    p.add_argument("--runs", type=int, help="runs per whole-process figure (default 7, --quick 5)")
+    p.add_argument("--sizes", help="comma-separated row counts instead of the defaults")
+    p.add_argument("--only", choices=["cli", "board", "lock"], action="append", help="run only these sections")
+    p.add_argument("--keep", metavar="DIR", help="generate the roots in DIR and keep them")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    """Run the benchmarks, print the table, write the JSON."""
+    args = parse_args(argv)
+    sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else (QUICK_SIZES if args.quick else FULL_SIZES)
+    runs = args.runs or (5 if args.quick else 7)
+    board_runs = 3 if args.quick else 5
+    sections = args.only or ["cli", "board", "lock"]
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="memboard-bench-"))
+    state = base / "state"
+    cache = RootCache(base / "roots")
+    results = Results()
+    started = time.time()
+    try:
+        print(f"generating roots {', '.join(f'{n:,}' for n in sizes)} rows in {base}", file=sys.stderr)
+        for n in sizes:
+            cache.get(n)
+        if "cli" in sections:
+            cli_section(results, cache, sizes, runs, state)
+        if "board" in sections:
+            board_section(results, cache, sizes, board_runs, state, args.quick)
+        if "lock" in sections:
+            lock_section(results, cache, sizes, 5 if args.quick else 10, state)
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+    duration = time.time() - started
+    print()
+    print(render_table(results.figures))
+    failed = [f for f in results.figures if f.passed is False]
+    print(f"\n{len(results.figures)} figures in {duration:.0f} s; {len(failed)} target(s) missed")
+    meta = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "quick": args.quick,
+        "runs": runs,
+        "board_runs": board_runs,
+        "sizes": list(sizes),
+        "memboard": " ".join(cli_figures.memboard_cmd()),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        "seconds": round(duration, 1),
+        "roots": {str(n): {k: v for k, v in asdict(m).items() if k in ("rows", "cjk_rows", "pipe_rows", "referenced_rows", "index_bytes")} | {"snapshots": len(m.snapshots)} for n, m in cache.manifests.items()},
+    }
+    payload = {"meta": meta, "figures": [asdict(f) for f in results.figures]}
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps(payload, ensure_ascii=False, indent=2, default=str) + "\n", encoding="utf-8")
+    print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""The benchmark root generator writes roots memboard reads as intended (not a timed test)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench.roots import generate  # noqa: E402
+from memboard.core.index import IndexFile  # noqa: E402
+from memboard.core.snapshot import Snapshot  # noqa: E402
+
+
+def has_cjk(text: str) -> bool:
+    """Whether text holds CJK ideographs."""
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def test_generated_root_parses_with_expected_rows_and_content(tmp_path):
+    manifest = generate(tmp_path / "root", 200)
+    index = IndexFile((tmp_path / "root" / "index.md").read_bytes())
+    assert len(index.rows) == 200
+    assert [r.problem for r in index.rows if r.problem] == []
+    assert [r.id for r in index.rows] == manifest.ids
+    assert len(set(manifest.ids)) == 200
+    written = [r for r in index.rows if r.get("summary") != "sessionStart 自動註冊，尚未整理主題。"]
+    cjk_written = [r for r in written if has_cjk(r.get("topic") + r.get("summary"))]
+    assert 0.15 <= len(cjk_written) / len(written) <= 0.5
+    piped = [r for r in index.rows if "\\|" in r.raw_cells[3]]
+    assert piped and all("|" in r.get("summary") and "\\|" not in r.get("summary") for r in piped)
+    assert {r.get("status") for r in index.rows} == {"idle", "active", "stale"}
+    assert index.lines[-1].startswith("<!--"), "text after the table is kept"
+
+
+def test_references_and_snapshots_agree(tmp_path):
+    manifest = generate(tmp_path / "root", 200)
+    index = IndexFile((tmp_path / "root" / "index.md").read_bytes())
+    ids = set(manifest.ids)
+    referenced = [r for r in index.rows if r.refs]
+    assert referenced, "some rows are referenced"
+    for row in referenced:
+        for ref in row.refs:
+            assert ref in ids
+            snap = Snapshot((tmp_path / "root" / "sessions" / f"{ref}.md").read_bytes())
+            assert row.id in snap.continues_from()
+    assert manifest.snapshots and manifest.archivable
+    for sid in manifest.archivable:
+        assert (tmp_path / "root" / "sessions" / f"{sid}.md").exists()
+        assert index.find(sid)[0].refs == []
+
+
+def test_generator_is_deterministic(tmp_path):
+    generate(tmp_path / "a", 200)
+    generate(tmp_path / "b", 200)
+    assert (tmp_path / "a" / "index.md").read_bytes() == (tmp_path / "b" / "index.md").read_bytes()
+    assert sorted(p.name for p in (tmp_path / "a" / "sessions").iterdir()) == sorted(p.name for p in (tmp_path / "b" / "sessions").iterdir())
+
+
+def test_run_py_describes_its_options():
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "run.py"), "--help"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "--quick" in proc.stdout and "--json" in proc.stdout

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from .roots import RootCache
-from .timing import bench_env, median, time_process
+from .timing import bench_env, time_process
 
 PYTHON = sys.executable
 PASS = [PYTHON, "-c", "pass"]
@@ -28,13 +28,9 @@ def memboard_cmd() -> list[str]:
     return [str(script)] if script.exists() else [PYTHON, "-m", "memboard"]
 
 
-def measure_baselines(state: Path, runs: int) -> dict[str, float]:
-    """Median wall time of `python -c pass` and of `python -c "import memboard.cli"`."""
-    env = bench_env(state)
-    return {
-        "python -c pass": median(time_process(PASS, env, runs)),
-        "python -c 'import memboard.cli'": median(time_process(IMPORT_CLI, env, runs)),
-    }
+def measure_import(state: Path, runs: int, warmup: bool = True) -> tuple[list[float], list[float]]:
+    """Wall times of `python -c "import memboard.cli"`, each after a `python -c pass`."""
+    return time_process(IMPORT_CLI, bench_env(state), runs, warmup=warmup, baseline=PASS)
 
 
 def has_command(name: str, state: Path) -> bool:
@@ -45,32 +41,38 @@ def has_command(name: str, state: Path) -> bool:
     return proc.returncode == 0
 
 
-def measure_commands(cache: RootCache, rows: int, runs: int, state: Path, include_hook: bool) -> dict[str, list[float]]:
-    """Wall times of each CLI figure at `rows` rows, each on its own fresh copy of the root."""
+def measure_commands(
+    cache: RootCache, rows: int, runs: int, state: Path, include_hook: bool, warmup: bool = True
+) -> dict[str, tuple[list[float], list[float]]]:
+    """Wall times of each CLI figure at `rows` rows (and of `python -c pass` run beside each)."""
     mb = memboard_cmd()
     env = bench_env(state)
     manifest = cache.get(rows)
-    out: dict[str, list[float]] = {}
+    out: dict[str, tuple[list[float], list[float]]] = {}
+
+    def measure(cmd, **kw):
+        """Time cmd with `python -c pass` interleaved as its baseline."""
+        return time_process(cmd, env, runs, warmup=warmup, baseline=PASS, **kw)
 
     if include_hook:
         root = cache.copy(rows)
         stdin = json.dumps(CLAUDE_SESSION_START).encode("utf-8")
-        out["memboard hook claude"] = time_process(mb + ["hook", "claude", "--root", str(root)], env, runs, stdin=stdin)
+        out["memboard hook claude"] = measure(mb + ["hook", "claude", "--root", str(root)], stdin=stdin)
         shutil.rmtree(root, ignore_errors=True)
 
     root = cache.copy(rows)
-    out["memboard register"] = time_process(mb + ["register", "--root", str(root)], env, runs)
+    out["memboard register"] = measure(mb + ["register", "--root", str(root)])
     shutil.rmtree(root, ignore_errors=True)
 
     root = cache.copy(rows)
-    out["memboard list --json"] = time_process(mb + ["list", "--json", "--root", str(root)], env, runs)
-    out["memboard organize --dry-run"] = time_process(mb + ["organize", "--dry-run", "--root", str(root)], env, runs)
+    out["memboard list --json"] = measure(mb + ["list", "--json", "--root", str(root)])
+    out["memboard organize --dry-run"] = measure(mb + ["organize", "--dry-run", "--root", str(root)])
 
     def fresh_index(_i: int) -> None:
         """Organize deletes idle rows: each run starts from the pristine index."""
         cache.restore_index(rows, root)
 
-    out["memboard organize"] = time_process(mb + ["organize", "--root", str(root)], env, runs, before_each=fresh_index)
+    out["memboard organize"] = measure(mb + ["organize", "--root", str(root)], before_each=fresh_index)
     cache.restore_index(rows, root)
 
     targets = iter(manifest.archivable)
@@ -79,6 +81,6 @@ def measure_commands(cache: RootCache, rows: int, runs: int, state: Path, includ
         """Each archive run archives a different session that has a snapshot and no references."""
         return mb + ["archive", next(targets), "--root", str(root)]
 
-    out["memboard archive"] = time_process(mb + ["archive"], env, runs, before_each=next_target)
+    out["memboard archive"] = measure(mb + ["archive"], before_each=next_target)
     shutil.rmtree(root, ignore_errors=True)
     return out

@@ -39,6 +39,7 @@ FILTER_TARGET_MS = 50.0
 APPEND_TARGET_MS = 1000.0
 DATATABLE_CAP_ROWS = 10_000
 LOCK_PROCESSES = 8
+LOCK_CAP_ROWS = 10_000
 
 
 @dataclass
@@ -132,35 +133,23 @@ def render_table(figures: list[Figure]) -> str:
 # -- figures ------------------------------------------------------------------------------
 
 
-def cli_section(results: Results, cache: RootCache, sizes, runs: int, state: Path) -> None:
-    """Whole-process figures of the CLI (and the hook), vs `python -c pass` measured now."""
+def cli_section(results: Results, cache: RootCache, sizes, runs: int, state: Path, warmup: bool) -> None:
+    """Whole-process figures of the CLI (and the hook), each vs `python -c pass` run beside it."""
     print("CLI whole-process figures", file=sys.stderr)
     hook_ok = cli_figures.has_command("hook", state)
+    imp, base = cli_figures.measure_import(state, runs, warmup)
+    results.add(Figure("python -c pass", None, median(base), "s", runs, note="the baseline; each figure below runs it beside itself"))
+    results.add(Figure("python -c 'import memboard.cli'", None, median(imp), "s", runs, "python -c pass", median(base), ratio(median(imp), median(base))))
     for n in sizes:
-        base = cli_figures.measure_baselines(state, runs)
-        pass_s = base["python -c pass"]
-        results.add(Figure("python -c pass", n, pass_s, "s", runs, note="baseline"))
-        results.add(
-            Figure(
-                "python -c 'import memboard.cli'",
-                n,
-                base["python -c 'import memboard.cli'"],
-                "s",
-                runs,
-                "python -c pass",
-                pass_s,
-                ratio(base["python -c 'import memboard.cli'"], pass_s),
-            )
-        )
         try:
-            times = cli_figures.measure_commands(cache, n, runs, state, include_hook=hook_ok)
+            times = cli_figures.measure_commands(cache, n, runs, state, include_hook=hook_ok, warmup=warmup)
         except BenchFailure as exc:
             results.unavailable("memboard CLI", n, str(exc))
             continue
         if not hook_ok:
             results.unavailable("memboard hook claude", n, "hook command not built yet", hook_target(n))
-        for name, values in times.items():
-            value = median(values)
+        for name, (values, base_values) in times.items():
+            value, pass_s = median(values), median(base_values)
             r = ratio(value, pass_s)
             fig = Figure(name, n, value, "s", len(values), "python -c pass", pass_s, r)
             if name == "memboard hook claude":
@@ -198,7 +187,7 @@ def board_section(results: Results, cache: RootCache, sizes, runs: int, state: P
         results.add(Figure("bare Textual app first paint", n, bare_s, "s", runs, note="baseline: reads, splits, shows 40 lines"))
         dt_s = None
         if n <= DATATABLE_CAP_ROWS:
-            dt_runs = max(1, runs if n <= 1_000 else min(runs, 3))
+            dt_runs = runs if n <= 1_000 else (1 if quick else min(runs, 3))
             dt = [board_baselines.first_paint("datatable", index, expect, state)[0] for _ in range(dt_runs)]
             dt_s = median(dt)
             results.add(Figure("DataTable all rows first paint", n, dt_s, "s", dt_runs, "bare app", bare_s, ratio(dt_s, bare_s), note="for the record"))
@@ -250,23 +239,34 @@ def board_call(board, what: str, root: Path, state: Path, runs: int) -> float | 
     return None
 
 
-def lock_section(results: Results, cache: RootCache, sizes, per_process: int, state: Path) -> None:
+def lock_section(results: Results, cache: RootCache, sizes, per_process: int, state: Path, quick: bool) -> None:
     """Lock figures: 8 processes registering at once; p50/p99 wait and rows lost."""
     print("lock figures", file=sys.stderr)
     for n in sizes:
-        if n > 10_000:
-            results.unavailable("lock wait p50", n, "skipped above 10,000 rows: each registration holds the lock for a full parse")
+        if n > LOCK_CAP_ROWS:
+            results.unavailable("lock wait (8 writers)", n, f"skipped above {LOCK_CAP_ROWS:,} rows: each registration holds the lock for seconds")
+            continue
+        if quick and n != min(sizes):
+            results.unavailable("lock wait (8 writers)", n, "skipped in --quick")
             continue
         root = cache.copy(n)
         k = per_process if n <= 1_000 else max(2, per_process // 2)
         rep = lock_throughput.measure(root, state, LOCK_PROCESSES, k)
         shutil.rmtree(root, ignore_errors=True)
-        how = f"{LOCK_PROCESSES} processes × {k} registrations, {rep['per_second']:.1f}/s, {rep['failed']} failed"
+        how = f"{LOCK_PROCESSES} processes × {k} registrations, {rep['per_second']:.1f} registrations/s, {rep['failed']} failed"
         results.add(Figure("lock wait p50 (8 writers)", n, rep["wait_p50"], "s", rep["registrations"], note=how))
         results.add(Figure("lock wait p99 (8 writers)", n, rep["wait_p99"], "s", rep["registrations"]))
         results.add(
-            Figure("rows lost (8 writers)", n, float(rep["rows_lost"]), "rows", rep["registrations"], target="= 0", passed=rep["rows_lost"] == 0 and rep["duplicated"] == 0,
-                   note=f"{rep['rows_before']:,} + {rep['registrations']} → {rep['rows_after']:,} rows, {rep['duplicated']} duplicated")
+            Figure(
+                "rows lost (8 writers)",
+                n,
+                float(rep["rows_lost"]),
+                "rows",
+                rep["registrations"],
+                target="= 0",
+                passed=rep["rows_lost"] == 0 and rep["duplicated"] == 0 and rep["failed"] == 0,
+                note=f"{rep['rows_before']:,} + {rep['registrations']} registered → {rep['rows_after']:,} rows, {rep['duplicated']} duplicated",
+            )
         )
 
 
@@ -303,11 +303,11 @@ def main(argv=None) -> int:
         for n in sizes:
             cache.get(n)
         if "cli" in sections:
-            cli_section(results, cache, sizes, runs, state)
+            cli_section(results, cache, sizes, runs, state, warmup=not args.quick)
         if "board" in sections:
             board_section(results, cache, sizes, board_runs, state, args.quick)
         if "lock" in sections:
-            lock_section(results, cache, sizes, 5 if args.quick else 10, state)
+            lock_section(results, cache, sizes, 5 if args.quick else 10, state, args.quick)
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)

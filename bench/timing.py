@@ -67,13 +67,21 @@ def time_process(
     stdin: bytes | None = None,
     before_each: Callable[[int], Sequence[str] | None] | None = None,
     warmup: bool = True,
-) -> list[float]:
-    """Wall times of `runs` runs of cmd; before_each(i) may prepare files (untimed) or return a new cmd."""
-    times = []
+    baseline: Sequence[str] | None = None,
+) -> tuple[list[float], list[float]]:
+    """Wall times of `runs` runs of cmd, and of baseline run just before each (same noise).
+
+    before_each(i) may prepare files (untimed) or return the command to run instead;
+    i is -1 for the warm-up run.
+    """
+    times: list[float] = []
+    base_times: list[float] = []
     if warmup:
         prepared = before_each(-1) if before_each else None
         run_once(prepared or cmd, env, stdin)
     for i in range(runs):
         prepared = before_each(i) if before_each else None
+        if baseline is not None:
+            base_times.append(run_once(baseline, env))
         times.append(run_once(prepared or cmd, env, stdin))
-    return times
+    return times, base_times

@@ -136,18 +136,21 @@ def render_table(figures: list[Figure]) -> str:
 def cli_section(results: Results, cache: RootCache, sizes, runs: int, state: Path, warmup: bool) -> None:
     """Whole-process figures of the CLI (and the hook), each vs `python -c pass` run beside it."""
     print("CLI whole-process figures", file=sys.stderr)
-    hook_ok = cli_figures.has_command("hook", state)
+    hook_mod = bench_module("hook", "measure")
+    hook_cli = hook_mod is None and cli_figures.has_command("hook", state)
     imp, base = cli_figures.measure_import(state, runs, warmup)
     results.add(Figure("python -c pass", None, median(base), "s", runs, note="the baseline; each figure below runs it beside itself"))
     results.add(Figure("python -c 'import memboard.cli'", None, median(imp), "s", runs, "python -c pass", median(base), ratio(median(imp), median(base))))
     for n in sizes:
+        if hook_mod is not None:
+            hook_figures(results, hook_mod, cache, n, runs)
+        elif not hook_cli:
+            results.unavailable("memboard hook claude", n, "hook not built yet: no bench/hook.py, no `memboard hook`", hook_target(n))
         try:
-            times = cli_figures.measure_commands(cache, n, runs, state, include_hook=hook_ok, warmup=warmup)
+            times = cli_figures.measure_commands(cache, n, runs, state, include_hook=hook_cli, warmup=warmup)
         except BenchFailure as exc:
             results.unavailable("memboard CLI", n, str(exc))
             continue
-        if not hook_ok:
-            results.unavailable("memboard hook claude", n, "hook command not built yet", hook_target(n))
         for name, (values, base_values) in times.items():
             value, pass_s = median(values), median(base_values)
             r = ratio(value, pass_s)
@@ -159,23 +162,41 @@ def cli_section(results: Results, cache: RootCache, sizes, runs: int, state: Pat
             results.add(fig)
 
 
+def bench_module(name: str, *needs: str):
+    """Another helper's bench module (bench/<name>.py) if it is present and has `needs`, else None."""
+    try:
+        mod = importlib.import_module(f"bench.{name}")
+    except ImportError:
+        return None
+    return mod if all(hasattr(mod, attr) for attr in needs) else None
+
+
+def hook_figures(results: Results, hook_mod, cache: RootCache, n: int, runs: int) -> None:
+    """The hook's figures from bench/hook.py's measure(), run on this run's generated root."""
+    if hasattr(hook_mod, "make_root"):
+        # Same rows as every other figure: bench/hook.py builds its root through make_root.
+        hook_mod.make_root = lambda folder, rows: Path(shutil.copytree(cache.get(rows).path, folder, dirs_exist_ok=True))
+    rep = hook_mod.measure(n, runs)
+    pass_s = rep["python_pass_s"]
+    for key, label in (("hook_new_s", "memboard hook claude (new chat)"), ("hook_resume_s", "memboard hook claude (resume)")):
+        if key not in rep:
+            continue
+        r = ratio(rep[key], pass_s)
+        fig = Figure(label, n, rep[key], "s", rep.get("runs", runs), "python -c pass", pass_s, r, hook_target(n))
+        if n == HOOK_TARGET_ROWS and r is not None:
+            fig.passed = r <= HOOK_TARGET_RATIO
+        results.add(fig)
+
+
 def hook_target(n: int) -> str:
     """The hook's target text at n rows (the target is set at 10k rows; others are reported)."""
     return f"≤ {HOOK_TARGET_RATIO:g}×" if n == HOOK_TARGET_ROWS else "(report)"
 
 
-def board_module():
-    """The board's own bench module (bench/board.py from the board branch), or None."""
-    try:
-        return importlib.import_module("bench.board")
-    except ImportError:
-        return None
-
-
 def board_section(results: Results, cache: RootCache, sizes, runs: int, state: Path, quick: bool) -> None:
     """Board figures: first paint vs a bare app and vs DataTable; filter; external append; memory."""
     print("board figures", file=sys.stderr)
-    board = board_module()
+    board = bench_module("board")
     why = "board not built yet: bench/board.py is not on main"
     for n in sizes:
         manifest = cache.get(n)

@@ -37,7 +37,7 @@ def bench_env(state: Path, extra: dict | None = None) -> dict:
     env["MEMBOARD_STATE_DIR"] = str(state)
     env["MEMBOARD_CONFIG"] = str(state / "config.toml")
     env["MEMBOARD_NOW"] = "2026-06-01 09:30"
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # users have bytecode caches; so do the figures
     env.update(extra or {})
     return env
 

@@ -26,7 +26,7 @@ if __package__ in (None, ""):
     # Run as `python bench/run.py`: import the bench package from the repository, not bench/.
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bench import board_baselines, cli_figures, lock_throughput  # noqa: E402
+from bench import board_figures, cli_figures, lock_throughput  # noqa: E402
 from bench.roots import RootCache  # noqa: E402
 from bench.timing import BenchFailure, median  # noqa: E402
 
@@ -38,6 +38,7 @@ PAINT_TARGET_RATIO = 1.5
 FILTER_TARGET_MS = 50.0
 APPEND_TARGET_MS = 1000.0
 DATATABLE_CAP_ROWS = 10_000
+DATATABLE_QUICK_CAP_ROWS = 1_000
 LOCK_PROCESSES = 8
 LOCK_CAP_ROWS = 10_000
 
@@ -196,68 +197,77 @@ def hook_target(n: int) -> str:
 def board_section(results: Results, cache: RootCache, sizes, runs: int, state: Path, quick: bool) -> None:
     """Board figures: first paint vs a bare app and vs DataTable; filter; external append; memory."""
     print("board figures", file=sys.stderr)
-    board = bench_module("board")
-    why = "board not built yet: bench/board.py is not on main"
+    have_board = board_figures.board_available()
+    why = "board not built yet: no memboard.board.app on this branch"
+    paint_target = f"≤ {PAINT_TARGET_RATIO:g}× bare"
     for n in sizes:
-        manifest = cache.get(n)
-        index = manifest.path / "index.md"
-        expect = manifest.ids[0]
-        bare = [board_baselines.first_paint("bare", index, expect, state) for _ in range(runs)]
-        bare_s = median([t for t, _ in bare])
-        bare_mem = median([m for _, m in bare])
-        results.add(Figure("bare Textual app first paint", n, bare_s, "s", runs, note="baseline: reads, splits, shows 40 lines"))
+        root = cache.get(n).path
+        dt_cap = DATATABLE_QUICK_CAP_ROWS if quick else DATATABLE_CAP_ROWS
+        dt_runs = (runs if n <= 1_000 else min(runs, 3)) if n <= dt_cap else 0
+        contenders = {"bare": runs, "datatable": dt_runs, "board": runs if have_board else 0}
+        paints: dict[str, list[float]] = {k: [] for k in contenders}
+        mems: dict[str, list[float]] = {k: [] for k in contenders}
+        for i in range(runs):  # interleaved, so a burst of load hits every contender alike
+            for kind, count in contenders.items():
+                if i < count:
+                    seconds, rep = board_figures.spawn(kind, root, state)
+                    paints[kind].append(seconds)
+                    mems[kind].append(rep["peak_rss_mb"])
+        bare_s, bare_mem = median(paints["bare"]), median(mems["bare"])
+        results.add(Figure("bare Textual app first paint", n, bare_s, "s", runs, note="baseline: reads index.md, splits lines, shows 40"))
         dt_s = None
-        if n <= DATATABLE_CAP_ROWS:
-            dt_runs = runs if n <= 1_000 else (1 if quick else min(runs, 3))
-            dt = [board_baselines.first_paint("datatable", index, expect, state)[0] for _ in range(dt_runs)]
-            dt_s = median(dt)
+        if dt_runs:
+            dt_s = median(paints["datatable"])
             results.add(Figure("DataTable all rows first paint", n, dt_s, "s", dt_runs, "bare app", bare_s, ratio(dt_s, bare_s), note="for the record"))
         else:
-            results.unavailable("DataTable all rows first paint", n, f"skipped above {DATATABLE_CAP_ROWS:,} rows: it takes tens of seconds")
-        if board is None:
-            results.unavailable("board first paint", n, why, f"≤ {PAINT_TARGET_RATIO:g}× bare")
+            why_dt = "skipped in --quick above 1,000 rows" if quick and n <= DATATABLE_CAP_ROWS else f"skipped above {DATATABLE_CAP_ROWS:,} rows: it takes tens of seconds"
+            results.unavailable("DataTable all rows first paint", n, why_dt)
+        if not have_board:
+            results.unavailable("board first paint", n, why, paint_target)
         else:
-            paint = [board_first_paint(board, manifest.path, expect, state) for _ in range(runs)]
-            paint_s = median(paint)
+            paint_s = median(paints["board"])
             r = ratio(paint_s, bare_s)
-            results.add(
-                Figure("board first paint", n, paint_s, "s", runs, "bare app", bare_s, r, f"≤ {PAINT_TARGET_RATIO:g}× bare", r is not None and r <= PAINT_TARGET_RATIO)
-            )
+            results.add(Figure("board first paint", n, paint_s, "s", runs, "bare app", bare_s, r, paint_target, r is not None and r <= PAINT_TARGET_RATIO))
             if dt_s is not None:
                 results.add(Figure("board first paint vs DataTable", n, paint_s, "s", runs, "DataTable", dt_s, ratio(paint_s, dt_s), note="for the record"))
-        if n == max(sizes):
-            big = n
-            if board is None:
-                results.unavailable("filter keystroke → repaint", big, why, f"≤ {FILTER_TARGET_MS:g} ms")
-                results.unavailable("external append → on board", big, why, f"≤ {APPEND_TARGET_MS:g} ms")
-                results.unavailable("board peak memory", big, why)
-                continue
-            note = "" if big >= 100_000 else f"--quick: measured at {big:,} rows, the target is set at 100k"
-            filt = board_call(board, "filter", manifest.path, state, runs)
-            if filt is not None:
-                results.add(Figure("filter keystroke → repaint", big, filt, "ms", runs, target=f"≤ {FILTER_TARGET_MS:g} ms", passed=filt <= FILTER_TARGET_MS, note=note))
-            else:
-                results.unavailable("filter keystroke → repaint", big, "bench/board.py has no filter measurement")
-            app_ms = board_call(board, "append", cache.copy(big), state, runs)
-            if app_ms is not None:
-                results.add(Figure("external append → on board", big, app_ms, "ms", runs, target=f"≤ {APPEND_TARGET_MS:g} ms", passed=app_ms <= APPEND_TARGET_MS, note=note))
-            else:
-                results.unavailable("external append → on board", big, "bench/board.py has no append measurement")
-            mem = board_call(board, "memory", manifest.path, state, 1)
-            if mem is not None:
-                results.add(Figure("board peak memory", big, mem, "MiB", 1, "bare app", bare_mem, ratio(mem, bare_mem), note=note))
-            else:
-                results.unavailable("board peak memory", big, "bench/board.py has no memory measurement")
+        if n != max(sizes):
+            continue
+        note = "" if n >= 100_000 else f"measured at {n:,} rows (--quick); the target is set at 100k"
+        if not have_board:
+            results.unavailable("filter keystroke → repaint", n, why, f"≤ {FILTER_TARGET_MS:g} ms")
+            results.unavailable("external append → on board", n, why, f"≤ {APPEND_TARGET_MS:g} ms")
+            results.unavailable("board peak memory", n, why)
+            continue
+        board_interaction(results, cache, n, runs, state, bare_mem, note)
 
 
-def board_first_paint(board, root: Path, expect: str, state: Path) -> float:
-    """One first-paint measurement of the real board, in seconds."""
-    return board.first_paint(root)
-
-
-def board_call(board, what: str, root: Path, state: Path, runs: int) -> float | None:
-    """A figure from the board's bench module, or None when it has no such measurement."""
-    return None
+def board_interaction(results: Results, cache: RootCache, n: int, runs: int, state: Path, bare_mem: float, note: str) -> None:
+    """Filter keystroke, external append and peak memory of the board at n rows."""
+    root = cache.get(n).path
+    _, echo = board_figures.spawn("input", root, state, "filter")
+    echo_ms = median(echo["filter_ms"])
+    keys, ends = [], []
+    for _ in range(max(1, runs // 2)):
+        _, rep = board_figures.spawn("board", root, state, "filter")
+        keys += rep["filter_ms"]
+        ends.append(rep["peak_rss_mb_end"])
+        if not rep["filter_input_ok"]:
+            note = (note + "; " if note else "") + "the filter box did not show the typed text"
+    filt = median(keys)
+    how = f"typing {board_figures.FILTER_WORD!r}, {len(keys)} keystrokes, each until frames stop"
+    results.add(
+        Figure("filter keystroke → repaint", n, filt, "ms", len(keys), "Input echo", echo_ms, ratio(filt, echo_ms), f"≤ {FILTER_TARGET_MS:g} ms", filt <= FILTER_TARGET_MS, "; ".join(filter(None, [note, how])))
+    )
+    work = cache.copy(n)
+    _, rep = board_figures.spawn("board", work, state, "append", runs)
+    shutil.rmtree(work, ignore_errors=True)
+    app_ms = median(rep["append_ms"])
+    results.add(
+        Figure("external append → on board", n, app_ms, "ms", runs, target=f"≤ {APPEND_TARGET_MS:g} ms", passed=app_ms <= APPEND_TARGET_MS,
+               note="; ".join(filter(None, [note, f"worst {max(rep['append_ms']):.0f} ms; row written atomically by another process"])))
+    )
+    mem = median(ends)
+    results.add(Figure("board peak memory", n, mem, "MiB", len(ends), "bare app", bare_mem, ratio(mem, bare_mem), note="; ".join(filter(None, [note, "peak RSS after loading and filtering"]))))
 
 
 def lock_section(results: Results, cache: RootCache, sizes, per_process: int, state: Path, quick: bool) -> None:

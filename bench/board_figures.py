@@ -1,0 +1,254 @@
+"""Board figures measured from outside: first paint (board, bare Textual app, DataTable),
+filter keystroke to repaint, an external append until it shows, and peak memory.
+
+Every measurement is a separate Python process (so imports count the same for every
+contender) that runs its App headless with `App.run_test(size=(120, 40))`. First paint is
+the wall-clock moment the first frame shows a data row (a Session ID), minus the moment the
+parent spawned the process; the child also reports its peak resident memory.
+
+- bare: reads index.md, splits it naively on newlines and shows the first 40 lines in one
+  Static. The floor: Python + Textual + reading the file, nothing memboard does.
+- datatable: reads index.md, splits table lines naively on `|`, and loads every row into
+  Textual's DataTable (what a first board might do; slow past a few thousand rows).
+- input: the bare app with a text Input; the floor of a keystroke echoed on screen.
+- board: memboard.board.app.MemboardApp on the root.
+
+The board is driven only through its documented keys (`/` opens the text filter), so these
+measurements work on any board that keeps the DESIGN.md contract.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .timing import bench_env
+
+REPO = Path(__file__).resolve().parent.parent
+SIZE = (120, 40)
+ID_ON_SCREEN = re.compile(r"20\d\d-\d\d-\d\d-\d{4}-[a-z]")
+FILTER_WORD = "parser"
+APPEND_AGENT = "bench-append-agent"
+APPEND_MARK = "apx"
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory in MiB."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def screen_text(app) -> str:
+    """The text of the app's current screen, rendered now at full size."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+class FrameClock:
+    """Timestamps of the frames an App sends to its (headless) display, and the first data frame."""
+
+    def __init__(self, app):
+        """Wrap app._display, which Textual calls with every compositor update."""
+        self.app = app
+        self.frames: list[float] = []
+        self.first_data_frame: float | None = None
+        self.watch: tuple | None = None
+        original = app._display
+
+        def display(screen, renderable) -> None:
+            """Record the frame, check it for what we wait for, then display it."""
+            if renderable is not None:
+                self.frames.append(time.perf_counter())
+                if self.first_data_frame is None and ID_ON_SCREEN.search(screen_text(app)):
+                    self.first_data_frame = time.time()
+                if self.watch is not None and self.watch[1] is None and self.watch[0] in screen_text(app):
+                    self.watch = (self.watch[0], self.frames[-1])
+            return original(screen, renderable)
+
+        app._display = display
+
+    async def until_painted(self, limit: float = 600.0) -> float:
+        """Wait for the first frame that shows a Session ID; its wall-clock moment."""
+        deadline = time.monotonic() + limit
+        while self.first_data_frame is None:
+            if time.monotonic() > deadline:
+                raise TimeoutError("no frame ever showed a Session ID")
+            await asyncio.sleep(0.002)
+        return self.first_data_frame
+
+    async def until_quiet(self, since: float, quiet: float = 0.15, limit: float = 30.0) -> float:
+        """Wait until no frame came for `quiet` seconds; seconds from since to the last frame."""
+        deadline = since + limit
+        while True:
+            await asyncio.sleep(0.005)
+            now = time.perf_counter()
+            last = self.frames[-1] if self.frames and self.frames[-1] >= since else since
+            if now - last >= quiet or now > deadline:
+                return last - since
+
+    async def until_shown(self, text: str, since: float, limit: float = 10.0) -> float:
+        """Wait for the first frame after since that shows text; seconds from since to that frame."""
+        self.watch = (text, None)
+        while self.watch[1] is None:
+            if time.perf_counter() - since > limit:
+                raise TimeoutError(f"{text!r} did not show within {limit:g} s")
+            await asyncio.sleep(0.002)
+        return self.watch[1] - since
+
+
+def build_app(kind: str, root: str):
+    """The App of one contender."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import DataTable, Input, Static
+
+    index_path = Path(root) / "index.md"
+
+    class BareApp(App):
+        """Reads the file, splits it on newlines, shows the first screenful in one Static."""
+
+        def compose(self) -> ComposeResult:
+            """One Static with the first 40 lines."""
+            lines = index_path.read_text(encoding="utf-8").split("\n")
+            yield Static("\n".join(lines[:40]), markup=False)
+
+    class InputApp(BareApp):
+        """The bare app plus a text Input: the floor of a keystroke echoed on screen."""
+
+        def compose(self) -> ComposeResult:
+            """An Input above the Static."""
+            yield Input()
+            yield from super().compose()
+
+    class DataTableApp(App):
+        """Reads the file and loads every table row into a DataTable."""
+
+        def compose(self) -> ComposeResult:
+            """The DataTable."""
+            yield DataTable()
+
+        def on_mount(self) -> None:
+            """Load every row of the table, split naively on pipes."""
+            table = self.query_one(DataTable)
+            lines = index_path.read_text(encoding="utf-8").split("\n")
+            rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines if line.startswith("|")]
+            header, body = rows[0], [r for r in rows[2:] if len(r) == len(rows[0])]
+            table.add_columns(*header)
+            table.add_rows(body)
+
+    if kind == "bare":
+        return BareApp()
+    if kind == "datatable":
+        return DataTableApp()
+    if kind == "input":
+        return InputApp()
+    from memboard.board.app import MemboardApp
+
+    return MemboardApp(root)
+
+
+def append_topic(n: int) -> str:
+    """The short, unique Topic of the n-th appended row (short, so no column truncates it)."""
+    return f"{APPEND_MARK}{n:03d}"
+
+
+def insert_row(index_path: Path, n: int) -> str:
+    """Add a row at the end of the table as another agent would (whole file, atomically); its ID."""
+    sid = f"2026-06-01-{9 + n // 60 % 10:02d}{n % 60:02d}-{APPEND_AGENT}"
+    row = f"| {sid} | {APPEND_AGENT} | {append_topic(n)} | written by bench | bench | idle | - | 2026-06-01 09:30 | 2026-06-01 09:30 |\n"
+    lines = index_path.read_text(encoding="utf-8").split("\n")
+    last = max(i for i, line in enumerate(lines) if line.startswith("|"))
+    lines.insert(last + 1, row.rstrip("\n"))
+    tmp = index_path.with_name(".index.md.bench-tmp")
+    tmp.write_text("\n".join(lines), encoding="utf-8")
+    os.replace(tmp, index_path)
+    return sid
+
+
+def send_key(app, key: str) -> None:
+    """Deliver one key press to the app the way its driver does."""
+    from textual import events
+
+    event = events.Key(key, key if len(key) == 1 else None)
+    event.set_sender(app)
+    app._driver.send_message(event)
+
+
+async def run_child(kind: str, root: str, task: str, runs: int) -> dict:
+    """Run one App headless and measure what task asks for."""
+    app = build_app(kind, root)
+    clock = FrameClock(app)
+    report: dict = {}
+    async with app.run_test(size=SIZE) as pilot:
+        report["painted_at"] = await clock.until_painted()
+        report["peak_rss_mb"] = peak_rss_mb()
+        if task == "filter":
+            if kind == "board":
+                await pilot.press("slash")
+            else:
+                app.query_one("Input").focus()
+            await pilot.pause()
+            per_key = []
+            for ch in FILTER_WORD:
+                start = time.perf_counter()
+                send_key(app, ch)
+                per_key.append(await clock.until_quiet(start) * 1000)
+            text = screen_text(app)
+            report["filter_ms"] = per_key
+            shown = [line for line in text.splitlines() if ID_ON_SCREEN.search(line)]
+            report["filter_rows_shown"] = len(shown)
+            report["filter_input_ok"] = FILTER_WORD in text
+            await clock.until_quiet(time.perf_counter(), quiet=0.3)
+            report["peak_rss_mb_end"] = peak_rss_mb()
+        elif task == "append":
+            await pilot.press("slash", *APPEND_MARK, "enter")
+            await pilot.pause()
+            waits = []
+            for n in range(runs):
+                start = time.perf_counter()
+                insert_row(Path(root) / "index.md", n)
+                waits.append(await clock.until_shown(append_topic(n), start) * 1000)
+            report["append_ms"] = waits
+    return report
+
+
+def child(kind: str, root: str, task: str, runs: int) -> None:
+    """Process entry point: measure, print one JSON line, leave without teardown."""
+    import asyncio
+
+    report = asyncio.run(run_child(kind, root, task, runs))
+    print(json.dumps(report))
+    sys.stdout.flush()
+    os._exit(0)
+
+
+def spawn(kind: str, root: Path, state: Path, task: str = "paint", runs: int = 1, timeout: float = 600.0) -> tuple[float, dict]:
+    """Run one measuring process; (seconds from spawn to its first data frame, its report)."""
+    env = bench_env(state, {"PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))})
+    cmd = [sys.executable, "-m", "bench.board_figures", kind, str(root), task, str(runs)]
+    spawned = time.time()
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, timeout=timeout)
+    if proc.returncode != 0:
+        lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RuntimeError(f"{kind} {task} failed: {lines[-1] if lines else proc.returncode}")
+    report = json.loads(proc.stdout.decode("utf-8").strip().splitlines()[-1])
+    return report["painted_at"] - spawned, report
+
+
+def board_available() -> bool:
+    """Whether this build has the board App."""
+    try:
+        import importlib.util
+
+        return importlib.util.find_spec("memboard.board.app") is not None
+    except ImportError:
+        return False
+
+
+if __name__ == "__main__":
+    child(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]))

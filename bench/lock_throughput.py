@@ -2,7 +2,7 @@
 
 Each worker is a separate Python process running the CLI's own path (`execute` with
 `plan_register`) in a loop, with `memboard.core.apply.locked` wrapped to record how long
-each registration waited for the root's lock. Afterwards the index must hold every
+each registration waited for the root's lock and how long it then held it. Afterwards the index must hold every
 reported Session ID exactly once: a missing one is a lost row.
 """
 
@@ -30,14 +30,19 @@ def worker(root: str, agent: str, count: int, out: str, go: str) -> None:
     from memboard.core.root import MemoryRoot
 
     waits: list[float] = []
-    original = apply.locked
+    holds: list[float] = []
+    original = apply.locked  # execute() looks `locked` up in its module, so wrapping it there sees every lock
 
     @contextmanager
     def recording(r, timeout=None):
-        """The real lock, with its wait time recorded."""
+        """The real lock, with its wait and hold times recorded."""
         with original(r, timeout) as waited:
             waits.append(waited)
-            yield waited
+            taken = time.perf_counter()
+            try:
+                yield waited
+            finally:
+                holds.append(time.perf_counter() - taken)
 
     apply.locked = recording
     memory = MemoryRoot(root)
@@ -52,7 +57,7 @@ def worker(root: str, agent: str, count: int, out: str, go: str) -> None:
         except Exception as exc:  # a failed registration is reported, not a lost row
             failures.append(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     elapsed = time.perf_counter() - start
-    Path(out).write_text(json.dumps({"ids": ids, "waits": waits, "failures": failures, "elapsed": elapsed}))
+    Path(out).write_text(json.dumps({"ids": ids, "waits": waits, "holds": holds, "failures": failures, "elapsed": elapsed}))
 
 
 def measure(root: Path, state: Path, processes: int = 8, per_process: int = 10) -> dict:
@@ -63,7 +68,8 @@ def measure(root: Path, state: Path, processes: int = 8, per_process: int = 10) 
     work = state / f"lock-{os.getpid()}-{time.time_ns()}"
     work.mkdir(parents=True)
     go = work / GO_FILE
-    env = bench_env(state / "lock-state", {"PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))})
+    pythonpath = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    env = bench_env(state / "lock-state", {"PYTHONPATH": pythonpath})
     procs = []
     for n in range(processes):
         out = work / f"worker-{n}.json"
@@ -81,6 +87,7 @@ def measure(root: Path, state: Path, processes: int = 8, per_process: int = 10) 
     ids = [i for rep in reports for i in rep["ids"]]
     waits = [w for rep in reports for w in rep["waits"]]
     failures = [f for rep in reports for f in rep["failures"]]
+    holds = [h for rep in reports for h in rep["holds"]]
     index = IndexFile((root / "index.md").read_bytes())
     found: dict[str, int] = {}
     for row in index.rows:
@@ -98,6 +105,7 @@ def measure(root: Path, state: Path, processes: int = 8, per_process: int = 10) 
         "wait_p50": percentile(waits, 50),
         "wait_p99": percentile(waits, 99),
         "wait_max": max(waits) if waits else float("nan"),
+        "hold_p50": percentile(holds, 50),
         "wall": wall,
         "per_second": len(ids) / wall if wall else float("nan"),
     }

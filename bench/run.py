@@ -285,8 +285,9 @@ def lock_section(results: Results, cache: RootCache, sizes, per_process: int, st
         rep = lock_throughput.measure(root, state, LOCK_PROCESSES, k)
         shutil.rmtree(root, ignore_errors=True)
         how = f"{LOCK_PROCESSES} processes × {k} registrations, {rep['per_second']:.1f} registrations/s, {rep['failed']} failed"
-        results.add(Figure("lock wait p50 (8 writers)", n, rep["wait_p50"], "s", rep["registrations"], note=how))
-        results.add(Figure("lock wait p99 (8 writers)", n, rep["wait_p99"], "s", rep["registrations"]))
+        hold = rep["hold_p50"]
+        results.add(Figure("lock wait p50 (8 writers)", n, rep["wait_p50"], "s", rep["registrations"], "lock hold p50", hold, ratio(rep["wait_p50"], hold), note=how))
+        results.add(Figure("lock wait p99 (8 writers)", n, rep["wait_p99"], "s", rep["registrations"], "lock hold p50", hold, ratio(rep["wait_p99"], hold)))
         results.add(
             Figure(
                 "rows lost (8 writers)",

@@ -64,3 +64,20 @@ def test_run_py_describes_its_options():
     proc = subprocess.run([sys.executable, str(REPO / "bench" / "run.py"), "--help"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "--quick" in proc.stdout and "--json" in proc.stdout
+
+
+def test_table_marks_missing_figures_and_targets():
+    from bench.run import Figure, render_table
+
+    table = render_table(
+        [
+            Figure("memboard register", 1000, 0.12, "s", 5, "python -c pass", 0.03, 4.0),
+            Figure("board first paint", 1000, None, "", target="≤ 1.5× bare", note="not available (board not built yet)"),
+            Figure("rows lost (8 writers)", 1000, 0.0, "rows", 40, target="= 0", passed=True),
+            Figure("filter keystroke → repaint", 100000, 80.0, "ms", 6, target="≤ 50 ms", passed=False),
+        ]
+    )
+    lines = table.splitlines()
+    assert "120 ms ×5" in lines[2] and "4.00×" in lines[2]
+    assert "not available (board not built yet)" in lines[3]
+    assert lines[4].rstrip().endswith("PASS") and lines[5].rstrip().endswith("FAIL")

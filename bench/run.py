@@ -144,9 +144,9 @@ def cli_section(results: Results, cache: RootCache, sizes, runs: int, state: Pat
     results.add(Figure("python -c 'import memboard.cli'", None, median(imp), "s", runs, "python -c pass", median(base), ratio(median(imp), median(base))))
     for n in sizes:
         if hook_mod is not None:
-            hook_figures(results, hook_mod, cache, n, runs)
+            hook_figures(results, hook_mod, cache, n, min(runs, cli_figures.BIG_ROOT_RUNS) if n >= cli_figures.BIG_ROOT_ROWS else runs)
         elif not hook_cli:
-            results.unavailable("memboard hook claude", n, "hook not built yet: no bench/hook.py, no `memboard hook`", hook_target(n))
+            results.unavailable("memboard hook claude", n, "hook not built yet", hook_target(n))
         try:
             times = cli_figures.measure_commands(cache, n, runs, state, include_hook=hook_cli, warmup=warmup)
         except BenchFailure as exc:
@@ -198,7 +198,7 @@ def board_section(results: Results, cache: RootCache, sizes, runs: int, state: P
     """Board figures: first paint vs a bare app and vs DataTable; filter; external append; memory."""
     print("board figures", file=sys.stderr)
     have_board = board_figures.board_available()
-    why = "board not built yet: no memboard.board.app on this branch"
+    why = "board not built yet"
     paint_target = f"≤ {PAINT_TARGET_RATIO:g}× bare"
     for n in sizes:
         root = cache.get(n).path
@@ -220,7 +220,7 @@ def board_section(results: Results, cache: RootCache, sizes, runs: int, state: P
             dt_s = median(paints["datatable"])
             results.add(Figure("DataTable all rows first paint", n, dt_s, "s", dt_runs, "bare app", bare_s, ratio(dt_s, bare_s), note="for the record"))
         else:
-            why_dt = "skipped in --quick above 1,000 rows" if quick and n <= DATATABLE_CAP_ROWS else f"skipped above {DATATABLE_CAP_ROWS:,} rows: it takes tens of seconds"
+            why_dt = "skipped in --quick above 1k rows" if quick and n <= DATATABLE_CAP_ROWS else f"skipped above {DATATABLE_CAP_ROWS // 1000}k rows: tens of seconds"
             results.unavailable("DataTable all rows first paint", n, why_dt)
         if not have_board:
             results.unavailable("board first paint", n, why, paint_target)
@@ -275,7 +275,7 @@ def lock_section(results: Results, cache: RootCache, sizes, per_process: int, st
     print("lock figures", file=sys.stderr)
     for n in sizes:
         if n > LOCK_CAP_ROWS:
-            results.unavailable("lock wait (8 writers)", n, f"skipped above {LOCK_CAP_ROWS:,} rows: each registration holds the lock for seconds")
+            results.unavailable("lock wait (8 writers)", n, f"skipped above {LOCK_CAP_ROWS // 1000}k rows: each write holds the lock for seconds")
             continue
         if quick and n != min(sizes):
             results.unavailable("lock wait (8 writers)", n, "skipped in --quick")

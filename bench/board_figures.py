@@ -193,6 +193,9 @@ async def run_child(kind: str, root: str, task: str, runs: int) -> dict:
             else:
                 app.query_one("Input").focus()
             await pilot.pause()
+            for box in app.query("Input"):
+                box.cursor_blink = False  # a blinking cursor repaints on its own every half second
+            await pilot.pause()
             per_key = []
             for ch in FILTER_WORD:
                 start = time.perf_counter()

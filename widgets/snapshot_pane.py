@@ -9,6 +9,7 @@ from textual.widgets import Markdown, Static
 
 from memboard.board.loader import MergeView, SessionDetail, without_metadata
 from memboard.board.model import BoardRow
+from memboard.core.snapshot import LIST_MARK_RE
 
 MARKERS_TEXT = "[superseded], [resolved] or [done]"
 
@@ -43,7 +44,7 @@ def merge_text(view: MergeView) -> Text:
         out.append(f"⚠ {len(view.breaks)} policy break(s): items dropped without {MARKERS_TEXT}\n", style="bold red")
         for section, item in view.breaks:
             out.append(f"  ✗ {section}: ", style="red")
-            out.append(item.strip().splitlines()[0] + "\n", style="red")
+            out.append(LIST_MARK_RE.sub("", item.strip().splitlines()[0]) + "\n", style="red")
     else:
         out.append("✓ no item dropped without a marker\n", style="green")
     for sec in view.sections:
@@ -95,9 +96,10 @@ class SnapshotPane(VerticalScroll, can_focus=True):
         total = len(detail.revisions)
         position = max(0, min(position, total - 1))
         label = Text()
-        label.append(f"Snapshot revision {position + 1}/{total}", style="bold")
-        label.append("  (latest)" if position == total - 1 else "  (earlier)", style="dim")
-        label.append("   [ ] step", style="dim")
+        label.append(f"Revision {position + 1}/{total}", style="bold")
+        label.append(" latest" if position == total - 1 else " earlier", style="dim")
+        if total > 1:
+            label.append(" · [ ] step", style="dim")
         revision.update(label)
         view = detail.merge(position)
         if view is None:

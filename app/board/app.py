@@ -35,7 +35,7 @@ STYLES = Path(__import__("memboard.styles", fromlist=["__file__"]).__file__).par
 DEFAULT_THEME = "textual-dark"
 FRESH_SECONDS = 3.0
 POLL_SECONDS = 0.5
-STATUS_GROUP = Binding.Group("status", compact=True)
+STATUS_GROUP = Binding.Group("status ", compact=True)
 
 
 class FilterInput(Input):
@@ -71,7 +71,7 @@ class MemboardApp(FlowsMixin, App):
         Binding("u", "update", "update"),
         Binding("g", "chain", "chain"),
         Binding("d", "doctor", "doctor"),
-        Binding("s", "sort", "sort"),
+        Binding("s", "sort", "sort", show=False),
         Binding("S", "reverse_sort", "Reverse sort", show=False),
         Binding("left_square_bracket", "revision(-1)", "Older revision", show=False),
         Binding("right_square_bracket", "revision(1)", "Newer revision", show=False),

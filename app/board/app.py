@@ -13,7 +13,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Header, Input, TextArea
 
 from ..core import clock
 from ..core.config import load as load_config
@@ -28,6 +28,7 @@ from .loader import FileWatch, SessionDetail, load_detail, observe_snapshots, re
 from .messages import DetailLoaded, ModelLoaded
 from .model import ALL, SORT_COLUMNS, BoardModel
 from memboard.widgets.board_status import BoardStatus
+from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.session_table import SessionTable
 from memboard.widgets.snapshot_pane import SnapshotPane
 
@@ -57,7 +58,9 @@ class MemboardApp(FlowsMixin, App):
     COMMANDS = App.COMMANDS | {BoardCommands}
 
     BINDINGS = [
-        Binding("slash", "filter", "filter"),
+        # priority: handled before the key is forwarded, so letters typed right after `/`
+        # reach the box instead of racing to the table (see check_action for when it yields)
+        Binding("slash", "filter", "filter", priority=True),
         Binding("1", "status('all')", "all", group=STATUS_GROUP),
         Binding("2", "status('idle')", "idle", group=STATUS_GROUP),
         Binding("3", "status('active')", "active", group=STATUS_GROUP),
@@ -111,7 +114,7 @@ class MemboardApp(FlowsMixin, App):
         with Horizontal(id="main"):
             yield SessionTable(id="table")
             yield SnapshotPane(id="pane")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyBar(self.BINDINGS, id="keys")
 
     def on_mount(self) -> None:
         """Apply the theme, start reading the index and (unless off) the file watcher."""
@@ -123,7 +126,7 @@ class MemboardApp(FlowsMixin, App):
         self.query_one("#filter", FilterInput).display = False
         self.query_one(SessionTable).focus()
         self.watcher.prime()
-        self.reload_worker(set(), initial=True)
+        self._first_read()
         if self.watch:
             self.set_interval(POLL_SECONDS, self.check_files)
 
@@ -195,28 +198,49 @@ class MemboardApp(FlowsMixin, App):
             return True
         return False
 
-    @work(thread=True, exclusive=True, group="reload")
-    def reload_worker(self, changed_snapshots: set[str], initial: bool = False) -> None:
-        """Read and parse the index off the UI thread; post the model back."""
+    def _first_read(self) -> None:
+        """Paint at once: a small index is parsed here, a big one's first screenful only.
+
+        The rest (the whole of a big index, recording snapshot revisions) goes to a worker.
+        """
         root = self.memory_root
         now = clock.now()
         try:
             data = root.read(INDEX) or b""
         except MemboardError as exc:
+            self.notify(str(exc), severity="error")
+            data = b""
+        head = read_head(data, root, now)
+        if head is None:
+            self._apply_model(read_model(root, now, data), set())
+            self.reload_worker(set(), initial=True)
+        else:
+            self._apply_model(head, set())
+            self.reload_worker(set(), initial=True, data=data)
+
+    @work(thread=True, exclusive=True, group="reload")
+    def reload_worker(self, changed_snapshots: set[str], initial: bool = False, data: bytes | None = None) -> None:
+        """Read and parse the index off the UI thread; post the model back.
+
+        On the first read it parses `data` when given (a big index) and records a revision
+        of every snapshot it has not seen yet.
+        """
+        root = self.memory_root
+        now = clock.now()
+        if initial:
+            if data is not None:
+                self.post_message(ModelLoaded(read_model(root, now, data)))
+            observe_snapshots(root)
+            return
+        try:
+            data = root.read(INDEX) or b""
+        except MemboardError as exc:
             self.call_from_thread(self.notify, str(exc), severity="error")
             return
-        if initial:
-            head = read_head(data, root, now)
-            if head is not None:
-                self.post_message(ModelLoaded(head))
-        model = read_model(root, now, data)
-        if not initial:
-            existing = {sid for sid in changed_snapshots if sid in model.by_id}
-            observe_snapshots(root, existing)
-            self.post_message(ModelLoaded(model, changed_snapshots))
-        else:
-            self.post_message(ModelLoaded(model))
-            observe_snapshots(root)
+        model = read_model(root, now, data, previous=self.model)
+        existing = {sid for sid in changed_snapshots if sid in model.by_id}
+        observe_snapshots(root, existing)
+        self.post_message(ModelLoaded(model, changed_snapshots))
 
     def on_model_loaded(self, message: ModelLoaded) -> None:
         """Show a fresh model, keeping cursor, marks and filters."""
@@ -313,11 +337,22 @@ class MemboardApp(FlowsMixin, App):
 
     # -- actions ----------------------------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`/` opens the filter only on the board itself, never while text is being typed."""
+        if action == "filter":
+            on_board = len(self.screen_stack) <= 1 or self.screen is self.screen_stack[0]
+            typing = isinstance(self.focused, (Input, TextArea))
+            if not on_board or typing:
+                return False
+        return super().check_action(action, parameters)
+
     def action_filter(self) -> None:
         """Show and focus the text filter."""
         box = self.query_one("#filter", FilterInput)
         box.display = True
-        box.focus()
+        # focus now, not via call_later: keys typed right after `/` must land in the box,
+        # never on the board's single-letter actions
+        self.screen.set_focus(box)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from ..core import revisions
 from ..core.index import IndexFile
 from ..core.root import INDEX, SESSIONS, MemoryRoot, session_path
 from ..core.snapshot import Snapshot, vanished
-from .model import BoardModel
+from .model import BoardModel, BoardRow, IndexSource
 
 HEAD_BYTES = 64 * 1024  # a first, partial read paints the screen before a huge index is parsed
 
@@ -24,11 +24,70 @@ def snapshot_ids(root: MemoryRoot) -> set[str]:
     return root.session_ids_on_disk()
 
 
-def read_model(root: MemoryRoot, now: datetime, data: bytes | None = None) -> BoardModel:
-    """The whole index as a board model."""
+def read_model(root: MemoryRoot, now: datetime, data: bytes | None = None, previous: BoardModel | None = None) -> BoardModel:
+    """The whole index as a board model (reusing previous's rows before the first change)."""
     if data is None:
         data = root.read(INDEX) or b""
-    return BoardModel.from_index(IndexFile(data), snapshot_ids(root), now)
+    snaps = snapshot_ids(root)
+    if previous is not None:
+        model = reread(previous, data, snaps, now)
+        if model is not None:
+            return model
+    return BoardModel.from_index(IndexFile(data), snaps, now)
+
+
+def common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the common prefix of two byte strings (chunked, then bisected)."""
+    n = min(len(a), len(b))
+    chunk = 1 << 16
+    i = 0
+    while i < n and a[i : i + chunk] == b[i : i + chunk]:
+        i += chunk
+    if i >= n:
+        return n
+    lo, hi = i, min(i + chunk, n)  # a[:lo] == b[:lo]; they differ before hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo if a[lo : lo + 1] != b[lo : lo + 1] else hi
+
+
+def reread(previous: BoardModel, data: bytes, snaps: set[str], now: datetime) -> BoardModel | None:
+    """A model for new bytes that reuses the rows before the first changed line.
+
+    Applies when the change starts inside the table (or right after its last row): the
+    changed tail is parsed under the same header and its line numbers shifted. A hook's
+    append then costs one line, not the whole file. None when a full parse is needed.
+    """
+    source = previous.source
+    if source is None or not previous.complete or source.header_line is None:
+        return None
+    old = source.data
+    if old == data:
+        for r in previous.rows:
+            r.has_snapshot = r.id in snaps
+        model = BoardModel(previous.rows, now, True, list(previous.problems))
+        model.source = source
+        return model
+    p = common_prefix(old, data)
+    first_line = old.count(b"\n", 0, p)
+    if first_line < source.header_line + 2 or first_line > source.table_end:
+        return None
+    start = old.rfind(b"\n", 0, p) + 1 if first_line else 0
+    tail = IndexFile(source.prelude + data[start:])
+    if tail.header_line != 0:
+        return None
+    shift = first_line - 2
+    kept = [r for r in previous.rows if r.line < first_line]
+    for r in kept:
+        r.has_snapshot = r.id in snaps
+    fresh = [BoardRow.from_row(replace(r, line=r.line + shift), r.values.get("id", "") in snaps) for r in tail.rows]
+    model = BoardModel(kept + fresh, now, True, list(previous.problems))
+    model.source = IndexSource(data, source.header_line, tail.table_end + shift, source.prelude)
+    return model
 
 
 def read_head(data: bytes, root: MemoryRoot, now: datetime) -> BoardModel | None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..core.clock import age_label, parse
-from ..core.index import STATUSES, IndexFile, Row, parse_refs
+from ..core.index import STATUSES, IndexFile, Row, encode, parse_refs
 
 ALL = "all"
 STATUS_FILTERS = (ALL, *STATUSES)
@@ -106,6 +106,27 @@ class BoardRow:
         return self._age
 
 
+@dataclass
+class IndexSource:
+    """Where a model's rows came from: the file bytes and the table's position in them.
+
+    Kept so that the next read can reuse every row before the first changed byte.
+    """
+
+    data: bytes
+    header_line: int | None
+    table_end: int
+    prelude: bytes  # the header and separator lines
+
+    @classmethod
+    def of(cls, index: IndexFile) -> "IndexSource":
+        """Remember an index's bytes and table position."""
+        prelude = b""
+        if index.header_line is not None:
+            prelude = encode(index.lines[index.header_line] + index.lines[index.header_line + 1])
+        return cls(index.data, index.header_line, index.table_end, prelude)
+
+
 def sort_key(name: str):
     """A key function for BoardRow sorting by a column name from SORT_COLUMNS."""
     if name == "line":
@@ -127,6 +148,7 @@ class BoardModel:
         self.now = now
         self.complete = complete
         self.problems = problems or []
+        self.source: IndexSource | None = None
         self._orders: dict[str, list[BoardRow]] = {"line": rows}
         self.by_id: dict[str, BoardRow] = {}
         for r in rows:
@@ -146,7 +168,9 @@ class BoardModel:
     def from_index(cls, index: IndexFile, snapshot_ids: set[str], now: datetime, complete: bool = True) -> "BoardModel":
         """Build the model from a parsed index and the IDs that have a snapshot."""
         rows = [BoardRow.from_row(r, r.values.get("id", "") in snapshot_ids) for r in index.rows]
-        return cls(rows, now, complete, list(index.problems))
+        model = cls(rows, now, complete, list(index.problems))
+        model.source = IndexSource.of(index)
+        return model
 
     @classmethod
     def empty(cls, now: datetime) -> "BoardModel":

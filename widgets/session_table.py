@@ -106,6 +106,7 @@ class SessionTable(ScrollView, can_focus=True):
         self.sort_reverse = False
         self._last_key: str | None = None
         self._columns_cache: tuple[int, list[tuple[Column, int]]] | None = None
+        self._styles: dict[str, Style] = {}
 
     # -- data ---------------------------------------------------------------------------
 
@@ -155,6 +156,18 @@ class SessionTable(ScrollView, can_focus=True):
             self.scroll_to(y=self.cursor, animate=False, immediate=True)
         elif self.cursor >= top + page:
             self.scroll_to(y=self.cursor - page + 1, animate=False, immediate=True)
+
+    def notify_style_update(self) -> None:
+        """Forget cached component styles when CSS or the theme changes."""
+        self._styles = {}
+        super().notify_style_update()
+
+    def _style(self, name: str) -> Style:
+        """A component class's rich style (cached: looked up a few times per line)."""
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(f"session-table--{name}")
+        return style
 
     def on_resize(self) -> None:
         """Keep the cursor visible when the size changes."""
@@ -239,7 +252,7 @@ class SessionTable(ScrollView, can_focus=True):
 
     def _header(self, layout: list[tuple[Column, int]], width: int) -> Strip:
         """The header line with a sort arrow on the sorted column."""
-        style = self.get_component_rich_style("session-table--header")
+        style = self._style("header")
         parts = ["  "]
         for column, col_width in layout:
             title = column.title
@@ -251,21 +264,22 @@ class SessionTable(ScrollView, can_focus=True):
 
     def _row(self, row: BoardRow, index: int, layout: list[tuple[Column, int]], width: int) -> Strip:
         """One row as segments: mark, cells, status coloured, row background by state."""
-        base = self.rich_style
+        base = self._styles.get("base")
+        if base is None:
+            base = self._styles["base"] = self.rich_style
         if row.id in self.fresh:
-            base = base + self.get_component_rich_style("session-table--fresh")
+            base = base + self._style("fresh")
         if row.id in self.marked:
-            base = base + self.get_component_rich_style("session-table--marked")
+            base = base + self._style("marked")
         if index == self.cursor:
-            name = "session-table--cursor" if self.has_focus else "session-table--cursor-blurred"
-            base = base + self.get_component_rich_style(name)
+            base = base + self._style("cursor" if self.has_focus else "cursor-blurred")
         if row.problem:
-            status_style = self.get_component_rich_style("session-table--problem")
+            status_style = self._style("problem")
         elif row.status in ("idle", "active", "stale"):
-            status_style = self.get_component_rich_style(f"session-table--{row.status}")
+            status_style = self._style(row.status)
         else:
             status_style = Style()
-        dim = self.get_component_rich_style("session-table--dim")
+        dim = self._style("dim")
         mark = "●" if row.id in self.marked else ("!" if row.problem else " ")
         segments = [Segment(mark + " ", base + status_style if row.problem else base)]
         for column, col_width in layout:

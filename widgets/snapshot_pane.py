@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from memboard.board.loader import MergeView, SessionDetail, without_metadata
 from memboard.board.model import BoardRow
@@ -69,19 +69,29 @@ class SnapshotPane(VerticalScroll, can_focus=True):
         yield Static(id="pane-meta")
         yield Static(id="pane-revision")
         yield Static(id="pane-merge")
-        yield Markdown(id="pane-markdown")
+
+    def _markdown(self, text: str) -> None:
+        """Show text in the Markdown view, mounting it on first use (after the first paint)."""
+        found = self.query("#pane-markdown")
+        if not found and not text:
+            return
+        from textual.widgets import Markdown
+
+        if found:
+            found.first(Markdown).update(text)
+        else:
+            self.mount(Markdown(text, id="pane-markdown"))
 
     def show(self, row: BoardRow | None, detail: SessionDetail | None, position: int, now) -> None:
         """Show row and, when loaded, detail at revision position."""
         meta = self.query_one("#pane-meta", Static)
         revision = self.query_one("#pane-revision", Static)
         merge = self.query_one("#pane-merge", Static)
-        markdown = self.query_one("#pane-markdown", Markdown)
         if row is None:
             meta.update(Text("No session selected.", style="dim"))
             revision.update("")
             merge.display = False
-            markdown.update("")
+            self._markdown("")
             return
         meta.update(metadata_text(row, now))
         if detail is None or detail.session_id != row.id:
@@ -91,7 +101,7 @@ class SnapshotPane(VerticalScroll, can_focus=True):
         if not detail.revisions:
             revision.update(Text("No snapshot (sessions/<id>.md does not exist).", style="dim"))
             merge.display = False
-            markdown.update("")
+            self._markdown("")
             return
         total = len(detail.revisions)
         position = max(0, min(position, total - 1))
@@ -108,4 +118,4 @@ class SnapshotPane(VerticalScroll, can_focus=True):
             merge.display = True
             merge.set_class(bool(view.breaks), "-breaks")
             merge.update(merge_text(view))
-        markdown.update(without_metadata(detail.revisions[position]))
+        self._markdown(without_metadata(detail.revisions[position]))

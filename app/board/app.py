@@ -6,6 +6,7 @@ what is on screen; the model (rows, filters, sorting) is plain Python in model.p
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.widgets import Header, Input, TextArea
 
 from ..core import clock
@@ -21,9 +23,7 @@ from ..core.errors import MemboardError
 from ..core.ids import DEFAULT_AGENT, is_valid_id
 from ..core.index import STATUSES
 from ..core.root import INDEX, MemoryRoot
-from .commands import BoardCommands
 from .flows import FlowsMixin
-from .help import HelpScreen
 from .loader import FileWatch, SessionDetail, load_detail, observe_snapshots, read_head, read_model
 from .messages import DetailLoaded, ModelLoaded
 from .model import ALL, SORT_COLUMNS, BoardModel
@@ -36,7 +36,16 @@ STYLES = Path(__import__("memboard.styles", fromlist=["__file__"]).__file__).par
 DEFAULT_THEME = "textual-dark"
 FRESH_SECONDS = 3.0
 POLL_SECONDS = 0.5
+DETAIL_DELAY = 0.2
+GC_FREEZE_ROWS = 20_000
 STATUS_GROUP = Binding.Group("status ", compact=True)
+
+
+def board_commands():
+    """The palette provider, imported when the palette first opens (keeps start-up light)."""
+    from .commands import BoardCommands
+
+    return BoardCommands
 
 
 class FilterInput(Input):
@@ -55,7 +64,7 @@ class MemboardApp(FlowsMixin, App):
 
     TITLE = "memboard"
     CSS_PATH = [STYLES / "board.tcss"]
-    COMMANDS = App.COMMANDS | {BoardCommands}
+    COMMANDS = App.COMMANDS | {board_commands}
 
     BINDINGS = [
         # priority: handled before the key is forwarded, so letters typed right after `/`
@@ -102,6 +111,7 @@ class MemboardApp(FlowsMixin, App):
         self.detail: SessionDetail | None = None
         self.revision_position = 0
         self.watcher = FileWatch(self.memory_root)
+        self._detail_timer = None
         self.sub_title = self.memory_root.path.name or str(self.memory_root.path)
 
     # -- layout ---------------------------------------------------------------------------
@@ -213,10 +223,10 @@ class MemboardApp(FlowsMixin, App):
         head = read_head(data, root, now)
         if head is None:
             self._apply_model(read_model(root, now, data), set())
-            self.reload_worker(set(), initial=True)
+            self.call_after_refresh(self.reload_worker, set(), initial=True)
         else:
             self._apply_model(head, set())
-            self.reload_worker(set(), initial=True, data=data)
+            self.call_after_refresh(self.reload_worker, set(), initial=True, data=data)
 
     @work(thread=True, exclusive=True, group="reload")
     def reload_worker(self, changed_snapshots: set[str], initial: bool = False, data: bytes | None = None) -> None:
@@ -244,12 +254,20 @@ class MemboardApp(FlowsMixin, App):
 
     def on_model_loaded(self, message: ModelLoaded) -> None:
         """Show a fresh model, keeping cursor, marks and filters."""
-        self._apply_model(message.model, message.changed_snapshots)
+        try:
+            self._apply_model(message.model, message.changed_snapshots)
+        except NoMatches:  # the board is closing: its widgets are gone
+            pass
 
     def _apply_model(self, model: BoardModel, changed_snapshots: set[str]) -> None:
         """Swap in a model, highlight new rows, refresh the pane when its session changed."""
         previous = self.model
         self.model = model
+        if model.complete and len(model.rows) >= GC_FREEZE_ROWS:
+            # a big index is a million long-lived objects: keep the cyclic GC from walking
+            # them on every keystroke's allocations (gen-2 passes cost ~100 ms at 100k rows)
+            gc.collect()
+            gc.freeze()
         fresh = model.new_ids(previous)
         table = self.table
         if fresh:
@@ -275,11 +293,12 @@ class MemboardApp(FlowsMixin, App):
         table = self.table
         keep = table.current.id if table.current else None
         rows = self.model.view(self.filter_text, self.status_filter, self.sort_column, self.sort_reverse)
-        table.marked = self.marks
-        table.sort_column = self.sort_column
-        table.sort_reverse = self.sort_reverse
-        table.set_rows(rows, self.model.now, keep)
-        self._update_status()
+        with self.batch_update():
+            table.marked = self.marks
+            table.sort_column = self.sort_column
+            table.sort_reverse = self.sort_reverse
+            table.set_rows(rows, self.model.now, keep)
+            self._update_status()
 
     def _update_status(self) -> None:
         """Counts, filters and sort in the status line."""
@@ -306,7 +325,14 @@ class MemboardApp(FlowsMixin, App):
             pane.show(None, None, 0, self.model.now)
             return
         pane.show(row, self.detail if self.detail and self.detail.session_id == row.id else None, self.revision_position, self.model.now)
-        self._load_detail(row.id)
+        if isinstance(self.focused, FilterInput):
+            # typing a filter moves the cursor on every key: read the snapshot once it rests
+            if self._detail_timer is not None:
+                self._detail_timer.stop()
+            self._detail_timer = self.set_timer(DETAIL_DELAY, lambda: self._load_detail(row.id))
+        else:
+            # after the next refresh: the cursor repaints first, the snapshot follows
+            self.call_after_refresh(self._load_detail, row.id)
 
     @on(SessionTable.HeaderClicked)
     def _header_clicked(self, message: SessionTable.HeaderClicked) -> None:
@@ -324,7 +350,10 @@ class MemboardApp(FlowsMixin, App):
 
     def on_detail_loaded(self, message: DetailLoaded) -> None:
         """Show a loaded snapshot if its row is still selected."""
-        self._show_detail(message.detail)
+        try:
+            self._show_detail(message.detail)
+        except NoMatches:  # the board is closing: its widgets are gone
+            pass
 
     def _show_detail(self, detail: SessionDetail) -> None:
         """Put detail in the pane at its latest revision."""
@@ -362,8 +391,11 @@ class MemboardApp(FlowsMixin, App):
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
-        """Keep the filter and go back to the table."""
+        """Keep the filter and go back to the table (showing the selected snapshot now)."""
         self.table.focus()
+        row = self.table.current
+        if row is not None and (self.detail is None or self.detail.session_id != row.id):
+            self._load_detail(row.id)
 
     @on(Input.Blurred, "#filter")
     def _filter_blurred(self, event: Input.Blurred) -> None:
@@ -432,4 +464,6 @@ class MemboardApp(FlowsMixin, App):
 
     def action_help(self) -> None:
         """Show the keys."""
+        from .help import HelpScreen
+
         self.push_screen(HelpScreen())

@@ -6,7 +6,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
 
 HELP = """\
 # memboard
@@ -52,6 +51,8 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         """The help text in a scrollable box."""
+        from textual.widgets import Markdown  # imported on first use: start-up stays light
+
         with VerticalScroll(id="help-box"):
             yield Markdown(HELP, id="help-text")
 

@@ -149,6 +149,7 @@ class BoardModel:
         self.complete = complete
         self.problems = problems or []
         self.source: IndexSource | None = None
+        self._last_view: tuple[tuple[str, str, bool], str, list[BoardRow]] | None = None
         self._orders: dict[str, list[BoardRow]] = {"line": rows}
         self.by_id: dict[str, BoardRow] = {}
         for r in rows:
@@ -185,17 +186,28 @@ class BoardModel:
         return rows[::-1] if reverse else rows
 
     def view(self, text: str = "", status: str = ALL, column: str = "line", reverse: bool = False) -> list[BoardRow]:
-        """Rows matching the text filter (all words, any of ID/agent/topic/summary/keywords) and status."""
-        rows = self.ordered(column, reverse)
-        words = text.lower().split()
-        if status != ALL:
-            rows = [r for r in rows if r.status == status]
-        if not words:
-            return rows
-        if len(words) == 1:
-            w = words[0]
-            return [r for r in rows if w in r.haystack]
-        return [r for r in rows if all(w in r.haystack for w in words)]
+        """Rows matching the text filter (all words, any of ID/agent/topic/summary/keywords) and status.
+
+        Typing narrows: when the text extends the previous query's (same status and order),
+        only the previous result is searched.
+        """
+        key = (status, column, reverse)
+        needle = text.lower()
+        words = needle.split()
+        last = self._last_view
+        if last is not None and last[0] == key and last[1] and needle.startswith(last[1]):
+            rows = last[2]
+            # the previous words already hold, except the last one, which may have grown
+            done = len(last[1].split()) - (0 if last[1][-1].isspace() else 1)
+            words = words[max(done, 0) :]
+        else:
+            rows = self.ordered(column, reverse)
+            if status != ALL:
+                rows = [r for r in rows if r.status == status]
+        for w in words:  # one tight pass per word: cheaper than all() per row
+            rows = [r for r in rows if w in r.haystack]
+        self._last_view = (key, needle, rows)
+        return rows
 
     def new_ids(self, previous: "BoardModel | None") -> set[str]:
         """IDs present now that the previous model did not have (empty on a first read)."""

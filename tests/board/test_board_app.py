@@ -204,7 +204,9 @@ async def test_enter_expands_the_pane_and_help_opens_and_closes(demo_root):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("enter")
-        assert app.screen.has_class("-expanded") and not app.table.display or not app.table.region
+        await pilot.pause()
+        assert app.screen.has_class("-expanded")
+        assert app.table.region.width == 0 and app.query_one(SnapshotPane).region.width == SIZE[0]
         await pilot.press("escape")
         assert not app.screen.has_class("-expanded") and app.focused is app.table
         await pilot.press("question_mark")

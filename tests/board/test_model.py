@@ -75,3 +75,12 @@ def test_new_ids_only_after_a_complete_previous_read():
     assert second.new_ids(None) == set()
     assert second.new_ids(first) == {"2026-06-01-0900-eps"}
 
+
+
+def test_typing_narrows_from_the_previous_result_and_stays_correct():
+    model = model_of(SAMPLE)
+    steps = [("b", ALL, "line", False), ("bo", ALL, "line", False), ("b", ALL, "line", False), ("b", "active", "id", True),
+             ("be", "active", "id", True), ("bet", ALL, "id", True), ("", ALL, "line", False), ("x", ALL, "line", False)]
+    for text, status, column, reverse in steps:
+        fresh = model_of(SAMPLE)  # no previous query to narrow from
+        assert [r.id for r in model.view(text, status, column, reverse)] == [r.id for r in fresh.view(text, status, column, reverse)]

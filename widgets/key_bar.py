@@ -47,7 +47,7 @@ class KeyBar(Static):
                 parts.append((key, "bold $footer-key-foreground"))
                 spans.append((width, width + len(key), member.action))
                 width += len(key)
-            label = " " + (group.description.strip() if group is not None else binding.description) + " "
+            label = " " + (group.description.strip() if group is not None else binding.description)
             parts.append((label, "$footer-description-foreground"))
             width += len(label)
             i += len(members)

@@ -75,7 +75,7 @@ class MemboardApp(FlowsMixin, App):
         Binding("3", "status('active')", "active", group=STATUS_GROUP),
         Binding("4", "status('stale')", "stale", group=STATUS_GROUP),
         Binding("enter", "open", "open"),
-        Binding("space", "mark", "mark"),
+        Binding("space", "mark", "mark", key_display="␣"),
         Binding("c", "continue_session", "continue"),
         Binding("r", "release", "release"),
         Binding("a", "archive", "archive"),

@@ -21,7 +21,7 @@ vanished without `[superseded]`, `[resolved]` or `[done]` are **policy breaks**.
 | Key | What it does |
 |---|---|
 | `/` | filter by text (ID, agent, topic, summary, keywords); `enter` keeps, `escape` clears |
-| `1` `2` `3` `4` | show all / idle / active / stale rows |
+| `1`-`4` | show all / idle / active / stale rows |
 | `s` / `S` | sort by the next column / reverse the order (or click a header) |
 | `enter` | open: the snapshot pane full width (again or `escape` to go back) |
 | `[` `]` | step to an older / newer snapshot revision |

@@ -234,3 +234,22 @@ async def test_user_text_is_never_markup(write_index, make_row, root):
         line = app.table.render_line(1).text
         assert "[b]x[/b] [link=y]" in line
         assert "[b]x[/b] [link=y]" in str(app.query_one("#pane-meta").render())
+
+
+async def test_theme_comes_from_config_and_a_bad_one_falls_back(demo_root, tmp_path, monkeypatch):
+    config = tmp_path / "config.toml"
+    monkeypatch.setenv("MEMBOARD_CONFIG", str(config))
+    config.write_text('theme = "nord"\nagent_name = "claude-code"\n', encoding="utf-8")
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "nord" and app.agent_name == "claude-code"
+        before = app.table.render_line(1)
+        app.theme = "textual-light"
+        await pilot.pause()
+        assert app.table.render_line(1) != before  # cached styles follow the theme
+    config.write_text('theme = "no-such-theme"\n', encoding="utf-8")
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "textual-dark" and app.agent_name == "cursor-main-agent"

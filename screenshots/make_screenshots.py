@@ -38,6 +38,7 @@ def scene(name: str, title: str):
     """Register an async `steps(pilot)` function as a scene."""
 
     def add(steps):
+        """Record the scene and return steps unchanged."""
         SCENES.append(Scene(name, title, steps))
         return steps
 

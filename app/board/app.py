@@ -38,7 +38,11 @@ FRESH_SECONDS = 3.0
 POLL_SECONDS = 0.5
 DETAIL_DELAY = 0.2
 GC_FREEZE_ROWS = 20_000
-STATUS_GROUP = Binding.Group("status ", compact=True)
+STATUS_GROUP = Binding.Group("status", compact=True)
+BOARD_ACTIONS = {
+    "filter", "status", "open", "mark", "continue_session", "release", "archive", "organize",
+    "update", "chain", "doctor", "sort", "reverse_sort", "revision", "back",
+}
 
 
 def board_commands():
@@ -367,11 +371,15 @@ class MemboardApp(FlowsMixin, App):
     # -- actions ----------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`/` opens the filter only on the board itself, never while text is being typed."""
-        if action == "filter":
+        """Board keys act on the board only: not inside a modal flow, help or the palette.
+
+        `/` also yields while text is being typed, so the key reaches the input.
+        """
+        if action in BOARD_ACTIONS:
             on_board = len(self.screen_stack) <= 1 or self.screen is self.screen_stack[0]
-            typing = isinstance(self.focused, (Input, TextArea))
-            if not on_board or typing:
+            if not on_board:
+                return False
+            if action == "filter" and isinstance(self.focused, (Input, TextArea)):
                 return False
         return super().check_action(action, parameters)
 

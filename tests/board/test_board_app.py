@@ -253,3 +253,19 @@ async def test_theme_comes_from_config_and_a_bad_one_falls_back(demo_root, tmp_p
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.theme == "textual-dark" and app.agent_name == "cursor-main-agent"
+
+
+async def test_board_keys_do_nothing_under_a_modal_and_headers_sort_on_click(demo_root):
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark", "2", "space", "s")
+        assert isinstance(app.screen, HelpScreen)
+        assert app.status_filter == "all" and not app.marks and app.sort_column == "line"
+        await pilot.press("escape")
+        await pilot.click("#table", offset=(4, 0))  # the Session ID header
+        assert app.sort_column == "id" and not app.sort_reverse
+        await pilot.click("#table", offset=(4, 0))
+        assert app.sort_reverse
+        await pilot.click("#table", offset=(4, 3))  # a row
+        assert app.table.cursor == 2

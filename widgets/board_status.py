@@ -9,7 +9,12 @@ STATUS_STYLES = {"idle": "dim", "active": "green", "stale": "yellow"}
 
 
 class BoardStatus(Static):
-    """Counts per status (always visible) and what narrows or orders the table."""
+    """The board's title line: root name, counts per status, filters, sort and marks."""
+
+    def __init__(self, root_name: str, *, id: str | None = None) -> None:
+        """A status line for the root called root_name."""
+        super().__init__(id=id)
+        self.root_name = root_name
 
     def show(
         self,
@@ -23,8 +28,10 @@ class BoardStatus(Static):
         marked: int,
         loading: bool = False,
     ) -> None:
-        """Render the line from the board's state."""
-        out = Text()
+        """Render the line from the board's state (sort is "" for file order)."""
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append("▦ memboard ", style="bold")
+        out.append(self.root_name + " ", style="dim")
         for key, label in (("all", "all"), ("idle", "idle"), ("active", "active"), ("stale", "stale")):
             selected = key == status
             style = ("reverse " if selected else "") + ("bold" if key == "all" else STATUS_STYLES[key])
@@ -40,7 +47,8 @@ class BoardStatus(Static):
         if text:
             out.append("  filter ", style="dim")
             out.append(repr(text)[1:-1] if not text.isprintable() else text, style="bold")
-        out.append(f"  │ sort {sort} {'▼' if reverse else '▲'}", style="dim")
+        if sort:
+            out.append(f"  │ sort {sort} {'▼' if reverse else '▲'}", style="dim")
         if marked:
             out.append(f"  │ {marked} marked", style="bold")
         self.update(out)

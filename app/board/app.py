@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from pathlib import Path
 
 from textual import on, work
@@ -15,7 +16,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
-from textual.widgets import Header, Input, TextArea
+from textual.widgets import Input, Static
 
 from ..core import clock
 from ..core.config import load as load_config
@@ -121,10 +122,11 @@ class MemboardApp(FlowsMixin, App):
     # -- layout ---------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        """Header, counts, filter, the table beside the pane, footer."""
-        yield Header(icon="▦")
-        yield BoardStatus(id="status")
-        yield FilterInput(placeholder="filter: ID, agent, topic, summary, keywords (enter keeps, escape clears)", id="filter")
+        """Title and counts, filter, the table beside the pane, keys."""
+        yield BoardStatus(self.sub_title, id="status")
+        with Horizontal(id="filter-bar"):
+            yield Static("filter ›", id="filter-label")
+            yield FilterInput(placeholder="ID, agent, topic, summary, keywords (enter keeps, escape clears)", id="filter", compact=True)
         with Horizontal(id="main"):
             yield SessionTable(id="table")
             yield SnapshotPane(id="pane")
@@ -137,7 +139,7 @@ class MemboardApp(FlowsMixin, App):
             self.theme = theme
         except Exception:
             self.theme = DEFAULT_THEME
-        self.query_one("#filter", FilterInput).display = False
+        self.query_one("#filter-bar").display = False
         self.query_one(SessionTable).focus()
         self.watcher.prime()
         self._first_read()
@@ -194,7 +196,7 @@ class MemboardApp(FlowsMixin, App):
             box = self.query_one("#filter", FilterInput)
             with box.prevent(Input.Changed):
                 box.value = ""
-            box.display = False
+            self.query_one("#filter-bar").display = False
             self._apply_view()
         for i, row in enumerate(self.table.rows):
             if row.id == session_id:
@@ -311,7 +313,7 @@ class MemboardApp(FlowsMixin, App):
             shown=len(self.table.rows),
             status=self.status_filter,
             text=self.filter_text,
-            sort=SORT_COLUMNS[self.sort_column],
+            sort=SORT_COLUMNS[self.sort_column] if self.sort_column != "line" or self.sort_reverse else "",
             reverse=self.sort_reverse,
             marked=len(self.marks),
             loading=not self.model.complete,
@@ -379,14 +381,22 @@ class MemboardApp(FlowsMixin, App):
             on_board = len(self.screen_stack) <= 1 or self.screen is self.screen_stack[0]
             if not on_board:
                 return False
-            if action == "filter" and isinstance(self.focused, (Input, TextArea)):
+            if action == "filter" and self._typing():
                 return False
         return super().check_action(action, parameters)
+
+    def _typing(self) -> bool:
+        """Whether the focus is in a text input (an Input, or a TextArea if one was loaded)."""
+        focused = self.focused
+        if isinstance(focused, Input):
+            return True
+        text_area = sys.modules.get("textual.widgets._text_area")
+        return text_area is not None and isinstance(focused, text_area.TextArea)
 
     def action_filter(self) -> None:
         """Show and focus the text filter."""
         box = self.query_one("#filter", FilterInput)
-        box.display = True
+        self.query_one("#filter-bar").display = True
         # focus now, not via call_later: keys typed right after `/` must land in the box,
         # never on the board's single-letter actions
         self.screen.set_focus(box)
@@ -409,7 +419,7 @@ class MemboardApp(FlowsMixin, App):
     def _filter_blurred(self, event: Input.Blurred) -> None:
         """Hide an empty filter box."""
         if not event.value:
-            event.input.display = False
+            self.query_one("#filter-bar").display = False
 
     def action_status(self, status: str) -> None:
         """Show one status (or all)."""

@@ -50,6 +50,15 @@ def screen_text(app) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
+def changed_lines(update) -> int:
+    """How many screen lines a compositor update repaints."""
+    spans = getattr(update, "spans", None)
+    if spans is not None:
+        return len({y for y, _x1, _x2 in spans})
+    region = getattr(update, "region", None)
+    return region.height if region is not None else 0
+
+
 class FrameClock:
     """Timestamps of the frames an App sends to its (headless) display, and the first data frame."""
 
@@ -57,6 +66,7 @@ class FrameClock:
         """Wrap app._display, which Textual calls with every compositor update."""
         self.app = app
         self.frames: list[float] = []
+        self.lines: list[int] = []
         self.first_data_frame: float | None = None
         self.watch: tuple | None = None
         original = app._display
@@ -65,6 +75,7 @@ class FrameClock:
             """Record the frame, check it for what we wait for, then display it."""
             if renderable is not None:
                 self.frames.append(time.perf_counter())
+                self.lines.append(changed_lines(renderable))
                 if self.first_data_frame is None and ID_ON_SCREEN.search(screen_text(app)):
                     self.first_data_frame = time.time()
                 if self.watch is not None and self.watch[1] is None and self.watch[0] in screen_text(app):
@@ -91,6 +102,13 @@ class FrameClock:
             last = self.frames[-1] if self.frames and self.frames[-1] >= since else since
             if now - last >= quiet or now > deadline:
                 return last - since
+
+    def repaint_after(self, since: float, lines: int = 3) -> float | None:
+        """Seconds from since to the first later frame that changed at least `lines` screen lines."""
+        for at, changed in zip(self.frames, self.lines):
+            if at >= since and changed >= lines:
+                return at - since
+        return None
 
     async def until_shown(self, text: str, since: float, limit: float = 10.0) -> float:
         """Wait for the first frame after since that shows text; seconds from since to that frame."""
@@ -196,11 +214,15 @@ async def run_child(kind: str, root: str, task: str, runs: int) -> dict:
             for box in app.query("Input"):
                 box.cursor_blink = False  # a blinking cursor repaints on its own every half second
             await pilot.pause()
-            per_key = []
+            per_key, settled = [], []
             for ch in FILTER_WORD:
                 start = time.perf_counter()
                 send_key(app, ch)
-                per_key.append(await clock.until_quiet(start) * 1000)
+                last = await clock.until_quiet(start)
+                table = clock.repaint_after(start) if kind == "board" else None
+                per_key.append((last if table is None else table) * 1000)
+                settled.append(last * 1000)
+            report["settled_ms"] = settled
             text = screen_text(app)
             report["filter_ms"] = per_key
             shown = [line for line in text.splitlines() if ID_ON_SCREEN.search(line)]

@@ -400,3 +400,6 @@ def main(argv: list[str] | None = None) -> int:
         except OSError:
             pass
         return 0
+    except OSError as exc:
+        _err(f"failed: {exc.strerror or exc}" + (f" ({exc.filename})" if getattr(exc, "filename", None) else ""))
+        return 1

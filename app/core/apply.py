@@ -107,7 +107,7 @@ def _fault(step: int) -> None:
     if target and target.isdigit() and int(target) == step:
         if os.environ.get(FAULT_MODE_ENV) == "kill":
             os._exit(137)
-        raise RuntimeError(f"injected fault after step {step}")
+        raise Incomplete(f"incomplete: injected fault after step {step}; run `memboard doctor`")
 
 
 def atomic_write(path: Path, data: bytes) -> None:

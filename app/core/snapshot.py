@@ -134,6 +134,13 @@ def is_placeholder(text: str) -> bool:
     )
 
 
+def listed_id(text: str) -> str:
+    """The Session ID a Continues From item names: its first word, list mark and backticks removed."""
+    key = LIST_MARK_RE.sub("", text.strip().split("\n", 1)[0]).strip()
+    words = key.split()
+    return words[0].strip("`") if words else ""
+
+
 @dataclass
 class Item:
     """One item of a section: a top-level list item or a paragraph, as original lines."""
@@ -261,8 +268,7 @@ class Snapshot:
         """Session IDs listed under Continues From."""
         out = []
         for it in self.items("Continues From"):
-            key = LIST_MARK_RE.sub("", it.text.strip().split("\n", 1)[0]).strip().strip("`").strip()
-            token = key.split()[0] if key.split() else ""
+            token = listed_id(it.text)
             if token and token not in out:
                 out.append(token)
         return out

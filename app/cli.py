@@ -279,6 +279,15 @@ def cmd_demo(args) -> int:
 # -- parser -----------------------------------------------------------------------------
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one stderr line and exit 2 (the CLI contract)."""
+
+    def error(self, message: str):
+        """Print `memboard CMD: error: ...` on one line and exit 2."""
+        text = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
     common = argparse.ArgumentParser(add_help=False)
@@ -286,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     changing = argparse.ArgumentParser(add_help=False, parents=[common])
     changing.add_argument("--dry-run", action="store_true", help="print the plan as unified diffs and write nothing")
 
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="memboard",
         description="A terminal board and command line for the Markdown working memory of AI coding agents. "
         "Without a command it opens the board.",

@@ -180,7 +180,7 @@ def test_archived_session_is_shown_from_archive(cli, root, mem):
     mem.snapshot(SID)
     assert cli("archive", SID).code == 0
     info = json.loads(cli("show", SID, "--json").out)
-    assert info["archived"] is True and info["row"]["Original Status"] == "active"
+    assert info["archived"] is True and info["row"]["status"] == "active" and info["row"]["archived_at"] == "2026-06-01 09:30"
     assert info["snapshot_path"] == f"archive/{SID}/session.md"
 
 

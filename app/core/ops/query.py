@@ -30,6 +30,27 @@ def row_json(row: Row, has_snapshot: bool | None = None) -> dict:
     return out
 
 
+def archived_row_json(meta: dict[str, str], has_snapshot: bool) -> dict:
+    """An archive index's Metadata table in the row JSON shape, plus `archived_at`."""
+    from ..index import parse_refs
+
+    return {
+        "id": meta.get("Session ID", ""),
+        "agent": meta.get("Agent Name", ""),
+        "topic": meta.get("Topic", ""),
+        "summary": meta.get("Summary", ""),
+        "keywords": meta.get("Keywords", ""),
+        "status": meta.get("Original Status", ""),
+        "referenced_by": parse_refs(meta.get("Referenced By", "")),
+        "started_at": meta.get("Started At", ""),
+        "updated_at": meta.get("Updated At", ""),
+        "line": None,
+        "problem": None,
+        "has_snapshot": has_snapshot,
+        "archived_at": meta.get("Archived At", ""),
+    }
+
+
 def list_rows(root: MemoryRoot, status: str | None = None) -> list[dict]:
     """Rows of the index (optionally of one status) as JSON objects."""
     if status is not None and status not in STATUSES:
@@ -62,7 +83,7 @@ def show(root: MemoryRoot, session_id: str) -> dict:
         return {
             "id": session_id,
             "archived": True,
-            "row": Snapshot(meta).metadata(),
+            "row": archived_row_json(Snapshot(meta).metadata(), data is not None),
             "duplicates": 0,
             "snapshot_path": archive_session_path(session_id) if data is not None else None,
             "snapshot": data.decode("utf-8", "replace") if data is not None else None,
@@ -110,11 +131,16 @@ class Graph:
 
     def node(self, sid: str, direction: str, path: tuple[str, ...]) -> dict:
         """A chain node with its children in one direction, marking cycles and one-sided links."""
-        node = {"id": sid, "state": self.state(sid), "children": [], "cycle": sid in path}
         row = self.rows.get(sid)
-        if row:
-            node["topic"] = row.get("topic")
-            node["status"] = row.status
+        node = {
+            "id": sid,
+            "state": self.state(sid),
+            "topic": row.get("topic") if row else None,
+            "status": row.status if row else None,
+            "one_sided": False,
+            "cycle": sid in path,
+            "children": [],
+        }
         if node["cycle"]:
             return node
         path = path + (sid,)

@@ -1,0 +1,124 @@
+"""list / show / chain: the documented JSON shapes, filters, archived and missing links, cycles."""
+
+from __future__ import annotations
+
+import json
+
+from memroot import idle_line, row_line
+
+A = "2026-05-01-0900-cursor-main-agent"
+B = "2026-05-30-0800-claude-agent"
+C = "2026-05-31-0900-codex-agent"
+GONE = "2026-04-01-0900-cursor-main-agent"
+
+ROW_KEYS = ["id", "agent", "topic", "summary", "keywords", "status", "referenced_by", "started_at", "updated_at",
+            "line", "problem", "has_snapshot"]
+NODE_KEYS = ["id", "state", "topic", "status", "one_sided", "cycle", "children"]
+
+
+def run_json(cli, *args):
+    """Run a command with --json and parse its stdout."""
+    res = cli(*args, "--json")
+    assert res.code == 0, res.err
+    return json.loads(res.out)
+
+
+def test_list_json_shape_and_status_filter(cli, root, mem):
+    mem.index(row_line(A, refs=f"{B}, {C}"), idle_line(B), row_line(C, status="stale"), "| bad | row |")
+    mem.snapshot(A)
+    rows = run_json(cli, "list")
+    assert [list(r) for r in rows] == [ROW_KEYS] * 4
+    assert rows[0]["referenced_by"] == [B, C] and rows[0]["has_snapshot"] is True and rows[0]["line"] == 5
+    assert rows[1]["referenced_by"] == [] and rows[1]["has_snapshot"] is False
+    assert rows[3]["id"] == "bad" and "cells" in rows[3]["problem"]
+    assert [r["id"] for r in run_json(cli, "list", "--status", "idle")] == [B]
+    assert [r["id"] for r in run_json(cli, "list", "--status", "stale")] == [C]
+
+
+def test_list_on_missing_index_is_empty(cli, root):
+    assert run_json(cli, "list") == []
+    assert cli("list").out == ""
+
+
+def test_list_text_marks_problem_rows(cli, root, mem):
+    mem.index(row_line(A), "| bad | row |")
+    lines = cli("list").out.splitlines()
+    assert lines[0].startswith(" " + A + "\tactive") and lines[1].startswith("!bad")
+
+
+def test_show_json_live(cli, root, mem):
+    mem.index(row_line(A))
+    path = mem.snapshot(A)
+    info = run_json(cli, "show", A)
+    assert list(info) == ["id", "archived", "row", "duplicates", "snapshot_path", "snapshot"]
+    assert info["archived"] is False and list(info["row"]) == ROW_KEYS
+    assert info["snapshot_path"] == f"sessions/{A}.md" and info["snapshot"] == path.read_text(encoding="utf-8")
+
+
+def test_show_json_without_snapshot_and_duplicates(cli, root, mem):
+    mem.index(row_line(A), row_line(A))
+    info = run_json(cli, "show", A)
+    assert info["snapshot"] is None and info["snapshot_path"] is None and info["duplicates"] == 1
+
+
+def test_show_json_archived(cli, root, mem):
+    mem.index(row_line(A, topic="T"))
+    mem.snapshot(A)
+    assert cli("archive", A).code == 0
+    info = run_json(cli, "show", A)
+    assert info["archived"] is True
+    assert list(info["row"]) == ROW_KEYS + ["archived_at"]
+    assert info["row"]["topic"] == "T" and info["row"]["line"] is None
+
+
+def test_show_text(cli, root, mem):
+    mem.index(row_line(A))
+    out = cli("show", A).out
+    assert out.startswith(A + "\n") and "(no snapshot)" in out
+
+
+def test_chain_json_both_directions(cli, root, mem):
+    mem.index(row_line(A, refs=B), row_line(B, refs=C), row_line(C))
+    mem.snapshot(B, continues=[A])
+    mem.snapshot(C, continues=[B])
+    info = run_json(cli, "chain", B)
+    assert list(info) == ["id", "state", "continues_from", "referenced_by"]
+    up, down = info["continues_from"], info["referenced_by"]
+    assert [n["id"] for n in up] == [A] and list(up[0]) == NODE_KEYS
+    assert up[0]["one_sided"] is False and up[0]["state"] == "live" and up[0]["status"] == "active"
+    assert [n["id"] for n in down] == [C] and down[0]["one_sided"] is False
+    chain_a = run_json(cli, "chain", A)
+    assert [n["id"] for n in chain_a["referenced_by"]] == [B]
+    assert [n["id"] for n in chain_a["referenced_by"][0]["children"]] == [C]
+
+
+def test_chain_marks_one_sided_missing_archived_and_cycles(cli, root, mem):
+    mem.index(row_line(A, refs=B), row_line(B, refs=A), row_line(C))
+    mem.snapshot(A, continues=[B])
+    mem.snapshot(B, continues=[A, GONE])
+    mem.snapshot(C, continues=[A])  # A does not list C: one-sided
+    info = run_json(cli, "chain", C)
+    node = info["continues_from"][0]
+    assert node["id"] == A and node["one_sided"] is True
+    b = node["children"][0]
+    assert b["id"] == B
+    back = {n["id"]: n for n in b["children"]}
+    assert back[A]["cycle"] is True and back[A]["children"] == []
+    assert back[GONE]["state"] == "missing" and back[GONE]["topic"] is None
+
+
+def test_chain_of_archived_session(cli, root, mem):
+    mem.index(row_line(A), row_line(B))
+    mem.snapshot(B, continues=[A])
+    mem.snapshot(A)
+    assert cli("continue", A, "--as", B).code == 0
+    assert cli("release", A, "--as", B).code == 0
+    assert cli("archive", A).code == 0
+    assert run_json(cli, "chain", A)["state"] == "archived"
+
+
+def test_chain_text(cli, root, mem):
+    mem.index(row_line(A, refs=B), row_line(B))
+    mem.snapshot(B, continues=[A])
+    out = cli("chain", A).out
+    assert out.splitlines() == [f"{A} (live)", "continues from:", "referenced by:", f"  ↓ {B}  Topic"]

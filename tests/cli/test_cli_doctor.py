@@ -144,3 +144,14 @@ def test_doctor_without_fix_writes_nothing(cli, root, mem, whole_tree):
 def test_missing_columns_are_reported(cli, root):
     (root / "index.md").write_text("| Session ID | Status |\n|---|---|\n", encoding="utf-8")
     assert kinds(cli)[0][0] == "index_columns"
+
+
+def test_two_repairs_on_one_row_both_land(cli, root, mem):
+    """An idle row with a snapshot that another snapshot continues from: promote AND link it."""
+    mem.index(idle_line(A), row_line(B))
+    mem.snapshot(A)
+    mem.snapshot(B, continues=[A])
+    fix(cli)
+    row = mem.rows(cli)[A]
+    assert row["status"] == "active" and row["referenced_by"] == [B]
+    assert kinds(cli) == []

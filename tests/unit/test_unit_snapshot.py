@@ -1,0 +1,182 @@
+"""Snapshots: the seed's templates rendered exactly, section parsing, merge without loss."""
+
+from __future__ import annotations
+
+from memboard.core.snapshot import (
+    Snapshot,
+    add_items,
+    merge,
+    remove_items,
+    render_archive_index,
+    render_template,
+    set_metadata,
+    vanished,
+)
+
+SID = "2026-06-01-0930-cursor-main-agent"
+
+# The seed's template, with its placeholders filled and `- None` for empty lists.
+SEED_TEMPLATE_FILLED = f"""# Session: {SID}
+
+## Metadata
+
+| Field | Value |
+|---|---|
+| Session ID | {SID} |
+| Agent Name | cursor-main-agent |
+| Topic | 未設定 |
+| Status | active |
+| Started At | 2026-06-01 09:30 |
+| Updated At | 2026-06-01 09:30 |
+
+## Current Context
+
+Summarize what has happened in this agent session so far.
+
+## Decisions
+
+- None
+
+## Files / Artifacts
+
+- None
+
+## Open Questions
+
+- None
+
+## Next Actions
+
+- None
+
+## Continues From
+
+- None
+
+## Superseded / Resolved
+
+- None
+"""
+
+SEED_ARCHIVE_FILLED = f"""# Archived Session: {SID}
+
+## Metadata
+
+| Field | Value |
+|---|---|
+| Session ID | {SID} |
+| Agent Name | cursor-main-agent |
+| Topic | T \\| U |
+| Summary | S |
+| Keywords | k1, k2 |
+| Original Status | active |
+| Referenced By | - |
+| Started At | 2026-06-01 09:00 |
+| Updated At | 2026-06-01 09:10 |
+| Archived At | 2026-06-01 09:30 |
+
+## Files
+
+- Session: ./session.md
+"""
+
+
+def base() -> str:
+    """A filled snapshot."""
+    return render_template(SID, "cursor-main-agent", "T", "2026-06-01 09:00", "2026-06-01 09:00", context="Ctx.",
+                           decisions=["Use A.", "Use B."], questions=["Why?"], continues=["2026-05-01-0900-x"])
+
+
+def test_template_is_the_seeds_exactly():
+    ts = "2026-06-01 09:30"
+    assert render_template(SID, "cursor-main-agent", "未設定", ts, ts) == SEED_TEMPLATE_FILLED
+
+
+def test_template_headings_follow_the_seed_order():
+    names = [s.name for s in Snapshot(base()).sections]
+    assert names == ["Metadata", "Current Context", "Decisions", "Files / Artifacts", "Open Questions",
+                     "Next Actions", "Continues From", "Superseded / Resolved"]
+
+
+def test_archive_template_is_the_seeds_exactly():
+    values = dict(id=SID, agent="cursor-main-agent", topic="T | U", summary="S", keywords="k1, k2", status="active",
+                  referenced_by="-", started_at="2026-06-01 09:00", updated_at="2026-06-01 09:10")
+    assert render_archive_index(values, "2026-06-01 09:30") == SEED_ARCHIVE_FILLED
+
+
+def test_metadata_and_items_parse():
+    snap = Snapshot(base())
+    assert snap.metadata()["Session ID"] == SID and snap.metadata()["Topic"] == "T"
+    assert [i.text.strip() for i in snap.items("Decisions")] == ["- Use A.", "- Use B."]
+    assert snap.items("Next Actions") == []  # `- None` is a placeholder
+    assert snap.continues_from() == ["2026-05-01-0900-x"]
+
+
+def test_continues_from_accepts_backticks_and_notes():
+    text = base().replace("- 2026-05-01-0900-x", "- `2026-05-01-0900-x` (the parser)\n- 2026-05-02-0900-y — notes")
+    assert Snapshot(text).continues_from() == ["2026-05-01-0900-x", "2026-05-02-0900-y"]
+
+
+def test_set_metadata_changes_only_that_cell():
+    old = base()
+    new = set_metadata(old, {"Updated At": "2026-06-02 10:00"})
+    assert new == old.replace("| Updated At | 2026-06-01 09:00 |", "| Updated At | 2026-06-02 10:00 |")
+
+
+def test_add_items_replaces_placeholder_and_skips_duplicates():
+    new = add_items(base(), "Next Actions", ["Ship.", "Ship."])
+    assert "## Next Actions\n\n- Ship.\n\n## Continues From" in new
+    assert add_items(new, "Next Actions", ["ship"]) == new
+
+
+def test_add_items_creates_missing_section_in_template_order():
+    text = base().replace("## Open Questions\n\n- Why?\n\n", "")
+    new = add_items(text, "Open Questions", ["Who?"])
+    names = [s.name for s in Snapshot(new).sections]
+    assert names.index("Open Questions") == names.index("Files / Artifacts") + 1
+
+
+def test_remove_items_leaves_none_when_empty():
+    new = remove_items(base(), "Continues From", {"2026-05-01-0900-x"})
+    assert "## Continues From\n\n- None\n" in new
+
+
+def test_merge_keeps_every_old_item_and_adds_new_ones():
+    result = merge(base(), "## Decisions\n\n- Use C.\n\n## Next Actions\n\n- Ship.\n")
+    snap = Snapshot(result.text)
+    assert [i.text.strip() for i in snap.items("Decisions")] == ["- Use A.", "- Use B.", "- Use C."]
+    assert [i.text.strip() for i in snap.items("Next Actions")] == ["- Ship."]
+    assert ("Open Questions", "- Why?") in result.carried
+    assert vanished(base(), result.text) == []
+
+
+def test_merge_marker_replaces_the_old_line():
+    result = merge(base(), "## Decisions\n\n- Use A. [superseded]\n")
+    assert "- Use A. [superseded]\n- Use B." in result.text and result.marked == [("Decisions", "- Use A. [superseded]")]
+
+
+def test_merge_of_identical_text_changes_nothing():
+    assert merge(base(), base()).text == base()
+
+
+def test_merge_keeps_crlf_and_paragraph_context():
+    old = base().replace("\n", "\r\n")
+    result = merge(old, "## Current Context\n\nMore context.\n")
+    assert "\r\n" in result.text and "\n" not in result.text.replace("\r\n", "")
+    assert "Ctx.\r\n\r\nMore context.\r\n" in result.text
+
+
+def test_vanished_flags_unmarked_drops_only():
+    old = base()
+    dropped = old.replace("- Use B.\n", "")
+    assert vanished(old, dropped) == [("Decisions", "- Use B.")]
+    marked = old.replace("- Use B.", "- [done] Use B.")
+    assert vanished(old, marked) == []
+    moved = dropped.replace("## Superseded / Resolved\n\n- None", "## Superseded / Resolved\n\n- Use B. [resolved]")
+    assert vanished(old, moved) == []
+
+
+def test_bom_survives_edits():
+    data = ("\ufeff" + base()).encode("utf-8")
+    snap = Snapshot(data)
+    assert snap.bom and snap.to_bytes() == data

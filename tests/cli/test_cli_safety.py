@@ -120,9 +120,13 @@ BAD_ID_COMMANDS = {
 }
 
 
-@pytest.mark.parametrize("bad", BAD_IDS, ids=range(len(BAD_IDS)))
-@pytest.mark.parametrize("cmd", sorted(BAD_ID_COMMANDS))
-def test_bad_ids_are_usage_errors(cli, busy, whole_tree, bad, cmd):
+BAD_ID_CASES = [("update", bad) for bad in BAD_IDS] + [
+    (cmd, bad) for cmd in sorted(BAD_ID_COMMANDS) if cmd != "update" for bad in ("..", "a/b", "C:\\x", "x|y")
+]
+
+
+@pytest.mark.parametrize("cmd,bad", BAD_ID_CASES, ids=[f"{c}-{i}" for i, (c, _) in enumerate(BAD_ID_CASES)])
+def test_bad_ids_are_usage_errors(cli, busy, whole_tree, cmd, bad):
     before = whole_tree()
     res = cli(*BAD_ID_COMMANDS[cmd](str(busy), bad), use_root=False)
     assert res.code == 2, res.err

@@ -128,3 +128,13 @@ def test_update_records_revisions_of_the_snapshot(cli, root, mem):
     assert len(revs) == 2
     assert revs[0].read_text(encoding="utf-8") == snapshot_text(SID)
     assert revs[1].read_bytes() == (root / "sessions" / f"{SID}.md").read_bytes()
+
+
+def test_update_summary_is_reflected_in_current_context(cli, root, mem):
+    """Index Summary and the snapshot's Current Context stay aligned."""
+    mem.index(row_line(SID))
+    mem.snapshot(SID)
+    assert cli("update", SID, "--summary", "Finished the merge.").code == 0
+    assert "## Current Context\n\nWorked on the thing.\n\nFinished the merge.\n\n## Decisions" in mem.snap(SID)
+    assert cli("update", SID, "--summary", "Finished the merge.").code == 0
+    assert mem.snap(SID).count("Finished the merge.") == 1

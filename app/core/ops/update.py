@@ -8,7 +8,7 @@ from ..clock import format_ts
 from ..errors import Incomplete
 from ..plan import Change, Check, Plan
 from ..root import INDEX, MemoryRoot, session_path
-from ..snapshot import Snapshot, merge, render_template, set_metadata, vanished
+from ..snapshot import Snapshot, add_items, merge, render_template, set_metadata, vanished
 from .common import find_row, load_index, one_line, require_sections
 from .register import file_exists, row_exists
 
@@ -42,6 +42,9 @@ def updated_snapshot(
         result = merge(text, snapshot_text)
         text = result.text
         info.update(added=result.added, marked=result.marked, carried=result.carried)
+    if old is not None and summary and not (snapshot_text and Snapshot(snapshot_text).items("Current Context")):
+        # keep the index Summary and the snapshot's Current Context aligned (the seed asks for both)
+        text = add_items(text, "Current Context", [summary], bullet=False)
     meta = {"Status": "active", "Updated At": ts}
     if topic:
         meta["Topic"] = topic

@@ -122,3 +122,29 @@ def test_chain_text(cli, root, mem):
     mem.snapshot(B, continues=[A])
     out = cli("chain", A).out
     assert out.splitlines() == [f"{A} (live)", "continues from:", "referenced by:", f"  ↓ {B}  Topic"]
+
+
+def test_changing_commands_json_results(cli, root, mem):
+    """The --json result of each changing command (documented in the README)."""
+    mem.index(row_line(A), idle_line(B))
+    mem.snapshot(A)
+    new = "2026-06-01-0930-cursor-main-agent"
+    assert run_json(cli, "register") == {"session_id": new, "status": "idle", "dry_run": False, "changes": ["modify index.md"]}
+    out = run_json(cli, "register", "--manual", "--dry-run")
+    assert list(out) == ["session_id", "status", "snapshot", "dry_run", "changes"] and out["dry_run"] is True
+    out = run_json(cli, "continue", A, "--as", new)
+    assert out == {"session_id": new, "continues_from": A, "dry_run": False,
+                   "changes": [f"create sessions/{new}.md", "modify index.md"]}
+    out = run_json(cli, "release", A, "--as", new)
+    assert out["session_id"] == new and out["released"] == A
+    out = run_json(cli, "update", A)
+    assert list(out) == ["session_id", "snapshot_created", "added", "marked", "carried_over", "dry_run", "changes"]
+    out = run_json(cli, "organize", "--dry-run")
+    assert list(out) == ["deleted", "marked_stale", "kept_active", "protected", "blocked", "malformed", "stale",
+                         "reasons", "stale_days", "dry_run", "changes"]
+    for sid, action in ((B, "deleted"), (A, "archived")):
+        out = run_json(cli, "archive", sid)
+        assert list(out) == ["session_id", "action", "released", "archive", "dry_run", "changes"]
+        assert out["action"] == action
+    doc = run_json(cli, "doctor")
+    assert all(list(f) == ["kind", "id", "message", "fix"] for f in doc)

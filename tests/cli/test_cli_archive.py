@@ -192,3 +192,13 @@ def test_no_closed_or_archived_status_is_ever_written(cli, root, mem):
     statuses = {r["status"] for r in mem.rows(cli).values()}
     assert statuses <= {"idle", "active", "stale"}
     assert "closed" not in mem.read_index() and "archived" not in mem.read_index().lower()
+
+
+def test_failed_archive_index_creation_leaves_the_row(cli, root, mem):
+    """archive/ is a file: step 1 fails, the snapshot stays and the row stays."""
+    before = mem.index(row_line(SID))
+    mem.snapshot(SID)
+    (root / "archive").write_text("not a folder", encoding="utf-8")
+    res = cli("archive", SID)
+    assert res.code == 1 and len(res.err.strip().splitlines()) == 1
+    assert (root / "index.md").read_bytes() == before and mem.has_snap(SID)

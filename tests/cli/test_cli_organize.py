@@ -168,3 +168,9 @@ def test_organize_nothing_to_do_writes_nothing(cli, root, mem, whole_tree):
     before = whole_tree()
     res = cli("organize")
     assert res.code == 0 and whole_tree() == before
+
+
+def test_iso_timestamps_are_read(cli, root, mem):
+    mem.index(row_line(A, updated="2026-05-01T09:00:00"), row_line(B, updated="2026-05-31T09:00:00+00:00"))
+    out = organize(cli)
+    assert out["marked_stale"] == [A] and out["kept_active"] == [B]

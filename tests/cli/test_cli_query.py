@@ -148,3 +148,15 @@ def test_changing_commands_json_results(cli, root, mem):
         assert out["action"] == action
     doc = run_json(cli, "doctor")
     assert all(list(f) == ["kind", "id", "message", "fix"] for f in doc)
+
+
+def test_only_sessions_folder_holds_snapshots(cli, root, mem):
+    """sessions/<id>.md is the only snapshot path; a file elsewhere is not the session's snapshot."""
+    mem.index(row_line(A))
+    (root / f"{A}.md").write_text("# stray\n", encoding="utf-8")
+    (root / "sessions" / "sub").mkdir(parents=True)
+    (root / "sessions" / "sub" / f"{A}.md").write_text("# stray\n", encoding="utf-8")
+    assert run_json(cli, "list")[0]["has_snapshot"] is False
+    assert run_json(cli, "show", A)["snapshot"] is None
+    assert cli("update", A).code == 0
+    assert (root / "sessions" / f"{A}.md").read_text(encoding="utf-8").startswith(f"# Session: {A}")

@@ -180,3 +180,30 @@ def test_bom_survives_edits():
     data = ("\ufeff" + base()).encode("utf-8")
     snap = Snapshot(data)
     assert snap.bom and snap.to_bytes() == data
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+WORDS = st.text(alphabet="abcdefgh 中文", min_size=1, max_size=12).map(lambda s: s.strip()).filter(bool)
+SECTIONS = ["Decisions", "Files / Artifacts", "Open Questions", "Next Actions"]
+
+
+@given(st.dictionaries(st.sampled_from(SECTIONS), st.lists(WORDS, max_size=4), max_size=4),
+       st.dictionaries(st.sampled_from(SECTIONS), st.lists(WORDS, max_size=4), max_size=4))
+@settings(max_examples=60, deadline=None)
+def test_merge_never_loses_an_item(old_items, new_items):
+    old = render_template(SID, "a", "T", "t", "t", decisions=old_items.get("Decisions"),
+                          files=old_items.get("Files / Artifacts"), questions=old_items.get("Open Questions"),
+                          actions=old_items.get("Next Actions"))
+    proposal = "".join(f"## {name}\n\n" + "".join(f"- {i}\n" for i in items) + "\n" for name, items in new_items.items())
+    if not proposal:
+        return
+    merged = merge(old, proposal).text
+    assert vanished(old, merged) == []
+    keys = Snapshot(merged).all_keys()
+    for items in new_items.values():
+        for item in items:
+            from memboard.core.snapshot import item_key
+
+            assert item_key(item) in keys or not item_key(item) or Snapshot(f"## X\n\n- {item}\n").items("X") == []

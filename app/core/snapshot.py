@@ -426,7 +426,7 @@ def merge(old_text: str, new_text: str) -> MergeResult:
     new text left out are carried over unchanged and reported as `carried`.
     Metadata is not merged here (the caller sets its fields).
     """
-    new = Snapshot(new_text)
+    new = Snapshot(new_text.replace("\r\n", "\n"))  # new lines take the old file's line ending
     text = old_text
     added: list[tuple[str, str]] = []
     marked: list[tuple[str, str]] = []

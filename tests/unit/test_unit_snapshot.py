@@ -207,3 +207,9 @@ def test_merge_never_loses_an_item(old_items, new_items):
             from memboard.core.snapshot import item_key
 
             assert item_key(item) in keys or not item_key(item) or Snapshot(f"## X\n\n- {item}\n").items("X") == []
+
+
+def test_merge_of_crlf_input_into_lf_snapshot_leaves_no_stray_cr():
+    result = merge(base(), "## Current Context\r\n\r\nline one\r\nline two\r\n\r\n## Decisions\r\n\r\n- d1\r\n  more\r\n")
+    assert "\r" not in result.text
+    assert "Ctx.\n\nline one\nline two\n" in result.text and "- d1\n  more\n" in result.text

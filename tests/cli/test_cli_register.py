@@ -207,3 +207,11 @@ def test_no_session_id_when_verification_fails(cli, root, tmp_path):
     assert res.code == 1
     assert "Session ID is" not in res.out + res.err
     assert "verification failed" in res.err
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permissions")
+def test_rewrites_keep_the_index_file_mode(cli, root, mem):
+    mem.index(row_line("2026-05-01-1000-cursor-main-agent"))
+    (root / "index.md").chmod(0o664)
+    assert cli("register").code == 0
+    assert stat.S_IMODE((root / "index.md").stat().st_mode) == 0o664

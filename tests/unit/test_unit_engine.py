@@ -187,3 +187,19 @@ def test_safe_paths_refuse_escapes(tmp_path):
     for bad in ["../x", "/etc/passwd", "a/../../x", "C:x", "\\x", "a\x00b", ""]:
         with pytest.raises(UsageError):
             root.abs(bad)
+
+
+def test_atomic_write_keeps_the_file_mode(tmp_path):
+    import os
+    import stat
+
+    if os.name == "nt":
+        return
+    target = tmp_path / "index.md"
+    target.write_bytes(b"old")
+    target.chmod(0o640)
+    apply.atomic_write(target, b"new")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    fresh = tmp_path / "new.md"
+    apply.atomic_write(fresh, b"x")
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o666 & ~apply._umask()

@@ -155,3 +155,12 @@ def test_two_repairs_on_one_row_both_land(cli, root, mem):
     row = mem.rows(cli)[A]
     assert row["status"] == "active" and row["referenced_by"] == [B]
     assert kinds(cli) == []
+
+
+def test_snapshots_without_any_index_get_an_index(cli, root, mem):
+    """A crash of the very first manual registration leaves a snapshot and no index.md."""
+    mem.snapshot(A, agent="cursor-main-agent")
+    assert kinds(cli) == [("orphan_snapshot", A)]
+    fix(cli)
+    assert mem.rows(cli)[A]["status"] == "active"
+    assert kinds(cli) == []

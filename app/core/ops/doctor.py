@@ -224,9 +224,9 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
             snap = Snapshot(old)
             plan.changes.append(Change("modify", rel, old, (("\ufeff" if snap.bom else "") + text).encode("utf-8", "surrogateescape")))
     plan.changes.extend(file_changes)
-    if index_dirty and before is not None:
+    if index_dirty:
         after = edit.to_bytes()
         if after != before:
-            plan.changes.append(Change("modify", INDEX, before, after))
+            plan.changes.append(Change("create" if before is None else "modify", INDEX, before, after))
     plan.result = {"findings": [f.as_dict() for f in findings]}
     return findings, plan

@@ -304,8 +304,19 @@ class IndexFile:
                 return ending
         return "\n"
 
+    def missing_columns(self) -> list[str]:
+        """Protocol columns the board table lacks (none when there is no table yet)."""
+        return [c for c in COLUMNS if c not in self.columns] if self.has_table else []
+
     def edit(self) -> "IndexEdit":
-        """Start an edit of this file."""
+        """Start an edit of this file; refused when the table lacks protocol columns."""
+        missing = self.missing_columns()
+        if missing:
+            from .errors import Refused
+
+            raise Refused(
+                f"index.md's table lacks the column(s) {', '.join(missing)}; add them to its header before changing it"
+            )
         return IndexEdit(self)
 
 

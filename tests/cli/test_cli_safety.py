@@ -205,3 +205,17 @@ def test_concurrent_mixed_writers_keep_every_row(root, mem):
     # but every registration that happened after organize must be there and IDs must be unique
     ids = [l.split(" | ")[0][2:] for l in text.splitlines() if l.startswith("| 2026-06-01-0930-")]
     assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("args", [("register",), ("register", "--manual"), ("update", A), ("continue", A),
+                                  ("organize",), ("archive", A), ("doctor", "--fix")], ids=lambda a: "-".join(a))
+def test_index_without_protocol_columns_is_refused_not_crashed(cli, root, whole_tree, args):
+    (root / "index.md").write_text(
+        "| Session ID | Agent Name | Topic | Status | Updated At |\n|---|---|---|---|---|\n"
+        f"| {A} | cursor-main-agent | t | idle | 2026-05-01 09:00 |\n", encoding="utf-8")
+    before = whole_tree()
+    res = cli(*args)
+    assert res.code in (0, 1) and "Traceback" not in res.err
+    if args[0] != "doctor":
+        assert res.code == 1 and "lacks the column" in res.err and len(res.err.strip().splitlines()) == 1
+    assert whole_tree() == before

@@ -48,6 +48,10 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
     before = root.read(INDEX)
     index = IndexFile(before or b"")
     findings: list[Finding] = []
+    for problem in index.problems:
+        findings.append(Finding("index_columns", "", problem + " (add them to the header by hand)"))
+    if index.missing_columns():  # no safe repair of rows until the table has the protocol's columns
+        return findings, Plan("doctor --fix")
     edit = index.edit()
     index_dirty = False
     file_changes: list[Change] = []
@@ -62,8 +66,6 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
         new_texts[rel] = (data, Snapshot(data).text())
         return new_texts[rel][1]
 
-    for problem in index.problems:
-        findings.append(Finding("index_columns", "", problem))
 
     by_id: dict[str, list] = {}
     for row in index.rows:

@@ -199,3 +199,29 @@ def test_every_operation_in_sequence_keeps_the_frame(cli, root, tricky, args):
     for k in (0, 1, 2, 3, 4, 5, MALFORMED, len(TRICKY_LINES) - 2, len(TRICKY_LINES) - 1):
         assert TRICKY_LINES[k] in data
     assert data[0] == TRICKY_LINES[0] and data[-1] == TRICKY_LINES[-1]
+
+
+def test_crlf_bom_snapshot_survives_update_continue_release_archive(cli, root, tricky):
+    """A snapshot with a BOM and CRLF endings keeps both through every snapshot-changing command."""
+    from memroot import snapshot_text
+
+    path = root / "sessions" / f"{TRICKY_OLD}.md"
+    original = b"\xef\xbb\xbf" + snapshot_text(TRICKY_OLD, agent="codex-agent").replace("\n", "\r\n").encode("utf-8")
+    path.write_bytes(original)
+
+    def check():
+        data = path.read_bytes()
+        assert data.startswith(b"\xef\xbb\xbf# Session: ")
+        assert b"\n" not in data.replace(b"\r\n", b""), "a bare LF crept in"
+        return data
+
+    assert cli("update", TRICKY_OLD, "--summary", "更新了", "--snapshot", "-", input="## Decisions\n\n- 新決定\n").code == 0
+    data = check()
+    assert "- 新決定\r\n".encode() in data and "更新了\r\n".encode() in data
+    assert cli("continue", TRICKY_SOURCE, "--as", TRICKY_OLD).code == 0
+    assert f"## Continues From\r\n\r\n- {TRICKY_SOURCE}\r\n".encode() in check()
+    assert cli("release", TRICKY_SOURCE, "--as", TRICKY_OLD).code == 0
+    assert b"## Continues From\r\n\r\n- None\r\n" in check()
+    kept = path.read_bytes()
+    assert cli("archive", TRICKY_OLD).code == 0
+    assert (root / "archive" / TRICKY_OLD / "session.md").read_bytes() == kept

@@ -392,6 +392,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: parse, run, map errors to exit codes and one-line messages."""
     from .core.errors import MemboardError
 
+    for stream in (sys.stdout, sys.stderr):  # never crash on text that is not valid UTF-8
+        try:
+            stream.reconfigure(errors="replace")
+        except (AttributeError, ValueError):
+            pass
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None) or cmd_board

@@ -160,3 +160,15 @@ def test_only_sessions_folder_holds_snapshots(cli, root, mem):
     assert run_json(cli, "show", A)["snapshot"] is None
     assert cli("update", A).code == 0
     assert (root / "sessions" / f"{A}.md").read_text(encoding="utf-8").startswith(f"# Session: {A}")
+
+
+def test_invalid_utf8_in_index_is_listed_not_crashed(cli, root, mem):
+    data = mem.index(row_line(A, topic="PLACEHOLDER"))
+    (root / "index.md").write_bytes(data.replace(b"PLACEHOLDER", b"bad \xff byte"))
+    for env in ({"PYTHONIOENCODING": "utf-8"}, {}):
+        res = cli("list", "--json", env=env)
+        assert res.code == 0, res.err
+        assert json.loads(res.out)[0]["topic"] == "bad \ufffd byte"
+        assert cli("list", env=env).code == 0 and cli("show", A, env=env).code == 0
+    assert cli("update", A).code == 0
+    assert b"bad \xff byte" in (root / "index.md").read_bytes()

@@ -219,3 +219,12 @@ def test_index_without_protocol_columns_is_refused_not_crashed(cli, root, whole_
     if args[0] != "doctor":
         assert res.code == 1 and "lacks the column" in res.err and len(res.err.strip().splitlines()) == 1
     assert whole_tree() == before
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX argv bytes")
+def test_non_utf8_argument_is_usage_error(root, busy, whole_tree):
+    before = whole_tree()
+    proc = subprocess.run([sys.executable.encode(), b"-m", b"memboard", b"register", b"--manual", b"--topic", b"bad \xff",
+                           b"--root", str(root).encode()], capture_output=True, timeout=60)
+    assert proc.returncode == 2 and b"UTF-8" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert whole_tree() == before

@@ -62,6 +62,8 @@ def one_line(value: str | None, what: str) -> str | None:
         return None
     if "\x00" in value:
         raise UsageError(f"{what} contains a NUL byte")
+    if not value.isascii() and any("\ud800" <= ch <= "\udfff" for ch in value):
+        raise UsageError(f"{what} is not valid UTF-8")
     return " ".join(value.split())
 
 

@@ -10,20 +10,27 @@ from ..snapshot import Snapshot
 from .common import load_index
 
 
+def clean(text: str | None) -> str | None:
+    """Text safe to print or dump as JSON: bytes that were not UTF-8 become U+FFFD."""
+    if text is None or text.isascii():
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def row_json(row: Row, has_snapshot: bool | None = None) -> dict:
     """A row as the stable JSON object documented in the README."""
     out = {
-        "id": row.id,
-        "agent": row.get("agent"),
-        "topic": row.get("topic"),
-        "summary": row.get("summary"),
-        "keywords": row.get("keywords"),
-        "status": row.get("status"),
-        "referenced_by": row.refs,
-        "started_at": row.get("started_at"),
-        "updated_at": row.get("updated_at"),
+        "id": clean(row.id),
+        "agent": clean(row.get("agent")),
+        "topic": clean(row.get("topic")),
+        "summary": clean(row.get("summary")),
+        "keywords": clean(row.get("keywords")),
+        "status": clean(row.get("status")),
+        "referenced_by": [clean(r) for r in row.refs],
+        "started_at": clean(row.get("started_at")),
+        "updated_at": clean(row.get("updated_at")),
         "line": row.line + 1,
-        "problem": row.problem,
+        "problem": clean(row.problem),
     }
     if has_snapshot is not None:
         out["has_snapshot"] = has_snapshot
@@ -34,6 +41,7 @@ def archived_row_json(meta: dict[str, str], has_snapshot: bool) -> dict:
     """An archive index's Metadata table in the row JSON shape, plus `archived_at`."""
     from ..index import parse_refs
 
+    meta = {k: clean(v) for k, v in meta.items()}
     return {
         "id": meta.get("Session ID", ""),
         "agent": meta.get("Agent Name", ""),
@@ -135,7 +143,7 @@ class Graph:
         node = {
             "id": sid,
             "state": self.state(sid),
-            "topic": row.get("topic") if row else None,
+            "topic": clean(row.get("topic")) if row else None,
             "status": row.status if row else None,
             "one_sided": False,
             "cycle": sid in path,

@@ -287,8 +287,19 @@ def set_metadata(text: str, changes: dict[str, str]) -> str:
     sec = snap.section("Metadata")
     lines = list(snap.lines)
     eol = snap.eol()
-    if sec is None:
-        return text
+    if sec is None:  # a hand-written snapshot without Metadata gets the template's table
+        rows = "".join(f"| {k} | {escape(v)} |{eol}" for k, v in changes.items())
+        block = [f"## Metadata{eol}", eol, f"| Field | Value |{eol}", f"|---|---|{eol}", rows, eol]
+        at = snap.sections[0].heading if snap.sections else len(lines)
+        if at == len(lines):
+            if lines and not line_ending(lines[-1]):
+                lines[-1] += eol
+            if lines and lines[-1].strip():
+                lines.append(eol)
+            at = len(lines)
+            block = block[:-1]
+        lines[at:at] = block
+        return "".join(lines)
     seen = set()
     last_row = None
     for i in range(sec.start, sec.end):
@@ -382,6 +393,7 @@ def _append_section(snap: Snapshot, name: str, rendered: list[str]) -> str:
             lines[-1] += eol
         if lines and lines[-1].strip():
             lines.append(eol)
+        at = len(lines)
         block = block[:-1]
     lines[at:at] = block
     return "".join(lines)

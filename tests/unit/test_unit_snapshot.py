@@ -213,3 +213,19 @@ def test_merge_of_crlf_input_into_lf_snapshot_leaves_no_stray_cr():
     result = merge(base(), "## Current Context\r\n\r\nline one\r\nline two\r\n\r\n## Decisions\r\n\r\n- d1\r\n  more\r\n")
     assert "\r" not in result.text
     assert "Ctx.\n\nline one\nline two\n" in result.text and "- d1\n  more\n" in result.text
+
+
+def test_set_metadata_adds_a_metadata_table_when_missing():
+    text = "# Session: x\n\n## Decisions\n\n- A.\n"
+    new = set_metadata(text, {"Status": "active", "Updated At": "2026-06-01 09:30"})
+    assert new == ("# Session: x\n\n## Metadata\n\n| Field | Value |\n|---|---|\n| Status | active |\n"
+                   "| Updated At | 2026-06-01 09:30 |\n\n## Decisions\n\n- A.\n")
+    assert Snapshot(new).metadata()["Updated At"] == "2026-06-01 09:30"
+    assert set_metadata("just text\n", {"Status": "active"}).endswith("just text\n\n## Metadata\n\n| Field | Value |\n|---|---|\n| Status | active |\n")
+
+
+def test_add_items_appends_a_missing_last_section_after_a_blank_line():
+    assert add_items("# S\n\n## Decisions\n\n- A.\n", "Superseded / Resolved", ["x"]) == (
+        "# S\n\n## Decisions\n\n- A.\n\n## Superseded / Resolved\n\n- x\n")
+    assert add_items("# S\n\n## Decisions\n\n- A.", "Continues From", ["2026-01-01-0000-a"]) == (
+        "# S\n\n## Decisions\n\n- A.\n\n## Continues From\n\n- 2026-01-01-0000-a\n")

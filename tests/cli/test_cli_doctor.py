@@ -164,3 +164,15 @@ def test_snapshots_without_any_index_get_an_index(cli, root, mem):
     fix(cli)
     assert mem.rows(cli)[A]["status"] == "active"
     assert kinds(cli) == []
+
+
+def test_half_finished_archive_of_a_now_referenced_session_is_not_finished(cli, root, mem, whole_tree):
+    mem.index(row_line(A, refs=B), row_line(B))
+    mem.snapshot(A)
+    mem.snapshot(B, continues=[A])
+    (root / "archive" / A).mkdir(parents=True)
+    (root / "archive" / A / "index.md").write_text("# Archived Session\n", encoding="utf-8")
+    before = whole_tree()
+    assert ("half_archived", A) in kinds(cli)
+    fix(cli)
+    assert whole_tree() == before

@@ -97,6 +97,13 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
         if sid in archived:
             meta = root.read(archive_index_path(sid)) if root.exists(archive_index_path(sid)) else None
             moved = root.exists(archive_session_path(sid))
+            if row.refs:  # finishing would archive a referenced session, which the protocol forbids
+                findings.append(Finding(
+                    "half_archived", sid,
+                    f"archive was started, but the row is referenced by {', '.join(row.refs)}; release those "
+                    f"references, then run doctor --fix again (or remove {archive_dir(sid)}/ to keep the session)",
+                ))
+                continue
             if meta is not None and (moved or has_snap):
                 if has_snap and not moved:
                     data = root.read(session_path(sid))

@@ -203,3 +203,29 @@ def test_atomic_write_keeps_the_file_mode(tmp_path):
     fresh = tmp_path / "new.md"
     apply.atomic_write(fresh, b"x")
     assert stat.S_IMODE(fresh.stat().st_mode) == 0o666 & ~apply._umask()
+
+
+def test_refused_rename_is_retried_briefly(tmp_path, monkeypatch):
+    real = apply.os.replace
+    attempts = []
+
+    def flaky(src, dst):
+        attempts.append(dst)
+        if len(attempts) < 3:
+            raise PermissionError(13, "sharing violation")
+        return real(src, dst)
+
+    monkeypatch.setattr(apply.os, "replace", flaky)
+    apply.atomic_write(tmp_path / "f.md", b"ok")
+    assert (tmp_path / "f.md").read_bytes() == b"ok" and len(attempts) == 3
+
+
+def test_rename_refused_for_good_fails_and_cleans_up(tmp_path, monkeypatch):
+    def refuse(src, dst):
+        raise PermissionError(13, "sharing violation")
+
+    monkeypatch.setattr(apply.os, "replace", refuse)
+    monkeypatch.setattr(apply.time, "sleep", lambda s: None)
+    with pytest.raises(PermissionError):
+        apply.atomic_write(tmp_path / "f.md", b"ok")
+    assert list(tmp_path.iterdir()) == []

@@ -237,6 +237,12 @@ def cmd_doctor(args) -> int:
     if args.json and not args.fix:
         print(json.dumps([f.as_dict() for f in findings], ensure_ascii=False, indent=2))
         return 0
+    if args.json:  # --fix --json: the findings, then what was (or would be) changed
+        plan = execute(root, lambda r: diagnose(r, when)[1], dry_run=args.dry_run)
+        payload = {"findings": [f.as_dict() for f in findings], "dry_run": bool(args.dry_run),
+                   "changes": [c.describe() for c in plan.changes]}
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
+        return 0
     for f in findings:
         fix = f"  → fix: {f.fix}" if f.fix else ""
         print(f"{f.kind}\t{f.id or '-'}\t{f.message}{fix}")

@@ -176,3 +176,16 @@ def test_half_finished_archive_of_a_now_referenced_session_is_not_finished(cli, 
     assert ("half_archived", A) in kinds(cli)
     fix(cli)
     assert whole_tree() == before
+
+
+def test_fix_json_lists_findings_and_changes(cli, root, mem, whole_tree):
+    mem.index(idle_line(A))
+    mem.snapshot(A)
+    before = whole_tree()
+    res = cli("doctor", "--fix", "--json", "--dry-run")
+    out = json.loads(res.out)
+    assert list(out) == ["findings", "dry_run", "changes"] and out["dry_run"] is True
+    assert out["changes"] == ["modify index.md"] and out["findings"][0]["kind"] == "idle_with_snapshot"
+    assert whole_tree() == before
+    assert json.loads(cli("doctor", "--fix", "--json").out)["dry_run"] is False
+    assert mem.rows(cli)[A]["status"] == "active"

@@ -215,3 +215,16 @@ def test_rewrites_keep_the_index_file_mode(cli, root, mem):
     (root / "index.md").chmod(0o664)
     assert cli("register").code == 0
     assert stat.S_IMODE((root / "index.md").stat().st_mode) == 0o664
+
+
+def test_register_imports_nothing_heavy(root):
+    """SessionStart registration runs on every new chat: no Textual, Rich or mistletoe import."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "memboard", "register", "--root", str(root)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines() if "|" in line}
+    assert not imported & {"textual", "rich", "mistletoe"}
+    assert "memboard" in imported

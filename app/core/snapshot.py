@@ -322,11 +322,11 @@ def set_metadata(text: str, changes: dict[str, str]) -> str:
     return "".join(lines)
 
 
-def add_items(text: str, section: str, new_items: list[str], bullet: bool = True) -> str:
+def add_items(text: str, section: str, new_items: list[str], bullet: bool = True, dedupe: bool = True) -> str:
     """Add items to a section (after its last item), replacing a `None` placeholder.
 
-    Items whose key is already present in the section are not added again. A missing
-    section is created in the template's order.
+    Items whose key is already present in the section are not added again (unless dedupe is
+    False). A missing section is created in the template's order.
     """
     snap = Snapshot(text)
     eol = snap.eol()
@@ -334,7 +334,8 @@ def add_items(text: str, section: str, new_items: list[str], bullet: bool = True
     existing = {it.key for it in sec.items} if sec else set()
     fresh = []
     for item in new_items:
-        if item_key(item) and item_key(item) not in existing and item_key(item) not in {item_key(f) for f in fresh}:
+        key = item_key(item)
+        if key and (not dedupe or (key not in existing and key not in {item_key(f) for f in fresh})):
             fresh.append(item)
     if not fresh:
         return text
@@ -449,6 +450,7 @@ def merge(old_text: str, new_text: str) -> MergeResult:
         osec = old.section(nsec.name)
         old_by_key = {it.key: it for it in (osec.items if osec else [])}
         to_add = []
+        forced: list[str] = []
         replacements: list[tuple[Item, str]] = []
         for it in nsec.items:
             if is_placeholder(it.text):
@@ -461,6 +463,12 @@ def merge(old_text: str, new_text: str) -> MergeResult:
             elif is_marked(body) and not is_marked(prev.text):
                 replacements.append((prev, body))
                 marked.append((nsec.name, body))
+            elif extends(prev.text, body):  # same item, more said: take the longer text, lose nothing
+                replacements.append((prev, body))
+                added.append((nsec.name, body))
+            elif not is_marked(body) and has_new_lines(prev.text, body):  # same first line, new facts
+                forced.append(body)
+                added.append((nsec.name, body))
         if replacements:
             lines = list(old.lines)
             eol = old.eol()
@@ -470,6 +478,8 @@ def merge(old_text: str, new_text: str) -> MergeResult:
             text = "".join(lines)
         if to_add:
             text = add_items(text, nsec.name, to_add, bullet=nsec.is_list)
+        if forced:
+            text = add_items(text, nsec.name, forced, bullet=nsec.is_list, dedupe=False)
     new_keys = new.all_keys()
     final = Snapshot(text)
     carried = []
@@ -481,6 +491,19 @@ def merge(old_text: str, new_text: str) -> MergeResult:
                 carried.append((sec.name, it.text.rstrip("\r\n")))
     assert not vanished(old_text, final.text()), "merge lost an item"
     return MergeResult(text, added, marked, carried)
+
+
+def extends(old_item: str, new_item: str) -> bool:
+    """Whether new_item keeps every line of old_item and adds more (a safe replacement)."""
+    old_lines = [l.strip() for l in old_item.splitlines() if l.strip()]
+    new_lines = [l.strip() for l in new_item.splitlines() if l.strip()]
+    return len(new_lines) > len(old_lines) and all(l in new_lines for l in old_lines)
+
+
+def has_new_lines(old_item: str, new_item: str) -> bool:
+    """Whether new_item says something (a line) that old_item does not."""
+    old_lines = {l.strip() for l in old_item.splitlines() if l.strip()}
+    return any(l.strip() and l.strip() not in old_lines for l in new_item.splitlines())
 
 
 def vanished(old_text: str, new_text: str) -> list[tuple[str, str]]:

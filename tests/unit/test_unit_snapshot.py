@@ -229,3 +229,16 @@ def test_add_items_appends_a_missing_last_section_after_a_blank_line():
         "# S\n\n## Decisions\n\n- A.\n\n## Superseded / Resolved\n\n- x\n")
     assert add_items("# S\n\n## Decisions\n\n- A.", "Continues From", ["2026-01-01-0000-a"]) == (
         "# S\n\n## Decisions\n\n- A.\n\n## Continues From\n\n- 2026-01-01-0000-a\n")
+
+
+def test_merge_takes_an_extended_item_without_losing_lines():
+    old = base().replace("Ctx.", "Ctx.\nFirst fact.")
+    result = merge(old, "## Current Context\n\nCtx.\nFirst fact.\nSecond fact.\n\n## Decisions\n\n- Use A.\n  - because it is small\n")
+    assert "Ctx.\nFirst fact.\nSecond fact.\n\n## Decisions" in result.text
+    assert "- Use A.\n  - because it is small\n- Use B." in result.text
+    assert vanished(old, result.text) == []
+    # a rewrite that drops a line is not an extension: the old text stays, the new one is added
+    result = merge(old, "## Current Context\n\nCtx.\nSomething else.\n")
+    assert "Ctx.\nFirst fact.\n\nCtx.\nSomething else.\n\n## Decisions" in result.text
+    # a shorter copy of an old item adds nothing
+    assert merge(old, "## Current Context\n\nCtx.\n").text == old

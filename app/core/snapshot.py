@@ -138,7 +138,7 @@ def listed_id(text: str) -> str:
     """The Session ID a Continues From item names: its first word, list mark and backticks removed."""
     key = LIST_MARK_RE.sub("", text.strip().split("\n", 1)[0]).strip()
     words = key.split()
-    return words[0].strip("`") if words else ""
+    return words[0].strip("`*[]").rstrip(",.;:") if words else ""
 
 
 @dataclass
@@ -267,9 +267,11 @@ class Snapshot:
     def continues_from(self) -> list[str]:
         """Session IDs listed under Continues From."""
         out = []
+        from .ids import is_valid_id
+
         for it in self.items("Continues From"):
             token = listed_id(it.text)
-            if token and token not in out:
+            if is_valid_id(token) and token not in out:
                 out.append(token)
         return out
 

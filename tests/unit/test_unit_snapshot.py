@@ -242,3 +242,8 @@ def test_merge_takes_an_extended_item_without_losing_lines():
     assert "Ctx.\nFirst fact.\n\nCtx.\nSomething else.\n\n## Decisions" in result.text
     # a shorter copy of an old item adds nothing
     assert merge(old, "## Current Context\n\nCtx.\n").text == old
+
+
+def test_continues_from_lists_only_session_ids():
+    text = base().replace("- 2026-05-01-0900-x", "- 2026-05-01-0900-x, the parser\n- see the notes above\n- **2026-05-02-0900-y**")
+    assert Snapshot(text).continues_from() == ["2026-05-01-0900-x", "2026-05-02-0900-y"]

@@ -66,7 +66,10 @@ def test_clock_formats_and_parses(monkeypatch):
 def test_age_label():
     assert clock.age_label(None, WHEN) == "?"
     assert clock.age_label(datetime(2026, 6, 1, 9, 25), WHEN) == "5m"
-    assert clock.age_label(datetime(2026, 5, 30, 9, 30), WHEN) == "48h" or clock.age_label(datetime(2026, 5, 30, 9, 30), WHEN) == "2d"
+    assert clock.age_label(datetime(2026, 5, 30, 10, 30), WHEN) == "47h"
+    assert clock.age_label(datetime(2026, 5, 30, 9, 30), WHEN) == "2d"
+    assert clock.age_label(datetime(2026, 3, 1, 9, 30), WHEN) == "13w"
+    assert clock.age_label(datetime(2026, 6, 2, 9, 30), WHEN) == "0m"
 
 
 # -- plans --------------------------------------------------------------------------------

@@ -228,3 +228,13 @@ def test_register_imports_nothing_heavy(root):
     imported = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines() if "|" in line}
     assert not imported & {"textual", "rich", "mistletoe"}
     assert "memboard" in imported
+
+
+def test_manual_registration_with_continues_from_links_both_sides(cli, root, mem):
+    src = "2026-05-01-1000-claude-agent"
+    mem.index(row_line(src))
+    res = cli("register", "--manual", "--snapshot", "-", input=f"## Continues From\n\n- {src}\n")
+    assert res.code == 0, res.err
+    rows = mem.rows(cli)
+    assert rows[src]["referenced_by"] == [SID]
+    assert f"## Continues From\n\n- {src}\n" in mem.snap(SID)

@@ -138,3 +138,23 @@ def test_update_summary_is_reflected_in_current_context(cli, root, mem):
     assert "## Current Context\n\nWorked on the thing.\n\nFinished the merge.\n\n## Decisions" in mem.snap(SID)
     assert cli("update", SID, "--summary", "Finished the merge.").code == 0
     assert mem.snap(SID).count("Finished the merge.") == 1
+
+
+def test_continues_from_added_by_update_also_updates_the_source_row(cli, root, mem):
+    """A snapshot never gains a one-sided link: the source's Referenced By follows."""
+    mem.index(row_line(SID), row_line(OTHER, refs=REF), row_line(REF))
+    mem.snapshot(SID)
+    res = cli("update", SID, "--snapshot", "-", "--json", input=f"## Continues From\n\n- {OTHER}\n")
+    assert res.code == 0, res.err
+    assert json.loads(res.out)["continues_from"] == [OTHER]
+    assert mem.rows(cli)[OTHER]["referenced_by"] == [REF, SID]
+    assert not [f for f in json.loads(cli("doctor", "--json").out) if f["kind"] == "one_sided_link" and f["id"] == SID]
+
+
+def test_update_refuses_continues_from_an_unknown_session(cli, root, mem, whole_tree):
+    mem.index(row_line(SID))
+    mem.snapshot(SID)
+    before = whole_tree()
+    res = cli("update", SID, "--snapshot", "-", input="## Continues From\n\n- 2026-01-01-0000-gone\n")
+    assert res.code == 1 and "2026-01-01-0000-gone" in res.err and len(res.err.strip().splitlines()) == 1
+    assert whole_tree() == before

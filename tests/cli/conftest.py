@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
-from memroot import TRICKY_LINES, TRICKY_OLD, TRICKY_SOURCE, Mem, tree
+
+if str(Path(__file__).parent) not in sys.path:  # memroot is importable under any --import-mode
+    sys.path.insert(0, str(Path(__file__).parent))
+
+from memroot import TRICKY_LINES, TRICKY_OLD, TRICKY_SOURCE, Mem, tree  # noqa: E402
 
 
 @pytest.fixture

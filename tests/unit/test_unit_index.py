@@ -179,3 +179,32 @@ def test_set_fields_round_trips_any_value_and_touches_one_line(topics, pick, val
     old_lines, new_lines = data.split(b"\n"), out.split(b"\n")
     assert len(old_lines) == len(new_lines)
     assert sum(a != b for a, b in zip(old_lines, new_lines)) <= 1
+
+
+@given(st.integers(min_value=0, max_value=4), st.sets(st.integers(min_value=0, max_value=3)),
+       st.integers(min_value=0, max_value=2), st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_delete_and_append_keep_order_endings_and_frame(n_rows, doomed, n_new, eol, trailer, final_eol):
+    ids = [f"2026-05-31-09{n:02d}-agent" for n in range(n_rows)]
+    data = make(*[row(sid) for sid in ids], eol=eol, pre="# I" + eol + eol, post=(eol + "after" + eol) if trailer else "")
+    if not final_eol and data.endswith(eol.encode()):
+        data = data[: -len(eol)]
+    idx = IndexFile(data)
+    edit = idx.edit()
+    for k in sorted(doomed):
+        if k < n_rows:
+            edit.delete(idx.rows[k])
+    new_ids = [f"2026-06-01-09{n:02d}-new" for n in range(n_new)]
+    for sid in new_ids:
+        edit.append(dict(VALUES, id=sid))
+    out = edit.to_bytes()
+    again = IndexFile(out)
+    kept = [sid for k, sid in enumerate(ids) if k not in doomed]
+    assert [r.id for r in again.rows] == kept + new_ids
+    assert all(r.problem is None for r in again.rows)
+    text = out.decode()
+    assert text.startswith("# I" + eol + eol + HEADER + eol + SEP)
+    if eol == "\r\n":
+        assert "\n" not in text.replace("\r\n", "")
+    if trailer:
+        assert text.rstrip("\r\n").endswith(eol + "after")

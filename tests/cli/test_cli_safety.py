@@ -229,3 +229,24 @@ def test_non_utf8_argument_is_usage_error(root, busy, whole_tree):
                            b"--root", str(root).encode()], capture_output=True, timeout=60)
     assert proc.returncode == 2 and b"UTF-8" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert whole_tree() == before
+
+
+def test_root_from_env_then_config(cli, root, mem, tmp_path):
+    mem.index(row_line(A))
+    res = cli("list", "--json", use_root=False, env={"MEMBOARD_ROOT": str(root)})
+    assert res.code == 0 and A in res.out
+    with open(os.environ["MEMBOARD_CONFIG"], "w", encoding="utf-8") as fh:
+        fh.write(f"root = {str(root)!r}\n".replace("\\\\", "\\\\\\\\"))
+    res = cli("list", "--json", use_root=False)
+    assert res.code == 0 and A in res.out
+    other = tmp_path / "other"
+    other.mkdir()
+    res = cli("list", "--json", "--root", str(other), use_root=False, env={"MEMBOARD_ROOT": str(root)})
+    assert res.code == 0 and res.out.strip() == "[]"  # --root wins
+
+
+def test_no_root_anywhere_is_usage_error(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "memboard", "list"], cwd=elsewhere, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1

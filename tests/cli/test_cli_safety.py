@@ -3,6 +3,7 @@ writers lose nothing, and nothing outside the root (a sibling wiki/) is touched.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -236,7 +237,7 @@ def test_root_from_env_then_config(cli, root, mem, tmp_path):
     res = cli("list", "--json", use_root=False, env={"MEMBOARD_ROOT": str(root)})
     assert res.code == 0 and A in res.out
     with open(os.environ["MEMBOARD_CONFIG"], "w", encoding="utf-8") as fh:
-        fh.write(f"root = {str(root)!r}\n".replace("\\\\", "\\\\\\\\"))
+        fh.write(f"root = {json.dumps(str(root))}\n")  # a TOML basic string is JSON-compatible
     res = cli("list", "--json", use_root=False)
     assert res.code == 0 and A in res.out
     other = tmp_path / "other"

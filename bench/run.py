@@ -131,6 +131,27 @@ def render_table(figures: list[Figure]) -> str:
     return "\n".join(out)
 
 
+def render_markdown(figures: list[Figure]) -> str:
+    """The results as a Markdown table (for the README), notes folded into the last column."""
+    out = ["| figure | N | median | baseline | ratio | target | result |", "|---|--:|--:|---|--:|---|---|"]
+    for f in figures:
+        base = f"{f.baseline_name} {fmt_value(f.baseline, f.unit)}".strip() if f.baseline_name else "–"
+        value = fmt_value(f.value, f.unit) if f.value is not None else f.note
+        result = "PASS" if f.passed else ("FAIL" if f.passed is False else "")
+        cells = [
+            f.figure,
+            f"{f.n:,}" if f.n else "–",
+            value + (f" ×{f.runs}" if f.runs > 1 and f.value is not None else ""),
+            base,
+            f"{f.ratio:.2f}×" if f.ratio is not None else "–",
+            f.target or "–",
+            result,
+        ]
+        out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    notes = [f"- {f.figure} @ {f'{f.n:,}' if f.n else '–'}: {f.note}" for f in figures if f.note and f.value is not None]
+    return "\n".join(out + ([""] + notes if notes else []))
+
+
 # -- figures ------------------------------------------------------------------------------
 
 
@@ -341,6 +362,7 @@ def parse_args(argv=None):
     p.add_argument("--runs", type=int, help="runs per whole-process figure (default 7, --quick 5)")
     p.add_argument("--sizes", help="comma-separated row counts instead of the defaults")
     p.add_argument("--only", choices=["cli", "board", "lock"], action="append", help="run only these sections")
+    p.add_argument("--markdown", action="store_true", help="also print the table as Markdown (for the README)")
     p.add_argument("--keep", metavar="DIR", help="generate the roots in DIR and keep them")
     return p.parse_args(argv)
 
@@ -374,6 +396,9 @@ def main(argv=None) -> int:
     duration = time.time() - started
     print()
     print(render_table(results.figures))
+    if args.markdown:
+        print()
+        print(render_markdown(results.figures))
     failed = [f for f in results.figures if f.passed is False]
     print(f"\n{len(results.figures)} figures in {duration:.0f} s; {len(failed)} target(s) missed")
     meta = {

@@ -21,6 +21,7 @@ def has_cjk(text: str) -> bool:
 
 
 def test_generated_root_parses_with_expected_rows_and_content(tmp_path):
+    """A 200-row root parses to 200 well-formed rows with CJK text and escaped pipes."""
     manifest = generate(tmp_path / "root", 200)
     index = IndexFile((tmp_path / "root" / "index.md").read_bytes())
     assert len(index.rows) == 200
@@ -37,6 +38,7 @@ def test_generated_root_parses_with_expected_rows_and_content(tmp_path):
 
 
 def test_references_and_snapshots_agree(tmp_path):
+    """Every Referenced By entry is backed by the referencing snapshot's Continues From."""
     manifest = generate(tmp_path / "root", 200)
     index = IndexFile((tmp_path / "root" / "index.md").read_bytes())
     ids = set(manifest.ids)
@@ -54,6 +56,7 @@ def test_references_and_snapshots_agree(tmp_path):
 
 
 def test_generator_is_deterministic(tmp_path):
+    """The same seed and size give the same bytes."""
     generate(tmp_path / "a", 200)
     generate(tmp_path / "b", 200)
     assert (tmp_path / "a" / "index.md").read_bytes() == (tmp_path / "b" / "index.md").read_bytes()
@@ -61,12 +64,14 @@ def test_generator_is_deterministic(tmp_path):
 
 
 def test_run_py_describes_its_options():
+    """`python bench/run.py --help` works without a package install of bench/."""
     proc = subprocess.run([sys.executable, str(REPO / "bench" / "run.py"), "--help"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "--quick" in proc.stdout and "--json" in proc.stdout
 
 
 def test_table_marks_missing_figures_and_targets():
+    """Missing figures say why instead of a number; targets show PASS/FAIL."""
     from bench.run import Figure, render_table
 
     table = render_table(

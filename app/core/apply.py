@@ -213,13 +213,40 @@ def apply_exact(root: MemoryRoot, plan: Plan, build: Builder) -> Plan:
     return plan
 
 
+_current_step = 0  # the plan step being written (for MEMBOARD_FAULT_MODE=kill-in-write)
+
+
+def _fault_target() -> int | None:
+    """The step number MEMBOARD_FAULT_AFTER_STEP names, if any."""
+    target = os.environ.get(FAULT_ENV, "")
+    return int(target) if target.isdigit() else None
+
+
 def _fault(step: int) -> None:
-    """Fault injection for crash tests: stop after the N-th file step when asked to."""
-    target = os.environ.get(FAULT_ENV)
-    if target and target.isdigit() and int(target) == step:
-        if os.environ.get(FAULT_MODE_ENV) == "kill":
-            os._exit(137)
-        raise RuntimeError(f"injected fault after step {step}")
+    """Fault injection for crash tests, after the N-th file step.
+
+    MEMBOARD_FAULT_MODE: unset raises an exception (reported as Incomplete); `kill` exits at
+    once (os._exit, no cleanup); `signal` creates the file MEMBOARD_FAULT_SIGNAL and sleeps so
+    a test can `kill -9` the process at that point; `kill-in-write` is handled in atomic_write.
+    """
+    if _fault_target() != step:
+        return
+    mode = os.environ.get(FAULT_MODE_ENV, "")
+    if mode == "kill":
+        os._exit(137)
+    if mode == "signal":
+        Path(os.environ["MEMBOARD_FAULT_SIGNAL"]).write_text(str(os.getpid()))
+        time.sleep(120)
+        os._exit(137)
+    if mode == "kill-in-write":
+        return
+    raise RuntimeError(f"injected fault after step {step}")
+
+
+def _fault_in_write() -> None:
+    """MEMBOARD_FAULT_MODE=kill-in-write: die with step N's temp file written but not renamed."""
+    if os.environ.get(FAULT_MODE_ENV) == "kill-in-write" and _fault_target() == _current_step:
+        os._exit(137)
 
 
 def _current(path: Path) -> bytes | None:
@@ -247,6 +274,8 @@ def atomic_write(path: Path, data: bytes, expect=ANY) -> None:
             os.fsync(fh.fileno())
         if expect is not ANY and _current(path) != expect:
             raise ChangedUnderfoot(f"{path.name} changed while memboard was writing it")
+        if _current_step:
+            _fault_in_write()
         _rename(tmp, path)
     except BaseException:
         try:
@@ -296,6 +325,11 @@ def _step(root: MemoryRoot, ch: Change) -> None:
         if _current(path) != ch.before:
             raise ChangedUnderfoot(f"{ch.path} changed before memboard could delete it")
         path.unlink()
+        if ch.path.startswith("archive/"):
+            try:
+                path.parent.rmdir()  # an archive folder this delete emptied goes too
+            except OSError:
+                pass
         _fsync_dir(path.parent)
     elif ch.kind == "move":
         dest = root.abs(ch.dest)
@@ -334,9 +368,11 @@ def _verify_change(root: MemoryRoot, ch: Change) -> str | None:
 
 def write_and_verify(root: MemoryRoot, plan: Plan) -> None:
     """Write the plan's steps in order (caller holds the lock), then verify every step."""
+    global _current_step
     done: list[str] = []
     for number, ch in enumerate(plan.changes, start=1):
         try:
+            _current_step = number
             _step(root, ch)
         except ChangedUnderfoot as exc:
             if not done:
@@ -351,8 +387,13 @@ def write_and_verify(root: MemoryRoot, plan: Plan) -> None:
                 f"{plan.op} incomplete: failed to {ch.describe()} ({detail}); done before: {finished}; "
                 "run `memboard doctor`"
             ) from None
+        finally:
+            _current_step = 0
         done.append(ch.describe())
-        _fault(number)
+        try:
+            _fault(number)
+        except RuntimeError as exc:
+            raise Incomplete(f"{plan.op} incomplete: {exc}; done: {', '.join(done)}; run `memboard doctor`") from None
     problems = [p for p in (_verify_change(root, ch) for ch in plan.changes) if p]
     problems += [c.description for c in plan.checks if not c.holds(root)]
     if problems:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -20,6 +21,8 @@ from ..root import (
 )
 from ..snapshot import Snapshot, add_items, render_archive_index, render_template
 from .common import MANUAL_KEYWORDS, load_index
+
+TEMP_SUFFIX = ".memboard-tmp"
 
 
 @dataclass
@@ -40,6 +43,31 @@ def _first_paragraph(snap: Snapshot) -> str:
     """The first real item of Current Context, one line."""
     items = snap.items("Current Context")
     return " ".join(items[0].text.split()) if items else ""
+
+
+def _row_behind(row, data: bytes | None) -> dict[str, str]:
+    """Row fields to catch up with a snapshot whose Metadata `Updated At` is newer than the row's."""
+    from ..clock import parse
+
+    meta = Snapshot(data or b"").metadata()
+    snap_time, row_time = parse(meta.get("Updated At", "")), parse(row.get("updated_at"))
+    if snap_time is None or row_time is None or snap_time <= row_time:
+        return {}
+    changes = {"updated_at": meta["Updated At"].strip()}
+    if meta.get("Status", "").strip() == "active" and row.status != "active":
+        changes["status"] = "active"
+    return changes
+
+
+def stray_temp_files(root: MemoryRoot) -> list[str]:
+    """Temp files memboard left behind when a write was killed before its rename (never content)."""
+    found = []
+    for folder, dirs, files in os.walk(root.path):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+        for name in files:
+            if name.startswith(".") and name.endswith(TEMP_SUFFIX):
+                found.append(os.path.relpath(os.path.join(folder, name), root.path).replace(os.sep, "/"))
+    return sorted(found)
 
 
 def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Finding], Plan]:
@@ -115,11 +143,21 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
                 )
                 continue
             findings.append(Finding("half_archived", sid, "archive folder exists beside a live row"))
+        if has_snap and sid not in archived:
+            behind = _row_behind(row, root.read(session_path(sid)))
+            if behind:
+                edit.set_fields(row, behind)
+                index_dirty = True
+                findings.append(
+                    Finding("row_behind_snapshot", sid, "the snapshot was updated after the row (an interrupted update?)",
+                            "set the row's " + ", ".join(behind) + " from the snapshot's Metadata")
+                )
         if row.status in ("active", "stale") and not has_snap and sid not in archived:
             rel = session_path(sid)
             text = render_template(
                 sid, row.get("agent"), row.get("topic"), row.get("started_at"), row.get("updated_at"),
                 context=row.get("summary"), status=row.status,
+                continues=[src for src, other in live.items() if sid in other.refs] or None,
             )
             new_texts[rel] = (None, text)
             findings.append(Finding("missing_snapshot", sid, f"{row.status} row has no snapshot", f"create {rel} from the row"))
@@ -149,6 +187,12 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
         edit.append(values)
         index_dirty = True
         findings.append(Finding("orphan_snapshot", sid, "snapshot without an index row", "append an active row from its Metadata"))
+        for src in snap.continues_from():
+            if src in live and sid not in live[src].refs:
+                findings.append(
+                    Finding("one_sided_link", sid, f"continues from {src}, but {src} does not list it in Referenced By",
+                            f"add {sid} to {src}'s Referenced By")
+                )
 
     for sid in sorted(archived):
         if not is_valid_id(sid) or sid in live:
@@ -197,7 +241,7 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
         for ref in row.refs:
             if ref in live:
                 rel = session_path(ref)
-                text = snapshot_text(rel) if ref in snaps else None
+                text = snapshot_text(rel) if ref in snaps or rel in new_texts else None
                 if text is None:
                     findings.append(Finding("one_sided_link", ref, f"{src} lists it in Referenced By, but it has no snapshot"))
                 elif src not in Snapshot(text).continues_from():
@@ -223,6 +267,9 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
         elif Snapshot(old).text() != text:
             snap = Snapshot(old)
             plan.changes.append(Change("modify", rel, old, (("\ufeff" if snap.bom else "") + text).encode("utf-8", "surrogateescape")))
+    for rel in stray_temp_files(root):
+        findings.append(Finding("stray_temp", rel, f"{rel} is a temp file left by an interrupted write", "delete it"))
+        plan.changes.append(Change("delete", rel, root.read(rel), None))
     plan.changes.extend(file_changes)
     if index_dirty and before is not None:
         after = edit.to_bytes()

@@ -286,6 +286,14 @@ def cmd_demo(args) -> int:
 # -- parser -----------------------------------------------------------------------------
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with the CLI contract's one-line usage errors (exit 2)."""
+
+    def error(self, message: str):
+        """Print `memboard CMD: message (see --help)` on one line and exit 2."""
+        self.exit(2, f"{self.prog}: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
     common = argparse.ArgumentParser(add_help=False)
@@ -293,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     changing = argparse.ArgumentParser(add_help=False, parents=[common])
     changing.add_argument("--dry-run", action="store_true", help="print the plan as unified diffs and write nothing")
 
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="memboard",
         description="A terminal board and command line for the Markdown working memory of AI coding agents. "
         "Without a command it opens the board.",

@@ -402,6 +402,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: parse, run, map errors to exit codes and one-line messages."""
     from .core.errors import MemboardError
 
+    for stream in (sys.stdout, sys.stderr):  # bytes that are not UTF-8 in a file must not crash printing
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):
+            pass
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None) or cmd_board

@@ -312,9 +312,10 @@ class IndexFile:
 class IndexEdit:
     """Accumulates row replacements, deletions and appends, then renders the new bytes."""
 
-    def __init__(self, index: IndexFile):
-        """Begin an edit of index."""
+    def __init__(self, index: IndexFile, lenient: bool = False):
+        """Begin an edit of index (lenient: skip fields whose column the table lacks)."""
         self.index = index
+        self.lenient = lenient
         self.replace: dict[int, str] = {}
         self.appended: list[str] = []
 
@@ -328,6 +329,12 @@ class IndexEdit:
         cells = list(row.raw_cells)
         for name, value in changes.items():
             col = COLUMN_OF_FIELD[name]
+            if col not in cols:
+                if self.lenient:
+                    continue
+                from .errors import Refused
+
+                raise Refused(f"index.md has no '{col}' column; add it to the table header so memboard can write it")
             pos = cols.index(col)
             if unescape(cells[pos]) != value:
                 cells[pos] = escape(value)
@@ -384,5 +391,10 @@ class IndexEdit:
 
     def to_bytes(self) -> bytes:
         """The new file bytes, with the BOM kept when the original had one."""
+        data = self.index.data
+        if data and (b"\x00" in data or data.startswith((b"\xff\xfe", b"\xfe\xff"))) and (self.replace or self.appended):
+            from .errors import Refused
+
+            raise Refused("index.md holds NUL bytes (UTF-16 or binary?); memboard writes only UTF-8 text, convert it first")
         text = self.to_text()
         return encode((BOM if self.index.bom else "") + text)

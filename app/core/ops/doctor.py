@@ -8,7 +8,7 @@ from datetime import datetime
 
 from ..clock import format_ts
 from ..ids import is_valid_id
-from ..index import IndexFile, format_refs
+from ..index import IndexEdit, IndexFile, format_refs
 from ..plan import Change, Plan
 from ..root import (
     ARCHIVE,
@@ -76,7 +76,7 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
     before = root.read(INDEX)
     index = IndexFile(before or b"")
     findings: list[Finding] = []
-    edit = index.edit()
+    edit = IndexEdit(index, lenient=True)  # a table without some column is reported, not a crash
     index_dirty = False
     file_changes: list[Change] = []
     new_texts: dict[str, tuple[bytes | None, str]] = {}

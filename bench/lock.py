@@ -22,6 +22,7 @@ import io
 import json
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -347,6 +348,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{key}: {value}")
     problems = check(root, seeded, result)
     print(f"rows lost to editor saves that overlapped a write: {result['lost_to_editor']}")
+    refusals: dict[str, int] = {}
+    for e in result["events"]:
+        if e["code"] == 1:
+            key = re.sub(r"\d{4}-\d{2}-\d{2}-\d{4}-[a-z0-9-]+", "<id>", e["err"])[:90]
+            refusals[key] = refusals.get(key, 0) + 1
+    for key, count in sorted(refusals.items(), key=lambda kv: -kv[1])[:8]:
+        print(f"  refused x{count}: {key}")
     for p in problems[:20]:
         print("PROBLEM:", p)
     print("ok" if not problems else f"{len(problems)} problem(s)")

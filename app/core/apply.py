@@ -352,8 +352,13 @@ def _step(root: MemoryRoot, ch: Change) -> None:
 def _verify_change(root: MemoryRoot, ch: Change) -> str | None:
     """Why a written change does not hold, or None when it does."""
     if ch.kind in ("create", "modify"):
-        if root.read(ch.path) != ch.after:
-            return f"{ch.path} does not hold the planned bytes"
+        data = root.read(ch.path)
+        if data != ch.after:
+            from .rebase import contains_change
+
+            # a hand edit saved just after our rename: fine as long as our lines are all there
+            if data is None or ch.kind != "modify" or not contains_change(ch.before or b"", ch.after or b"", data):
+                return f"{ch.path} does not hold the planned bytes"
     elif ch.kind == "delete":
         if root.exists(ch.path):
             return f"{ch.path} still exists"
@@ -364,6 +369,35 @@ def _verify_change(root: MemoryRoot, ch: Change) -> str | None:
         if root.read(ch.dest) != want:
             return f"{ch.dest} does not hold the moved bytes"
     return None
+
+
+def _write_rebased(root: MemoryRoot, plan: Plan, at: int) -> bool:
+    """Mid-plan, a file changed under us: apply our line changes onto its fresh bytes instead.
+
+    The earlier steps are written, so rebuilding the plan is no longer possible; the step's
+    own hunks are merged with the other writer's (see rebase.py). True when written; False
+    on a conflict (the caller reports the operation incomplete).
+    """
+    from dataclasses import replace
+
+    from .rebase import rebase
+
+    ch = plan.changes[at]
+    if ch.kind != "modify":
+        return False
+    path = root.abs(ch.path)
+    for _ in range(REBUILDS):
+        fresh = _current(path)
+        merged = rebase(ch.before or b"", ch.after or b"", fresh) if fresh is not None else None
+        if merged is None:
+            return False
+        plan.changes[at] = replace(ch, before=fresh, after=merged)
+        try:
+            atomic_write(path, merged, expect=fresh)
+            return True
+        except ChangedUnderfoot:
+            ch = plan.changes[at]
+    return False
 
 
 def write_and_verify(root: MemoryRoot, plan: Plan) -> None:
@@ -377,6 +411,9 @@ def write_and_verify(root: MemoryRoot, plan: Plan) -> None:
         except ChangedUnderfoot as exc:
             if not done:
                 raise
+            if _write_rebased(root, plan, number - 1):
+                done.append(plan.changes[number - 1].describe() + " (rebased onto a concurrent edit)")
+                continue
             raise Incomplete(
                 f"{plan.op} incomplete: {exc}; done before: {', '.join(done)}; run `memboard doctor`"
             ) from None

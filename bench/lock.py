@@ -1,6 +1,9 @@
 """Concurrency stress and lock figures: 8 writer processes plus a hand editor on one root.
 
-Usage: python bench/lock.py [--seconds S] [--workers N] [--rows R] [--no-editor] [--keep DIR]
+Usage: python bench/lock.py [--seconds S] [--workers N] [--rows R] [--no-editor] [--keep DIR] [--compare]
+
+--compare runs twice, first with plain filelock (MEMBOARD_LOCK_QUEUE=0), then with the FIFO
+ticket queue, and prints both sets of figures.
 
 Each worker is its own Python process looping over the real CLI entry point (`register`,
 `register --manual`, `update`, `continue`, `release`, `organize`, `archive`) and logging
@@ -324,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rows", type=int, default=1200)
     ap.add_argument("--no-editor", action="store_true")
     ap.add_argument("--keep", metavar="DIR")
+    ap.add_argument("--compare", action="store_true", help="plain filelock first, then the FIFO queue")
     ap.add_argument("--worker")
     ap.add_argument("--editor", action="store_true")
     ap.add_argument("--root")
@@ -339,9 +343,20 @@ def main(argv: list[str] | None = None) -> int:
         editor(args.root, args.deadline, args.log, args.seed)
         return 0
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="memboard-bench-"))
-    root = base / "memory"
     os.environ.setdefault("MEMBOARD_STATE_DIR", str(base / "state"))
     os.environ.setdefault("MEMBOARD_CONFIG", str(base / "state" / "config.toml"))
+    modes = ["0", "1"] if args.compare else [os.environ.get("MEMBOARD_LOCK_QUEUE", "1")]
+    failed = 0
+    for mode in modes:
+        os.environ["MEMBOARD_LOCK_QUEUE"] = mode
+        print(f"== lock: {'FIFO ticket queue on filelock' if mode != '0' else 'plain filelock (polling)'}; "
+              f"{args.workers} writers, {args.rows} rows, {args.seconds:g}s, editor {'off' if args.no_editor else 'on'}")
+        failed += run_once(base / f"memory-{mode}", args)
+    return 1 if failed else 0
+
+
+def run_once(root: Path, args) -> int:
+    """One stress run with figures and the check; 0 when every promise held."""
     seeded = build_root(root, args.rows)
     result = run_stress(root, args.seconds, args.workers, not args.no_editor, args.seed)
     for key, value in figures(result).items():
@@ -358,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     for p in problems[:20]:
         print("PROBLEM:", p)
     print("ok" if not problems else f"{len(problems)} problem(s)")
-    return 0 if not problems else 1
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

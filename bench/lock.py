@@ -285,6 +285,7 @@ def check(root: Path, seeded: dict, result: dict) -> list[str]:
     saves = [(e["start"], e["end"]) for e in result["edits"] if "edit" in e]
 
     def editor_overlap(ev: dict) -> bool:
+        """Whether an editor save ran while this command ran."""
         return any(s < ev["end"] and f > ev["start"] for s, f in saves)
 
     lost_to_editor = 0

@@ -76,6 +76,7 @@ def test_hostile_ids_are_refused_before_any_path_is_built(trapped, tmp_path, cap
     real_abs = MemoryRoot.abs
 
     def spy(self, rel):
+        """Record every relative path the root is asked to build."""
         built.append(rel)
         return real_abs(self, rel)
 

@@ -32,6 +32,7 @@ def hand_edit_during_step(monkeypatch, root, after_step: int, edit):
     real = apply._fault
 
     def fault(step):
+        """Save the hand edit after the chosen step, then behave as before."""
         if step == after_step:
             path = root / "index.md"
             path.write_bytes(edit(path.read_bytes()))

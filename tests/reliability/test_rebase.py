@@ -93,3 +93,26 @@ def test_rebase_of_two_different_lines_keeps_both_edits(lines, data):
     if len(set(base)) < len(base) and merged is None:
         return  # repeated lines make the diff ambiguous: refusing is safe (index rows are unique lines)
     assert merged == b"".join(expected)
+
+
+def test_a_hand_edit_during_the_first_write_makes_memboard_rebuild(root, monkeypatch):
+    """The editor saves after memboard re-read index.md under the lock, before its rename."""
+    mroot = MemoryRoot(root)
+    (root / "index.md").write_text("note: before\n\n")
+    execute(mroot, lambda r: plan_register(r, WHEN, "alpha"))
+    real = apply.tempfile.mkstemp
+    saved = []
+
+    def mkstemp(*args, **kwargs):
+        """Save the hand edit while memboard creates its temp file (once)."""
+        if not saved:
+            saved.append(True)
+            path = root / "index.md"
+            path.write_bytes(path.read_bytes().replace(b"note: before", b"note: by hand"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(apply.tempfile, "mkstemp", mkstemp)
+    plan = execute(mroot, lambda r: plan_register(r, WHEN, "beta"))
+    data = (root / "index.md").read_bytes()
+    assert saved and b"note: by hand" in data and b"2026-06-01-0930-beta" in data
+    assert plan.changes[0].before.startswith(b"note: by hand")  # the plan was rebuilt from the edit

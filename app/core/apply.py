@@ -176,6 +176,24 @@ def unchanged(root: MemoryRoot, plan: Plan) -> bool:
     return True
 
 
+SETTLE_SECONDS = 0.5
+
+
+def _settle(root: MemoryRoot, plan: Plan) -> None:
+    """Wait briefly while a file the plan touches is empty: an editor may be between its
+    truncate and its write (a plain save). Building on that empty read would drop every row."""
+    deadline = time.perf_counter() + SETTLE_SECONDS
+    for rel in plan.paths():
+        path = root.abs(rel)
+        while time.perf_counter() < deadline:
+            try:
+                if path.stat().st_size != 0:
+                    break
+            except OSError:
+                break
+            time.sleep(0.01)
+
+
 def execute(root: MemoryRoot, build: Builder, dry_run: bool = False) -> Plan:
     """Build a plan and, unless dry_run, apply it; rebuilt under the lock if files changed."""
     plan = build(root)
@@ -183,6 +201,7 @@ def execute(root: MemoryRoot, build: Builder, dry_run: bool = False) -> Plan:
         return plan
     with locked(root):
         for attempt in range(REBUILDS):
+            _settle(root, plan)
             if not unchanged(root, plan):
                 plan = build(root)
                 if plan.empty:
@@ -204,6 +223,7 @@ def apply_exact(root: MemoryRoot, plan: Plan, build: Builder) -> Plan:
     if plan.empty:
         return plan
     with locked(root):
+        _settle(root, plan)
         if not unchanged(root, plan):
             raise StalePlan("the files changed since this preview; review the new plan", build(root))
         try:

@@ -116,3 +116,31 @@ def test_a_hand_edit_during_the_first_write_makes_memboard_rebuild(root, monkeyp
     data = (root / "index.md").read_bytes()
     assert saved and b"note: by hand" in data and b"2026-06-01-0930-beta" in data
     assert plan.changes[0].before.startswith(b"note: by hand")  # the plan was rebuilt from the edit
+
+
+def test_an_editor_caught_between_truncate_and_write_does_not_make_memboard_drop_rows(root):
+    """A plain save truncates first; memboard must not build on that empty file (found by the stress test)."""
+    import threading
+    import time
+
+    mroot = MemoryRoot(root)
+    for agent in ("alpha", "beta", "gamma"):
+        execute(mroot, lambda r, a=agent: plan_register(r, WHEN, a))
+    path = root / "index.md"
+    full = path.read_bytes()
+    fh = open(path, "wb")  # the editor's save has truncated the file ...
+    resumed = threading.Event()
+
+    def finish_save():
+        """... and is descheduled for 150 ms before writing its buffer."""
+        time.sleep(0.15)
+        fh.write(full.replace("未設定".encode(), b"saved by hand", 1))
+        fh.close()
+        resumed.set()
+
+    threading.Thread(target=finish_save).start()
+    execute(mroot, lambda r: plan_register(r, WHEN, "delta"))
+    resumed.wait(5)
+    index = IndexFile(path.read_bytes())
+    assert [r.id.rsplit("-", 1)[-1] for r in index.rows] == ["alpha", "beta", "gamma", "delta"]
+    assert index.find("2026-06-01-0930-alpha")[0].get("topic") == "saved by hand"

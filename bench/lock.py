@@ -105,7 +105,10 @@ def worker(root: str, name: str, deadline: float, log_path: str, sources: list[s
     with open(log_path, "a", encoding="utf-8") as log:
         while time.time() < deadline:
             r = rng.random()
-            if r < 0.25 or not mine:
+            if refs and rng.random() < 0.2:
+                src, as_id = refs.pop(rng.randrange(len(refs)))
+                argv = ["release", src, "--as", as_id]
+            elif r < 0.25 or not mine:
                 argv = ["register", "--agent", name]
             elif r < 0.40:
                 argv = ["register", "--manual", "--agent", name, "--topic", f"{name} topic", "--summary", "work in progress", "--json"]
@@ -114,10 +117,7 @@ def worker(root: str, name: str, deadline: float, log_path: str, sources: list[s
             elif r < 0.70:
                 src, as_id = rng.choice(sources), rng.choice(mine)
                 argv = ["continue", src, "--as", as_id]
-            elif r < 0.78 and refs:
-                src, as_id = refs.pop(rng.randrange(len(refs)))
-                argv = ["release", src, "--as", as_id]
-            elif r < 0.83:
+            elif r < 0.77:
                 argv = ["organize", "--json"]
             else:
                 argv = ["archive", rng.choice(mine), "--json"]

@@ -179,18 +179,29 @@ def unchanged(root: MemoryRoot, plan: Plan) -> bool:
 SETTLE_SECONDS = 0.5
 
 
+def _mid_save(path: Path) -> bool:
+    """Whether a file looks caught in a plain (truncate, then write) save: empty, or just
+    modified and cut off without a final newline."""
+    try:
+        st = path.stat()
+        if st.st_size == 0:
+            return True
+        if time.time() - st.st_mtime > 2:
+            return False
+        with open(path, "rb") as fh:
+            fh.seek(-1, os.SEEK_END)
+            return fh.read(1) != b"\n"
+    except OSError:
+        return False
+
+
 def _settle(root: MemoryRoot, plan: Plan) -> None:
-    """Wait briefly while a file the plan touches is empty: an editor may be between its
-    truncate and its write (a plain save). Building on that empty read would drop every row."""
+    """Wait briefly (SETTLE_SECONDS at most) while a file the plan touches looks mid-save: an
+    editor may be between its truncate and its write. Building on that read would drop rows."""
     deadline = time.perf_counter() + SETTLE_SECONDS
     for rel in plan.paths():
         path = root.abs(rel)
-        while time.perf_counter() < deadline:
-            try:
-                if path.stat().st_size != 0:
-                    break
-            except OSError:
-                break
+        while time.perf_counter() < deadline and _mid_save(path):
             time.sleep(0.01)
 
 

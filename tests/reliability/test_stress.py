@@ -1,7 +1,7 @@
 """Concurrency stress: 8 writer processes and a hand editor on one 1,100-row root, bounded in time.
 
 The harness is bench/lock.py (run it directly for longer runs and the lock figures with and
-without the FIFO queue). Here it runs for a fixed 20 s and must keep every promise; the
+without the FIFO queue). Here it runs for a fixed 15 s and must keep every promise; the
 figures are printed (`pytest -s`) and attached to the test report.
 """
 
@@ -25,7 +25,7 @@ def test_eight_writers_and_a_hand_editor_lose_nothing(tmp_path, record_property)
     bench = load_bench()
     root = tmp_path / "memory"
     seeded = bench.build_root(root, rows=1100)
-    result = bench.run_stress(root, seconds=20.0, workers=8, use_editor=True, seed=7)
+    result = bench.run_stress(root, seconds=15.0, workers=8, use_editor=True, seed=7)
     figures = bench.figures(result)
     for key, value in figures.items():
         record_property(key, value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -21,8 +22,10 @@ from ..root import (
 )
 from ..snapshot import Snapshot, add_items, render_archive_index, render_template
 from .common import MANUAL_KEYWORDS, load_index
+from .organize import _lists_an_id
 
 TEMP_SUFFIX = ".memboard-tmp"
+META_UPDATED_RE = re.compile(rb"^\s*\|\s*Updated At\s*\|\s*([^|\r\n]*?)\s*\|", re.M)
 
 
 @dataclass
@@ -49,9 +52,13 @@ def _row_behind(row, data: bytes | None) -> dict[str, str]:
     """Row fields to catch up with a snapshot whose Metadata `Updated At` is newer than the row's."""
     from ..clock import parse
 
+    stamp = META_UPDATED_RE.search(data or b"")  # cheap look first: most rows are not behind
+    row_time = parse(row.get("updated_at"))
+    if stamp is None or row_time is None or (parse(stamp.group(1).decode("utf-8", "replace")) or row_time) <= row_time:
+        return {}
     meta = Snapshot(data or b"").metadata()
-    snap_time, row_time = parse(meta.get("Updated At", "")), parse(row.get("updated_at"))
-    if snap_time is None or row_time is None or snap_time <= row_time:
+    snap_time = parse(meta.get("Updated At", ""))
+    if snap_time is None or snap_time <= row_time:
         return {}
     changes = {"updated_at": meta["Updated At"].strip()}
     if meta.get("Status", "").strip() == "active" and row.status != "active":
@@ -214,8 +221,8 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
 
     # references, both directions
     for sid, row in live.items():
-        if sid not in snaps:
-            continue
+        if sid not in snaps or (session_path(sid) not in new_texts and not _lists_an_id(root.read(session_path(sid)) or b"")):
+            continue  # no ID under Continues From: skip the Markdown parse (1,000 snapshots take seconds)
         text = snapshot_text(session_path(sid))
         for src in Snapshot(text or "").continues_from():
             if src in live:

@@ -244,6 +244,12 @@ def cmd_doctor(args) -> int:
     if args.json and not args.fix:
         print(json.dumps([f.as_dict() for f in findings], ensure_ascii=False, indent=2))
         return 0
+    if args.json:  # --fix --json: the findings, then what was (or would be) changed
+        plan = execute(root, lambda r: diagnose(r, when)[1], dry_run=args.dry_run)
+        payload = {"findings": [f.as_dict() for f in findings], "dry_run": bool(args.dry_run),
+                   "changes": [c.describe() for c in plan.changes]}
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
+        return 0
     for f in findings:
         fix = f"  → fix: {f.fix}" if f.fix else ""
         print(f"{f.kind}\t{f.id or '-'}\t{f.message}{fix}")
@@ -287,11 +293,12 @@ def cmd_demo(args) -> int:
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse with the CLI contract's one-line usage errors (exit 2)."""
+    """An ArgumentParser whose usage errors are one stderr line and exit 2 (the CLI contract)."""
 
     def error(self, message: str):
-        """Print `memboard CMD: message (see --help)` on one line and exit 2."""
-        self.exit(2, f"{self.prog}: {' '.join(message.split())} (see {self.prog} --help)\n")
+        """Print `memboard CMD: error: ...` on one line and exit 2."""
+        text = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -402,9 +409,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: parse, run, map errors to exit codes and one-line messages."""
     from .core.errors import MemboardError
 
-    for stream in (sys.stdout, sys.stderr):  # bytes that are not UTF-8 in a file must not crash printing
+    for stream in (sys.stdout, sys.stderr):  # never crash on text that is not valid UTF-8
         try:
-            stream.reconfigure(errors="backslashreplace")
+            stream.reconfigure(errors="replace")
         except (AttributeError, ValueError):
             pass
     parser = build_parser()
@@ -424,3 +431,6 @@ def main(argv: list[str] | None = None) -> int:
         except OSError:
             pass
         return 0
+    except OSError as exc:
+        _err(f"failed: {exc.strerror or exc}" + (f" ({exc.filename})" if getattr(exc, "filename", None) else ""))
+        return 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import tempfile
 import time
 from contextlib import contextmanager
@@ -274,6 +275,26 @@ def _fault(step: int) -> None:
     raise RuntimeError(f"injected fault after step {step}")
 
 
+def _umask() -> int:
+    """The process umask, read without changing it (Linux /proc), else the common 022."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
+def _file_mode(path: Path) -> int:
+    """The mode a rewritten file keeps: the old file's, or what a plain create would give."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
 def _fault_in_write() -> None:
     """MEMBOARD_FAULT_MODE=kill-in-write: die with step N's temp file written but not renamed."""
     if os.environ.get(FAULT_MODE_ENV) == "kill-in-write" and _fault_target() == _current_step:
@@ -297,8 +318,11 @@ def atomic_write(path: Path, data: bytes, expect=ANY) -> None:
     nothing is replaced.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".memboard-tmp", dir=path.parent)
     try:
+        if os.name != "nt":
+            os.fchmod(fd, mode)  # mkstemp makes 0600 files; keep the file's own permissions
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

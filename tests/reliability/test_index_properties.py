@@ -155,6 +155,10 @@ def test_an_index_with_nul_bytes_is_never_rewritten(data, at):
 
     data = data[:at] + b"\x00" + data[at:]
     index = IndexFile(data)
-    assert index.edit().to_bytes() == data  # nothing to change: no refusal, no rewrite
+    try:
+        edit = index.edit()
+    except Refused:
+        return  # the NUL broke a header name: refused even earlier
+    assert edit.to_bytes() == data  # nothing to change: no refusal, no rewrite
     with pytest.raises(Refused):
         index.edit().append({"id": "2027-01-01-0000-x", "status": "idle"}).to_bytes()

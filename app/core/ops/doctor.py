@@ -9,7 +9,8 @@ from datetime import datetime
 
 from ..clock import format_ts
 from ..ids import is_valid_id
-from ..index import IndexEdit, IndexFile, format_refs
+from .. import revisions
+from ..index import IndexFile, format_refs
 from ..plan import Change, Plan
 from ..root import (
     ARCHIVE,
@@ -83,7 +84,11 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
     before = root.read(INDEX)
     index = IndexFile(before or b"")
     findings: list[Finding] = []
-    edit = IndexEdit(index, lenient=True)  # a table without some column is reported, not a crash
+    for problem in index.problems:
+        findings.append(Finding("index_columns", "", problem + " (add them to the header by hand)"))
+    if index.missing_columns():  # no safe repair of rows until the table has the protocol's columns
+        return findings, Plan("doctor --fix")
+    edit = index.edit()
     index_dirty = False
     file_changes: list[Change] = []
     new_texts: dict[str, tuple[bytes | None, str]] = {}
@@ -97,8 +102,6 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
         new_texts[rel] = (data, Snapshot(data).text())
         return new_texts[rel][1]
 
-    for problem in index.problems:
-        findings.append(Finding("index_columns", "", problem))
 
     by_id: dict[str, list] = {}
     for row in index.rows:
@@ -130,6 +133,13 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
         if sid in archived:
             meta = root.read(archive_index_path(sid)) if root.exists(archive_index_path(sid)) else None
             moved = root.exists(archive_session_path(sid))
+            if row.refs:  # finishing would archive a referenced session, which the protocol forbids
+                findings.append(Finding(
+                    "half_archived", sid,
+                    f"archive was started, but the row is referenced by {', '.join(row.refs)}; release those "
+                    f"references, then run doctor --fix again (or remove {archive_dir(sid)}/ to keep the session)",
+                ))
+                continue
             if meta is not None and (moved or has_snap):
                 if has_snap and not moved:
                     data = root.read(session_path(sid))
@@ -151,13 +161,15 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
                 continue
             findings.append(Finding("half_archived", sid, "archive folder exists beside a live row"))
         if has_snap and sid not in archived:
-            behind = _row_behind(row, root.read(session_path(sid)))
-            if behind:
-                edit.set_fields(row, behind)
-                index_dirty = True
+            current = root.read(session_path(sid))
+            behind = _row_behind(row, current)
+            # memboard records every snapshot it finishes writing; a newer snapshot that differs
+            # from its last revision was written by a write that did not finish (or by hand).
+            # Reported, not fixed: the row's Summary may be behind too; only `update` knows it.
+            if behind and revisions.latest(root, sid) not in (None, current):
                 findings.append(
-                    Finding("row_behind_snapshot", sid, "the snapshot was updated after the row (an interrupted update?)",
-                            "set the row's " + ", ".join(behind) + " from the snapshot's Metadata")
+                    Finding("row_behind_snapshot", sid, "the snapshot's Updated At is newer than the row's "
+                            f"(an interrupted update?); run `memboard update {sid}` to bring the row up to date")
                 )
         if row.status in ("active", "stale") and not has_snap and sid not in archived:
             rel = session_path(sid)
@@ -278,9 +290,9 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
         findings.append(Finding("stray_temp", rel, f"{rel} is a temp file left by an interrupted write", "delete it"))
         plan.changes.append(Change("delete", rel, root.read(rel), None))
     plan.changes.extend(file_changes)
-    if index_dirty and before is not None:
+    if index_dirty:
         after = edit.to_bytes()
         if after != before:
-            plan.changes.append(Change("modify", INDEX, before, after))
+            plan.changes.append(Change("create" if before is None else "modify", INDEX, before, after))
     plan.result = {"findings": [f.as_dict() for f in findings]}
     return findings, plan

@@ -8,6 +8,7 @@ on a large index and keeps the hook path free of heavy imports.)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .ids import is_valid_id
@@ -38,6 +39,8 @@ FIELDS = (
 FIELD_OF_COLUMN = dict(zip(COLUMNS, FIELDS))
 COLUMN_OF_FIELD = dict(zip(FIELDS, COLUMNS))
 STATUSES = ("idle", "active", "stale")
+# a newline followed by a line that does not start with `|` after optional whitespace (not a table line)
+NOT_TABLE_LINE_RE = re.compile(r"\n(?![^\S\n]*\|)")
 NO_REFS = "-"
 
 
@@ -53,6 +56,11 @@ def encode(text: str) -> bytes:
 
 def split_lines(text: str) -> list[str]:
     """Split on `\\n` only, keeping each line's ending (a `\\r` stays part of its line)."""
+    fast = text.splitlines(keepends=True)
+    # str.splitlines also splits at a lone \r, \v, \f, \x1c-\x1e, \x85, \u2028 and \u2029; each of those adds
+    # a line beyond the \n count, so equal counts mean it split at \n (or \r\n) only: the same lines
+    if len(fast) == text.count("\n") + (0 if not text or text.endswith("\n") else 1):
+        return fast
     parts = text.split("\n")
     lines = [p + "\n" for p in parts[:-1]]
     if parts[-1]:
@@ -190,7 +198,12 @@ class Row:
 
 
 class IndexFile:
-    """A parsed `index.md`: the original lines plus the board table's rows."""
+    """A parsed `index.md`: the original lines plus the board table's rows.
+
+    Parsing is lazy where it can be: the table's header and extent are found by scanning the
+    text, while the list of lines and the rows are built on first use. A SessionStart append
+    and an ID lookup therefore never split or parse a large index line by line.
+    """
 
     def __init__(self, data: bytes):
         """Parse index bytes; never fails, problems are recorded on rows."""
@@ -199,12 +212,15 @@ class IndexFile:
         self.bom = text.startswith(BOM)
         if self.bom:
             text = text[1:]
-        self.lines = split_lines(text)
+        self._text = text
+        self._lines: list[str] | None = None
         self.header_line: int | None = None
         self.columns: list[str] = []
-        self.rows: list[Row] = []
-        self.table_end = len(self.lines)
+        self._rows: list[Row] | None = None
+        self.table_end = 0
         self.problems: list[str] = []
+        # text offsets of the header line, the first row line and the end of the table
+        self._header_off = self._rows_off = self._end_off = 0
         self._parse()
 
     @classmethod
@@ -212,70 +228,103 @@ class IndexFile:
         """An index file that does not exist yet."""
         return cls(b"")
 
+    @property
+    def lines(self) -> list[str]:
+        """The file's lines with their endings (split on first use)."""
+        if self._lines is None:
+            self._lines = split_lines(self._text)
+        return self._lines
+
     def _parse(self) -> None:
-        """Find the board table (outside code fences) and read its rows."""
+        """Find the board table (outside code fences) and note its extent."""
         fence: str | None = None
-        lines = self.lines
-        n = len(lines)
+        text = self._text
+        size = len(text)
+        pos = 0
         i = 0
-        while i < n:
-            body = line_body(lines[i])
+        while pos < size:
+            nl = text.find("\n", pos)
+            end = size if nl < 0 else nl + 1
+            body = line_body(text[pos:end])
             stripped = body.lstrip()
             if fence:
                 if stripped.startswith(fence):
                     fence = None
-                i += 1
-                continue
-            if stripped.startswith("```") or stripped.startswith("~~~"):
+            elif stripped.startswith("```") or stripped.startswith("~~~"):
                 fence = stripped[:3]
-                i += 1
-                continue
-            if stripped.startswith("|") and i + 1 < n:
+            elif stripped.startswith("|") and end < size:
                 cells = split_cells(body)
                 if cells and "Session ID" in [unescape(c) for c in cells]:
-                    sep = split_cells(line_body(lines[i + 1]))
+                    nl2 = text.find("\n", end)
+                    end2 = size if nl2 < 0 else nl2 + 1
+                    sep = split_cells(line_body(text[end:end2]))
                     if sep is not None and is_separator(sep):
                         self.header_line = i
                         self.columns = [unescape(c) for c in cells]
-                        self._read_rows(i + 2)
+                        self._header_off = pos
+                        self._read_rows(i + 2, end2)
                         return
+            pos = end
             i += 1
-        self.table_end = n
+        self.table_end = i
+        self._end_off = size
 
-    def _read_rows(self, start: int) -> None:
-        """Read table rows from line `start` until the table ends."""
+    def _read_rows(self, start: int, offset: int) -> None:
+        """Note the table's extent from line `start` at text `offset` (rows are read on first use)."""
         cols = self.columns
-        width = len(cols)
-        positions = [(pos, FIELD_OF_COLUMN[c]) for pos, c in enumerate(cols) if c in FIELD_OF_COLUMN]
         missing = [c for c in COLUMNS if c not in cols]
         if missing:
             self.problems.append("index table lacks column(s): " + ", ".join(missing))
-        lines = self.lines
-        i = start
-        n = len(lines)
-        rows = self.rows
-        while i < n:
-            body = line_body(lines[i])
-            cells = split_cells(body)
-            if cells is None:
-                break
-            problem = None
-            if len(cells) != width:
-                problem = f"has {len(cells)} cells, the header has {width}"
-            values = {}
-            for pos, name in positions:
-                if pos < len(cells):
-                    raw = cells[pos]
-                    values[name] = unescape(raw) if "\\" in raw else raw
-            if problem is None:
-                sid = values.get("id", "")
-                if not is_valid_id(sid):
-                    problem = "Session ID is not of the form YYYY-MM-DD-HHMM-agent-name"
-                elif values.get("status") not in STATUSES:
-                    problem = f"Status {values.get('status')!r} is not idle, active or stale"
-            rows.append(Row(i, tuple(cells), values, problem))
-            i += 1
-        self.table_end = i
+        text = self._text
+        size = len(text)
+        self._rows_off = offset
+        if offset >= size:
+            end = size
+        else:
+            # the first line that does not start with `|` once stripped (split_cells' own test)
+            m = NOT_TABLE_LINE_RE.search(text, offset - 1)
+            end = m.start() + 1 if m else size
+        self._end_off = end
+        count = text.count("\n", offset, end)
+        if end == size and end > offset and not text.endswith("\n"):
+            count += 1
+        self.table_end = start + count
+
+    def _positions(self) -> list[tuple[int, str]]:
+        """(cell position, field name) of every known column of the header."""
+        return [(pos, FIELD_OF_COLUMN[c]) for pos, c in enumerate(self.columns) if c in FIELD_OF_COLUMN]
+
+    def _row_of(self, i: int, line: str, positions: list[tuple[int, str]]) -> Row:
+        """The Row of table line number i whose text is line."""
+        width = len(self.columns)
+        cells = split_cells(line_body(line)) or []
+        problem = None
+        if len(cells) != width:
+            problem = f"has {len(cells)} cells, the header has {width}"
+        values = {}
+        for pos, name in positions:
+            if pos < len(cells):
+                raw = cells[pos]
+                values[name] = unescape(raw) if "\\" in raw else raw
+        if problem is None:
+            sid = values.get("id", "")
+            if not is_valid_id(sid):
+                problem = "Session ID is not of the form YYYY-MM-DD-HHMM-agent-name"
+            elif values.get("status") not in STATUSES:
+                problem = f"Status {values.get('status')!r} is not idle, active or stale"
+        return Row(i, tuple(cells), values, problem)
+
+    @property
+    def rows(self) -> list[Row]:
+        """Every table row in file order, parsed on first use (appending needs none of them)."""
+        if self._rows is None:
+            if self.header_line is None:
+                self._rows = []
+            else:
+                positions = self._positions()
+                lines = self.lines
+                self._rows = [self._row_of(i, lines[i], positions) for i in range(self.header_line + 2, self.table_end)]
+        return self._rows
 
     # -- queries -----------------------------------------------------------------------
 
@@ -286,20 +335,49 @@ class IndexFile:
 
     def find(self, session_id: str) -> list[Row]:
         """All rows whose Session ID cell equals session_id."""
-        return [r for r in self.rows if r.values.get("id") == session_id]
+        if self._rows is not None or self.header_line is None or not session_id or "|" in session_id or "\n" in session_id:
+            return [r for r in self.rows if r.values.get("id") == session_id]
+        # rows not parsed yet: only table lines that contain the ID at all can hold it
+        text = self._text
+        start, end = self._rows_off, self._end_off
+        at = text.find(session_id, start, end)
+        if at < 0:
+            return []
+        positions = self._positions()
+        found = []
+        while at >= 0:
+            line_start = text.rfind("\n", start, at) + 1 or start
+            nl = text.find("\n", at, end)
+            line_end = end if nl < 0 else nl + 1
+            number = self.header_line + 2 + text.count("\n", start, line_start)
+            row = self._row_of(number, text[line_start:line_end], positions)
+            if row.values.get("id") == session_id:
+                found.append(row)
+            at = text.find(session_id, line_end, end)
+        return found
 
     def ids(self) -> set[str]:
         """Every Session ID in the table (including those of malformed rows)."""
         return {r.values.get("id", "") for r in self.rows}
 
+    def _ending_before(self, offset: int) -> str:
+        """The ending of the line that ends at text offset (exclusive)."""
+        text = self._text
+        if offset > 0 and text[offset - 1] == "\n":
+            return "\r\n" if offset > 1 and text[offset - 2] == "\r" else "\n"
+        return ""
+
     def eol(self) -> str:
         """The line ending new lines should use: the table's own, else the file's first."""
+        text = self._text
         candidates = []
         if self.has_table:
-            candidates = [self.lines[self.table_end - 1], self.lines[self.header_line]]
-        candidates += self.lines[:1]
-        for line in candidates:
-            ending = line_ending(line)
+            # the table's last line, then the header line
+            candidates = [self._ending_before(self._end_off), self._ending_before(text.find("\n", self._header_off) + 1)]
+        if text:
+            first = text.find("\n")
+            candidates.append(self._ending_before(first + 1) if first >= 0 else "")
+        for ending in candidates:
             if ending:
                 return ending
         return "\n"
@@ -353,6 +431,12 @@ class IndexEdit:
         """The new file text (without BOM)."""
         index = self.index
         eol = index.eol()
+        if self.appended and not self.replace and index.has_table:
+            # appending only: splice the new rows in at the table's end, no line list needed
+            text = index._text
+            at = index._end_off
+            lead = eol if at == len(text) and at > 0 and text[at - 1] != "\n" else ""
+            return text[:at] + lead + "".join(line + eol for line in self.appended) + text[at:]
         lines = list(index.lines)
         for pos, new in self.replace.items():
             lines[pos] = new

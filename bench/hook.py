@@ -1,0 +1,147 @@
+"""Bench: whole-process time of `memboard hook claude` on 10k- and 100k-row roots vs `python -c pass`.
+
+Run: python bench/hook.py [--rows 10000 100000] [--runs 15]. Prints, per size, the median wall
+time of a new registration (a fresh conversation), of a resume (the conversation is already
+mapped) and of `python -c pass`, with the ratios; the issue's target is <= 5x at 10k rows.
+Each run starts from the same root (index.md and the map restored), so every run registers
+the first session of its minute, as a real chat start does. `measure(rows, runs)` returns the
+figures as a dict for bench/run.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HEADER = (
+    "| Session ID | Agent Name | Topic | Summary | Keywords | Status | Referenced By | Started At | Updated At |\n"
+    "|---|---|---|---|---|---|---|---|---|\n"
+)
+AGENTS = ("cursor-main-agent", "claude-main-agent", "codex-main-agent")
+TOPICS = ("未設定", "Refactor the index parser", "整理 memory 規則", "hook latency on Windows", "pipes a\\|b in topics")
+
+
+def make_root(folder: Path, rows: int) -> Path:
+    """A memory root with `rows` realistic rows (CJK text, escaped pipes, references, all statuses)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = ["# Memory Index\n\n", "Working board of the agents.\n\n", HEADER]
+    previous = None
+    for i in range(rows):
+        day = 1 + i % 28
+        stamp = f"2025-{1 + (i // 28) % 12:02d}-{day:02d}-{i % 24:02d}{i % 60:02d}"
+        sid = f"{stamp}-{AGENTS[i % 3]}-{i}"
+        status = ("idle", "active", "stale")[i % 3]
+        topic = TOPICS[i % len(TOPICS)]
+        summary = "sessionStart 自動註冊，尚未整理主題。" if status == "idle" else f"Worked on item {i}: parser, 快照合併 and the board"
+        refs = previous if i % 10 == 0 and previous else "-"
+        ts = f"2025-{1 + (i // 28) % 12:02d}-{day:02d} {i % 24:02d}:{i % 60:02d}"
+        out.append(f"| {sid} | {AGENTS[i % 3]} | {topic} | {summary} | kw{i % 7}, memory | {status} | {refs} | {ts} | {ts} |\n")
+        previous = sid
+    out.append("\nNotes below the table stay untouched.\n")
+    (folder / "index.md").write_text("".join(out), encoding="utf-8")
+    return folder
+
+
+def _env(state: Path) -> dict:
+    """A subprocess environment: isolated state/config, bytecode caching on (as users have it)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("MEMBOARD_NOW", None)
+    env.pop("MEMBOARD_ROOT", None)
+    env["MEMBOARD_STATE_DIR"] = str(state)
+    env["MEMBOARD_CONFIG"] = str(state / "config.toml")
+    return env
+
+
+def _timed(cmd: list[str], env: dict, data: bytes | None = None) -> tuple[float, bytes]:
+    """Seconds one subprocess takes, and its stdout."""
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, input=data, capture_output=True, env=env, check=False)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"{cmd} exited {proc.returncode}: {proc.stderr.decode(errors='replace')}")
+    return elapsed, proc.stdout
+
+
+def hook_command() -> list[str]:
+    """The memboard console script next to this Python (what install-hook writes), else -m."""
+    script = Path(sys.executable).with_name("memboard")
+    if script.exists():
+        return [str(script), "hook", "claude"]
+    return [sys.executable, "-m", "memboard", "hook", "claude"]
+
+
+def measure(rows: int, runs: int = 15) -> dict:
+    """Median whole-process seconds: new registration, resumed conversation, `python -c pass`."""
+    with tempfile.TemporaryDirectory(prefix="memboard-bench-hook-") as tmp:
+        base = Path(tmp)
+        root = make_root(base / "memory", rows)
+        state = base / "state"
+        state.mkdir()
+        env = _env(state)
+        pristine = (root / "index.md").read_bytes()
+        cmd = hook_command() + ["--root", str(root)]
+        payload = {"transcript_path": "/tmp/t.jsonl", "cwd": str(base), "hook_event_name": "SessionStart", "source": "startup"}
+
+        def fresh() -> None:
+            (root / "index.md").write_bytes(pristine)
+            shutil.rmtree(root / ".memboard", ignore_errors=True)
+
+        fresh()
+        _timed(cmd, env, json.dumps(dict(payload, session_id="warm-up")).encode())  # writes bytecode caches
+        _timed([sys.executable, "-c", "pass"], env)
+        new, resume, bare = [], [], []
+        for n in range(runs):
+            fresh()
+            conv = f"bench-{rows}-{n}"
+            data = json.dumps(dict(payload, session_id=conv)).encode()
+            seconds, out = _timed(cmd, env, data)
+            if b"Your Memory Session ID is:" not in out:
+                raise RuntimeError(f"hook reported no Session ID: {out!r}")
+            new.append(seconds)
+            seconds, out = _timed(cmd, env, json.dumps(dict(payload, session_id=conv, source="resume")).encode())
+            if b"Your Memory Session ID is:" not in out:
+                raise RuntimeError(f"resume reported no Session ID: {out!r}")
+            resume.append(seconds)
+            bare.append(_timed([sys.executable, "-c", "pass"], env)[0])
+        index_bytes = len(pristine)
+    med_new, med_resume, med_bare = statistics.median(new), statistics.median(resume), statistics.median(bare)
+    return {
+        "rows": rows,
+        "runs": runs,
+        "index_bytes": index_bytes,
+        "hook_new_s": med_new,
+        "hook_resume_s": med_resume,
+        "python_pass_s": med_bare,
+        "ratio_new": med_new / med_bare,
+        "ratio_resume": med_resume / med_bare,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the figures for each size."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args(argv)
+    print(f"{'rows':>8} {'index':>9} {'hook new':>10} {'hook resume':>12} {'python -c pass':>15} {'new/pass':>9} {'resume/pass':>12}")
+    for rows in args.rows:
+        r = measure(rows, args.runs)
+        print(
+            f"{r['rows']:>8} {r['index_bytes'] / 1e6:>7.1f}MB {r['hook_new_s'] * 1000:>8.1f}ms {r['hook_resume_s'] * 1000:>10.1f}ms"
+            f" {r['python_pass_s'] * 1000:>13.1f}ms {r['ratio_new']:>8.2f}x {r['ratio_resume']:>11.2f}x"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

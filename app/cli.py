@@ -1,12 +1,11 @@
 """The `memboard` command line: a thin face on the core operations (see DESIGN.md's contract).
 
-Only argparse is imported up front; each command imports what it needs, so `memboard hook`
-stays fast.
+Each command imports what it needs, and `memboard hook` skips argparse altogether, so the
+agents' hook stays fast.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -293,8 +292,10 @@ def cmd_config(args) -> int:
 # -- parser -----------------------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> "argparse.ArgumentParser":
     """The argument parser of every command."""
+    import argparse
+
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help="memory root folder")
     changing = argparse.ArgumentParser(add_help=False, parents=[common])

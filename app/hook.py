@@ -232,8 +232,32 @@ def cmd_hook(args) -> int:
     return run(args.tool, getattr(args, "root", None), args.agent)
 
 
+def quick_args(argv: list[str]) -> tuple[str, str | None, str | None] | None:
+    """(tool, root, agent) from `TOOL [--root DIR] [--agent NAME]`; None when argparse should judge."""
+    tool = None
+    options = {"--root": None, "--agent": None}
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        name, eq, value = word.partition("=")
+        if name in options and eq:
+            options[name] = value
+        elif word in options and i + 1 < len(argv):
+            options[word] = argv[i + 1]
+            i += 1
+        elif tool is None and word in TOOLS:
+            tool = word
+        else:
+            return None
+        i += 1
+    return (tool, options["--root"], options["--agent"]) if tool else None
+
+
 def main(argv: list[str]) -> int:
-    """The fast path for `memboard hook ...`: a one-command parser, nothing else imported."""
+    """The fast path for `memboard hook ...`: no argparse unless the arguments need explaining."""
+    quick = quick_args(argv)
+    if quick is not None:
+        return run(*quick)
     import argparse
 
     parser = argparse.ArgumentParser(prog="memboard hook", description="Register a session from an agent's SessionStart hook JSON on stdin.")

@@ -60,11 +60,22 @@ def _env(state: Path) -> dict:
     return env
 
 
-def _timed(cmd: list[str], env: dict, data: bytes | None = None) -> tuple[float, bytes]:
-    """Seconds one subprocess takes, and its stdout."""
+def _cpu() -> float:
+    """CPU seconds (user + system) used by finished child processes so far."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _timed(cmd: list[str], env: dict, data: bytes | None = None, cpu: list | None = None) -> tuple[float, bytes]:
+    """Wall seconds one subprocess takes, and its stdout; its CPU seconds go to cpu when given."""
+    cpu_before = _cpu() if cpu is not None and os.name != "nt" else 0.0
     start = time.perf_counter()
     proc = subprocess.run(cmd, input=data, capture_output=True, env=env, check=False)
     elapsed = time.perf_counter() - start
+    if cpu is not None and os.name != "nt":
+        cpu.append(_cpu() - cpu_before)
     if proc.returncode != 0:
         raise RuntimeError(f"{cmd} exited {proc.returncode}: {proc.stderr.decode(errors='replace')}")
     return elapsed, proc.stdout
@@ -98,22 +109,23 @@ def measure(rows: int, runs: int = 15) -> dict:
         _timed(cmd, env, json.dumps(dict(payload, session_id="warm-up")).encode())  # writes bytecode caches
         _timed([sys.executable, "-c", "pass"], env)
         new, resume, bare = [], [], []
+        new_cpu, resume_cpu, bare_cpu = [], [], []
         for n in range(runs):
             fresh()
             conv = f"bench-{rows}-{n}"
             data = json.dumps(dict(payload, session_id=conv)).encode()
-            seconds, out = _timed(cmd, env, data)
+            seconds, out = _timed(cmd, env, data, new_cpu)
             if b"Your Memory Session ID is:" not in out:
                 raise RuntimeError(f"hook reported no Session ID: {out!r}")
             new.append(seconds)
-            seconds, out = _timed(cmd, env, json.dumps(dict(payload, session_id=conv, source="resume")).encode())
+            seconds, out = _timed(cmd, env, json.dumps(dict(payload, session_id=conv, source="resume")).encode(), resume_cpu)
             if b"Your Memory Session ID is:" not in out:
                 raise RuntimeError(f"resume reported no Session ID: {out!r}")
             resume.append(seconds)
-            bare.append(_timed([sys.executable, "-c", "pass"], env)[0])
+            bare.append(_timed([sys.executable, "-c", "pass"], env, None, bare_cpu)[0])
         index_bytes = len(pristine)
     med_new, med_resume, med_bare = statistics.median(new), statistics.median(resume), statistics.median(bare)
-    return {
+    result = {
         "rows": rows,
         "runs": runs,
         "index_bytes": index_bytes,
@@ -122,7 +134,17 @@ def measure(rows: int, runs: int = 15) -> dict:
         "python_pass_s": med_bare,
         "ratio_new": med_new / med_bare,
         "ratio_resume": med_resume / med_bare,
+        "hook_new_min_s": min(new),
+        "python_pass_min_s": min(bare),
+        "ratio_new_min": min(new) / min(bare),
     }
+    if new_cpu and bare_cpu and statistics.median(bare_cpu) > 0:
+        # CPU time is steadier than wall time on a busy machine; reported alongside
+        result["cpu_new_s"] = statistics.median(new_cpu)
+        result["cpu_resume_s"] = statistics.median(resume_cpu)
+        result["cpu_pass_s"] = statistics.median(bare_cpu)
+        result["cpu_ratio_new"] = result["cpu_new_s"] / result["cpu_pass_s"]
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,12 +155,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args(argv)
-    print(f"{'rows':>8} {'index':>9} {'hook new':>10} {'hook resume':>12} {'python -c pass':>15} {'new/pass':>9} {'resume/pass':>12}")
+    print(f"{'rows':>8} {'index':>9} {'hook new':>10} {'hook resume':>12} {'python -c pass':>15} {'new/pass':>9} {'resume/pass':>12} {'cpu new/pass':>13} {'min new/pass':>13}")
     for rows in args.rows:
         r = measure(rows, args.runs)
         print(
             f"{r['rows']:>8} {r['index_bytes'] / 1e6:>7.1f}MB {r['hook_new_s'] * 1000:>8.1f}ms {r['hook_resume_s'] * 1000:>10.1f}ms"
             f" {r['python_pass_s'] * 1000:>13.1f}ms {r['ratio_new']:>8.2f}x {r['ratio_resume']:>11.2f}x"
+            f" {r.get('cpu_ratio_new', float('nan')):>12.2f}x {r['ratio_new_min']:>12.2f}x"
         )
     return 0
 

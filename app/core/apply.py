@@ -38,6 +38,12 @@ def lock_timeout() -> float:
             return max(0.0, float(raw))
         except ValueError:
             pass
+    try:
+        value = config.load().get("lock_timeout")
+        if value is not None:
+            return max(0.0, float(value))
+    except (MemboardError, TypeError, ValueError):
+        pass
     return DEFAULT_LOCK_TIMEOUT
 
 

@@ -111,3 +111,14 @@ def test_config_root_then_hook_registers_there(cli, root):
     res = cli("hook", "claude", input=b'{"session_id": "c1"}', use_root=False)
     assert "2026-06-01-0930-team-agent" in res.out
     assert (root / "index.md").exists()
+
+
+def test_config_lock_timeout_bounds_a_writers_wait(cli, root):
+    from memboard.core.apply import locked
+    from memboard.core.root import MemoryRoot
+
+    assert cli("config", "set", "lock_timeout", "0.2", use_root=False).code == 0
+    with locked(MemoryRoot(root)):
+        res = cli("register")
+    assert res.code == 1 and "waited 0.2s" in res.err
+    assert not (root / "index.md").exists()

@@ -39,8 +39,13 @@ FIELDS = (
 FIELD_OF_COLUMN = dict(zip(COLUMNS, FIELDS))
 COLUMN_OF_FIELD = dict(zip(FIELDS, COLUMNS))
 STATUSES = ("idle", "active", "stale")
-# a newline followed by a line that does not start with `|` after optional whitespace (not a table line)
-NOT_TABLE_LINE_RE = re.compile(r"\n(?![^\S\n]*\|)")
+BOM_BYTES = BOM.encode("utf-8")
+# every character str.strip() removes (str.isspace), except the newline that ends a line
+WHITESPACE = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+_WS_BYTES = b"(?:" + b"|".join(re.escape(ch.encode("utf-8")) for ch in WHITESPACE) + b")"
+# in UTF-8 bytes: a newline followed by a line that does not start with `|` once stripped (not a table line)
+NOT_TABLE_LINE_RE = re.compile(b"\n(?!" + _WS_BYTES + b"*\\|)")
+NO_PIPE_FIRST_RE = re.compile(b"\n(?!\\|)")  # cheap pre-filter: most table lines start with `|` right away
 NO_REFS = "-"
 
 
@@ -208,18 +213,16 @@ class IndexFile:
     def __init__(self, data: bytes):
         """Parse index bytes; never fails, problems are recorded on rows."""
         self.data = data
-        text = decode(data)
-        self.bom = text.startswith(BOM)
-        if self.bom:
-            text = text[1:]
-        self._text = text
+        self.bom = data.startswith(BOM_BYTES)
+        self._start = len(BOM_BYTES) if self.bom else 0  # byte offset where the text begins
+        self._text: str | None = None
         self._lines: list[str] | None = None
         self.header_line: int | None = None
         self.columns: list[str] = []
         self._rows: list[Row] | None = None
         self.table_end = 0
         self.problems: list[str] = []
-        # text offsets of the header line, the first row line and the end of the table
+        # byte offsets (in data) of the header line, the first row line and the end of the table
         self._header_off = self._rows_off = self._end_off = 0
         self._parse()
 
@@ -229,23 +232,34 @@ class IndexFile:
         return cls(b"")
 
     @property
+    def text(self) -> str:
+        """The file's text without the BOM (decoded on first use)."""
+        if self._text is None:
+            self._text = decode(self.data[self._start :])
+        return self._text
+
+    @property
     def lines(self) -> list[str]:
         """The file's lines with their endings (split on first use)."""
         if self._lines is None:
-            self._lines = split_lines(self._text)
+            self._lines = split_lines(self.text)
         return self._lines
 
     def _parse(self) -> None:
-        """Find the board table (outside code fences) and note its extent."""
+        """Find the board table (outside code fences) and note its extent, working on the bytes.
+
+        Newlines and `|` are single bytes in UTF-8 and never part of another character, so
+        lines can be found in the bytes; each line before the header is decoded on its own.
+        """
         fence: str | None = None
-        text = self._text
-        size = len(text)
-        pos = 0
+        data = self.data
+        size = len(data)
+        pos = self._start
         i = 0
         while pos < size:
-            nl = text.find("\n", pos)
+            nl = data.find(b"\n", pos)
             end = size if nl < 0 else nl + 1
-            body = line_body(text[pos:end])
+            body = line_body(decode(data[pos:end]))
             stripped = body.lstrip()
             if fence:
                 if stripped.startswith(fence):
@@ -255,9 +269,9 @@ class IndexFile:
             elif stripped.startswith("|") and end < size:
                 cells = split_cells(body)
                 if cells and "Session ID" in [unescape(c) for c in cells]:
-                    nl2 = text.find("\n", end)
+                    nl2 = data.find(b"\n", end)
                     end2 = size if nl2 < 0 else nl2 + 1
-                    sep = split_cells(line_body(text[end:end2]))
+                    sep = split_cells(line_body(decode(data[end:end2])))
                     if sep is not None and is_separator(sep):
                         self.header_line = i
                         self.columns = [unescape(c) for c in cells]
@@ -270,23 +284,31 @@ class IndexFile:
         self._end_off = size
 
     def _read_rows(self, start: int, offset: int) -> None:
-        """Note the table's extent from line `start` at text `offset` (rows are read on first use)."""
+        """Note the table's extent from line `start` at byte `offset` (rows are read on first use)."""
         cols = self.columns
         missing = [c for c in COLUMNS if c not in cols]
         if missing:
             self.problems.append("index table lacks column(s): " + ", ".join(missing))
-        text = self._text
-        size = len(text)
+        data = self.data
+        size = len(data)
         self._rows_off = offset
         if offset >= size:
             end = size
         else:
             # the first line that does not start with `|` once stripped (split_cells' own test)
-            m = NOT_TABLE_LINE_RE.search(text, offset - 1)
-            end = m.start() + 1 if m else size
+            end = size
+            pos = offset - 1
+            while True:
+                m = NO_PIPE_FIRST_RE.search(data, pos)
+                if m is None:
+                    break
+                if NOT_TABLE_LINE_RE.match(data, m.start()):
+                    end = m.start() + 1
+                    break
+                pos = m.start() + 1
         self._end_off = end
-        count = text.count("\n", offset, end)
-        if end == size and end > offset and not text.endswith("\n"):
+        count = data.count(b"\n", offset, end)
+        if end == size and end > offset and not data.endswith(b"\n"):
             count += 1
         self.table_end = start + count
 
@@ -337,23 +359,24 @@ class IndexFile:
         """All rows whose Session ID cell equals session_id."""
         if self._rows is not None or self.header_line is None or not session_id or "|" in session_id or "\n" in session_id:
             return [r for r in self.rows if r.values.get("id") == session_id]
-        # rows not parsed yet: only table lines that contain the ID at all can hold it
-        text = self._text
+        # rows not parsed yet: only table lines whose bytes contain the ID at all can hold it
+        data = self.data
+        key = encode(session_id)
         start, end = self._rows_off, self._end_off
-        at = text.find(session_id, start, end)
+        at = data.find(key, start, end)
         if at < 0:
             return []
         positions = self._positions()
         found = []
         while at >= 0:
-            line_start = text.rfind("\n", start, at) + 1 or start
-            nl = text.find("\n", at, end)
+            line_start = data.rfind(b"\n", start, at) + 1 or start
+            nl = data.find(b"\n", at, end)
             line_end = end if nl < 0 else nl + 1
-            number = self.header_line + 2 + text.count("\n", start, line_start)
-            row = self._row_of(number, text[line_start:line_end], positions)
+            number = self.header_line + 2 + data.count(b"\n", start, line_start)
+            row = self._row_of(number, decode(data[line_start:line_end]), positions)
             if row.values.get("id") == session_id:
                 found.append(row)
-            at = text.find(session_id, line_end, end)
+            at = data.find(key, line_end, end)
         return found
 
     def ids(self) -> set[str]:
@@ -361,21 +384,21 @@ class IndexFile:
         return {r.values.get("id", "") for r in self.rows}
 
     def _ending_before(self, offset: int) -> str:
-        """The ending of the line that ends at text offset (exclusive)."""
-        text = self._text
-        if offset > 0 and text[offset - 1] == "\n":
-            return "\r\n" if offset > 1 and text[offset - 2] == "\r" else "\n"
+        """The ending of the line that ends at byte offset (exclusive)."""
+        data = self.data
+        if offset > self._start and data[offset - 1] == 0x0A:
+            return "\r\n" if offset - 1 > self._start and data[offset - 2] == 0x0D else "\n"
         return ""
 
     def eol(self) -> str:
         """The line ending new lines should use: the table's own, else the file's first."""
-        text = self._text
+        data = self.data
         candidates = []
         if self.has_table:
             # the table's last line, then the header line
-            candidates = [self._ending_before(self._end_off), self._ending_before(text.find("\n", self._header_off) + 1)]
-        if text:
-            first = text.find("\n")
+            candidates = [self._ending_before(self._end_off), self._ending_before(data.find(b"\n", self._header_off) + 1)]
+        if len(data) > self._start:
+            first = data.find(b"\n", self._start)
             candidates.append(self._ending_before(first + 1) if first >= 0 else "")
         for ending in candidates:
             if ending:
@@ -427,16 +450,25 @@ class IndexEdit:
         self.appended.append(self._render(cells, ""))
         return self
 
+    def _spliced(self) -> bytes | None:
+        """The new bytes when the edit only appends to an existing table (no line list needed), else None."""
+        index = self.index
+        if not self.appended or self.replace or not index.has_table:
+            return None
+        eol = index.eol()
+        data = index.data
+        at = index._end_off
+        lead = eol if at == len(data) and at > index._start and data[at - 1] != 0x0A else ""
+        view = memoryview(data)  # one copy of a large index, not three
+        return b"".join((view[:at], encode(lead + "".join(line + eol for line in self.appended)), view[at:]))
+
     def to_text(self) -> str:
         """The new file text (without BOM)."""
         index = self.index
+        spliced = self._spliced()
+        if spliced is not None:
+            return decode(spliced[index._start :])
         eol = index.eol()
-        if self.appended and not self.replace and index.has_table:
-            # appending only: splice the new rows in at the table's end, no line list needed
-            text = index._text
-            at = index._end_off
-            lead = eol if at == len(text) and at > 0 and text[at - 1] != "\n" else ""
-            return text[:at] + lead + "".join(line + eol for line in self.appended) + text[at:]
         lines = list(index.lines)
         for pos, new in self.replace.items():
             lines[pos] = new
@@ -468,5 +500,8 @@ class IndexEdit:
 
     def to_bytes(self) -> bytes:
         """The new file bytes, with the BOM kept when the original had one."""
+        spliced = self._spliced()
+        if spliced is not None:
+            return spliced
         text = self.to_text()
         return encode((BOM if self.index.bom else "") + text)

@@ -16,6 +16,7 @@ FRAGMENTS = [
     f"| 2026-06-01-0931-x | x | a \\| b | s | k | idle | {SID} | t | t |",
     "| broken | row |", "|", "text", "", "   ", "```", "~~~", "# Memory Index", "  | indented | table |",
     "\u3000| wide space |", "\xa0| nbsp |", "\x1c| fs |", "a\u2028b", "x\x85y", "| Session ID |",
+    "\udcff| invalid byte |", "\u2003 \u3000| em and wide |", "\udce3\udc80| torn wide space |", "\u200b| zero width |",
 ]
 ENDINGS = ["\n", "\r\n", "\r", "", "\r\r\n"]
 
@@ -56,7 +57,8 @@ def reference_extent(lines: list[str]) -> tuple[int | None, int]:
 
 
 ROWISH = [ROW, ROW.replace("idle", "active"), ROW.replace(SID, SID + "-2"), FRAGMENTS[5], "| broken | row |", "|",
-          "  | indented | table |", "\u3000| wide space |", "\xa0| nbsp |", "\x1c| fs |", "text", "", "   "]
+          "  | indented | table |", "\u3000| wide space |", "\xa0| nbsp |", "\x1c| fs |", "text", "", "   ",
+          "\udcff| invalid byte |", "\u2003 \u3000| em and wide |", "\udce3\udc80| torn wide space |", "\u200b| zero width |"]
 lines_of = lambda pool, n: st.lists(st.tuples(st.sampled_from(pool), st.sampled_from(ENDINGS)), max_size=n)
 def reference_eol(lines: list[str], header: int | None, end: int) -> str:
     """The original choice of line ending: the table's last line, its header, the file's first line."""
@@ -86,7 +88,8 @@ texts = st.builds(
 @settings(max_examples=400, deadline=None)
 @given(texts)
 def test_fast_paths_match_a_full_parse(text):
-    data = text.encode("utf-8")
+    data = text.encode("utf-8", "surrogateescape")  # lone surrogates stand for bytes that are not UTF-8
+    text = data.decode("utf-8", "surrogateescape")
     assert split_lines(text) == reference_split(text)
     lazy = IndexFile(data)
     full = IndexFile(data)
@@ -105,3 +108,10 @@ def test_fast_paths_match_a_full_parse(text):
         slow_edit.replace[0] = lines[0]  # a no-op replacement forces the line-by-line rendering
     assert fast == slow_edit.to_bytes()
     assert fast.startswith(b"\xef\xbb\xbf") == text.startswith("\ufeff")
+
+
+def test_the_byte_level_whitespace_set_is_what_str_strip_removes():
+    from memboard.core.index import WHITESPACE
+
+    every = {chr(c) for c in range(0x110000) if chr(c).isspace()}
+    assert set(WHITESPACE) == every - {"\n"}

@@ -173,25 +173,18 @@ def quiet_root(cli_root: str | None):
         return None
 
 
-def register_from_hook(tool: str, payload: dict, cli_root: str | None, agent: str | None):
-    """Register (or find) the conversation's session; returns (root path, plan)."""
-    from .core import clock, config
+def register_from_hook(tool: str, payload: dict, root_path, cfg: dict, agent: str | None):
+    """Register (or find) the conversation's session in the root at root_path; returns the applied plan."""
+    from .core import clock
     from .core.apply import execute
     from .core.hookmap import plan_session_start
     from .core.root import MemoryRoot
 
-    cfg = config.load()
-    root_path = resolve_root(cli_root, cfg, payload)
-    try:
-        root = MemoryRoot(root_path)
-        name = agent_for(tool, agent, cfg)
-        conversation = conversation_of(tool, payload)
-        when = clock.now()
-        plan = execute(root, lambda r: plan_session_start(r, when, name, conversation, tool), timeout=lock_wait())
-    except BaseException as exc:
-        exc.memboard_root = root_path  # type: ignore[attr-defined]
-        raise
-    return root_path, plan
+    root = MemoryRoot(root_path)
+    name = agent_for(tool, agent, cfg)
+    conversation = conversation_of(tool, payload)
+    when = clock.now()
+    return execute(root, lambda r: plan_session_start(r, when, name, conversation, tool), timeout=lock_wait())
 
 
 def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=None) -> int:
@@ -206,7 +199,11 @@ def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=
         if not is_session_start(payload):
             log_line(quiet_root(cli_root), tool, f"ignored: event {str(payload.get('hook_event_name'))[:40]!r} is not SessionStart")
             return 0
-        root_path, plan = register_from_hook(tool, payload, cli_root, agent)
+        from .core import config
+
+        cfg = config.load()
+        root_path = resolve_root(cli_root, cfg, payload)
+        plan = register_from_hook(tool, payload, root_path, cfg, agent)
         if not plan.success:
             raise RuntimeError("registration reported no Session ID")
         out = answer(tool, plan.success) + "\n"
@@ -219,7 +216,6 @@ def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=
             log_line(root_path, tool, f"registered {plan.result.get('session_id')} without a conversation ID (not mapped)")
         return 0
     except BaseException as exc:  # fail-open: a hook never breaks the agent's session
-        root_path = getattr(exc, "memboard_root", root_path)
         if root_path is None:
             root_path = quiet_root(cli_root)
         detail = str(exc).splitlines()[0] if str(exc) else ""

@@ -309,9 +309,12 @@ def test_the_hook_path_in_process_leaves_heavy_modules_unloaded(root):
     assert proc.stdout.decode().strip().splitlines()[-1] == "0 [] True"
 
 
-def test_a_broken_config_fails_open_and_logs_locally(cli, root, state_dir):
+def test_a_broken_config_fails_open(cli, root, state_dir):
     (state_dir / "config.toml").write_text("agent_name = [broken\n")
     res = cli("hook", "claude", input=encoded(claude_payload()))
     assert (res.code, res.out) == (0, "")
     assert rows_of(root) == []
-    assert "is not valid TOML" in log_lines(state_dir)[0]
+    assert "is not valid TOML" in log_lines(root / ".memboard")[0]  # --root still says where to log
+    res = cli("hook", "claude", input=encoded(claude_payload()), use_root=False)
+    assert (res.code, res.out) == (0, "")
+    assert "is not valid TOML" in log_lines(state_dir)[0]  # nothing names a root: the local log

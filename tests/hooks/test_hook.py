@@ -318,3 +318,17 @@ def test_a_broken_config_fails_open(cli, root, state_dir):
     res = cli("hook", "claude", input=encoded(claude_payload()), use_root=False)
     assert (res.code, res.out) == (0, "")
     assert "is not valid TOML" in log_lines(state_dir)[0]  # nothing names a root: the local log
+
+
+def test_root_before_the_command_and_option_spellings_work(cli, root):
+    res = cli("--root", str(root), "hook", "claude", input=encoded(claude_payload("a")), use_root=False)
+    assert json.loads(res.out) == CLAUDE_OK
+    res = cli("hook", f"--root={root}", "codex", "--agent=x-agent", input=encoded(codex_payload("b")), use_root=False)
+    assert "2026-06-01-0930-x-agent" in res.out
+    assert len(rows_of(root)) == 2
+
+
+def test_an_unknown_tool_is_a_usage_error(cli, root):
+    res = cli("hook", "vim", input=b"{}")
+    assert res.code == 2 and "invalid choice" in res.err
+    assert not (root / "index.md").exists()

@@ -3,8 +3,9 @@
 Run: python bench/hook.py [--rows 10000 100000] [--runs 15]. Prints, per size, the median wall
 time of a new registration (a fresh conversation), of a resume (the conversation is already
 mapped) and of `python -c pass`, with the ratios; the issue's target is <= 5x at 10k rows.
-Each run starts from the same root (index.md and the map restored), so every run registers
-the first session of its minute, as a real chat start does. `measure(rows, runs)` returns the
+The root also holds a conversation map with one entry per row. Each run starts from the same
+root (index.md and the touched map shard restored), so every run registers the first session
+of its minute, as a real chat start does. `measure(rows, runs)` returns the
 figures as a dict for bench/run.py.
 """
 
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -47,6 +47,24 @@ def make_root(folder: Path, rows: int) -> Path:
     out.append("\nNotes below the table stay untouched.\n")
     (folder / "index.md").write_text("".join(out), encoding="utf-8")
     return folder
+
+
+def make_map(root: Path, rows: int) -> dict[str, bytes]:
+    """A conversation map with one entry per row (as after `rows` hooked chats); returns shard bytes by path."""
+    from memboard.core.hookmap import HEADER, shard_path
+
+    shards: dict[str, list[bytes]] = {}
+    for i in range(rows):
+        conv = f"{i:08x}-1111-4222-8333-{i:012x}"
+        sid = f"2025-{1 + (i // 28) % 12:02d}-{1 + i % 28:02d}-{i % 24:02d}{i % 60:02d}-{AGENTS[i % 3]}-{i}"
+        shards.setdefault(shard_path(conv), [HEADER]).append(f"{conv}\t{sid}\t{AGENTS[i % 3].split('-')[0]}\t2025-01-01 10:00\n".encode())
+    out = {}
+    for rel, parts in shards.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"".join(parts))
+        out[rel] = path.read_bytes()
+    return out
 
 
 def _env(state: Path) -> dict:
@@ -98,21 +116,28 @@ def measure(rows: int, runs: int = 15) -> dict:
         state.mkdir()
         env = _env(state)
         pristine = (root / "index.md").read_bytes()
+        shards = make_map(root, rows)
         cmd = hook_command() + ["--root", str(root)]
         payload = {"transcript_path": "/tmp/t.jsonl", "cwd": str(base), "hook_event_name": "SessionStart", "source": "startup"}
+        from memboard.core.hookmap import shard_path
 
-        def fresh() -> None:
+        def fresh(conversation: str) -> None:
+            """Back to the generated root: the index and the shard this conversation lands in."""
             (root / "index.md").write_bytes(pristine)
-            shutil.rmtree(root / ".memboard", ignore_errors=True)
+            rel = shard_path(conversation)
+            if rel in shards:
+                (root / rel).write_bytes(shards[rel])
+            else:
+                (root / rel).unlink(missing_ok=True)
 
-        fresh()
+        fresh("warm-up")
         _timed(cmd, env, json.dumps(dict(payload, session_id="warm-up")).encode())  # writes bytecode caches
         _timed([sys.executable, "-c", "pass"], env)
         new, resume, bare = [], [], []
         new_cpu, resume_cpu, bare_cpu = [], [], []
         for n in range(runs):
-            fresh()
             conv = f"bench-{rows}-{n}"
+            fresh(conv)
             data = json.dumps(dict(payload, session_id=conv)).encode()
             seconds, out = _timed(cmd, env, data, new_cpu)
             if b"Your Memory Session ID is:" not in out:

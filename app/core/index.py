@@ -220,7 +220,7 @@ class IndexFile:
         self.header_line: int | None = None
         self.columns: list[str] = []
         self._rows: list[Row] | None = None
-        self.table_end = 0
+        self._table_end: int | None = None
         self.problems: list[str] = []
         # byte offsets (in data) of the header line, the first row line and the end of the table
         self._header_off = self._rows_off = self._end_off = 0
@@ -276,15 +276,15 @@ class IndexFile:
                         self.header_line = i
                         self.columns = [unescape(c) for c in cells]
                         self._header_off = pos
-                        self._read_rows(i + 2, end2)
+                        self._read_rows(end2)
                         return
             pos = end
             i += 1
-        self.table_end = i
+        self._table_end = i
         self._end_off = size
 
-    def _read_rows(self, start: int, offset: int) -> None:
-        """Note the table's extent from line `start` at byte `offset` (rows are read on first use)."""
+    def _read_rows(self, offset: int) -> None:
+        """Note the table's extent from its first row line at byte `offset` (rows are read on first use)."""
         cols = self.columns
         missing = [c for c in COLUMNS if c not in cols]
         if missing:
@@ -307,10 +307,18 @@ class IndexFile:
                     break
                 pos = m.start() + 1
         self._end_off = end
-        count = data.count(b"\n", offset, end)
-        if end == size and end > offset and not data.endswith(b"\n"):
-            count += 1
-        self.table_end = start + count
+
+    @property
+    def table_end(self) -> int:
+        """The number of the first line after the table (counted on first use: appends need only offsets)."""
+        if self._table_end is None:
+            data = self.data
+            start, end = self._rows_off, self._end_off
+            count = data.count(b"\n", start, end)
+            if end == len(data) and end > start and not data.endswith(b"\n"):
+                count += 1
+            self._table_end = self.header_line + 2 + count
+        return self._table_end
 
     def _positions(self) -> list[tuple[int, str]]:
         """(cell position, field name) of every known column of the header."""

@@ -212,8 +212,8 @@ def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=
         try:
             sys.stdout.buffer.write(out.encode("ascii"))
             sys.stdout.flush()
-        except (BrokenPipeError, OSError):
-            pass
+        except Exception as exc:  # the row is written; only the answer could not be delivered
+            log_line(root_path, tool, f"registered {plan.result.get('session_id')} but could not print the answer: {exc}")
         if plan.result.get("conversation") is None:
             log_line(root_path, tool, f"registered {plan.result.get('session_id')} without a conversation ID (not mapped)")
         return 0

@@ -9,6 +9,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "hook.py"
 
 
 def load_bench():
+    """Import bench/hook.py as a module (bench/ is not a package)."""
     spec = importlib.util.spec_from_file_location("bench_hook", BENCH)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

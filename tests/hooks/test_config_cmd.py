@@ -81,6 +81,7 @@ def test_broken_config_is_a_one_line_error(cli, config_file):
 
 
 def _register_json(cli, *args, env=None):
+    """Run `register --json` without the fixture's --root."""
     res = cli("register", "--json", *args, env=env, use_root=False)
     return res, (json.loads(res.out) if res.code == 0 else None)
 

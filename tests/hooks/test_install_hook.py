@@ -27,6 +27,7 @@ def install(cli, home):
     """Run `memboard install-hook ...` with HOME pointing at the fake home."""
 
     def run(*args, env=None):
+        """One install-hook run."""
         return cli("install-hook", *args, env={"HOME": str(home), **(env or {})}, use_root=False)
 
     return run

@@ -332,3 +332,17 @@ def test_an_unknown_tool_is_a_usage_error(cli, root):
     res = cli("hook", "vim", input=b"{}")
     assert res.code == 2 and "invalid choice" in res.err
     assert not (root / "index.md").exists()
+
+
+def test_an_archived_session_is_reported_and_the_next_start_gets_a_new_row(cli, root):
+    cli("hook", "claude", input=encoded(claude_payload()))
+    snapshot = "## Current Context\n\nWorked on the hook.\n\n## Decisions\n\n- Keep it fail-open.\n"
+    assert cli("update", SID, "--snapshot", "-", "--topic", "hooks", input=snapshot).code == 0
+    archived = cli("archive", SID)
+    assert archived.code == 0, archived.err
+    assert (root / "archive" / SID).is_dir()
+    who = cli("whoami", "--conversation", CONVERSATION, "--json")
+    assert who.code == 1 and json.loads(who.out)["state"] == "archived"
+    again = cli("hook", "claude", input=encoded(claude_payload(source="resume")), env={"MEMBOARD_NOW": "2026-06-05 08:00"})
+    assert "2026-06-05-0800-claude-main-agent" in again.out
+    assert [l[1] for l in map_lines(root)] == [SID, "2026-06-05-0800-claude-main-agent"]

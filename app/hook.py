@@ -193,6 +193,8 @@ def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=
     """The whole hook: read stdin, register, print the tool's JSON; exit 0 whatever happens."""
     root_path = None
     try:
+        if stdin is None and sys.stdin is not None and sys.stdin.isatty():
+            raise HookInputError("stdin is a terminal, not the agent's hook JSON")  # never wait for typing
         stream = stdin if stdin is not None else sys.stdin.buffer
         raw = stream.read(MAX_INPUT + 1)
         if len(raw) > MAX_INPUT:

@@ -346,3 +346,19 @@ def test_an_archived_session_is_reported_and_the_next_start_gets_a_new_row(cli, 
     again = cli("hook", "claude", input=encoded(claude_payload(source="resume")), env={"MEMBOARD_NOW": "2026-06-05 08:00"})
     assert "2026-06-05-0800-claude-main-agent" in again.out
     assert [l[1] for l in map_lines(root)] == [SID, "2026-06-05-0800-claude-main-agent"]
+
+
+def test_a_terminal_on_stdin_fails_open_at_once(root):
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "memboard", "hook", "claude", "--root", str(root)],
+            stdin=follower, capture_output=True, timeout=30,
+        )
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert (proc.returncode, proc.stdout) == (0, b"")
+    assert "stdin is a terminal" in log_lines(root / ".memboard")[0]

@@ -348,6 +348,7 @@ def test_an_archived_session_is_reported_and_the_next_start_gets_a_new_row(cli, 
     assert [l[1] for l in map_lines(root)] == [SID, "2026-06-05-0800-claude-main-agent"]
 
 
+@pytest.mark.skipif(os.name == "nt", reason="pseudo-terminals are POSIX")
 def test_a_terminal_on_stdin_fails_open_at_once(root):
     import pty
 

@@ -26,11 +26,11 @@ class HookInputError(Exception):
 
 
 def add_arguments(parser) -> None:
-    """The hook command's arguments (shared by the fast path and `memboard --help`)."""
+    """The hook command's arguments for argparse (help and usage errors; the fast path reads them itself)."""
+    import argparse
+
     parser.add_argument("tool", choices=sorted(TOOLS), help="the agent whose hook JSON arrives on stdin")
     parser.add_argument("--agent", metavar="NAME", help="agent name (default: config agent_name, else <tool>-main-agent)")
-    import argparse  # only when a parser is built: the fast path reads its few words itself
-
     parser.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help="memory root folder")
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from .core.errors import MemboardError, Refused, UsageError
 
 TIMEOUT_SECONDS = 10
-OURS_RE = re.compile(r"memboard(?:\.exe)?[\"']?\s+hook\s+(cursor|claude|codex)\b")
+OURS_RE = re.compile(r"memboard(?:\.exe)?[\"']?\s+hook\s+(cursor|claude|codex)\b", re.IGNORECASE)
 
 
 def config_file(tool: str, project: str | None) -> Path:
@@ -72,7 +72,7 @@ def is_ours(command: object, tool: str) -> bool:
     if not isinstance(command, str):
         return False
     m = OURS_RE.search(command)
-    return bool(m and m.group(1) == tool)
+    return bool(m and m.group(1).lower() == tool)
 
 
 def read_config(path: Path) -> tuple[bytes | None, dict]:

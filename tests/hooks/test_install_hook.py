@@ -169,6 +169,7 @@ def test_windows_paths_with_spaces_are_double_quoted():
     assert hook_command("cursor", "memboard") == "memboard hook cursor"
     assert is_ours(r'"G:\My Drive\venv\Scripts\memboard.exe" hook cursor', "cursor")
     assert is_ours("/usr/bin/python3 -m memboard hook claude", "claude")
+    assert is_ours(r"C:\Tools\MEMBOARD.EXE hook Cursor", "cursor")
     assert not is_ours("memboard hook claude", "cursor") and not is_ours("echo memboard", "claude")
 
 

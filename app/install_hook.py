@@ -193,7 +193,8 @@ def cmd_install_hook(args) -> int:
     if after is None:
         print(f"nothing to change: {path} already runs `{command}`")
         return 0
-    change = Change("create" if before is None else "modify", str(path), before, after)
+    shown = path.as_posix().lstrip("/")  # diff labels read a/<path>, b/<path>
+    change = Change("create" if before is None else "modify", shown, before, after)
     sys.stdout.write(diff_change(change))
     if args.dry_run:
         print("dry run: nothing written", file=sys.stderr)

@@ -45,6 +45,8 @@ class MemoryRoot:
         if not self.path.is_dir():
             raise UsageError(f"memory root {self.path} is not a folder")
         self.real = self.path.resolve()
+        if any(part.casefold() == "wiki" for part in self.real.parts):
+            raise UsageError(f"memory root {self.path} is inside a wiki/ folder; Agent Memory lives beside wiki/, not in it")
 
     def abs(self, rel: str) -> Path:
         """Absolute path of rel, refusing anything that would leave the root."""

@@ -330,15 +330,25 @@ class MemboardApp(FlowsMixin, App):
             self.detail = None
             pane.show(None, None, 0, self.model.now)
             return
-        pane.show(row, self.detail if self.detail and self.detail.session_id == row.id else None, self.revision_position, self.model.now)
         if isinstance(self.focused, FilterInput):
-            # typing a filter moves the cursor on every key: read the snapshot once it rests
+            # typing a filter moves the cursor on every key: show the row once it rests
             if self._detail_timer is not None:
                 self._detail_timer.stop()
-            self._detail_timer = self.set_timer(DETAIL_DELAY, lambda: self._load_detail(row.id))
+            self._detail_timer = self.set_timer(DETAIL_DELAY, self._show_current)
         else:
+            pane.show(row, self.detail if self.detail and self.detail.session_id == row.id else None, self.revision_position, self.model.now)
             # after the next refresh: the cursor repaints first, the snapshot follows
             self.call_after_refresh(self._load_detail, row.id)
+
+    def _show_current(self) -> None:
+        """Show the cursor's row in the pane and load its snapshot (after typing pauses)."""
+        row = self.table.current
+        pane = self.query_one(SnapshotPane)
+        if row is None:
+            pane.show(None, None, 0, self.model.now)
+            return
+        pane.show(row, self.detail if self.detail and self.detail.session_id == row.id else None, self.revision_position, self.model.now)
+        self._load_detail(row.id)
 
     @on(SessionTable.HeaderClicked)
     def _header_clicked(self, message: SessionTable.HeaderClicked) -> None:
@@ -411,9 +421,9 @@ class MemboardApp(FlowsMixin, App):
     def _filter_submitted(self, event: Input.Submitted) -> None:
         """Keep the filter and go back to the table (showing the selected snapshot now)."""
         self.table.focus()
-        row = self.table.current
-        if row is not None and (self.detail is None or self.detail.session_id != row.id):
-            self._load_detail(row.id)
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
+        self._show_current()
 
     @on(Input.Blurred, "#filter")
     def _filter_blurred(self, event: Input.Blurred) -> None:

@@ -12,10 +12,11 @@ SIZE = (120, 40)
 
 
 async def settle(app, pilot):
-    """Let workers finish and the screen catch up."""
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    await app.workers.wait_for_complete()
+    """Let callbacks run, workers finish and the screen catch up (twice: a worker's result
+    can schedule the next worker after a refresh)."""
+    for _ in range(2):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
     await pilot.pause()
 
 
@@ -114,7 +115,7 @@ async def test_the_watcher_polls_by_itself_when_on(write_index, make_row, root):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         write_index([make_row("2026-05-01-1000-alpha"), make_row("2026-05-02-1000-beta")])
-        for _ in range(40):
+        for _ in range(100):  # the poller runs every 0.5 s; allow a slow CI machine 5 s
             await pilot.pause(0.05)
             if len(app.table.rows) == 2:
                 break

@@ -161,12 +161,22 @@ def test_missing_root_is_usage_error(cli, tmp_path):
 
 
 def test_root_inside_wiki_is_refused(cli, tmp_path):
-    """Memory lives beside wiki/, never inside it."""
+    """Memory lives beside wiki/ (the seed's Agent/raw, Agent/wiki layout), never inside it."""
+    (tmp_path / "Agent" / "raw").mkdir(parents=True)
     inside = tmp_path / "Agent" / "wiki" / "memory"
     inside.mkdir(parents=True)
     res = cli("register", "--root", str(inside), use_root=False)
     assert res.code == 2 and "wiki" in res.err
     assert list(inside.iterdir()) == []
+
+
+def test_root_under_a_folder_merely_named_wiki_is_allowed(cli, tmp_path):
+    """A folder called wiki that is not the Wiki of the layout (no raw/ beside it, no Wiki
+    index or log) does not block a root below it."""
+    root = tmp_path / "wiki" / "notes" / "memory"
+    root.mkdir(parents=True)
+    res = cli("register", "--root", str(root), use_root=False)
+    assert res.code == 0, res.err
 
 
 def test_eight_concurrent_registrations_lose_nothing(root):

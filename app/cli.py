@@ -100,7 +100,9 @@ def cmd_register(args) -> int:
     when = clock.now()
     if args.manual:
         text = _read_input(args.snapshot)
-        return _run(args, lambda root: plan_manual(root, when, agent, args.topic, args.summary, text))
+        return _run(
+            args, lambda root: plan_manual(root, when, agent, args.topic, args.summary, text, allow_secrets=args.allow_secrets)
+        )
     if args.topic or args.summary or args.snapshot:
         from .core.errors import UsageError
 
@@ -115,7 +117,12 @@ def cmd_update(args) -> int:
 
     text = _read_input(args.snapshot)
     when = clock.now()
-    return _run(args, lambda root: plan_update(root, args.id, when, args.topic, args.summary, args.keywords, text))
+    return _run(
+        args,
+        lambda root: plan_update(
+            root, args.id, when, args.topic, args.summary, args.keywords, text, allow_secrets=args.allow_secrets
+        ),
+    )
 
 
 def cmd_continue(args) -> int:
@@ -125,7 +132,7 @@ def cmd_continue(args) -> int:
 
     agent = _agent(args)
     when = clock.now()
-    return _run(args, lambda root: plan_continue(root, args.source, when, args.as_id, agent))
+    return _run(args, lambda root: plan_continue(root, args.source, when, args.as_id, agent, allow_secrets=args.allow_secrets))
 
 
 def cmd_release(args) -> int:
@@ -339,6 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--summary", metavar="S", help="summary (with --manual)")
     p.add_argument("--snapshot", metavar="FILE|-", help="snapshot sections to merge into the template (with --manual)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--allow-secrets", action="store_true", help=ALLOW_SECRETS_HELP)
     p.set_defaults(func=cmd_register)
 
     p = sub.add_parser("update", parents=[changing], help="update a session: merge its snapshot, promote to active",
@@ -350,6 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--summary", metavar="S")
     p.add_argument("--keywords", metavar="K")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--allow-secrets", action="store_true", help=ALLOW_SECRETS_HELP)
     p.set_defaults(func=cmd_update)
 
     p = sub.add_parser("continue", parents=[changing], help="continue from a source session",
@@ -359,6 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as", dest="as_id", metavar="ID", help="the current session's ID")
     p.add_argument("--agent", metavar="NAME", help="agent name for a new registration (without --as)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--allow-secrets", action="store_true", help=ALLOW_SECRETS_HELP)
     p.set_defaults(func=cmd_continue)
 
     p = sub.add_parser("release", parents=[changing], help="release a reference to a source session")
@@ -442,6 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 EXTRA_COMMANDS: list = []
+ALLOW_SECRETS_HELP = "write even if the text looks like a credential (keys, tokens, password=...)"
 
 
 def main(argv: list[str] | None = None) -> int:

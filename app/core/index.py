@@ -529,6 +529,11 @@ class IndexEdit:
 
     def to_bytes(self) -> bytes:
         """The new file bytes, with the BOM kept when the original had one."""
+        data = self.index.data
+        if data and (b"\x00" in data or data.startswith((b"\xff\xfe", b"\xfe\xff"))) and (self.replace or self.appended):
+            from .errors import Refused
+
+            raise Refused("index.md holds NUL bytes (UTF-16 or binary?); memboard writes only UTF-8 text, convert it first")
         spliced = self._spliced()
         if spliced is not None:
             return spliced

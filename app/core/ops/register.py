@@ -9,6 +9,7 @@ from ..ids import check_agent, is_valid_id, make_id
 from ..index import IndexFile, format_refs
 from ..plan import Change, Check, Plan
 from ..root import INDEX, MemoryRoot, archive_dir, session_path
+from ..secrets import refuse_secrets
 from .common import (
     DEFAULT_KEYWORDS,
     DEFAULT_SUMMARY,
@@ -126,11 +127,13 @@ def plan_manual(
     summary: str | None = None,
     snapshot_text: str | None = None,
     continues_from: str | None = None,
+    allow_secrets: bool = False,
 ) -> Plan:
     """Manual registration: write the snapshot, then append an active row; verify both."""
     check_agent(agent)
     topic = one_line(topic, "topic") or DEFAULT_TOPIC
     summary = one_line(summary, "summary") or MANUAL_FALLBACK_SUMMARY
+    refuse_secrets({"topic": topic, "summary": summary, "snapshot": snapshot_text}, allow_secrets)
     before = root.read(INDEX)
     index = IndexFile(before or b"")
     sid = make_id(when, agent, taken_ids(root, index))

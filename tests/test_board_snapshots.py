@@ -21,10 +21,17 @@ def demo_app(tmp_path):
 async def settle(pilot) -> None:
     """Let callbacks run, workers finish and the screen repaint (twice: a worker's result can
     schedule the next worker after a refresh)."""
+    app = pilot.app
     for _ in range(2):
         await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
+        await app.workers.wait_for_complete()
     await pilot.pause()
+    for _ in range(100):  # the pane's snapshot loads in a worker started after a refresh
+        row = app.table.current
+        if row is None or row.problem or (app.detail is not None and app.detail.session_id == row.id):
+            break
+        await pilot.pause(0.02)
+        await app.workers.wait_for_complete()
 
 
 def settled(*keys: str, select: str | None = None):

@@ -115,6 +115,7 @@ class MemboardApp(FlowsMixin, App):
         self.marks: set[str] = set()
         self.detail: SessionDetail | None = None
         self.revision_position = 0
+        self._pending_steps: tuple[str, int] | None = None
         self.watcher = FileWatch(self.memory_root)
         self._detail_timer = None
         self.sub_title = self.memory_root.path.name or str(self.memory_root.path)
@@ -377,7 +378,12 @@ class MemboardApp(FlowsMixin, App):
         if row is None or row.id != detail.session_id:
             return
         self.detail = detail
-        self.revision_position = max(len(detail.revisions) - 1, 0)
+        latest = max(len(detail.revisions) - 1, 0)
+        steps = 0
+        if self._pending_steps is not None and self._pending_steps[0] == row.id:
+            steps = self._pending_steps[1]
+        self._pending_steps = None
+        self.revision_position = max(0, min(latest + steps, latest))
         self.query_one(SnapshotPane).show(row, detail, self.revision_position, self.model.now)
 
     # -- actions ----------------------------------------------------------------------------
@@ -485,7 +491,14 @@ class MemboardApp(FlowsMixin, App):
     def action_revision(self, step: int) -> None:
         """Step to an older (-1) or newer (+1) snapshot revision."""
         row, detail = self.table.current, self.detail
-        if row is None or detail is None or detail.session_id != row.id or not detail.revisions:
+        if row is None:
+            return
+        if detail is None or detail.session_id != row.id:
+            # the snapshot is still loading: keep the keystroke and apply it when it arrives
+            earlier = self._pending_steps[1] if self._pending_steps and self._pending_steps[0] == row.id else 0
+            self._pending_steps = (row.id, earlier + step)
+            return
+        if not detail.revisions:
             return
         self.revision_position = max(0, min(self.revision_position + step, len(detail.revisions) - 1))
         self.query_one(SnapshotPane).show(row, detail, self.revision_position, self.model.now)

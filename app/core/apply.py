@@ -206,12 +206,15 @@ def _settle(root: MemoryRoot, plan: Plan) -> None:
             time.sleep(0.01)
 
 
-def execute(root: MemoryRoot, build: Builder, dry_run: bool = False) -> Plan:
-    """Build a plan and, unless dry_run, apply it; rebuilt under the lock if files changed."""
+def execute(root: MemoryRoot, build: Builder, dry_run: bool = False, timeout: float | None = None) -> Plan:
+    """Build a plan and, unless dry_run, apply it; rebuilt under the lock if files changed.
+
+    timeout bounds the wait for the lock (default: lock_timeout()); hooks pass a short one.
+    """
     plan = build(root)
     if dry_run or plan.empty:
         return plan
-    with locked(root):
+    with locked(root, timeout):
         for attempt in range(REBUILDS):
             _settle(root, plan)
             if not unchanged(root, plan):

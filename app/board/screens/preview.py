@@ -1,0 +1,159 @@
+"""The preview modal (a plan as coloured unified diffs, confirm or cancel) and a message modal."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Button, Label, Static
+
+from ...core.plan import Plan
+from .css import FLOWS_TCSS
+
+
+class DiffView(Widget):
+    """Unified diff text, each line coloured by its kind (added, removed, hunk, header)."""
+
+    COMPONENT_CLASSES = {"diff--added", "diff--removed", "diff--hunk", "diff--header", "diff--context"}
+
+    def __init__(self, diff: str, *, empty: str = "No file changes.", id: str | None = None):
+        """Show diff (or the empty message when there is none)."""
+        super().__init__(id=id)
+        self.diff = diff
+        self.empty = empty
+
+    def style_of(self, line: str) -> str:
+        """The component class for one diff line."""
+        if line.startswith(("diff --git", "--- ", "+++ ", "rename from", "rename to")):
+            return "diff--header"
+        if line.startswith("@@"):
+            return "diff--hunk"
+        if line.startswith("+"):
+            return "diff--added"
+        if line.startswith("-"):
+            return "diff--removed"
+        return "diff--context"
+
+    def render(self) -> Text:
+        """The diff as one Text, unwrapped (the container scrolls sideways)."""
+        if not self.diff:
+            return Text(self.empty, style=self.get_component_rich_style("diff--context"))
+        text = Text(no_wrap=True, overflow="ignore")
+        lines = self.diff.splitlines()
+        for number, line in enumerate(lines):
+            text.append(line, style=self.get_component_rich_style(self.style_of(line)))
+            if number < len(lines) - 1:
+                text.append("\n")
+        return text
+
+
+def plan_summary(plan: Plan) -> str:
+    """One line: how many file steps and which."""
+    if plan.empty:
+        return "No file changes: nothing will be written."
+    steps = "; ".join(ch.describe() for ch in plan.changes)
+    noun = "change" if len(plan.changes) == 1 else "changes"
+    return f"{len(plan.changes)} file {noun}, in this order: {steps}"
+
+
+class PreviewScreen(ModalScreen[bool]):
+    """Every change of a plan as a diff, its report and any refusals; True applies it."""
+
+    CSS_PATH = FLOWS_TCSS
+    BINDINGS = [
+        Binding("enter,y", "confirm", "Apply"),
+        Binding("escape,n", "cancel", "Cancel"),
+    ]
+
+    def __init__(
+        self,
+        title: str,
+        plan: Plan,
+        *,
+        report: list[str] | None = None,
+        notes: list[str] | None = None,
+        refusals: list[str] | None = None,
+    ):
+        """Preview plan under title; report defaults to the plan's own report lines."""
+        super().__init__()
+        self.title_text = title
+        self.plan = plan
+        self.report = plan.report if report is None else report
+        self.notes = notes or []
+        self.refusals = refusals or []
+
+    def compose(self) -> ComposeResult:
+        """Title, notes, refusals, report, the diff and the two buttons."""
+        with Vertical(id="preview-dialog"):
+            yield Label(Text(self.title_text), id="preview-title")
+            for note in self.notes:
+                yield Static(Text(note), classes="preview-note")
+            for refusal in self.refusals:
+                yield Static(Text(refusal), classes="preview-refusal")
+            if self.report:
+                yield Static(Text("\n".join(self.report)), id="preview-report")
+            yield Static(Text(plan_summary(self.plan)), id="preview-summary")
+            with VerticalScroll(id="preview-diff"):
+                yield DiffView(self.plan.diff(), id="preview-diff-text")
+            with Horizontal(id="preview-buttons"):
+                label = "Close (enter)" if self.plan.empty else "Apply (enter / y)"
+                yield Button(label, variant="success", id="confirm")
+                yield Button("Cancel (esc / n)", variant="error", id="cancel")
+
+    def on_mount(self) -> None:
+        """Focus the diff so the arrow keys scroll it."""
+        self.query_one("#preview-diff").focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Confirm or cancel from the buttons."""
+        event.stop()
+        self.dismiss(event.button.id == "confirm")
+
+    def action_confirm(self) -> None:
+        """Apply this plan."""
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        """Write nothing."""
+        self.dismiss(False)
+
+
+class MessageScreen(ModalScreen[None]):
+    """A short explanation (a refusal, a failure, or nothing to do) with one OK button."""
+
+    CSS_PATH = FLOWS_TCSS
+    BINDINGS = [Binding("enter,escape,space", "close", "OK")]
+
+    def __init__(self, title: str, message: str, *, footnote: str = "Nothing was written.", error: bool = True):
+        """Say message under title; error styles it as a refusal."""
+        super().__init__()
+        self.title_text = title
+        self.message = message
+        self.footnote = footnote
+        self.error = error
+
+    def compose(self) -> ComposeResult:
+        """Title, message, OK."""
+        with Vertical(id="message-dialog", classes="-error" if self.error else ""):
+            yield Label(Text(self.title_text), id="message-title")
+            yield Static(Text(self.message), id="message-text")
+            if self.footnote:
+                yield Static(Text(self.footnote), id="message-footnote")
+            with Horizontal(id="message-buttons"):
+                yield Button("OK (enter)", id="ok")
+
+    def on_mount(self) -> None:
+        """Focus the OK button."""
+        self.query_one("#ok").focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Close."""
+        event.stop()
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        """Close."""
+        self.dismiss(None)

@@ -1,0 +1,13 @@
+"""Fixtures of the flow tests: the sample root and a way to wait for a modal."""
+
+from __future__ import annotations
+
+import pytest
+
+from .sample import make_root
+
+
+@pytest.fixture
+def sample_root(root):
+    """The sample memory root (a reference pair, a placeholder, an overdue session)."""
+    return make_root(root)

@@ -449,9 +449,12 @@ class FlowsMixin:
         """Read the chain, show it as a tree, jump to the session picked."""
         try:
             data = chain(self.memory_root, session_id)
+            rows = load_index(self.memory_root).find(session_id)
         except MemboardError as exc:
             self._ask(MessageScreen(f"Chain of {session_id}", str(exc), footnote=""))
             return
+        if rows:
+            data.update(status=rows[0].status, topic=rows[0].get("topic"))
         picked = self._ask(ChainScreen(data))
         if picked:
             self.post_message(JumpToSession(picked))

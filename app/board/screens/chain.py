@@ -57,7 +57,7 @@ class ChainScreen(ModalScreen[str | None]):
 
     def build_tree(self) -> Tree:
         """The tree: the session at the root, its two directions below."""
-        me = {"id": self.chain["id"], "state": self.chain["state"]}
+        me = {key: self.chain.get(key) for key in ("id", "state", "status", "topic")}
         tree: Tree[dict] = Tree(node_label(me), data=me, id="chain-tree")
         tree.auto_expand = False
         tree.show_root = True

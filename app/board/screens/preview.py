@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+import re
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,9 +18,16 @@ from .css import FLOWS_TCSS
 
 
 class DiffView(Widget):
-    """Unified diff text, each line coloured by its kind (added, removed, hunk, header)."""
+    """Unified diff text, each line coloured by its kind, changed words of paired lines emphasised."""
 
-    COMPONENT_CLASSES = {"diff--added", "diff--removed", "diff--hunk", "diff--header", "diff--context"}
+    COMPONENT_CLASSES = {
+        "diff--added",
+        "diff--removed",
+        "diff--hunk",
+        "diff--header",
+        "diff--context",
+        "diff--changed",
+    }
 
     def __init__(self, diff: str, *, empty: str = "No file changes.", id: str | None = None):
         """Show diff (or the empty message when there is none)."""
@@ -38,16 +48,62 @@ class DiffView(Widget):
         return "diff--context"
 
     def render(self) -> Text:
-        """The diff as one Text, unwrapped (the container scrolls sideways)."""
+        """The diff as one Text; lines wrap so a whole index row stays in view."""
         if not self.diff:
             return Text(self.empty, style=self.get_component_rich_style("diff--context"))
-        text = Text(no_wrap=True, overflow="ignore")
         lines = self.diff.splitlines()
-        for number, line in enumerate(lines):
-            text.append(line, style=self.get_component_rich_style(self.style_of(line)))
+        kinds = [self.style_of(line) for line in lines]
+        emphasis = changed_spans(lines, kinds)
+        changed = self.get_component_rich_style("diff--changed")
+        text = Text()
+        for number, (line, kind) in enumerate(zip(lines, kinds)):
+            start = len(text)
+            text.append(line, style=self.get_component_rich_style(kind))
+            for lo, hi in emphasis.get(number, ()):
+                text.stylize(changed, start + lo, start + hi)
             if number < len(lines) - 1:
                 text.append("\n")
         return text
+
+
+WORD = re.compile(r"\s+|\||[^\s|]+")
+
+
+def differing_words(line: str, other: str) -> list[tuple[int, int]]:
+    """Character spans of line (after its +/- mark) whose words are not in other."""
+    mine = [(m.start(), m.end()) for m in WORD.finditer(line, 1)]
+    theirs = [m.group() for m in WORD.finditer(other, 1)]
+    words = [line[a:b] for a, b in mine]
+    matcher = difflib.SequenceMatcher(None, words, theirs, autojunk=False)
+    out = []
+    for op, lo, hi, _, _ in matcher.get_opcodes():
+        if op != "equal" and hi > lo:
+            out.append((mine[lo][0], mine[hi - 1][1]))
+    return out
+
+
+def changed_spans(lines: list[str], kinds: list[str]) -> dict[int, list[tuple[int, int]]]:
+    """For runs of removed lines followed by as many added lines, the spans that differ."""
+    spans: dict[int, list[tuple[int, int]]] = {}
+    number = 0
+    while number < len(lines):
+        if kinds[number] != "diff--removed":
+            number += 1
+            continue
+        removed_end = number
+        while removed_end < len(lines) and kinds[removed_end] == "diff--removed":
+            removed_end += 1
+        added_end = removed_end
+        while added_end < len(lines) and kinds[added_end] == "diff--added":
+            added_end += 1
+        if removed_end - number == added_end - removed_end:
+            for old, new in zip(range(number, removed_end), range(removed_end, added_end)):
+                for line, other, where in ((lines[old], lines[new], old), (lines[new], lines[old], new)):
+                    found = differing_words(line, other)
+                    if found:
+                        spans[where] = found
+        number = added_end
+    return spans
 
 
 def plan_summary(plan: Plan) -> str:

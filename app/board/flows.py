@@ -9,6 +9,7 @@ written. The worker reports back to the App with FlowFinished / JumpToSession me
 
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 from textual import work
@@ -47,6 +48,8 @@ STALE_NOTE = (
 )
 INCOMPLETE_NOTE = "Some steps were written. Press d (doctor) to find and repair what is left."
 
+UNEXPECTED_NOTE = "The board re-reads the files now; if anything looks half-done, press d (doctor)."
+
 Builder = Callable[[MemoryRoot], Plan]
 
 
@@ -83,6 +86,26 @@ def stale_days_default() -> int:
         return max(0, int(config.load().get("stale_days", DEFAULT_STALE_DAYS)))
     except (MemboardError, TypeError, ValueError):
         return DEFAULT_STALE_DAYS
+
+
+def flow(op: str):
+    """Run a flow method as the one flow worker (thread, group "flow"), explaining any error in a modal."""
+
+    def decorate(method):
+        @functools.wraps(method)
+        def guarded(self, *args):
+            try:
+                method(self, *args)
+            except MemboardError as exc:
+                self._refuse(op, op.capitalize(), exc)
+            except Exception as exc:
+                self._ask(MessageScreen(f"{op.capitalize()}: failed", f"{type(exc).__name__}: {exc}",
+                                        footnote=UNEXPECTED_NOTE))
+                self._finish(op, f"{op} failed: {exc}", applied=True, severity="error")
+
+        return work(thread=True, exclusive=True, group="flow", exit_on_error=False)(guarded)
+
+    return decorate
 
 
 class FlowsMixin:
@@ -250,7 +273,7 @@ class FlowsMixin:
 
     # -- the flows ------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="flow", exit_on_error=False)
+    @flow("continue")
     def flow_continue(self, source_id: str) -> None:
         """Pick the session that continues from source_id (or a new one), preview, apply."""
         title = f"Continue from {source_id}"
@@ -282,7 +305,7 @@ class FlowsMixin:
 
         self._preview_and_apply("continue", title, build, select=lambda p: p.result.get("session_id"))
 
-    @work(thread=True, exclusive=True, group="flow", exit_on_error=False)
+    @flow("release")
     def flow_release(self, source_id: str) -> None:
         """Pick one of source_id's referencing sessions, preview the release, apply."""
         title = f"Release {source_id}"
@@ -309,7 +332,7 @@ class FlowsMixin:
         self._preview_and_apply("release", f"{title} from {picked}",
                                 lambda r: plan_release(r, source_id, picked, when))
 
-    @work(thread=True, exclusive=True, group="flow", exit_on_error=False)
+    @flow("archive")
     def flow_archive(self, ids: list[str]) -> None:
         """Archive one session, or several in one combined preview applied one by one."""
         when = now()
@@ -377,7 +400,7 @@ class FlowsMixin:
             pending = [sid for sid in pending if sid not in done]
             notes = [STALE_NOTE + (f" Already {said_done()}." if done else "")]
 
-    @work(thread=True, exclusive=True, group="flow", exit_on_error=False)
+    @flow("update")
     def flow_update(self, session_id: str) -> None:
         """Edit the fields and snapshot, preview the merged result, apply."""
         title = f"Update {session_id}"
@@ -418,7 +441,7 @@ class FlowsMixin:
             self._preview_and_apply("update", title, build, plan=plan)
             return
 
-    @work(thread=True, exclusive=True, group="flow", exit_on_error=False)
+    @flow("organize")
     def flow_organize(self) -> None:
         """Ask stale days, preview the whole organize pass, apply."""
         days = self._ask(StaleDaysScreen(stale_days_default()))
@@ -433,7 +456,7 @@ class FlowsMixin:
             describe=organize_lines,
         )
 
-    @work(thread=True, exclusive=True, group="flow", exit_on_error=False)
+    @flow("doctor")
     def flow_doctor(self) -> None:
         """Diagnose the root, preview the repairs, apply them."""
         when = now()
@@ -444,7 +467,7 @@ class FlowsMixin:
             describe=lambda p: finding_lines(p.result.get("findings", [])),
         )
 
-    @work(thread=True, exclusive=True, group="flow", exit_on_error=False)
+    @flow("chain")
     def flow_chain(self, session_id: str) -> None:
         """Read the chain, show it as a tree, jump to the session picked."""
         try:

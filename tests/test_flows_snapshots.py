@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, TextArea
 
-from flows.driving import wait_for_screen
-from flows.host import HostApp
+from flows.driving import make_app, mark, ready, wait_for_screen
 from flows.sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, make_root
 from memboard.board.screens import (
     ChainScreen,
@@ -24,7 +23,7 @@ SIZE = (120, 40)
 def board(root):
     """The board app on the sample root, watcher off."""
     make_root(root)
-    return HostApp(root, watch=False)
+    return make_app(root)
 
 
 def open_flow(kind, key: str, select: str | None = None, marks: tuple[str, ...] = (), typed: str = ""):
@@ -32,10 +31,11 @@ def open_flow(kind, key: str, select: str | None = None, marks: tuple[str, ...] 
 
     async def run_before(pilot) -> None:
         app = pilot.app
+        await ready(pilot)
+        for sid in marks:
+            mark(app, sid)
         if select:
             app.select_session(select)
-        for sid in marks:
-            app.mark(sid)
         await pilot.press(key)
         screen = await wait_for_screen(pilot, kind)
         for widget in screen.query(Input):

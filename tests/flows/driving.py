@@ -1,4 +1,4 @@
-"""Driving the flows with Pilot: wait for a modal to show, read its diff, finish a flow."""
+"""Driving the flows with Pilot: open the board, wait for a modal, read its diff, finish a flow."""
 
 from __future__ import annotations
 
@@ -8,13 +8,66 @@ from memboard.board.screens import PreviewScreen
 
 ROUNDS = 500
 
+try:
+    from memboard.board.app import MemboardApp as BoardApp
 
-async def wait_for_screen(pilot, kind: type[Screen]) -> Screen:
-    """Let the app run until a screen of this kind is on top (a flow's worker pushes it)."""
+    REAL_BOARD = True
+except ImportError:  # the board's App is not merged yet: the contract's stand-in
+    from .host import HostApp as BoardApp
+
+    REAL_BOARD = False
+
+
+def make_app(root):
+    """The board on root, its file watcher off."""
+    app = BoardApp(root, watch=False)
+    app.theme = "textual-dark"
+    return app
+
+
+async def ready(pilot) -> None:
+    """Let the board finish its first read."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def mark(app, session_id: str) -> None:
+    """Mark a session the way a user does: cursor on it, then space."""
+    if REAL_BOARD:
+        assert app.select_session(session_id) is not False
+        app.action_mark()
+    else:
+        app.mark(session_id)
+
+
+def live_ids(app) -> set[str]:
+    """The Session IDs the board shows after its last refresh."""
+    if REAL_BOARD:
+        return set(app.model.by_id)
+    return set(app.ids)
+
+
+def count_refreshes(app) -> list[int]:
+    """Count the App's refresh_model calls (the flows call it after writing)."""
+    calls: list[int] = []
+    original = app.refresh_model
+
+    def counted() -> None:
+        calls.append(1)
+        original()
+
+    app.refresh_model = counted
+    return calls
+
+
+async def wait_for_screen(pilot, kind: type[Screen], *, not_this: Screen | None = None) -> Screen:
+    """Let the app run until a screen of this kind (other than not_this) is on top."""
     for _ in range(ROUNDS):
-        if isinstance(pilot.app.screen, kind):
+        top = pilot.app.screen
+        if isinstance(top, kind) and top is not not_this:
             await pilot.pause()
-            return pilot.app.screen
+            return top
         await pilot.pause(0.01)
     raise AssertionError(f"{kind.__name__} never showed; top screen is {pilot.app.screen!r}")
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from memboard.board.screens import MessageScreen, PreviewScreen
 
-from .driving import preview_diff, wait_for_flow, wait_for_screen
-from .host import HostApp
+from .driving import live_ids, make_app, mark, preview_diff, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE, tree_bytes
 
 
 async def test_archive_confirm_writes_exactly_the_previewed_plan(sample_root):
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(LONER)
         await pilot.press("a")
         screen = await wait_for_screen(pilot, PreviewScreen)
@@ -24,14 +24,15 @@ async def test_archive_confirm_writes_exactly_the_previewed_plan(sample_root):
         target = ch.dest or ch.path
         assert (sample_root / target).read_bytes() == (ch.after if ch.after is not None else ch.before)
     assert not (sample_root / "sessions" / f"{LONER}.md").exists()
-    assert LONER not in app.ids
+    assert LONER not in live_ids(app)
 
 
 
 async def test_archive_cancel_writes_nothing(sample_root):
     before = tree_bytes(sample_root)
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         for key in ("escape", "n"):
             app.select_session(LONER)
             await pilot.press("a")
@@ -40,13 +41,14 @@ async def test_archive_cancel_writes_nothing(sample_root):
             await wait_for_flow(pilot)
             assert not isinstance(app.screen, PreviewScreen)
     assert tree_bytes(sample_root) == before
-    assert LONER in app.ids
+    assert LONER in live_ids(app)
 
 
 async def test_archive_while_referenced_is_refused_in_a_modal(sample_root):
     before = tree_bytes(sample_root)
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(SOURCE)
         await pilot.press("a")
         screen = await wait_for_screen(pilot, MessageScreen)
@@ -57,8 +59,9 @@ async def test_archive_while_referenced_is_refused_in_a_modal(sample_root):
 
 
 async def test_files_changed_meanwhile_show_a_new_preview_and_write_nothing(sample_root):
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(LONER)
         await pilot.press("a")
         first = await wait_for_screen(pilot, PreviewScreen)
@@ -66,10 +69,7 @@ async def test_files_changed_meanwhile_show_a_new_preview_and_write_nothing(samp
         index.write_bytes(index.read_bytes() + b"Edited by someone else.\n")
         during = tree_bytes(sample_root)
         await pilot.press("y")
-        for _ in range(200):
-            if isinstance(app.screen, PreviewScreen) and app.screen is not first:
-                break
-            await pilot.pause(0.01)
+        await wait_for_screen(pilot, PreviewScreen, not_this=first)
         second = app.screen
         assert isinstance(second, PreviewScreen) and second is not first
         assert "changed since the last preview" in " ".join(second.notes)
@@ -83,10 +83,11 @@ async def test_files_changed_meanwhile_show_a_new_preview_and_write_nothing(samp
 
 
 async def test_marked_rows_archive_in_one_preview_in_reference_order(sample_root):
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
-        app.mark(SOURCE)
-        app.mark(FOLLOWER)
+        await ready(pilot)
+        mark(app, SOURCE)
+        mark(app, FOLLOWER)
         await pilot.press("a")
         screen = await wait_for_screen(pilot, PreviewScreen)
         assert screen.report[0] == f"order: {FOLLOWER} → {SOURCE}"
@@ -104,12 +105,13 @@ async def test_marked_rows_archive_in_one_preview_in_reference_order(sample_root
 
 
 async def test_marked_rows_with_a_refusal_archive_the_rest_and_say_which(sample_root):
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     notes = []
     app.notify = lambda message, **kw: notes.append(message)
     async with app.run_test(size=(120, 40)) as pilot:
-        app.mark(SOURCE)
-        app.mark(OVERDUE)
+        await ready(pilot)
+        mark(app, SOURCE)
+        mark(app, OVERDUE)
         await pilot.press("a")
         screen = await wait_for_screen(pilot, PreviewScreen)
         assert len(screen.refusals) == 1 and screen.refusals[0].startswith(f"{SOURCE} will not be archived")
@@ -124,8 +126,9 @@ async def test_marked_rows_with_a_refusal_archive_the_rest_and_say_which(sample_
 async def test_archive_of_a_placeholder_deletes_its_row(sample_root):
     from .sample import PLACEHOLDER
 
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(PLACEHOLDER)
         await pilot.press("a")
         screen = await wait_for_screen(pilot, PreviewScreen)

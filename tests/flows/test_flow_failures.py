@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from memboard.board.screens import MessageScreen, PreviewScreen
 
-from .driving import wait_for_flow, wait_for_screen
-from .host import HostApp
+from .driving import count_refreshes, make_app, mark, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE, tree_bytes
 
 
@@ -22,26 +21,28 @@ async def test_a_failure_half_way_is_explained_and_points_to_doctor(sample_root,
         return real_step(root, ch)
 
     monkeypatch.setattr(apply, "_step", failing_step)
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(LONER)
         await pilot.press("a")
         await wait_for_screen(pilot, PreviewScreen)
-        refreshes = app.refreshes
+        refreshes = count_refreshes(app)
         await pilot.press("enter")
         screen = await wait_for_screen(pilot, MessageScreen)
         assert "incomplete" in screen.title_text and "doctor" in screen.footnote
         await pilot.press("enter")
         await wait_for_flow(pilot)
-        assert app.refreshes > refreshes
+        assert refreshes
     assert (sample_root / "archive" / LONER / "index.md").exists()
     assert LONER in (sample_root / "index.md").read_text(encoding="utf-8")
 
 
 async def test_a_crash_after_a_step_is_explained_and_points_to_doctor(sample_root, monkeypatch):
     monkeypatch.setenv("MEMBOARD_FAULT_AFTER_STEP", "1")
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(LONER)
         await pilot.press("a")
         await wait_for_screen(pilot, PreviewScreen)
@@ -54,8 +55,9 @@ async def test_a_crash_after_a_step_is_explained_and_points_to_doctor(sample_roo
 
 
 async def test_row_gone_since_the_preview_is_refused_and_nothing_written(sample_root):
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(LONER)
         await pilot.press("a")
         await wait_for_screen(pilot, PreviewScreen)
@@ -79,8 +81,9 @@ async def test_an_unexpected_error_is_shown_not_raised(sample_root, monkeypatch)
 
     monkeypatch.setattr(flows, "plan_organize", broken)
     before = tree_bytes(sample_root)
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         await pilot.press("o")
         await pilot.pause()
         await pilot.press("enter")
@@ -93,8 +96,9 @@ async def test_an_unexpected_error_is_shown_not_raised(sample_root, monkeypatch)
 
 
 async def test_a_second_flow_does_not_start_while_one_is_open(sample_root):
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(LONER)
         await pilot.press("a")
         first = await wait_for_screen(pilot, PreviewScreen)
@@ -107,20 +111,18 @@ async def test_a_second_flow_does_not_start_while_one_is_open(sample_root):
 
 
 async def test_marked_archive_with_stale_files_previews_the_sequence_again(sample_root):
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
-        app.mark(OVERDUE)
-        app.mark(LONER)
+        await ready(pilot)
+        mark(app, OVERDUE)
+        mark(app, LONER)
         await pilot.press("a")
         first = await wait_for_screen(pilot, PreviewScreen)
         index = sample_root / "index.md"
         index.write_bytes(index.read_bytes() + b"late edit\n")
         during = tree_bytes(sample_root)
         await pilot.press("enter")
-        for _ in range(200):
-            if isinstance(app.screen, PreviewScreen) and app.screen is not first:
-                break
-            await pilot.pause(0.01)
+        await wait_for_screen(pilot, PreviewScreen, not_this=first)
         second = app.screen
         assert second is not first and "changed since the last preview" in second.notes[0]
         assert tree_bytes(sample_root) == during

@@ -7,8 +7,7 @@ from textual.widgets import Input, TextArea
 from memboard.board.screens import MessageScreen, PreviewScreen, StaleDaysScreen, UpdateScreen
 from memboard.core.snapshot import Snapshot
 
-from .driving import preview_diff, wait_for_flow, wait_for_screen
-from .host import HostApp
+from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, tree_bytes
 
 
@@ -22,8 +21,9 @@ def row_of(root, sid: str) -> list[str]:
 
 async def test_update_edits_fields_and_merges_the_snapshot(sample_root):
     old = (sample_root / "sessions" / f"{LONER}.md").read_text(encoding="utf-8")
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(LONER)
         await pilot.press("u")
         editor = await wait_for_screen(pilot, UpdateScreen)
@@ -46,8 +46,9 @@ async def test_update_edits_fields_and_merges_the_snapshot(sample_root):
 
 async def test_update_of_a_snapshot_without_sections_goes_back_to_the_editor(sample_root):
     before = tree_bytes(sample_root)
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(LONER)
         await pilot.press("u")
         editor = await wait_for_screen(pilot, UpdateScreen)
@@ -64,8 +65,9 @@ async def test_update_of_a_snapshot_without_sections_goes_back_to_the_editor(sam
 
 
 async def test_update_stale_preview_is_shown_again(sample_root):
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(LONER)
         await pilot.press("u")
         await wait_for_screen(pilot, UpdateScreen)
@@ -76,10 +78,7 @@ async def test_update_stale_preview_is_shown_again(sample_root):
                         encoding="utf-8")
         during = tree_bytes(sample_root)
         await pilot.press("enter")
-        for _ in range(200):
-            if isinstance(app.screen, PreviewScreen) and app.screen is not first:
-                break
-            await pilot.pause(0.01)
+        await wait_for_screen(pilot, PreviewScreen, not_this=first)
         assert app.screen is not first and app.screen.notes
         assert tree_bytes(sample_root) == during
         await pilot.press("escape")
@@ -88,8 +87,9 @@ async def test_update_stale_preview_is_shown_again(sample_root):
 
 
 async def test_organize_previews_the_whole_pass_and_applies_it(sample_root):
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         await pilot.press("o")
         days = await wait_for_screen(pilot, StaleDaysScreen)
         assert days.query_one(Input).value == "14"
@@ -114,8 +114,9 @@ async def test_organize_stale_days_come_from_config_and_the_input(sample_root, m
     config.write_text("stale_days = 30\n", encoding="utf-8")
     monkeypatch.setenv("MEMBOARD_CONFIG", str(config))
     before = tree_bytes(sample_root)
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         await pilot.press("o")
         days = await wait_for_screen(pilot, StaleDaysScreen)
         field = days.query_one(Input)
@@ -135,8 +136,9 @@ async def test_doctor_shows_findings_and_applies_repairs(sample_root):
         (sample_root / "sessions" / f"{LONER}.md").read_text(encoding="utf-8").replace(LONER, PLACEHOLDER),
         encoding="utf-8",
     )
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         await pilot.press("d")
         screen = await wait_for_screen(pilot, PreviewScreen)
         assert any(f"idle_with_snapshot {PLACEHOLDER}" in line and "set Status to active" in line for line in screen.report)
@@ -147,8 +149,9 @@ async def test_doctor_shows_findings_and_applies_repairs(sample_root):
 
 async def test_doctor_on_a_healthy_root_has_nothing_to_write(sample_root):
     before = tree_bytes(sample_root)
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         await pilot.press("d")
         screen = await wait_for_screen(pilot, PreviewScreen)
         assert screen.report == ["No inconsistencies found."] and screen.plan.empty

@@ -8,8 +8,7 @@ from memboard.board.screens import ChainScreen, MessageScreen, PreviewScreen, Se
 from memboard.board.screens.chain import node_label
 from memboard.core.snapshot import Snapshot
 
-from .driving import preview_diff, wait_for_flow, wait_for_screen
-from .host import HostApp
+from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE, tree_bytes
 
 NEW_ID = "2026-06-01-0930-cursor-main-agent"
@@ -24,8 +23,9 @@ def refs_of(root, sid: str) -> str:
 
 
 async def test_continue_picks_the_current_session_and_links_both_sides(sample_root):
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(LONER)
         await pilot.press("c")
         picker = await wait_for_screen(pilot, SessionPicker)
@@ -47,8 +47,9 @@ async def test_continue_picks_the_current_session_and_links_both_sides(sample_ro
 
 
 async def test_continue_as_a_new_session_registers_it(sample_root):
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(LONER)
         await pilot.press("c")
         await wait_for_screen(pilot, SessionPicker)
@@ -64,8 +65,9 @@ async def test_continue_as_a_new_session_registers_it(sample_root):
 
 async def test_continue_cancelled_in_the_picker_or_the_preview_writes_nothing(sample_root):
     before = tree_bytes(sample_root)
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(LONER)
         await pilot.press("c")
         await wait_for_screen(pilot, SessionPicker)
@@ -81,8 +83,9 @@ async def test_continue_cancelled_in_the_picker_or_the_preview_writes_nothing(sa
 
 
 async def test_release_removes_the_reference_on_both_sides(sample_root):
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(SOURCE)
         await pilot.press("r")
         picker = await wait_for_screen(pilot, SessionPicker)
@@ -99,8 +102,9 @@ async def test_release_removes_the_reference_on_both_sides(sample_root):
 
 async def test_release_with_no_reference_explains_and_writes_nothing(sample_root):
     before = tree_bytes(sample_root)
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(LONER)
         await pilot.press("r")
         screen = await wait_for_screen(pilot, MessageScreen)
@@ -111,8 +115,9 @@ async def test_release_with_no_reference_explains_and_writes_nothing(sample_root
 
 
 async def test_chain_shows_both_directions_and_enter_jumps(sample_root):
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(FOLLOWER)
         await pilot.press("g")
         screen = await wait_for_screen(pilot, ChainScreen)
@@ -126,8 +131,9 @@ async def test_chain_shows_both_directions_and_enter_jumps(sample_root):
 
 
 async def test_chain_escape_keeps_the_cursor(sample_root):
-    app = HostApp(sample_root)
+    app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
         app.select_session(SOURCE)
         await pilot.press("g")
         screen = await wait_for_screen(pilot, ChainScreen)

@@ -250,7 +250,7 @@ class FlowsMixin:
         notes: list[str] = []
         while True:
             report = describe(plan) if describe else plan.report
-            if not self._ask(PreviewScreen(title, plan, report=report, notes=notes)):
+            if not self._ask(PreviewScreen(title, plan, report=report, notes=notes, diff=plan.diff())):
                 self._finish(op, f"{op} cancelled: nothing written")
                 return None
             if plan.empty:
@@ -371,7 +371,8 @@ class FlowsMixin:
             refusals = [f"{sid} will not be archived: {why}" for sid, why in seq.refused.items()]
             combined = seq.combined()
             order = "order: " + " → ".join(sid for sid, _ in seq.steps)
-            screen = PreviewScreen(title, combined, report=[order, *combined.report], notes=notes, refusals=refusals)
+            screen = PreviewScreen(title, combined, report=[order, *combined.report], notes=notes, refusals=refusals,
+                                   diff=combined.diff())
             if not self._ask(screen):
                 self._finish("archive", f"archive cancelled: {said_done()}", applied=bool(done))
                 return

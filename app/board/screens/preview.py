@@ -17,6 +17,9 @@ from ...core.plan import Plan
 from .css import FLOWS_TCSS
 
 
+MAX_SHOWN_LINES = 2000
+
+
 class DiffView(Widget):
     """Unified diff text, each line coloured by its kind, changed words of paired lines emphasised."""
 
@@ -30,12 +33,18 @@ class DiffView(Widget):
     }
 
     def __init__(self, diff: str, *, empty: str = "No file changes.", id: str | None = None):
-        """Show diff (or the empty message when there is none)."""
+        """Show diff (or the empty message when there is none), at most MAX_SHOWN_LINES of it."""
         super().__init__(id=id)
         self.diff = diff
         self.empty = empty
+        lines = diff.splitlines()
+        self.hidden = max(0, len(lines) - MAX_SHOWN_LINES)
+        self.lines = lines[:MAX_SHOWN_LINES]
+        self.kinds = [self.style_of(line) for line in self.lines]
+        self.emphasis = changed_spans(self.lines, self.kinds)
 
-    def style_of(self, line: str) -> str:
+    @staticmethod
+    def style_of(line: str) -> str:
         """The component class for one diff line."""
         if line.startswith(("diff --git", "--- ", "+++ ", "rename from", "rename to")):
             return "diff--header"
@@ -49,24 +58,24 @@ class DiffView(Widget):
 
     def render(self) -> Text:
         """The diff as one Text; lines wrap so a whole index row stays in view."""
-        if not self.diff:
+        if not self.lines:
             return Text(self.empty, style=self.get_component_rich_style("diff--context"))
-        lines = self.diff.splitlines()
-        kinds = [self.style_of(line) for line in lines]
-        emphasis = changed_spans(lines, kinds)
         changed = self.get_component_rich_style("diff--changed")
         text = Text()
-        for number, (line, kind) in enumerate(zip(lines, kinds)):
+        for number, (line, kind) in enumerate(zip(self.lines, self.kinds)):
             start = len(text)
             text.append(line, style=self.get_component_rich_style(kind))
-            for lo, hi in emphasis.get(number, ()):
+            for lo, hi in self.emphasis.get(number, ()):
                 text.stylize(changed, start + lo, start + hi)
-            if number < len(lines) - 1:
+            if number < len(self.lines) - 1:
                 text.append("\n")
+        if self.hidden:
+            text.append(
+                f"\n… {self.hidden} more diff lines not shown here; they are part of the plan and are applied "
+                "too (the command line's --dry-run prints them all)",
+                style=self.get_component_rich_style("diff--hunk"),
+            )
         return text
-
-
-WORD = re.compile(r"\s+|\||[^\s|]+")
 
 
 def differing_words(line: str, other: str) -> list[tuple[int, int]]:
@@ -132,9 +141,14 @@ class PreviewScreen(ModalScreen[bool]):
         report: list[str] | None = None,
         notes: list[str] | None = None,
         refusals: list[str] | None = None,
+        diff: str | None = None,
     ):
-        """Preview plan under title; report defaults to the plan's own report lines."""
+        """Preview plan under title; report defaults to the plan's own report lines.
+
+        diff is the plan's unified diff when the caller computed it already (off the UI thread).
+        """
         super().__init__()
+        self.diff = plan.diff() if diff is None else diff
         self.title_text = title
         self.plan = plan
         self.report = plan.report if report is None else report
@@ -153,7 +167,7 @@ class PreviewScreen(ModalScreen[bool]):
                 yield Static(Text("\n".join(self.report)), id="preview-report")
             yield Static(Text(plan_summary(self.plan)), id="preview-summary")
             with VerticalScroll(id="preview-diff"):
-                yield DiffView(self.plan.diff(), id="preview-diff-text")
+                yield DiffView(self.diff, id="preview-diff-text")
             with Horizontal(id="preview-buttons"):
                 label = "Close (enter)" if self.plan.empty else "Apply (enter / y)"
                 yield Button(label, variant="success", id="confirm")

@@ -237,6 +237,12 @@ def cmd_doctor(args) -> int:
     if args.json and not args.fix:
         print(json.dumps([f.as_dict() for f in findings], ensure_ascii=False, indent=2))
         return 0
+    if args.json:  # --fix --json: the findings, then what was (or would be) changed
+        plan = execute(root, lambda r: diagnose(r, when)[1], dry_run=args.dry_run)
+        payload = {"findings": [f.as_dict() for f in findings], "dry_run": bool(args.dry_run),
+                   "changes": [c.describe() for c in plan.changes]}
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
+        return 0
     for f in findings:
         fix = f"  → fix: {f.fix}" if f.fix else ""
         print(f"{f.kind}\t{f.id or '-'}\t{f.message}{fix}")
@@ -279,6 +285,15 @@ def cmd_demo(args) -> int:
 # -- parser -----------------------------------------------------------------------------
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one stderr line and exit 2 (the CLI contract)."""
+
+    def error(self, message: str):
+        """Print `memboard CMD: error: ...` on one line and exit 2."""
+        text = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
     common = argparse.ArgumentParser(add_help=False)
@@ -286,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     changing = argparse.ArgumentParser(add_help=False, parents=[common])
     changing.add_argument("--dry-run", action="store_true", help="print the plan as unified diffs and write nothing")
 
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="memboard",
         description="A terminal board and command line for the Markdown working memory of AI coding agents. "
         "Without a command it opens the board.",
@@ -383,6 +398,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: parse, run, map errors to exit codes and one-line messages."""
     from .core.errors import MemboardError
 
+    for stream in (sys.stdout, sys.stderr):  # never crash on text that is not valid UTF-8
+        try:
+            stream.reconfigure(errors="replace")
+        except (AttributeError, ValueError):
+            pass
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None) or cmd_board
@@ -400,3 +420,6 @@ def main(argv: list[str] | None = None) -> int:
         except OSError:
             pass
         return 0
+    except OSError as exc:
+        _err(f"failed: {exc.strerror or exc}" + (f" ({exc.filename})" if getattr(exc, "filename", None) else ""))
+        return 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import tempfile
 import time
 from contextlib import contextmanager
@@ -107,14 +108,37 @@ def _fault(step: int) -> None:
     if target and target.isdigit() and int(target) == step:
         if os.environ.get(FAULT_MODE_ENV) == "kill":
             os._exit(137)
-        raise RuntimeError(f"injected fault after step {step}")
+        raise Incomplete(f"incomplete: injected fault after step {step}; run `memboard doctor`")
+
+
+def _umask() -> int:
+    """The process umask, read without changing it (Linux /proc), else the common 022."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
+def _file_mode(path: Path) -> int:
+    """The mode a rewritten file keeps: the old file's, or what a plain create would give."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
 
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write data to path via a temp file in the same folder, fsync, then rename over it."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".memboard-tmp", dir=path.parent)
     try:
+        if os.name != "nt":
+            os.fchmod(fd, mode)  # mkstemp makes 0600 files; keep the file's own permissions
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

@@ -304,8 +304,19 @@ class IndexFile:
                 return ending
         return "\n"
 
+    def missing_columns(self) -> list[str]:
+        """Protocol columns the board table lacks (none when there is no table yet)."""
+        return [c for c in COLUMNS if c not in self.columns] if self.has_table else []
+
     def edit(self) -> "IndexEdit":
-        """Start an edit of this file."""
+        """Start an edit of this file; refused when the table lacks protocol columns."""
+        missing = self.missing_columns()
+        if missing:
+            from .errors import Refused
+
+            raise Refused(
+                f"index.md's table lacks the column(s) {', '.join(missing)}; add them to its header before changing it"
+            )
         return IndexEdit(self)
 
 
@@ -317,6 +328,7 @@ class IndexEdit:
         self.index = index
         self.replace: dict[int, str] = {}
         self.appended: list[str] = []
+        self.cells: dict[int, list[str]] = {}  # pending cells of rows already changed in this edit
 
     def _render(self, raw_cells: list[str], ending: str) -> str:
         """A table line from raw cells."""
@@ -325,16 +337,25 @@ class IndexEdit:
     def set_fields(self, row: Row, changes: dict[str, str]) -> "IndexEdit":
         """Rewrite row's line with the given field changes; other cells keep their raw text."""
         cols = self.index.columns
-        cells = list(row.raw_cells)
+        if self.replace.get(row.line) == "":  # deleted in this edit: nothing to set
+            return self
+        cells = list(self.cells.get(row.line, row.raw_cells))
+        changed = False
         for name, value in changes.items():
             col = COLUMN_OF_FIELD[name]
             pos = cols.index(col)
             if unescape(cells[pos]) != value:
                 cells[pos] = escape(value)
+                changed = True
+        if not changed:  # a no-op keeps the line's own spacing
+            return self
+        self.cells[row.line] = cells
         original = self.index.lines[row.line]
         new = self._render(cells, line_ending(original) or "")
         if line_body(new) != line_body(original):
             self.replace[row.line] = new
+        else:
+            self.replace.pop(row.line, None)
         return self
 
     def delete(self, row: Row) -> "IndexEdit":

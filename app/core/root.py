@@ -34,6 +34,17 @@ def archive_session_path(session_id: str) -> str:
     return f"{archive_dir(session_id)}/session.md"
 
 
+def _inside_wiki(real: Path) -> bool:
+    """Whether a root lies in the Wiki of the seed's layout (a `wiki` folder beside `raw/`,
+    or one holding the Wiki's index.md or log.md); a folder merely named wiki elsewhere is fine."""
+    for folder in (real, *real.parents):
+        if folder.name.casefold() != "wiki":
+            continue
+        if (folder.parent / "raw").is_dir() or (folder / "log.md").is_file() or (folder / "index.md").is_file():
+            return True
+    return False
+
+
 class MemoryRoot:
     """The memory folder: resolves relative paths inside it and reads files."""
 
@@ -45,6 +56,8 @@ class MemoryRoot:
         if not self.path.is_dir():
             raise UsageError(f"memory root {self.path} is not a folder")
         self.real = self.path.resolve()
+        if _inside_wiki(self.real):
+            raise UsageError(f"memory root {self.path} is inside a wiki/ folder; Agent Memory lives beside wiki/, not in it")
 
     def abs(self, rel: str) -> Path:
         """Absolute path of rel, refusing anything that would leave the root."""

@@ -134,6 +134,13 @@ def is_placeholder(text: str) -> bool:
     )
 
 
+def listed_id(text: str) -> str:
+    """The Session ID a Continues From item names: its first word, list mark and backticks removed."""
+    key = LIST_MARK_RE.sub("", text.strip().split("\n", 1)[0]).strip()
+    words = key.split()
+    return words[0].strip("`*[]").rstrip(",.;:") if words else ""
+
+
 @dataclass
 class Item:
     """One item of a section: a top-level list item or a paragraph, as original lines."""
@@ -260,10 +267,11 @@ class Snapshot:
     def continues_from(self) -> list[str]:
         """Session IDs listed under Continues From."""
         out = []
+        from .ids import is_valid_id
+
         for it in self.items("Continues From"):
-            key = LIST_MARK_RE.sub("", it.text.strip().split("\n", 1)[0]).strip().strip("`").strip()
-            token = key.split()[0] if key.split() else ""
-            if token and token not in out:
+            token = listed_id(it.text)
+            if is_valid_id(token) and token not in out:
                 out.append(token)
         return out
 
@@ -281,8 +289,19 @@ def set_metadata(text: str, changes: dict[str, str]) -> str:
     sec = snap.section("Metadata")
     lines = list(snap.lines)
     eol = snap.eol()
-    if sec is None:
-        return text
+    if sec is None:  # a hand-written snapshot without Metadata gets the template's table
+        rows = "".join(f"| {k} | {escape(v)} |{eol}" for k, v in changes.items())
+        block = [f"## Metadata{eol}", eol, f"| Field | Value |{eol}", f"|---|---|{eol}", rows, eol]
+        at = snap.sections[0].heading if snap.sections else len(lines)
+        if at == len(lines):
+            if lines and not line_ending(lines[-1]):
+                lines[-1] += eol
+            if lines and lines[-1].strip():
+                lines.append(eol)
+            at = len(lines)
+            block = block[:-1]
+        lines[at:at] = block
+        return "".join(lines)
     seen = set()
     last_row = None
     for i in range(sec.start, sec.end):
@@ -305,11 +324,11 @@ def set_metadata(text: str, changes: dict[str, str]) -> str:
     return "".join(lines)
 
 
-def add_items(text: str, section: str, new_items: list[str], bullet: bool = True) -> str:
+def add_items(text: str, section: str, new_items: list[str], bullet: bool = True, dedupe: bool = True) -> str:
     """Add items to a section (after its last item), replacing a `None` placeholder.
 
-    Items whose key is already present in the section are not added again. A missing
-    section is created in the template's order.
+    Items whose key is already present in the section are not added again (unless dedupe is
+    False). A missing section is created in the template's order.
     """
     snap = Snapshot(text)
     eol = snap.eol()
@@ -317,7 +336,8 @@ def add_items(text: str, section: str, new_items: list[str], bullet: bool = True
     existing = {it.key for it in sec.items} if sec else set()
     fresh = []
     for item in new_items:
-        if item_key(item) and item_key(item) not in existing and item_key(item) not in {item_key(f) for f in fresh}:
+        key = item_key(item)
+        if key and (not dedupe or (key not in existing and key not in {item_key(f) for f in fresh})):
             fresh.append(item)
     if not fresh:
         return text
@@ -376,6 +396,7 @@ def _append_section(snap: Snapshot, name: str, rendered: list[str]) -> str:
             lines[-1] += eol
         if lines and lines[-1].strip():
             lines.append(eol)
+        at = len(lines)
         block = block[:-1]
     lines[at:at] = block
     return "".join(lines)
@@ -420,7 +441,7 @@ def merge(old_text: str, new_text: str) -> MergeResult:
     new text left out are carried over unchanged and reported as `carried`.
     Metadata is not merged here (the caller sets its fields).
     """
-    new = Snapshot(new_text)
+    new = Snapshot(new_text.replace("\r\n", "\n"))  # new lines take the old file's line ending
     text = old_text
     added: list[tuple[str, str]] = []
     marked: list[tuple[str, str]] = []
@@ -431,6 +452,7 @@ def merge(old_text: str, new_text: str) -> MergeResult:
         osec = old.section(nsec.name)
         old_by_key = {it.key: it for it in (osec.items if osec else [])}
         to_add = []
+        forced: list[str] = []
         replacements: list[tuple[Item, str]] = []
         for it in nsec.items:
             if is_placeholder(it.text):
@@ -443,6 +465,12 @@ def merge(old_text: str, new_text: str) -> MergeResult:
             elif is_marked(body) and not is_marked(prev.text):
                 replacements.append((prev, body))
                 marked.append((nsec.name, body))
+            elif extends(prev.text, body):  # same item, more said: take the longer text, lose nothing
+                replacements.append((prev, body))
+                added.append((nsec.name, body))
+            elif not is_marked(body) and has_new_lines(prev.text, body):  # same first line, new facts
+                forced.append(body)
+                added.append((nsec.name, body))
         if replacements:
             lines = list(old.lines)
             eol = old.eol()
@@ -452,6 +480,8 @@ def merge(old_text: str, new_text: str) -> MergeResult:
             text = "".join(lines)
         if to_add:
             text = add_items(text, nsec.name, to_add, bullet=nsec.is_list)
+        if forced:
+            text = add_items(text, nsec.name, forced, bullet=nsec.is_list, dedupe=False)
     new_keys = new.all_keys()
     final = Snapshot(text)
     carried = []
@@ -463,6 +493,19 @@ def merge(old_text: str, new_text: str) -> MergeResult:
                 carried.append((sec.name, it.text.rstrip("\r\n")))
     assert not vanished(old_text, final.text()), "merge lost an item"
     return MergeResult(text, added, marked, carried)
+
+
+def extends(old_item: str, new_item: str) -> bool:
+    """Whether new_item keeps every line of old_item and adds more (a safe replacement)."""
+    old_lines = [l.strip() for l in old_item.splitlines() if l.strip()]
+    new_lines = [l.strip() for l in new_item.splitlines() if l.strip()]
+    return len(new_lines) > len(old_lines) and all(l in new_lines for l in old_lines)
+
+
+def has_new_lines(old_item: str, new_item: str) -> bool:
+    """Whether new_item says something (a line) that old_item does not."""
+    old_lines = {l.strip() for l in old_item.splitlines() if l.strip()}
+    return any(l.strip() and l.strip() not in old_lines for l in new_item.splitlines())
 
 
 def vanished(old_text: str, new_text: str) -> list[tuple[str, str]]:

@@ -27,7 +27,7 @@ def plan_archive(root: MemoryRoot, session_id: str, when: datetime) -> Plan:
         )
     snap_bytes = root.read(rel)
     plan = Plan("archive")
-    plan.result = {"session_id": session_id}
+    plan.result = {"session_id": session_id, "action": None, "released": [], "archive": None}
     if snap_bytes is None:
         if row.status != "idle" and has_meaningful_summary(row):
             raise Refused(

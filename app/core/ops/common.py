@@ -40,6 +40,23 @@ def find_row(index: IndexFile, session_id: str, what: str = "session") -> Row:
     return row
 
 
+def link_sources(index: IndexFile, edit, session_id: str, sources: list[str]) -> list[str]:
+    """Add session_id to each source row's Referenced By (the index side of Continues From).
+
+    A source without exactly one well-formed live row is refused: the link could only be
+    one-sided. Returns the sources whose row changed.
+    """
+    changed = []
+    for src in sources:
+        if src == session_id:
+            raise UsageError("a session cannot continue from itself")
+        row = find_row(index, src, "source session")
+        if session_id not in row.refs:
+            edit.set_fields(row, {"referenced_by": ", ".join(row.refs + [session_id])})
+            changed.append(src)
+    return changed
+
+
 def read_snapshot(root: MemoryRoot, session_id: str) -> bytes | None:
     """A session's snapshot bytes, or None when it has none."""
     return root.read(session_path(session_id))
@@ -62,6 +79,8 @@ def one_line(value: str | None, what: str) -> str | None:
         return None
     if "\x00" in value:
         raise UsageError(f"{what} contains a NUL byte")
+    if not value.isascii() and any("\ud800" <= ch <= "\udfff" for ch in value):
+        raise UsageError(f"{what} is not valid UTF-8")
     return " ".join(value.split())
 
 

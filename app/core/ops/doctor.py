@@ -48,6 +48,10 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
     before = root.read(INDEX)
     index = IndexFile(before or b"")
     findings: list[Finding] = []
+    for problem in index.problems:
+        findings.append(Finding("index_columns", "", problem + " (add them to the header by hand)"))
+    if index.missing_columns():  # no safe repair of rows until the table has the protocol's columns
+        return findings, Plan("doctor --fix")
     edit = index.edit()
     index_dirty = False
     file_changes: list[Change] = []
@@ -62,8 +66,6 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
         new_texts[rel] = (data, Snapshot(data).text())
         return new_texts[rel][1]
 
-    for problem in index.problems:
-        findings.append(Finding("index_columns", "", problem))
 
     by_id: dict[str, list] = {}
     for row in index.rows:
@@ -95,6 +97,13 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
         if sid in archived:
             meta = root.read(archive_index_path(sid)) if root.exists(archive_index_path(sid)) else None
             moved = root.exists(archive_session_path(sid))
+            if row.refs:  # finishing would archive a referenced session, which the protocol forbids
+                findings.append(Finding(
+                    "half_archived", sid,
+                    f"archive was started, but the row is referenced by {', '.join(row.refs)}; release those "
+                    f"references, then run doctor --fix again (or remove {archive_dir(sid)}/ to keep the session)",
+                ))
+                continue
             if meta is not None and (moved or has_snap):
                 if has_snap and not moved:
                     data = root.read(session_path(sid))
@@ -224,9 +233,9 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
             snap = Snapshot(old)
             plan.changes.append(Change("modify", rel, old, (("\ufeff" if snap.bom else "") + text).encode("utf-8", "surrogateescape")))
     plan.changes.extend(file_changes)
-    if index_dirty and before is not None:
+    if index_dirty:
         after = edit.to_bytes()
         if after != before:
-            plan.changes.append(Change("modify", INDEX, before, after))
+            plan.changes.append(Change("create" if before is None else "modify", INDEX, before, after))
     plan.result = {"findings": [f.as_dict() for f in findings]}
     return findings, plan

@@ -10,24 +10,53 @@ from ..snapshot import Snapshot
 from .common import load_index
 
 
+def clean(text: str | None) -> str | None:
+    """Text safe to print or dump as JSON: bytes that were not UTF-8 become U+FFFD."""
+    if text is None or text.isascii():
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def row_json(row: Row, has_snapshot: bool | None = None) -> dict:
     """A row as the stable JSON object documented in the README."""
     out = {
-        "id": row.id,
-        "agent": row.get("agent"),
-        "topic": row.get("topic"),
-        "summary": row.get("summary"),
-        "keywords": row.get("keywords"),
-        "status": row.get("status"),
-        "referenced_by": row.refs,
-        "started_at": row.get("started_at"),
-        "updated_at": row.get("updated_at"),
+        "id": clean(row.id),
+        "agent": clean(row.get("agent")),
+        "topic": clean(row.get("topic")),
+        "summary": clean(row.get("summary")),
+        "keywords": clean(row.get("keywords")),
+        "status": clean(row.get("status")),
+        "referenced_by": [clean(r) for r in row.refs],
+        "started_at": clean(row.get("started_at")),
+        "updated_at": clean(row.get("updated_at")),
         "line": row.line + 1,
-        "problem": row.problem,
+        "problem": clean(row.problem),
     }
     if has_snapshot is not None:
         out["has_snapshot"] = has_snapshot
     return out
+
+
+def archived_row_json(meta: dict[str, str], has_snapshot: bool) -> dict:
+    """An archive index's Metadata table in the row JSON shape, plus `archived_at`."""
+    from ..index import parse_refs
+
+    meta = {k: clean(v) for k, v in meta.items()}
+    return {
+        "id": meta.get("Session ID", ""),
+        "agent": meta.get("Agent Name", ""),
+        "topic": meta.get("Topic", ""),
+        "summary": meta.get("Summary", ""),
+        "keywords": meta.get("Keywords", ""),
+        "status": meta.get("Original Status", ""),
+        "referenced_by": parse_refs(meta.get("Referenced By", "")),
+        "started_at": meta.get("Started At", ""),
+        "updated_at": meta.get("Updated At", ""),
+        "line": None,
+        "problem": None,
+        "has_snapshot": has_snapshot,
+        "archived_at": meta.get("Archived At", ""),
+    }
 
 
 def list_rows(root: MemoryRoot, status: str | None = None) -> list[dict]:
@@ -62,7 +91,7 @@ def show(root: MemoryRoot, session_id: str) -> dict:
         return {
             "id": session_id,
             "archived": True,
-            "row": Snapshot(meta).metadata(),
+            "row": archived_row_json(Snapshot(meta).metadata(), data is not None),
             "duplicates": 0,
             "snapshot_path": archive_session_path(session_id) if data is not None else None,
             "snapshot": data.decode("utf-8", "replace") if data is not None else None,
@@ -110,11 +139,16 @@ class Graph:
 
     def node(self, sid: str, direction: str, path: tuple[str, ...]) -> dict:
         """A chain node with its children in one direction, marking cycles and one-sided links."""
-        node = {"id": sid, "state": self.state(sid), "children": [], "cycle": sid in path}
         row = self.rows.get(sid)
-        if row:
-            node["topic"] = row.get("topic")
-            node["status"] = row.status
+        node = {
+            "id": sid,
+            "state": self.state(sid),
+            "topic": clean(row.get("topic")) if row else None,
+            "status": row.status if row else None,
+            "one_sided": False,
+            "cycle": sid in path,
+            "children": [],
+        }
         if node["cycle"]:
             return node
         path = path + (sid,)

@@ -10,7 +10,7 @@ from ..ids import check_id
 from ..index import IndexFile, format_refs
 from ..plan import Change, Check, Plan
 from ..root import INDEX, MemoryRoot, session_path
-from ..snapshot import Snapshot, add_items, remove_items, render_template, set_metadata
+from ..snapshot import Snapshot, add_items, listed_id, remove_items, render_template, set_metadata
 from .common import find_row, load_index
 from .register import plan_manual, refs_contain, row_exists
 
@@ -116,7 +116,7 @@ def plan_release(root: MemoryRoot, source_id: str, as_id: str, when: datetime | 
         plan.changes.append(Change("modify", INDEX, before, edit.to_bytes()))
     if listed:
         snap = Snapshot(old)
-        keys = {it.key for it in snap.items("Continues From") if source_id in it.text}
+        keys = {it.key for it in snap.items("Continues From") if listed_id(it.text) == source_id}
         text = remove_items(snap.text(), "Continues From", keys)
         new = (("\ufeff" if snap.bom else "") + text).encode("utf-8", "surrogateescape")
         plan.changes.append(Change("modify", rel, old, new))

@@ -17,6 +17,7 @@ from .common import (
     MANUAL_FALLBACK_SUMMARY,
     MANUAL_KEYWORDS,
     find_row,
+    link_sources,
     load_index,
     one_line,
     require_sections,
@@ -127,6 +128,8 @@ def plan_manual(
     if continues_from:
         source = find_row(index, continues_from, "source session")
         edit.set_fields(source, {"referenced_by": format_refs(source.refs + [sid])})
+    extra_sources = [s for s in Snapshot(snap).continues_from() if s != continues_from]
+    link_sources(index, edit, sid, extra_sources)  # sources named in --snapshot input: both sides
     edit.append(values)
     plan = Plan("continue" if continues_from else "register --manual")
     plan.changes.append(Change("create", session_path(sid), None, snap))
@@ -138,6 +141,7 @@ def plan_manual(
     if continues_from:
         plan.checks.append(refs_contain(continues_from, sid))
         plan.result["continues_from"] = continues_from
+    plan.checks += [refs_contain(src, sid) for src in extra_sources]
     return plan
 
 

@@ -8,9 +8,9 @@ from ..clock import format_ts
 from ..errors import Incomplete
 from ..plan import Change, Check, Plan
 from ..root import INDEX, MemoryRoot, session_path
-from ..snapshot import Snapshot, merge, render_template, set_metadata, vanished
-from .common import find_row, load_index, one_line, require_sections
-from .register import file_exists, row_exists
+from ..snapshot import Snapshot, add_items, merge, render_template, set_metadata, vanished
+from .common import find_row, link_sources, load_index, one_line, require_sections
+from .register import file_exists, refs_contain, row_exists
 
 
 def updated_snapshot(
@@ -42,6 +42,9 @@ def updated_snapshot(
         result = merge(text, snapshot_text)
         text = result.text
         info.update(added=result.added, marked=result.marked, carried=result.carried)
+    if old is not None and summary and not (snapshot_text and Snapshot(snapshot_text).items("Current Context")):
+        # keep the index Summary and the snapshot's Current Context aligned (the seed asks for both)
+        text = add_items(text, "Current Context", [summary], bullet=False)
     meta = {"Status": "active", "Updated At": ts}
     if topic:
         meta["Topic"] = topic
@@ -86,7 +89,12 @@ def plan_update(
     plan = Plan("update")
     if new != old:
         plan.changes.append(Change("create" if old is None else "modify", rel, old, new))
-    plan.changes.append(Change("modify", INDEX, before, index.edit().set_fields(row, changes).to_bytes()))
+    edit = index.edit().set_fields(row, changes)
+    known = Snapshot(old).continues_from() if old is not None else []
+    added_sources = [s for s in Snapshot(new).continues_from() if s not in known]
+    linked = link_sources(index, edit, session_id, added_sources)  # Continues From never one-sided
+    plan.changes.append(Change("modify", INDEX, before, edit.to_bytes()))
+    plan.checks += [refs_contain(src, session_id) for src in added_sources]
     plan.checks.append(file_exists(rel))
     plan.checks.append(row_exists(session_id, status="active", updated_at=ts))
     if old is not None:
@@ -104,6 +112,9 @@ def plan_update(
         "marked": [t for _, t in info["marked"]],
         "carried_over": [t for _, t in info["carried"]],
     }
+    if added_sources:
+        plan.result["continues_from"] = added_sources
+        plan.report.append(f"continues from {', '.join(added_sources)} (Referenced By updated: {', '.join(linked) or 'already'})")
     plan.report.append(f"updated {session_id} (active, Updated At {ts})")
     if info["created"]:
         plan.report.append(f"created {rel}")

@@ -1,0 +1,487 @@
+"""The board: a live, filterable table of the memory index with a snapshot pane.
+
+Reading happens in thread workers that post messages back; the table widget only renders
+what is on screen; the model (rows, filters, sorting) is plain Python in model.py.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+from pathlib import Path
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.css.query import NoMatches
+from textual.widgets import Input, Static
+
+from ..core import clock
+from ..core.config import load as load_config
+from ..core.errors import MemboardError
+from ..core.ids import DEFAULT_AGENT, is_valid_id
+from ..core.index import STATUSES
+from ..core.root import INDEX, MemoryRoot
+from .flows import FlowsMixin
+from .loader import FileWatch, SessionDetail, load_detail, observe_snapshots, read_head, read_model
+from .messages import DetailLoaded, ModelLoaded
+from .model import ALL, SORT_COLUMNS, BoardModel
+from memboard.widgets.board_status import BoardStatus
+from memboard.widgets.key_bar import KeyBar
+from memboard.widgets.session_table import SessionTable
+from memboard.widgets.snapshot_pane import SnapshotPane
+
+STYLES = Path(__import__("memboard.styles", fromlist=["__file__"]).__file__).parent
+DEFAULT_THEME = "textual-dark"
+FRESH_SECONDS = 3.0
+POLL_SECONDS = 0.5
+DETAIL_DELAY = 0.2
+GC_FREEZE_ROWS = 20_000
+STATUS_GROUP = Binding.Group("status", compact=True)
+BOARD_ACTIONS = {
+    "filter", "status", "open", "mark", "continue_session", "release", "archive", "organize",
+    "update", "chain", "doctor", "sort", "reverse_sort", "revision", "back",
+}
+
+
+def board_commands():
+    """The palette provider, imported when the palette first opens (keeps start-up light)."""
+    from .commands import BoardCommands
+
+    return BoardCommands
+
+
+class FilterInput(Input):
+    """The text filter; escape clears it and goes back to the table."""
+
+    BINDINGS = [Binding("escape", "clear_filter", "Clear filter", show=False)]
+
+    def action_clear_filter(self) -> None:
+        """Clear the filter text and return to the table."""
+        self.value = ""
+        self.app.query_one(SessionTable).focus()
+
+
+class MemboardApp(FlowsMixin, App):
+    """The memboard board."""
+
+    TITLE = "memboard"
+    CSS_PATH = [STYLES / "board.tcss"]
+    COMMANDS = App.COMMANDS | {board_commands}
+
+    BINDINGS = [
+        # priority: handled before the key is forwarded, so letters typed right after `/`
+        # reach the box instead of racing to the table (see check_action for when it yields)
+        Binding("slash", "filter", "filter", priority=True),
+        Binding("1", "status('all')", "all", group=STATUS_GROUP),
+        Binding("2", "status('idle')", "idle", group=STATUS_GROUP),
+        Binding("3", "status('active')", "active", group=STATUS_GROUP),
+        Binding("4", "status('stale')", "stale", group=STATUS_GROUP),
+        Binding("enter", "open", "open"),
+        Binding("space", "mark", "mark", key_display="␣"),
+        Binding("c", "continue_session", "continue"),
+        Binding("r", "release", "release"),
+        Binding("a", "archive", "archive"),
+        Binding("o", "organize", "organize"),
+        Binding("u", "update", "update"),
+        Binding("g", "chain", "chain"),
+        Binding("d", "doctor", "doctor"),
+        Binding("s", "sort", "sort", show=False),
+        Binding("S", "reverse_sort", "Reverse sort", show=False),
+        Binding("left_square_bracket", "revision(-1)", "Older revision", show=False),
+        Binding("right_square_bracket", "revision(1)", "Newer revision", show=False),
+        Binding("escape", "back", "Back", show=False),
+        Binding("question_mark", "help", "help"),
+        Binding("q", "quit", "quit"),
+    ]
+
+    def __init__(self, root_path: str | os.PathLike, *, watch: bool = True) -> None:
+        """A board on the memory root at root_path; watch=False turns the file poller off."""
+        super().__init__()
+        self.memory_root = MemoryRoot(root_path)
+        try:
+            self.config = load_config()
+        except MemboardError:
+            self.config = {}
+        self.agent_name: str = str(self.config.get("agent_name") or DEFAULT_AGENT)
+        self.watch = watch
+        self.model = BoardModel.empty(clock.now())
+        self.filter_text = ""
+        self.status_filter = ALL
+        self.sort_column = "line"
+        self.sort_reverse = False
+        self.marks: set[str] = set()
+        self.detail: SessionDetail | None = None
+        self.revision_position = 0
+        self.watcher = FileWatch(self.memory_root)
+        self._detail_timer = None
+        self.sub_title = self.memory_root.path.name or str(self.memory_root.path)
+
+    # -- layout ---------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        """Title and counts, filter, the table beside the pane, keys."""
+        yield BoardStatus(self.sub_title, id="status")
+        with Horizontal(id="filter-bar"):
+            yield Static("filter ›", id="filter-label")
+            yield FilterInput(placeholder="ID, agent, topic, summary, keywords (enter keeps, escape clears)", id="filter", compact=True)
+        with Horizontal(id="main"):
+            yield SessionTable(id="table")
+            yield SnapshotPane(id="pane")
+        yield KeyBar(self.BINDINGS, id="keys")
+
+    def on_mount(self) -> None:
+        """Apply the theme, start reading the index and (unless off) the file watcher."""
+        theme = str(self.config.get("theme") or DEFAULT_THEME)
+        try:
+            self.theme = theme
+        except Exception:
+            self.theme = DEFAULT_THEME
+        self.query_one("#filter-bar").display = False
+        self.query_one(SessionTable).focus()
+        self.watcher.prime()
+        self._first_read()
+        if self.watch:
+            self.set_interval(POLL_SECONDS, self.check_files)
+
+    # -- the contract the flows rely on ---------------------------------------------------
+
+    @property
+    def table(self) -> SessionTable:
+        """The session table widget."""
+        return self.query_one(SessionTable)
+
+    @property
+    def current_session_id(self) -> str | None:
+        """The Session ID of the row under the cursor (None if none or not a valid ID)."""
+        row = self.table.current
+        if row is None or not is_valid_id(row.id):
+            return None
+        return row.id
+
+    @property
+    def marked_session_ids(self) -> list[str]:
+        """Marked rows' IDs in table order."""
+        if not self.marks:
+            return []
+        return [r.id for r in self.model.ordered(self.sort_column, self.sort_reverse) if r.id in self.marks]
+
+    def clear_marks(self) -> None:
+        """Unmark every row."""
+        self.marks.clear()
+        self.table.marked = self.marks
+        self.table.refresh()
+        self._update_status()
+
+    def refresh_model(self) -> None:
+        """Re-read the index and snapshots now (on this thread), keeping cursor, filters, marks."""
+        self.watcher.prime()
+        now = clock.now()
+        model = read_model(self.memory_root, now)
+        changed = observe_snapshots(self.memory_root)
+        self._apply_model(model, changed | {self.current_session_id or ""})
+        row = self.table.current
+        if row is not None:
+            self._show_detail(load_detail(self.memory_root, row.id))
+
+    def select_session(self, session_id: str) -> bool:
+        """Move the cursor to a session's row, clearing filters if they hide it."""
+        if session_id not in self.model.by_id:
+            return False
+        if not any(r.id == session_id for r in self.table.rows):
+            self.filter_text = ""
+            self.status_filter = ALL
+            box = self.query_one("#filter", FilterInput)
+            with box.prevent(Input.Changed):
+                box.value = ""
+            self.query_one("#filter-bar").display = False
+            self._apply_view()
+        for i, row in enumerate(self.table.rows):
+            if row.id == session_id:
+                self.table.move_cursor(i)
+                return True
+        return False
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def check_files(self) -> bool:
+        """Poll index.md and snapshots; start a reload when any changed. True if one did."""
+        index_changed, snapshots = self.watcher.changes()
+        if index_changed or snapshots:
+            self.reload_worker(snapshots)
+            return True
+        return False
+
+    def _first_read(self) -> None:
+        """Paint at once: a small index is parsed here, a big one's first screenful only.
+
+        The rest (the whole of a big index, recording snapshot revisions) goes to a worker.
+        """
+        root = self.memory_root
+        now = clock.now()
+        try:
+            data = root.read(INDEX) or b""
+        except MemboardError as exc:
+            self.notify(str(exc), severity="error")
+            data = b""
+        head = read_head(data, root, now)
+        if head is None:
+            self._apply_model(read_model(root, now, data), set())
+            self.call_after_refresh(self.reload_worker, set(), initial=True)
+        else:
+            self._apply_model(head, set())
+            self.call_after_refresh(self.reload_worker, set(), initial=True, data=data)
+
+    @work(thread=True, exclusive=True, group="reload")
+    def reload_worker(self, changed_snapshots: set[str], initial: bool = False, data: bytes | None = None) -> None:
+        """Read and parse the index off the UI thread; post the model back.
+
+        On the first read it parses `data` when given (a big index) and records a revision
+        of every snapshot it has not seen yet.
+        """
+        root = self.memory_root
+        now = clock.now()
+        if initial:
+            if data is not None:
+                self.post_message(ModelLoaded(read_model(root, now, data)))
+            observe_snapshots(root)
+            return
+        try:
+            data = root.read(INDEX) or b""
+        except MemboardError as exc:
+            self.call_from_thread(self.notify, str(exc), severity="error")
+            return
+        model = read_model(root, now, data, previous=self.model)
+        existing = {sid for sid in changed_snapshots if sid in model.by_id}
+        observe_snapshots(root, existing)
+        self.post_message(ModelLoaded(model, changed_snapshots))
+
+    def on_model_loaded(self, message: ModelLoaded) -> None:
+        """Show a fresh model, keeping cursor, marks and filters."""
+        try:
+            self._apply_model(message.model, message.changed_snapshots)
+        except NoMatches:  # the board is closing: its widgets are gone
+            pass
+
+    def _apply_model(self, model: BoardModel, changed_snapshots: set[str]) -> None:
+        """Swap in a model, highlight new rows, refresh the pane when its session changed."""
+        previous = self.model
+        self.model = model
+        if model.complete and len(model.rows) >= GC_FREEZE_ROWS:
+            # a big index is a million long-lived objects: keep the cyclic GC from walking
+            # them on every keystroke's allocations (gen-2 passes cost ~100 ms at 100k rows)
+            gc.collect()
+            gc.freeze()
+        fresh = model.new_ids(previous)
+        table = self.table
+        if fresh:
+            table.fresh = table.fresh | fresh
+            self.set_timer(FRESH_SECONDS, self._clear_fresh)
+        if model.complete:
+            self.marks &= set(model.by_id)
+        before = table.current.id if table.current else None
+        self._apply_view()
+        after = table.current.id if table.current else None
+        if after is not None and after == before and (after in changed_snapshots or not previous.complete):
+            self._load_detail(after)
+        elif after is not None and after == before:
+            self.query_one(SnapshotPane).show(table.current, self.detail, self.revision_position, model.now)
+
+    def _clear_fresh(self) -> None:
+        """End the highlight of new rows."""
+        self.table.fresh = set()
+        self.table.refresh()
+
+    def _apply_view(self) -> None:
+        """Filter and sort the model into the table, keeping the cursor's row."""
+        table = self.table
+        keep = table.current.id if table.current else None
+        rows = self.model.view(self.filter_text, self.status_filter, self.sort_column, self.sort_reverse)
+        with self.batch_update():
+            table.marked = self.marks
+            table.sort_column = self.sort_column
+            table.sort_reverse = self.sort_reverse
+            table.set_rows(rows, self.model.now, keep)
+            self._update_status()
+
+    def _update_status(self) -> None:
+        """Counts, filters and sort in the status line."""
+        self.query_one(BoardStatus).show(
+            self.model.counts,
+            shown=len(self.table.rows),
+            status=self.status_filter,
+            text=self.filter_text,
+            sort=SORT_COLUMNS[self.sort_column] if self.sort_column != "line" or self.sort_reverse else "",
+            reverse=self.sort_reverse,
+            marked=len(self.marks),
+            loading=not self.model.complete,
+        )
+
+    # -- the pane ---------------------------------------------------------------------------
+
+    @on(SessionTable.CursorMoved)
+    def _cursor_moved(self, message: SessionTable.CursorMoved) -> None:
+        """Show the new row at once and load its snapshot in a worker."""
+        row = self.table.current
+        pane = self.query_one(SnapshotPane)
+        if row is None:
+            self.detail = None
+            pane.show(None, None, 0, self.model.now)
+            return
+        pane.show(row, self.detail if self.detail and self.detail.session_id == row.id else None, self.revision_position, self.model.now)
+        if isinstance(self.focused, FilterInput):
+            # typing a filter moves the cursor on every key: read the snapshot once it rests
+            if self._detail_timer is not None:
+                self._detail_timer.stop()
+            self._detail_timer = self.set_timer(DETAIL_DELAY, lambda: self._load_detail(row.id))
+        else:
+            # after the next refresh: the cursor repaints first, the snapshot follows
+            self.call_after_refresh(self._load_detail, row.id)
+
+    @on(SessionTable.HeaderClicked)
+    def _header_clicked(self, message: SessionTable.HeaderClicked) -> None:
+        """Sort by a clicked column (again to reverse)."""
+        if message.column == self.sort_column:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_column, self.sort_reverse = message.column, False
+        self._apply_view()
+
+    @work(thread=True, exclusive=True, group="detail")
+    def _load_detail(self, session_id: str) -> None:
+        """Read a snapshot and its revisions off the UI thread."""
+        self.post_message(DetailLoaded(load_detail(self.memory_root, session_id)))
+
+    def on_detail_loaded(self, message: DetailLoaded) -> None:
+        """Show a loaded snapshot if its row is still selected."""
+        try:
+            self._show_detail(message.detail)
+        except NoMatches:  # the board is closing: its widgets are gone
+            pass
+
+    def _show_detail(self, detail: SessionDetail) -> None:
+        """Put detail in the pane at its latest revision."""
+        row = self.table.current
+        if row is None or row.id != detail.session_id:
+            return
+        self.detail = detail
+        self.revision_position = max(len(detail.revisions) - 1, 0)
+        self.query_one(SnapshotPane).show(row, detail, self.revision_position, self.model.now)
+
+    # -- actions ----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Board keys act on the board only: not inside a modal flow, help or the palette.
+
+        `/` also yields while text is being typed, so the key reaches the input.
+        """
+        if action in BOARD_ACTIONS:
+            on_board = len(self.screen_stack) <= 1 or self.screen is self.screen_stack[0]
+            if not on_board:
+                return False
+            if action == "filter" and self._typing():
+                return False
+        return super().check_action(action, parameters)
+
+    def _typing(self) -> bool:
+        """Whether the focus is in a text input (an Input, or a TextArea if one was loaded)."""
+        focused = self.focused
+        if isinstance(focused, Input):
+            return True
+        text_area = sys.modules.get("textual.widgets._text_area")
+        return text_area is not None and isinstance(focused, text_area.TextArea)
+
+    def action_filter(self) -> None:
+        """Show and focus the text filter."""
+        box = self.query_one("#filter", FilterInput)
+        self.query_one("#filter-bar").display = True
+        # focus now, not via call_later: keys typed right after `/` must land in the box,
+        # never on the board's single-letter actions
+        self.screen.set_focus(box)
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        """Filter on every keystroke."""
+        self.filter_text = event.value
+        self._apply_view()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        """Keep the filter and go back to the table (showing the selected snapshot now)."""
+        self.table.focus()
+        row = self.table.current
+        if row is not None and (self.detail is None or self.detail.session_id != row.id):
+            self._load_detail(row.id)
+
+    @on(Input.Blurred, "#filter")
+    def _filter_blurred(self, event: Input.Blurred) -> None:
+        """Hide an empty filter box."""
+        if not event.value:
+            self.query_one("#filter-bar").display = False
+
+    def action_status(self, status: str) -> None:
+        """Show one status (or all)."""
+        self.status_filter = status if status in STATUSES else ALL
+        self._apply_view()
+
+    def action_sort(self) -> None:
+        """Sort by the next column."""
+        keys = list(SORT_COLUMNS)
+        self.sort_column = keys[(keys.index(self.sort_column) + 1) % len(keys)]
+        self.sort_reverse = False
+        self._apply_view()
+        self.notify(f"sorted by {SORT_COLUMNS[self.sort_column]}", timeout=1.5)
+
+    def sort_by(self, column: str, reverse: bool = False) -> None:
+        """Sort by a column key of SORT_COLUMNS."""
+        self.sort_column, self.sort_reverse = column, reverse
+        self._apply_view()
+
+    def action_reverse_sort(self) -> None:
+        """Reverse the sort order."""
+        self.sort_reverse = not self.sort_reverse
+        self._apply_view()
+
+    def action_mark(self) -> None:
+        """Mark or unmark the row under the cursor and move down."""
+        row = self.table.current
+        if row is None:
+            return
+        if row.id in self.marks:
+            self.marks.discard(row.id)
+        else:
+            self.marks.add(row.id)
+        self.table.marked = self.marks
+        self.table.move_cursor(self.table.cursor + 1)
+        self.table.refresh()
+        self._update_status()
+
+    def action_open(self) -> None:
+        """Expand the snapshot pane to the full width (again to go back)."""
+        self.screen.toggle_class("-expanded")
+        if self.screen.has_class("-expanded"):
+            self.query_one(SnapshotPane).focus()
+        else:
+            self.table.focus()
+
+    def action_back(self) -> None:
+        """Leave the expanded pane, else the filter box."""
+        if self.screen.has_class("-expanded"):
+            self.screen.remove_class("-expanded")
+            self.table.focus()
+
+    def action_revision(self, step: int) -> None:
+        """Step to an older (-1) or newer (+1) snapshot revision."""
+        row, detail = self.table.current, self.detail
+        if row is None or detail is None or detail.session_id != row.id or not detail.revisions:
+            return
+        self.revision_position = max(0, min(self.revision_position + step, len(detail.revisions) - 1))
+        self.query_one(SnapshotPane).show(row, detail, self.revision_position, self.model.now)
+
+    def action_help(self) -> None:
+        """Show the keys."""
+        from .help import HelpScreen
+
+        self.push_screen(HelpScreen())

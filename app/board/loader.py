@@ -1,0 +1,262 @@
+"""Reading a memory root for the board: the model, file signatures for the watcher, revisions.
+
+No Textual here: the App calls these from worker threads and posts the results back.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from ..core import revisions
+from ..core.index import IndexFile
+from ..core.root import INDEX, SESSIONS, MemoryRoot, session_path
+from ..core.snapshot import Snapshot, vanished
+from .model import BoardModel, BoardRow, IndexSource
+
+HEAD_BYTES = 64 * 1024  # a first, partial read paints the screen before a huge index is parsed
+
+
+def snapshot_ids(root: MemoryRoot) -> set[str]:
+    """IDs that have a snapshot under sessions/."""
+    return root.session_ids_on_disk()
+
+
+def read_model(root: MemoryRoot, now: datetime, data: bytes | None = None, previous: BoardModel | None = None) -> BoardModel:
+    """The whole index as a board model (reusing previous's rows before the first change)."""
+    if data is None:
+        data = root.read(INDEX) or b""
+    snaps = snapshot_ids(root)
+    if previous is not None:
+        model = reread(previous, data, snaps, now)
+        if model is not None:
+            return model
+    return BoardModel.from_index(IndexFile(data), snaps, now)
+
+
+def common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the common prefix of two byte strings (chunked, then bisected)."""
+    n = min(len(a), len(b))
+    chunk = 1 << 16
+    i = 0
+    while i < n and a[i : i + chunk] == b[i : i + chunk]:
+        i += chunk
+    if i >= n:
+        return n
+    lo, hi = i, min(i + chunk, n)  # a[:lo] == b[:lo]; they differ before hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo if a[lo : lo + 1] != b[lo : lo + 1] else hi
+
+
+def reread(previous: BoardModel, data: bytes, snaps: set[str], now: datetime) -> BoardModel | None:
+    """A model for new bytes that reuses the rows before the first changed line.
+
+    Applies when the change starts inside the table (or right after its last row): the
+    changed tail is parsed under the same header and its line numbers shifted. A hook's
+    append then costs one line, not the whole file. None when a full parse is needed.
+    """
+    source = previous.source
+    if source is None or not previous.complete or source.header_line is None:
+        return None
+    old = source.data
+    if old == data:
+        for r in previous.rows:
+            r.has_snapshot = r.id in snaps
+        model = BoardModel(previous.rows, now, True, list(previous.problems))
+        model.source = source
+        return model
+    p = common_prefix(old, data)
+    first_line = old.count(b"\n", 0, p)
+    if first_line < source.header_line + 2 or first_line > source.table_end:
+        return None
+    start = old.rfind(b"\n", 0, p) + 1 if first_line else 0
+    tail = IndexFile(source.prelude + data[start:])
+    if tail.header_line != 0:
+        return None
+    shift = first_line - 2
+    kept = [r for r in previous.rows if r.line < first_line]
+    for r in kept:
+        r.has_snapshot = r.id in snaps
+    fresh = [BoardRow.from_row(replace(r, line=r.line + shift), r.values.get("id", "") in snaps) for r in tail.rows]
+    model = BoardModel(kept + fresh, now, True, list(previous.problems))
+    model.source = IndexSource(data, source.header_line, tail.table_end + shift, source.prelude)
+    return model
+
+
+def read_head(data: bytes, root: MemoryRoot, now: datetime) -> BoardModel | None:
+    """A partial model from the first HEAD_BYTES of a large index (None when the file is small)."""
+    if len(data) <= HEAD_BYTES * 2:
+        return None
+    cut = data.rfind(b"\n", 0, HEAD_BYTES)
+    if cut < 0:
+        return None
+    return BoardModel.from_index(IndexFile(data[: cut + 1]), snapshot_ids(root), now, complete=False)
+
+
+Signature = tuple[int, int]
+
+
+def _signature(path: str) -> Signature | None:
+    """(mtime_ns, size) of a file, None when it is missing."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+@dataclass
+class FileWatch:
+    """Signatures of index.md and every snapshot, compared on each poll."""
+
+    root: MemoryRoot
+    index: Signature | None = None
+    snapshots: dict[str, Signature] = field(default_factory=dict)
+
+    def scan(self) -> tuple[Signature | None, dict[str, Signature]]:
+        """Current signatures of the index and of sessions/*.md."""
+        index = _signature(str(self.root.path / INDEX))
+        snaps: dict[str, Signature] = {}
+        folder = self.root.path / SESSIONS
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.name.endswith(".md"):
+                        try:
+                            st = entry.stat()
+                        except OSError:
+                            continue
+                        snaps[entry.name[:-3]] = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            pass
+        return index, snaps
+
+    def prime(self) -> None:
+        """Take the current state as seen."""
+        self.index, self.snapshots = self.scan()
+
+    def changes(self) -> tuple[bool, set[str]]:
+        """Whether the index changed and which snapshots changed (added, modified or removed)."""
+        index, snaps = self.scan()
+        index_changed = index != self.index
+        changed = {sid for sid in set(snaps) | set(self.snapshots) if snaps.get(sid) != self.snapshots.get(sid)}
+        self.index, self.snapshots = index, snaps
+        return index_changed, changed
+
+
+def observe_snapshots(root: MemoryRoot, ids: set[str] | None = None) -> set[str]:
+    """Record a revision for each snapshot whose bytes differ from its latest; returns those IDs."""
+    recorded = set()
+    for sid in sorted(snapshot_ids(root) if ids is None else ids):
+        try:
+            data = root.read(session_path(sid))
+        except Exception:
+            continue
+        if data is not None and revisions.record(root, sid, data):
+            recorded.add(sid)
+    return recorded
+
+
+@dataclass
+class SectionDiff:
+    """The changed lines of one snapshot section between two revisions."""
+
+    name: str
+    lines: list[str]
+
+
+@dataclass
+class MergeView:
+    """What one merge did: per-section diffs and the items it dropped without a marker."""
+
+    sections: list[SectionDiff]
+    breaks: list[tuple[str, str]]
+
+
+def _section_texts(text: str) -> dict[str, list[str]]:
+    """Section name -> its body lines (heading excluded), in file order."""
+    snap = Snapshot(text)
+    out: dict[str, list[str]] = {}
+    for sec in snap.sections:
+        out.setdefault(sec.name, [line.rstrip("\r\n") for line in snap.lines[sec.start : sec.end]])
+    return out
+
+
+def merge_view(old: str, new: str) -> MergeView:
+    """Diff two revisions section by section (difflib) and list policy breaks (vanished items)."""
+    a, b = _section_texts(old), _section_texts(new)
+    names = list(b) + [n for n in a if n not in b]
+    sections = []
+    for name in names:
+        before, after = a.get(name, []), b.get(name, [])
+        if before == after:
+            continue
+        diff = [
+            line
+            for line in difflib.unified_diff(before, after, lineterm="", n=1)
+            if not line.startswith(("---", "+++", "@@"))
+        ]
+        diff = [line for line in diff if line.strip() not in ("", "+", "-")]
+        if diff:
+            sections.append(SectionDiff(name, diff))
+    return MergeView(sections, vanished(old, new))
+
+
+@dataclass
+class SessionDetail:
+    """Everything the snapshot pane shows for one session."""
+
+    session_id: str
+    snapshot: str | None
+    revisions: list[str]
+
+    def merge(self, position: int) -> MergeView | None:
+        """The merge that produced revision `position` (None for the first one)."""
+        if position <= 0 or position >= len(self.revisions):
+            return None
+        return merge_view(self.revisions[position - 1], self.revisions[position])
+
+
+def decode_text(data: bytes) -> str:
+    """Snapshot bytes as text for display (undecodable bytes replaced, BOM dropped)."""
+    return data.decode("utf-8", "replace").lstrip("\ufeff")
+
+
+def load_detail(root: MemoryRoot, session_id: str) -> SessionDetail:
+    """A session's current snapshot and its recorded revisions (plus the current one if newer).
+
+    Reading only: revisions are recorded by the reload worker (observe_snapshots), one writer.
+    """
+    try:
+        data = root.read(session_path(session_id))
+    except Exception:
+        data = None
+    texts = []
+    try:
+        for rel in revisions.list_revisions(root, session_id):
+            raw = root.read(rel)
+            if raw is not None:
+                texts.append(decode_text(raw))
+    except Exception:
+        texts = []
+    current = decode_text(data) if data is not None else None
+    if current is not None and (not texts or texts[-1] != current):
+        texts.append(current)
+    return SessionDetail(session_id, current, texts)
+
+
+
+def without_metadata(text: str) -> str:
+    """Snapshot text minus its `## Metadata` table (the pane shows the row's fields instead)."""
+    snap = Snapshot(text)
+    sec = snap.section("Metadata")
+    if sec is None:
+        return text
+    return "".join(snap.lines[: sec.heading] + snap.lines[sec.end :])

@@ -1,0 +1,37 @@
+"""Entry points of the board: on a memory root, or on a freshly generated demo root."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def run_board(path: str | os.PathLike) -> int:
+    """Open the board on the memory root at path; returns the exit status."""
+    from .app import MemboardApp
+
+    MemboardApp(path).run()
+    return 0
+
+
+def make_demo(target: str | os.PathLike) -> Path:
+    """Generate the demo root into target (which must be empty or absent)."""
+    from ..core.clock import now
+    from ..core.demo import build_demo
+    from ..core.errors import UsageError
+
+    target = Path(target)
+    if target.exists() and any(target.iterdir()):
+        raise UsageError(f"{target} is not empty; choose an empty or new folder for the demo root")
+    return build_demo(target, now())
+
+
+def run_demo(keep: str | None = None) -> int:
+    """Generate the demo root (in a temp folder, or in keep) and open the board on it."""
+    if keep:
+        path = make_demo(keep)
+        return run_board(path)
+    with tempfile.TemporaryDirectory(prefix="memboard-demo-") as tmp:
+        path = make_demo(Path(tmp) / "memory")
+        return run_board(path)

@@ -1,0 +1,137 @@
+"""Render the README's screenshots (SVG) of the board on the demo root.
+
+Usage: python screenshots/make_screenshots.py [SCENE ...]   (no names: every scene)
+
+Each scene is a name, a title and an async function that drives a Pilot; add scenes with
+`scene(...)`. The clock is fixed (MEMBOARD_NOW) and config/state are isolated, so the
+pictures only change when the board does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Awaitable, Callable
+
+HERE = Path(__file__).resolve().parent
+SIZE = (120, 40)
+FIXED_NOW = "2026-06-01 09:30"
+
+
+@dataclass
+class Scene:
+    """One screenshot: file name (without .svg), title, and the steps that set it up."""
+
+    name: str
+    title: str
+    steps: Callable[[object], Awaitable[None]]
+
+
+SCENES: list[Scene] = []
+
+
+def scene(name: str, title: str):
+    """Register an async `steps(pilot)` function as a scene."""
+
+    def add(steps):
+        """Record the scene and return steps unchanged."""
+        SCENES.append(Scene(name, title, steps))
+        return steps
+
+    return add
+
+
+async def settle(pilot) -> None:
+    """Wait for the board's workers and a repaint."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def demo_id(name: str) -> str:
+    """A demo session's ID at the fixed clock."""
+    from memboard.core.clock import now
+    from memboard.core.demo import demo_ids
+
+    return demo_ids(now())[name]
+
+
+@scene("board", "The live table with counts per status and the snapshot pane")
+async def board(pilot) -> None:
+    """The board as it opens."""
+    pilot.app.select_session(demo_id("hook"))
+    await settle(pilot)
+
+
+@scene("filtered", "A text filter combined with the `active` status filter")
+async def filtered(pilot) -> None:
+    """Typing a filter and pressing 3."""
+    await pilot.press("slash", *"board", "enter", "3")
+    await settle(pilot)
+
+
+@scene("merge-diff", "The pane on a snapshot whose last merge dropped items (policy breaks)")
+async def merge_diff(pilot) -> None:
+    """Select the lossy merge."""
+    pilot.app.select_session(demo_id("broken"))
+    await settle(pilot)
+
+
+@scene("snapshot", "`enter` opens the snapshot full width, with the merge diff on top")
+async def snapshot(pilot) -> None:
+    """Expand the pane."""
+    pilot.app.select_session(demo_id("broken"))
+    await settle(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+@scene("help", "Help: every key")
+async def help_screen(pilot) -> None:
+    """Open the help."""
+    await pilot.press("question_mark")
+    await settle(pilot)
+
+
+async def shoot(item: Scene, root: Path, out: Path) -> Path:
+    """Run one scene on root and save its SVG into out."""
+    from memboard.board.app import MemboardApp
+
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await item.steps(pilot)
+        await settle(pilot)
+        app.save_screenshot(filename=f"{item.name}.svg", path=str(out))
+    return out / f"{item.name}.svg"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build a demo root per scene and save the chosen scenes' SVGs next to this script."""
+    names = list(sys.argv[1:] if argv is None else argv)
+    chosen = [s for s in SCENES if not names or s.name in names]
+    unknown = set(names) - {s.name for s in SCENES}
+    if unknown:
+        print(f"unknown scene(s): {', '.join(sorted(unknown))}; known: {', '.join(s.name for s in SCENES)}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="memboard-shots-") as tmp:
+        os.environ.setdefault("MEMBOARD_NOW", FIXED_NOW)
+        os.environ["MEMBOARD_STATE_DIR"] = str(Path(tmp) / "state")
+        os.environ["MEMBOARD_CONFIG"] = str(Path(tmp) / "config.toml")
+        from memboard.core.clock import now
+        from memboard.core.demo import build_demo
+
+        for item in chosen:
+            root = build_demo(Path(tmp) / item.name / "memory", now())
+            path = asyncio.run(shoot(item, root, HERE))
+            print(f"{path.relative_to(HERE.parent)}  {item.title}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

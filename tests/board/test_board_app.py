@@ -1,0 +1,271 @@
+"""The board driven through Pilot on temp roots: filters, marks, live updates, sort, revisions."""
+
+from __future__ import annotations
+
+from memboard.board.app import MemboardApp
+from memboard.board.help import HelpScreen
+from memboard.core.revisions import list_revisions
+from memboard.core.root import MemoryRoot
+from memboard.widgets.snapshot_pane import SnapshotPane
+
+SIZE = (120, 40)
+
+
+async def settle(app, pilot):
+    """Let workers finish and the screen catch up."""
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def shown(app) -> list[str]:
+    return [r.id for r in app.table.rows]
+
+
+async def test_opens_with_every_row_and_unparseable_rows_marked(write_index, make_row, root):
+    write_index([make_row("2026-05-01-1000-alpha", "idle"), make_row("2026-05-02-1000-beta")], extra="| not | a | row |\n")
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert len(app.table.rows) == 3
+        broken = app.table.rows[2]
+        assert broken.problem and "cells" in broken.problem
+        assert app.model.counts["unparseable"] == 1
+        assert app.current_session_id == "2026-05-01-1000-alpha"
+        await pilot.press("end")
+        assert app.current_session_id is None  # the broken row has no valid ID
+
+
+async def test_status_keys_and_text_filter_narrow_the_rows(demo_root, ids):
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        total = len(app.table.rows)
+        await pilot.press("2")
+        assert {r.status for r in app.table.rows} == {"idle"}
+        assert len(app.table.rows) == app.model.counts["idle"]
+        await pilot.press("4")
+        assert {r.status for r in app.table.rows} == {"stale"}
+        await pilot.press("1")
+        assert len(app.table.rows) == total
+        await pilot.press("slash", *"同步")
+        assert ids["sync1"] in shown(app) and ids["sync2"] in shown(app)
+        assert all("同步" in (r.topic + r.summary) for r in app.table.rows)
+        await pilot.press("enter")  # keep the filter, back to the table
+        assert app.focused is app.table and app.filter_text == "同步"
+        await pilot.press("slash", "backspace", "backspace", *"git", "enter")
+        await pilot.press("3")  # status and text filters combine
+        assert shown(app) == [ids["sync3"]]
+        await pilot.press("slash", "escape")  # escape clears the text filter
+        assert app.filter_text == "" and len(app.table.rows) == app.model.counts["active"]
+
+
+async def test_space_marks_rows_in_table_order_and_clear_marks(demo_root):
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        first, second, third = shown(app)[:3]
+        await pilot.press("space", "down", "space")
+        assert app.marked_session_ids == [first, third]
+        await pilot.press("up", "up", "up", "space")  # unmark the first
+        assert app.marked_session_ids == [third]
+        await pilot.press("2")  # marks survive filters
+        assert app.marked_session_ids == [third]
+        app.clear_marks()
+        assert app.marked_session_ids == []
+        assert second not in app.marks
+
+
+async def test_live_update_keeps_cursor_marks_and_filters_and_flags_new_rows(write_index, make_row, root):
+    rows = [make_row(f"2026-05-0{i}-1000-agent{i}", "active", topic=f"work {i}") for i in range(1, 6)]
+    write_index(rows)
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash", *"work", "enter", "down", "down", "space")
+        assert app.current_session_id == "2026-05-04-1000-agent4"
+        marked = app.marked_session_ids
+        assert app.check_files() is False  # nothing changed yet
+        new = make_row("2026-06-01-0900-newcomer", "idle", topic="work new")
+        write_index([new] + rows)  # a hook added a row at the top
+        assert app.check_files() is True
+        await settle(app, pilot)
+        assert shown(app)[0] == "2026-06-01-0900-newcomer"
+        assert app.current_session_id == "2026-05-04-1000-agent4"
+        assert app.marked_session_ids == marked
+        assert app.filter_text == "work"
+        assert app.table.fresh == {"2026-06-01-0900-newcomer"}
+        assert marked == ["2026-05-03-1000-agent3"]
+        write_index(rows[:2] + rows[3:])  # the marked row vanishes: its mark goes
+        app.check_files()
+        await settle(app, pilot)
+        assert app.marked_session_ids == []
+        assert app.current_session_id == "2026-05-04-1000-agent4"
+        write_index(rows[:2])  # the cursor's row vanishes: the cursor stays in range
+        app.check_files()
+        await settle(app, pilot)
+        assert app.current_session_id == "2026-05-02-1000-agent2"
+
+
+async def test_the_watcher_polls_by_itself_when_on(write_index, make_row, root):
+    write_index([make_row("2026-05-01-1000-alpha")])
+    app = MemboardApp(root, watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        write_index([make_row("2026-05-01-1000-alpha"), make_row("2026-05-02-1000-beta")])
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if len(app.table.rows) == 2:
+                break
+        assert shown(app) == ["2026-05-01-1000-alpha", "2026-05-02-1000-beta"]
+
+
+async def test_sort_key_cycles_columns_and_reverse(demo_root):
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("s")  # file order -> Session ID
+        assert app.sort_column == "id"
+        ids_sorted = [r.id for r in app.table.rows]
+        assert ids_sorted == sorted(ids_sorted, key=str.casefold)
+        await pilot.press("S")
+        assert [r.id for r in app.table.rows] == ids_sorted[::-1]
+        app.sort_by("refs", reverse=True)
+        await pilot.pause()
+        assert app.table.rows[0].ref_count == max(r.ref_count for r in app.table.rows)
+
+
+async def test_select_session_clears_filters_that_hide_it(demo_root, ids):
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("2")
+        assert ids["hook"] not in shown(app)
+        assert app.select_session(ids["hook"]) is True
+        assert app.status_filter == "all" and app.current_session_id == ids["hook"]
+        assert app.select_session("2099-01-01-0000-nobody") is False
+
+
+async def test_pane_shows_merge_breaks_and_steps_through_revisions(demo_root, ids):
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.select_session(ids["broken"])
+        await settle(app, pilot)
+        pane = app.query_one(SnapshotPane)
+        merge = pane.query_one("#pane-merge")
+        assert app.detail.session_id == ids["broken"] and len(app.detail.revisions) == 2
+        assert app.revision_position == 1 and merge.display
+        text = str(merge.render())
+        assert "policy break" in text and "How long do we keep revisions" in text
+        await pilot.press("left_square_bracket")
+        assert app.revision_position == 0 and not merge.display  # the first revision has no merge
+        assert "earlier" in str(pane.query_one("#pane-revision").render())
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert app.revision_position == 1 and merge.display
+
+
+async def test_external_snapshot_change_is_recorded_and_diffed(demo_root, ids):
+    root = MemoryRoot(demo_root)
+    sid = ids["hook"]
+    path = demo_root / "sessions" / f"{sid}.md"
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.select_session(sid)
+        await settle(app, pilot)
+        assert len(list_revisions(root, sid)) == 1  # the board recorded what it saw at open
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("- Is 40 ms acceptable on Windows?\n", "- Measure on macOS too\n"), encoding="utf-8")
+        app.check_files()
+        await settle(app, pilot)
+        assert len(list_revisions(root, sid)) == 2
+        merge = str(app.query_one("#pane-merge").render())
+        assert "Is 40 ms acceptable on Windows?" in merge and "policy break" in merge
+        assert "+- Measure on macOS too" in merge
+
+
+async def test_refresh_model_reads_now_and_keeps_the_cursor(write_index, make_row, root):
+    write_index([make_row("2026-05-01-1000-alpha"), make_row("2026-05-02-1000-beta")])
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("down")
+        write_index([make_row("2026-05-02-1000-beta", "stale"), make_row("2026-05-03-1000-gamma")])
+        app.refresh_model()
+        assert shown(app) == ["2026-05-02-1000-beta", "2026-05-03-1000-gamma"]
+        assert app.current_session_id == "2026-05-02-1000-beta"
+        assert app.table.current.status == "stale"
+
+
+async def test_enter_expands_the_pane_and_help_opens_and_closes(demo_root):
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen.has_class("-expanded")
+        assert app.table.region.width == 0 and app.query_one(SnapshotPane).region.width == SIZE[0]
+        await pilot.press("escape")
+        assert not app.screen.has_class("-expanded") and app.focused is app.table
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_command_palette_lists_board_actions(demo_root):
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+p", *"stale sessions")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.status_filter == "stale"
+
+
+async def test_user_text_is_never_markup(write_index, make_row, root):
+    write_index([make_row("2026-05-01-1000-alpha", topic="[b]x[/b] [link=y]")])
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        line = app.table.render_line(1).text
+        assert "[b]x[/b] [link=y]" in line
+        assert "[b]x[/b] [link=y]" in str(app.query_one("#pane-meta").render())
+
+
+async def test_theme_comes_from_config_and_a_bad_one_falls_back(demo_root, tmp_path, monkeypatch):
+    config = tmp_path / "config.toml"
+    monkeypatch.setenv("MEMBOARD_CONFIG", str(config))
+    config.write_text('theme = "nord"\nagent_name = "claude-code"\n', encoding="utf-8")
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "nord" and app.agent_name == "claude-code"
+        before = app.table.render_line(1)
+        app.theme = "textual-light"
+        await pilot.pause()
+        assert app.table.render_line(1) != before  # cached styles follow the theme
+    config.write_text('theme = "no-such-theme"\n', encoding="utf-8")
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.theme == "textual-dark" and app.agent_name == "cursor-main-agent"
+
+
+async def test_board_keys_do_nothing_under_a_modal_and_headers_sort_on_click(demo_root):
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark", "2", "space", "s")
+        assert isinstance(app.screen, HelpScreen)
+        assert app.status_filter == "all" and not app.marks and app.sort_column == "line"
+        await pilot.press("escape")
+        await pilot.click("#table", offset=(4, 0))  # the Session ID header
+        assert app.sort_column == "id" and not app.sort_reverse
+        await pilot.click("#table", offset=(4, 0))
+        assert app.sort_reverse
+        await pilot.click("#table", offset=(4, 3))  # a row
+        assert app.table.cursor == 2

@@ -1,0 +1,77 @@
+"""Snapshot tests of the board at 120x40 on the demo root (fixed clock, theme, watcher off)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memboard.board.app import MemboardApp
+from memboard.core.clock import now
+from memboard.core.demo import build_demo, demo_ids
+
+SIZE = (120, 40)
+
+
+@pytest.fixture
+def demo_app(tmp_path):
+    """A board on a fresh demo root, not watching files."""
+    root = build_demo(tmp_path / "memory", now())
+    return MemboardApp(root, watch=False)
+
+
+def settled(*keys: str, select: str | None = None):
+    """A run_before that waits for the workers, optionally selects a demo session, presses keys."""
+
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if select:
+            app.select_session(demo_ids(now())[select])
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        if keys:
+            await pilot.press(*keys)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+    return run_before
+
+
+class TestBoard:
+    """The table with its counts, the pane and the footer."""
+
+    def test_board(self, snap_compare, demo_app):
+        assert snap_compare(demo_app, terminal_size=SIZE, run_before=settled())
+
+    def test_filtered_board(self, snap_compare, demo_app):
+        keys = ("slash", *"board", "enter", "3")
+        assert snap_compare(demo_app, terminal_size=SIZE, run_before=settled(*keys))
+
+    def test_sorted_by_updated_at_with_marks(self, snap_compare, demo_app):
+        async def sort_and_mark(pilot):
+            await settled()(pilot)
+            pilot.app.sort_by("updated_at", reverse=True)
+            await pilot.press("space", "space")
+            await pilot.pause()
+
+        assert snap_compare(demo_app, terminal_size=SIZE, run_before=sort_and_mark)
+
+
+class TestSnapshotPane:
+    """The pane on a session whose last merge dropped items."""
+
+    def test_merge_diff_with_policy_breaks(self, snap_compare, demo_app):
+        assert snap_compare(demo_app, terminal_size=SIZE, run_before=settled(select="broken"))
+
+    def test_expanded_pane(self, snap_compare, demo_app):
+        assert snap_compare(demo_app, terminal_size=SIZE, run_before=settled("enter", select="broken"))
+
+    def test_earlier_revision(self, snap_compare, demo_app):
+        assert snap_compare(demo_app, terminal_size=SIZE, run_before=settled("left_square_bracket", select="broken"))
+
+
+class TestHelp:
+    """The help screen."""
+
+    def test_help_screen(self, snap_compare, demo_app):
+        assert snap_compare(demo_app, terminal_size=SIZE, run_before=settled("question_mark"))

@@ -1,0 +1,54 @@
+"""The line above the table: counts per status, the active filters, the sort and marks."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+STATUS_STYLES = {"idle": "dim", "active": "green", "stale": "yellow"}
+
+
+class BoardStatus(Static):
+    """The board's title line: root name, counts per status, filters, sort and marks."""
+
+    def __init__(self, root_name: str, *, id: str | None = None) -> None:
+        """A status line for the root called root_name."""
+        super().__init__(id=id)
+        self.root_name = root_name
+
+    def show(
+        self,
+        counts: dict[str, int],
+        *,
+        shown: int,
+        status: str,
+        text: str,
+        sort: str,
+        reverse: bool,
+        marked: int,
+        loading: bool = False,
+    ) -> None:
+        """Render the line from the board's state (sort is "" for file order)."""
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append("▦ memboard ", style="bold")
+        out.append(self.root_name + " ", style="dim")
+        for key, label in (("all", "all"), ("idle", "idle"), ("active", "active"), ("stale", "stale")):
+            selected = key == status
+            style = ("reverse " if selected else "") + ("bold" if key == "all" else STATUS_STYLES[key])
+            out.append(f" {label} {counts.get(key, 0):,} ", style=style)
+            out.append(" ")
+        bad = counts.get("unparseable", 0)
+        if bad:
+            out.append(f" ! {bad} unparseable ", style="bold red")
+            out.append(" ")
+        if loading:
+            out.append(" loading… ", style="italic")
+        out.append(f"│ showing {shown:,}", style="dim")
+        if text:
+            out.append("  filter ", style="dim")
+            out.append(repr(text)[1:-1] if not text.isprintable() else text, style="bold")
+        if sort:
+            out.append(f"  │ sort {sort} {'▼' if reverse else '▲'}", style="dim")
+        if marked:
+            out.append(f"  │ {marked} marked", style="bold")
+        self.update(out)

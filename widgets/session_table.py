@@ -1,0 +1,309 @@
+"""A virtualised table of sessions: a ScrollView that renders only the lines on screen.
+
+Textual's DataTable builds every row up front (seconds at 10k rows); this widget keeps a
+reference to the model's row list and turns just the visible rows into Strips, so opening,
+scrolling and filtering cost the same at 40 rows as at 100k. User text goes into Segments
+as-is: it is never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.events import Click
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from memboard.board.model import BoardRow
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column: header, width in cells (0 = take the rest), sort key and cell text."""
+
+    key: str
+    title: str
+    width: int
+    text: Callable[[BoardRow, datetime], str]
+
+
+def _clean(text: str) -> str:
+    """One display line: control characters become spaces."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else " " for ch in text)
+
+
+ID_COLUMN = Column("id", "Session ID", 35, lambda r, now: r.id)
+AGENT_COLUMN = Column("agent", "Agent", 18, lambda r, now: r.agent)
+STATUS_COLUMN = Column("status", "Status", 6, lambda r, now: r.status if not r.problem else "??")
+REFS_COLUMN = Column("refs", "Refs", 4, lambda r, now: str(r.ref_count) if r.ref_count else "·")
+AGE_COLUMN = Column("updated_at", "Age", 4, lambda r, now: r.age(now))
+TOPIC_COLUMN = Column("topic", "Topic", 0, lambda r, now: r.topic if not r.problem else f"unparseable: {r.problem}")
+SUMMARY_COLUMN = Column("summary", "Summary", 0, lambda r, now: r.summary)
+
+
+class SessionTable(ScrollView, can_focus=True):
+    """The board's live table of sessions (virtualised: renders only visible rows)."""
+
+    COMPONENT_CLASSES = {
+        "session-table--header",
+        "session-table--cursor",
+        "session-table--cursor-blurred",
+        "session-table--marked",
+        "session-table--fresh",
+        "session-table--idle",
+        "session-table--active",
+        "session-table--stale",
+        "session-table--problem",
+        "session-table--dim",
+    }
+
+    BINDINGS = [
+        Binding("up,k", "cursor_up", "Up", show=False),
+        Binding("down,j", "cursor_down", "Down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+    ]
+
+    cursor = reactive(0, always_update=True, repaint=False)
+
+    class CursorMoved(Message):
+        """The row under the cursor changed (key is None when the table is empty)."""
+
+        def __init__(self, key: str | None) -> None:
+            """Carry the new row's key."""
+            self.key = key
+            super().__init__()
+
+    class HeaderClicked(Message):
+        """A column header was clicked (sort by it)."""
+
+        def __init__(self, column: str) -> None:
+            """Carry the column key."""
+            self.column = column
+            super().__init__()
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        """An empty table."""
+        super().__init__(name=name, id=id, classes=classes)
+        self.rows: list[BoardRow] = []
+        self.marked: set[str] = set()
+        self.fresh: set[str] = set()
+        self.now = datetime.now()
+        self.sort_column = "line"
+        self.sort_reverse = False
+        self._last_key: str | None = None
+        self._columns_cache: tuple[int, list[tuple[Column, int]]] | None = None
+        self._styles: dict[str, Style] = {}
+
+    # -- data ---------------------------------------------------------------------------
+
+    def set_rows(self, rows: list[BoardRow], now: datetime, keep: str | None = None) -> None:
+        """Show rows, keeping the cursor on the row with key keep when it is still there."""
+        self.rows = rows
+        self.now = now
+        self.virtual_size = Size(self.virtual_size.width, len(rows) + 1)
+        target = 0
+        if keep is not None:
+            for i, row in enumerate(rows):
+                if row.id == keep:
+                    target = i
+                    break
+            else:
+                target = min(self.cursor, max(len(rows) - 1, 0))
+        self.move_cursor(target)
+        self.refresh()
+
+    @property
+    def current(self) -> BoardRow | None:
+        """The row under the cursor."""
+        if 0 <= self.cursor < len(self.rows):
+            return self.rows[self.cursor]
+        return None
+
+    def move_cursor(self, index: int) -> None:
+        """Put the cursor on a row (clamped), scroll it into view and announce a change."""
+        index = max(0, min(index, len(self.rows) - 1)) if self.rows else 0
+        self.cursor = index
+        self._scroll_cursor_into_view()
+        self.refresh()
+        key = self.current.id if self.current else None
+        if key != self._last_key:
+            self._last_key = key
+            self.post_message(self.CursorMoved(key))
+
+    def _page_height(self) -> int:
+        """How many rows fit under the header."""
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def _scroll_cursor_into_view(self) -> None:
+        """Scroll so that the cursor row is visible."""
+        top = int(self.scroll_offset.y)
+        page = self._page_height()
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + page:
+            self.scroll_to(y=self.cursor - page + 1, animate=False, immediate=True)
+
+    def notify_style_update(self) -> None:
+        """Forget cached component styles when CSS or the theme changes."""
+        self._styles = {}
+        super().notify_style_update()
+
+    def _style(self, name: str) -> Style:
+        """A component class's rich style (cached: looked up a few times per line)."""
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(f"session-table--{name}")
+        return style
+
+    def on_resize(self) -> None:
+        """Keep the cursor visible when the size changes."""
+        self._columns_cache = None
+        self._scroll_cursor_into_view()
+
+    # -- actions ------------------------------------------------------------------------
+
+    def action_cursor_up(self) -> None:
+        """Move up one row."""
+        self.move_cursor(self.cursor - 1)
+
+    def action_cursor_down(self) -> None:
+        """Move down one row."""
+        self.move_cursor(self.cursor + 1)
+
+    def action_page_up(self) -> None:
+        """Move up one page."""
+        self.move_cursor(self.cursor - self._page_height())
+
+    def action_page_down(self) -> None:
+        """Move down one page."""
+        self.move_cursor(self.cursor + self._page_height())
+
+    def action_first(self) -> None:
+        """Go to the first row."""
+        self.move_cursor(0)
+
+    def action_last(self) -> None:
+        """Go to the last row."""
+        self.move_cursor(len(self.rows) - 1)
+
+    def on_click(self, event: Click) -> None:
+        """Click a row to select it, a header to sort by its column."""
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        if offset.y == 0:
+            x = 0
+            for column, width in self._layout():
+                if x <= offset.x < x + width + 1:
+                    self.post_message(self.HeaderClicked(column.key))
+                    return
+                x += width + 1
+            return
+        index = int(self.scroll_offset.y) + offset.y - 1
+        if 0 <= index < len(self.rows):
+            self.move_cursor(index)
+
+    # -- rendering ----------------------------------------------------------------------
+
+    def _layout(self) -> list[tuple[Column, int]]:
+        """Columns that fit the width, with their widths (Topic/Summary take the rest)."""
+        width = self.scrollable_content_region.width
+        if self._columns_cache and self._columns_cache[0] == width:
+            return self._columns_cache[1]
+        fixed = [ID_COLUMN, STATUS_COLUMN, REFS_COLUMN, AGE_COLUMN]
+        flex = [TOPIC_COLUMN]
+        if width >= 110:
+            fixed.insert(1, AGENT_COLUMN)
+        if width >= 150:
+            flex.append(SUMMARY_COLUMN)
+        used = 2 + sum(c.width + 1 for c in fixed) + len(flex)
+        rest = max(width - used, 8 * len(flex))
+        share = rest // len(flex)
+        layout: list[tuple[Column, int]] = [(c, c.width) for c in fixed]
+        for i, c in enumerate(flex):
+            layout.append((c, share if i < len(flex) - 1 else rest - share * (len(flex) - 1)))
+        self._columns_cache = (width, layout)
+        return layout
+
+    def render_line(self, y: int) -> Strip:
+        """One screen line: the header at y == 0, else the row at scroll offset + y - 1."""
+        width = self.scrollable_content_region.width
+        layout = self._layout()
+        if y == 0:
+            return self._header(layout, width)
+        index = int(self.scroll_offset.y) + y - 1
+        if index >= len(self.rows):
+            return Strip.blank(width, self.rich_style)
+        return self._row(self.rows[index], index, layout, width)
+
+    def _header(self, layout: list[tuple[Column, int]], width: int) -> Strip:
+        """The header line with a sort arrow on the sorted column."""
+        style = self._style("header")
+        parts = ["  "]
+        for column, col_width in layout:
+            title = column.title
+            if column.key == self.sort_column:
+                title += " ▼" if self.sort_reverse else " ▲"
+            parts.append(set_cell_size(title, col_width) + " ")
+        text = set_cell_size("".join(parts), width)
+        return Strip([Segment(text, style)], width)
+
+    def _row(self, row: BoardRow, index: int, layout: list[tuple[Column, int]], width: int) -> Strip:
+        """One row as segments: mark, cells, status coloured, row background by state."""
+        base = self._styles.get("base")
+        if base is None:
+            base = self._styles["base"] = self.rich_style
+        if row.id in self.fresh:
+            base = base + self._style("fresh")
+        if row.id in self.marked:
+            base = base + self._style("marked")
+        if index == self.cursor:
+            base = base + self._style("cursor" if self.has_focus else "cursor-blurred")
+        if row.problem:
+            status_style = self._style("problem")
+        elif row.status in ("idle", "active", "stale"):
+            status_style = self._style(row.status)
+        else:
+            status_style = Style()
+        dim = self._style("dim")
+        mark = "●" if row.id in self.marked else ("!" if row.problem else " ")
+        segments = [Segment(mark + " ", base + status_style if row.problem else base)]
+        for column, col_width in layout:
+            text = set_cell_size(_clean(column.text(row, self.now)), col_width) + " "
+            if column is STATUS_COLUMN:
+                style = base + status_style
+            elif column is TOPIC_COLUMN and row.problem:
+                style = base + status_style
+            elif column in (REFS_COLUMN, AGE_COLUMN) or (column is AGENT_COLUMN):
+                style = base + dim
+            elif row.status == "idle" and not row.problem:
+                style = base + dim
+            else:
+                style = base
+            segments.append(Segment(text, style))
+        used = sum(cell_len(s.text) for s in segments)
+        if used < width:
+            segments.append(Segment(" " * (width - used), base))
+        return Strip(segments).crop(0, width)
+
+    def on_focus(self) -> None:
+        """Repaint the cursor in its focused colour."""
+        self.refresh()
+
+    def on_blur(self) -> None:
+        """Repaint the cursor in its blurred colour."""
+        self.refresh()

@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.screen import Screen
 
+from memboard.board.app import MemboardApp
 from memboard.board.screens import PreviewScreen
 
 ROUNDS = 500
-
-try:
-    from memboard.board.app import MemboardApp as BoardApp
-
-    REAL_BOARD = True
-except ImportError:  # the board's App is not merged yet: the contract's stand-in
-    from .host import HostApp as BoardApp
-
-    REAL_BOARD = False
+PATIENCE = 30.0
 
 
 def make_app(root):
     """The board on root, its file watcher off."""
-    app = BoardApp(root, watch=False)
+    app = MemboardApp(root, watch=False)
     app.theme = "textual-dark"
     return app
 
@@ -28,24 +23,19 @@ def make_app(root):
 async def ready(pilot) -> None:
     """Let the board finish its first read."""
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    await asyncio.wait_for(pilot.app.workers.wait_for_complete(), PATIENCE)
     await pilot.pause()
 
 
 def mark(app, session_id: str) -> None:
     """Mark a session the way a user does: cursor on it, then space."""
-    if REAL_BOARD:
-        assert app.select_session(session_id) is not False
-        app.action_mark()
-    else:
-        app.mark(session_id)
+    assert app.select_session(session_id)
+    app.action_mark()
 
 
 def live_ids(app) -> set[str]:
     """The Session IDs the board shows after its last refresh."""
-    if REAL_BOARD:
-        return set(app.model.by_id)
-    return set(app.ids)
+    return set(app.model.by_id)
 
 
 def count_refreshes(app) -> list[int]:
@@ -73,8 +63,8 @@ async def wait_for_screen(pilot, kind: type[Screen], *, not_this: Screen | None 
 
 
 async def wait_for_flow(pilot) -> None:
-    """Let the flow's worker finish and the App handle its messages."""
-    await pilot.app.workers.wait_for_complete()
+    """Let the flow's worker finish and the App handle its messages (a hung flow fails the test)."""
+    await asyncio.wait_for(pilot.app.workers.wait_for_complete(), PATIENCE)
     await pilot.pause()
 
 

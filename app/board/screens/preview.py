@@ -78,6 +78,9 @@ class DiffView(Widget):
         return text
 
 
+WORD = re.compile(r"\s+|\||[^\s|]+")
+
+
 def differing_words(line: str, other: str) -> list[tuple[int, int]]:
     """Character spans of line (after its +/- mark) whose words are not in other."""
     mine = [(m.start(), m.end()) for m in WORD.finditer(line, 1)]

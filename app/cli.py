@@ -1,7 +1,7 @@
 """The `memboard` command line: a thin face on the core operations (see DESIGN.md's contract).
 
-Only argparse is imported up front; each command imports what it needs, so `memboard hook`
-stays fast.
+Only argparse and json are imported up front; each command imports what it needs, and
+`memboard hook` skips building the parser, so the agents' hook stays fast.
 """
 
 from __future__ import annotations
@@ -100,7 +100,9 @@ def cmd_register(args) -> int:
     when = clock.now()
     if args.manual:
         text = _read_input(args.snapshot)
-        return _run(args, lambda root: plan_manual(root, when, agent, args.topic, args.summary, text))
+        return _run(
+            args, lambda root: plan_manual(root, when, agent, args.topic, args.summary, text, allow_secrets=args.allow_secrets)
+        )
     if args.topic or args.summary or args.snapshot:
         from .core.errors import UsageError
 
@@ -115,7 +117,12 @@ def cmd_update(args) -> int:
 
     text = _read_input(args.snapshot)
     when = clock.now()
-    return _run(args, lambda root: plan_update(root, args.id, when, args.topic, args.summary, args.keywords, text))
+    return _run(
+        args,
+        lambda root: plan_update(
+            root, args.id, when, args.topic, args.summary, args.keywords, text, allow_secrets=args.allow_secrets
+        ),
+    )
 
 
 def cmd_continue(args) -> int:
@@ -125,7 +132,7 @@ def cmd_continue(args) -> int:
 
     agent = _agent(args)
     when = clock.now()
-    return _run(args, lambda root: plan_continue(root, args.source, when, args.as_id, agent))
+    return _run(args, lambda root: plan_continue(root, args.source, when, args.as_id, agent, allow_secrets=args.allow_secrets))
 
 
 def cmd_release(args) -> int:
@@ -282,6 +289,20 @@ def cmd_demo(args) -> int:
     return run_demo(getattr(args, "keep", None)) or 0
 
 
+def cmd_install_hook(args) -> int:
+    """install-hook TOOL [--user | --project DIR] [--dry-run]."""
+    from .install_hook import cmd_install_hook as run
+
+    return run(args)
+
+
+def cmd_config(args) -> int:
+    """config show | set KEY VALUE | path."""
+    from .config_cmd import cmd_config as run
+
+    return run(args)
+
+
 # -- parser -----------------------------------------------------------------------------
 
 
@@ -325,6 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--summary", metavar="S", help="summary (with --manual)")
     p.add_argument("--snapshot", metavar="FILE|-", help="snapshot sections to merge into the template (with --manual)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--allow-secrets", action="store_true", help=ALLOW_SECRETS_HELP)
     p.set_defaults(func=cmd_register)
 
     p = sub.add_parser("update", parents=[changing], help="update a session: merge its snapshot, promote to active",
@@ -336,6 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--summary", metavar="S")
     p.add_argument("--keywords", metavar="K")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--allow-secrets", action="store_true", help=ALLOW_SECRETS_HELP)
     p.set_defaults(func=cmd_update)
 
     p = sub.add_parser("continue", parents=[changing], help="continue from a source session",
@@ -345,6 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as", dest="as_id", metavar="ID", help="the current session's ID")
     p.add_argument("--agent", metavar="NAME", help="agent name for a new registration (without --as)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--allow-secrets", action="store_true", help=ALLOW_SECRETS_HELP)
     p.set_defaults(func=cmd_continue)
 
     p = sub.add_parser("release", parents=[changing], help="release a reference to a source session")
@@ -386,16 +410,58 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     p.set_defaults(func=cmd_doctor)
 
+    # agent integration: hooks, whoami, install-hook, config (app/hook.py, install_hook.py, config_cmd.py)
+    from . import hook
+
+    p = sub.add_parser("hook", help="read an agent's SessionStart hook JSON on stdin and register (fail-open)",
+                       description="Registers an idle row for the agent's conversation (the same conversation always gets "
+                       "the same Session ID) and prints the tool's JSON answer. Never fails: errors are logged to "
+                       ".memboard/hook.log and exit 0 without a Session ID.")
+    hook.add_arguments(p)
+    p.set_defaults(func=hook.cmd_hook)
+
+    p = sub.add_parser("whoami", parents=[common], help="the Memory Session ID a hook registered for a conversation")
+    p.add_argument("--conversation", metavar="ID", required=True, help="the agent's conversation/session ID")
+    p.add_argument("--json", action="store_true", help="print conversation, session_id and state as JSON")
+    p.set_defaults(func=hook.cmd_whoami)
+
+    p = sub.add_parser("install-hook", help="add `memboard hook` to Cursor, Claude Code or Codex settings",
+                       description="Merges a SessionStart hook entry into the tool's JSON config without touching other "
+                       "hooks; shows the change as a diff and keeps a backup of the file it changes.")
+    p.add_argument("tool", choices=["claude", "codex", "cursor"])
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true", help="the user's config in the home folder (default)")
+    where.add_argument("--project", metavar="DIR", help="the project's config under DIR")
+    p.add_argument("--dry-run", action="store_true", help="print the change as a diff and write nothing")
+    p.add_argument("--command", metavar="CMD", help="the memboard command to run (default: this memboard, absolute)")
+    p.set_defaults(func=cmd_install_hook)
+
+    p = sub.add_parser("config", help="show, set or locate the user config (TOML)")
+    csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+    csub.add_parser("show", help="print the config file's settings").set_defaults(action="show")
+    cp = csub.add_parser("set", help="set KEY to VALUE (root, agent_name, stale_days, theme, lock_timeout)")
+    cp.add_argument("key", metavar="KEY")
+    cp.add_argument("value", metavar="VALUE")
+    cp.set_defaults(action="set")
+    csub.add_parser("path", help="print where the config file lives").set_defaults(action="path")
+    p.set_defaults(func=cmd_config)
+
     for extra in EXTRA_COMMANDS:
         extra(sub, common, changing)
     return parser
 
 
 EXTRA_COMMANDS: list = []
+ALLOW_SECRETS_HELP = "write even if the text looks like a credential (keys, tokens, password=...)"
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: parse, run, map errors to exit codes and one-line messages."""
+    raw = sys.argv[1:] if argv is None else argv
+    if raw[:1] == ["hook"]:  # the agents' hot path: skip building every other command's parser
+        from .hook import main as hook_main
+
+        return hook_main(raw[1:])
     from .core.errors import MemboardError
 
     for stream in (sys.stdout, sys.stderr):  # never crash on text that is not valid UTF-8

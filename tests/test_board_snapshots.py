@@ -18,21 +18,33 @@ def demo_app(tmp_path):
     return MemboardApp(root, watch=False)
 
 
+async def settle(pilot) -> None:
+    """Let callbacks run, workers finish and the screen repaint (twice: a worker's result can
+    schedule the next worker after a refresh)."""
+    app = pilot.app
+    for _ in range(2):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+    for _ in range(100):  # the pane's snapshot loads in a worker started after a refresh
+        row = app.table.current
+        if row is None or row.problem or (app.detail is not None and app.detail.session_id == row.id):
+            break
+        await pilot.pause(0.02)
+        await app.workers.wait_for_complete()
+
+
 def settled(*keys: str, select: str | None = None):
     """A run_before that waits for the workers, optionally selects a demo session, presses keys."""
 
     async def run_before(pilot) -> None:
-        app = pilot.app
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         if select:
-            app.select_session(demo_ids(now())[select])
-            await app.workers.wait_for_complete()
-            await pilot.pause()
+            pilot.app.select_session(demo_ids(now())[select])
+            await settle(pilot)
         if keys:
             await pilot.press(*keys)
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
 
     return run_before
 

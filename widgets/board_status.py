@@ -51,4 +51,4 @@ class BoardStatus(Static):
             out.append(f"  │ sort {sort} {'▼' if reverse else '▲'}", style="dim")
         if marked:
             out.append(f"  │ {marked} marked", style="bold")
-        self.update(out)
+        self.update(out, layout=False)  # one line, fixed height: no relayout per keystroke

@@ -115,6 +115,7 @@ class MemboardApp(FlowsMixin, App):
         self.marks: set[str] = set()
         self.detail: SessionDetail | None = None
         self.revision_position = 0
+        self._pending_steps: tuple[str, int] | None = None
         self.watcher = FileWatch(self.memory_root)
         self._detail_timer = None
         self.sub_title = self.memory_root.path.name or str(self.memory_root.path)
@@ -330,15 +331,25 @@ class MemboardApp(FlowsMixin, App):
             self.detail = None
             pane.show(None, None, 0, self.model.now)
             return
-        pane.show(row, self.detail if self.detail and self.detail.session_id == row.id else None, self.revision_position, self.model.now)
         if isinstance(self.focused, FilterInput):
-            # typing a filter moves the cursor on every key: read the snapshot once it rests
+            # typing a filter moves the cursor on every key: show the row once it rests
             if self._detail_timer is not None:
                 self._detail_timer.stop()
-            self._detail_timer = self.set_timer(DETAIL_DELAY, lambda: self._load_detail(row.id))
+            self._detail_timer = self.set_timer(DETAIL_DELAY, self._show_current)
         else:
+            pane.show(row, self.detail if self.detail and self.detail.session_id == row.id else None, self.revision_position, self.model.now)
             # after the next refresh: the cursor repaints first, the snapshot follows
             self.call_after_refresh(self._load_detail, row.id)
+
+    def _show_current(self) -> None:
+        """Show the cursor's row in the pane and load its snapshot (after typing pauses)."""
+        row = self.table.current
+        pane = self.query_one(SnapshotPane)
+        if row is None:
+            pane.show(None, None, 0, self.model.now)
+            return
+        pane.show(row, self.detail if self.detail and self.detail.session_id == row.id else None, self.revision_position, self.model.now)
+        self._load_detail(row.id)
 
     @on(SessionTable.HeaderClicked)
     def _header_clicked(self, message: SessionTable.HeaderClicked) -> None:
@@ -367,7 +378,12 @@ class MemboardApp(FlowsMixin, App):
         if row is None or row.id != detail.session_id:
             return
         self.detail = detail
-        self.revision_position = max(len(detail.revisions) - 1, 0)
+        latest = max(len(detail.revisions) - 1, 0)
+        steps = 0
+        if self._pending_steps is not None and self._pending_steps[0] == row.id:
+            steps = self._pending_steps[1]
+        self._pending_steps = None
+        self.revision_position = max(0, min(latest + steps, latest))
         self.query_one(SnapshotPane).show(row, detail, self.revision_position, self.model.now)
 
     # -- actions ----------------------------------------------------------------------------
@@ -411,9 +427,9 @@ class MemboardApp(FlowsMixin, App):
     def _filter_submitted(self, event: Input.Submitted) -> None:
         """Keep the filter and go back to the table (showing the selected snapshot now)."""
         self.table.focus()
-        row = self.table.current
-        if row is not None and (self.detail is None or self.detail.session_id != row.id):
-            self._load_detail(row.id)
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
+        self._show_current()
 
     @on(Input.Blurred, "#filter")
     def _filter_blurred(self, event: Input.Blurred) -> None:
@@ -475,7 +491,14 @@ class MemboardApp(FlowsMixin, App):
     def action_revision(self, step: int) -> None:
         """Step to an older (-1) or newer (+1) snapshot revision."""
         row, detail = self.table.current, self.detail
-        if row is None or detail is None or detail.session_id != row.id or not detail.revisions:
+        if row is None:
+            return
+        if detail is None or detail.session_id != row.id:
+            # the snapshot is still loading: keep the keystroke and apply it when it arrives
+            earlier = self._pending_steps[1] if self._pending_steps and self._pending_steps[0] == row.id else 0
+            self._pending_steps = (row.id, earlier + step)
+            return
+        if not detail.revisions:
             return
         self.revision_position = max(0, min(self.revision_position + step, len(detail.revisions) - 1))
         self.query_one(SnapshotPane).show(row, detail, self.revision_position, self.model.now)

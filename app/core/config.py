@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import UsageError
+from .errors import MemboardError, UsageError
 
 CONFIG_ENV = "MEMBOARD_CONFIG"
 ROOT_ENV = "MEMBOARD_ROOT"
@@ -70,3 +70,72 @@ def resolve_root(cli_root: str | None, cfg: dict | None = None) -> Path:
     raise UsageError(
         "no memory root: pass --root DIR, set MEMBOARD_ROOT, or run `memboard config set root DIR`"
     )
+
+
+def parse_value(key: str, raw: str) -> object:
+    """The typed value of `config set KEY VALUE`, or a one-line UsageError saying what is wrong."""
+    if key not in KEYS:
+        raise UsageError(f"unknown config key {key!r}: use one of {', '.join(KEYS)}")
+    text = raw.strip()
+    if key == "root":
+        if not text:
+            raise UsageError("root must be a folder path")
+        path = Path(text).expanduser().absolute()
+        if path.exists() and not path.is_dir():
+            raise UsageError(f"root {path} is not a folder")
+        return str(path)
+    if key == "agent_name":
+        from .ids import check_agent
+
+        return check_agent(text)
+    if key == "stale_days":
+        try:
+            days = int(text)
+        except ValueError:
+            raise UsageError(f"stale_days must be a whole number of days, not {raw!r}") from None
+        if days < 0:
+            raise UsageError("stale_days must be 0 or more")
+        return days
+    if key == "lock_timeout":
+        try:
+            seconds = float(text)
+        except ValueError:
+            raise UsageError(f"lock_timeout must be a number of seconds, not {raw!r}") from None
+        if not 0 <= seconds <= 3600:
+            raise UsageError("lock_timeout must be between 0 and 3600 seconds")
+        return seconds
+    if key == "theme":
+        import re
+
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,63}", text):
+            raise UsageError(f"theme must be a theme name such as textual-dark or nord, not {raw!r}")
+        return text
+    raise UsageError(f"config key {key!r} cannot be set")  # pragma: no cover - KEYS covers every key
+
+
+def render(cfg: dict) -> bytes:
+    """The config as TOML bytes (tomli-w)."""
+    import tomli_w
+
+    return tomli_w.dumps(cfg).encode("utf-8")
+
+
+def set_value(key: str, raw: str) -> tuple[Path, object, bytes | None, bytes]:
+    """Validate and store one key; returns (path, value, old bytes, new bytes). Other keys stay."""
+    value = parse_value(key, raw)
+    path = config_path()
+    cfg = load()
+    try:
+        before = path.read_bytes()
+    except OSError:
+        before = None
+    cfg[key] = value
+    after = render(cfg)
+    if after != before:
+        from .apply import atomic_write
+
+        try:
+            atomic_write(path, after)
+        except OSError as exc:
+            raise MemboardError(f"cannot write config {path}: {exc.strerror or exc}") from None
+    return path, value, before, after

@@ -8,6 +8,7 @@ on a large index and keeps the hook path free of heavy imports.)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .ids import is_valid_id
@@ -38,6 +39,13 @@ FIELDS = (
 FIELD_OF_COLUMN = dict(zip(COLUMNS, FIELDS))
 COLUMN_OF_FIELD = dict(zip(FIELDS, COLUMNS))
 STATUSES = ("idle", "active", "stale")
+BOM_BYTES = BOM.encode("utf-8")
+# every character str.strip() removes (str.isspace), except the newline that ends a line
+WHITESPACE = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+_WS_BYTES = b"(?:" + b"|".join(re.escape(ch.encode("utf-8")) for ch in WHITESPACE) + b")"
+# in UTF-8 bytes: a newline followed by a line that does not start with `|` once stripped (not a table line)
+NOT_TABLE_LINE_RE = re.compile(b"\n(?!" + _WS_BYTES + b"*\\|)")
+NO_PIPE_FIRST_RE = re.compile(b"\n(?!\\|)")  # cheap pre-filter: most table lines start with `|` right away
 NO_REFS = "-"
 
 
@@ -53,6 +61,11 @@ def encode(text: str) -> bytes:
 
 def split_lines(text: str) -> list[str]:
     """Split on `\\n` only, keeping each line's ending (a `\\r` stays part of its line)."""
+    fast = text.splitlines(keepends=True)
+    # str.splitlines also splits at a lone \r, \v, \f, \x1c-\x1e, \x85, \u2028 and \u2029; each of those adds
+    # a line beyond the \n count, so equal counts mean it split at \n (or \r\n) only: the same lines
+    if len(fast) == text.count("\n") + (0 if not text or text.endswith("\n") else 1):
+        return fast
     parts = text.split("\n")
     lines = [p + "\n" for p in parts[:-1]]
     if parts[-1]:
@@ -190,21 +203,27 @@ class Row:
 
 
 class IndexFile:
-    """A parsed `index.md`: the original lines plus the board table's rows."""
+    """A parsed `index.md`: the original lines plus the board table's rows.
+
+    Parsing is lazy where it can be: the table's header and extent are found by scanning the
+    text, while the list of lines and the rows are built on first use. A SessionStart append
+    and an ID lookup therefore never split or parse a large index line by line.
+    """
 
     def __init__(self, data: bytes):
         """Parse index bytes; never fails, problems are recorded on rows."""
         self.data = data
-        text = decode(data)
-        self.bom = text.startswith(BOM)
-        if self.bom:
-            text = text[1:]
-        self.lines = split_lines(text)
+        self.bom = data.startswith(BOM_BYTES)
+        self._start = len(BOM_BYTES) if self.bom else 0  # byte offset where the text begins
+        self._text: str | None = None
+        self._lines: list[str] | None = None
         self.header_line: int | None = None
         self.columns: list[str] = []
-        self.rows: list[Row] = []
-        self.table_end = len(self.lines)
+        self._rows: list[Row] | None = None
+        self._table_end: int | None = None
         self.problems: list[str] = []
+        # byte offsets (in data) of the header line, the first row line and the end of the table
+        self._header_off = self._rows_off = self._end_off = 0
         self._parse()
 
     @classmethod
@@ -212,70 +231,130 @@ class IndexFile:
         """An index file that does not exist yet."""
         return cls(b"")
 
+    @property
+    def text(self) -> str:
+        """The file's text without the BOM (decoded on first use)."""
+        if self._text is None:
+            self._text = decode(self.data[self._start :])
+        return self._text
+
+    @property
+    def lines(self) -> list[str]:
+        """The file's lines with their endings (split on first use)."""
+        if self._lines is None:
+            self._lines = split_lines(self.text)
+        return self._lines
+
     def _parse(self) -> None:
-        """Find the board table (outside code fences) and read its rows."""
+        """Find the board table (outside code fences) and note its extent, working on the bytes.
+
+        Newlines and `|` are single bytes in UTF-8 and never part of another character, so
+        lines can be found in the bytes; each line before the header is decoded on its own.
+        """
         fence: str | None = None
-        lines = self.lines
-        n = len(lines)
+        data = self.data
+        size = len(data)
+        pos = self._start
         i = 0
-        while i < n:
-            body = line_body(lines[i])
+        while pos < size:
+            nl = data.find(b"\n", pos)
+            end = size if nl < 0 else nl + 1
+            body = line_body(decode(data[pos:end]))
             stripped = body.lstrip()
             if fence:
                 if stripped.startswith(fence):
                     fence = None
-                i += 1
-                continue
-            if stripped.startswith("```") or stripped.startswith("~~~"):
+            elif stripped.startswith("```") or stripped.startswith("~~~"):
                 fence = stripped[:3]
-                i += 1
-                continue
-            if stripped.startswith("|") and i + 1 < n:
+            elif stripped.startswith("|") and end < size:
                 cells = split_cells(body)
                 if cells and "Session ID" in [unescape(c) for c in cells]:
-                    sep = split_cells(line_body(lines[i + 1]))
+                    nl2 = data.find(b"\n", end)
+                    end2 = size if nl2 < 0 else nl2 + 1
+                    sep = split_cells(line_body(decode(data[end:end2])))
                     if sep is not None and is_separator(sep):
                         self.header_line = i
                         self.columns = [unescape(c) for c in cells]
-                        self._read_rows(i + 2)
+                        self._header_off = pos
+                        self._read_rows(end2)
                         return
+            pos = end
             i += 1
-        self.table_end = n
+        self._table_end = i
+        self._end_off = size
 
-    def _read_rows(self, start: int) -> None:
-        """Read table rows from line `start` until the table ends."""
+    def _read_rows(self, offset: int) -> None:
+        """Note the table's extent from its first row line at byte `offset` (rows are read on first use)."""
         cols = self.columns
-        width = len(cols)
-        positions = [(pos, FIELD_OF_COLUMN[c]) for pos, c in enumerate(cols) if c in FIELD_OF_COLUMN]
         missing = [c for c in COLUMNS if c not in cols]
         if missing:
             self.problems.append("index table lacks column(s): " + ", ".join(missing))
-        lines = self.lines
-        i = start
-        n = len(lines)
-        rows = self.rows
-        while i < n:
-            body = line_body(lines[i])
-            cells = split_cells(body)
-            if cells is None:
-                break
-            problem = None
-            if len(cells) != width:
-                problem = f"has {len(cells)} cells, the header has {width}"
-            values = {}
-            for pos, name in positions:
-                if pos < len(cells):
-                    raw = cells[pos]
-                    values[name] = unescape(raw) if "\\" in raw else raw
-            if problem is None:
-                sid = values.get("id", "")
-                if not is_valid_id(sid):
-                    problem = "Session ID is not of the form YYYY-MM-DD-HHMM-agent-name"
-                elif values.get("status") not in STATUSES:
-                    problem = f"Status {values.get('status')!r} is not idle, active or stale"
-            rows.append(Row(i, tuple(cells), values, problem))
-            i += 1
-        self.table_end = i
+        data = self.data
+        size = len(data)
+        self._rows_off = offset
+        if offset >= size:
+            end = size
+        else:
+            # the first line that does not start with `|` once stripped (split_cells' own test)
+            end = size
+            pos = offset - 1
+            while True:
+                m = NO_PIPE_FIRST_RE.search(data, pos)
+                if m is None:
+                    break
+                if NOT_TABLE_LINE_RE.match(data, m.start()):
+                    end = m.start() + 1
+                    break
+                pos = m.start() + 1
+        self._end_off = end
+
+    @property
+    def table_end(self) -> int:
+        """The number of the first line after the table (counted on first use: appends need only offsets)."""
+        if self._table_end is None:
+            data = self.data
+            start, end = self._rows_off, self._end_off
+            count = data.count(b"\n", start, end)
+            if end == len(data) and end > start and not data.endswith(b"\n"):
+                count += 1
+            self._table_end = self.header_line + 2 + count
+        return self._table_end
+
+    def _positions(self) -> list[tuple[int, str]]:
+        """(cell position, field name) of every known column of the header."""
+        return [(pos, FIELD_OF_COLUMN[c]) for pos, c in enumerate(self.columns) if c in FIELD_OF_COLUMN]
+
+    def _row_of(self, i: int, line: str, positions: list[tuple[int, str]]) -> Row:
+        """The Row of table line number i whose text is line."""
+        width = len(self.columns)
+        cells = split_cells(line_body(line)) or []
+        problem = None
+        if len(cells) != width:
+            problem = f"has {len(cells)} cells, the header has {width}"
+        values = {}
+        for pos, name in positions:
+            if pos < len(cells):
+                raw = cells[pos]
+                values[name] = unescape(raw) if "\\" in raw else raw
+        if problem is None:
+            sid = values.get("id", "")
+            if not is_valid_id(sid):
+                problem = "Session ID is not of the form YYYY-MM-DD-HHMM-agent-name"
+            elif values.get("status") not in STATUSES:
+                problem = f"Status {values.get('status')!r} is not idle, active or stale"
+        return Row(i, tuple(cells), values, problem)
+
+    @property
+    def rows(self) -> list[Row]:
+        """Every table row in file order, parsed on first use (appending needs none of them)."""
+        if self._rows is None:
+            if self.header_line is None:
+                self._rows = []
+            else:
+                positions = self._positions()
+                lines = self.lines
+                self._rows = [self._row_of(i, lines[i], positions) for i in range(self.header_line + 2, self.table_end)]
+        return self._rows
 
     # -- queries -----------------------------------------------------------------------
 
@@ -286,20 +365,50 @@ class IndexFile:
 
     def find(self, session_id: str) -> list[Row]:
         """All rows whose Session ID cell equals session_id."""
-        return [r for r in self.rows if r.values.get("id") == session_id]
+        if self._rows is not None or self.header_line is None or not session_id or "|" in session_id or "\n" in session_id:
+            return [r for r in self.rows if r.values.get("id") == session_id]
+        # rows not parsed yet: only table lines whose bytes contain the ID at all can hold it
+        data = self.data
+        key = encode(session_id)
+        start, end = self._rows_off, self._end_off
+        at = data.find(key, start, end)
+        if at < 0:
+            return []
+        positions = self._positions()
+        found = []
+        while at >= 0:
+            line_start = data.rfind(b"\n", start, at) + 1 or start
+            nl = data.find(b"\n", at, end)
+            line_end = end if nl < 0 else nl + 1
+            number = self.header_line + 2 + data.count(b"\n", start, line_start)
+            row = self._row_of(number, decode(data[line_start:line_end]), positions)
+            if row.values.get("id") == session_id:
+                found.append(row)
+            at = data.find(key, line_end, end)
+        return found
 
     def ids(self) -> set[str]:
         """Every Session ID in the table (including those of malformed rows)."""
         return {r.values.get("id", "") for r in self.rows}
 
+    def _ending_before(self, offset: int) -> str:
+        """The ending of the line that ends at byte offset (exclusive)."""
+        data = self.data
+        if offset > self._start and data[offset - 1] == 0x0A:
+            return "\r\n" if offset - 1 > self._start and data[offset - 2] == 0x0D else "\n"
+        return ""
+
     def eol(self) -> str:
         """The line ending new lines should use: the table's own, else the file's first."""
+        data = self.data
         candidates = []
         if self.has_table:
-            candidates = [self.lines[self.table_end - 1], self.lines[self.header_line]]
-        candidates += self.lines[:1]
-        for line in candidates:
-            ending = line_ending(line)
+            # the table's last line, then the header line
+            candidates = [self._ending_before(self._end_off), self._ending_before(data.find(b"\n", self._header_off) + 1)]
+        if len(data) > self._start:
+            first = data.find(b"\n", self._start)
+            candidates.append(self._ending_before(first + 1) if first >= 0 else "")
+        for ending in candidates:
             if ending:
                 return ending
         return "\n"
@@ -370,9 +479,24 @@ class IndexEdit:
         self.appended.append(self._render(cells, ""))
         return self
 
+    def _spliced(self) -> bytes | None:
+        """The new bytes when the edit only appends to an existing table (no line list needed), else None."""
+        index = self.index
+        if not self.appended or self.replace or not index.has_table:
+            return None
+        eol = index.eol()
+        data = index.data
+        at = index._end_off
+        lead = eol if at == len(data) and at > index._start and data[at - 1] != 0x0A else ""
+        view = memoryview(data)  # one copy of a large index, not three
+        return b"".join((view[:at], encode(lead + "".join(line + eol for line in self.appended)), view[at:]))
+
     def to_text(self) -> str:
         """The new file text (without BOM)."""
         index = self.index
+        spliced = self._spliced()
+        if spliced is not None:
+            return decode(spliced[index._start :])
         eol = index.eol()
         lines = list(index.lines)
         for pos, new in self.replace.items():
@@ -405,5 +529,13 @@ class IndexEdit:
 
     def to_bytes(self) -> bytes:
         """The new file bytes, with the BOM kept when the original had one."""
+        data = self.index.data
+        if data and (b"\x00" in data or data.startswith((b"\xff\xfe", b"\xfe\xff"))) and (self.replace or self.appended):
+            from .errors import Refused
+
+            raise Refused("index.md holds NUL bytes (UTF-16 or binary?); memboard writes only UTF-8 text, convert it first")
+        spliced = self._spliced()
+        if spliced is not None:
+            return spliced
         text = self.to_text()
         return encode((BOM if self.index.bom else "") + text)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -87,6 +86,8 @@ def _lines(data: bytes | None) -> list[str]:
 
 def diff_change(ch: Change) -> str:
     """One change as a unified diff in git's style."""
+    import difflib  # on use: plans applied without a preview (hooks) never diff
+
     if ch.kind == "move":
         head = f"diff --git a/{ch.path} b/{ch.dest}\nrename from {ch.path}\nrename to {ch.dest}\n"
         if ch.before != ch.after and ch.after is not None:

@@ -12,11 +12,24 @@ SIZE = (120, 40)
 
 
 async def settle(app, pilot):
-    """Let workers finish and the screen catch up."""
-    await app.workers.wait_for_complete()
+    """Let callbacks run, workers finish and the screen catch up (twice: a worker's result
+    can schedule the next worker after a refresh)."""
+    for _ in range(2):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
     await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+    await detail_shown(app, pilot)
+
+
+async def detail_shown(app, pilot):
+    """Wait (bounded) until the pane holds the cursor row's snapshot: its load is scheduled
+    after a refresh, so one round of waiting can miss it on a busy machine."""
+    for _ in range(100):
+        row = app.table.current
+        if row is None or row.problem or (app.detail is not None and app.detail.session_id == row.id):
+            return
+        await pilot.pause(0.02)
+        await app.workers.wait_for_complete()
 
 
 def shown(app) -> list[str]:
@@ -114,7 +127,7 @@ async def test_the_watcher_polls_by_itself_when_on(write_index, make_row, root):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         write_index([make_row("2026-05-01-1000-alpha"), make_row("2026-05-02-1000-beta")])
-        for _ in range(40):
+        for _ in range(100):  # the poller runs every 0.5 s; allow a slow CI machine 5 s
             await pilot.pause(0.05)
             if len(app.table.rows) == 2:
                 break
@@ -269,3 +282,17 @@ async def test_board_keys_do_nothing_under_a_modal_and_headers_sort_on_click(dem
         assert app.sort_reverse
         await pilot.click("#table", offset=(4, 3))  # a row
         assert app.table.cursor == 2
+
+
+async def test_revision_key_pressed_while_the_snapshot_loads_is_kept(demo_root, ids):
+    """`[` pressed before the selected snapshot has loaded still steps back once it arrives."""
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.select_session(ids["broken"])
+        assert app.detail is None or app.detail.session_id != ids["broken"]
+        await pilot.press("left_square_bracket")
+        await settle(app, pilot)
+        assert app.detail.session_id == ids["broken"] and len(app.detail.revisions) == 2
+        assert app.revision_position == 0
+        assert "earlier" in str(app.query_one(SnapshotPane).query_one("#pane-revision").render())

@@ -6,7 +6,6 @@ from ..errors import MemboardError, Refused, UsageError
 from ..ids import check_id
 from ..index import IndexFile, Row
 from ..root import INDEX, MemoryRoot, session_path
-from ..snapshot import Snapshot
 
 DEFAULT_TOPIC = "未設定"
 DEFAULT_SUMMARY = "sessionStart 自動註冊，尚未整理主題。"
@@ -68,8 +67,10 @@ def has_meaningful_summary(row: Row) -> bool:
     return summary not in ("", "-", DEFAULT_SUMMARY)
 
 
-def snapshot_of(data: bytes | None) -> Snapshot | None:
+def snapshot_of(data: bytes | None):
     """Parse snapshot bytes (None stays None)."""
+    from ..snapshot import Snapshot  # imported on use: the hook path never parses snapshots
+
     return Snapshot(data) if data is not None else None
 
 
@@ -86,6 +87,8 @@ def one_line(value: str | None, what: str) -> str | None:
 
 def require_sections(text: str) -> None:
     """Refuse snapshot input that has no `## ` sections (it cannot be merged by section)."""
+    from ..snapshot import Snapshot
+
     snap = Snapshot(text)
     if not snap.sections:
         raise UsageError("snapshot input has no '## ' sections; use the template of the protocol")

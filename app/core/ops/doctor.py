@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
 from ..clock import format_ts
 from ..ids import is_valid_id
+from .. import revisions
 from ..index import IndexFile, format_refs
 from ..plan import Change, Plan
 from ..root import (
@@ -20,6 +23,10 @@ from ..root import (
 )
 from ..snapshot import Snapshot, add_items, render_archive_index, render_template
 from .common import MANUAL_KEYWORDS, load_index
+from .organize import _lists_an_id
+
+TEMP_SUFFIX = ".memboard-tmp"
+META_UPDATED_RE = re.compile(rb"^\s*\|\s*Updated At\s*\|\s*([^|\r\n]*?)\s*\|", re.M)
 
 
 @dataclass
@@ -40,6 +47,35 @@ def _first_paragraph(snap: Snapshot) -> str:
     """The first real item of Current Context, one line."""
     items = snap.items("Current Context")
     return " ".join(items[0].text.split()) if items else ""
+
+
+def _row_behind(row, data: bytes | None) -> dict[str, str]:
+    """Row fields to catch up with a snapshot whose Metadata `Updated At` is newer than the row's."""
+    from ..clock import parse
+
+    stamp = META_UPDATED_RE.search(data or b"")  # cheap look first: most rows are not behind
+    row_time = parse(row.get("updated_at"))
+    if stamp is None or row_time is None or (parse(stamp.group(1).decode("utf-8", "replace")) or row_time) <= row_time:
+        return {}
+    meta = Snapshot(data or b"").metadata()
+    snap_time = parse(meta.get("Updated At", ""))
+    if snap_time is None or snap_time <= row_time:
+        return {}
+    changes = {"updated_at": meta["Updated At"].strip()}
+    if meta.get("Status", "").strip() == "active" and row.status != "active":
+        changes["status"] = "active"
+    return changes
+
+
+def stray_temp_files(root: MemoryRoot) -> list[str]:
+    """Temp files memboard left behind when a write was killed before its rename (never content)."""
+    found = []
+    for folder, dirs, files in os.walk(root.path):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+        for name in files:
+            if name.startswith(".") and name.endswith(TEMP_SUFFIX):
+                found.append(os.path.relpath(os.path.join(folder, name), root.path).replace(os.sep, "/"))
+    return sorted(found)
 
 
 def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Finding], Plan]:
@@ -124,11 +160,23 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
                 )
                 continue
             findings.append(Finding("half_archived", sid, "archive folder exists beside a live row"))
+        if has_snap and sid not in archived:
+            current = root.read(session_path(sid))
+            behind = _row_behind(row, current)
+            # memboard records every snapshot it finishes writing; a newer snapshot that differs
+            # from its last revision was written by a write that did not finish (or by hand).
+            # Reported, not fixed: the row's Summary may be behind too; only `update` knows it.
+            if behind and revisions.latest(root, sid) not in (None, current):
+                findings.append(
+                    Finding("row_behind_snapshot", sid, "the snapshot's Updated At is newer than the row's "
+                            f"(an interrupted update?); run `memboard update {sid}` to bring the row up to date")
+                )
         if row.status in ("active", "stale") and not has_snap and sid not in archived:
             rel = session_path(sid)
             text = render_template(
                 sid, row.get("agent"), row.get("topic"), row.get("started_at"), row.get("updated_at"),
                 context=row.get("summary"), status=row.status,
+                continues=[src for src, other in live.items() if sid in other.refs] or None,
             )
             new_texts[rel] = (None, text)
             findings.append(Finding("missing_snapshot", sid, f"{row.status} row has no snapshot", f"create {rel} from the row"))
@@ -158,6 +206,12 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
         edit.append(values)
         index_dirty = True
         findings.append(Finding("orphan_snapshot", sid, "snapshot without an index row", "append an active row from its Metadata"))
+        for src in snap.continues_from():
+            if src in live and sid not in live[src].refs:
+                findings.append(
+                    Finding("one_sided_link", sid, f"continues from {src}, but {src} does not list it in Referenced By",
+                            f"add {sid} to {src}'s Referenced By")
+                )
 
     for sid in sorted(archived):
         if not is_valid_id(sid) or sid in live:
@@ -179,8 +233,8 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
 
     # references, both directions
     for sid, row in live.items():
-        if sid not in snaps:
-            continue
+        if sid not in snaps or (session_path(sid) not in new_texts and not _lists_an_id(root.read(session_path(sid)) or b"")):
+            continue  # no ID under Continues From: skip the Markdown parse (1,000 snapshots take seconds)
         text = snapshot_text(session_path(sid))
         for src in Snapshot(text or "").continues_from():
             if src in live:
@@ -206,7 +260,7 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
         for ref in row.refs:
             if ref in live:
                 rel = session_path(ref)
-                text = snapshot_text(rel) if ref in snaps else None
+                text = snapshot_text(rel) if ref in snaps or rel in new_texts else None
                 if text is None:
                     findings.append(Finding("one_sided_link", ref, f"{src} lists it in Referenced By, but it has no snapshot"))
                 elif src not in Snapshot(text).continues_from():
@@ -232,6 +286,9 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
         elif Snapshot(old).text() != text:
             snap = Snapshot(old)
             plan.changes.append(Change("modify", rel, old, (("\ufeff" if snap.bom else "") + text).encode("utf-8", "surrogateescape")))
+    for rel in stray_temp_files(root):
+        findings.append(Finding("stray_temp", rel, f"{rel} is a temp file left by an interrupted write", "delete it"))
+        plan.changes.append(Change("delete", rel, root.read(rel), None))
     plan.changes.extend(file_changes)
     if index_dirty:
         after = edit.to_bytes()

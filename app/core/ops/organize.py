@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 
 from ..clock import parse
@@ -12,6 +13,18 @@ from ..snapshot import Snapshot
 from .common import has_meaningful_summary, load_index
 
 DEFAULT_STALE_DAYS = 14
+
+
+CONTINUES_RE = re.compile(rb"^#{1,6}[ \t]+Continues From[ \t]*\r?$(.*?)(?=^#{1,6}[ \t]|\Z)", re.M | re.S)
+ID_BYTES_RE = re.compile(rb"\d{4}-\d{2}-\d{2}-\d{4}-[a-z0-9]")
+
+
+def _lists_an_id(data: bytes) -> bool:
+    """Cheap pre-check: whether a Continues From section mentions anything ID-like (skips parsing `- None`)."""
+    sections = list(CONTINUES_RE.finditer(data))
+    if not sections:
+        return b"Continues From" in data  # an unusual heading form: let the parser decide
+    return any(ID_BYTES_RE.search(m.group(1)) for m in sections)
 
 
 def continued_sources(root: MemoryRoot, ids: set[str]) -> dict[str, list[str]]:
@@ -25,7 +38,7 @@ def continued_sources(root: MemoryRoot, ids: set[str]) -> dict[str, list[str]]:
             data = root.read(f"{SESSIONS}/{name}")
         except Exception:
             continue
-        if data is None or b"Continues From" not in data:
+        if data is None or not _lists_an_id(data):
             continue
         for src in Snapshot(data).continues_from():
             if src in ids:

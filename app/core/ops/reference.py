@@ -10,6 +10,7 @@ from ..ids import check_id
 from ..index import IndexFile, format_refs
 from ..plan import Change, Check, Plan
 from ..root import INDEX, MemoryRoot, session_path
+from ..secrets import refuse_secrets
 from ..snapshot import Snapshot, add_items, listed_id, remove_items, render_template, set_metadata
 from .common import find_row, load_index
 from .register import plan_manual, refs_contain, row_exists
@@ -33,6 +34,7 @@ def plan_continue(
     when: datetime,
     as_id: str | None = None,
     agent: str = "cursor-main-agent",
+    allow_secrets: bool = False,
 ) -> Plan:
     """Continue from source_id as as_id (or as a newly registered session when as_id is None)."""
     check_id(source_id, "source session ID")
@@ -51,12 +53,14 @@ def plan_continue(
             topic=source.get("topic"),
             summary=f"Continues from {source_id}.",
             continues_from=source_id,
+            allow_secrets=allow_secrets,
         )
     current = find_row(index, as_id)
     ts = format_ts(when)
     rel = session_path(as_id)
     old = root.read(rel)
     note = f"Continuing from {source_id} ({source.get('topic')})."
+    refuse_secrets({f"topic of {source_id}": source.get("topic")}, allow_secrets)
     if old is None:
         text = render_template(
             as_id,

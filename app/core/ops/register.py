@@ -8,8 +8,8 @@ from ..clock import format_ts
 from ..ids import check_agent, is_valid_id, make_id
 from ..index import IndexFile, format_refs
 from ..plan import Change, Check, Plan
-from ..root import INDEX, MemoryRoot, session_path
-from ..snapshot import Snapshot, merge, render_template, set_metadata
+from ..root import INDEX, MemoryRoot, archive_dir, session_path
+from ..secrets import refuse_secrets
 from .common import (
     DEFAULT_KEYWORDS,
     DEFAULT_SUMMARY,
@@ -24,9 +24,32 @@ from .common import (
 )
 
 
-def taken_ids(root: MemoryRoot, index: IndexFile) -> set[str]:
+class TakenIds:
+    """IDs that a new session must not reuse (rows, snapshots, archives), asked one candidate at a time.
+
+    make_id only asks `candidate in taken`, so nothing has to list every row, snapshot or
+    archive folder: a registration costs the same on a 100k-row index with a big archive.
+    """
+
+    def __init__(self, root: MemoryRoot, index: IndexFile):
+        """Answer for this root and this parsed index."""
+        self.root = root
+        self.index = index
+
+    def __contains__(self, candidate: object) -> bool:
+        """Whether candidate is a row's ID, has a snapshot, or has an archive entry."""
+        if not isinstance(candidate, str):
+            return False
+        if self.index.find(candidate):
+            return True
+        if not is_valid_id(candidate):
+            return False
+        return self.root.exists(session_path(candidate)) or self.root.exists(archive_dir(candidate))
+
+
+def taken_ids(root: MemoryRoot, index: IndexFile) -> TakenIds:
     """IDs that a new session must not reuse: rows, snapshots and archives."""
-    return index.ids() | root.session_ids_on_disk() | root.archived_ids()
+    return TakenIds(root, index)
 
 
 def row_exists(session_id: str, **fields: str):
@@ -86,6 +109,8 @@ def manual_snapshot(
     continues: list[str] | None = None,
 ) -> bytes:
     """The first snapshot of a manually registered session, from the template."""
+    from ..snapshot import merge, render_template, set_metadata  # on use: the hook path needs none
+
     text = render_template(sid, agent, topic, ts, ts, context=summary, continues=continues)
     if snapshot_text:
         require_sections(snapshot_text)
@@ -102,11 +127,13 @@ def plan_manual(
     summary: str | None = None,
     snapshot_text: str | None = None,
     continues_from: str | None = None,
+    allow_secrets: bool = False,
 ) -> Plan:
     """Manual registration: write the snapshot, then append an active row; verify both."""
     check_agent(agent)
     topic = one_line(topic, "topic") or DEFAULT_TOPIC
     summary = one_line(summary, "summary") or MANUAL_FALLBACK_SUMMARY
+    refuse_secrets({"topic": topic, "summary": summary, "snapshot": snapshot_text}, allow_secrets)
     before = root.read(INDEX)
     index = IndexFile(before or b"")
     sid = make_id(when, agent, taken_ids(root, index))
@@ -128,6 +155,8 @@ def plan_manual(
     if continues_from:
         source = find_row(index, continues_from, "source session")
         edit.set_fields(source, {"referenced_by": format_refs(source.refs + [sid])})
+    from ..snapshot import Snapshot  # on use: the hook path never parses snapshots
+
     extra_sources = [s for s in Snapshot(snap).continues_from() if s != continues_from]
     link_sources(index, edit, sid, extra_sources)  # sources named in --snapshot input: both sides
     edit.append(values)
@@ -153,4 +182,4 @@ def refs_contain(source_id: str, sid: str):
     )
 
 
-__all__ = ["plan_register", "plan_manual", "taken_ids", "row_exists", "row_absent", "file_exists", "is_valid_id", "Snapshot"]
+__all__ = ["plan_register", "plan_manual", "taken_ids", "TakenIds", "row_exists", "row_absent", "file_exists", "is_valid_id"]

@@ -8,6 +8,7 @@ from ..clock import format_ts
 from ..errors import Incomplete
 from ..plan import Change, Check, Plan
 from ..root import INDEX, MemoryRoot, session_path
+from ..secrets import refuse_secrets
 from ..snapshot import Snapshot, add_items, merge, render_template, set_metadata, vanished
 from .common import find_row, link_sources, load_index, one_line, require_sections
 from .register import file_exists, refs_contain, row_exists
@@ -65,11 +66,13 @@ def plan_update(
     summary: str | None = None,
     keywords: str | None = None,
     snapshot_text: str | None = None,
+    allow_secrets: bool = False,
 ) -> Plan:
     """Update a session: snapshot first (merge or create), then only its index row."""
     topic = one_line(topic, "topic")
     summary = one_line(summary, "summary")
     keywords = one_line(keywords, "keywords")
+    refuse_secrets({"topic": topic, "summary": summary, "keywords": keywords, "snapshot": snapshot_text}, allow_secrets)
     before = root.read(INDEX)
     from ..index import IndexFile
 

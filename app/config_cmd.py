@@ -1,0 +1,39 @@
+"""`memboard config show|set KEY VALUE|path`: the user's TOML config file."""
+
+from __future__ import annotations
+
+import sys
+
+from .core import config
+
+
+def show() -> int:
+    """Print the config file's path as a comment, then its settings as TOML."""
+    path = config.config_path()
+    cfg = config.load()
+    if not path.exists():
+        print(f"# {path} (not created yet; `memboard config set KEY VALUE` creates it)")
+        return 0
+    print(f"# {path}")
+    sys.stdout.write(config.render(cfg).decode("utf-8"))
+    return 0
+
+
+def set_key(key: str, value: str) -> int:
+    """Validate and store one setting; say what changed."""
+    path, stored, before, after = config.set_value(key, value)
+    if before == after:
+        print(f"{key} is already {stored!r} in {path}")
+    else:
+        print(f"set {key} = {stored!r} in {path}")
+    return 0
+
+
+def cmd_config(args) -> int:
+    """Dispatch the config actions."""
+    if args.action == "path":
+        print(config.config_path())
+        return 0
+    if args.action == "set":
+        return set_key(args.key, args.value)
+    return show()

@@ -1,0 +1,125 @@
+"""`memboard config show|set|path` and the order in which the memory root is found."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def config_file() -> Path:
+    """The isolated config path (MEMBOARD_CONFIG)."""
+    return Path(os.environ["MEMBOARD_CONFIG"])
+
+
+def test_path_prints_the_config_file(cli, config_file):
+    res = cli("config", "path", use_root=False)
+    assert (res.code, res.out.strip()) == (0, str(config_file))
+
+
+def test_show_without_a_file_says_so(cli, config_file):
+    res = cli("config", "show", use_root=False)
+    assert res.code == 0 and "not created yet" in res.out
+    assert not config_file.exists()
+
+
+def test_set_writes_toml_and_show_prints_it(cli, config_file, root):
+    assert cli("config", "set", "root", str(root), use_root=False).code == 0
+    assert cli("config", "set", "agent_name", "team-agent", use_root=False).code == 0
+    assert cli("config", "set", "stale_days", "7", use_root=False).code == 0
+    assert cli("config", "set", "theme", "nord", use_root=False).code == 0
+    data = tomllib.loads(config_file.read_text())
+    assert data == {"root": str(root), "agent_name": "team-agent", "stale_days": 7, "theme": "nord"}
+    shown = cli("config", "show", use_root=False)
+    assert shown.out.splitlines()[0] == f"# {config_file}"
+    assert tomllib.loads(shown.out) == data
+    again = cli("config", "set", "stale_days", "7", use_root=False)
+    assert again.code == 0 and "already" in again.out
+
+
+def test_set_keeps_keys_it_does_not_touch(cli, config_file):
+    config_file.write_text('theme = "nord"\nlock_timeout = 5.0\n')
+    assert cli("config", "set", "agent_name", "a-agent", use_root=False).code == 0
+    assert tomllib.loads(config_file.read_text()) == {"theme": "nord", "lock_timeout": 5.0, "agent_name": "a-agent"}
+
+
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("colour", "red", "unknown config key 'colour'"),
+        ("agent_name", "Bad Name", "invalid agent name"),
+        ("stale_days", "soon", "stale_days must be a whole number"),
+        ("stale_days", "-3", "stale_days must be 0 or more"),
+        ("theme", "My Theme!", "theme must be a theme name"),
+        ("lock_timeout", "forever", "lock_timeout must be a number"),
+    ],
+)
+def test_bad_settings_are_refused_in_one_line(cli, config_file, key, value, message):
+    config_file.write_text('theme = "nord"\n')
+    res = cli("config", "set", key, value, use_root=False)
+    assert res.code == 2
+    assert len(res.err.strip().splitlines()) == 1 and message in res.err
+    assert config_file.read_text() == 'theme = "nord"\n'
+
+
+def test_root_that_is_a_file_is_refused(cli, tmp_path, config_file):
+    f = tmp_path / "file"
+    f.write_text("x")
+    res = cli("config", "set", "root", str(f), use_root=False)
+    assert res.code == 2 and "is not a folder" in res.err
+    assert not config_file.exists()
+
+
+def test_broken_config_is_a_one_line_error(cli, config_file):
+    config_file.write_text("root = [unclosed\n")
+    res = cli("config", "show", use_root=False)
+    assert res.code == 2 and "is not valid TOML" in res.err and len(res.err.strip().splitlines()) == 1
+
+
+def _register_json(cli, *args, env=None):
+    """Run `register --json` without the fixture's --root."""
+    res = cli("register", "--json", *args, env=env, use_root=False)
+    return res, (json.loads(res.out) if res.code == 0 else None)
+
+
+def test_root_resolution_order(cli, tmp_path, config_file):
+    from_config, from_env, from_flag = (tmp_path / n for n in ("cfg-root", "env-root", "flag-root"))
+    for p in (from_config, from_env, from_flag):
+        p.mkdir()
+    cli("config", "set", "root", str(from_config), use_root=False)
+    _register_json(cli)
+    assert (from_config / "index.md").exists()
+    _register_json(cli, env={"MEMBOARD_ROOT": str(from_env)})
+    assert (from_env / "index.md").exists()
+    _register_json(cli, "--root", str(from_flag), env={"MEMBOARD_ROOT": str(from_env)})
+    assert (from_flag / "index.md").exists()
+    assert len((from_env / "index.md").read_text().splitlines()) == 3  # header, separator, one row
+
+
+def test_no_root_anywhere_says_how_to_set_it(cli, tmp_path):
+    res = cli("list", use_root=False)
+    assert res.code == 2
+    assert res.err.strip() == "memboard: no memory root: pass --root DIR, set MEMBOARD_ROOT, or run `memboard config set root DIR`"
+
+
+def test_config_root_then_hook_registers_there(cli, root):
+    cli("config", "set", "root", str(root), use_root=False)
+    cli("config", "set", "agent_name", "team-agent", use_root=False)
+    res = cli("hook", "claude", input=b'{"session_id": "c1"}', use_root=False)
+    assert "2026-06-01-0930-team-agent" in res.out
+    assert (root / "index.md").exists()
+
+
+def test_config_lock_timeout_bounds_a_writers_wait(cli, root):
+    from memboard.core.apply import locked
+    from memboard.core.root import MemoryRoot
+
+    assert cli("config", "set", "lock_timeout", "0.2", use_root=False).code == 0
+    with locked(MemoryRoot(root)):
+        res = cli("register")
+    assert res.code == 1 and "waited 0.2s" in res.err
+    assert not (root / "index.md").exists()

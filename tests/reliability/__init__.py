@@ -1,0 +1,1 @@
+"""Suites that try to break memboard: concurrency, crashes, hostile input, secrets."""

@@ -46,19 +46,11 @@ def scene(name: str, title: str):
 
 
 async def settle(pilot) -> None:
-    """Wait for the board's workers and a repaint (not for a flow: it waits on its open modal)."""
-    for _ in range(2):
-        await pilot.app.workers.wait_for_complete([w for w in pilot.app.workers if w.group != "flow"])
-        await pilot.pause()
-
-
-async def modal(pilot, name: str) -> None:
-    """Wait until a flow's modal screen (by class name) is on top."""
-    for _ in range(500):
-        if type(pilot.app.screen).__name__ == name:
-            break
-        await pilot.pause(0.01)
-    await settle(pilot)
+    """Wait for the board's workers and a repaint."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
 
 
 def demo_id(name: str) -> str:
@@ -97,24 +89,6 @@ async def snapshot(pilot) -> None:
     await settle(pilot)
     await pilot.press("enter")
     await settle(pilot)
-
-
-@scene("organize", "Organize previews the whole pass (deleted, marked stale, kept, protected, blocked) as a diff")
-async def organize(pilot) -> None:
-    """Press o, keep the stale days, look at the preview."""
-    await pilot.press("o")
-    await modal(pilot, "StaleDaysScreen")
-    await pilot.press("enter")
-    await modal(pilot, "PreviewScreen")
-
-
-@scene("chain", "`g`: a reference chain, with one-sided links and archived sessions marked")
-async def chain(pilot) -> None:
-    """The chain of a session that is continued and continues."""
-    pilot.app.select_session(demo_id("table"))
-    await settle(pilot)
-    await pilot.press("g")
-    await modal(pilot, "ChainScreen")
 
 
 @scene("help", "Help: every key")

@@ -24,3 +24,21 @@ class DetailLoaded(Message):
     """A session's snapshot and revisions, read for the pane."""
 
     detail: SessionDetail
+
+
+@dataclass
+class FlowFinished(Message):
+    """A modal flow ended: applied, cancelled or refused; the App refreshes and says so."""
+
+    op: str
+    outcome: str
+    applied: bool = False
+    severity: str = "information"
+    select_id: str | None = None
+
+
+@dataclass
+class JumpToSession(Message):
+    """Move the board's cursor to a session (from the chain view)."""
+
+    session_id: str

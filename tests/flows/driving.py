@@ -1,0 +1,73 @@
+"""Driving the flows with Pilot: open the board, wait for a modal, read its diff, finish a flow."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.screen import Screen
+
+from memboard.board.app import MemboardApp
+from memboard.board.screens import PreviewScreen
+
+ROUNDS = 500
+PATIENCE = 30.0
+
+
+def make_app(root):
+    """The board on root, its file watcher off."""
+    app = MemboardApp(root, watch=False)
+    app.theme = "textual-dark"
+    return app
+
+
+async def ready(pilot) -> None:
+    """Let the board finish its first read."""
+    await pilot.pause()
+    await asyncio.wait_for(pilot.app.workers.wait_for_complete(), PATIENCE)
+    await pilot.pause()
+
+
+def mark(app, session_id: str) -> None:
+    """Mark a session the way a user does: cursor on it, then space."""
+    assert app.select_session(session_id)
+    app.action_mark()
+
+
+def live_ids(app) -> set[str]:
+    """The Session IDs the board shows after its last refresh."""
+    return set(app.model.by_id)
+
+
+def count_refreshes(app) -> list[int]:
+    """Count the App's refresh_model calls (the flows call it after writing)."""
+    calls: list[int] = []
+    original = app.refresh_model
+
+    def counted() -> None:
+        calls.append(1)
+        original()
+
+    app.refresh_model = counted
+    return calls
+
+
+async def wait_for_screen(pilot, kind: type[Screen], *, not_this: Screen | None = None) -> Screen:
+    """Let the app run until a screen of this kind (other than not_this) is on top."""
+    for _ in range(ROUNDS):
+        top = pilot.app.screen
+        if isinstance(top, kind) and top is not not_this:
+            await pilot.pause()
+            return top
+        await pilot.pause(0.01)
+    raise AssertionError(f"{kind.__name__} never showed; top screen is {pilot.app.screen!r}")
+
+
+async def wait_for_flow(pilot) -> None:
+    """Let the flow's worker finish and the App handle its messages (a hung flow fails the test)."""
+    await asyncio.wait_for(pilot.app.workers.wait_for_complete(), PATIENCE)
+    await pilot.pause()
+
+
+def preview_diff(screen: PreviewScreen) -> str:
+    """The unified diff a preview shows."""
+    return screen.query_one("#preview-diff-text").diff

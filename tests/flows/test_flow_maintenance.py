@@ -1,0 +1,160 @@
+"""Update, organize and doctor from the board."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, TextArea
+
+from memboard.board.screens import MessageScreen, PreviewScreen, StaleDaysScreen, UpdateScreen
+from memboard.core.snapshot import Snapshot
+
+from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
+from .sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, tree_bytes
+
+
+def row_of(root, sid: str) -> list[str]:
+    """The cells of sid's row."""
+    for line in (root / "index.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith(f"| {sid} |"):
+            return [c.strip() for c in line.strip().strip("|").split("|")]
+    raise AssertionError(f"no row {sid}")
+
+
+async def test_update_edits_fields_and_merges_the_snapshot(sample_root):
+    old = (sample_root / "sessions" / f"{LONER}.md").read_text(encoding="utf-8")
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.select_session(LONER)
+        await pilot.press("u")
+        editor = await wait_for_screen(pilot, UpdateScreen)
+        editor.query_one("#update-topic", Input).value = "Demo root v2"
+        area = editor.query_one(TextArea)
+        assert area.text == old
+        area.text = old.replace("- app/board/demo.py", "- app/board/demo.py\n- screenshots/make.py")
+        await pilot.press("ctrl+s")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        diff = preview_diff(screen)
+        assert "+- screenshots/make.py" in diff and "+| Topic | Demo root v2 |" in diff
+        await pilot.press("enter")
+        await wait_for_flow(pilot)
+    cells = row_of(sample_root, LONER)
+    assert cells[2] == "Demo root v2" and cells[5] == "active" and cells[8] == "2026-06-01 09:30"
+    snap = Snapshot((sample_root / "sessions" / f"{LONER}.md").read_bytes())
+    texts = [it.text for it in snap.items("Files / Artifacts")]
+    assert "app/board/demo.py" in " ".join(texts) and "screenshots/make.py" in " ".join(texts)
+
+
+async def test_update_of_a_snapshot_without_sections_goes_back_to_the_editor(sample_root):
+    before = tree_bytes(sample_root)
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.select_session(LONER)
+        await pilot.press("u")
+        editor = await wait_for_screen(pilot, UpdateScreen)
+        editor.query_one(TextArea).text = "just a line, no sections"
+        await pilot.press("ctrl+s")
+        message = await wait_for_screen(pilot, MessageScreen)
+        assert "no '## ' sections" in message.message
+        await pilot.press("enter")
+        again = await wait_for_screen(pilot, UpdateScreen)
+        assert again.query_one(TextArea).text == "just a line, no sections"
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+    assert tree_bytes(sample_root) == before
+
+
+async def test_update_stale_preview_is_shown_again(sample_root):
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.select_session(LONER)
+        await pilot.press("u")
+        await wait_for_screen(pilot, UpdateScreen)
+        await pilot.press("ctrl+s")
+        first = await wait_for_screen(pilot, PreviewScreen)
+        snap = sample_root / "sessions" / f"{LONER}.md"
+        snap.write_text(snap.read_text(encoding="utf-8").replace("- app/board/demo.py", "- app/board/demo.py\n- added.md"),
+                        encoding="utf-8")
+        during = tree_bytes(sample_root)
+        await pilot.press("enter")
+        await wait_for_screen(pilot, PreviewScreen, not_this=first)
+        assert app.screen is not first and app.screen.notes
+        assert tree_bytes(sample_root) == during
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+    assert tree_bytes(sample_root) == during
+
+
+async def test_organize_previews_the_whole_pass_and_applies_it(sample_root):
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("o")
+        days = await wait_for_screen(pilot, StaleDaysScreen)
+        assert days.query_one(Input).value == "14"
+        await pilot.press("enter")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        report = "\n".join(screen.report)
+        assert f"deleted idle: 1 — {PLACEHOLDER}" in report
+        assert f"marked stale: 1 — {OVERDUE}" in report
+        assert f"protected (referenced): 1 — {SOURCE}" in report
+        assert f"kept active: 2 — {FOLLOWER}, {LONER}" in report
+        diff = preview_diff(screen)
+        assert f"-| {PLACEHOLDER} |" in diff
+        await pilot.press("enter")
+        await wait_for_flow(pilot)
+    assert PLACEHOLDER not in (sample_root / "index.md").read_text(encoding="utf-8")
+    assert row_of(sample_root, OVERDUE)[5] == "stale"
+    assert row_of(sample_root, OVERDUE)[8] == "2026-04-02 16:00"
+
+
+async def test_organize_stale_days_come_from_config_and_the_input(sample_root, monkeypatch, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("stale_days = 30\n", encoding="utf-8")
+    monkeypatch.setenv("MEMBOARD_CONFIG", str(config))
+    before = tree_bytes(sample_root)
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("o")
+        days = await wait_for_screen(pilot, StaleDaysScreen)
+        field = days.query_one(Input)
+        assert field.value == "30"
+        field.value = "1"
+        await pilot.press("enter")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        assert "stale after 1 days" in screen.title_text
+        assert any(line.startswith(f"marked stale: 2 — {OVERDUE}, {LONER}") for line in screen.report)
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+    assert tree_bytes(sample_root) == before
+
+
+async def test_doctor_shows_findings_and_applies_repairs(sample_root):
+    (sample_root / "sessions" / f"{PLACEHOLDER}.md").write_text(
+        (sample_root / "sessions" / f"{LONER}.md").read_text(encoding="utf-8").replace(LONER, PLACEHOLDER),
+        encoding="utf-8",
+    )
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("d")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        assert any(f"idle_with_snapshot {PLACEHOLDER}" in line and "set Status to active" in line for line in screen.report)
+        await pilot.press("enter")
+        await wait_for_flow(pilot)
+    assert row_of(sample_root, PLACEHOLDER)[5] == "active"
+
+
+async def test_doctor_on_a_healthy_root_has_nothing_to_write(sample_root):
+    before = tree_bytes(sample_root)
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("d")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        assert screen.report == ["No inconsistencies found."] and screen.plan.empty
+        await pilot.press("enter")
+        await wait_for_flow(pilot)
+    assert tree_bytes(sample_root) == before

@@ -1,0 +1,118 @@
+"""Snapshot tests of the board's flow modals and the chain view (120x40, fixed clock and theme)."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, TextArea
+
+from flows.driving import make_app, mark, ready, wait_for_screen
+from flows.sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, make_root
+from memboard.board.screens import (
+    ChainScreen,
+    MessageScreen,
+    PreviewScreen,
+    SessionPicker,
+    StaleDaysScreen,
+    UpdateScreen,
+)
+
+SIZE = (120, 40)
+
+
+@pytest.fixture
+def board(root):
+    """The board app on the sample root, watcher off."""
+    make_root(root)
+    return make_app(root)
+
+
+def open_flow(kind, key: str, select: str | None = None, marks: tuple[str, ...] = (), typed: str = ""):
+    """A run_before that selects (and marks) sessions, presses key and waits for the modal."""
+
+    async def run_before(pilot) -> None:
+        app = pilot.app
+        await ready(pilot)
+        for sid in marks:
+            mark(app, sid)
+        if select:
+            app.select_session(select)
+        await pilot.press(key)
+        screen = await wait_for_screen(pilot, kind)
+        for widget in screen.query(Input):
+            widget.cursor_blink = False
+        for widget in screen.query(TextArea):
+            widget.cursor_blink = False
+        if typed:
+            await pilot.press(*typed)
+        await pilot.pause()
+
+    return run_before
+
+
+class TestPreviewSnapshots:
+    """The preview modal of each flow: report, refusals and the coloured diff."""
+
+    def test_archive_preview(self, board, snap_compare):
+        assert snap_compare(board, terminal_size=SIZE, run_before=open_flow(PreviewScreen, "a", LONER))
+
+    def test_archive_marked_with_a_refusal(self, board, snap_compare):
+        run = open_flow(PreviewScreen, "a", marks=(SOURCE, OVERDUE))
+        assert snap_compare(board, terminal_size=SIZE, run_before=run)
+
+    def test_organize_preview(self, board, snap_compare):
+        async def run_before(pilot):
+            await open_flow(StaleDaysScreen, "o")(pilot)
+            await pilot.press("enter")
+            await wait_for_screen(pilot, PreviewScreen)
+
+        assert snap_compare(board, terminal_size=SIZE, run_before=run_before)
+
+    def test_doctor_preview(self, board, root, snap_compare):
+        (root / "sessions" / f"{PLACEHOLDER}.md").write_text("# Session\n\n## Current Context\n\nx\n", encoding="utf-8")
+        assert snap_compare(board, terminal_size=SIZE, run_before=open_flow(PreviewScreen, "d"))
+
+    def test_update_preview(self, board, snap_compare):
+        async def run_before(pilot):
+            await open_flow(UpdateScreen, "u", LONER)(pilot)
+            pilot.app.screen.query_one("#update-topic", Input).value = "Demo root v2"
+            await pilot.press("ctrl+s")
+            await wait_for_screen(pilot, PreviewScreen)
+
+        assert snap_compare(board, terminal_size=SIZE, run_before=run_before)
+
+
+class TestInputModalSnapshots:
+    """Pickers, the update editor, organize's stale days and a refusal."""
+
+    def test_continue_picker(self, board, snap_compare):
+        assert snap_compare(board, terminal_size=SIZE, run_before=open_flow(SessionPicker, "c", LONER))
+
+    def test_continue_picker_filtered(self, board, snap_compare):
+        run = open_flow(SessionPicker, "c", LONER, typed="claude")
+        assert snap_compare(board, terminal_size=SIZE, run_before=run)
+
+    def test_update_editor(self, board, snap_compare):
+        assert snap_compare(board, terminal_size=SIZE, run_before=open_flow(UpdateScreen, "u", FOLLOWER))
+
+    def test_stale_days(self, board, snap_compare):
+        assert snap_compare(board, terminal_size=SIZE, run_before=open_flow(StaleDaysScreen, "o"))
+
+    def test_archive_refusal(self, board, snap_compare):
+        assert snap_compare(board, terminal_size=SIZE, run_before=open_flow(MessageScreen, "a", SOURCE))
+
+
+class TestChainSnapshots:
+    """The reference-chain tree with its marks."""
+
+    def test_chain_of_a_follower(self, board, snap_compare):
+        assert snap_compare(board, terminal_size=SIZE, run_before=open_flow(ChainScreen, "g", FOLLOWER))
+
+    def test_chain_with_one_sided_missing_and_archived_links(self, board, root, snap_compare):
+        snap = root / "sessions" / f"{LONER}.md"
+        text = snap.read_text(encoding="utf-8").replace(
+            "## Continues From\n\n- None",
+            f"## Continues From\n\n- {OVERDUE}\n- 2026-01-01-0000-gone-agent\n- 2026-02-02-0200-old-agent",
+        )
+        snap.write_text(text, encoding="utf-8")
+        (root / "archive" / "2026-02-02-0200-old-agent").mkdir(parents=True)
+        assert snap_compare(board, terminal_size=SIZE, run_before=open_flow(ChainScreen, "g", LONER))

@@ -84,19 +84,116 @@ def _lines(data: bytes | None) -> list[str]:
     return [l.replace("\r\n", "\n") if l.endswith("\r\n") else l for l in lines]
 
 
-def diff_change(ch: Change) -> str:
-    """One change as a unified diff in git's style."""
+LARGE = 4000
+CONTEXT = 3
+GAP_CELLS = 250_000
+
+
+def _anchored_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
+    """Matching blocks for large inputs: lines that occur once on each side, in order (the
+    longest increasing run of them, as patience diff does), with difflib refining the small
+    gaps between them. Linear-ish where difflib's own matcher is quadratic on scattered edits."""
+    import difflib
+    from bisect import bisect_left
+
+    count_a: dict[str, int] = {}
+    for i, line in enumerate(a):
+        count_a[line] = -1 if line in count_a else i
+    count_b: dict[str, int] = {}
+    for j, line in enumerate(b):
+        count_b[line] = -1 if line in count_b else j
+    pairs = [(i, count_b[line]) for line, i in count_a.items() if i >= 0 and count_b.get(line, -1) >= 0]
+    pairs.sort()
+    tails: list[int] = []
+    tail_at: list[int] = []
+    back: list[int] = []
+    for k, (_, j) in enumerate(pairs):
+        pos = bisect_left(tails, j)
+        if pos == len(tails):
+            tails.append(j)
+            tail_at.append(k)
+        else:
+            tails[pos] = j
+            tail_at[pos] = k
+        back.append(tail_at[pos - 1] if pos else -1)
+    chain: list[tuple[int, int]] = []
+    k = tail_at[-1] if tail_at else -1
+    while k >= 0:
+        chain.append(pairs[k])
+        k = back[k]
+    chain.reverse()
+    blocks: list[tuple[int, int, int]] = []
+
+    def add(i: int, j: int, size: int) -> None:
+        if blocks and blocks[-1][0] + blocks[-1][2] == i and blocks[-1][1] + blocks[-1][2] == j:
+            last = blocks.pop()
+            blocks.append((last[0], last[1], last[2] + size))
+        elif size:
+            blocks.append((i, j, size))
+
+    def gap(i1: int, i2: int, j1: int, j2: int) -> None:
+        if i2 > i1 and j2 > j1 and (i2 - i1) * (j2 - j1) <= GAP_CELLS:
+            matcher = difflib.SequenceMatcher(None, a[i1:i2], b[j1:j2], autojunk=False)
+            for bi, bj, size in matcher.get_matching_blocks():
+                add(i1 + bi, j1 + bj, size)
+
+    pi = pj = 0
+    for i, j in chain:
+        gap(pi, i, pj, j)
+        add(i, j, 1)
+        pi, pj = i + 1, j + 1
+    gap(pi, len(a), pj, len(b))
+    blocks.append((len(a), len(b), 0))
+    return blocks
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk range as unified diffs write it."""
+    beginning, length = start + 1, stop - start
+    if length == 1:
+        return f"{beginning}"
+    if not length:
+        beginning -= 1
+    return f"{beginning},{length}"
+
+
+def unified_diff(a: list[str], b: list[str], from_name: str, to_name: str) -> str:
+    """A unified diff of two line lists: difflib's own for ordinary files; for large ones,
+    difflib's hunk grouping over patience-style matching blocks, so that an organize pass over
+    a 100k-row index previews in about a second rather than minutes."""
     import difflib  # on use: plans applied without a preview (hooks) never diff
 
+    if len(a) + len(b) <= LARGE:
+        return "".join(difflib.unified_diff(a, b, from_name, to_name, n=CONTEXT))
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    matcher.matching_blocks = [difflib.Match(*blk) for blk in _anchored_blocks(a, b)]
+    out: list[str] = []
+    for group in matcher.get_grouped_opcodes(CONTEXT):
+        if not out:
+            out += [f"--- {from_name}\n", f"+++ {to_name}\n"]
+        first, last = group[0], group[-1]
+        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [" " + line for line in a[i1:i2]]
+                continue
+            if tag in ("replace", "delete"):
+                out += ["-" + line for line in a[i1:i2]]
+            if tag in ("replace", "insert"):
+                out += ["+" + line for line in b[j1:j2]]
+    return "".join(out)
+
+
+def diff_change(ch: Change) -> str:
+    """One change as a unified diff in git's style."""
     if ch.kind == "move":
         head = f"diff --git a/{ch.path} b/{ch.dest}\nrename from {ch.path}\nrename to {ch.dest}\n"
         if ch.before != ch.after and ch.after is not None:
-            body = difflib.unified_diff(_lines(ch.before), _lines(ch.after), f"a/{ch.path}", f"b/{ch.dest}")
-            return head + "".join(body)
+            return head + unified_diff(_lines(ch.before), _lines(ch.after), f"a/{ch.path}", f"b/{ch.dest}")
         return head
     old_name = "/dev/null" if ch.kind == "create" else f"a/{ch.path}"
     new_name = "/dev/null" if ch.kind == "delete" else f"b/{ch.path}"
-    body = "".join(difflib.unified_diff(_lines(ch.before), _lines(ch.after), old_name, new_name))
+    body = unified_diff(_lines(ch.before), _lines(ch.after), old_name, new_name)
     if not body:
         return f"--- {old_name}\n+++ {new_name}\n"
     return body

@@ -9,6 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI replays the same examples every run (a red CI then means a real regression); local runs
+# keep exploring new examples.
+settings.register_profile("ci", derandomize=True, deadline=None, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 FIXED_NOW = "2026-06-01 09:30"
 

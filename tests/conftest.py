@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import os
 import subprocess
 import sys
@@ -18,6 +20,15 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 FIXED_NOW = "2026-06-01 09:30"
+
+
+def pytest_pyfunc_call(pyfuncitem):
+    """Run `async def` tests (the board's Pilot tests) in a fresh event loop, no plugin needed."""
+    if inspect.iscoroutinefunction(pyfuncitem.obj):
+        names = pyfuncitem._fixtureinfo.argnames
+        asyncio.run(pyfuncitem.obj(**{n: pyfuncitem.funcargs[n] for n in names}))
+        return True
+    return None
 
 
 @pytest.fixture(autouse=True)

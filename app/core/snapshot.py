@@ -293,15 +293,7 @@ def set_metadata(text: str, changes: dict[str, str]) -> str:
         rows = "".join(f"| {k} | {escape(v)} |{eol}" for k, v in changes.items())
         block = [f"## Metadata{eol}", eol, f"| Field | Value |{eol}", f"|---|---|{eol}", rows, eol]
         at = snap.sections[0].heading if snap.sections else len(lines)
-        if at == len(lines):
-            if lines and not line_ending(lines[-1]):
-                lines[-1] += eol
-            if lines and lines[-1].strip():
-                lines.append(eol)
-            at = len(lines)
-            block = block[:-1]
-        lines[at:at] = block
-        return "".join(lines)
+        return _insert_block(lines, at, block, eol)
     seen = set()
     last_row = None
     for i in range(sec.start, sec.end):
@@ -391,6 +383,12 @@ def _append_section(snap: Snapshot, name: str, rendered: list[str]) -> str:
             if sec.name in later:
                 at = sec.heading
                 break
+    return _insert_block(lines, at, block, eol)
+
+
+def _insert_block(lines: list[str], at: int, block: list[str], eol: str) -> str:
+    """Insert a section block (ending in a blank line) before line `at`; at the end of the file
+    it follows a blank line and drops its own trailing one."""
     if at == len(lines):
         if lines and not line_ending(lines[-1]):
             lines[-1] += eol

@@ -1,9 +1,7 @@
-"""Board test fixtures: async tests without a plugin, a demo root, a small index writer."""
+"""Board test fixtures: a demo root and a small index writer (async tests run through tests/conftest.py)."""
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from pathlib import Path
 
 import pytest
@@ -11,15 +9,6 @@ import pytest
 from memboard.core.clock import now
 from memboard.core.demo import build_demo, demo_ids
 from memboard.core.index import COLUMNS
-
-
-def pytest_pyfunc_call(pyfuncitem):
-    """Run `async def` tests in a fresh event loop (Pilot tests need one; no plugin needed)."""
-    if inspect.iscoroutinefunction(pyfuncitem.obj):
-        names = pyfuncitem._fixtureinfo.argnames
-        asyncio.run(pyfuncitem.obj(**{n: pyfuncitem.funcargs[n] for n in names}))
-        return True
-    return None
 
 
 @pytest.fixture

@@ -1,22 +1,10 @@
-"""Fixtures of the flow tests: async tests without a plugin, and the sample root."""
+"""Fixtures of the flow tests: the sample root (async tests run through tests/conftest.py)."""
 
 from __future__ import annotations
-
-import asyncio
-import inspect
 
 import pytest
 
 from .sample import make_root
-
-
-def pytest_pyfunc_call(pyfuncitem):
-    """Run `async def` tests in a fresh event loop (Pilot tests need one; no plugin needed)."""
-    if inspect.iscoroutinefunction(pyfuncitem.obj):
-        names = pyfuncitem._fixtureinfo.argnames
-        asyncio.run(pyfuncitem.obj(**{n: pyfuncitem.funcargs[n] for n in names}))
-        return True
-    return None
 
 
 @pytest.fixture

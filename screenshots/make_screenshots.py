@@ -98,6 +98,33 @@ async def help_screen(pilot) -> None:
     await settle(pilot)
 
 
+@scene("organize", "Organize previews the whole pass as a report and a diff; enter applies it")
+async def organize(pilot) -> None:
+    """Open organize and preview it with the default stale days."""
+    await pilot.press("o")
+    await wait_for_screen(pilot, "StaleDaysScreen")
+    await pilot.press("enter")
+    await wait_for_screen(pilot, "PreviewScreen")
+
+
+@scene("chain", "`g`: the reference chain both ways, with one-sided, archived and missing links marked")
+async def chain_view(pilot) -> None:
+    """Open the chain of a session in the middle of a continuation chain."""
+    pilot.app.select_session(demo_id("sync2"))
+    await settle(pilot)
+    await pilot.press("g")
+    await wait_for_screen(pilot, "ChainScreen")
+
+
+async def wait_for_screen(pilot, name: str) -> None:
+    """Wait (bounded) until the flow's worker has pushed the named screen."""
+    for _ in range(200):
+        await pilot.pause(0.02)
+        if type(pilot.app.screen).__name__ == name:
+            break
+    await pilot.pause()
+
+
 async def shoot(item: Scene, root: Path, out: Path) -> Path:
     """Run one scene on root and save its SVG into out."""
     from memboard.board.app import MemboardApp
@@ -106,7 +133,10 @@ async def shoot(item: Scene, root: Path, out: Path) -> Path:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await item.steps(pilot)
-        await settle(pilot)
+        if app.screen is app.screen_stack[0]:
+            await settle(pilot)
+        else:  # a flow's worker waits on the open modal: waiting for workers would never end
+            await pilot.pause()
         app.save_screenshot(filename=f"{item.name}.svg", path=str(out))
     return out / f"{item.name}.svg"
 

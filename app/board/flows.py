@@ -205,8 +205,31 @@ class FlowsMixin:
     # -- worker-side helpers (run in the flow's thread) -----------------------------------
 
     def _ask(self, screen: Screen):
-        """Show a modal and wait for its result (from the worker thread)."""
-        return self.call_from_thread(self.push_screen_wait, screen)
+        """Show a modal and wait for its result (from the worker thread).
+
+        Like `call_from_thread(push_screen_wait, …)`, but the wait ends, cancelling the flow,
+        when the board closes with the modal still open: a thread blocked forever on a modal
+        that will never answer would keep the process from exiting.
+        """
+        import asyncio
+        from concurrent.futures import TimeoutError as FutureTimeout
+
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            raise asyncio.CancelledError()
+
+        async def show():
+            with self._context():
+                return await self.push_screen_wait(screen)
+
+        future = asyncio.run_coroutine_threadsafe(show(), loop)
+        while True:
+            try:
+                return future.result(timeout=0.1)
+            except FutureTimeout:
+                if self._exit or not self.is_running or loop.is_closed():
+                    future.cancel()
+                    raise asyncio.CancelledError() from None
 
     def _finish(self, op: str, outcome: str, *, applied: bool = False, severity: str = "information",
                 select_id: str | None = None, clear_marks: bool = False) -> None:

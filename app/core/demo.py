@@ -14,7 +14,7 @@ from pathlib import Path
 from . import revisions
 from .clock import format_ts
 from .index import COLUMNS, escape
-from .ops.common import DEFAULT_KEYWORDS, DEFAULT_SUMMARY, DEFAULT_TOPIC, MANUAL_KEYWORDS
+from .ops.common import DEFAULT_KEYWORDS, DEFAULT_SUMMARY, DEFAULT_TOPIC
 from .root import MemoryRoot
 from .snapshot import render_archive_index, render_template
 

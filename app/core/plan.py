@@ -89,6 +89,14 @@ CONTEXT = 3
 GAP_CELLS = 250_000
 
 
+def _positions_of_unique(lines: list[str]) -> dict[str, int]:
+    """Each line's position where it occurs once, -1 where it repeats."""
+    where: dict[str, int] = {}
+    for i, line in enumerate(lines):
+        where[line] = -1 if line in where else i
+    return where
+
+
 def _anchored_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
     """Matching blocks for large inputs: lines that occur once on each side, in order (the
     longest increasing run of them, as patience diff does), with difflib refining the small
@@ -96,13 +104,8 @@ def _anchored_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
     import difflib
     from bisect import bisect_left
 
-    count_a: dict[str, int] = {}
-    for i, line in enumerate(a):
-        count_a[line] = -1 if line in count_a else i
-    count_b: dict[str, int] = {}
-    for j, line in enumerate(b):
-        count_b[line] = -1 if line in count_b else j
-    pairs = [(i, count_b[line]) for line, i in count_a.items() if i >= 0 and count_b.get(line, -1) >= 0]
+    once_a, once_b = _positions_of_unique(a), _positions_of_unique(b)
+    pairs = [(i, once_b[line]) for line, i in once_a.items() if i >= 0 and once_b.get(line, -1) >= 0]
     pairs.sort()
     tails: list[int] = []
     tail_at: list[int] = []

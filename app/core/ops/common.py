@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import MemboardError, Refused, UsageError
+from ..errors import Refused, UsageError
 from ..ids import check_id
 from ..index import IndexFile, Row
 from ..root import INDEX, MemoryRoot, session_path
@@ -92,10 +92,3 @@ def require_sections(text: str) -> None:
     snap = Snapshot(text)
     if not snap.sections:
         raise UsageError("snapshot input has no '## ' sections; use the template of the protocol")
-
-
-__all__ = [
-    "MemboardError",
-    "Refused",
-    "UsageError",
-]

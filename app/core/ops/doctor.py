@@ -13,7 +13,6 @@ from .. import revisions
 from ..index import IndexFile, format_refs
 from ..plan import Change, Plan
 from ..root import (
-    ARCHIVE,
     INDEX,
     MemoryRoot,
     archive_dir,
@@ -22,7 +21,7 @@ from ..root import (
     session_path,
 )
 from ..snapshot import Snapshot, add_items, render_archive_index, render_template
-from .common import MANUAL_KEYWORDS, load_index
+from .common import MANUAL_KEYWORDS
 from .organize import _lists_an_id
 
 TEMP_SUFFIX = ".memboard-tmp"

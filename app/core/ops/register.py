@@ -180,6 +180,3 @@ def refs_contain(source_id: str, sid: str):
         f"{source_id} lists {sid} under Referenced By",
         lambda root: any(sid in r.refs for r in load_index(root).find(source_id)),
     )
-
-
-__all__ = ["plan_register", "plan_manual", "taken_ids", "TakenIds", "row_exists", "row_absent", "file_exists", "is_valid_id"]

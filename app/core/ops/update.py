@@ -10,7 +10,7 @@ from ..plan import Change, Check, Plan
 from ..root import INDEX, MemoryRoot, session_path
 from ..secrets import refuse_secrets
 from ..snapshot import Snapshot, add_items, merge, render_template, set_metadata, vanished
-from .common import find_row, link_sources, load_index, one_line, require_sections
+from .common import find_row, link_sources, one_line, require_sections
 from .register import file_exists, refs_contain, row_exists
 
 

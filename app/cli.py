@@ -11,6 +11,8 @@ import json
 import os
 import sys
 
+from . import __version__
+
 EPILOG = """exit status: 0 done; 1 refused or failed with nothing written (reason on stderr);
 2 bad usage. Every changing command takes --dry-run (print the plan as unified diffs,
 write nothing). The memory root comes from --root, MEMBOARD_ROOT, the config's `root`, or
@@ -330,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--root", metavar="DIR", help="memory root folder")
-    parser.add_argument("--version", action="version", version="memboard 0.1.0")
+    parser.add_argument("--version", action="version", version=f"memboard {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("demo", help="open the board on a generated demo root")

@@ -335,6 +335,8 @@ def _write(path: Path, before: bytes | None, after: bytes) -> Path | None:
     from .core.apply import ChangedUnderfoot, atomic_write
 
     try:
+        if read_config(path)[0] != before:  # checked before the backup too, so a refusal leaves no file behind
+            raise ChangedUnderfoot(path.name)
         backup = _backup(path, before) if before is not None else None
         if after != b"":
             atomic_write(path, after, expect=before)

@@ -163,3 +163,18 @@ def test_missing_file_has_nothing_to_remove(run, home):
     res = run("uninstall-hook", "cursor")
     assert res.code == 0 and res.out.startswith("nothing to remove:")
     assert not (home / ".cursor").exists()
+
+
+def test_a_file_changed_after_the_preview_is_left_alone(tmp_path):
+    from memboard import install_hook
+    from memboard.core.errors import MemboardError
+
+    with_ours, _ = claude_style("claude")
+    path = tmp_path / FILES["claude"]
+    path.parent.mkdir()
+    path.write_text(with_ours)
+    _, before, after = install_hook.plan_uninstall("claude", str(tmp_path))
+    path.write_text(with_ours.replace("opus", "sonnet"))  # the user saves the file meanwhile
+    with pytest.raises(MemboardError, match="changed while memboard was writing it; nothing was written"):
+        install_hook._write(path, before, after)
+    assert path.read_text() == with_ours.replace("opus", "sonnet") and backups(path) == []

@@ -11,6 +11,8 @@ import json
 import os
 import sys
 
+from . import __version__
+
 EPILOG = """exit status: 0 done; 1 refused or failed with nothing written (reason on stderr);
 2 bad usage. Every changing command takes --dry-run (print the plan as unified diffs,
 write nothing). The memory root comes from --root, MEMBOARD_ROOT, the config's `root`, or
@@ -296,6 +298,21 @@ def cmd_install_hook(args) -> int:
     return run(args)
 
 
+def cmd_uninstall_hook(args) -> int:
+    """uninstall-hook TOOL [--user | --project DIR] [--dry-run]."""
+    from .install_hook import cmd_uninstall_hook as run
+
+    return run(args)
+
+
+def cmd_completion(args) -> int:
+    """completion bash|zsh|fish: print the script for that shell."""
+    from .completion import script
+
+    sys.stdout.write(script(args.shell, build_parser()))
+    return 0
+
+
 def cmd_config(args) -> int:
     """config show | set KEY VALUE | path."""
     from .config_cmd import cmd_config as run
@@ -330,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--root", metavar="DIR", help="memory root folder")
-    parser.add_argument("--version", action="version", version="memboard 0.1.0")
+    parser.add_argument("--version", action="version", version=f"memboard {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("demo", help="open the board on a generated demo root")
@@ -410,7 +427,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     p.set_defaults(func=cmd_doctor)
 
-    # agent integration: hooks, whoami, install-hook, config (app/hook.py, install_hook.py, config_cmd.py)
+    _add_agent_commands(sub, common)
+    for extra in EXTRA_COMMANDS:
+        extra(sub, common, changing)
+    return parser
+
+
+def _add_agent_commands(sub, common) -> None:
+    """Agent integration (app/hook.py, install_hook.py, config_cmd.py, completion.py): hook, whoami,
+    install-hook, uninstall-hook, config, completion."""
     from . import hook
 
     p = sub.add_parser("hook", help="read an agent's SessionStart hook JSON on stdin and register (fail-open)",
@@ -428,13 +453,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("install-hook", help="add `memboard hook` to Cursor, Claude Code or Codex settings",
                        description="Merges a SessionStart hook entry into the tool's JSON config without touching other "
                        "hooks; shows the change as a diff and keeps a backup of the file it changes.")
-    p.add_argument("tool", choices=["claude", "codex", "cursor"])
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--user", action="store_true", help="the user's config in the home folder (default)")
-    where.add_argument("--project", metavar="DIR", help="the project's config under DIR")
-    p.add_argument("--dry-run", action="store_true", help="print the change as a diff and write nothing")
+    _hook_file_arguments(p)
     p.add_argument("--command", metavar="CMD", help="the memboard command to run (default: this memboard, absolute)")
     p.set_defaults(func=cmd_install_hook)
+
+    p = sub.add_parser("uninstall-hook", help="remove the hook install-hook added (nothing else)",
+                       description="Removes memboard's SessionStart entry from the tool's JSON config, keeping every other "
+                       "hook, setting and the file's formatting; shows the change as a diff and keeps a backup.")
+    _hook_file_arguments(p)
+    p.set_defaults(func=cmd_uninstall_hook)
 
     p = sub.add_parser("config", help="show, set or locate the user config (TOML)")
     csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
@@ -446,9 +473,20 @@ def build_parser() -> argparse.ArgumentParser:
     csub.add_parser("path", help="print where the config file lives").set_defaults(action="path")
     p.set_defaults(func=cmd_config)
 
-    for extra in EXTRA_COMMANDS:
-        extra(sub, common, changing)
-    return parser
+    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)",
+                       description="Prints a completion script for the shell, generated from this command line's own "
+                       "parser. Install: see the README's Shell completion section.")
+    p.add_argument("shell", choices=["bash", "zsh", "fish"])
+    p.set_defaults(func=cmd_completion)
+
+
+def _hook_file_arguments(p) -> None:
+    """TOOL [--user | --project DIR] [--dry-run], shared by install-hook and uninstall-hook."""
+    p.add_argument("tool", choices=["claude", "codex", "cursor"])
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true", help="the user's config in the home folder (default)")
+    where.add_argument("--project", metavar="DIR", help="the project's config under DIR")
+    p.add_argument("--dry-run", action="store_true", help="print the change as a diff and write nothing")
 
 
 EXTRA_COMMANDS: list = []

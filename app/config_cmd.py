@@ -19,9 +19,17 @@ def show() -> int:
     return 0
 
 
+def theme_names() -> frozenset[str]:
+    """The names of Textual's themes (Textual is imported only for `config set theme`)."""
+    from textual.theme import BUILTIN_THEMES
+
+    return frozenset(BUILTIN_THEMES)
+
+
 def set_key(key: str, value: str) -> int:
     """Validate and store one setting; say what changed."""
-    path, stored, before, after = config.set_value(key, value)
+    themes = theme_names() if key == "theme" else None
+    path, stored, before, after = config.set_value(key, value, themes)
     if before == after:
         print(f"{key} is already {stored!r} in {path}")
     else:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from pathlib import Path
 
-from .errors import MemboardError, UsageError
+from .errors import UsageError
 
 CONFIG_ENV = "MEMBOARD_CONFIG"
 ROOT_ENV = "MEMBOARD_ROOT"
@@ -49,7 +50,7 @@ def load() -> dict:
     import tomllib
 
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        return tomllib.loads(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"config {path} is not valid TOML: {exc}") from None
 
@@ -72,8 +73,11 @@ def resolve_root(cli_root: str | None, cfg: dict | None = None) -> Path:
     )
 
 
-def parse_value(key: str, raw: str) -> object:
-    """The typed value of `config set KEY VALUE`, or a one-line UsageError saying what is wrong."""
+def parse_value(key: str, raw: str, themes: Collection[str] | None = None) -> object:
+    """The typed value of `config set KEY VALUE`, or a one-line UsageError saying what is wrong.
+
+    `themes` are the theme names the board knows; the caller supplies them (the core does not
+    import Textual), and without them a theme is only checked for its form."""
     if key not in KEYS:
         raise UsageError(f"unknown config key {key!r}: use one of {', '.join(KEYS)}")
     text = raw.strip()
@@ -109,6 +113,8 @@ def parse_value(key: str, raw: str) -> object:
 
         if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,63}", text):
             raise UsageError(f"theme must be a theme name such as textual-dark or nord, not {raw!r}")
+        if themes is not None and text not in themes:
+            raise UsageError(f"unknown theme {text!r}: use one of {', '.join(sorted(themes))}")
         return text
     raise UsageError(f"config key {key!r} cannot be set")  # pragma: no cover - KEYS covers every key
 
@@ -120,22 +126,13 @@ def render(cfg: dict) -> bytes:
     return tomli_w.dumps(cfg).encode("utf-8")
 
 
-def set_value(key: str, raw: str) -> tuple[Path, object, bytes | None, bytes]:
-    """Validate and store one key; returns (path, value, old bytes, new bytes). Other keys stay."""
-    value = parse_value(key, raw)
-    path = config_path()
-    cfg = load()
-    try:
-        before = path.read_bytes()
-    except OSError:
-        before = None
-    cfg[key] = value
-    after = render(cfg)
-    if after != before:
-        from .apply import atomic_write
+def set_value(key: str, raw: str, themes: Collection[str] | None = None) -> tuple[Path, object, bytes | None, bytes]:
+    """Validate and store one key, keeping the file's comments, layout and other keys;
+    returns (path, value, old bytes, new bytes)."""
+    from . import tomledit
 
-        try:
-            atomic_write(path, after)
-        except OSError as exc:
-            raise MemboardError(f"cannot write config {path}: {exc.strerror or exc}") from None
-    return path, value, before, after
+    value = parse_value(key, raw, themes)
+    load()  # a config that is not valid TOML is refused here, as by every other command
+    edit = tomledit.plan_set(config_path(), (key,), value)
+    tomledit.apply(edit)
+    return edit.path, value, edit.before, edit.after

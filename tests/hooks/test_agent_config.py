@@ -123,3 +123,60 @@ def test_config_lock_timeout_bounds_a_writers_wait(cli, root):
         res = cli("register")
     assert res.code == 1 and "waited 0.2s" in res.err
     assert not (root / "index.md").exists()
+
+
+COMMENTED = (
+    "# memboard settings, kept by hand\n"
+    'theme = "nord"   # dark, easy on the eyes\n'
+    "\n"
+    "# where the memory lives\n"
+    'root = "/srv/memory"\n'
+    "stale_days = 14 # the protocol's default\n"
+    "\n"
+    "[notes]\n"
+    "# a table memboard does not know\n"
+    'owner = "me"\n'
+)
+
+
+def test_set_keeps_comments_blank_lines_key_order_and_other_tables(cli, config_file):
+    config_file.write_text(COMMENTED)
+    assert cli("config", "set", "stale_days", "7", use_root=False).code == 0
+    assert config_file.read_text() == COMMENTED.replace("stale_days = 14 #", "stale_days = 7 #")
+    assert cli("config", "set", "agent_name", "team-agent", use_root=False).code == 0
+    expected = COMMENTED.replace("stale_days = 14 #", "stale_days = 7 #").replace(
+        "default\n\n[notes]", 'default\nagent_name = "team-agent"\n\n[notes]'
+    )
+    assert config_file.read_text() == expected
+    assert tomllib.loads(expected)["notes"] == {"owner": "me"}
+
+
+def test_setting_the_value_it_already_has_changes_no_byte(cli, config_file):
+    config_file.write_text(COMMENTED)
+    res = cli("config", "set", "stale_days", "14", use_root=False)
+    assert res.code == 0 and "already" in res.out
+    assert config_file.read_text() == COMMENTED
+
+
+def test_crlf_config_keeps_its_line_endings(cli, config_file):
+    config_file.write_bytes(COMMENTED.replace("\n", "\r\n").encode())
+    assert cli("config", "set", "lock_timeout", "5", use_root=False).code == 0
+    data = config_file.read_bytes()
+    assert b"lock_timeout = 5.0\r\n" in data and data.count(b"\n") == data.count(b"\r\n")
+
+
+@pytest.mark.parametrize("theme", ["no-such-theme", "textual"])
+def test_unknown_theme_is_refused_with_the_known_ones(cli, config_file, theme):
+    config_file.write_text(COMMENTED)
+    res = cli("config", "set", "theme", theme, use_root=False)
+    assert res.code == 2
+    assert len(res.err.strip().splitlines()) == 1
+    assert f"unknown theme '{theme}'" in res.err and "textual-dark" in res.err and "dracula" in res.err
+    assert config_file.read_text() == COMMENTED
+
+
+def test_a_textual_theme_is_accepted(cli, config_file):
+    config_file.write_text(COMMENTED)
+    assert cli("config", "set", "theme", "dracula", use_root=False).code == 0
+    assert config_file.read_text() == COMMENTED.replace('"nord"', '"dracula"')
+

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hookdata import claude_payload, encoded
 
-from memboard.install_hook import hook_command, is_ours, quote
+from memboard.install_hook import hook_command, is_ours
 
 
 @pytest.fixture
@@ -162,12 +162,12 @@ def test_missing_project_folder_is_a_usage_error(install, tmp_path):
     assert not (tmp_path / "nope").exists()
 
 
-def test_windows_paths_with_spaces_are_double_quoted():
-    assert quote(r"G:\My Drive\venv\Scripts\memboard.exe", windows=True) == r'"G:\My Drive\venv\Scripts\memboard.exe"'
-    assert quote(r"C:\tools\memboard.exe", windows=True) == r"C:\tools\memboard.exe"
-    assert quote("/home/me/My Drive/bin/memboard", windows=False) == "'/home/me/My Drive/bin/memboard'"
+def test_every_form_install_ever_wrote_is_recognised_as_ours():
     assert hook_command("cursor", "memboard") == "memboard hook cursor"
-    assert is_ours(r'"G:\My Drive\venv\Scripts\memboard.exe" hook cursor', "cursor")
+    assert is_ours(r'"G:\My Drive\venv\Scripts\memboard.exe" hook cursor', "cursor")  # before PowerShell forms
+    assert is_ours(r"& 'G:\My Drive\venv\Scripts\memboard.exe' hook claude", "claude")
+    assert is_ours(r"C:\Users\JANEDO~1\venv\Scripts\memboard.exe hook codex", "codex")
+    assert is_ours("'/home/me/My Drive/bin/memboard' hook claude --agent team-agent", "claude")
     assert is_ours("/usr/bin/python3 -m memboard hook claude", "claude")
     assert is_ours(r"C:\Tools\MEMBOARD.EXE hook Cursor", "cursor")
     assert not is_ours("memboard hook claude", "cursor") and not is_ours("echo memboard", "claude")

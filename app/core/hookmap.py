@@ -119,8 +119,9 @@ def plan_session_start(root: MemoryRoot, when: datetime, agent: str, conversatio
     before = root.read(rel)
     previous = lookup(before, conversation)
     if previous is not None:
-        data = root.read(INDEX)
-        rows = IndexFile(data or b"").find(previous)
+        index = IndexFile(root.read(INDEX) or b"")
+        index.refuse_conflicts()  # the row may sit in a conflict block: report no ID from such a file
+        rows = index.find(previous)
         if rows:
             plan = Plan("register")
             plan.result = {"session_id": previous, "status": rows[0].status, "conversation": conversation, "reused": True}

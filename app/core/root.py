@@ -103,8 +103,12 @@ class MemoryRoot:
             return []
 
     def session_ids_on_disk(self) -> set[str]:
-        """IDs that have a snapshot file under sessions/."""
-        return {n[:-3] for n in self.listdir(SESSIONS) if n.endswith(".md")}
+        """IDs that have a snapshot file under sessions/ (a sync tool's conflict copy of one is no session)."""
+        from .conflicts import snapshot_copies
+
+        names = self.listdir(SESSIONS)
+        copies = {c.path[len(SESSIONS) + 1 :] for c in snapshot_copies(self, names=names)}
+        return {n[:-3] for n in names if n.endswith(".md") and n not in copies}
 
     def archived_ids(self) -> set[str]:
         """IDs that have a folder under archive/."""

@@ -422,7 +422,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("hook", help="read an agent's SessionStart hook JSON on stdin and register (fail-open)",
                        description="Registers an idle row for the agent's conversation (the same conversation always gets "
                        "the same Session ID) and prints the tool's JSON answer. Never fails: errors are logged to "
-                       ".memboard/hook.log and exit 0 without a Session ID.")
+                       "hook.log in memboard's local state folder and exit 0 without a Session ID.")
     hook.add_arguments(p)
     p.set_defaults(func=hook.cmd_hook)
 

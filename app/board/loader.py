@@ -238,12 +238,8 @@ def load_detail(root: MemoryRoot, session_id: str) -> SessionDetail:
         data = root.read(session_path(session_id))
     except Exception:
         data = None
-    texts = []
     try:
-        for rel in revisions.list_revisions(root, session_id):
-            raw = root.read(rel)
-            if raw is not None:
-                texts.append(decode_text(raw))
+        texts = [decode_text(raw) for raw in revisions.contents(root, session_id)]
     except Exception:
         texts = []
     current = decode_text(data) if data is not None else None

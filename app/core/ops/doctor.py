@@ -12,10 +12,12 @@ from ..conflicts import copy_advice, find_copies, line_list
 from ..ids import is_valid_id
 from .. import revisions
 from ..index import IndexFile, format_refs
+from ..localstate import LEGACY_LOGS, LocalState, plan_legacy_move
 from ..plan import Change, Plan
 from ..root import (
     INDEX,
     SESSIONS,
+    STATE,
     MemoryRoot,
     archive_dir,
     archive_index_path,
@@ -89,6 +91,7 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
     else:
         more, plan = _diagnose_files(root, when, copied)
         findings += more
+        legacy_state(root, findings, plan)
     plan.result = {"findings": [f.as_dict() for f in findings]}
     return findings, plan
 
@@ -119,6 +122,28 @@ def leftover_findings(root: MemoryRoot) -> tuple[list[Finding], set[str]]:
         if parts[0] == SESSIONS:
             copied.add(copy.path[len(SESSIONS) + 1 : -3])
     return findings, copied
+
+
+def legacy_state(root: MemoryRoot, findings: list[Finding], plan: Plan) -> None:
+    """Offer to move what an older memboard kept in the root's .memboard/ into local state (copy first)."""
+    move = plan_legacy_move(root)
+    if move.deletes:
+        kinds = [(move.count(f"{STATE}/revisions/"), "snapshot revision(s)"),
+                 (move.count(f"{STATE}/conversations/"), "conversation-map shard(s)"),
+                 (sum(f"{STATE}/{log}" in move.files for log in LEGACY_LOGS), "hook log file(s)")]
+        what = ", ".join(f"{n} {label}" for n, label in kinds if n)
+        findings.append(Finding(
+            "state_in_root", "",
+            f"{STATE}/ in the memory root holds {what} written by an older memboard; a synced root carries them to "
+            "every machine, and a revision keeps text later removed from a snapshot (a pasted secret)",
+            f"copy them to memboard's local state ({LocalState(root).path}), read the copies back, "
+            "then delete them from the root",
+        ))
+        plan.local += move.local
+        plan.changes += move.deletes
+    for rel in move.kept:
+        findings.append(Finding("state_in_root", "", f"{rel} is not memboard's to move (unknown, or local state "
+                                                    "holds a different file of that name); move or delete it by hand"))
 
 
 def _diagnose_files(root: MemoryRoot, when: datetime, copied: set[str]) -> tuple[list[Finding], Plan]:

@@ -194,7 +194,7 @@ class MemboardApp(FlowsMixin, App):
         self.watcher.prime()
         now = clock.now()
         model = read_model(self.memory_root, now)
-        self.show_notices(read_notices(self.memory_root, model, self.copy_scan.current()))
+        self.show_notices(read_notices(self.memory_root, model, self.copy_scan.copies))  # rescanned by the poller
         changed = observe_snapshots(self.memory_root)
         self._apply_model(model, changed | {self.current_session_id or ""})
         row = self.table.current

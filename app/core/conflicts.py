@@ -170,9 +170,9 @@ def original_stems(stem: str) -> list[tuple[str, str]]:
         out.append((m["stem"], "Google Drive"))
     m = PAREN_RE.match(stem)
     if m:
-        tool = _paren_tool(m["note"])
-        if tool:
-            out.append((m["stem"], tool))
+        named = _paren_tool(m["note"])
+        if named:
+            out.append((m["stem"], named))
     m = ICLOUD_RE.match(stem)
     if m:
         out.append((m["stem"], "iCloud"))

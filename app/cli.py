@@ -171,7 +171,10 @@ def cmd_list(args) -> int:
     """list [--status S] [--json]."""
     from .core.ops.query import list_rows
 
-    rows = list_rows(_root(args), args.status)
+    warnings: list[str] = []
+    rows = list_rows(_root(args), args.status, warnings)
+    for line in warnings:
+        _err(line)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return 0
@@ -186,7 +189,10 @@ def cmd_show(args) -> int:
     """show ID [--json]."""
     from .core.ops.query import show
 
-    info = show(_root(args), args.id)
+    warnings: list[str] = []
+    info = show(_root(args), args.id, warnings)
+    for line in warnings:
+        _err(line)
     if args.json:
         print(json.dumps(info, ensure_ascii=False, indent=2))
         return 0
@@ -238,7 +244,7 @@ def cmd_doctor(args) -> int:
     """doctor [--fix] [--dry-run] [--json]."""
     from .core import clock
     from .core.apply import execute
-    from .core.ops.doctor import diagnose
+    from .core.ops.doctor import diagnose, repair_plan
 
     root = _root(args)
     when = clock.now()
@@ -247,7 +253,7 @@ def cmd_doctor(args) -> int:
         print(json.dumps([f.as_dict() for f in findings], ensure_ascii=False, indent=2))
         return 0
     if args.json:  # --fix --json: the findings, then what was (or would be) changed
-        plan = execute(root, lambda r: diagnose(r, when)[1], dry_run=args.dry_run)
+        plan = execute(root, lambda r: repair_plan(r, when), dry_run=args.dry_run)
         payload = {"findings": [f.as_dict() for f in findings], "dry_run": bool(args.dry_run),
                    "changes": [c.describe() for c in plan.changes]}
         print(json.dumps(payload, ensure_ascii=False, indent=2))
@@ -261,7 +267,7 @@ def cmd_doctor(args) -> int:
         if plan.changes:
             print(f"run `memboard doctor --fix` to repair ({len(plan.changes)} file change(s); --dry-run to preview)")
         return 0
-    plan = execute(root, lambda r: diagnose(r, when)[1], dry_run=args.dry_run)
+    plan = execute(root, lambda r: repair_plan(r, when), dry_run=args.dry_run)
     if args.dry_run:
         sys.stdout.write(plan.diff())
         print("dry run: nothing written" if plan.changes else "dry run: nothing to change", file=sys.stderr)
@@ -441,7 +447,7 @@ def _add_agent_commands(sub, common) -> None:
     p = sub.add_parser("hook", help="read an agent's SessionStart hook JSON on stdin and register (fail-open)",
                        description="Registers an idle row for the agent's conversation (the same conversation always gets "
                        "the same Session ID) and prints the tool's JSON answer. Never fails: errors are logged to "
-                       ".memboard/hook.log and exit 0 without a Session ID.")
+                       "hook.log in memboard's local state folder and exit 0 without a Session ID.")
     hook.add_arguments(p)
     p.set_defaults(func=hook.cmd_hook)
 

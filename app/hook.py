@@ -3,9 +3,9 @@
 The hook reads the agent's JSON on stdin, registers an idle row through the core's register
 plan (reusing the row of a conversation it has seen, see core/hookmap.py) and answers in the
 tool's own JSON shape. It is fail-open: whatever goes wrong, it exits 0, prints no Session
-ID and writes one line to `<root>/.memboard/hook.log` (or the local state folder's hook.log
-when the root is missing or unwritable). It imports only the standard library, filelock and
-the core modules it needs: no Textual, Rich or mistletoe.
+ID and writes one line to the root's hook.log in memboard's local state (or to the state
+folder's own hook.log when no root can be told). It imports only the standard library,
+filelock and the core modules it needs: no Textual, Rich or mistletoe.
 """
 
 from __future__ import annotations
@@ -132,22 +132,31 @@ def resolve_root(cli_root: str | None, cfg: dict, payload: dict):
         raise
 
 
-def log_line(root_path, tool: str, message: str) -> None:
-    """Append one line to the root's .memboard/hook.log, else to the local state folder's; never raises."""
-    import time
+def log_folders(root_path) -> list[str]:
+    """Where a hook's log line goes: the root's local state folder (a root that is a folder), else the state folder."""
+    from pathlib import Path
 
     from .core.config import state_dir
+    from .core.localstate import folder_of
+
+    targets = []
+    if root_path is not None and os.path.isdir(root_path):
+        try:
+            targets.append(os.fspath(folder_of(Path(root_path).resolve())))
+        except (OSError, RuntimeError, ValueError):
+            pass
+    targets.append(os.fspath(state_dir()))
+    return targets
+
+
+def log_line(root_path, tool: str, message: str) -> None:
+    """Append one line to the root's hook.log in local state (else the state folder's); never raises."""
+    import time
 
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     line = f"{stamp}\tmemboard hook {tool}\t{' '.join(str(message).split())}\n".encode("utf-8", "replace")
-    targets = []
-    if root_path is not None:
-        targets.append(os.path.join(os.fspath(root_path), ".memboard"))
-    targets.append(os.fspath(state_dir()))
-    for folder in targets:
+    for folder in log_folders(root_path):
         try:
-            if folder != targets[-1] and not os.path.isdir(os.path.dirname(folder) or "."):
-                continue
             os.makedirs(folder, exist_ok=True)
             path = os.path.join(folder, LOG_NAME)
             try:

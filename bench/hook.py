@@ -3,9 +3,9 @@
 Run: python bench/hook.py [--rows 10000 100000] [--runs 15]. Prints, per size, the median wall
 time of a new registration (a fresh conversation), of a resume (the conversation is already
 mapped) and of `python -c pass`, with the ratios; the issue's target is <= 5x at 10k rows.
-The root also holds a conversation map with one entry per row. Each run starts from the same
-root (index.md and the touched map shard restored), so every run registers the first session
-of its minute, as a real chat start does. `measure(rows, runs)` returns the
+The root's local state also holds a conversation map with one entry per row. Each run starts
+from the same root (index.md and the touched map shard restored), so every run registers the
+first session of its minute, as a real chat start does. `measure(rows, runs)` returns the
 figures as a dict for bench/run.py.
 """
 
@@ -49,8 +49,17 @@ def make_root(folder: Path, rows: int) -> Path:
     return folder
 
 
-def make_map(root: Path, rows: int) -> dict[str, bytes]:
-    """A conversation map with one entry per row (as after `rows` hooked chats); returns shard bytes by path."""
+def state_folder(root: Path, state: Path | None = None) -> Path:
+    """The root's folder in memboard's local state (under state, else this process's state folder)."""
+    from memboard.core.config import state_dir
+    from memboard.core.localstate import ROOTS, root_key
+
+    return (state or state_dir()) / ROOTS / root_key(root.resolve())
+
+
+def make_map(root: Path, rows: int, state: Path | None = None) -> dict[str, bytes]:
+    """A conversation map with one entry per row (as after `rows` hooked chats), in the root's local
+    state under state; returns shard bytes by path."""
     from memboard.core.hookmap import HEADER, shard_path
 
     shards: dict[str, list[bytes]] = {}
@@ -59,8 +68,9 @@ def make_map(root: Path, rows: int) -> dict[str, bytes]:
         sid = f"2025-{1 + (i // 28) % 12:02d}-{1 + i % 28:02d}-{i % 24:02d}{i % 60:02d}-{AGENTS[i % 3]}-{i}"
         shards.setdefault(shard_path(conv), [HEADER]).append(f"{conv}\t{sid}\t{AGENTS[i % 3].split('-')[0]}\t2025-01-01 10:00\n".encode())
     out = {}
+    folder = state_folder(root, state)
     for rel, parts in shards.items():
-        path = root / rel
+        path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"".join(parts))
         out[rel] = path.read_bytes()
@@ -116,7 +126,8 @@ def measure(rows: int, runs: int = 15) -> dict:
         state.mkdir()
         env = _env(state)
         pristine = (root / "index.md").read_bytes()
-        shards = make_map(root, rows)
+        shards = make_map(root, rows, state)
+        folder = state_folder(root, state)
         cmd = hook_command() + ["--root", str(root)]
         payload = {"transcript_path": "/tmp/t.jsonl", "cwd": str(base), "hook_event_name": "SessionStart", "source": "startup"}
         from memboard.core.hookmap import shard_path
@@ -126,9 +137,9 @@ def measure(rows: int, runs: int = 15) -> dict:
             (root / "index.md").write_bytes(pristine)
             rel = shard_path(conversation)
             if rel in shards:
-                (root / rel).write_bytes(shards[rel])
+                (folder / rel).write_bytes(shards[rel])
             else:
-                (root / rel).unlink(missing_ok=True)
+                (folder / rel).unlink(missing_ok=True)
 
         fresh("warm-up")
         _timed(cmd, env, json.dumps(dict(payload, session_id="warm-up")).encode())  # writes bytecode caches

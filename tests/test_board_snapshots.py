@@ -82,6 +82,22 @@ class TestSnapshotPane:
         assert snap_compare(demo_app, terminal_size=SIZE, run_before=settled("left_square_bracket", select="broken"))
 
 
+class TestBanner:
+    """The banner under the status line, on a root a git merge and a sync tool left work in."""
+
+    def test_banner_names_conflict_markers_and_a_sync_conflict_copy(self, snap_compare, tmp_path):
+        root = build_demo(tmp_path / "memory", now())
+        index = root / "index.md"
+        original = index.read_text(encoding="utf-8")
+        lines = original.splitlines(keepends=True)
+        at = next(i for i, line in enumerate(lines) if demo_ids(now())["hook"] in line)
+        theirs = lines[at].replace("Hook latency on large indexes", "Hook latency, measured on the laptop")
+        lines[at : at + 1] = ["<<<<<<< HEAD\n", lines[at], "=======\n", theirs, ">>>>>>> laptop\n"]
+        index.write_text("".join(lines), encoding="utf-8")
+        (root / "index (Laptop's conflicted copy 2026-05-31).md").write_text(original, encoding="utf-8")
+        assert snap_compare(MemboardApp(root, watch=False), terminal_size=SIZE, run_before=settled())
+
+
 class TestHelp:
     """The help screen."""
 

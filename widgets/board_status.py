@@ -1,4 +1,5 @@
-"""The line above the table: counts per status, the active filters, the sort and marks."""
+"""The board's status area: the line above the table (counts per status, the active filters, the
+sort and marks) and the banner under it that warns about the root itself."""
 
 from __future__ import annotations
 
@@ -52,3 +53,29 @@ class BoardStatus(Static):
         if marked:
             out.append(f"  │ {marked} marked", style="bold")
         self.update(out, layout=False)  # one line, fixed height: no relayout per keystroke
+
+
+class BoardBanner(Static):
+    """The banner under the status line: one line per problem with the root itself (read-only,
+    merge-conflict markers in index.md, sync-conflict copies); hidden while there is none."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        """An empty, hidden banner."""
+        super().__init__(id=id)
+        self.lines: list[tuple[str, str]] = []
+        self.display = False
+
+    def show(self, lines: list[tuple[str, str]]) -> None:
+        """Show (severity, text) lines; `error` lines (changes are refused) colour the whole banner."""
+        if lines == self.lines:
+            return
+        self.lines = list(lines)
+        out = Text()
+        for number, (_, line) in enumerate(lines):
+            if number:
+                out.append("\n")
+            out.append("⚠ ", style="bold")
+            out.append(line)
+        self.set_class(any(severity == "error" for severity, _ in lines), "-error")
+        self.update(out)
+        self.display = bool(lines)

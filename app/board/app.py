@@ -25,10 +25,20 @@ from ..core.ids import DEFAULT_AGENT, is_valid_id
 from ..core.index import STATUSES
 from ..core.root import INDEX, MemoryRoot
 from .flows import FlowsMixin
-from .loader import FileWatch, SessionDetail, load_detail, observe_snapshots, read_head, read_model
-from .messages import DetailLoaded, ModelLoaded
+from .loader import (
+    CopyScan,
+    FileWatch,
+    Notices,
+    SessionDetail,
+    load_detail,
+    observe_snapshots,
+    read_head,
+    read_model,
+    read_notices,
+)
+from .messages import DetailLoaded, ModelLoaded, NoticesLoaded
 from .model import ALL, SORT_COLUMNS, BoardModel
-from memboard.widgets.board_status import BoardStatus
+from memboard.widgets.board_status import BoardBanner, BoardStatus
 from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.session_table import SessionTable
 from memboard.widgets.snapshot_pane import SnapshotPane
@@ -117,6 +127,8 @@ class MemboardApp(FlowsMixin, App):
         self.revision_position = 0
         self._pending_steps: tuple[str, int] | None = None
         self.watcher = FileWatch(self.memory_root)
+        self.copy_scan = CopyScan(self.memory_root)
+        self.notices = Notices()
         self._detail_timer = None
         self.sub_title = self.memory_root.path.name or str(self.memory_root.path)
 
@@ -125,6 +137,7 @@ class MemboardApp(FlowsMixin, App):
     def compose(self) -> ComposeResult:
         """Title and counts, filter, the table beside the pane, keys."""
         yield BoardStatus(self.sub_title, id="status")
+        yield BoardBanner(id="banner")
         with Horizontal(id="filter-bar"):
             yield Static("filter ›", id="filter-label")
             yield FilterInput(placeholder="ID, agent, topic, summary, keywords (enter keeps, escape clears)", id="filter", compact=True)
@@ -181,6 +194,7 @@ class MemboardApp(FlowsMixin, App):
         self.watcher.prime()
         now = clock.now()
         model = read_model(self.memory_root, now)
+        self.show_notices(read_notices(self.memory_root, model, self.copy_scan.copies))  # rescanned by the poller
         changed = observe_snapshots(self.memory_root)
         self._apply_model(model, changed | {self.current_session_id or ""})
         row = self.table.current
@@ -210,7 +224,7 @@ class MemboardApp(FlowsMixin, App):
     def check_files(self) -> bool:
         """Poll index.md and snapshots; start a reload when any changed. True if one did."""
         index_changed, snapshots = self.watcher.changes()
-        if index_changed or snapshots:
+        if index_changed or snapshots or self.copy_scan.stale():
             self.reload_worker(snapshots)
             return True
         return False
@@ -227,12 +241,14 @@ class MemboardApp(FlowsMixin, App):
         except MemboardError as exc:
             self.notify(str(exc), severity="error")
             data = b""
-        head = read_head(data, root, now)
-        if head is None:
-            self._apply_model(read_model(root, now, data), set())
+        model = read_head(data, root, now)
+        if model is None:
+            model = read_model(root, now, data)
+        self._apply_model(model, set())
+        self.show_notices(read_notices(root, model, []))  # up front: read-only, conflict markers (copies: the worker)
+        if model.complete:
             self.call_after_refresh(self.reload_worker, set(), initial=True)
         else:
-            self._apply_model(head, set())
             self.call_after_refresh(self.reload_worker, set(), initial=True, data=data)
 
     @work(thread=True, exclusive=True, group="reload")
@@ -245,9 +261,12 @@ class MemboardApp(FlowsMixin, App):
         root = self.memory_root
         now = clock.now()
         if initial:
+            model = self.model
             if data is not None:
-                self.post_message(ModelLoaded(read_model(root, now, data)))
+                model = read_model(root, now, data)
+                self.post_message(ModelLoaded(model))
             observe_snapshots(root)
+            self._post_notices(model)
             return
         try:
             data = root.read(INDEX) or b""
@@ -258,6 +277,23 @@ class MemboardApp(FlowsMixin, App):
         existing = {sid for sid in changed_snapshots if sid in model.by_id}
         observe_snapshots(root, existing)
         self.post_message(ModelLoaded(model, changed_snapshots))
+        self._post_notices(model)
+
+    def _post_notices(self, model: BoardModel) -> None:
+        """Work out the banner's notices for a model (from a worker) and post them to the UI thread."""
+        self.post_message(NoticesLoaded(read_notices(self.memory_root, model, self.copy_scan.current())))
+
+    def on_notices_loaded(self, message: NoticesLoaded) -> None:
+        """Show fresh notices in the banner."""
+        try:
+            self.show_notices(message.notices)
+        except NoMatches:  # the board is closing: its widgets are gone
+            pass
+
+    def show_notices(self, notices: Notices) -> None:
+        """Put the root's notices (read-only, conflict markers, sync-conflict copies) in the banner."""
+        self.notices = notices
+        self.query_one(BoardBanner).show(notices.lines())
 
     def on_model_loaded(self, message: ModelLoaded) -> None:
         """Show a fresh model, keeping cursor, marks and filters."""

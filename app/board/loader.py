@@ -1,4 +1,5 @@
-"""Reading a memory root for the board: the model, file signatures for the watcher, revisions.
+"""Reading a memory root for the board: the model, file signatures for the watcher, revisions,
+and the notices of its banner (read-only root, merge-conflict markers, sync-conflict copies).
 
 No Textual here: the App calls these from worker threads and posts the results back.
 """
@@ -11,8 +12,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from ..core import revisions
+from ..core.conflicts import ConflictCopy, find_copies, line_list, readable_rows
+from ..core.errors import MemboardError
 from ..core.index import IndexFile
-from ..core.root import INDEX, SESSIONS, MemoryRoot, session_path
+from ..core.root import ARCHIVE, INDEX, SESSIONS, MemoryRoot, session_path
 from ..core.snapshot import Snapshot, vanished
 from .model import BoardModel, BoardRow, IndexSource
 
@@ -33,7 +36,14 @@ def read_model(root: MemoryRoot, now: datetime, data: bytes | None = None, previ
         model = reread(previous, data, snaps, now)
         if model is not None:
             return model
-    return BoardModel.from_index(IndexFile(data), snaps, now)
+    index = IndexFile(data)
+    if not index.conflict_lines:
+        return BoardModel.from_index(index, snaps, now)
+    # a merge conflict: both sides' rows and those past it, read through the markers (the banner says so)
+    rows = readable_rows(data, index.conflict_lines)
+    model = BoardModel([BoardRow.from_row(r, r.values.get("id", "") in snaps) for r in rows], now)
+    model.markers = list(index.conflict_lines)
+    return model
 
 
 def common_prefix(a: bytes, b: bytes) -> int:
@@ -78,7 +88,7 @@ def reread(previous: BoardModel, data: bytes, snaps: set[str], now: datetime) ->
         return None
     start = old.rfind(b"\n", 0, p) + 1 if first_line else 0
     tail = IndexFile(source.prelude + data[start:])
-    if tail.header_line != 0:
+    if tail.header_line != 0 or tail.conflict_lines:
         return None
     shift = first_line - 2
     kept = [r for r in previous.rows if r.line < first_line]
@@ -149,6 +159,67 @@ class FileWatch:
         changed = {sid for sid in set(snaps) | set(self.snapshots) if snaps.get(sid) != self.snapshots.get(sid)}
         self.index, self.snapshots = index, snaps
         return index_changed, changed
+
+
+@dataclass
+class Notices:
+    """What the board's banner says about the root; each kind has one line."""
+
+    read_only: str | None = None
+    markers: list[int] = field(default_factory=list)
+    copies: list[ConflictCopy] = field(default_factory=list)
+
+    def lines(self) -> list[tuple[str, str]]:
+        """(severity, text) per notice: `error` when changes are refused, `warning` otherwise."""
+        out = []
+        if self.read_only:
+            out.append(("error", f"read-only: {self.read_only}; changes are refused, nothing is written"))
+        if self.markers:
+            text = f"index.md has merge-conflict markers ({line_list(self.markers)}): both sides shown; "
+            out.append(("error", text + "changes refused until resolved by hand"))
+        if self.copies:
+            noun = "copy" if len(self.copies) == 1 else "copies"
+            names = ", ".join(c.path for c in self.copies)
+            out.append(("warning", f"{len(self.copies)} sync-conflict {noun}: {names}; merge by hand (d: doctor)"))
+        return out
+
+
+def read_notices(root: MemoryRoot, model: BoardModel, copies: list[ConflictCopy]) -> Notices:
+    """The banner's notices: the root's writability (probed now), the model's conflict markers, the copies found."""
+    return Notices(root.read_only_reason(), list(model.markers), list(copies))
+
+
+class CopyScan:
+    """The root's sync-conflict copies, scanned again only when the root, sessions/ or archive/ changed.
+
+    A copy that appears inside an archive folder shows at the next change of archive/ or the
+    next start (`memboard doctor` always reads every folder).
+    """
+
+    def __init__(self, root: MemoryRoot):
+        """Scan root on first use."""
+        self.root = root
+        self.signature: tuple | None = None
+        self.copies: list[ConflictCopy] = []
+
+    def _folders(self) -> tuple:
+        """(mtime_ns, size) of the folders a copy can appear in."""
+        return tuple(_signature(str(self.root.path / rel)) for rel in (".", SESSIONS, ARCHIVE))
+
+    def stale(self) -> bool:
+        """Whether a folder changed since the last scan."""
+        return self._folders() != self.signature
+
+    def current(self) -> list[ConflictCopy]:
+        """The copies, scanned again when a folder changed."""
+        signature = self._folders()
+        if signature != self.signature:
+            try:
+                self.copies = find_copies(self.root)
+            except (OSError, MemboardError):  # an unreadable folder: no banner line rather than no board
+                self.copies = []
+            self.signature = signature
+        return self.copies
 
 
 def observe_snapshots(root: MemoryRoot, ids: set[str] | None = None) -> set[str]:
@@ -238,12 +309,8 @@ def load_detail(root: MemoryRoot, session_id: str) -> SessionDetail:
         data = root.read(session_path(session_id))
     except Exception:
         data = None
-    texts = []
     try:
-        for rel in revisions.list_revisions(root, session_id):
-            raw = root.read(rel)
-            if raw is not None:
-                texts.append(decode_text(raw))
+        texts = [decode_text(raw) for raw in revisions.contents(root, session_id)]
     except Exception:
         texts = []
     current = decode_text(data) if data is not None else None

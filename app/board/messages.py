@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from textual.message import Message
 
-from .loader import SessionDetail
+from .loader import Notices, SessionDetail
 from .model import BoardModel
 
 
@@ -17,6 +17,13 @@ class ModelLoaded(Message):
 
     model: BoardModel
     changed_snapshots: set[str] = field(default_factory=set)
+
+
+@dataclass
+class NoticesLoaded(Message):
+    """What the banner says about the root (read-only, conflict markers, sync-conflict copies)."""
+
+    notices: Notices
 
 
 @dataclass

@@ -148,6 +148,7 @@ class BoardModel:
         self.now = now
         self.complete = complete
         self.problems = problems or []
+        self.markers: list[int] = []  # merge-conflict marker lines of index.md (its rows are then read through them)
         self.source: IndexSource | None = None
         self._last_view: tuple[tuple[str, str, bool], str, list[BoardRow]] | None = None
         self._orders: dict[str, list[BoardRow]] = {"line": rows}
@@ -171,6 +172,7 @@ class BoardModel:
         rows = [BoardRow.from_row(r, r.values.get("id", "") in snapshot_ids) for r in index.rows]
         model = cls(rows, now, complete, list(index.problems))
         model.source = IndexSource.of(index)
+        model.markers = list(index.conflict_lines)
         return model
 
     @classmethod

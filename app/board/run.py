@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -32,6 +33,11 @@ def run_demo(keep: str | None = None) -> int:
     if keep:
         path = make_demo(keep)
         return run_board(path)
+    from ..core.localstate import folder_of
+
     with tempfile.TemporaryDirectory(prefix="memboard-demo-") as tmp:
         path = make_demo(Path(tmp) / "memory")
-        return run_board(path)
+        try:
+            return run_board(path)
+        finally:  # the throwaway root's revisions in local state go with it
+            shutil.rmtree(folder_of(path.resolve()), ignore_errors=True)

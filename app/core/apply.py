@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import tempfile
@@ -35,8 +34,9 @@ class ChangedUnderfoot(MemboardError):
 
 def lock_path(root: MemoryRoot) -> Path:
     """The lock file of a root: in local state, keyed by the root's real path."""
-    key = hashlib.sha256(str(root.real).encode("utf-8", "surrogateescape")).hexdigest()[:20]
-    return config.state_dir() / "locks" / f"{key}.lock"
+    from .localstate import root_key
+
+    return config.state_dir() / "locks" / f"{root_key(root.real)}.lock"
 
 
 def lock_timeout() -> float:
@@ -174,7 +174,9 @@ def unchanged(root: MemoryRoot, plan: Plan) -> bool:
     for rel, before in plan.expected_before().items():
         if root.read(rel) != before:
             return False
-    return True
+    from . import localstate
+
+    return localstate.unchanged(root, plan)
 
 
 SETTLE_SECONDS = 0.5
@@ -388,6 +390,8 @@ def _step(root: MemoryRoot, ch: Change) -> None:
                 path.parent.rmdir()  # an archive folder this delete emptied goes too
             except OSError:
                 pass
+        elif ch.path.startswith(".memboard/"):
+            _prune_empty(path.parent, root.path)
         _fsync_dir(path.parent)
     elif ch.kind == "move":
         dest = root.abs(ch.dest)
@@ -405,6 +409,17 @@ def _step(root: MemoryRoot, ch: Change) -> None:
         _fsync_dir(path.parent)
     else:  # pragma: no cover - plans are built by memboard itself
         raise MemboardError(f"unknown change kind {ch.kind}")
+
+
+def _prune_empty(folder: Path, stop: Path) -> None:
+    """Remove folder and its parents up to (not including) stop while they are empty: the folders
+    of an older memboard's state in the root, once their files moved to local state."""
+    while folder != stop and stop in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def _verify_change(root: MemoryRoot, ch: Change) -> str | None:
@@ -461,6 +476,9 @@ def _write_rebased(root: MemoryRoot, plan: Plan, at: int) -> bool:
 def write_and_verify(root: MemoryRoot, plan: Plan) -> None:
     """Write the plan's steps in order (caller holds the lock), then verify every step."""
     global _current_step
+    from . import localstate
+
+    localstate.write_local(root, plan)  # local state first: a move copies there before the root loses anything
     done: list[str] = []
     for number, ch in enumerate(plan.changes, start=1):
         try:

@@ -1,4 +1,4 @@
-"""The hooks' conversation -> Memory Session ID map under `.memboard/conversations/`.
+"""The hooks' conversation -> Memory Session ID map, in memboard's local state (`conversations/`).
 
 An agent's hook fires again for the same conversation (Claude Code `resume`/`compact`, Cursor
 running its own hook and the Claude one). The map makes that idempotent: the first
@@ -8,6 +8,10 @@ files chosen by a hash of the conversation ID. A shard stays small (about 400 li
 conversations), so a lookup reads a few kilobytes and the shard is rewritten atomically as
 part of the same plan as the index row, under the same lock. The last line of a
 conversation wins; lines starting with `#` are comments.
+
+The map is per machine and per root, outside the (synced) root: see localstate.py. An older
+memboard kept it in the root under `.memboard/conversations/`; a conversation found only
+there still maps to its session, until `doctor --fix` moves those shards.
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from datetime import datetime
 from .clock import format_ts
 from .ids import is_valid_id
 from .index import IndexFile
+from .localstate import LocalState
 from .plan import Change, Check, Plan
 from .root import INDEX, STATE, MemoryRoot
 
-FOLDER = f"{STATE}/conversations"
+FOLDER = "conversations"  # in the root's local state
+LEGACY_FOLDER = f"{STATE}/conversations"  # in the root, where an older memboard kept it
 HEADER = (
     b"# memboard conversation map v1: conversation-id<TAB>session-id<TAB>tool<TAB>registered-at;"
     b" the last line of a conversation wins\n"
@@ -37,9 +43,14 @@ def valid_conversation(value: object) -> bool:
 
 
 def shard_path(conversation: str) -> str:
-    """The shard file (relative to the root) that holds a conversation's lines."""
+    """The shard file (relative to the root's local state) that holds a conversation's lines."""
     digest = hashlib.sha1(conversation.encode("utf-8", "surrogateescape")).hexdigest()
     return f"{FOLDER}/{digest[:2]}.tsv"
+
+
+def legacy_shard_path(conversation: str) -> str:
+    """Where an older memboard kept the conversation's shard (relative to the root)."""
+    return f"{STATE}/{shard_path(conversation)}"
 
 
 def lookup(data: bytes | None, conversation: str) -> str | None:
@@ -71,9 +82,18 @@ def with_entry(data: bytes | None, conversation: str, session_id: str, tool: str
     return base + line.encode("utf-8", "surrogateescape")
 
 
-def mapped(root: MemoryRoot, conversation: str) -> str | None:
-    """The Session ID the map records for a conversation (whether or not its row still exists)."""
-    return lookup(root.read(shard_path(conversation)), conversation)
+def mapped(root: MemoryRoot, conversation: str, local: bytes | None = None) -> str | None:
+    """The Session ID the map records for a conversation (whether or not its row still exists).
+
+    Local state first (its lines are the newer), then the shard an older memboard left in
+    the root; local is the local shard's bytes when the caller has read them already.
+    """
+    if local is None:
+        local = LocalState(root).read(shard_path(conversation))
+    found = lookup(local, conversation)
+    if found is None:
+        found = lookup(root.read(legacy_shard_path(conversation)), conversation)
+    return found
 
 
 def whoami(root: MemoryRoot, conversation: str) -> dict:
@@ -95,10 +115,10 @@ def whoami(root: MemoryRoot, conversation: str) -> dict:
 
 
 def maps_to(rel: str, conversation: str, session_id: str) -> Check:
-    """A check that the shard maps conversation to session_id."""
+    """A check that the local shard maps conversation to session_id."""
     return Check(
         f"{rel} maps {conversation} to {session_id}",
-        lambda root: lookup(root.read(rel), conversation) == session_id,
+        lambda root: lookup(LocalState(root).read(rel), conversation) == session_id,
     )
 
 
@@ -116,11 +136,12 @@ def plan_session_start(root: MemoryRoot, when: datetime, agent: str, conversatio
         plan.result.update(conversation=None, reused=False)
         return plan
     rel = shard_path(conversation)
-    before = root.read(rel)
-    previous = lookup(before, conversation)
+    before = LocalState(root).read(rel)
+    previous = mapped(root, conversation, before or b"")
     if previous is not None:
-        data = root.read(INDEX)
-        rows = IndexFile(data or b"").find(previous)
+        index = IndexFile(root.read(INDEX) or b"")
+        index.refuse_conflicts()  # the row may sit in a conflict block: report no ID from such a file
+        rows = index.find(previous)
         if rows:
             plan = Plan("register")
             plan.result = {"session_id": previous, "status": rows[0].status, "conversation": conversation, "reused": True}
@@ -128,7 +149,7 @@ def plan_session_start(root: MemoryRoot, when: datetime, agent: str, conversatio
             return plan
     plan = plan_register(root, when, agent)
     sid = plan.result["session_id"]
-    plan.changes.append(Change("create" if before is None else "modify", rel, before, with_entry(before, conversation, sid, tool, when)))
+    plan.local.append(Change("create" if before is None else "modify", rel, before, with_entry(before, conversation, sid, tool, when)))
     plan.checks.append(maps_to(rel, conversation, sid))
     plan.result.update(conversation=conversation, reused=False)
     if previous is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .ids import is_valid_id
 
@@ -417,8 +418,32 @@ class IndexFile:
         """Protocol columns the board table lacks (none when there is no table yet)."""
         return [c for c in COLUMNS if c not in self.columns] if self.has_table else []
 
+    @cached_property
+    def conflict_lines(self) -> list[int]:
+        """Line numbers (from 1) of merge-conflict markers a git merge left in the file (usually none).
+
+        A block needs a `<<<<<<<` or `>>>>>>>` line, which does not start with `|` and so lies
+        before the table's rows or after them: only that text is scanned first (a large
+        index's rows cost nothing), and the whole file only when it holds a conflict.
+        """
+        from .conflicts import marker_lines
+
+        data = self.data
+        if self.header_line is None or marker_lines(data[: self._rows_off]) or marker_lines(data[self._end_off :]):
+            return marker_lines(data)
+        return []
+
+    def refuse_conflicts(self) -> None:
+        """Raise Refused while the file holds merge-conflict markers: it is not a table to write on."""
+        if self.conflict_lines:
+            from .conflicts import marker_refusal
+            from .errors import Refused
+
+            raise Refused(marker_refusal(self.conflict_lines))
+
     def edit(self) -> "IndexEdit":
-        """Start an edit of this file; refused when the table lacks protocol columns."""
+        """Start an edit of this file; refused when it holds conflict markers or its table lacks protocol columns."""
+        self.refuse_conflicts()
         missing = self.missing_columns()
         if missing:
             from .errors import Refused

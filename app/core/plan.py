@@ -43,11 +43,14 @@ class Plan:
     report: list[str] = field(default_factory=list)
     result: dict = field(default_factory=dict)
     success: str | None = None
+    # changes to memboard's local state for this root (paths relative to it, see localstate.py),
+    # written under the same lock before the root's changes
+    local: list[Change] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        """Whether the plan changes no file."""
-        return not self.changes
+        """Whether the plan changes no file (in the root or in local state)."""
+        return not self.changes and not self.local
 
     def paths(self) -> list[str]:
         """Every path the plan reads or writes, in order, without repeats."""

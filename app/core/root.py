@@ -103,9 +103,34 @@ class MemoryRoot:
             return []
 
     def session_ids_on_disk(self) -> set[str]:
-        """IDs that have a snapshot file under sessions/."""
-        return {n[:-3] for n in self.listdir(SESSIONS) if n.endswith(".md")}
+        """IDs that have a snapshot file under sessions/ (a sync tool's conflict copy of one is no session)."""
+        from .conflicts import snapshot_copies
+
+        names = self.listdir(SESSIONS)
+        copies = {c.path[len(SESSIONS) + 1 :] for c in snapshot_copies(self, names=names)}
+        return {n[:-3] for n in names if n.endswith(".md") and n not in copies}
 
     def archived_ids(self) -> set[str]:
         """IDs that have a folder under archive/."""
         return set(self.listdir(ARCHIVE))
+
+    def read_only_reason(self) -> str | None:
+        """Why memboard cannot write here (a read-only filesystem, a folder it may not change), else None.
+
+        Cheap (a statvfs and a few access checks) and writes nothing: memboard writes each
+        file through a temp file in its folder, so the folders must be writable.
+        """
+        statvfs = getattr(os, "statvfs", None)
+        try:
+            if statvfs is not None and statvfs(self.path).f_flag & os.ST_RDONLY:
+                return "the memory root is on a read-only filesystem"
+        except OSError:
+            pass
+        for rel, name in ((".", "the memory root folder"), (SESSIONS, f"{SESSIONS}/"), (ARCHIVE, f"{ARCHIVE}/")):
+            folder = self.path / rel
+            if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+                return f"{name} is not writable"
+        index = self.path / INDEX
+        if os.name == "nt" and index.is_file() and not os.access(index, os.W_OK):
+            return "index.md is read-only"
+        return None

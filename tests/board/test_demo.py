@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from memboard.board.run import make_demo
 from memboard.core.clock import now
@@ -39,7 +40,7 @@ def test_demo_holds_every_state(demo_root, ids):
     root = MemoryRoot(demo_root)
     revs = list_revisions(root, ids["broken"])
     assert len(revs) == 2
-    old, new = (root.read(r).decode() for r in revs)
+    old, new = (r.read_text(encoding="utf-8") for r in revs)
     assert vanished(old, new), "the demo's lossy merge must show policy breaks"
     assert (demo_root / "sessions" / f"{ids['broken']}.md").read_text(encoding="utf-8") == new
 
@@ -70,3 +71,21 @@ def test_demo_keep_refuses_a_non_empty_folder(cli, tmp_path):
 def test_make_demo_into_a_new_folder(tmp_path):
     path = make_demo(tmp_path / "new" / "memory")
     assert (path / "index.md").exists() and (path / "sessions").is_dir()
+
+
+def test_the_throwaway_demo_takes_its_local_state_with_it(monkeypatch):
+    """`memboard demo` without --keep leaves no revisions of its temp root in local state."""
+    from memboard.board import run
+    from memboard.core.localstate import folder_of
+
+    seen = []
+
+    def fake_board(path):
+        folder = folder_of(Path(path).resolve())
+        seen.append((folder, (folder / "revisions").is_dir()))
+        return 0
+
+    monkeypatch.setattr(run, "run_board", fake_board)
+    assert run.run_demo() == 0
+    [(folder, had_revisions)] = seen
+    assert had_revisions and not folder.exists()

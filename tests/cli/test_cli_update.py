@@ -121,10 +121,14 @@ def test_update_of_a_different_session_needs_its_explicit_id(cli, root, mem):
 
 
 def test_update_records_revisions_of_the_snapshot(cli, root, mem):
+    """Revisions are kept in memboard's local state, per root, never in the (synced) root."""
+    from memboard.core.localstate import folder_of
+
     mem.index(row_line(SID))
     mem.snapshot(SID)
     assert cli("update", SID, "--snapshot", "-", input="## Decisions\n\n- New.\n").code == 0
-    revs = sorted((root / ".memboard" / "revisions" / SID).iterdir())
+    assert not (root / ".memboard").exists()
+    revs = sorted((folder_of(root.resolve()) / "revisions" / SID).iterdir())
     assert len(revs) == 2
     assert revs[0].read_text(encoding="utf-8") == snapshot_text(SID)
     assert revs[1].read_bytes() == (root / "sessions" / f"{SID}.md").read_bytes()

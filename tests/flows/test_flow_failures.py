@@ -131,3 +131,22 @@ async def test_marked_archive_with_stale_files_previews_the_sequence_again(sampl
     text = (sample_root / "index.md").read_text(encoding="utf-8")
     assert OVERDUE not in text and LONER not in text and text.endswith("late edit\n")
     assert SOURCE in text and FOLLOWER in text
+
+
+async def test_a_conflicted_index_refuses_a_flow_before_any_preview(sample_root):
+    index = sample_root / "index.md"
+    lines = index.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"| {LONER} "))
+    lines[at:at + 1] = ["<<<<<<< HEAD\n", lines[at], "=======\n", lines[at], ">>>>>>> laptop\n"]
+    index.write_text("".join(lines), encoding="utf-8")
+    before = tree_bytes(sample_root)
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.select_session(LONER)
+        await pilot.press("a")
+        screen = await wait_for_screen(pilot, MessageScreen)
+        assert "refused" in screen.title_text and "merge-conflict markers" in screen.message
+        await pilot.press("enter")
+        await wait_for_flow(pilot)
+    assert tree_bytes(sample_root) == before

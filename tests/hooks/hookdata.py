@@ -59,9 +59,16 @@ def rows_of(root: Path) -> list[str]:
     return [l for l in path.read_text(encoding="utf-8").splitlines() if l.startswith("| 2")]
 
 
+def local(root: Path) -> Path:
+    """memboard's local state folder of a root (revisions, conversation map, hook log)."""
+    from memboard.core.localstate import folder_of
+
+    return folder_of(root.resolve())
+
+
 def map_lines(root: Path) -> list[list[str]]:
-    """Every mapping line of every shard under .memboard/conversations/."""
-    folder = root / ".memboard" / "conversations"
+    """Every mapping line of every shard of the root's conversation map (in local state)."""
+    folder = local(root) / "conversations"
     out = []
     for shard in sorted(folder.glob("*.tsv")) if folder.exists() else []:
         out += [l.split("\t") for l in shard.read_text(encoding="utf-8").splitlines() if l and not l.startswith("#")]

@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from hookdata import CONVERSATION, claude_payload, codex_payload, cursor_payload, encoded, log_lines, map_lines, rows_of
+from hookdata import CONVERSATION, claude_payload, codex_payload, cursor_payload, encoded, local, log_lines, map_lines, rows_of
 
 SID = "2026-06-01-0930-claude-main-agent"
 CLAUDE_OK = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": f"Your Memory Session ID is: {SID}"}}
@@ -118,7 +118,7 @@ def test_a_payload_without_conversation_id_still_registers_but_is_not_mapped(cli
     res = cli("hook", "claude", input=encoded(payload))
     assert json.loads(res.out) == CLAUDE_OK
     assert len(rows_of(root)) == 1 and map_lines(root) == []
-    assert "without a conversation ID" in log_lines(root / ".memboard")[0]
+    assert "without a conversation ID" in log_lines(local(root))[0]
 
 
 def test_missing_optional_fields_are_fine(cli, root):
@@ -137,7 +137,7 @@ def test_garbage_on_stdin_fails_open_without_an_id(cli, root, stdin):
     assert res.code == 0
     assert res.out == "" and res.err == ""
     assert not (root / "index.md").exists()
-    logged = log_lines(root / ".memboard")
+    logged = log_lines(local(root))
     assert len(logged) == 1 and "failed open, no Session ID reported" in logged[0]
 
 
@@ -146,7 +146,7 @@ def test_an_unusable_conversation_id_fails_open(cli, root, bad):
     res = cli("hook", "claude", input=encoded(bad))
     assert (res.code, res.out) == (0, "")
     assert rows_of(root) == [] and map_lines(root) == []
-    assert "not a usable conversation ID" in log_lines(root / ".memboard")[0]
+    assert "not a usable conversation ID" in log_lines(local(root))[0]
 
 
 def test_a_numeric_conversation_id_is_used_as_text(cli, root):
@@ -159,7 +159,7 @@ def test_another_event_is_ignored_without_a_row(cli, root):
     res = cli("hook", "claude", input=encoded(claude_payload(hook_event_name="Stop")))
     assert (res.code, res.out) == (0, "")
     assert not (root / "index.md").exists()
-    assert "is not SessionStart" in log_lines(root / ".memboard")[0]
+    assert "is not SessionStart" in log_lines(local(root))[0]
 
 
 def test_root_that_is_a_file_logs_to_the_state_folder(cli, tmp_path, state_dir):
@@ -198,15 +198,24 @@ def test_unwritable_index_fails_open_and_reports_nothing(cli, root):
     res = cli("hook", "claude", input=encoded(claude_payload()))
     assert (res.code, res.out) == (0, "")
     assert map_lines(root) == []
-    assert "failed open" in log_lines(root / ".memboard")[0]
+    assert "failed open" in log_lines(local(root))[0]
 
 
-def test_unwritable_state_folder_inside_root_logs_to_local_state(cli, root, state_dir):
-    (root / ".memboard").write_text("a file where memboard's folder belongs")
+def test_unwritable_local_state_of_the_root_fails_open_and_logs_to_the_state_folder(cli, root, state_dir):
+    local(root).parent.mkdir(parents=True)
+    local(root).write_text("a file where the root's state folder belongs")
     res = cli("hook", "claude", input=encoded(claude_payload()))
     assert (res.code, res.out) == (0, "")
-    assert "Your Memory Session ID" not in res.out
-    assert "failed open" in log_lines(state_dir)[0]
+    assert rows_of(root) == []  # the map line comes first: nothing is written in the root without it
+    assert "failed open" in log_lines(state_dir)[0] and "local state" in log_lines(state_dir)[0]
+
+
+def test_the_hook_writes_nothing_of_its_own_into_the_root(cli, root):
+    (root / ".memboard").write_text("whatever an older tool left here")
+    res = cli("hook", "claude", input=encoded(claude_payload()))
+    assert json.loads(res.out) == CLAUDE_OK
+    assert sorted(p.name for p in root.iterdir()) == [".memboard", "index.md"]
+    assert len(map_lines(root)) == 1
 
 
 def test_a_held_lock_makes_the_hook_give_up_quickly(cli, root, state_dir):
@@ -219,7 +228,7 @@ def test_a_held_lock_makes_the_hook_give_up_quickly(cli, root, state_dir):
         elapsed = time.monotonic() - start
     assert (res.code, res.out) == (0, "")
     assert elapsed < 20
-    assert "locked by another writer" in log_lines(root / ".memboard")[0]
+    assert "locked by another writer" in log_lines(local(root))[0]
     assert rows_of(root) == []
 
 
@@ -231,7 +240,7 @@ def test_agent_name_from_flag_and_from_config(cli, root, state_dir):
     assert "2026-06-01-0930-team-agent" in res.out
     res = cli("hook", "cursor", "--agent", "Bad Name", input=encoded(cursor_payload("three")))
     assert (res.code, res.out) == (0, "")
-    assert "invalid agent name" in log_lines(root / ".memboard")[-1]
+    assert "invalid agent name" in log_lines(local(root))[-1]
 
 
 def test_a_row_organized_away_gets_a_new_session_and_the_map_follows(cli, root):
@@ -314,7 +323,7 @@ def test_a_broken_config_fails_open(cli, root, state_dir):
     res = cli("hook", "claude", input=encoded(claude_payload()))
     assert (res.code, res.out) == (0, "")
     assert rows_of(root) == []
-    assert "is not valid TOML" in log_lines(root / ".memboard")[0]  # --root still says where to log
+    assert "is not valid TOML" in log_lines(local(root))[0]  # --root still says where to log
     res = cli("hook", "claude", input=encoded(claude_payload()), use_root=False)
     assert (res.code, res.out) == (0, "")
     assert "is not valid TOML" in log_lines(state_dir)[0]  # nothing names a root: the local log
@@ -362,4 +371,4 @@ def test_a_terminal_on_stdin_fails_open_at_once(root):
         os.close(leader)
         os.close(follower)
     assert (proc.returncode, proc.stdout) == (0, b"")
-    assert "stdin is a terminal" in log_lines(root / ".memboard")[0]
+    assert "stdin is a terminal" in log_lines(local(root))[0]

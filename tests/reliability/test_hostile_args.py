@@ -105,7 +105,7 @@ def test_hostile_text_arguments_stay_inside_the_cell(cli, root, value):
     rows = IndexFile((root / "index.md").read_bytes()).rows
     assert len(rows) == 1 and rows[0].problem is None
     assert rows[0].get("topic") == " ".join(value.split())
-    assert sorted(p.name for p in root.iterdir()) == [".memboard", "index.md", "sessions"]
+    assert sorted(p.name for p in root.iterdir()) == ["index.md", "sessions"]
 
 
 def test_nul_in_text_is_refused(root, capsys):

@@ -26,8 +26,10 @@ def index_change_kind(root_bytes: bytes | None) -> str:
 
 
 def find_row(index: IndexFile, session_id: str, what: str = "session") -> Row:
-    """The one well-formed row for session_id, or a one-line refusal saying why not."""
+    """The one well-formed row for session_id, or a one-line refusal saying why not (also while
+    index.md holds merge-conflict markers: every caller is about to change it)."""
     check_id(session_id, f"{what} ID")
+    index.refuse_conflicts()  # a row below a conflict block is invisible: say why, not "unknown session"
     rows = index.find(session_id)
     if not rows:
         raise Refused(f"unknown {what} {session_id}: no row in index.md")

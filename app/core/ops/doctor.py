@@ -8,12 +8,16 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..clock import format_ts
+from ..conflicts import copy_advice, find_copies, line_list
 from ..ids import is_valid_id
 from .. import revisions
 from ..index import IndexFile, format_refs
+from ..localstate import LEGACY_LOGS, LocalState, plan_legacy_move
 from ..plan import Change, Plan
 from ..root import (
     INDEX,
+    SESSIONS,
+    STATE,
     MemoryRoot,
     archive_dir,
     archive_index_path,
@@ -25,6 +29,7 @@ from .common import MANUAL_KEYWORDS
 from .organize import _lists_an_id
 
 TEMP_SUFFIX = ".memboard-tmp"
+CONFLICT_MARKERS = "index_conflict_markers"
 META_UPDATED_RE = re.compile(rb"^\s*\|\s*Updated At\s*\|\s*([^|\r\n]*?)\s*\|", re.M)
 
 
@@ -80,6 +85,69 @@ def stray_temp_files(root: MemoryRoot) -> list[str]:
 def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Finding], Plan]:
     """All findings and one plan that repairs the fixable ones."""
     when = when or datetime.now()
+    findings, copied = leftover_findings(root)
+    if any(f.kind == CONFLICT_MARKERS for f in findings):
+        plan = Plan("doctor --fix")  # rows past a conflict block are invisible: repair nothing
+    else:
+        more, plan = _diagnose_files(root, when, copied)
+        findings += more
+        legacy_state(root, findings, plan)
+    plan.result = {"findings": [f.as_dict() for f in findings]}
+    return findings, plan
+
+
+def repair_plan(root: MemoryRoot, when: datetime) -> Plan:
+    """The plan `doctor --fix` applies; refused, nothing written, while index.md holds conflict markers."""
+    IndexFile(root.read(INDEX) or b"").refuse_conflicts()
+    return diagnose(root, when)[1]
+
+
+def leftover_findings(root: MemoryRoot) -> tuple[list[Finding], set[str]]:
+    """What other tools left: merge-conflict markers in index.md, sync-conflict copies (with the
+    names under sessions/ that are copies, so that none is taken for a session)."""
+    findings = []
+    markers = IndexFile(root.read(INDEX) or b"").conflict_lines
+    if markers:
+        findings.append(Finding(
+            CONFLICT_MARKERS, "",
+            f"index.md holds merge-conflict markers ({line_list(markers)}), left by a git merge, rebase or "
+            "stash; every change is refused and nothing else is checked until they are gone: edit index.md, keep "
+            "the rows you want from each side, delete the marker lines, then run memboard doctor again",
+        ))
+    copied = set()
+    for copy in find_copies(root, thorough=True):
+        parts = copy.original.split("/")  # index.md, sessions/<id>.md or archive/<id>/<name>.md
+        sid = "" if len(parts) == 1 else parts[1] if len(parts) == 3 else parts[1][:-3]
+        findings.append(Finding("sync_conflict_copy", sid, copy_advice(copy)))
+        if parts[0] == SESSIONS:
+            copied.add(copy.path[len(SESSIONS) + 1 : -3])
+    return findings, copied
+
+
+def legacy_state(root: MemoryRoot, findings: list[Finding], plan: Plan) -> None:
+    """Offer to move what an older memboard kept in the root's .memboard/ into local state (copy first)."""
+    move = plan_legacy_move(root)
+    if move.deletes:
+        kinds = [(move.count(f"{STATE}/revisions/"), "snapshot revision(s)"),
+                 (move.count(f"{STATE}/conversations/"), "conversation-map shard(s)"),
+                 (sum(f"{STATE}/{log}" in move.files for log in LEGACY_LOGS), "hook log file(s)")]
+        what = ", ".join(f"{n} {label}" for n, label in kinds if n)
+        findings.append(Finding(
+            "state_in_root", "",
+            f"{STATE}/ in the memory root holds {what} written by an older memboard; a synced root carries them to "
+            "every machine, and a revision keeps text later removed from a snapshot (a pasted secret)",
+            f"copy them to memboard's local state ({LocalState(root).path}), read the copies back, "
+            "then delete them from the root",
+        ))
+        plan.local += move.local
+        plan.changes += move.deletes
+    for rel in move.kept:
+        findings.append(Finding("state_in_root", "", f"{rel} is not memboard's to move (unknown, or local state "
+                                                    "holds a different file of that name); move or delete it by hand"))
+
+
+def _diagnose_files(root: MemoryRoot, when: datetime, copied: set[str]) -> tuple[list[Finding], Plan]:
+    """Findings about rows, snapshots, archives and references, and the plan that repairs them."""
     before = root.read(INDEX)
     index = IndexFile(before or b"")
     findings: list[Finding] = []
@@ -120,7 +188,7 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
             findings.append(Finding("duplicate_id", sid, f"{len(rows)} rows share this Session ID", fix))
 
     live = {sid: rows[0] for sid, rows in by_id.items() if len(rows) == 1 and not rows[0].problem}
-    snaps = root.session_ids_on_disk()
+    snaps = root.session_ids_on_disk() - copied
     archived = root.archived_ids()
 
     for sid, row in live.items():

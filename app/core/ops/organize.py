@@ -6,6 +6,7 @@ import re
 from datetime import datetime, timedelta
 
 from ..clock import parse
+from ..conflicts import copied_session
 from ..index import IndexFile
 from ..plan import Change, Check, Plan
 from ..root import INDEX, SESSIONS, MemoryRoot
@@ -40,8 +41,9 @@ def continued_sources(root: MemoryRoot, ids: set[str]) -> dict[str, list[str]]:
             continue
         if data is None or not _lists_an_id(data):
             continue
+        sid = copied_session(sid, data) or sid  # a sync-conflict copy speaks for its original, not as a session
         for src in Snapshot(data).continues_from():
-            if src in ids:
+            if src in ids and sid not in out.get(src, []):
                 out.setdefault(src, []).append(sid)
     return out
 

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from ..conflicts import marker_warning, readable_rows
 from ..errors import Refused
 from ..ids import check_id
 from ..index import STATUSES, IndexFile, Row
-from ..root import MemoryRoot, archive_index_path, archive_session_path, session_path
+from ..root import (
+    INDEX,
+    MemoryRoot,
+    archive_index_path,
+    archive_session_path,
+    session_path,
+)
 from ..snapshot import Snapshot
 from .common import load_index
 
@@ -59,22 +66,35 @@ def archived_row_json(meta: dict[str, str], has_snapshot: bool) -> dict:
     }
 
 
-def list_rows(root: MemoryRoot, status: str | None = None) -> list[dict]:
-    """Rows of the index (optionally of one status) as JSON objects."""
+def viewed_rows(root: MemoryRoot, warnings: list[str] | None, session_id: str | None = None) -> list[Row]:
+    """The index's rows for viewing (all, or session_id's), read through any merge-conflict
+    markers, which add a warning to warnings."""
+    data = root.read(INDEX) or b""
+    index = IndexFile(data)
+    markers = index.conflict_lines
+    if not markers:
+        return index.rows if session_id is None else index.find(session_id)
+    rows = readable_rows(data, markers)
+    if warnings is not None:
+        warnings.append(marker_warning(markers))
+    return rows if session_id is None else [r for r in rows if r.id == session_id]
+
+
+def list_rows(root: MemoryRoot, status: str | None = None, warnings: list[str] | None = None) -> list[dict]:
+    """Rows of the index (optionally of one status) as JSON objects; warnings collects what the reader should know."""
     if status is not None and status not in STATUSES:
         from ..errors import UsageError
 
         raise UsageError(f"unknown status {status!r}: use idle, active or stale")
-    index = load_index(root)
+    rows = viewed_rows(root, warnings)
     snaps = root.session_ids_on_disk()
-    return [row_json(r, r.id in snaps) for r in index.rows if status is None or r.status == status]
+    return [row_json(r, r.id in snaps) for r in rows if status is None or r.status == status]
 
 
-def show(root: MemoryRoot, session_id: str) -> dict:
+def show(root: MemoryRoot, session_id: str, warnings: list[str] | None = None) -> dict:
     """One session: its row (live or archived), snapshot text and metadata."""
     check_id(session_id)
-    index = load_index(root)
-    rows = index.find(session_id)
+    rows = viewed_rows(root, warnings, session_id)
     if rows:
         data = root.read(session_path(session_id))
         return {

@@ -1,0 +1,116 @@
+"""Conflict copies that sync tools leave beside index.md and snapshots.
+
+doctor names every copy (confirmed by its content, not by its name alone) and plans nothing
+for it; no copy is ever taken for a session: no orphan row, no separate session in
+organize's Continues From scan, not listed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from memroot import idle_line, row_line, snapshot_text
+
+A = "2026-05-30-0800-claude-agent"
+B = "2026-05-31-0900-cursor-main-agent"
+SOURCE = "2026-05-01-0900-codex-agent"
+
+# (copy's stem, tool) for a file whose original stem is ORIGINAL
+NAMES = [
+    ("{o}.sync-conflict-20260531-101500-ABCDEF7", "Syncthing"),
+    ("{o} (Laptop's conflicted copy 2026-05-31)", "Dropbox"),
+    ("{o} (Laptop's conflicted copy 2026-05-31 (1))", "Dropbox"),
+    ("{o} (copie en conflit de Laptop 2026-05-31)", "Dropbox"),
+    ("{o}-DESKTOP-AB12CD3", "OneDrive"),
+    ("{o}-laptop", "OneDrive"),
+    ("{o} 2", "iCloud"),
+    ("{o} (conflicted copy 2026-05-31 101500)", "Nextcloud"),
+    ("{o} (Conflicted copy MacBook 202605311015)", "Obsidian Sync"),
+    ("{o} (1)", "Google Drive"),
+]
+
+
+def findings(cli) -> list[dict]:
+    """doctor --json."""
+    res = cli("doctor", "--json")
+    assert res.code == 0, res.err
+    return json.loads(res.out)
+
+
+@pytest.mark.parametrize("pattern,tool", NAMES, ids=[t for _, t in NAMES])
+def test_a_conflicted_copy_of_index_md_is_named_by_doctor(cli, root, mem, pattern, tool):
+    data = mem.index(idle_line(A))
+    name = pattern.format(o="index") + ".md"
+    (root / name).write_text(data.decode() + idle_line(B) + "\n", encoding="utf-8")
+    found = findings(cli)
+    assert [(f["kind"], f["id"]) for f in found] == [("sync_conflict_copy", "")]
+    assert f"{name} is a sync-conflict copy of index.md ({tool} naming)" in found[0]["message"]
+    assert "does not merge conflict copies yet" in found[0]["message"] and found[0]["fix"] is None
+
+
+@pytest.mark.parametrize("pattern,tool", NAMES, ids=[t for _, t in NAMES])
+def test_a_conflicted_copy_of_a_snapshot_is_named_and_never_a_session(cli, root, mem, whole_tree, pattern, tool):
+    mem.index(row_line(A))
+    mem.snapshot(A)
+    name = pattern.format(o=A) + ".md"
+    mem.snapshot(name[:-3], text=snapshot_text(A, decisions=["Decided on the laptop."]))
+    found = findings(cli)
+    assert [(f["kind"], f["id"]) for f in found] == [("sync_conflict_copy", A)]
+    assert f"sessions/{name} is a sync-conflict copy of sessions/{A}.md ({tool} naming)" in found[0]["message"]
+    before = whole_tree()
+    res = cli("doctor", "--fix")
+    assert (res.code, res.out.strip().splitlines()[-1]) == (0, "nothing to repair")
+    assert whole_tree() == before
+    assert [r["id"] for r in json.loads(cli("list", "--json").out)] == [A]
+
+
+def test_a_onedrive_copy_named_like_a_session_gets_no_phantom_row(cli, root, mem, whole_tree):
+    """`<id>-laptop.md` is a valid Session ID by form; its content names <id>: a copy, even once the original is archived."""
+    mem.index(idle_line(B))
+    mem.snapshot(f"{A}-laptop", text=snapshot_text(A))  # the original A was archived since
+    (root / "archive" / A).mkdir(parents=True)
+    (root / "archive" / A / "session.md").write_text(snapshot_text(A), encoding="utf-8")
+    (root / "archive" / A / "index.md").write_text(f"# Archived Session: {A}\n", encoding="utf-8")
+    kinds = [(f["kind"], f["id"]) for f in findings(cli)]
+    assert ("sync_conflict_copy", A) in kinds and not [k for k in kinds if k[0] == "orphan_snapshot"]
+    before = whole_tree()
+    assert cli("doctor", "--fix").code == 0
+    assert whole_tree() == before
+
+
+def test_content_decides_not_the_name(cli, root, mem):
+    """Names that look like copies but whose content is not the original's are no copies; the one real copy is named."""
+    mem.index(row_line(A), row_line(f"{A}-laptop"))
+    mem.snapshot(A)
+    mem.snapshot(f"{A}-laptop")  # a real session of agent claude-agent-laptop, beside A
+    (root / "index (1).md").write_text("# Notes about the index\n\nno table here\n", encoding="utf-8")
+    mem.snapshot(f"{A} 2", text="# Scratch\n\nmy own notes, no session\n")
+    mem.snapshot(f"{A} 3", text=snapshot_text(A))
+    found = findings(cli)
+    assert [(f["kind"], f["id"]) for f in found] == [("sync_conflict_copy", A), ("stray_file", f"{A} 2")]
+    assert found[0]["message"].startswith(f"sessions/{A} 3.md is a sync-conflict copy of sessions/{A}.md (iCloud")
+
+
+def test_copies_inside_an_archive_folder_are_named(cli, root, mem):
+    mem.index(idle_line(B))
+    folder = root / "archive" / A
+    folder.mkdir(parents=True)
+    (folder / "index.md").write_text(f"# Archived Session: {A}\n", encoding="utf-8")
+    (folder / "session.md").write_text(snapshot_text(A), encoding="utf-8")
+    (folder / "session (1).md").write_text(snapshot_text(A, decisions=["Other machine."]), encoding="utf-8")
+    found = [f for f in findings(cli) if f["kind"] == "sync_conflict_copy"]
+    assert [(f["id"], f["message"].split(";")[0]) for f in found] == [
+        (A, f"archive/{A}/session (1).md is a sync-conflict copy of archive/{A}/session.md (Google Drive naming)")]
+
+
+def test_organize_takes_a_copy_for_its_original_not_a_session_of_its_own(cli, root, mem):
+    copy = f"{A}.sync-conflict-20260531-101500-ABCDEF7"
+    mem.index(idle_line(SOURCE), row_line(A))
+    mem.snapshot(A)
+    mem.snapshot(copy, text=snapshot_text(A, continues=[SOURCE]))
+    res = cli("organize", "--json")
+    assert res.code == 0, res.err
+    report = json.loads(res.out)
+    assert report["protected"] == [SOURCE]  # the copy still protects (conservative), on behalf of A
+    assert report["reasons"][SOURCE] == f"listed in Continues From of {A}"

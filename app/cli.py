@@ -458,10 +458,11 @@ ALLOW_SECRETS_HELP = "write even if the text looks like a credential (keys, toke
 def main(argv: list[str] | None = None) -> int:
     """Entry point: parse, run, map errors to exit codes and one-line messages."""
     raw = sys.argv[1:] if argv is None else argv
-    if raw[:1] == ["hook"]:  # the agents' hot path: skip building every other command's parser
+    lead = 2 if raw[:1] == ["--root"] else 1 if raw[:1] and raw[0].startswith("--root=") else 0
+    if raw[lead : lead + 1] == ["hook"]:  # the agents' hot path: skip building every other command's parser
         from .hook import main as hook_main
 
-        return hook_main(raw[1:])
+        return hook_main(raw[lead + 1 :] + raw[:lead])
     from .core.errors import MemboardError
 
     for stream in (sys.stdout, sys.stderr):  # never crash on text that is not valid UTF-8

@@ -18,6 +18,7 @@ from ..root import (
     archive_dir,
     archive_index_path,
     archive_session_path,
+    not_a_memory_root,
     session_path,
 )
 from ..snapshot import Snapshot, add_items, render_archive_index, render_template
@@ -80,6 +81,9 @@ def stray_temp_files(root: MemoryRoot) -> list[str]:
 def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Finding], Plan]:
     """All findings and one plan that repairs the fixable ones."""
     when = when or datetime.now()
+    elsewhere = not_a_memory_root(root.real)
+    if elsewhere:  # never walk a home folder or `/` looking for memboard's files
+        return [Finding("not_a_memory_root", "", f"{root.path} is not a memory root ({elsewhere}): nothing to check")], Plan("doctor --fix")
     before = root.read(INDEX)
     index = IndexFile(before or b"")
     findings: list[Finding] = []

@@ -235,9 +235,12 @@ def test_each_new_kind_is_refused_by_the_cli_and_overridable(cli, root, kind, te
     ],
 )
 def test_scanner_leaves_prose_ids_hashes_and_paths_alone(text):
-    assert scan(text) == []
+    """Only the one real credential on the line is reported, not the text around it."""
+    found = scan(text + " and DATABASE_URL=postgres://svc:" + "Tr0ub4dor@db/prod")
+    assert [m.kind for m in found] == ["connection string with a password"], found
 
 
 def test_a_hash_beside_an_aws_key_id_is_not_taken_for_its_secret():
-    found = scan(f"the IAM user {AWS} was deleted in commit 9fceb02d0ae598e95dc970b74767f19372d61af8")
-    assert [m.kind for m in found] == ["AWS access key"]
+    text = f"the IAM user {AWS} was deleted in commit 9fceb02d0ae598e95dc970b74767f19372d61af8"
+    assert [m.kind for m in scan(text)] == ["AWS access key"]
+    assert [m.kind for m in scan(text + f" (its secret was {AWS_SECRET})")] == ["AWS access key", "AWS secret access key"]

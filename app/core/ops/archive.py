@@ -44,7 +44,7 @@ def plan_archive(root: MemoryRoot, session_id: str, when: datetime) -> Plan:
     sources = [s for s in Snapshot(snap_bytes).continues_from() if s != session_id]
     values = dict(row.values)
     values["referenced_by"] = row.get("referenced_by") or "-"
-    archive_index = render_archive_index(values, format_ts(when)).encode("utf-8")
+    archive_index = render_archive_index(values, format_ts(when)).encode("utf-8", "surrogateescape")
     plan.changes.append(Change("create", archive_index_path(session_id), None, archive_index))
     plan.changes.append(Change("move", rel, snap_bytes, snap_bytes, dest=archive_session_path(session_id)))
     edit = index.edit()

@@ -228,7 +228,7 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
                     "summary": _first_paragraph(Snapshot(data)), "keywords": "", "status": meta.get("Status", ""),
                     "referenced_by": "-", "started_at": meta.get("Started At", ""), "updated_at": meta.get("Updated At", ""),
                 }
-                text = render_archive_index(values, format_ts(when)).encode("utf-8")
+                text = render_archive_index(values, format_ts(when)).encode("utf-8", "surrogateescape")
                 file_changes.append(Change("create", archive_index_path(sid), None, text))
                 findings.append(Finding("archive_without_index", sid, "archived snapshot without index.md", "create it from the snapshot"))
             else:

@@ -49,7 +49,7 @@ def base_files(topic: str, cell: str, line: str) -> dict[str, str]:
         row(B, refs=C, summary=f"beta{cell}"),
         row(C),
         row(I, "idle", topic="未設定", summary=f"placeholder {cell}"),
-        row(D, summary=f"delta {cell} work"),
+        row(D, topic=f"Delta {cell}", summary=f"delta {cell} work"),
         row(H),
     ]
     index = f"# Memory Index\n\nNotes {cell} here.\n\n" + HEADER + SEPARATOR + "".join(r + "\n" for r in rows) + "\nAfter.\n"
@@ -77,7 +77,7 @@ def hostile(kind: str) -> dict[str, bytes]:
             data = data.rstrip(b"\r\n")
         if kind == "not-utf8":
             data = data.replace(b"Notes plain", b"Notes caf\xe9 \xff\xfe").replace(b"decided plain", b"decided \xc3\x28 \x80")
-            data = data.replace(b"alpha plain summary", b"alpha \xe9t\xe9 summary")
+            data = data.replace(b"alpha plain summary", b"alpha \xe9t\xe9 summary").replace(b"Delta plain", b"Delta \xe9")
         out[rel] = data
     if kind == "mixed":  # doctor deletes it: a path git must quote, with spaces and quotes
         out['notes/my "odd" notes/.x y.md.a1b2c3.memboard-tmp'] = b"half\r\na write"
@@ -91,6 +91,7 @@ COMMANDS = [
     ["update", A, "--summary", "new summary"],
     ["update", I, "--summary", "now real work"],
     ["continue", B, "--as", A],
+    ["continue", B, "--as", D],
     ["continue", B],
     ["release", B, "--as", C],
     ["archive", A],

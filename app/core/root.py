@@ -13,6 +13,7 @@ SESSIONS = "sessions"
 ARCHIVE = "archive"
 STATE = ".memboard"
 NOTES = "notes"
+TEMP_SUFFIX = ".memboard-tmp"  # a write's temp file, `.<name>.<random>.memboard-tmp`, until its rename
 MARKERS = (INDEX, SESSIONS, ARCHIVE, NOTES, STATE)  # what a memory root holds once it is in use
 OS_LITTER = {".DS_Store", "Thumbs.db", "desktop.ini", ".localized"}  # files an OS drops in any folder
 START_HINT = (

@@ -65,7 +65,11 @@ def _print_patch(plan, notes: list[str]) -> None:
     """A dry run: the plan as a git patch on stdout, in bytes (`memboard X --dry-run | git apply`
     writes what `memboard X` would), and everything else on stderr."""
     sys.stdout.flush()
-    sys.stdout.buffer.write(plan.patch())
+    binary = getattr(sys.stdout, "buffer", None)
+    if binary is not None:
+        binary.write(plan.patch())
+    else:  # a text-only stream (an embedding caller): the patch as text, undecodable bytes replaced
+        sys.stdout.write(plan.patch().decode("utf-8", "replace"))
     sys.stdout.flush()
     from .core.plan import encoding_notes
 

@@ -148,3 +148,17 @@ def test_git_apply_of_the_dry_run_writes_exactly_what_the_command_writes(tmp_pat
     applied = git(previewed, "apply", "--whitespace=nowarn", "-", stdin=dry.stdout)
     assert applied.returncode == 0, applied.stderr.decode("utf-8", "replace") + "\n" + dry.stdout.decode("utf-8", "replace")
     assert files_of(previewed) == files_of(real)
+
+
+def test_a_dry_run_into_a_text_only_stream_still_prints_the_patch(tmp_path, capsys):
+    """An embedding caller that swaps stdout for a StringIO gets the patch as text, not a crash."""
+    import contextlib
+    import io
+
+    from memboard.cli import main
+
+    write_root(tmp_path / "root", hostile("not-utf8"))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["archive", A, "--dry-run", "--root", str(tmp_path / "root")]) == 0
+    assert f"rename to archive/{A}/session.md" in out.getvalue() and "\ufffd" in out.getvalue()

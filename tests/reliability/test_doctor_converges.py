@@ -190,7 +190,7 @@ def build(path, damages: set[str]) -> None:
         (path / "sessions" / f"{L3}.md").write_text(snap(L3, updated="2026-05-20 10:00", note=" More."), encoding="utf-8")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sets(st.sampled_from(DAMAGES), min_size=1, max_size=8))
 def test_one_fix_reaches_a_root_with_nothing_left_to_fix_and_loses_nothing(tmp_path, damages):
     path = tmp_path / "memory"

@@ -244,3 +244,14 @@ def test_a_hash_beside_an_aws_key_id_is_not_taken_for_its_secret():
     text = f"the IAM user {AWS} was deleted in commit 9fceb02d0ae598e95dc970b74767f19372d61af8"
     assert [m.kind for m in scan(text)] == ["AWS access key"]
     assert [m.kind for m in scan(text + f" (its secret was {AWS_SECRET})")] == ["AWS access key", "AWS secret access key"]
+
+
+@pytest.mark.parametrize("kind,text,value", NEW_KINDS, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(NEW_KINDS)])
+def test_every_kind_refuses_the_plan_and_allow_secrets_overrides_it(root, kind, text, value):
+    mroot = MemoryRoot(root)
+    snapshot = f"## Decisions\n\n- {text}\n"
+    with pytest.raises(SecretFound) as info:
+        plan_manual(mroot, datetime(2026, 6, 1, 9, 30), "alpha", "Deploy", "see snapshot", snapshot)
+    assert kind in [m.kind for m in info.value.matches] and value not in str(info.value)
+    plan = plan_manual(mroot, datetime(2026, 6, 1, 9, 30), "alpha", "Deploy", "see snapshot", snapshot, allow_secrets=True)
+    assert value.encode("utf-8") in plan.changes[0].after

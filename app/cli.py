@@ -63,6 +63,23 @@ def _read_input(spec: str | None) -> str | None:
     return text
 
 
+def _print_patch(plan, notes: list[str]) -> None:
+    """A dry run: the plan as a git patch on stdout, in bytes (`memboard X --dry-run | git apply`
+    writes what `memboard X` would), and everything else on stderr."""
+    sys.stdout.flush()
+    binary = getattr(sys.stdout, "buffer", None)
+    if binary is not None:
+        binary.write(plan.patch())
+    else:  # a text-only stream (an embedding caller): the patch as text, undecodable bytes replaced
+        sys.stdout.write(plan.patch().decode("utf-8", "replace"))
+    sys.stdout.flush()
+    from .core.plan import encoding_notes
+
+    for line in [*notes, *encoding_notes(plan)]:
+        print(line, file=sys.stderr)
+    print("dry run: nothing written" if plan.changes else "dry run: nothing to change", file=sys.stderr)
+
+
 def _run(args, build) -> int:
     """Build a plan, show it (dry run) or apply it, and print the outcome."""
     from .core.apply import execute
@@ -76,10 +93,7 @@ def _run(args, build) -> int:
         print(json.dumps(payload, ensure_ascii=False, indent=2))
         return 0
     if args.dry_run:
-        sys.stdout.write(plan.diff())
-        for line in plan.report:
-            print(line)
-        print("dry run: nothing written" if plan.changes else "dry run: nothing to change", file=sys.stderr)
+        _print_patch(plan, plan.report)
         return 0
     for line in plan.report:
         print(line)
@@ -258,19 +272,19 @@ def cmd_doctor(args) -> int:
                    "changes": [c.describe() for c in plan.changes]}
         print(json.dumps(payload, ensure_ascii=False, indent=2))
         return 0
+    out = sys.stderr if args.fix and args.dry_run else sys.stdout  # a dry run's stdout is the patch alone
     for f in findings:
         fix = f"  → fix: {f.fix}" if f.fix else ""
-        print(f"{f.kind}\t{f.id or '-'}\t{f.message}{fix}")
+        print(f"{f.kind}\t{f.id or '-'}\t{f.message}{fix}", file=out)
     if not findings:
-        print("no problems found")
+        print("no problems found", file=out)
     if not args.fix:
         if plan.changes:
             print(f"run `memboard doctor --fix` to repair ({len(plan.changes)} file change(s); --dry-run to preview)")
         return 0
     plan = execute(root, lambda r: repair_plan(r, when), dry_run=args.dry_run)
     if args.dry_run:
-        sys.stdout.write(plan.diff())
-        print("dry run: nothing written" if plan.changes else "dry run: nothing to change", file=sys.stderr)
+        _print_patch(plan, [])
         return 0
     print(f"repaired: {len(plan.changes)} file change(s)" if plan.changes else "nothing to repair")
     return 0
@@ -502,10 +516,11 @@ ALLOW_SECRETS_HELP = "write even if the text looks like a credential (keys, toke
 def main(argv: list[str] | None = None) -> int:
     """Entry point: parse, run, map errors to exit codes and one-line messages."""
     raw = sys.argv[1:] if argv is None else argv
-    if raw[:1] == ["hook"]:  # the agents' hot path: skip building every other command's parser
+    lead = 2 if raw[:1] == ["--root"] else 1 if raw[:1] and raw[0].startswith("--root=") else 0
+    if raw[lead : lead + 1] == ["hook"]:  # the agents' hot path: skip building every other command's parser
         from .hook import main as hook_main
 
-        return hook_main(raw[1:])
+        return hook_main(raw[lead + 1 :] + raw[:lead])
     from .core.errors import MemboardError
 
     for stream in (sys.stdout, sys.stderr):  # never crash on text that is not valid UTF-8

@@ -29,7 +29,8 @@ def add_arguments(parser) -> None:
     """The hook command's arguments for argparse (help and usage errors; the fast path reads them itself)."""
     import argparse
 
-    parser.add_argument("tool", choices=sorted(TOOLS), help="the agent whose hook JSON arrives on stdin")
+    # no argparse `choices`: an unknown tool is logged and exits 0 like every other hook failure
+    parser.add_argument("tool", metavar="{" + ",".join(sorted(TOOLS)) + "}", help="the agent whose hook JSON arrives on stdin")
     parser.add_argument("--agent", metavar="NAME", help="agent name (default: config agent_name, else <tool>-main-agent)")
     parser.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help="memory root folder")
 
@@ -154,6 +155,7 @@ def log_line(root_path, tool: str, message: str) -> None:
     import time
 
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    tool = "_".join(str(tool).split())[:40]  # an unknown tool word is the caller's text: one field, one line
     line = f"{stamp}\tmemboard hook {tool}\t{' '.join(str(message).split())}\n".encode("utf-8", "replace")
     for folder in log_folders(root_path):
         try:
@@ -201,6 +203,9 @@ def register_from_hook(tool: str, payload: dict, root_path, cfg: dict, agent: st
 def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=None) -> int:
     """The whole hook: read stdin, register, print the tool's JSON; exit 0 whatever happens."""
     root_path = None
+    if tool not in TOOLS:
+        log_line(quiet_root(cli_root), tool, f"ignored: unknown tool {tool[:40]!r} (use {', '.join(sorted(TOOLS))}); no Session ID reported")
+        return 0
     try:
         if stdin is None and sys.stdin is not None and sys.stdin.isatty():
             raise HookInputError("stdin is a terminal, not the agent's hook JSON")  # never wait for typing
@@ -254,8 +259,8 @@ def quick_args(argv: list[str]) -> tuple[str, str | None, str | None] | None:
         elif word in options and i + 1 < len(argv):
             options[word] = argv[i + 1]
             i += 1
-        elif tool is None and word in TOOLS:
-            tool = word
+        elif tool is None and not word.startswith("-"):
+            tool = word  # run() logs and ignores a tool it does not know
         else:
             return None
         i += 1
@@ -269,7 +274,16 @@ def main(argv: list[str]) -> int:
         return run(*quick)
     import argparse
 
-    parser = argparse.ArgumentParser(prog="memboard hook", description="Register a session from an agent's SessionStart hook JSON on stdin.")
+    class FailOpenParser(argparse.ArgumentParser):
+        """Usage errors of a hook are logged, never an exit status the agent would see."""
+
+        def error(self, message: str):
+            """Log one line and exit 0 (a hook never fails the agent)."""
+            named = [w.partition("=")[2] or (argv[i + 1] if i + 1 < len(argv) else "") for i, w in enumerate(argv) if w.partition("=")[0] == "--root"]
+            log_line(quiet_root(named[-1] if named else None), "?", f"ignored: bad hook arguments {' '.join(argv)[:80]!r}: {message}")
+            self.exit(0)
+
+    parser = FailOpenParser(prog="memboard hook", description="Register a session from an agent's SessionStart hook JSON on stdin.")
     add_arguments(parser)
     args = parser.parse_args(argv)
     return cmd_hook(args)

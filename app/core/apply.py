@@ -213,6 +213,7 @@ def execute(root: MemoryRoot, build: Builder, dry_run: bool = False, timeout: fl
 
     timeout bounds the wait for the lock (default: lock_timeout()); hooks pass a short one.
     """
+    root.require_memory_root()
     plan = build(root)
     if dry_run or plan.empty:
         return plan
@@ -237,6 +238,7 @@ def execute(root: MemoryRoot, build: Builder, dry_run: bool = False, timeout: fl
 
 def apply_exact(root: MemoryRoot, plan: Plan, build: Builder) -> Plan:
     """Apply exactly this previewed plan, or raise StalePlan with a fresh one; never blind."""
+    root.require_memory_root()
     if plan.empty:
         return plan
     with locked(root):

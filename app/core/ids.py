@@ -10,8 +10,10 @@ from .errors import UsageError
 DEFAULT_AGENT = "cursor-main-agent"
 MAX_ID_LENGTH = 120
 
-AGENT_RE = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?")
-ID_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})-(\d{2})(\d{2})-([a-z0-9](?:[a-z0-9-]*[a-z0-9])?)")
+# ASCII only: `\d` in a str pattern also takes fullwidth and other Unicode digits, and IDs
+# end up in file names and in Referenced By
+AGENT_RE = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?", re.ASCII)
+ID_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})-([0-9]{2})([0-9]{2})-([a-z0-9](?:[a-z0-9-]*[a-z0-9])?)", re.ASCII)
 
 
 def _describe(value: str) -> str:
@@ -22,7 +24,7 @@ def _describe(value: str) -> str:
 
 def is_valid_id(value: str) -> bool:
     """Tell whether value is a well-formed Session ID that is safe as a file name."""
-    if not isinstance(value, str) or len(value) > MAX_ID_LENGTH:
+    if not isinstance(value, str) or len(value) > MAX_ID_LENGTH or not value.isascii():
         return False
     m = ID_RE.fullmatch(value)
     if not m:
@@ -47,7 +49,7 @@ def check_id(value: str, what: str = "session ID") -> str:
 
 def check_agent(value: str) -> str:
     """Return value if it is a valid agent name, else raise a one-line UsageError."""
-    if not isinstance(value, str) or not AGENT_RE.fullmatch(value):
+    if not isinstance(value, str) or not value.isascii() or not AGENT_RE.fullmatch(value):
         raise UsageError(
             f"invalid agent name {_describe(value)}: use lowercase letters, digits and hyphens, "
             "for example cursor-main-agent"

@@ -339,7 +339,9 @@ class IndexFile:
                 values[name] = unescape(raw) if "\\" in raw else raw
         if problem is None:
             sid = values.get("id", "")
-            if not is_valid_id(sid):
+            if not sid.isascii():
+                problem = "Session ID has characters outside ASCII (fullwidth or other Unicode digits?); IDs are ASCII"
+            elif not is_valid_id(sid):
                 problem = "Session ID is not of the form YYYY-MM-DD-HHMM-agent-name"
             elif values.get("status") not in STATUSES:
                 problem = f"Status {values.get('status')!r} is not idle, active or stale"

@@ -72,19 +72,58 @@ class Plan:
         return seen
 
     def diff(self) -> str:
-        """The plan as unified diffs (moves as rename lines)."""
+        """The plan as a git patch (text; bytes that are not UTF-8 appear as lone surrogates)."""
         return "".join(diff_change(ch) for ch in self.changes)
+
+    def patch(self) -> bytes:
+        """The plan as a git patch in bytes: `git apply` of it writes exactly the plan's bytes."""
+        return self.diff().encode("utf-8", "surrogateescape")
+
+
+NO_EOL = "\\ No newline at end of file\n"
+BOM_BYTES = b"\xef\xbb\xbf"
+
+
+def _eol_style(data: bytes) -> str:
+    """`CRLF`, `LF`, `mixed CRLF/LF`, or `` for a file without line ends."""
+    crlf = data.count(b"\r\n")
+    lf = data.count(b"\n") - crlf
+    if crlf and lf:
+        return "mixed CRLF/LF"
+    return "CRLF" if crlf else "LF" if lf else ""
+
+
+def encoding_notes(plan: "Plan") -> list[str]:
+    """Changes a diff shows poorly, in words: a byte order mark or final newline added or
+    removed, line endings switched (a `\\r` or U+FEFF is invisible in most terminals)."""
+    out = []
+    for ch in plan.changes:
+        before, after = ch.before, ch.after
+        if ch.kind not in ("modify", "move") or before is None or after is None or before == after:
+            continue
+        name = ch.dest or ch.path
+        if before.startswith(BOM_BYTES) != after.startswith(BOM_BYTES):
+            out.append(f"{name}: byte order mark (BOM) {'removed' if before.startswith(BOM_BYTES) else 'added'}")
+        old_style, new_style = _eol_style(before), _eol_style(after)
+        if old_style and new_style and old_style != new_style:
+            out.append(f"{name}: line endings {old_style} → {new_style}")
+        had, has = before.endswith(b"\n"), after.endswith(b"\n")
+        if had != has:
+            out.append(f"{name}: final newline {'removed' if had else 'added'}")
+    return out
 
 
 def _lines(data: bytes | None) -> list[str]:
-    """Text lines for difflib, each ending with a newline."""
+    """Text lines for difflib: decoded losslessly, split at `\\n` only (a `\\r`, form feed,
+    U+2028 and the like stay inside their line, as they do in the file), each ending with a
+    newline; a last line without one carries git's marker."""
     if not data:
         return []
-    text = decode(data)
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith(("\n", "\r")):
-        lines[-1] += "\n\\ No newline at end of file\n"
-    return [l.replace("\r\n", "\n") if l.endswith("\r\n") else l for l in lines]
+    parts = decode(data).split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1] + "\n" + NO_EOL)
+    return lines
 
 
 LARGE = 4000
@@ -190,16 +229,42 @@ def unified_diff(a: list[str], b: list[str], from_name: str, to_name: str) -> st
     return "".join(out)
 
 
+def quote_path(path: str) -> str:
+    """A path as git writes it in patch headers: C-quoted when it holds a quote, a backslash or a
+    control character, as is otherwise (a trailing tab marks names with spaces on ---/+++ lines)."""
+    if not any(c in '"\\' or ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+        return path
+    escapes = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+    body = "".join(escapes.get(c) or (f"\\{ord(c):03o}" if ord(c) < 0x20 or ord(c) == 0x7F else c) for c in path)
+    return f'"{body}"'
+
+
+def _side(prefix: str, path: str) -> str:
+    """One side's name on a ---/+++ line."""
+    if path == "/dev/null":
+        return path
+    name = quote_path(prefix + path)
+    return name + ("\t" if " " in name and not name.startswith('"') else "")
+
+
 def diff_change(ch: Change) -> str:
-    """One change as a unified diff in git's style."""
+    """One change as a git patch section: `git apply` of the whole plan's sections gives exactly
+    the bytes the plan writes (CRLF, BOM, bytes that are not UTF-8 and missing final newlines
+    included; decoded text keeps undecodable bytes as surrogates, see Plan.patch)."""
+    dest = ch.dest if ch.kind == "move" and ch.dest else ch.path
+    head = f"diff --git {quote_path('a/' + ch.path)} {quote_path('b/' + dest)}\n"
+    old_name, new_name = _side("a/", ch.path), _side("b/", dest)
     if ch.kind == "move":
-        head = f"diff --git a/{ch.path} b/{ch.dest}\nrename from {ch.path}\nrename to {ch.dest}\n"
-        if ch.before != ch.after and ch.after is not None:
-            return head + unified_diff(_lines(ch.before), _lines(ch.after), f"a/{ch.path}", f"b/{ch.dest}")
-        return head
-    old_name = "/dev/null" if ch.kind == "create" else f"a/{ch.path}"
-    new_name = "/dev/null" if ch.kind == "delete" else f"b/{ch.path}"
+        head += f"rename from {quote_path(ch.path)}\nrename to {quote_path(dest)}\n"
+        after = ch.after if ch.after is not None else ch.before
+        return head + unified_diff(_lines(ch.before), _lines(after), old_name, new_name)
+    if ch.kind == "create":
+        head += "new file mode 100644\n"
+        old_name = "/dev/null"
+    elif ch.kind == "delete":
+        head += "deleted file mode 100644\n"
+        new_name = "/dev/null"
     body = unified_diff(_lines(ch.before), _lines(ch.after), old_name, new_name)
-    if not body:
-        return f"--- {old_name}\n+++ {new_name}\n"
-    return body
+    if not body and ch.kind == "modify":
+        return ""  # no byte changes: nothing for a patch to say
+    return head + body

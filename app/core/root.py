@@ -12,6 +12,14 @@ INDEX = "index.md"
 SESSIONS = "sessions"
 ARCHIVE = "archive"
 STATE = ".memboard"
+NOTES = "notes"
+TEMP_SUFFIX = ".memboard-tmp"  # a write's temp file, `.<name>.<random>.memboard-tmp`, until its rename
+MARKERS = (INDEX, SESSIONS, ARCHIVE, NOTES, STATE)  # what a memory root holds once it is in use
+OS_LITTER = {".DS_Store", "Thumbs.db", "desktop.ini", ".localized"}  # files an OS drops in any folder
+START_HINT = (
+    "to start a memory root, pass a new empty folder (for example `mkdir ~/memory` then "
+    "`memboard register --root ~/memory`, or `memboard config set root ~/memory`)"
+)
 
 
 def session_path(session_id: str) -> str:
@@ -45,6 +53,32 @@ def _inside_wiki(real: Path) -> bool:
     return False
 
 
+def not_a_memory_root(real: Path) -> str | None:
+    """Why the folder real cannot be taken as a memory root for writing, or None when it can.
+
+    A root in use holds one of MARKERS; a new root is an empty folder. The filesystem root, the
+    home folder and any other folder that already holds files but none of MARKERS are someone
+    else's: memboard would scatter index.md, sessions/ and archive/ among them.
+    """
+    if real == real.parent:
+        return "it is the filesystem root"
+    try:
+        if real == Path.home().resolve():
+            return "it is your home folder"
+    except (RuntimeError, OSError):
+        pass
+    if any((real / marker).exists() for marker in MARKERS):
+        return None
+    try:
+        with os.scandir(real) as entries:
+            other = next((e.name for e in entries if e.name not in OS_LITTER), None)
+    except OSError:
+        return None  # unreadable: the write itself will say why
+    if other is None:
+        return None
+    return f"it holds other files (such as {other!r}) and none of index.md, sessions/, archive/, notes/, .memboard/"
+
+
 class MemoryRoot:
     """The memory folder: resolves relative paths inside it and reads files."""
 
@@ -58,6 +92,12 @@ class MemoryRoot:
         self.real = self.path.resolve()
         if _inside_wiki(self.real):
             raise UsageError(f"memory root {self.path} is inside a wiki/ folder; Agent Memory lives beside wiki/, not in it")
+
+    def require_memory_root(self) -> None:
+        """Refuse (one line, nothing written) to write into a folder that is not a memory root."""
+        reason = not_a_memory_root(self.real)
+        if reason:
+            raise UsageError(f"{self.path} is not a memory root: {reason}; nothing written; {START_HINT}")
 
     def abs(self, rel: str) -> Path:
         """Absolute path of rel, refusing anything that would leave the root."""

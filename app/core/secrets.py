@@ -3,6 +3,12 @@
 Every write that carries user or agent text runs `refuse_secrets` over that text first; a
 match raises `SecretFound` (a MemboardError, so the CLI and the board refuse with one line)
 naming where it is and what kind it is, with the value masked.
+
+The rules follow the public default rule set of gitleaks (its token formats, keywords and
+allowlisted placeholders) for the credentials people paste into notes: connection strings
+with passwords, cloud keys, source-host, package-registry, payment and messaging tokens,
+webhook URLs that carry their secret, private key blocks and JWTs. Each rule has literal
+keywords checked first (as gitleaks does), so a line runs only the few regexes that can match.
 """
 
 from __future__ import annotations
@@ -14,31 +20,102 @@ from .errors import MemboardError
 
 ALLOW_HINT = "pass --allow-secrets to write it anyway"
 
-# (kind, pattern). The first group of a pattern, when present, is the value to mask.
-PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("private key", re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----")),
-    ("AWS access key", re.compile(r"\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b")),
-    ("GitHub token", re.compile(r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,})\b")),
-    ("GitHub token", re.compile(r"\b(github_pat_[A-Za-z0-9_]{30,})\b")),
-    ("Slack token", re.compile(r"\b(xox[abposr]-[A-Za-z0-9-]{10,})\b")),
-    ("Anthropic API key", re.compile(r"\b(sk-ant-[A-Za-z0-9_-]{20,})")),
-    ("OpenAI API key", re.compile(r"\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,})")),
-    ("Google API key", re.compile(r"\b(AIza[0-9A-Za-z_-]{35})")),
-    ("JSON Web Token", re.compile(r"\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})")),
-    ("bearer token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)")),
-    (
-        "credential assignment",
-        re.compile(
-            r"(?i)\b(?:password|passwd|pwd|secret|client[_-]?secret|api[_-]?key|access[_-]?key|auth[_-]?token|token)"
-            r"\s*[:=]\s*[\"']?([^\s\"'`,;|]{4,})"
-        ),
+
+@dataclass(frozen=True)
+class Rule:
+    """One credential format: its kind, the lowercase keywords that must occur, the pattern.
+
+    The pattern's first group, when it has one, is the value to mask.
+    """
+
+    kind: str
+    keywords: tuple[str, ...]
+    pattern: re.Pattern[str]
+
+
+def _rule(kind: str, keywords: str, pattern: str, flags: int = 0) -> Rule:
+    """A Rule from space-separated keywords and a pattern."""
+    return Rule(kind, tuple(keywords.split()), re.compile(pattern, flags))
+
+
+END = r"(?![A-Za-z0-9_-])"  # a token ends where its alphabet does
+CONNECTION_KIND = "connection string with a password"
+ASSIGNMENT_KIND = "credential assignment"
+AWS_SECRET_KIND = "AWS secret access key"
+
+RULES: list[Rule] = [
+    _rule("private key", "private", r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"),
+    # cloud
+    _rule("AWS access key", "akia asia abia acca a3t", r"\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})\b"),
+    _rule(AWS_SECRET_KIND, "aws secret",
+          r"(?i)(?:aws.{0,20}?(?:secret|sk)|secret[_-]?access[_-]?key).{0,20}?[\"']?\s*(?:[:=]|=>)\s*[\"']?"
+          r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+    _rule("Google API key", "aiza", r"\b(AIza[0-9A-Za-z_-]{35})"),
+    _rule("Google OAuth client secret", "gocspx", r"\b(GOCSPX-[A-Za-z0-9_-]{28})" + END),
+    _rule("Azure storage account key", "accountkey", r"(?i)\bAccountKey\s*=\s*([A-Za-z0-9+/]{86}==)"),
+    _rule("Azure shared access signature", "sig=", r"[?&;]sig=([A-Za-z0-9%+/=]{30,})"),
+    _rule("Azure AD client secret", "q~",
+          r"(?:^|[\\'\"`\s>=:(,)])([a-zA-Z0-9_~.]{3}[0-9]Q~[a-zA-Z0-9_~.-]{31,34})(?:$|[\\'\"`\s<),])"),
+    _rule("DigitalOcean token", "do_v1 dop_v1 dor_v1 doo_v1", r"\b(do[opr]_v1_[a-f0-9]{64})\b"),
+    # source hosts and package registries
+    _rule("GitHub token", "ghp_ gho_ ghu_ ghs_ ghr_", r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,})\b"),
+    _rule("GitHub token", "github_pat_", r"\b(github_pat_[A-Za-z0-9_]{30,})\b"),
+    _rule("GitLab token", "glpat- gldt- glrt- glcbt- glimt- glagent- gloas- glft- glsoat- glffct-",
+          r"\b((?:glpat|gldt|glrt|glcbt|glimt|glagent|gloas|glft|glsoat|glffct)-[A-Za-z0-9_.-]{20,})" + END),
+    _rule("GitLab token", "glptt-", r"\b(glptt-[0-9a-f]{40})\b"),
+    _rule("GitLab token", "gr1348941", r"\b(GR1348941[A-Za-z0-9_-]{20})" + END),
+    _rule("npm token", "npm_", r"\b(npm_[A-Za-z0-9]{36})\b"),
+    _rule("npm token", "_auth", r"(?i)(?<![A-Za-z0-9])_(?:authToken|auth|password)\s*=\s*[\"']?([^\s\"'$][^\s\"']{7,})"),
+    _rule("PyPI token", "pypi-", r"\b(pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,})"),
+    _rule("Docker Hub token", "dckr_pat_", r"\b(dckr_pat_[A-Za-z0-9_-]{27,})"),
+    _rule("Hugging Face token", "hf_", r"\b(hf_[A-Za-z]{34})\b"),
+    _rule("HashiCorp Vault token", "hvs. hvb.", r"\b(hv[sb]\.[A-Za-z0-9_-]{90,})"),
+    _rule("Atlassian API token", "atatt3", r"\b(ATATT3[A-Za-z0-9_=-]{186})"),
+    _rule("Databricks token", "dapi", r"\b(dapi[a-f0-9]{32}(?:-[0-9])?)\b"),
+    # payments and messaging
+    _rule("Stripe key", "sk_ rk_", r"\b((?:sk|rk)_(?:test|live|prod)_[A-Za-z0-9]{10,99})\b"),
+    _rule("Stripe webhook secret", "whsec_", r"\b(whsec_[A-Za-z0-9]{32,})\b"),
+    _rule("Square token", "sq0atp- sq0csp- eaaa", r"\b((?:sq0atp|sq0csp)-[A-Za-z0-9_-]{22,43}|EAAA[A-Za-z0-9_-]{60})" + END),
+    _rule("Shopify token", "shpat_ shpca_ shppa_ shpss_", r"\b(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})\b"),
+    _rule("Slack token", "xox", r"\b(xox[abposre]-[A-Za-z0-9-]{10,})\b"),
+    _rule("Slack token", "xapp-", r"\b(xapp-[0-9]-[A-Z0-9]+-[0-9]+-[A-Za-z0-9]+)\b"),
+    _rule("Twilio API key", "sk", r"\b(SK[0-9a-fA-F]{32})\b"),
+    _rule("SendGrid API key", "sg.", r"\b(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})" + END),
+    _rule("Mailchimp API key", "-us", r"\b([0-9a-f]{32}-us[0-9]{1,2})\b"),
+    _rule("Telegram bot token", ":a", r"(?<![0-9])([0-9]{5,16}:A[A-Za-z0-9_-]{34})" + END),
+    # webhook URLs that carry their secret
+    _rule("Slack webhook URL", "hooks.slack.com",
+          r"(?:https?://)?hooks\.slack\.com/((?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56})"),
+    _rule("Discord webhook URL", "discord",
+          r"https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/([0-9]{17,20}/[A-Za-z0-9_-]{60,68})"),
+    _rule("Microsoft Teams webhook URL", "webhook.office.com",
+          r"https://[A-Za-z0-9-]+\.webhook\.office\.com/(webhookb2/[A-Za-z0-9@/_-]{40,})"),
+    # AI providers
+    _rule("Anthropic API key", "sk-ant-", r"\b(sk-ant-[A-Za-z0-9_-]{20,})"),
+    _rule("OpenAI API key", "sk-", r"\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,})"),
+    # generic forms
+    _rule("JSON Web Token", "eyj", r"\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"),
+    _rule("bearer token", "bearer", r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{20,}=*)"),
+    _rule("basic auth header", "basic", r"(?i)\bauthorization\s*:\s*basic\s+([A-Za-z0-9+/]{12,}={0,2})"),
+    _rule(CONNECTION_KIND, "://", r"\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/@\"'`<>]*:([^\s@/\"'`<>]+)@[^\s@/\"'`<>]"),
+    _rule(
+        ASSIGNMENT_KIND,
+        "pass pwd secret key token",
+        r"(?i)(?<![A-Za-z0-9])(?:password|passwd|pwd|secret|secret[_-]?key|client[_-]?secret|api[_-]?secret|"
+        r"app[_-]?secret|private[_-]?key|api[_-]?key|access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|token)"
+        r"[\"']?\s*(?::=|=>|[:=])\s*[\"']?([^\s\"'`,;|]{4,})",
     ),
 ]
 
-# Values that look like assignments but are not credentials (placeholders and prose).
+# an AWS secret access key written near its access key ID (same text), without a label
+AWS_SECRET_NEAR = re.compile(r"(?<![A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
+
+# Values that look like assignments but are not credentials (placeholders and prose), after
+# gitleaks' global allowlist: variables, templates, format verbs, masks, example words.
 PLACEHOLDER = re.compile(
-    r"(?i)^(?:<[^>]*>|\$\{?[A-Z_][A-Z0-9_]*\}?|\*+|x+|\.\.\.+|none|null|true|false|redacted|"
-    r"changeme|example|placeholder|env|os\.environ.*|getenv.*|secrets?\..*)$"
+    r"(?i)^(?:<[^>]*>|\[[^\]]*\]|\$\{?[A-Z_][A-Z0-9_]*\}?|\{\{.*\}\}|%[A-Z_]+%|%[sdv]|\*+|x+|\.\.\.+|none|null|nil|"
+    r"true|false|redacted|hidden|masked|changeme|example|sample|dummy|placeholder|env|os\.environ.*|getenv.*|secrets?\..*|"
+    r"password|passwd|pass|pwd|secret|token|user|username)$"
 )
 
 
@@ -67,7 +144,12 @@ class SecretFound(MemboardError):
         super().__init__(f"refusing to write a credential into memory: {first}{more}; {ALLOW_HINT}")
 
 
-PUBLIC_PREFIX_KINDS = {"AWS access key", "GitHub token", "Slack token", "Anthropic API key", "OpenAI API key", "Google API key", "JSON Web Token"}
+# kinds whose first characters are a public, fixed prefix (showing them tells the kind, not the secret)
+PUBLIC_PREFIX_KINDS = {
+    "AWS access key", "GitHub token", "GitLab token", "npm token", "PyPI token", "Docker Hub token", "Stripe key",
+    "Stripe webhook secret", "Slack token", "Twilio API key", "SendGrid API key", "Anthropic API key", "OpenAI API key",
+    "Google API key", "JSON Web Token", "Hugging Face token", "Shopify token", "DigitalOcean token",
+}
 
 
 def mask(value: str, kind: str = "") -> str:
@@ -76,25 +158,9 @@ def mask(value: str, kind: str = "") -> str:
     return f"{value[:keep]}***({len(value)} chars)"
 
 
-def scan(text: str, label: str = "text") -> list[SecretMatch]:
-    """Every credential-looking value in text, line by line, with values masked."""
-    out: list[SecretMatch] = []
-    if not text:
-        return out
-    for number, line in enumerate(text.splitlines(), start=1):
-        taken: list[tuple[int, int]] = []
-        for kind, pattern in PATTERNS:
-            for m in pattern.finditer(line):
-                start, end = m.span(1) if m.groups() else m.span()
-                if any(s < end and start < e for s, e in taken):
-                    continue
-                value = m.group(1) if m.groups() else m.group(0)
-                if kind == "credential assignment" and not _credential_value(m.group(0), value):
-                    continue
-                taken.append((start, end))
-                shown = "-----BEGIN ... PRIVATE KEY----- block" if kind == "private key" else mask(value, kind)
-                out.append(SecretMatch(label, number, kind, shown))
-    return out
+def _placeholder(value: str) -> bool:
+    """Whether an assigned value or URL password is a placeholder rather than a credential."""
+    return bool(PLACEHOLDER.match(value)) or value[0] in "$%{<[" or value.startswith(("os.", "process.env"))
 
 
 def _credential_value(assignment: str, value: str) -> bool:
@@ -104,13 +170,68 @@ def _credential_value(assignment: str, value: str) -> bool:
     a colon) and short numbers (`token: 4096`) do not; placeholders such as `<token>`,
     `$TOKEN` or `***` never do.
     """
-    if PLACEHOLDER.match(value) or value[0] in "$%{<":
+    if _placeholder(value):
         return False
     if value.isdigit() and len(value) < 8:
         return False
     if "=" in assignment:
         return True
     return not (value.isalpha() and (value.islower() or value.istitle()))
+
+
+def _accepts(kind: str, whole: str, value: str) -> bool:
+    """Rule-specific second looks that gitleaks does with allowlists and entropy."""
+    if kind == ASSIGNMENT_KIND:
+        return _credential_value(whole, value)
+    if kind == CONNECTION_KIND:
+        return not _placeholder(value)
+    return True
+
+
+def _mixed(token: str) -> bool:
+    """Whether a 40-character token mixes upper and lower case letters (no hex hash or word does)."""
+    return any(c.islower() for c in token) and any(c.isupper() for c in token)
+
+
+def _scan_line(line: str, number: int, label: str, taken: list[tuple[int, int]]) -> list[SecretMatch]:
+    """The matches of every rule whose keywords occur in one line."""
+    out: list[SecretMatch] = []
+    lowered = line.lower()
+    for rule in RULES:
+        if not any(k in lowered for k in rule.keywords):
+            continue
+        for m in rule.pattern.finditer(line):
+            start, end = m.span(1) if m.groups() else m.span()
+            if any(s < end and start < e for s, e in taken):
+                continue
+            value = m.group(1) if m.groups() else m.group(0)
+            if not _accepts(rule.kind, m.group(0), value):
+                continue
+            taken.append((start, end))
+            shown = "-----BEGIN ... PRIVATE KEY----- block" if rule.kind == "private key" else mask(value, rule.kind)
+            out.append(SecretMatch(label, number, rule.kind, shown))
+    return out
+
+
+def scan(text: str, label: str = "text") -> list[SecretMatch]:
+    """Every credential-looking value in text, line by line, with values masked."""
+    out: list[SecretMatch] = []
+    if not text:
+        return out
+    lines = text.split("\n")
+    spans: list[list[tuple[int, int]]] = []
+    for number, line in enumerate(lines, start=1):
+        taken: list[tuple[int, int]] = []
+        out += _scan_line(line, number, label, taken)
+        spans.append(taken)
+    if any(m.kind == "AWS access key" for m in out):  # its secret key is often pasted right beside it
+        for number, line in enumerate(lines, start=1):
+            for m in AWS_SECRET_NEAR.finditer(line):
+                start, end = m.span(1)
+                if _mixed(m.group(1)) and not any(s < end and start < e for s, e in spans[number - 1]):
+                    spans[number - 1].append((start, end))
+                    out.append(SecretMatch(label, number, AWS_SECRET_KIND, mask(m.group(1))))
+    return sorted(out, key=lambda m: m.line)
 
 
 def refuse_secrets(fields: dict[str, str | None], allow: bool = False) -> None:

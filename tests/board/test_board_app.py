@@ -296,3 +296,14 @@ async def test_revision_key_pressed_while_the_snapshot_loads_is_kept(demo_root, 
         assert app.detail.session_id == ids["broken"] and len(app.detail.revisions) == 2
         assert app.revision_position == 0
         assert "earlier" in str(app.query_one(SnapshotPane).query_one("#pane-revision").render())
+
+
+async def test_a_row_whose_id_has_unicode_digits_is_shown_malformed(write_index, make_row, root):
+    fullwidth = "２０２６-０５-０１-１０００-alpha"
+    write_index([make_row("2026-05-01-1000-beta"), make_row(fullwidth)])
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        broken = [r for r in app.table.rows if r.problem]
+        assert len(broken) == 1 and "ASCII" in broken[0].problem
+        assert app.model.counts["unparseable"] == 1

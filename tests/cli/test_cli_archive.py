@@ -155,6 +155,7 @@ def test_existing_archive_folder_is_refused(cli, root, mem, whole_tree):
     mem.index(row_line(SID))
     mem.snapshot(SID)
     (root / "archive" / SID).mkdir(parents=True)
+    (root / "archive" / SID / "notes.txt").write_text("someone's file\n", encoding="utf-8")  # an empty one blocks nothing
     before = whole_tree()
     assert cli("archive", SID).code == 1
     assert whole_tree() == before

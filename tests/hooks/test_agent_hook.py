@@ -337,10 +337,25 @@ def test_root_before_the_command_and_option_spellings_work(cli, root):
     assert len(rows_of(root)) == 2
 
 
-def test_an_unknown_tool_is_a_usage_error(cli, root):
-    res = cli("hook", "vim", input=b"{}")
-    assert res.code == 2 and "invalid choice" in res.err
+@pytest.mark.parametrize("argv", [
+    ["hook", "vim"],
+    ["hook", "vim", "--agent", "x"],
+    ["hook", "cursor", "--no-such-option"],
+    ["hook"],
+])
+def test_an_unknown_tool_or_bad_arguments_fail_open_with_one_log_line(cli, root, argv):
+    """A hook never fails the agent: exit 0, nothing on stdout, no row, one log line."""
+    res = cli(*argv, input=encoded(claude_payload()))
+    assert (res.code, res.out, res.err) == (0, "", "")
     assert not (root / "index.md").exists()
+    lines = log_lines(root / ".memboard")
+    assert len(lines) == 1 and "ignored" in lines[0], lines
+
+
+def test_an_unknown_tool_after_a_leading_root_fails_open_too(cli, root):
+    res = cli("--root", str(root), "hook", "vim", input=b"{}", use_root=False)
+    assert (res.code, res.out) == (0, "")
+    assert "unknown tool 'vim'" in log_lines(root / ".memboard")[0]
 
 
 def test_an_archived_session_is_reported_and_the_next_start_gets_a_new_row(cli, root):

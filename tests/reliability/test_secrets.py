@@ -143,3 +143,115 @@ def test_update_plan_builder_refuses_for_the_board(root, cli):
         plan_update(mroot, "2026-06-01-0930-cursor-main-agent", datetime(2026, 6, 1, 9, 31), summary=f"jwt {JWT}")
     plan = plan_update(mroot, "2026-06-01-0930-cursor-main-agent", datetime(2026, 6, 1, 9, 31), summary=f"jwt {JWT}", allow_secrets=True)
     assert plan.changes
+
+
+# The credential kinds people paste into notes, after the public default rules of gitleaks.
+# Values are assembled from pieces so that this file is not itself a leak to other scanners.
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"
+AZURE_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsu" + "Fq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+GCP_JSON = '{"type": "service_account", "private_key_id": "3f2a", "private_key": "-----BEGIN ' + 'PRIVATE KEY-----\\nMIIEvQIBADAN\\n-----END PRIVATE KEY-----\\n"}'
+NEW_KINDS = [
+    # connection strings with a password
+    ("connection string with a password", "db: postgres://app:" + "s3cr3tPw@db.internal:5432/app", "s3cr3tPw"),
+    ("connection string with a password", "DATABASE_URL=postgresql://svc:" + "Tr0ub4dor@10.0.0.5/prod", "Tr0ub4dor"),
+    ("connection string with a password", "mysql://root:" + "hunter22@localhost:3306/shop", "hunter22"),
+    ("connection string with a password", "mongodb+srv://admin:" + "Xq9v2LmP@cluster0.ab1cd.mongodb.net/db", "Xq9v2LmP"),
+    ("connection string with a password", "cache at redis://:" + "r3disPass@cache:6379/0", "r3disPass"),
+    ("connection string with a password", "broker amqp://worker:" + "rabbit-77@mq.local:5672/", "rabbit-77"),
+    # cloud keys
+    ("AWS secret access key", "aws_secret_access_key = " + AWS_SECRET, AWS_SECRET),
+    ("AWS secret access key", '"SecretAccessKey": "' + AWS_SECRET + '"', AWS_SECRET),
+    ("AWS secret access key", f"keys: {AWS} {AWS_SECRET}", AWS_SECRET),
+    ("private key", "sa.json: " + GCP_JSON, "MIIEvQIBADAN"),
+    ("Azure storage account key",
+     "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + AZURE_KEY + ";EndpointSuffix=core.windows.net", AZURE_KEY),
+    ("Google OAuth client secret", "client secret GOCSPX-" + "1aB2cD3eF4gH5iJ6kL7mN8oP9qR0", "1aB2cD3eF4gH5iJ6kL7mN8oP9qR0"),
+    # source hosts and package registries
+    ("GitLab token", "glpat-" + "xYz12AbC34dEf56GhI78 for CI", "xYz12AbC34dEf56GhI78"),
+    ("npm token", "NPM_TOKEN npm_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
+    ("npm token", "//registry.npmjs.org/:_authToken=" + "4f1d2c3b-aaaa-bbbb-cccc-1234567890ab", "4f1d2c3b-aaaa-bbbb-cccc-1234567890ab"),
+    ("PyPI token", "twine pypi-" + "AgEIcHlwaS5vcmcCJDk0ZmM3YjQ0LTk2NzUtNGRiZC05MWU3LTUxNWIzYjU3YmQwZQACKlsz",
+     "CJDk0ZmM3YjQ0LTk2NzUtNGRiZC05MWU3LTUxNWIzYjU3YmQwZQACKlsz"),
+    # payments and messaging
+    ("Stripe key", "charge with sk_live_" + "51HxYzAbCdEfGhIjKlMnOpQr", "51HxYzAbCdEfGhIjKlMnOpQr"),
+    ("Stripe key", "restricted rk_live_" + "51HxYzAbCdEfGhIjKlMnOpQr", "51HxYzAbCdEfGhIjKlMnOpQr"),
+    ("Slack token", "bot xoxb-" + "2048-4096-AbCdEfGhIjKlMnOp", "2048-4096-AbCdEfGhIjKlMnOp"),
+    ("Twilio API key", "twilio SK" + "0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef"),
+    ("SendGrid API key", "mail SG." + "ngeVfQFYQlKU0ufo8x5d1A.TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr", "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr"),
+    # webhook URLs that carry their secret
+    ("Slack webhook URL", "alerts go to https://hooks.slack.com/services/T0" + "1ABCDEF/B02GHIJKL/aBcDeFgHiJkLmNoPqRsTuVwX",
+     "aBcDeFgHiJkLmNoPqRsTuVwX"),
+    ("Discord webhook URL", "https://discord.com/api/webhooks/1234567890" + "12345678/" + "Ab" * 34, "Ab" * 34),
+    # tokens of the generic forms
+    ("JSON Web Token", f"id_token {JWT}", JWT),
+    ("credential assignment", "DB_PASSWORD=" + "pr0d-Passw0rd!", "pr0d-Passw0rd!"),
+    ("credential assignment", '"password": "' + "Summer2026!x" + '"', "Summer2026!x"),
+]
+
+
+@pytest.mark.parametrize("kind,text,value", NEW_KINDS, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(NEW_KINDS)])
+def test_scanner_catches_the_credentials_people_paste_into_notes(kind, text, value):
+    found = scan("notes\n" + text, "snapshot")
+    assert kind in [m.kind for m in found], found
+    assert all(m.line == 2 for m in found)
+    described = " ".join(m.describe() for m in found)
+    assert value not in described and value[4:] not in described
+
+
+@pytest.mark.parametrize("kind,text,value", NEW_KINDS[::3], ids=[k for k, _, _ in NEW_KINDS[::3]])
+def test_each_new_kind_is_refused_by_the_cli_and_overridable(cli, root, kind, text, value):
+    res = cli("register", "--manual", "--summary", "see snapshot", "--snapshot", "-", input=f"## Decisions\n\n- {text}\n")
+    assert res.code == 1 and kind in res.err and value not in res.err, res.err
+    assert len(res.err.strip().splitlines()) == 1
+    assert list(root.iterdir()) == []
+    res = cli("register", "--manual", "--summary", "see snapshot", "--snapshot", "-", "--allow-secrets",
+              input=f"## Decisions\n\n- {text}\n")
+    assert res.code == 0, res.err
+    assert value in next((root / "sessions").iterdir()).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # prose
+        "We decided the password reset flow needs a second look; the token refresh is fine.",
+        "Secret management moves to the vault next sprint. Key rotation is monthly.",
+        "Tests pass: 3/5 on CI, token budget: 4096, api key: rotate monthly",
+        "Authorization: Basic auth is disabled; use OAuth instead",
+        # IDs
+        "continues from 2026-05-01-0900-cursor-main-agent and 2026-05-02-1015-claude-main-agent-2",
+        "conversation 8f1c2d3e-4b5a-4c6d-9e8f-0a1b2c3d4e5f, request req_01HXYZ4A2B3C4D5E6F7G8H9J0K",
+        "ticket SK-1234 and SKU 0042; order #99812",
+        # hashes (next to an AWS key ID too: a hash is not its secret)
+        "fixed in 3f786850e387550fdab836ed7e6dc881de23001b (sha1)",
+        "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        # paths and URLs without a secret
+        "edit /home/u/proj/src/auth/password_reset.py and C:\\Users\\u\\secrets\\README.md",
+        "clone git@github.com:org/repo.git or https://github.com/org/repo, docs at https://user@example.com/wiki",
+        "local db: postgres://localhost:5432/app, postgres://app@db/app, postgres://user:password@localhost/app",
+        "template: postgres://${DB_USER}:${DB_PASS}@${DB_HOST}/app and mysql://root:<password>@localhost",
+        "| Session ID | Agent Name | Topic | Summary | Keywords | Status |",
+        "api_key=$API_KEY, password = os.environ['DB_PASSWORD'], token: {{ secrets.TOKEN }}",
+    ],
+)
+def test_scanner_leaves_prose_ids_hashes_and_paths_alone(text):
+    """Only the one real credential on the line is reported, not the text around it."""
+    found = scan(text + " and DATABASE_URL=postgres://svc:" + "Tr0ub4dor@db/prod")
+    assert [m.kind for m in found] == ["connection string with a password"], found
+
+
+def test_a_hash_beside_an_aws_key_id_is_not_taken_for_its_secret():
+    text = f"the IAM user {AWS} was deleted in commit 9fceb02d0ae598e95dc970b74767f19372d61af8"
+    assert [m.kind for m in scan(text)] == ["AWS access key"]
+    assert [m.kind for m in scan(text + f" (its secret was {AWS_SECRET})")] == ["AWS access key", "AWS secret access key"]
+
+
+@pytest.mark.parametrize("kind,text,value", NEW_KINDS, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(NEW_KINDS)])
+def test_every_kind_refuses_the_plan_and_allow_secrets_overrides_it(root, kind, text, value):
+    mroot = MemoryRoot(root)
+    snapshot = f"## Decisions\n\n- {text}\n"
+    with pytest.raises(SecretFound) as info:
+        plan_manual(mroot, datetime(2026, 6, 1, 9, 30), "alpha", "Deploy", "see snapshot", snapshot)
+    assert kind in [m.kind for m in info.value.matches] and value not in str(info.value)
+    plan = plan_manual(mroot, datetime(2026, 6, 1, 9, 30), "alpha", "Deploy", "see snapshot", snapshot, allow_secrets=True)
+    assert value.encode("utf-8") in plan.changes[0].after

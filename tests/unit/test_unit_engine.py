@@ -84,7 +84,7 @@ def test_plan_diff_formats():
     ])
     diff = plan.diff()
     assert "--- /dev/null\n+++ b/sessions/x.md\n@@ -0,0 +1 @@\n+a\n" in diff
-    assert "--- a/index.md\n+++ b/index.md\n" in diff and "-b\n+c\n" in diff
+    assert "--- a/index.md\n+++ b/index.md\n" in diff and "-b\r\n+c\r\n" in diff  # the file's own line ends
     assert "diff --git a/sessions/y.md b/archive/y/session.md\nrename from sessions/y.md\nrename to archive/y/session.md\n" in diff
     assert "--- a/old.md\n+++ /dev/null\n" in diff and "\\ No newline at end of file" in diff
     assert plan.paths() == ["sessions/x.md", "index.md", "sessions/y.md", "archive/y/session.md", "old.md"]

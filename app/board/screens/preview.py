@@ -13,11 +13,47 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Label, Static
 
-from ...core.plan import Plan
+from ...core.plan import Plan, encoding_notes
 from .css import FLOWS_TCSS
 
 
 MAX_SHOWN_LINES = 2000
+HEADER_STARTS = ("diff --git", "--- ", "+++ ", "rename from", "rename to", "new file mode", "deleted file mode")
+# characters a terminal would not show (or would take for a line break), drawn as visible marks
+MARKS = {"\r": "␍", "\ufeff": "⟨BOM⟩", "\t": "\t"}
+
+
+def readable(lines: list[str]) -> list[str]:
+    """The patch's lines without those only `git apply` needs (`new file mode`, and the
+    `diff --git` line of a file whose ---/+++ lines name it anyway); renames keep theirs."""
+    out = []
+    for number, line in enumerate(lines):
+        if line.startswith(("new file mode", "deleted file mode")):
+            continue
+        if line.startswith("diff --git") and not (number + 1 < len(lines) and lines[number + 1].startswith("rename from")):
+            continue
+        out.append(line)
+    return out
+
+
+def visible(line: str) -> str:
+    """A diff line with its invisible characters drawn: `␍` for a CR (so a CRLF → LF change shows),
+    `⟨BOM⟩`, `⟨U+2028⟩`-style marks for other control and separator characters, `⟨\\xe9⟩` for a
+    byte that is not UTF-8."""
+    if line.isascii() and line.isprintable():
+        return line
+    out = []
+    for ch in line:
+        code = ord(ch)
+        if ch in MARKS:
+            out.append(MARKS[ch])
+        elif 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, kept by surrogateescape
+            out.append(f"⟨\\x{code - 0xDC00:02x}⟩")
+        elif code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0 or ch in "\u2028\u2029" or 0xD800 <= code <= 0xDFFF:
+            out.append(f"⟨U+{code:04X}⟩")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 class DiffView(Widget):
@@ -37,7 +73,9 @@ class DiffView(Widget):
         super().__init__(id=id)
         self.diff = diff
         self.empty = empty
-        lines = diff.splitlines()
+        lines = [visible(line) for line in readable(diff.split("\n"))]  # `\n` only: U+2028 or \f is inside a line
+        if lines and lines[-1] == "":
+            lines.pop()
         self.hidden = max(0, len(lines) - MAX_SHOWN_LINES)
         self.lines = lines[:MAX_SHOWN_LINES]
         self.kinds = [self.style_of(line) for line in self.lines]
@@ -46,9 +84,9 @@ class DiffView(Widget):
     @staticmethod
     def style_of(line: str) -> str:
         """The component class for one diff line."""
-        if line.startswith(("diff --git", "--- ", "+++ ", "rename from", "rename to")):
+        if line.startswith(HEADER_STARTS):
             return "diff--header"
-        if line.startswith("@@"):
+        if line.startswith(("@@", "\\ ")):
             return "diff--hunk"
         if line.startswith("+"):
             return "diff--added"
@@ -155,7 +193,7 @@ class PreviewScreen(ModalScreen[bool]):
         self.title_text = title
         self.plan = plan
         self.report = plan.report if report is None else report
-        self.notes = notes or []
+        self.notes = [*(notes or []), *encoding_notes(plan)]  # BOM and line-ending changes, in words
         self.refusals = refusals or []
 
     def compose(self) -> ComposeResult:

@@ -8,10 +8,23 @@ from ..clock import format_ts
 from ..errors import Refused
 from ..index import IndexFile, format_refs
 from ..plan import Change, Check, Plan
-from ..root import INDEX, MemoryRoot, archive_dir, archive_index_path, archive_session_path, session_path
+from ..root import INDEX, TEMP_SUFFIX, MemoryRoot, archive_dir, archive_index_path, archive_session_path, session_path
 from ..snapshot import Snapshot, render_archive_index
 from .common import find_row, has_meaningful_summary, load_index
 from .register import file_exists, row_absent
+
+
+def archived_row(row, when: datetime) -> bytes:
+    """`archive/<id>/index.md` for a live row, archived at `when` (bytes that are not UTF-8 kept)."""
+    values = dict(row.values)
+    values["referenced_by"] = row.get("referenced_by") or "-"
+    return render_archive_index(values, format_ts(when)).encode("utf-8", "surrogateescape")
+
+
+def holds_nothing(root: MemoryRoot, folder: str) -> bool:
+    """Whether a folder holds no file but temp files of interrupted writes (an archive that
+    stopped before its first write, say on a full disk, leaves just the folder)."""
+    return all(name.startswith(".") and name.endswith(TEMP_SUFFIX) for name in root.listdir(folder))
 
 
 def plan_archive(root: MemoryRoot, session_id: str, when: datetime) -> Plan:
@@ -39,13 +52,10 @@ def plan_archive(root: MemoryRoot, session_id: str, when: datetime) -> Plan:
         plan.result["action"] = "deleted"
         plan.report.append(f"deleted placeholder row {session_id} (no snapshot: nothing to archive)")
         return plan
-    if root.exists(archive_dir(session_id)):
+    if root.exists(archive_dir(session_id)) and not holds_nothing(root, archive_dir(session_id)):
         raise Refused(f"archive/{session_id}/ already exists (half-finished archive?); run `memboard doctor`")
     sources = [s for s in Snapshot(snap_bytes).continues_from() if s != session_id]
-    values = dict(row.values)
-    values["referenced_by"] = row.get("referenced_by") or "-"
-    archive_index = render_archive_index(values, format_ts(when)).encode("utf-8")
-    plan.changes.append(Change("create", archive_index_path(session_id), None, archive_index))
+    plan.changes.append(Change("create", archive_index_path(session_id), None, archived_row(row, when)))
     plan.changes.append(Change("move", rel, snap_bytes, snap_bytes, dest=archive_session_path(session_id)))
     edit = index.edit()
     released = []

@@ -1,4 +1,10 @@
-"""Doctor: find inconsistencies in a root and plan repairs that lose no content."""
+"""Doctor: find inconsistencies in a root and plan repairs that lose no content.
+
+Every state an interrupted memboard operation can leave has a fix, and one `doctor --fix`
+reaches a root where doctor finds nothing more to fix (the passes below see each other's
+repairs: a row being archived is no link target, a snapshot being restored as a row is one).
+What memboard cannot have left (hand edits, foreign files) is reported with what to do.
+"""
 
 from __future__ import annotations
 
@@ -7,30 +13,37 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from .. import revisions
 from ..clock import format_ts
 from ..conflicts import copy_advice, find_copies, line_list
 from ..ids import is_valid_id
-from .. import revisions
-from ..index import IndexFile, format_refs
+from ..index import COLUMN_OF_FIELD, IndexEdit, IndexFile, format_refs, parse_refs
 from ..localstate import LEGACY_LOGS, LocalState, plan_legacy_move
 from ..plan import Change, Plan
 from ..root import (
     INDEX,
     SESSIONS,
     STATE,
+    TEMP_SUFFIX,
     MemoryRoot,
     archive_dir,
     archive_index_path,
     archive_session_path,
+    not_a_memory_root,
     session_path,
 )
 from ..snapshot import Snapshot, add_items, render_archive_index, render_template
+from .archive import archived_row, holds_nothing
 from .common import MANUAL_KEYWORDS
 from .organize import _lists_an_id
 
-TEMP_SUFFIX = ".memboard-tmp"
 CONFLICT_MARKERS = "index_conflict_markers"
 META_UPDATED_RE = re.compile(rb"^\s*\|\s*Updated At\s*\|\s*([^|\r\n]*?)\s*\|", re.M)
+NOT_TEXT = (
+    "index.md holds NUL bytes (saved as UTF-16, or not text at all), so every write refuses it: "
+    "convert it to UTF-8 text (in most editors: save with encoding UTF-8) or remove the NUL bytes, "
+    "then run `memboard doctor` again"
+)
 
 
 @dataclass
@@ -68,6 +81,9 @@ def _row_behind(row, data: bytes | None) -> dict[str, str]:
     changes = {"updated_at": meta["Updated At"].strip()}
     if meta.get("Status", "").strip() == "active" and row.status != "active":
         changes["status"] = "active"
+    topic = " ".join(meta.get("Topic", "").split())
+    if topic and topic != row.get("topic"):
+        changes["topic"] = topic
     return changes
 
 
@@ -82,15 +98,302 @@ def stray_temp_files(root: MemoryRoot) -> list[str]:
     return sorted(found)
 
 
+class Checkup:
+    """One doctor pass over a root: its findings and the repairs planned for them, pass by pass."""
+
+    def __init__(self, root: MemoryRoot, when: datetime, copied: frozenset[str] | set[str] = frozenset()):
+        """Read the index and list snapshots (not sync-conflict copies: `copied`) and archive folders."""
+        self.root, self.when = root, when
+        self.before = root.read(INDEX)
+        self.index = IndexFile(self.before or b"")
+        self.findings: list[Finding] = []
+        self.edit: IndexEdit  # set by index_usable(), once the table can take repairs
+        self.index_dirty = False
+        self.file_changes: list[Change] = []  # archive files: after the snapshots, before the index
+        self.new_texts: dict[str, tuple[bytes | None, str]] = {}  # snapshot path -> (old bytes, new text)
+        self.by_id: dict[str, list] = {}
+        self.live: dict = {}  # Session ID -> its one usable row
+        self.finishing: set[str] = set()  # live rows whose archive this repair finishes
+        self.restored: dict[str, dict[str, str]] = {}  # orphan snapshot ID -> the row this repair appends
+        self.snaps = root.session_ids_on_disk() - set(copied)
+        self.archived = root.archived_ids()
+
+    def add(self, kind: str, sid: str, message: str, fix: str | None = None) -> None:
+        """Record a finding (fix: what --fix does, None when a person has to act)."""
+        self.findings.append(Finding(kind, sid, message, fix))
+
+    def change_row(self, row, fields: dict[str, str]) -> None:
+        """Plan new values for some cells of a row."""
+        self.edit.set_fields(row, fields)
+        self.index_dirty = True
+
+    def snapshot_text(self, rel: str) -> str | None:
+        """A snapshot's text as this repair leaves it (None when there is none)."""
+        if rel in self.new_texts:
+            return self.new_texts[rel][1]
+        data = self.root.read(rel)
+        if data is None:
+            return None
+        self.new_texts[rel] = (data, Snapshot(data).text())
+        return self.new_texts[rel][1]
+
+    def index_usable(self) -> bool:
+        """Report an index no write can use (NUL bytes, missing columns); True when rows can be repaired."""
+        data = self.before or b""
+        if b"\x00" in data or data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            self.add("index_not_text", "", NOT_TEXT)
+            return False
+        for problem in self.index.problems:
+            self.add("index_columns", "", problem + " (add them to the header by hand)")
+        if self.index.missing_columns():  # no safe repair of rows until the table has the protocol's columns
+            return False
+        self.edit = self.index.edit()
+        return True
+
+    def check_rows(self) -> None:
+        """Malformed rows and duplicate IDs; collect the usable rows."""
+        for row in self.index.rows:
+            self.by_id.setdefault(row.id, []).append(row)
+            if row.problem:
+                self.add("malformed_row", row.id, f"line {row.line + 1}: {row.problem}; memboard keeps the line as it "
+                         "is and skips it: fix it by hand in index.md")
+        for sid, rows in self.by_id.items():
+            if len(rows) == 1:
+                if not rows[0].problem:
+                    self.live[sid] = rows[0]
+                continue
+            if len({r.raw_cells for r in rows}) == 1 and is_valid_id(sid):
+                for extra in rows[1:]:
+                    self.edit.delete(extra)
+                self.index_dirty = True
+                self.add("duplicate_id", sid, f"{len(rows)} rows share this Session ID", f"delete {len(rows) - 1} identical copy line(s)")
+                if not rows[0].problem:
+                    self.live[sid] = rows[0]
+            else:
+                self.add("duplicate_id", sid, f"{len(rows)} different rows share this Session ID: keep one by hand "
+                         "(merge what the others say into it), then run doctor again")
+
+    def check_live_rows(self) -> None:
+        """Per live row: idle with a snapshot, an archive in progress, a row behind its snapshot, a missing snapshot."""
+        for sid, row in self.live.items():
+            has_snap = sid in self.snaps
+            if row.status == "idle" and has_snap:
+                self.change_row(row, {"status": "active"})
+                self.add("idle_with_snapshot", sid, "idle row has a snapshot", "set Status to active")
+            if sid in self.archived and not (row.refs and holds_nothing(self.root, archive_dir(sid))):
+                self.check_half_archived(sid, row, has_snap)
+            elif has_snap:
+                self.check_row_behind(sid, row)
+            elif row.status in ("active", "stale"):
+                rel = session_path(sid)
+                text = render_template(
+                    sid, row.get("agent"), row.get("topic"), row.get("started_at"), row.get("updated_at"),
+                    context=row.get("summary"), status=row.status,
+                    continues=[src for src, other in self.live.items() if sid in other.refs] or None,
+                )
+                self.new_texts[rel] = (None, text)
+                self.add("missing_snapshot", sid, f"{row.status} row has no snapshot", f"create {rel} from the row")
+
+    def check_half_archived(self, sid: str, row, has_snap: bool) -> None:
+        """A live row beside `archive/<id>/`: finish the archive when that is what was under way."""
+        folder, meta_rel, moved_rel = archive_dir(sid), archive_index_path(sid), archive_session_path(sid)
+        has_meta, moved = self.root.exists(meta_rel), self.root.exists(moved_rel)
+        if row.refs:  # finishing would archive a referenced session, which the protocol forbids
+            self.add("half_archived", sid, f"archive was started, but the row is referenced by {', '.join(row.refs)}; release "
+                     f"those references, then run doctor --fix again (or remove {folder}/ to keep the session)")
+            return
+        if has_snap and moved:
+            self.add("half_archived", sid, f"the row, {session_path(sid)} and {moved_rel} all exist (a snapshot written after "
+                     f"the archive moved the old one?): keep what you need in {moved_rel}, remove {session_path(sid)}, "
+                     "then run doctor --fix again")
+            return
+        if not has_snap and not moved:
+            if holds_nothing(self.root, folder):
+                self.add("half_archived", sid, f"{folder}/ is an empty folder beside the live row; it blocks nothing "
+                         "(remove it if you like; memboard archive works either way)")
+            else:
+                self.add("half_archived", sid, f"{folder}/ exists but the session has no snapshot to archive: remove "
+                         f"{folder}/ to keep it live, or delete its row by hand if it was archived")
+            return
+        steps = []
+        if not has_meta:  # the archive stopped before its first file (a full disk leaves just the folder)
+            self.file_changes.append(Change("create", meta_rel, None, archived_row(row, self.when)))
+            steps.append(f"write {meta_rel} from the row")
+        if has_snap:
+            data = self.root.read(session_path(sid))
+            self.file_changes.append(Change("move", session_path(sid), data, data, dest=moved_rel))
+            steps.append(f"move the snapshot to {moved_rel}")
+        snap = Snapshot(self.root.read(moved_rel if moved else session_path(sid)) or b"")
+        for src in snap.continues_from():
+            if src in self.live and sid in self.live[src].refs:
+                self.change_row(self.live[src], {"referenced_by": format_refs([r for r in self.live[src].refs if r != sid])})
+        self.edit.delete(row)
+        self.index_dirty = True
+        self.finishing.add(sid)
+        what = "archive was started but the row is still in index.md" if has_meta else f"archive stopped before writing {meta_rel}"
+        self.add("half_archived", sid, what, "finish the archive (" + ", ".join(steps + ["remove the row"]) + ")")
+
+    def check_row_behind(self, sid: str, row) -> None:
+        """A snapshot newer than its row: an update stopped between its snapshot and its index write."""
+        current = self.root.read(session_path(sid))
+        behind = _row_behind(row, current)
+        # memboard records every snapshot it finishes writing; a newer snapshot that differs from its
+        # last revision was written by a write that did not finish (a snapshot edited by hand has none)
+        if behind and revisions.latest(self.root, sid) not in (None, current):
+            self.change_row(row, behind)
+            names = ", ".join(COLUMN_OF_FIELD[name] for name in behind)
+            self.add("row_behind_snapshot", sid, "the snapshot's Updated At is newer than the row's (an update stopped "
+                     "before its index write?)", f"set the row's {names} from the snapshot's Metadata (Summary and "
+                     f"Keywords stay; `memboard update {sid} --summary ...` changes them)")
+
+    def check_orphans(self) -> None:
+        """Snapshots without a row: restored as active rows from their Metadata."""
+        ts = format_ts(self.when)
+        for sid in sorted(self.snaps - set(self.by_id)):
+            if not is_valid_id(sid):
+                self.add("stray_file", sid, f"sessions/{sid}.md is not named by a valid Session ID: rename it to one "
+                         "(YYYY-MM-DD-HHMM-agent-name) or move it out of sessions/")
+                continue
+            if sid in self.archived:
+                self.add("archived_and_live", sid, f"the snapshot is both in sessions/ and archive/{sid}/ without a row: "
+                         f"keep what you need in archive/{sid}/session.md and remove sessions/{sid}.md (or the reverse)")
+                continue
+            snap = Snapshot(self.root.read(session_path(sid)) or b"")
+            meta = snap.metadata()
+            self.restored[sid] = {
+                "id": sid, "agent": meta.get("Agent Name") or sid[16:], "topic": meta.get("Topic") or "未設定",
+                "summary": _first_paragraph(snap) or "Restored by memboard doctor from the snapshot.",
+                "keywords": MANUAL_KEYWORDS, "status": "active", "referenced_by": "-",
+                "started_at": meta.get("Started At") or ts, "updated_at": meta.get("Updated At") or ts,
+            }
+            self.add("orphan_snapshot", sid, "snapshot without an index row", "append an active row from its Metadata")
+
+    def check_archive_folders(self) -> None:
+        """Archive folders of sessions without a live row: a missing archive index is written from the snapshot."""
+        for sid in sorted(self.archived):
+            if not is_valid_id(sid) or sid in self.live or self.root.exists(archive_index_path(sid)):
+                continue
+            data = self.root.read(archive_session_path(sid)) if self.root.exists(archive_session_path(sid)) else None
+            if data is None:
+                self.add("empty_archive", sid, f"{archive_dir(sid)}/ has no index.md and no session.md: remove the folder "
+                         "if it holds nothing you need")
+                continue
+            snap = Snapshot(data)
+            meta = snap.metadata()
+            values = {
+                "id": sid, "agent": meta.get("Agent Name", ""), "topic": meta.get("Topic", ""),
+                "summary": _first_paragraph(snap), "keywords": "", "status": meta.get("Status", ""),
+                "referenced_by": "-", "started_at": meta.get("Started At", ""), "updated_at": meta.get("Updated At", ""),
+            }
+            text = render_archive_index(values, format_ts(self.when)).encode("utf-8", "surrogateescape")
+            self.file_changes.append(Change("create", archive_index_path(sid), None, text))
+            self.add("archive_without_index", sid, "archived snapshot without index.md", "create it from the snapshot")
+
+    def refs_of(self, sid: str) -> list[str]:
+        """Referenced By of a live or restored row, as this repair leaves it so far."""
+        if sid in self.restored:
+            return parse_refs(self.restored[sid]["referenced_by"])
+        return self.live[sid].refs
+
+    def check_continues_from(self, linkable: set[str]) -> dict[str, list[str]]:
+        """Continues From → Referenced By: sessions each source row must list too (returned, not yet planned)."""
+        additions: dict[str, list[str]] = {}
+        for sid in [s for s in self.live if s in linkable and s in self.snaps] + sorted(self.restored):
+            rel = session_path(sid)
+            if rel not in self.new_texts and not _lists_an_id(self.root.read(rel) or b""):
+                continue  # no ID under Continues From: skip the Markdown parse (1,000 snapshots take seconds)
+            for src in Snapshot(self.snapshot_text(rel) or "").continues_from():
+                if src in linkable:
+                    if sid not in self.refs_of(src) and sid not in additions.get(src, []):
+                        additions.setdefault(src, []).append(sid)
+                        self.add("one_sided_link", sid, f"continues from {src}, but {src} does not list it in Referenced By",
+                                 f"add {sid} to {src}'s Referenced By")
+                elif src in self.archived or src in self.finishing:
+                    self.add("link_to_archived", sid, f"continues from archived session {src} (history: nothing to do)")
+                else:
+                    self.add("link_to_missing", sid, f"continues from {src}, which is neither live nor archived (history: nothing to do)")
+        return additions
+
+    def check_referenced_by(self, linkable: set[str], additions: dict[str, list[str]]) -> None:
+        """Referenced By → Continues From, and references to sessions that are gone."""
+        for src, row in self.live.items():
+            if src in self.finishing:
+                continue
+            drop = []
+            for ref in row.refs:
+                if ref in linkable:
+                    rel = session_path(ref)
+                    text = self.snapshot_text(rel) if ref in self.snaps or rel in self.new_texts else None
+                    if text is None:
+                        self.add("one_sided_link", ref, f"{src} lists it in Referenced By, but it has no snapshot: run "
+                                 f"`memboard continue {src} --as {ref}` to record the link there, or "
+                                 f"`memboard release {src} --as {ref}` to drop it")
+                    elif src not in Snapshot(text).continues_from():
+                        self.new_texts[rel] = (self.new_texts[rel][0], add_items(text, "Continues From", [src]))
+                        self.add("one_sided_link", ref, f"{src} lists it in Referenced By, but its Continues From lacks {src}",
+                                 f"add {src} to its Continues From")
+                elif ref in self.archived or ref in self.finishing or not is_valid_id(ref) or ref not in self.by_id:
+                    drop.append(ref)
+                    state = "archived" if ref in self.archived or ref in self.finishing else "missing"
+                    self.add("reference_to_" + state, src, f"Referenced By lists {state} session {ref}", f"remove {ref} from it")
+            added = additions.pop(src, [])
+            if drop or added:
+                self.change_row(row, {"referenced_by": format_refs([r for r in row.refs + added if r not in drop])})
+        for src, added in additions.items():  # the rows restored from orphan snapshots
+            self.restored[src]["referenced_by"] = format_refs(self.refs_of(src) + added)
+
+    def check_links(self) -> None:
+        """Both directions of every reference, among the rows this repair leaves live."""
+        linkable = {sid for sid in self.live if sid not in self.finishing} | set(self.restored)
+        additions = self.check_continues_from(linkable)
+        self.check_referenced_by(linkable, additions)
+
+    def plan(self) -> Plan:
+        """The repairs in a safe order: snapshots, stray temp files, archive files, then the index."""
+        plan = Plan("doctor --fix")
+        for rel, (old, text) in self.new_texts.items():
+            new = text.encode("utf-8", "surrogateescape")
+            if old is None:
+                plan.changes.append(Change("create", rel, None, new))
+            elif Snapshot(old).text() != text:
+                bom = "\ufeff" if Snapshot(old).bom else ""
+                plan.changes.append(Change("modify", rel, old, (bom + text).encode("utf-8", "surrogateescape")))
+        for rel in stray_temp_files(self.root):
+            self.add("stray_temp", rel, f"{rel} is a temp file left by an interrupted write", "delete it")
+            plan.changes.append(Change("delete", rel, self.root.read(rel), None))
+        plan.changes.extend(self.file_changes)
+        for values in self.restored.values():
+            self.edit.append(values)
+            self.index_dirty = True
+        if self.index_dirty:
+            after = self.edit.to_bytes()
+            if after != self.before:
+                plan.changes.append(Change("create" if self.before is None else "modify", INDEX, self.before, after))
+        plan.result = {"findings": [f.as_dict() for f in self.findings]}
+        return plan
+
+
 def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Finding], Plan]:
     """All findings and one plan that repairs the fixable ones."""
     when = when or datetime.now()
+    elsewhere = not_a_memory_root(root.real)
+    if elsewhere:  # never walk a home folder or `/` looking for memboard's files
+        return [Finding("not_a_memory_root", "", f"{root.path} is not a memory root ({elsewhere}): nothing to check")], Plan("doctor --fix")
     findings, copied = leftover_findings(root)
     if any(f.kind == CONFLICT_MARKERS for f in findings):
         plan = Plan("doctor --fix")  # rows past a conflict block are invisible: repair nothing
     else:
-        more, plan = _diagnose_files(root, when, copied)
-        findings += more
+        checkup = Checkup(root, when, copied)
+        if checkup.index_usable():
+            checkup.check_rows()
+            checkup.check_live_rows()
+            checkup.check_orphans()
+            checkup.check_archive_folders()
+            checkup.check_links()
+            plan = checkup.plan()
+        else:
+            plan = Plan("doctor --fix")
+        findings += checkup.findings
         legacy_state(root, findings, plan)
     plan.result = {"findings": [f.as_dict() for f in findings]}
     return findings, plan
@@ -144,222 +447,3 @@ def legacy_state(root: MemoryRoot, findings: list[Finding], plan: Plan) -> None:
     for rel in move.kept:
         findings.append(Finding("state_in_root", "", f"{rel} is not memboard's to move (unknown, or local state "
                                                     "holds a different file of that name); move or delete it by hand"))
-
-
-def _diagnose_files(root: MemoryRoot, when: datetime, copied: set[str]) -> tuple[list[Finding], Plan]:
-    """Findings about rows, snapshots, archives and references, and the plan that repairs them."""
-    before = root.read(INDEX)
-    index = IndexFile(before or b"")
-    findings: list[Finding] = []
-    for problem in index.problems:
-        findings.append(Finding("index_columns", "", problem + " (add them to the header by hand)"))
-    if index.missing_columns():  # no safe repair of rows until the table has the protocol's columns
-        return findings, Plan("doctor --fix")
-    edit = index.edit()
-    index_dirty = False
-    file_changes: list[Change] = []
-    new_texts: dict[str, tuple[bytes | None, str]] = {}
-
-    def snapshot_text(rel: str) -> str | None:
-        if rel in new_texts:
-            return new_texts[rel][1]
-        data = root.read(rel)
-        if data is None:
-            return None
-        new_texts[rel] = (data, Snapshot(data).text())
-        return new_texts[rel][1]
-
-
-    by_id: dict[str, list] = {}
-    for row in index.rows:
-        by_id.setdefault(row.id, []).append(row)
-    for row in index.rows:
-        if row.problem:
-            findings.append(Finding("malformed_row", row.id, f"line {row.line + 1}: {row.problem}"))
-    for sid, rows in by_id.items():
-        if len(rows) > 1:
-            same = len({r.raw_cells for r in rows}) == 1
-            fix = None
-            if same and is_valid_id(sid):
-                for extra in rows[1:]:
-                    edit.delete(extra)
-                index_dirty = True
-                fix = f"delete {len(rows) - 1} identical copy line(s)"
-            findings.append(Finding("duplicate_id", sid, f"{len(rows)} rows share this Session ID", fix))
-
-    live = {sid: rows[0] for sid, rows in by_id.items() if len(rows) == 1 and not rows[0].problem}
-    snaps = root.session_ids_on_disk() - copied
-    archived = root.archived_ids()
-
-    for sid, row in live.items():
-        has_snap = sid in snaps
-        if row.status == "idle" and has_snap:
-            edit.set_fields(row, {"status": "active"})
-            index_dirty = True
-            findings.append(Finding("idle_with_snapshot", sid, "idle row has a snapshot", "set Status to active"))
-        if sid in archived:
-            meta = root.read(archive_index_path(sid)) if root.exists(archive_index_path(sid)) else None
-            moved = root.exists(archive_session_path(sid))
-            if row.refs:  # finishing would archive a referenced session, which the protocol forbids
-                findings.append(Finding(
-                    "half_archived", sid,
-                    f"archive was started, but the row is referenced by {', '.join(row.refs)}; release those "
-                    f"references, then run doctor --fix again (or remove {archive_dir(sid)}/ to keep the session)",
-                ))
-                continue
-            if meta is not None and (moved or has_snap):
-                if has_snap and not moved:
-                    data = root.read(session_path(sid))
-                    file_changes.append(Change("move", session_path(sid), data, data, dest=archive_session_path(sid)))
-                    src_snap = Snapshot(data)
-                elif moved and not has_snap:
-                    src_snap = Snapshot(root.read(archive_session_path(sid)) or b"")
-                else:
-                    findings.append(Finding("half_archived", sid, "row, snapshot and archived snapshot all exist"))
-                    continue
-                for src in src_snap.continues_from():
-                    if src in live and sid in live[src].refs:
-                        edit.set_fields(live[src], {"referenced_by": format_refs([r for r in live[src].refs if r != sid])})
-                edit.delete(row)
-                index_dirty = True
-                findings.append(
-                    Finding("half_archived", sid, "archive was started but the row is still in index.md", "finish the archive")
-                )
-                continue
-            findings.append(Finding("half_archived", sid, "archive folder exists beside a live row"))
-        if has_snap and sid not in archived:
-            current = root.read(session_path(sid))
-            behind = _row_behind(row, current)
-            # memboard records every snapshot it finishes writing; a newer snapshot that differs
-            # from its last revision was written by a write that did not finish (or by hand).
-            # Reported, not fixed: the row's Summary may be behind too; only `update` knows it.
-            if behind and revisions.latest(root, sid) not in (None, current):
-                findings.append(
-                    Finding("row_behind_snapshot", sid, "the snapshot's Updated At is newer than the row's "
-                            f"(an interrupted update?); run `memboard update {sid}` to bring the row up to date")
-                )
-        if row.status in ("active", "stale") and not has_snap and sid not in archived:
-            rel = session_path(sid)
-            text = render_template(
-                sid, row.get("agent"), row.get("topic"), row.get("started_at"), row.get("updated_at"),
-                context=row.get("summary"), status=row.status,
-                continues=[src for src, other in live.items() if sid in other.refs] or None,
-            )
-            new_texts[rel] = (None, text)
-            findings.append(Finding("missing_snapshot", sid, f"{row.status} row has no snapshot", f"create {rel} from the row"))
-
-    for sid in sorted(snaps - set(by_id)):
-        if not is_valid_id(sid):
-            findings.append(Finding("stray_file", sid, f"sessions/{sid}.md is not named by a valid Session ID"))
-            continue
-        data = root.read(session_path(sid))
-        snap = Snapshot(data or b"")
-        if sid in archived:
-            findings.append(Finding("archived_and_live", sid, "snapshot exists both in sessions/ and archive/ without a row"))
-            continue
-        meta = snap.metadata()
-        ts = format_ts(when)
-        values = {
-            "id": sid,
-            "agent": meta.get("Agent Name") or sid[16:],
-            "topic": meta.get("Topic") or "未設定",
-            "summary": _first_paragraph(snap) or "Restored by memboard doctor from the snapshot.",
-            "keywords": MANUAL_KEYWORDS,
-            "status": "active",
-            "referenced_by": "-",
-            "started_at": meta.get("Started At") or ts,
-            "updated_at": meta.get("Updated At") or ts,
-        }
-        edit.append(values)
-        index_dirty = True
-        findings.append(Finding("orphan_snapshot", sid, "snapshot without an index row", "append an active row from its Metadata"))
-        for src in snap.continues_from():
-            if src in live and sid not in live[src].refs:
-                findings.append(
-                    Finding("one_sided_link", sid, f"continues from {src}, but {src} does not list it in Referenced By",
-                            f"add {sid} to {src}'s Referenced By")
-                )
-
-    for sid in sorted(archived):
-        if not is_valid_id(sid) or sid in live:
-            continue
-        if not root.exists(archive_index_path(sid)):
-            data = root.read(archive_session_path(sid)) if root.exists(archive_session_path(sid)) else None
-            if data is not None:
-                meta = Snapshot(data).metadata()
-                values = {
-                    "id": sid, "agent": meta.get("Agent Name", ""), "topic": meta.get("Topic", ""),
-                    "summary": _first_paragraph(Snapshot(data)), "keywords": "", "status": meta.get("Status", ""),
-                    "referenced_by": "-", "started_at": meta.get("Started At", ""), "updated_at": meta.get("Updated At", ""),
-                }
-                text = render_archive_index(values, format_ts(when)).encode("utf-8")
-                file_changes.append(Change("create", archive_index_path(sid), None, text))
-                findings.append(Finding("archive_without_index", sid, "archived snapshot without index.md", "create it from the snapshot"))
-            else:
-                findings.append(Finding("empty_archive", sid, f"{archive_dir(sid)}/ has no index.md and no session.md"))
-
-    # references, both directions
-    for sid, row in live.items():
-        if sid not in snaps or (session_path(sid) not in new_texts and not _lists_an_id(root.read(session_path(sid)) or b"")):
-            continue  # no ID under Continues From: skip the Markdown parse (1,000 snapshots take seconds)
-        text = snapshot_text(session_path(sid))
-        for src in Snapshot(text or "").continues_from():
-            if src in live:
-                if sid not in live[src].refs:
-                    findings.append(
-                        Finding("one_sided_link", sid, f"continues from {src}, but {src} does not list it in Referenced By",
-                                f"add {sid} to {src}'s Referenced By")
-                    )
-            elif src in archived:
-                findings.append(Finding("link_to_archived", sid, f"continues from archived session {src}"))
-            else:
-                findings.append(Finding("link_to_missing", sid, f"continues from {src}, which is neither live nor archived"))
-    ref_additions: dict[str, list[str]] = {}
-    for f in findings:
-        if f.kind == "one_sided_link":
-            src = f.message.split("continues from ", 1)[1].split(",", 1)[0]
-            ref_additions.setdefault(src, []).append(f.id)
-    for src, add in ref_additions.items():
-        edit.set_fields(live[src], {"referenced_by": format_refs(live[src].refs + add)})
-        index_dirty = True
-    for src, row in live.items():
-        drop = []
-        for ref in row.refs:
-            if ref in live:
-                rel = session_path(ref)
-                text = snapshot_text(rel) if ref in snaps or rel in new_texts else None
-                if text is None:
-                    findings.append(Finding("one_sided_link", ref, f"{src} lists it in Referenced By, but it has no snapshot"))
-                elif src not in Snapshot(text).continues_from():
-                    new_texts[rel] = (new_texts[rel][0], add_items(text, "Continues From", [src]))
-                    findings.append(
-                        Finding("one_sided_link", ref, f"{src} lists it in Referenced By, but its Continues From lacks {src}",
-                                f"add {src} to its Continues From")
-                    )
-            elif ref in archived or not is_valid_id(ref) or ref not in by_id:
-                drop.append(ref)
-                state = "archived" if ref in archived else "missing"
-                findings.append(Finding("reference_to_" + state, src, f"Referenced By lists {state} session {ref}", f"remove {ref} from it"))
-        if drop:
-            current = src in ref_additions and live[src].refs + ref_additions[src] or live[src].refs
-            edit.set_fields(row, {"referenced_by": format_refs([r for r in current if r not in drop])})
-            index_dirty = True
-
-    plan = Plan("doctor --fix")
-    for rel, (old, text) in new_texts.items():
-        new = text.encode("utf-8", "surrogateescape")
-        if old is None:
-            plan.changes.append(Change("create", rel, None, new))
-        elif Snapshot(old).text() != text:
-            snap = Snapshot(old)
-            plan.changes.append(Change("modify", rel, old, (("\ufeff" if snap.bom else "") + text).encode("utf-8", "surrogateescape")))
-    for rel in stray_temp_files(root):
-        findings.append(Finding("stray_temp", rel, f"{rel} is a temp file left by an interrupted write", "delete it"))
-        plan.changes.append(Change("delete", rel, root.read(rel), None))
-    plan.changes.extend(file_changes)
-    if index_dirty:
-        after = edit.to_bytes()
-        if after != before:
-            plan.changes.append(Change("create" if before is None else "modify", INDEX, before, after))
-    plan.result = {"findings": [f.as_dict() for f in findings]}
-    return findings, plan

@@ -71,7 +71,7 @@ def plan_continue(
             context=note,
             continues=[source_id],
         )
-        new = text.encode("utf-8")
+        new = text.encode("utf-8", "surrogateescape")  # row cells keep bytes that are not UTF-8
     else:
         snap = Snapshot(old)
         text = snap.text()

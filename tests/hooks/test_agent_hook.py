@@ -348,14 +348,14 @@ def test_an_unknown_tool_or_bad_arguments_fail_open_with_one_log_line(cli, root,
     res = cli(*argv, input=encoded(claude_payload()))
     assert (res.code, res.out, res.err) == (0, "", "")
     assert not (root / "index.md").exists()
-    lines = log_lines(root / ".memboard")
+    lines = log_lines(local(root))
     assert len(lines) == 1 and "ignored" in lines[0], lines
 
 
 def test_an_unknown_tool_after_a_leading_root_fails_open_too(cli, root):
     res = cli("--root", str(root), "hook", "vim", input=b"{}", use_root=False)
     assert (res.code, res.out) == (0, "")
-    assert "unknown tool 'vim'" in log_lines(root / ".memboard")[0]
+    assert "unknown tool 'vim'" in log_lines(local(root))[0]
 
 
 def test_an_archived_session_is_reported_and_the_next_start_gets_a_new_row(cli, root):

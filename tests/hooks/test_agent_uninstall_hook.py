@@ -79,7 +79,7 @@ def test_uninstall_removes_only_memboards_entry_and_keeps_the_formatting(run, ho
     res = run("uninstall-hook", tool)
     assert res.code == 0, res.err
     assert path.read_text() == without
-    assert res.out.startswith("--- a/") and "+++ b/" in res.out  # the diff was shown
+    assert "\n--- a/" in res.out and "+++ b/" in res.out  # the diff was shown
     assert [line for line in res.out.splitlines() if line.startswith("-") and f"hook {tool}" in line]
     [backup] = backups(path)
     assert backup.read_text() == with_ours and "backup:" in res.out

@@ -35,7 +35,7 @@ def run_and_check(tmp_path, seconds: float, workers: int, seed: int, record_prop
     for key, value in figures.items():
         record_property(key, value)
         print(f"{key}: {value}")
-    print(f"races excused: {result['races']}")
+    print(f"races: {result['races']}, rows lost to them and excused: {result['excused']}")
     assert problems == [], "\n".join(problems[:20])
     return figures
 

@@ -279,9 +279,9 @@ def _next_look(watch: dict[str, tuple[Seen, float]], done: dict[str, Seen], wind
     for rel, (seen, since) in watch.items():
         if rel in done:
             continue
-        by_watch = since + window - now
+        by_watch = since + window - now  # at most a window away: a skewed mtime never makes it longer
         by_mtime = (seen.sig[3] - wall) / 1e9 + window if seen.sig else by_watch
-        soonest = min(soonest, by_mtime if by_mtime > 0 else by_watch)
+        soonest = min(soonest, by_watch, by_mtime if by_mtime > 0 else by_watch)
     return min(max(soonest, 0.005), max(left, 0.0)) + 0.001
 
 

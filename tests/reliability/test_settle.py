@@ -357,6 +357,12 @@ def test_memboard_waits_only_for_files_someone_else_just_saved(root, cli, window
     execute(MemoryRoot(root), update(seed_id(5)))
     assert slept and 0.3 < sum(slept) < 1.5
     assert hand_id(1) in ids_in(root)
+    slept.clear()
+    path.write_bytes(path.read_bytes() + hand_row(2))
+    future = time.time() + 3600  # a skewed clock: memboard's own watch settles it, one window, not the whole wait
+    os.utime(path, (future, future))
+    execute(MemoryRoot(root), update(seed_id(6)))
+    assert 0.3 < sum(slept) < 1.5 and hand_id(2) in ids_in(root)
 
 
 def test_settle_seconds_is_a_validated_config_key(cli, monkeypatch):

@@ -300,8 +300,11 @@ def save_append(path: Path, n: int) -> dict:
     return {"mode": "append", "check": check, "mod": mod, "lost": lost}
 
 
-def editor(root: str, deadline: float, log_path: str, seed: int, window: float) -> None:
-    """Save index.md the three plain ways, without the lock, until deadline; one JSON line per save."""
+def editor(root: str, deadline: float, log_path: str, seed: int, window: float, pause: float = 0.8) -> None:
+    """Save index.md the three plain ways, without the lock, until deadline; one JSON line per save.
+
+    pause: the longest pause inside a truncate save, as a share of the settle window.
+    """
     rng = random.Random(seed)
     path = Path(root) / "index.md"
     n = 0
@@ -311,7 +314,7 @@ def editor(root: str, deadline: float, log_path: str, seed: int, window: float) 
             mode = rng.choice(("truncate", "truncate", "rename", "append"))
             n += 1
             if mode == "truncate":
-                info = save_truncate(path, n, rng, 0.8 * window)
+                info = save_truncate(path, n, rng, pause * window)
             elif mode == "rename":
                 info = save_rename(path, n, rng)
             else:
@@ -327,8 +330,9 @@ def editor(root: str, deadline: float, log_path: str, seed: int, window: float) 
 # -- driver and check -------------------------------------------------------------------------
 
 
-def run(root: Path, seconds: float = 20.0, workers: int = 3, seed: int = 1, window: float = WINDOW) -> dict:
-    """Run workers and the editor as separate processes on root; their logs."""
+def run(root: Path, seconds: float = 20.0, workers: int = 3, seed: int = 1, window: float = WINDOW,
+        pause: float = 0.8) -> dict:
+    """Run workers and the editor (pausing up to `pause` of the window) as separate processes on root; their logs."""
     work = Path(tempfile.mkdtemp(prefix="memboard-torn-"))
     env = dict(os.environ)
     env["MEMBOARD_REPLACE_LOG"] = str(work / "replaced.txt")
@@ -346,7 +350,7 @@ def run(root: Path, seconds: float = 20.0, workers: int = 3, seed: int = 1, wind
         procs.append((log, subprocess_popen(args, env)))
     ed_log = work / "editor.jsonl"
     ed = subprocess_popen([sys.executable, me, "--editor", "--root", str(root), "--deadline", str(deadline - 2),
-                           "--log", str(ed_log), "--seed", str(seed), "--window", str(window)], env)
+                           "--log", str(ed_log), "--seed", str(seed), "--window", str(window), "--pause", str(pause)], env)
     for _, p in procs:
         p.wait(timeout=seconds + 120)
     ed.wait(timeout=seconds + 120)
@@ -581,6 +585,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--rows", type=int, default=400)
     ap.add_argument("--window", type=float, default=WINDOW)
+    ap.add_argument("--pause", type=float, default=0.8, help="longest pause inside a save, as a share of the window")
     ap.add_argument("--keep", metavar="DIR")
     ap.add_argument("--stall-scan", action="store_true")
     ap.add_argument("--trials", type=int, default=10)
@@ -597,7 +602,7 @@ def main(argv: list[str] | None = None) -> int:
         worker(args.root, args.worker, args.deadline, args.log, args.sources.split(","), args.seed)
         return 0
     if args.editor:
-        editor(args.root, args.deadline, args.log, args.seed, args.window)
+        editor(args.root, args.deadline, args.log, args.seed, args.window, args.pause)
         return 0
     if args.stall_scan:
         stall_scan(args.trials, args.window)
@@ -610,9 +615,9 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("MEMBOARD_CONFIG", str(base / "state" / "config.toml"))
     root = base / "memory"
     seeded = build_root(root, args.rows)
-    print(f"== {args.workers} workers, editor saving by truncate+chunks / rename / append, {args.rows} rows, "
-          f"{args.seconds:g} s, settle window {args.window:g} s")
-    result = run(root, args.seconds, args.workers, args.seed, args.window)
+    print(f"== {args.workers} workers, editor saving by truncate+chunks (pauses up to {args.pause:g} of the window) / "
+          f"rename / append, {args.rows} rows, {args.seconds:g} s, settle window {args.window:g} s")
+    result = run(root, args.seconds, args.workers, args.seed, args.window, args.pause)
     problems = check(root, seeded, result) + converge(root)
     for key, value in figures(result).items():
         print(f"{key}: {value}")

@@ -548,10 +548,12 @@ def idle_cost(runs: int = 20) -> dict:
         """root.py's view of the time module, with sleep counted."""
 
         def __getattr__(self, name):
+            """Everything but sleep is the time module's own."""
             return getattr(time, name)
 
         @staticmethod
         def sleep(seconds: float) -> None:
+            """Sleep, and count it."""
             slept[0] += seconds
             real_sleep(seconds)
 

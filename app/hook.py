@@ -16,6 +16,7 @@ import sys
 TOOLS = {"cursor": "cursor-main-agent", "claude": "claude-main-agent", "codex": "codex-main-agent"}
 LOCK_WAIT_ENV = "MEMBOARD_HOOK_LOCK_TIMEOUT"
 DEFAULT_LOCK_WAIT = 3.0
+SETTLE_WAIT = 1.0  # seconds the hook waits for an index another program is saving, then it fails open
 MAX_INPUT = 4 * 1024 * 1024
 LOG_NAME = "hook.log"
 LOG_LIMIT = 1024 * 1024
@@ -197,7 +198,9 @@ def register_from_hook(tool: str, payload: dict, root_path, cfg: dict, agent: st
     name = agent_for(tool, agent, cfg)
     conversation = conversation_of(tool, payload)
     when = clock.now()
-    return execute(root, lambda r: plan_session_start(r, when, name, conversation, tool), timeout=lock_wait())
+    return execute(
+        root, lambda r: plan_session_start(r, when, name, conversation, tool), timeout=lock_wait(), settle_wait=SETTLE_WAIT
+    )
 
 
 def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=None) -> int:

@@ -151,7 +151,7 @@ def editor(root: str, deadline: float, log_path: str, seed: int) -> None:
     counter = 0
     with open(log_path, "a", encoding="utf-8") as log:
         while time.time() < deadline:
-            time.sleep(rng.uniform(0.1, 0.4))
+            time.sleep(rng.uniform(0.6, 2.0))  # a quick typist; saves closer than the settle window never settle
             start = time.time()
             data = path.read_bytes()
             lines = data.split(b"\n")

@@ -38,6 +38,9 @@ def isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("MEMBOARD_STATE_DIR", str(state))
     monkeypatch.setenv("MEMBOARD_CONFIG", str(state / "config.toml"))
     monkeypatch.setenv("MEMBOARD_NOW", FIXED_NOW)
+    # fixtures are files written a moment before the command runs, which memboard rightly waits on
+    # for the settle window (0.5 s); the suite uses a short one. Tests of settling set their own.
+    monkeypatch.setenv("MEMBOARD_SETTLE_SECONDS", "0.05")
     monkeypatch.delenv("MEMBOARD_ROOT", raising=False)
     yield
 

@@ -11,7 +11,8 @@ from .errors import UsageError
 CONFIG_ENV = "MEMBOARD_CONFIG"
 ROOT_ENV = "MEMBOARD_ROOT"
 STATE_ENV = "MEMBOARD_STATE_DIR"
-KEYS = {"root": str, "agent_name": str, "stale_days": int, "theme": str, "lock_timeout": float}
+KEYS = {"root": str, "agent_name": str, "stale_days": int, "theme": str, "lock_timeout": float, "settle_seconds": float}
+MAX_SETTLE = 2.0  # a longer window than this would outlast the 5 s a command waits for a file to settle
 
 
 def config_path() -> Path:
@@ -107,6 +108,14 @@ def parse_value(key: str, raw: str, themes: Collection[str] | None = None) -> ob
             raise UsageError(f"lock_timeout must be a number of seconds, not {raw!r}") from None
         if not 0 <= seconds <= 3600:
             raise UsageError("lock_timeout must be between 0 and 3600 seconds")
+        return seconds
+    if key == "settle_seconds":
+        try:
+            seconds = float(text)
+        except ValueError:
+            raise UsageError(f"settle_seconds must be a number of seconds, not {raw!r}") from None
+        if not 0 <= seconds <= MAX_SETTLE:
+            raise UsageError(f"settle_seconds must be between 0 and {MAX_SETTLE:g} seconds")
         return seconds
     if key == "theme":
         import re

@@ -13,7 +13,6 @@ run finds the copies in place and only deletes.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,17 +21,12 @@ from . import config
 from .apply import ANY, atomic_write
 from .errors import MemboardError
 from .plan import Change, Plan
-from .root import STATE, MemoryRoot
+from .root import STATE, MemoryRoot, root_key
 
 ROOTS = "roots"
 ROOT_NOTE = "root.txt"  # names the root a state folder belongs to, for people looking around
 LOG = "hook.log"
 LEGACY_LOGS = (LOG, f"{LOG}.1")  # the log an older memboard kept in the root, and its rotated part
-
-
-def root_key(real: Path) -> str:
-    """The key of a root's local files (its lock, its state folder): a hash of its real path."""
-    return hashlib.sha256(str(real).encode("utf-8", "surrogateescape")).hexdigest()[:20]
 
 
 def folder_of(real: Path) -> Path:

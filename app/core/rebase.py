@@ -4,7 +4,10 @@ When a writer that skips the lock (a hand edit in an editor, a sync tool) saves 
 while memboard is in the middle of a multi-file plan, the remaining step must neither
 overwrite that edit nor be dropped. The plan's change is a set of line hunks from `before`
 to `after`; if the other writer's hunks from `before` to `fresh` touch different lines, both
-apply cleanly. Hunks that share a line, or insert at the same point, conflict: nothing is merged.
+apply cleanly. Hunks that share a line, or insert at the same point, conflict: nothing is merged,
+with one exception: when both sides only add whole table rows at the end of the table (an agent
+registering while a person appends a row by hand), both sets of rows are kept, theirs first,
+unless a Session ID is in both.
 """
 
 from __future__ import annotations
@@ -40,16 +43,57 @@ def _touch(a: tuple[int, int, list[bytes]], b: tuple[int, int, list[bytes]]) -> 
     return a[0] < b[1] and b[0] < a[1]
 
 
+def _row(line: bytes) -> bool:
+    """Whether line is a whole table line (starts with `|`, ends at a line end)."""
+    return line.lstrip(b" \t").startswith(b"|") and line.endswith(b"\n")
+
+
+def _row_id(line: bytes) -> bytes:
+    """A table line's first cell."""
+    return line.lstrip(b" \t")[1:].split(b"|", 1)[0].strip()
+
+
+def _rows_at_table_end(base: list[bytes], a: tuple[int, int, list[bytes]], b: tuple[int, int, list[bytes]]) -> bool:
+    """Whether two insertions at one point both add only whole rows right after the table's last line,
+    with no Session ID in both."""
+    at = a[0]
+    if not (a[0] == a[1] == b[0] == b[1] and at > 0 and a[2] and b[2]):
+        return False
+    if not base[at - 1].lstrip(b" \t").startswith(b"|") or (at < len(base) and base[at].lstrip(b" \t").startswith(b"|")):
+        return False
+    if not all(_row(line) for line in a[2] + b[2]):
+        return False
+    return not {_row_id(line) for line in a[2]} & {_row_id(line) for line in b[2]}
+
+
+def _closed(before: bytes, after: bytes, fresh: bytes) -> bytes:
+    """before with the line end that both sides added after its unterminated last line (else before itself)."""
+    if not before or before.endswith(b"\n"):
+        return before
+    for eol in (b"\r\n", b"\n"):
+        if after.startswith(before + eol) and fresh.startswith(before + eol):
+            return before + eol
+    return before
+
+
 def rebase(before: bytes, after: bytes, fresh: bytes) -> bytes | None:
     """`fresh` with the change before->after applied, or None when the two changes conflict."""
-    base = _split_lf(before)
+    base = _split_lf(_closed(before, after, fresh))
     ours = _hunks(base, _split_lf(after))
     theirs = _hunks(base, _split_lf(fresh))
-    if any(_touch(o, t) for o in ours for t in theirs) or not (_anchored(base, ours) and _anchored(base, theirs)):
+    for o in ours:
+        for t in theirs:
+            if _touch(o, t) and not (o[2] == t[2] and o[:2] == t[:2]) and not _rows_at_table_end(base, o, t):
+                return None
+    if not (_anchored(base, ours) and _anchored(base, theirs)):
         return None
+    # at one point: their rows first (saved first), then ours; a hunk both sides made once
+    hunks = {(h[0], h[1], tuple(h[2])): 0 for h in theirs}
+    for h in ours:
+        hunks.setdefault((h[0], h[1], tuple(h[2])), 1)
     merged: list[bytes] = []
     pos = 0
-    for start, end, lines in sorted(ours + theirs, key=lambda h: (h[0], h[1])):
+    for start, end, lines in sorted(hunks, key=lambda h: (h[0], h[1], hunks[h])):
         merged += base[pos:start]
         merged += lines
         pos = end

@@ -14,11 +14,11 @@ async def test_a_failure_half_way_is_explained_and_points_to_doctor(sample_root,
     real_step = apply._step
     steps = []
 
-    def failing_step(root, ch):
+    def failing_step(root, ch, *guard):
         steps.append(ch)
         if len(steps) == 2:
             raise OSError(5, "Input/output error")
-        return real_step(root, ch)
+        return real_step(root, ch, *guard)
 
     monkeypatch.setattr(apply, "_step", failing_step)
     app = make_app(sample_root)

@@ -118,10 +118,12 @@ def test_a_hand_edit_during_the_first_write_makes_memboard_rebuild(root, monkeyp
     assert plan.changes[0].before.startswith(b"note: by hand")  # the plan was rebuilt from the edit
 
 
-def test_an_editor_caught_between_truncate_and_write_does_not_make_memboard_drop_rows(root):
+def test_an_editor_caught_between_truncate_and_write_does_not_make_memboard_drop_rows(root, monkeypatch):
     """A plain save truncates first; memboard must not build on that empty file (found by the stress test)."""
     import threading
     import time
+
+    monkeypatch.setenv("MEMBOARD_SETTLE_SECONDS", "0.5")
 
     mroot = MemoryRoot(root)
     for agent in ("alpha", "beta", "gamma"):

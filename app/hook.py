@@ -135,16 +135,20 @@ def resolve_root(cli_root: str | None, cfg: dict, payload: dict):
 
 
 def log_folders(root_path) -> list[str]:
-    """Where a hook's log line goes: the root's local state folder (a root that is a folder), else the state folder."""
+    """Where a hook's log line goes: the root's local state folder (a folder that is a memory root), else the
+    state folder itself (a foreign folder, `/` or the home folder gets no state folder of its own)."""
     from pathlib import Path
 
     from .core.config import state_dir
     from .core.localstate import folder_of
+    from .core.root import not_a_memory_root
 
     targets = []
     if root_path is not None and os.path.isdir(root_path):
         try:
-            targets.append(os.fspath(folder_of(Path(root_path).resolve())))
+            real = Path(root_path).resolve()
+            if not_a_memory_root(real) is None:
+                targets.append(os.fspath(folder_of(real)))
         except (OSError, RuntimeError, ValueError):
             pass
     targets.append(os.fspath(state_dir()))

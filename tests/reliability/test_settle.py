@@ -198,7 +198,9 @@ def test_an_index_that_never_settles_stops_commands_with_one_line_and_hooks_fail
     assert res.code == 1 and len(res.err.strip().splitlines()) == 1
     assert "still being saved" in res.err and "nothing written" in res.err and "incomplete" not in res.err
     assert hook.code == 0 and hook.out == ""
-    log = (root / ".memboard" / "hook.log").read_text(encoding="utf-8")
+    from memboard.core.localstate import folder_of
+
+    log = (folder_of(root.resolve()) / "hook.log").read_text(encoding="utf-8")
     assert "failed open" in log and "still being saved" in log
     assert (root / "index.md").read_bytes() == churn.data and not (root / "sessions" / f"{seed_id(3)}.md").read_text(
         encoding="utf-8").count("never written")

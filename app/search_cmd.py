@@ -31,12 +31,10 @@ def build_parser(parser_class):
 
 def add_parser(sub, common) -> None:
     """Add `search` to the command parsers."""
-    from .core.index import STATUSES
-
     p = sub.add_parser("search", parents=[common], help="find sessions by text in rows, snapshots and the archive",
                        description=DESCRIPTION)
     p.add_argument("query", metavar="QUERY")
-    p.add_argument("--status", choices=STATUSES, help="only sessions with this status (archived: their original status)")
+    p.add_argument("--status", metavar="S", help="only sessions with status S: idle, active or stale (archived: the original)")
     p.add_argument("--agent", metavar="NAME", help="only sessions of this agent")
     p.add_argument("--since", metavar="T", help="only sessions updated at or after T (YYYY-MM-DD[ HH:MM] or ISO 8601)")
     p.add_argument("--until", metavar="T", help="only sessions updated at or before T (a date alone: its whole day)")

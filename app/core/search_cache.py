@@ -15,6 +15,7 @@ from __future__ import annotations
 import marshal
 import os
 import sqlite3
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from . import config
 from .root import INDEX, MemoryRoot
-from .search_docs import Doc, Record, SessionInfo, file_record, index_stat, iter_lines, listing, resolve, row_record, table_of
+from .search_docs import Doc, Record, SessionInfo, index_stat, listing, resolve
 
 SCHEMA_VERSION = 1
 NO_FTS_ENV = "MEMBOARD_SEARCH_NO_FTS"  # "1": behave as if this SQLite had no FTS5 trigram (search scans files)
@@ -161,6 +162,11 @@ def _intact(path: Path) -> bool:
     return size == page * pages
 
 
+def _sidecars(path: Path) -> list[Path]:
+    """SQLite's journal files of a cache that exist (left by a writer of the file being replaced)."""
+    return [p for p in (Path(f"{path}-journal"), Path(f"{path}-wal"), Path(f"{path}-shm")) if p.exists()]
+
+
 def _racy(stat: tuple[int, int] | None, now: int) -> tuple[int, int] | None:
     """A stat to remember: one too recent to trust is stored so it never compares equal."""
     if stat is None or stat[1] <= now - RACY_NS:
@@ -168,12 +174,35 @@ def _racy(stat: tuple[int, int] | None, now: int) -> tuple[int, int] | None:
     return (stat[0], -1)
 
 
+class _Stats(threading.Thread):
+    """index.md's stat and the listing of the other files, taken in a thread of their own."""
+
+    def __init__(self, base: str):
+        """Start statting the root at base."""
+        super().__init__(daemon=True)
+        self.base = base
+        self.value: tuple | None = None
+        self.start()
+
+    def run(self) -> None:
+        """Take the stats (the calls release the GIL, so SQLite works meanwhile)."""
+        self.value = (index_stat(self.base), listing(self.base))
+
+    def result(self) -> tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]:
+        """The stats, taken again here if the thread failed."""
+        self.join()
+        return self.value or (index_stat(self.base), listing(self.base))
+
+
 class SearchCache:
     """An open, up-to-date cache of one root (use as a context manager; one per thread)."""
 
     def __init__(self, root: MemoryRoot, progress: Progress | None = None, refresh: bool = True):
-        """Open the root's cache, building it or (unless refresh is False) refreshing it first.
+        """Open the root's cache (building it when missing or broken) and start reading the files' stats.
 
+        Query it, then call catch_up(): when files changed since the cache last saw them, it
+        refreshes the cache and says so, and the query must run again. On an unchanged root
+        the stat calls thus run while SQLite answers. refresh=False skips the stats.
         Raises CacheBusy while another process writes it, CacheUnavailable when it cannot be used.
         """
         self.root = root
@@ -182,10 +211,14 @@ class SearchCache:
         self.path = cache_path(root)
         self.built = False
         self.changed = 0
-        self.refresh = refresh
+        self.stats = _Stats(self.base) if refresh else None  # first: the stat calls overlap the opening and a query
         if not fts_available():
             raise CacheUnavailable("this SQLite lacks FTS5 with the trigram tokenizer")
-        if self.path.resolve() == root.real or root.real in self.path.resolve().parents:
+        try:
+            real = self.path.resolve()
+        except OSError as exc:
+            raise CacheUnavailable(f"cannot find the state folder: {exc.strerror or exc}") from None
+        if real == root.real or root.real in real.parents:
             raise CacheUnavailable("the state folder is inside the memory root")
         self.con = self._ready()
 
@@ -225,8 +258,6 @@ class SearchCache:
             return None
         try:
             self._check(con)
-            if self.refresh:
-                self.changed = self._refresh(con)
             return con
         except sqlite3.Error as exc:
             con.close()
@@ -239,6 +270,20 @@ class SearchCache:
         except BaseException:
             con.close()
             raise
+
+    def catch_up(self) -> bool:
+        """Refresh the cache from the files' stats; True when something changed (query again)."""
+        if self.stats is None or self.built:
+            return False
+        stat, files = self.stats.result()
+        try:
+            self.changed = self._refresh(self.con, stat, files)
+        except _Rebuild:
+            self.con.close()
+            self._rebuild()
+            self.con = self._connect(self.path)
+            return True
+        return self.changed > 0
 
     def discard(self) -> None:
         """Close and delete a cache found broken while querying (the next open rebuilds it)."""
@@ -268,11 +313,15 @@ class SearchCache:
     # -- full build -----------------------------------------------------------------------
 
     def _rebuild(self) -> None:
-        """Build a fresh cache in a new file and move it into place (one builder at a time)."""
+        """Build a fresh cache in a new file and move it into place (one builder at a time).
+
+        The folder and the file are private to the user (the cache holds the memory's text).
+        Temp files of builders that died are removed first.
+        """
         from filelock import FileLock, Timeout
 
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             lock = FileLock(str(self.path) + ".lock")
             lock.acquire(timeout=0)
         except Timeout:
@@ -281,14 +330,14 @@ class SearchCache:
             raise CacheUnavailable(f"cannot create the search cache: {exc.strerror or exc}") from None
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
         try:
+            for stale in [*self.path.parent.glob(f"{self.path.name}.*.tmp"), *_sidecars(self.path)]:
+                stale.unlink()
             self._build(tmp)
-            for stale in (f"{self.path}-journal", f"{self.path}-wal", f"{self.path}-shm"):
-                if os.path.exists(stale):
-                    os.unlink(stale)
+            os.chmod(tmp, 0o600)
             os.replace(tmp, self.path)
             self.built = True
-        except OSError as exc:
-            raise CacheUnavailable(f"cannot write the search cache: {exc.strerror or exc}") from None
+        except (OSError, sqlite3.Error) as exc:
+            raise CacheUnavailable(f"cannot write the search cache: {getattr(exc, 'strerror', None) or exc}") from None
         finally:
             if tmp.exists():
                 tmp.unlink()
@@ -297,6 +346,8 @@ class SearchCache:
     def _build(self, tmp: Path) -> None:
         """Write a whole cache into tmp, streaming every document (no list of the corpus in memory)."""
         from array import array
+
+        from .search_parse import file_record, iter_lines, row_record, table_of
 
         con = sqlite3.connect(str(tmp), isolation_level=None)
         try:
@@ -355,10 +406,8 @@ class SearchCache:
 
     # -- incremental refresh --------------------------------------------------------------
 
-    def _refresh(self, con: sqlite3.Connection) -> int:
-        """Bring the cache up to date with the files; returns how many sources changed (0: none)."""
-        stat = index_stat(self.base)
-        files = listing(self.base)
+    def _refresh(self, con: sqlite3.Connection, stat: tuple[int, int] | None, files: dict) -> int:
+        """Bring the cache up to date with the files' stats; returns how many sources changed (0: none)."""
         meta = self._meta(con, "index_stat", "listing")
         old_stat, old_files = _loads(meta.get("index_stat")), _loads(meta.get("listing")) or {}
         if stat == old_stat and files == old_files:
@@ -379,6 +428,8 @@ class SearchCache:
 
     def _apply(self, con: sqlite3.Connection, stat, files: dict) -> int:
         """Inside a write transaction: re-index what changed since the meta's stats."""
+        from .search_parse import file_record
+
         meta = self._meta(con, "index_stat", "listing", "columns", "row_keys")  # again: another process may have refreshed
         old_stat, old_files = _loads(meta.get("index_stat")), _loads(meta.get("listing")) or {}
         writer = _Writer(con, self._say)
@@ -405,6 +456,8 @@ class SearchCache:
         """Re-index only the index lines whose fingerprints appeared or disappeared."""
         from array import array
         from collections import Counter
+
+        from .search_parse import iter_lines, row_record, table_of
 
         data = self._read_index()
         columns, start, end = table_of(data)

@@ -12,7 +12,8 @@ import os
 from typing import TYPE_CHECKING
 
 from .root import INDEX
-from .search_docs import Record, doc_order, file_record, iter_lines, listing, resolve, row_record, table_of
+from .search_docs import Record, doc_order, listing, resolve
+from .search_parse import file_record, iter_lines, row_record, table_of
 
 if TYPE_CHECKING:
     from .search import Candidate, Matcher, Ranked, SearchFilters

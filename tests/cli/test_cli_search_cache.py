@@ -61,6 +61,7 @@ def test_cache_lives_in_local_state_and_the_root_is_untouched(cli, two, root, wh
     assert before == after  # nothing written in or around the root
     assert user_version(cache_file()) >= 1
     assert not str(cache_file().resolve()).startswith(str(root.resolve()))
+    assert (cache_file().stat().st_mode & 0o777, cache_file().parent.stat().st_mode & 0o777) == (0o600, 0o700)
 
 
 def test_register_update_archive_are_reflected_without_a_rebuild(cli, two, tmp_path):
@@ -245,6 +246,21 @@ def test_state_folder_that_cannot_hold_a_cache_still_searches(cli, two, tmp_path
     blocker.write_text("x", encoding="utf-8")
     env = {"MEMBOARD_STATE_DIR": str(blocker)}
     assert found(cli, "parser", env=env) == [(SID_B, "live", "Topic")]
+
+
+def test_a_cache_that_cannot_be_written_whole_still_searches(two, root):
+    """A full disk (here: a file size limit) fails the cache build; the search scans and leaves no temp file."""
+    code = (
+        "import resource, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN);"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384)); from memboard.cli import main;"
+        "sys.exit(main(['search', 'parser', '--root', sys.argv[1], '--json']))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert [h["id"] for h in json.loads(proc.stdout)] == [SID_B]
+    assert proc.stderr == ""
+    state = Path(os.environ["MEMBOARD_STATE_DIR"]) / "search"
+    assert [p.name for p in state.iterdir() if not p.name.endswith(".lock")] == []
 
 
 def test_search_imports_no_board_or_markdown_parser(two, root):

@@ -19,7 +19,7 @@ from bench.roots import generate  # noqa: E402
 from bench.search import add_archived  # noqa: E402
 from memboard.core.errors import UsageError  # noqa: E402
 from memboard.core.search import Matcher, SearchFilters, SearchHit, make_snippet, run, search  # noqa: E402
-from memboard.core.search_docs import sections  # noqa: E402
+from memboard.core.search_parse import sections  # noqa: E402
 
 
 @pytest.fixture(scope="module")

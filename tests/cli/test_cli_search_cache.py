@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -84,8 +85,9 @@ def test_register_update_archive_are_reflected_without_a_rebuild(cli, two, tmp_p
 def test_hand_edits_and_a_deleted_snapshot_are_reflected(cli, two, root):
     assert found(cli, "Parser rewrite") == [(SID_B, "live", "Topic")]
     index = root / "index.md"
-    text = index.read_text(encoding="utf-8")
-    index.write_text(text.replace("Parser rewrite", "Lexer  rewrite"), encoding="utf-8")  # same size, same second
+    text, stamp = index.read_text(encoding="utf-8"), index.stat().st_mtime_ns
+    index.write_text(text.replace("Parser rewrite", "Lexer  rewrite"), encoding="utf-8")
+    os.utime(index, ns=(stamp, stamp))  # same size, same time: saved within one tick of the clock
     assert found(cli, "Parser rewrite") == []
     assert found(cli, "Lexer  rewrite") == [(SID_B, "live", "Topic")]
     snap = root / "sessions" / f"{SID_A}.md"
@@ -123,7 +125,7 @@ def test_many_rows_one_changed_row_is_the_only_one_reindexed(cli, mem, root):
     assert changed == {rows[150].split(" | ")[0].strip("| "), NEW}
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "old_schema", "empty"])
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "scribbled", "old_schema", "empty"])
 def test_a_broken_cache_is_rebuilt_silently(cli, two, damage):
     assert found(cli, "tickets") == [(SID_A, "live", "Summary")]
     path = cache_file()
@@ -132,6 +134,9 @@ def test_a_broken_cache_is_rebuilt_silently(cli, two, damage):
     elif damage == "truncated":
         data = path.read_bytes()
         path.write_bytes(data[: len(data) // 2])
+    elif damage == "scribbled":  # same size, sound header and tables, garbage where the text index lives
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2] + b"\xa5" * (len(data) - len(data) // 2))
     elif damage == "old_schema":
         con = sqlite3.connect(path)
         con.execute("PRAGMA user_version = 0")
@@ -239,6 +244,24 @@ def test_snapshot_bytes_that_are_not_utf8_are_indexed_with_replacement_character
     assert (hit["id"], hit["section"]) == (SID_B, "Current Context")
     assert "\ufffd\ufffd on the «zebra»" in hit["marked"]
     assert "Traceback" not in cli("search", "zebra").err
+
+
+def test_symlinks_in_the_root_are_not_followed(cli, two, root, tmp_path):
+    outside = tmp_path / "outside"
+    (outside / "sessions").mkdir(parents=True)
+    (outside / "archive" / SID_B).mkdir(parents=True)
+    secret = snapshot_text(SID_B, decisions=["outsider secret"])
+    (outside / "sessions" / f"{SID_B}.md").write_text(secret, encoding="utf-8")
+    (outside / "archive" / SID_B / "session.md").write_text(secret, encoding="utf-8")
+    (root / "sessions" / f"{SID_B}.md").symlink_to(outside / "sessions" / f"{SID_B}.md")  # a linked file
+    assert found(cli, "outsider") == []
+    (root / "archive").symlink_to(outside / "archive")  # a linked folder
+    assert found(cli, "outsider") == []
+    shutil.rmtree(root / "sessions")
+    (root / "sessions").symlink_to(outside / "sessions")
+    assert found(cli, "outsider") == []
+    assert found(cli, "outsider", env={"MEMBOARD_SEARCH_NO_FTS": "1"}) == []
+    assert found(cli, "parser") == [(SID_B, "live", "Topic")]
 
 
 def test_state_folder_that_cannot_hold_a_cache_still_searches(cli, two, tmp_path):

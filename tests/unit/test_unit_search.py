@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -76,6 +77,33 @@ def test_the_cache_and_the_file_scan_give_the_same_results(corpus, monkeypatch, 
     scanned = run(root, query, filters)
     assert (cached.backend, scanned.backend) == ("cache", "scan")
     assert [h.as_json() for h in cached.hits] == [h.as_json() for h in scanned.hits], query
+
+
+def test_check_files_false_answers_from_the_cache_as_it_is(tmp_path):
+    root = tmp_path / "root"
+    (root / "sessions").mkdir(parents=True)
+    snap = root / "sessions" / "2026-05-30-0900-claude-code.md"
+    snap.write_text("## Decisions\n\n- use a lockfile\n", encoding="utf-8")
+    assert [h.section for h in search(root, "lockfile")] == ["Decisions"]
+    snap.write_text("## Decisions\n\n- use a ticket queue\n", encoding="utf-8")
+    assert [h.section for h in search(root, "lockfile", check_files=False)] == ["Decisions"]  # not looked at yet
+    assert search(root, "lockfile") == []
+    assert [h.id for h in search(root, "ticket queue", check_files=False)] == ["2026-05-30-0900-claude-code"]
+
+
+def test_a_cache_file_shorter_than_its_header_says_is_not_used(tmp_path):
+    from memboard.core.search_cache import _intact
+
+    db = tmp_path / "c.sqlite3"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE t(x)")
+    con.executemany("INSERT INTO t VALUES (?)", [("x" * 500,)] * 200)
+    con.commit()
+    con.close()
+    assert _intact(db)
+    db.write_bytes(db.read_bytes()[:-4096])
+    assert not _intact(db)
+    assert not _intact(tmp_path / "missing.sqlite3")
 
 
 def test_snippet_is_one_line_around_the_match_with_spans():

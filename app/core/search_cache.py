@@ -1,8 +1,8 @@
 """The search cache: an SQLite FTS5 (trigram) index of a root's documents, kept in local state.
 
 It is derived data: the Markdown files stay the truth and the cache can always be rebuilt.
-One cache per root lives in `<state>/search/<key>.sqlite3` (the key is the lock's: a hash of
-the root's real path), never inside the root. Before each search it is brought up to date
+One cache per root lives in `<state>/search/<key>.sqlite3`, keyed like the lock by the root's
+real path, never inside the root. Before each search it is brought up to date
 from file sizes and modification times: an unchanged root costs one stat per file; a changed
 index.md is diffed line by line through per-line fingerprints, so one changed row re-indexes
 one row. A missing, truncated, corrupt or older-schema cache is rebuilt into a new file that
@@ -144,6 +144,22 @@ def _common(a: list[int], b: list[int], step: int = 512) -> int:
     return i
 
 
+def _line_start(data: bytes, start: int, end: int, n: int) -> int:
+    """The offset of line number n (from 0) of data[start:end], counting newlines a block at a time."""
+    pos = start
+    while n and pos < end:
+        cut = min(pos + (64 << 10), end)
+        count = data.count(b"\n", pos, cut)
+        if count < n:
+            n -= count
+            pos = cut
+            continue
+        for _ in range(n):
+            pos = data.index(b"\n", pos, end) + 1
+        n = 0
+    return pos
+
+
 def _intact(path: Path) -> bool:
     """Whether a cache file looks whole: an SQLite header whose page count matches the file size."""
     try:
@@ -167,9 +183,13 @@ def _sidecars(path: Path) -> list[Path]:
     return [p for p in (Path(f"{path}-journal"), Path(f"{path}-wal"), Path(f"{path}-shm")) if p.exists()]
 
 
-def _racy(stat: tuple[int, int] | None, now: int) -> tuple[int, int] | None:
-    """A stat to remember: one too recent to trust is stored so it never compares equal."""
-    if stat is None or stat[1] <= now - RACY_NS:
+def _racy(stat: tuple[int, int] | None, taken: int) -> tuple[int, int] | None:
+    """A stat to remember, taken at `taken`: one too recent to trust is stored so it never compares equal.
+
+    A file changed within a tick of its clock before its stat may change again with the same
+    size and time after it was read; it is then read again at the next search.
+    """
+    if stat is None or stat[1] <= taken - RACY_NS:
         return stat
     return (stat[0], -1)
 
@@ -182,20 +202,27 @@ class _Stats(threading.Thread):
         super().__init__(daemon=True)
         self.base = base
         self.value: tuple | None = None
+        self.taken = time.time_ns()  # before the first stat: what "recently changed" is measured from
         self.start()
 
     def run(self) -> None:
         """Take the stats (the calls release the GIL, so SQLite works meanwhile)."""
-        self.value = (index_stat(self.base), listing(self.base))
+        try:
+            self.value = (index_stat(self.base), listing(self.base))
+        except Exception:  # taken again by result(), where an error reaches the caller
+            self.value = None
 
     def result(self) -> tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]:
         """The stats, taken again here if the thread failed."""
         self.join()
-        return self.value or (index_stat(self.base), listing(self.base))
+        if self.value is None:
+            self.taken = time.time_ns()
+            return index_stat(self.base), listing(self.base)
+        return self.value
 
 
 class SearchCache:
-    """An open, up-to-date cache of one root (use as a context manager; one per thread)."""
+    """An open cache of one root (use as a context manager; one per thread)."""
 
     def __init__(self, root: MemoryRoot, progress: Progress | None = None, refresh: bool = True):
         """Open the root's cache (building it when missing or broken) and start reading the files' stats.
@@ -211,7 +238,6 @@ class SearchCache:
         self.path = cache_path(root)
         self.built = False
         self.changed = 0
-        self.stats = _Stats(self.base) if refresh else None  # first: the stat calls overlap the opening and a query
         if not fts_available():
             raise CacheUnavailable("this SQLite lacks FTS5 with the trigram tokenizer")
         try:
@@ -220,6 +246,7 @@ class SearchCache:
             raise CacheUnavailable(f"cannot find the state folder: {exc.strerror or exc}") from None
         if real == root.real or root.real in real.parents:
             raise CacheUnavailable("the state folder is inside the memory root")
+        self.stats = _Stats(self.base) if refresh else None  # the stat calls overlap the opening and a query
         self.con = self._ready()
 
     def __enter__(self) -> "SearchCache":
@@ -241,7 +268,7 @@ class SearchCache:
         return sqlite3.connect(str(path), timeout=BUSY_TIMEOUT, isolation_level=None)
 
     def _ready(self) -> sqlite3.Connection:
-        """A connection to a valid, refreshed cache; rebuilds it when it is not usable."""
+        """A connection to a sound cache of this root, rebuilt first when the one on disk is not."""
         con = self._existing()
         if con is None:
             self._rebuild()
@@ -249,7 +276,7 @@ class SearchCache:
         return con
 
     def _existing(self) -> sqlite3.Connection | None:
-        """The cache already on disk, refreshed; None when it must be rebuilt."""
+        """A connection to the cache on disk if it is sound and this root's; None when it must be rebuilt."""
         if not _intact(self.path):
             return None
         try:
@@ -277,7 +304,7 @@ class SearchCache:
             return False
         stat, files = self.stats.result()
         try:
-            self.changed = self._refresh(self.con, stat, files)
+            self.changed = self._refresh(self.con, stat, files, self.stats.taken)
         except _Rebuild:
             self.con.close()
             self._rebuild()
@@ -356,6 +383,7 @@ class SearchCache:
             con.executescript(TABLES)
             con.execute("BEGIN")  # after executescript, which commits whatever is pending
             writer = _Writer(con, self._say, bulk=True)
+            taken = time.time_ns()
             stat = index_stat(self.base)
             files = listing(self.base)
             data = self._read_index() if stat else b""
@@ -380,13 +408,12 @@ class SearchCache:
                 if statement.strip():
                     con.execute(statement)
             _all_sessions(con)
-            now = time.time_ns()
             meta = {
                 "root": str(self.root.real),
-                "index_stat": marshal.dumps(_racy(stat, now)),
+                "index_stat": marshal.dumps(_racy(stat, taken)),
                 "columns": marshal.dumps(columns),
                 "row_keys": keys.tobytes(),
-                "listing": marshal.dumps({p: _racy(s, now) for p, s in files.items()}),
+                "listing": marshal.dumps({p: _racy(s, taken) for p, s in files.items()}),
             }
             con.executemany("INSERT INTO meta(name, value) VALUES (?, ?)", meta.items())
             con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -406,8 +433,8 @@ class SearchCache:
 
     # -- incremental refresh --------------------------------------------------------------
 
-    def _refresh(self, con: sqlite3.Connection, stat: tuple[int, int] | None, files: dict) -> int:
-        """Bring the cache up to date with the files' stats; returns how many sources changed (0: none)."""
+    def _refresh(self, con: sqlite3.Connection, stat: tuple[int, int] | None, files: dict, taken: int) -> int:
+        """Bring the cache up to date with the files' stats (taken at `taken`); returns how many sources changed."""
         meta = self._meta(con, "index_stat", "listing")
         old_stat, old_files = _loads(meta.get("index_stat")), _loads(meta.get("listing")) or {}
         if stat == old_stat and files == old_files:
@@ -419,14 +446,14 @@ class SearchCache:
                 raise CacheBusy(str(exc)) from None
             raise
         try:
-            changed = self._apply(con, stat, files)
+            changed = self._apply(con, stat, files, taken)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
         return changed
 
-    def _apply(self, con: sqlite3.Connection, stat, files: dict) -> int:
+    def _apply(self, con: sqlite3.Connection, stat: tuple[int, int] | None, files: dict, taken: int) -> int:
         """Inside a write transaction: re-index what changed since the meta's stats."""
         from .search_parse import file_record
 
@@ -447,9 +474,8 @@ class SearchCache:
                 writer.add(rec)
         writer.flush()
         writer.sync_sessions()
-        now = time.time_ns()
-        _set_meta(con, index_stat=marshal.dumps(_racy(stat, now)),
-                  listing=marshal.dumps({p: _racy(s, now) for p, s in files.items()}))
+        _set_meta(con, index_stat=marshal.dumps(_racy(stat, taken)),
+                  listing=marshal.dumps({p: _racy(s, taken) for p, s in files.items()}))
         return changed
 
     def _refresh_rows(self, con: sqlite3.Connection, writer: "_Writer", meta: dict) -> None:
@@ -471,12 +497,12 @@ class SearchCache:
         old_mid = Counter(old_keys[head : len(old_keys) - tail])
         new_mid = Counter(new_keys[head : len(new_keys) - tail])
         for fp, count in (old_mid - new_mid).items():
-            writer.drop("path = ? AND fingerprint = ? AND id IN (SELECT id FROM records WHERE path = ? AND fingerprint = ? LIMIT ?)",
-                        (INDEX, fp, INDEX, fp, count))
+            writer.drop("id IN (SELECT id FROM records WHERE path = ? AND fingerprint = ? LIMIT ?)", (INDEX, fp, count))
         wanted = new_mid - old_mid
         if wanted:
-            for i, line in enumerate(iter_lines(data, start, end)):
-                if head <= i < len(new_keys) - tail and wanted.get(new_keys[i]):
+            lines = iter_lines(data, _line_start(data, start, end, head), end)
+            for i, line in zip(range(head, len(new_keys) - tail), lines):
+                if wanted.get(new_keys[i]):
                     wanted[new_keys[i]] -= 1
                     rec = row_record(line, columns, new_keys[i])
                     if rec:

@@ -4,7 +4,7 @@ It is derived data: the Markdown files stay the truth and the cache can always b
 One cache per root lives in `<state>/search/<key>.sqlite3`, keyed like the lock by the root's
 real path, never inside the root. Before each search it is brought up to date
 from file sizes and modification times: an unchanged root costs one stat per file; a changed
-index.md is diffed line by line through per-line fingerprints, so one changed row re-indexes
+index.md is diffed line by line through a CRC-32 of each line, so one changed row re-indexes
 one row. A missing, truncated, corrupt or older-schema cache is rebuilt into a new file that
 replaces the old one; while another process writes the cache, `CacheBusy` tells the caller
 to scan the files instead of waiting.
@@ -111,9 +111,13 @@ def is_busy(exc: sqlite3.Error) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
 
 
-def line_keys(data: bytes, start: int, end: int) -> list[int]:
-    """A 63-bit fingerprint of each line of data[start:end] (crc32 and adler32), in chunks."""
-    keys: list[int] = []
+def line_crcs(data: bytes, start: int, end: int) -> list[int]:
+    """The crc32 of each line of data[start:end] (a line's fingerprint), computed a chunk at a time.
+
+    CRC-32 tells apart any two lines that differ within 32 consecutive bits (a changed word,
+    status or time), and any others but for a 1-in-4-billion chance.
+    """
+    crcs: list[int] = []
     pos = start
     while pos < end:
         cut = min(pos + CHUNK, end)
@@ -123,14 +127,9 @@ def line_keys(data: bytes, start: int, end: int) -> list[int]:
         lines = data[pos:cut].split(b"\n")
         if data[cut - 1 : cut] == b"\n":
             lines.pop()
-        keys.extend(((c >> 1) << 32) | a for c, a in zip(map(zlib.crc32, lines), map(zlib.adler32, lines)))
+        crcs += map(zlib.crc32, lines)
         pos = cut
-    return keys
-
-
-def line_key(line: bytes) -> int:
-    """The fingerprint of one line, as line_keys computes it."""
-    return ((zlib.crc32(line) >> 1) << 32) | zlib.adler32(line)
+    return crcs
 
 
 def _common(a: list[int], b: list[int], step: int = 512) -> int:
@@ -388,11 +387,10 @@ class SearchCache:
             files = listing(self.base)
             data = self._read_index() if stat else b""
             columns, start, end = table_of(data)
-            keys = array("q")
+            crcs = array("I")
             for line in iter_lines(data, start, end):
-                fp = line_key(line)
-                keys.append(fp)
-                rec = row_record(line, columns, fp)
+                crcs.append(zlib.crc32(line))
+                rec = row_record(line, columns, crcs[-1])
                 if rec:
                     writer.add(rec)
             del data
@@ -412,7 +410,7 @@ class SearchCache:
                 "root": str(self.root.real),
                 "index_stat": marshal.dumps(_racy(stat, taken)),
                 "columns": marshal.dumps(columns),
-                "row_keys": keys.tobytes(),
+                "row_crcs": crcs.tobytes(),
                 "listing": marshal.dumps({p: _racy(s, taken) for p, s in files.items()}),
             }
             con.executemany("INSERT INTO meta(name, value) VALUES (?, ?)", meta.items())
@@ -457,7 +455,7 @@ class SearchCache:
         """Inside a write transaction: re-index what changed since the meta's stats."""
         from .search_parse import file_record
 
-        meta = self._meta(con, "index_stat", "listing", "columns", "row_keys")  # again: another process may have refreshed
+        meta = self._meta(con, "index_stat", "listing", "columns", "row_crcs")  # again: another process may have refreshed
         old_stat, old_files = _loads(meta.get("index_stat")), _loads(meta.get("listing")) or {}
         writer = _Writer(con, self._say)
         changed = 0
@@ -489,25 +487,25 @@ class SearchCache:
         columns, start, end = table_of(data)
         if columns != _loads(meta.get("columns")):
             raise _Rebuild("the index table's header changed")
-        old = array("q")
-        old.frombytes(meta.get("row_keys") or b"")
-        old_keys, new_keys = old.tolist(), line_keys(data, start, end)
-        head = _common(old_keys, new_keys)
-        tail = _common(old_keys[head:][::-1], new_keys[head:][::-1])
-        old_mid = Counter(old_keys[head : len(old_keys) - tail])
-        new_mid = Counter(new_keys[head : len(new_keys) - tail])
+        old = array("I")
+        old.frombytes(meta.get("row_crcs") or b"")
+        old_crcs, crcs = old.tolist(), line_crcs(data, start, end)
+        head = _common(old_crcs, crcs)
+        tail = _common(old_crcs[head:][::-1], crcs[head:][::-1])
+        old_mid = Counter(old_crcs[head : len(old_crcs) - tail])
+        new_keys = crcs[head : len(crcs) - tail]
+        new_mid = Counter(new_keys)
         for fp, count in (old_mid - new_mid).items():
             writer.drop("id IN (SELECT id FROM records WHERE path = ? AND fingerprint = ? LIMIT ?)", (INDEX, fp, count))
         wanted = new_mid - old_mid
         if wanted:
-            lines = iter_lines(data, _line_start(data, start, end, head), end)
-            for i, line in zip(range(head, len(new_keys) - tail), lines):
-                if wanted.get(new_keys[i]):
-                    wanted[new_keys[i]] -= 1
-                    rec = row_record(line, columns, new_keys[i])
+            for fp, line in zip(new_keys, iter_lines(data, _line_start(data, start, end, head), end)):
+                if wanted.get(fp):
+                    wanted[fp] -= 1
+                    rec = row_record(line, columns, fp)
                     if rec:
                         writer.add(rec)
-        _set_meta(con, row_keys=array("q", new_keys).tobytes())
+        _set_meta(con, row_crcs=array("I", crcs).tobytes())
 
     # -- queries --------------------------------------------------------------------------
 

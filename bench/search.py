@@ -148,7 +148,7 @@ class Report:
         """Print and keep one figure."""
         verdict = "" if passed is None else ("PASS" if passed else "FAIL")
         self.rows.append({"figure": figure, "value": value, "target": target, "result": verdict, "note": note})
-        print(f"{figure:<58} {value:>26}  {target:<28} {verdict:<4} {note}".rstrip(), flush=True)
+        print(f"{figure:<64} {value:>12}  {target:<26} {verdict:<4} {note}".rstrip(), flush=True)
 
 
 def _ms(seconds: float) -> str:
@@ -171,32 +171,40 @@ def plain_scan(root: Path, query: str) -> int:
 
 
 def query_figures(report: Report, root: Path) -> None:
-    """The warm in-process query, by language, beside the plain scan and the fallback scan."""
+    """The warm in-process query, by language, beside the plain scan and the fallback scan.
+
+    "The query itself" is search(check_files=False): open the cache, rank, fetch the best
+    documents, make snippets. search() adds the stat pass over the root's files.
+    """
     from memboard.core.search import run
 
-    groups = {"CJK": CJK, "English": ENGLISH + [_id_piece(root)], "common word (40% of rows)": COMMON}
+    groups = {"CJK": CJK, "English": ENGLISH + [_id_piece(root)], COMMON_GROUP: COMMON}
     for name, queries in groups.items():
-        times, scans = [], []
+        query, full, scans = [], [], []
         for q in queries:
             run(root, q)  # warm
             for _ in range(RUNS_PER_QUERY):
-                start = time.perf_counter()
-                outcome = run(root, q)
-                times.append(time.perf_counter() - start)
-                if outcome.backend != "cache":
-                    raise SystemExit(f"search answered by scanning ({outcome.reason})")
+                for check, into in ((False, query), (True, full)):
+                    start = time.perf_counter()
+                    outcome = run(root, q, check_files=check)
+                    into.append(time.perf_counter() - start)
+                    if outcome.backend != "cache":
+                        raise SystemExit(f"search answered by scanning ({outcome.reason})")
             start = time.perf_counter()
             plain_scan(root, q)
             scans.append(time.perf_counter() - start)
-        p95 = percentile(times, 95)
         target = name != COMMON_GROUP
-        report.add(f"search() warm, {name}: p95 of {len(queries)} queries", _ms(p95),
+        p95 = percentile(query, 95)
+        report.add(f"query itself, warm cache, {name}: p95 of {len(queries)} queries", _ms(p95),
                    f"≤ {QUERY_TARGET_MS:.0f} ms" if target else "(report)",
-                   p95 * 1000 <= QUERY_TARGET_MS if target else None, f"p50 {_ms(percentile(times, 50))}")
-        ratio = median(scans) / median(times)
+                   p95 * 1000 <= QUERY_TARGET_MS if target else None, f"p50 {_ms(percentile(query, 50))}")
+        report.add(f"  search() with its stat pass, {name}: p95", _ms(percentile(full, 95)), "(report)", None,
+                   f"p50 {_ms(percentile(full, 50))}")
+        ratio = median(scans) / median(query)
         report.add(f"  plain in-process scan, {name}", _ms(median(scans)),
-                   f"≥ {SCAN_RATIO_TARGET:.0f}× slower" if target else "(report)",
-                   ratio >= SCAN_RATIO_TARGET if target else None, f"search is {ratio:.0f}× faster (medians)")
+                   f"≥ {SCAN_RATIO_TARGET:.0f}× the query" if target else "(report)",
+                   ratio >= SCAN_RATIO_TARGET if target else None,
+                   f"query {ratio:.0f}× faster, search() {median(scans) / median(full):.0f}× (medians)")
     os.environ["MEMBOARD_SEARCH_NO_FTS"] = "1"
     try:
         start = time.perf_counter()

@@ -136,17 +136,31 @@ def listing(root: str) -> dict[str, tuple[int, int]]:
             folders = [e.name for e in it if e.is_dir(follow_symlinks=False)]
     except OSError:
         folders = []
-    base = os.path.join(archive, "")
-    lstat, regular = os.lstat, stat.S_ISREG
-    for name in folders:
-        for leaf in ("index.md", "session.md"):
-            try:
-                st = lstat(f"{base}{name}/{leaf}")
-            except OSError:
-                continue
-            if regular(st.st_mode):
-                out[f"{ARCHIVE}/{name}/{leaf}"] = (st.st_size, st.st_mtime_ns)
+    if folders:
+        _archive_files(archive, folders, out)
     return out
+
+
+def _archive_files(archive: str, folders: list[str], out: dict[str, tuple[int, int]]) -> None:
+    """Add the stats of each archive folder's index.md and session.md (paths relative to the archive's own handle)."""
+    try:
+        fd = os.open(archive, os.O_RDONLY) if os.lstat in os.supports_dir_fd else None
+    except OSError:
+        return
+    prefix = "" if fd is not None else os.path.join(archive, "")
+    lstat, regular = os.lstat, stat.S_ISREG
+    try:
+        for name in folders:
+            for leaf in ("index.md", "session.md"):
+                try:
+                    st = lstat(f"{prefix}{name}/{leaf}", dir_fd=fd)
+                except OSError:
+                    continue
+                if regular(st.st_mode):
+                    out[f"{ARCHIVE}/{name}/{leaf}"] = (st.st_size, st.st_mtime_ns)
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def session_of(path: str) -> str | None:

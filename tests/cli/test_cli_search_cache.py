@@ -65,7 +65,7 @@ def test_cache_lives_in_local_state_and_the_root_is_untouched(cli, two, root, wh
     assert (cache_file().stat().st_mode & 0o777, cache_file().parent.stat().st_mode & 0o777) == (0o600, 0o700)
 
 
-def test_register_update_archive_are_reflected_without_a_rebuild(cli, two, tmp_path):
+def test_register_update_archive_organize_are_reflected_without_a_rebuild(cli, two, tmp_path):
     assert found(cli, "parser") == [(SID_B, "live", "Topic")]
     inode = cache_file().stat().st_ino
     assert cli("register").code == 0
@@ -79,6 +79,8 @@ def test_register_update_archive_are_reflected_without_a_rebuild(cli, two, tmp_p
     assert cli("archive", SID_A).code == 0
     assert found(cli, "queue folder") == [(SID_A, "archived", "Decisions")]
     assert found(cli, "queue folder", "--live") == []
+    assert cli("organize").code == 0  # deletes the idle row registered above
+    assert found(cli, "sessionStart") == []
     assert cache_file().stat().st_ino == inode  # refreshed in place, never rebuilt
 
 

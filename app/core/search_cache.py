@@ -433,8 +433,8 @@ class SearchCache:
 
     def _refresh(self, con: sqlite3.Connection, stat: tuple[int, int] | None, files: dict, taken: int) -> int:
         """Bring the cache up to date with the files' stats (taken at `taken`); returns how many sources changed."""
-        meta = self._meta(con, "index_stat", "listing")
-        old_stat, old_files = _loads(meta.get("index_stat")), _loads(meta.get("listing")) or {}
+        seen = self._meta(con, "index_stat", "listing")
+        old_stat, old_files = _loads(seen.get("index_stat")), _loads(seen.get("listing")) or {}
         if stat == old_stat and files == old_files:
             return 0
         try:
@@ -444,19 +444,25 @@ class SearchCache:
                 raise CacheBusy(str(exc)) from None
             raise
         try:
-            changed = self._apply(con, stat, files, taken)
+            changed = self._apply(con, stat, files, taken, (seen, old_stat, old_files))
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
         return changed
 
-    def _apply(self, con: sqlite3.Connection, stat: tuple[int, int] | None, files: dict, taken: int) -> int:
-        """Inside a write transaction: re-index what changed since the meta's stats."""
+    def _apply(self, con: sqlite3.Connection, stat: tuple[int, int] | None, files: dict, taken: int, seen: tuple) -> int:
+        """Inside a write transaction: re-index what changed since the meta's stats.
+
+        The stats are read again (another process may have refreshed the cache since `seen`
+        was read, before this transaction began), and decoded again only if they changed.
+        """
         from .search_parse import file_record
 
-        meta = self._meta(con, "index_stat", "listing", "columns", "row_crcs")  # again: another process may have refreshed
-        old_stat, old_files = _loads(meta.get("index_stat")), _loads(meta.get("listing")) or {}
+        meta = self._meta(con, "index_stat", "listing", "columns", "row_crcs")
+        raw, old_stat, old_files = seen
+        if (meta.get("index_stat"), meta.get("listing")) != (raw.get("index_stat"), raw.get("listing")):
+            old_stat, old_files = _loads(meta.get("index_stat")), _loads(meta.get("listing")) or {}
         writer = _Writer(con, self._say)
         changed = 0
         if stat != old_stat:

@@ -422,12 +422,10 @@ class SearchCache:
             os.fsync(fh.fileno())
 
     def _read_index(self) -> bytes:
-        """index.md's bytes (empty when it vanished or cannot be read)."""
-        try:
-            with open(os.path.join(self.base, INDEX), "rb") as fh:
-                return fh.read()
-        except OSError:
-            return b""
+        """index.md's bytes (empty when it vanished, cannot be read or is a symlink)."""
+        from .search_parse import read_file
+
+        return read_file(self.base, INDEX) or b""
 
     # -- incremental refresh --------------------------------------------------------------
 

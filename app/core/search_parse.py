@@ -30,6 +30,7 @@ DEFAULT_SECTION_WEIGHT = 2
 PLACEHOLDERS = {"none", "- none", "-"}
 FENCE_RE = re.compile(r" {0,3}(```|~~~)")
 HEADING_RE = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)(.*)")
+NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 
 
 def text_of(data: bytes) -> str:
@@ -65,7 +66,7 @@ def row_record(line: bytes, columns: tuple[str, ...], fingerprint: int = 0) -> R
     key = values.get("Session ID", "")
     if not key:
         return None
-    docs = [Doc(ROW, col, weight, values[col]) for col, weight in CELL_WEIGHTS.items() if values.get(col, "-") != "-"]
+    docs = [Doc(ROW, col, weight, values[col]) for col, weight in CELL_WEIGHTS.items() if values.get(col, "") not in ("", "-")]
     return Record(
         SESSION, key, LIVE, ROW, INDEX, values.get("Status", ""), values.get("Agent Name", ""), values.get("Topic", ""),
         values.get("Updated At", ""), docs, fingerprint,
@@ -130,22 +131,31 @@ def archived_row_record(data: bytes, key: str, path: str) -> Record:
         if name.casefold() == "metadata":
             meta = table_fields(body)
             break
-    docs = [Doc(ROW, col, weight, meta[col]) for col, weight in CELL_WEIGHTS.items() if meta.get(col, "-") != "-"]
+    docs = [Doc(ROW, col, weight, meta[col]) for col, weight in CELL_WEIGHTS.items() if meta.get(col, "") not in ("", "-")]
     return Record(
         SESSION, key, ARCHIVED, ROW, path, meta.get("Original Status", ""), meta.get("Agent Name", ""), meta.get("Topic", ""),
         meta.get("Updated At", ""), docs,
     )
 
 
+def read_file(root: str, path: str) -> bytes | None:
+    """A file's bytes, None when it is missing, unreadable or a symlink (which could lead out of the root)."""
+    try:
+        fd = os.open(os.path.join(root, path), os.O_RDONLY | NO_FOLLOW)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
 def file_record(root: str, path: str) -> Record | None:
     """The record of a listed file (None when its name is no Session ID, or it vanished or cannot be read)."""
     key = session_of(path)
-    if key is None:
-        return None
-    try:
-        with open(os.path.join(root, path), "rb") as fh:
-            data = fh.read()
-    except OSError:
+    data = read_file(root, path) if key is not None else None
+    if key is None or data is None:
         return None
     if path.startswith(SESSIONS):
         return snapshot_record(data, key, LIVE, path)

@@ -8,12 +8,11 @@ Memory stays bounded: it keeps the matching sessions, not the corpus.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from .root import INDEX
 from .search_docs import Record, doc_order, listing, resolve
-from .search_parse import file_record, iter_lines, row_record, table_of
+from .search_parse import file_record, iter_lines, read_file, row_record, table_of
 
 if TYPE_CHECKING:
     from .search import Candidate, Matcher, Ranked, SearchFilters
@@ -54,15 +53,6 @@ def _facts(rec: Record) -> tuple[str, str, str, str, str, str]:
     return (rec.state, rec.source, rec.status, rec.agent, rec.topic, rec.updated_at)
 
 
-def _read(path: str) -> bytes:
-    """A file's bytes (empty when missing or unreadable)."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError:
-        return b""
-
-
 def _maybe_matches(line: bytes, matcher: "Matcher") -> bool:
     """A cheap test that never misses a row whose cells match: the line itself, pipes unescaped."""
     text = line.decode("utf-8", "replace")
@@ -90,7 +80,7 @@ def scan(base: str, matcher: "Matcher", filters: "SearchFilters") -> tuple[list[
         if rec:
             tally.consider(rec)
             facts.setdefault((rec.kind, rec.key), []).append(_facts(rec))
-    data = _read(os.path.join(base, INDEX))
+    data = read_file(base, INDEX) or b""
     columns, start, end = table_of(data)
     for line in iter_lines(data, start, end):
         if _maybe_matches(line, matcher):

@@ -122,11 +122,7 @@ def listing(root: str) -> dict[str, tuple[int, int]]:
     try:
         if os.path.islink(sessions):
             raise NotADirectoryError(sessions)
-        with os.scandir(sessions) as it:
-            for entry in it:
-                if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                    st = entry.stat(follow_symlinks=False)
-                    out[f"{SESSIONS}/{entry.name}"] = (st.st_size, st.st_mtime_ns)
+        _session_files(sessions, out)
     except OSError:
         pass
     try:
@@ -139,6 +135,20 @@ def listing(root: str) -> dict[str, tuple[int, int]]:
     if folders:
         _archive_files(archive, folders, out)
     return out
+
+
+def _session_files(sessions: str, out: dict[str, tuple[int, int]]) -> None:
+    """Add the stats of sessions/*.md (through the folder's own handle where the OS allows: fewer path lookups)."""
+    fd = os.open(sessions, os.O_RDONLY) if os.scandir in os.supports_fd else None
+    try:
+        with os.scandir(sessions if fd is None else fd) as it:
+            for entry in it:
+                if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    out[f"{SESSIONS}/{entry.name}"] = (st.st_size, st.st_mtime_ns)
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def _archive_files(archive: str, folders: list[str], out: dict[str, tuple[int, int]]) -> None:

@@ -539,16 +539,19 @@ class SearchCache:
             args = [expression, filters.section]
             doc_id = "d.id"
         condition, extra = filters.sql()
+        if not condition:  # no session filter: only sessions that match as well as the limit-th best can rank
+            condition = " AND (NOT EXISTS (SELECT 1 FROM cut) OR (m.best, m.n) >= (SELECT best, n FROM cut))"
         sql = f"""
+            WITH m AS (SELECT {doc_id} >> {SID_SHIFT} AS sid, MAX(({doc_id} >> {WEIGHT_SHIFT}) & 15) AS best,
+                              COUNT(*) AS n FROM {source} GROUP BY 1),
+                 cut AS (SELECT best, n FROM m ORDER BY best DESC, n DESC LIMIT 1 OFFSET ?)
             SELECT s.kind, s.key, m.best, m.n, s.state, s.status, s.agent, s.topic, s.updated_at, s.updated_sort
-            FROM (SELECT {doc_id} >> {SID_SHIFT} AS sid, MAX(({doc_id} >> {WEIGHT_SHIFT}) & 15) AS best, COUNT(*) AS n
-                  FROM {source} GROUP BY 1) AS m
-            JOIN sessions AS s ON s.sid = m.sid
+            FROM m JOIN sessions AS s ON s.sid = m.sid
             WHERE 1 {condition}
             ORDER BY m.best DESC, m.n DESC, s.updated_sort DESC, s.key, s.kind
             LIMIT ?"""
         out = []
-        for kind, key, best, n, *info in self.con.execute(sql, args + extra + [filters.limit]):
+        for kind, key, best, n, *info in self.con.execute(sql, args + [filters.limit - 1] + extra + [filters.limit]):
             out.append((kind, key, best, n, SessionInfo(kind, key, *info)))
         return out
 

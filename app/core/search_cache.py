@@ -18,6 +18,7 @@ import sqlite3
 import threading
 import time
 import zlib
+from array import array
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
@@ -30,7 +31,7 @@ NO_FTS_ENV = "MEMBOARD_SEARCH_NO_FTS"  # "1": behave as if this SQLite had no FT
 BUSY_TIMEOUT = 0.1  # seconds a reader waits for a writer's commit before scanning the files instead
 RACY_NS = 2_000_000_000  # a file changed this recently may change again within its mtime's resolution
 BATCH = 2000
-CHUNK = 4 << 20
+CHUNK = 1 << 20
 HEADER = b"SQLite format 3\x00"
 
 # A document's id says whose it is and what it weighs: session id << 20 | weight << 16 | number, so
@@ -111,13 +112,15 @@ def is_busy(exc: sqlite3.Error) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
 
 
-def line_crcs(data: bytes, start: int, end: int) -> list[int]:
-    """The crc32 of each line of data[start:end] (a line's fingerprint), computed a chunk at a time.
+def line_crcs(data: bytes, start: int, end: int) -> tuple[array, list[tuple[int, int]]]:
+    """The crc32 of each line of data[start:end] (a line's fingerprint), computed a chunk at a time,
+    and (offset, number of its first line) of each chunk, to find a line's offset without a count.
 
     CRC-32 tells apart any two lines that differ within 32 consecutive bits (a changed word,
     status or time), and any others but for a 1-in-4-billion chance.
     """
-    crcs: list[int] = []
+    crcs = array("I")
+    marks = []
     pos = start
     while pos < end:
         cut = min(pos + CHUNK, end)
@@ -127,12 +130,21 @@ def line_crcs(data: bytes, start: int, end: int) -> list[int]:
         lines = data[pos:cut].split(b"\n")
         if data[cut - 1 : cut] == b"\n":
             lines.pop()
-        crcs += map(zlib.crc32, lines)
+        marks.append((pos, len(crcs)))
+        crcs.extend(map(zlib.crc32, lines))
         pos = cut
-    return crcs
+    return crcs, marks
 
 
-def _common(a: list[int], b: list[int], step: int = 512) -> int:
+def _line_start(data: bytes, marks: list[tuple[int, int]], n: int) -> int:
+    """The offset of line number n, found from the last chunk that starts at or before it."""
+    pos, line = next((m for m in reversed(marks) if m[1] <= n), (len(data), n))
+    for _ in range(n - line):
+        pos = data.index(b"\n", pos) + 1
+    return pos
+
+
+def _common(a: array, b: array, step: int = 512) -> int:
     """The length of the common prefix of two lists (compared a block at a time)."""
     n = min(len(a), len(b))
     i = 0
@@ -141,22 +153,6 @@ def _common(a: list[int], b: list[int], step: int = 512) -> int:
     while i < n and a[i] == b[i]:
         i += 1
     return i
-
-
-def _line_start(data: bytes, start: int, end: int, n: int) -> int:
-    """The offset of line number n (from 0) of data[start:end], counting newlines a block at a time."""
-    pos = start
-    while n and pos < end:
-        cut = min(pos + (64 << 10), end)
-        count = data.count(b"\n", pos, cut)
-        if count < n:
-            n -= count
-            pos = cut
-            continue
-        for _ in range(n):
-            pos = data.index(b"\n", pos, end) + 1
-        n = 0
-    return pos
 
 
 def _intact(path: Path) -> bool:
@@ -371,8 +367,6 @@ class SearchCache:
 
     def _build(self, tmp: Path) -> None:
         """Write a whole cache into tmp, streaming every document (no list of the corpus in memory)."""
-        from array import array
-
         from .search_parse import file_record, iter_lines, row_record, table_of
 
         con = sqlite3.connect(str(tmp), isolation_level=None)
@@ -466,9 +460,7 @@ class SearchCache:
         if stat != old_stat:
             self._refresh_rows(con, writer, meta)
             changed += 1
-        for path in sorted(old_files.keys() | files.keys()):
-            if old_files.get(path) == files.get(path):
-                continue
+        for path in sorted({p for p, _ in old_files.items() ^ files.items()}):
             changed += 1
             writer.drop("path = ?", (path,))
             rec = file_record(self.base, path) if path in files else None
@@ -482,7 +474,6 @@ class SearchCache:
 
     def _refresh_rows(self, con: sqlite3.Connection, writer: "_Writer", meta: dict) -> None:
         """Re-index only the index lines whose fingerprints appeared or disappeared."""
-        from array import array
         from collections import Counter
 
         from .search_parse import iter_lines, row_record, table_of
@@ -491,9 +482,9 @@ class SearchCache:
         columns, start, end = table_of(data)
         if columns != _loads(meta.get("columns")):
             raise _Rebuild("the index table's header changed")
-        old = array("I")
-        old.frombytes(meta.get("row_crcs") or b"")
-        old_crcs, crcs = old.tolist(), line_crcs(data, start, end)
+        old_crcs = array("I")
+        old_crcs.frombytes(meta.get("row_crcs") or b"")
+        crcs, marks = line_crcs(data, start, end)
         head = _common(old_crcs, crcs)
         tail = _common(old_crcs[head:][::-1], crcs[head:][::-1])
         old_mid = Counter(old_crcs[head : len(old_crcs) - tail])
@@ -503,13 +494,13 @@ class SearchCache:
             writer.drop("id IN (SELECT id FROM records WHERE path = ? AND fingerprint = ? LIMIT ?)", (INDEX, fp, count))
         wanted = new_mid - old_mid
         if wanted:
-            for fp, line in zip(new_keys, iter_lines(data, _line_start(data, start, end, head), end)):
+            for fp, line in zip(new_keys, iter_lines(data, _line_start(data, marks, head), end)):
                 if wanted.get(fp):
                     wanted[fp] -= 1
                     rec = row_record(line, columns, fp)
                     if rec:
                         writer.add(rec)
-        _set_meta(con, row_crcs=array("I", crcs).tobytes())
+        _set_meta(con, row_crcs=crcs.tobytes())
 
     # -- queries --------------------------------------------------------------------------
 

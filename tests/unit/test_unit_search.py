@@ -91,6 +91,31 @@ def test_check_files_false_answers_from_the_cache_as_it_is(tmp_path):
     assert [h.id for h in search(root, "ticket queue", check_files=False)] == ["2026-05-30-0900-claude-code"]
 
 
+def test_a_row_changed_deep_in_a_big_index_is_the_one_reindexed(tmp_path, monkeypatch):
+    """index.md is read in many chunks here: the changed row is found past the first of them."""
+    import memboard.core.search_cache as search_cache
+
+    monkeypatch.setattr(search_cache, "CHUNK", 2048)
+    root = tmp_path / "root"
+    generate(root, 600)
+    index = root / "index.md"
+    text = index.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    target = 6 + 450  # a table row far past the first chunks
+    sid = lines[target].split("|")[1].strip()
+    assert search(root, "zeppelin") == []
+    cells = lines[target].split(" | ")  # | Session ID | Agent Name | Topic | ...
+    cells[2] = "zeppelin topic"
+    lines[target] = " | ".join(cells)
+    index.write_text("\n".join(lines), encoding="utf-8")
+    assert [(h.id, h.section) for h in search(root, "zeppelin")] == [(sid, "Topic")]
+    con = sqlite3.connect(search_cache.cache_path(search_cache.MemoryRoot(root)))
+    try:
+        assert con.execute("SELECT count(*) FROM records WHERE source = 'row'").fetchone()[0] == 600
+    finally:
+        con.close()
+
+
 def test_a_cache_file_shorter_than_its_header_says_is_not_used(tmp_path):
     from memboard.core.search_cache import _intact
 

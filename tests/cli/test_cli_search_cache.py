@@ -252,13 +252,14 @@ def test_snapshot_bytes_that_are_not_utf8_are_indexed_with_replacement_character
     assert "Traceback" not in cli("search", "zebra").err
 
 
-def test_symlinks_in_the_root_are_not_followed(cli, two, root, tmp_path):
+def test_symlinks_and_files_not_named_by_a_session_id_are_not_searched(cli, two, root, tmp_path):
     outside = tmp_path / "outside"
     (outside / "sessions").mkdir(parents=True)
     (outside / "archive" / SID_B).mkdir(parents=True)
     secret = snapshot_text(SID_B, decisions=["outsider secret"])
     (outside / "sessions" / f"{SID_B}.md").write_text(secret, encoding="utf-8")
     (outside / "archive" / SID_B / "session.md").write_text(secret, encoding="utf-8")
+    (root / "sessions" / "notes.md").write_text("## Notes\n\noutsider too\n", encoding="utf-8")  # no Session ID
     (root / "sessions" / f"{SID_B}.md").symlink_to(outside / "sessions" / f"{SID_B}.md")  # a linked file
     assert found(cli, "outsider") == []
     (root / "archive").symlink_to(outside / "archive")  # a linked folder

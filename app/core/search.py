@@ -66,6 +66,9 @@ class SearchFilters(NamedTuple):
             raise UsageError(f"--limit must be a whole number from 1 to {MAX_LIMIT}")
         if self.section is not None and not self.section.strip():
             raise UsageError("--section needs a cell or section name, such as Topic or Decisions")
+        for value, option in ((self.agent, "--agent"), (self.section, "--section")):
+            if value is not None:
+                _utf8(value, option)
         return self._replace(since=_time_text(self.since, "--since", False), until=_time_text(self.until, "--until", True))
 
     def passes(self, info: SessionInfo) -> bool:
@@ -189,7 +192,16 @@ def check_query(query: str) -> str:
         raise UsageError(f"search query too long ({len(text):,} characters; at most {MAX_QUERY:,})")
     if "\x00" in text:
         raise UsageError("the search query contains a NUL character")
+    _utf8(text, "the search query")
     return text
+
+
+def _utf8(text: str, what: str) -> None:
+    """A one-line UsageError when text holds bytes that were not UTF-8 (a command line can pass them)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"{what} is not UTF-8 text") from None
 
 
 def syntax_terms(expression: str) -> list[str]:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from . import config
 from .root import INDEX, MemoryRoot
-from .search_docs import Doc, Record, SessionInfo, index_stat, listing, resolve
+from .search_docs import Doc, Record, SessionInfo, index_stat, listing, resolve, session_of
 
 SCHEMA_VERSION = 1
 NO_FTS_ENV = "MEMBOARD_SEARCH_NO_FTS"  # "1": behave as if this SQLite had no FTS5 trigram (search scans files)
@@ -320,7 +320,7 @@ class SearchCache:
         if con.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
             raise _Rebuild("schema")
         row = con.execute("SELECT value FROM meta WHERE name = 'root'").fetchone()
-        if row is None or row[0] != str(self.root.real):
+        if row is None or row[0] != os.fsencode(self.root.real):
             raise _Rebuild("root")
 
     def _meta(self, con: sqlite3.Connection, *names: str) -> dict:
@@ -401,7 +401,7 @@ class SearchCache:
                     con.execute(statement)
             _all_sessions(con)
             meta = {
-                "root": str(self.root.real),
+                "root": os.fsencode(self.root.real),  # bytes: a path need not be UTF-8
                 "index_stat": marshal.dumps(_racy(stat, taken)),
                 "columns": marshal.dumps(columns),
                 "row_crcs": crcs.tobytes(),
@@ -461,6 +461,8 @@ class SearchCache:
             self._refresh_rows(con, writer, meta)
             changed += 1
         for path in sorted({p for p, _ in old_files.items() ^ files.items()}):
+            if session_of(path) is None:  # not a Session ID: never indexed (and maybe not even UTF-8)
+                continue
             changed += 1
             writer.drop("path = ?", (path,))
             rec = file_record(self.base, path) if path in files else None

@@ -271,6 +271,21 @@ def test_symlinks_and_files_not_named_by_a_session_id_are_not_searched(cli, two,
     assert found(cli, "parser") == [(SID_B, "live", "Topic")]
 
 
+def test_names_and_arguments_that_are_not_utf8(cli, two, root, tmp_path):
+    """A file name or a root path with bytes that are not UTF-8 is no trouble; such an argument is a usage error."""
+    assert found(cli, "parser") == [(SID_B, "live", "Topic")]
+    (root / "sessions" / os.fsdecode(b"\xff\xfe.md")).write_text("## Notes\n\nparser\n", encoding="utf-8")
+    assert found(cli, "parser") == [(SID_B, "live", "Topic")]
+    odd = tmp_path / os.fsdecode(b"r\xffoot")
+    shutil.copytree(root, odd)
+    res = cli("search", "parser", "--json", "--root", str(odd), use_root=False)
+    assert res.code == 0, res.err
+    assert [h["id"] for h in json.loads(res.out)] == [SID_B]
+    for args in (["ab" + os.fsdecode(b"\xff")], ["x", "--agent", os.fsdecode(b"\xff")], ["x", "--section", os.fsdecode(b"\xfe")]):
+        res = cli("search", *args)
+        assert res.code == 2 and "not UTF-8" in res.err and len(res.err.strip().splitlines()) == 1, res.err
+
+
 def test_state_folder_that_cannot_hold_a_cache_still_searches(cli, two, tmp_path):
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("x", encoding="utf-8")

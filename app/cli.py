@@ -448,6 +448,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_doctor)
 
     _add_agent_commands(sub, common)
+    from .search_cmd import add_parser as add_search
+
+    add_search(sub, common)
     for extra in EXTRA_COMMANDS:
         extra(sub, common, changing)
     return parser
@@ -528,7 +531,12 @@ def main(argv: list[str] | None = None) -> int:
             stream.reconfigure(errors="replace")
         except (AttributeError, ValueError):
             pass
-    parser = build_parser()
+    if raw[:1] == ["search"]:  # a search builds only its own parser: it must start about as fast as Python
+        from .search_cmd import build_parser as build_search_parser
+
+        parser = build_search_parser(OneLineParser)
+    else:
+        parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None) or cmd_board
     try:

@@ -321,6 +321,10 @@ class IndexFile:
             self._table_end = self.header_line + 2 + count
         return self._table_end
 
+    def row_span(self) -> tuple[int, int]:
+        """Byte offsets in data where the table's row lines start and end ((0, 0) without a table)."""
+        return (self._rows_off, self._end_off) if self.header_line is not None else (0, 0)
+
     def _positions(self) -> list[tuple[int, str]]:
         """(cell position, field name) of every known column of the header."""
         return [(pos, FIELD_OF_COLUMN[c]) for pos, c in enumerate(self.columns) if c in FIELD_OF_COLUMN]

@@ -1,0 +1,162 @@
+"""The in-process search API: typed hits, worker threads, snippets, and the cache and the scan agreeing."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench.roots import generate  # noqa: E402
+from bench.search import add_archived  # noqa: E402
+from memboard.core.errors import UsageError  # noqa: E402
+from memboard.core.search import Matcher, SearchFilters, SearchHit, make_snippet, run, search  # noqa: E402
+from memboard.core.search_parse import sections  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """A generated root of 400 rows with snapshots and archived sessions, and texts to cut queries from."""
+    root = tmp_path_factory.mktemp("search") / "root"
+    generate(root, 400)
+    add_archived(root, 30)
+    texts = (root / "index.md").read_text(encoding="utf-8").splitlines()[6:80]
+    texts += [p.read_text(encoding="utf-8") for p in sorted(root.glob("sessions/*.md"))[:10]]
+    texts += [p.read_text(encoding="utf-8") for p in sorted(root.glob("archive/*/*.md"))[:6]]
+    return root, texts
+
+
+def test_hits_are_typed_and_a_worker_thread_can_search(corpus):
+    root, _ = corpus
+    found: list = []
+    worker = threading.Thread(target=lambda: found.extend(search(root, "同步", SearchFilters(limit=5))))
+    worker.start()
+    worker.join(60)
+    assert len(found) == 5
+    assert all(isinstance(h, SearchHit) for h in found)
+    hit = found[0]
+    assert hit.kind == "session" and hit.session_id == hit.id and hit.state in ("live", "archived")
+    assert hit.snippet[hit.spans[0][0] : hit.spans[0][1]] == "同步"
+    assert "«同步»" in hit.marked() and "[同步]" in hit.marked("[", "]")
+
+
+def test_parallel_searches_on_a_new_cache_all_answer_the_same(corpus, tmp_path, monkeypatch):
+    root, _ = corpus
+    monkeypatch.setenv("MEMBOARD_STATE_DIR", str(tmp_path / "fresh-state"))
+    with ThreadPoolExecutor(4) as pool:
+        outcomes = list(pool.map(lambda _: run(root, "obsidian", SearchFilters(limit=50)), range(4)))
+    assert {o.backend for o in outcomes} <= {"cache", "scan"}
+    assert any(o.built for o in outcomes)
+    first = [h.as_json() for h in outcomes[0].hits]
+    assert first and all([h.as_json() for h in o.hits] == first for o in outcomes)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_the_cache_and_the_file_scan_give_the_same_results(corpus, monkeypatch, data):
+    root, texts = corpus
+    text = data.draw(st.sampled_from(texts))
+    start = data.draw(st.integers(0, len(text) - 1))
+    query = text[start : start + data.draw(st.integers(1, 12))].strip()
+    if not query:
+        return
+    filters = data.draw(st.sampled_from([SearchFilters(limit=30), SearchFilters(limit=5, state="live"),
+                                         SearchFilters(section="Decisions"), SearchFilters(status="active", limit=10)]))
+    monkeypatch.delenv("MEMBOARD_SEARCH_NO_FTS", raising=False)
+    cached = run(root, query, filters)
+    monkeypatch.setenv("MEMBOARD_SEARCH_NO_FTS", "1")
+    scanned = run(root, query, filters)
+    assert (cached.backend, scanned.backend) == ("cache", "scan")
+    assert [h.as_json() for h in cached.hits] == [h.as_json() for h in scanned.hits], query
+
+
+def test_check_files_false_answers_from_the_cache_as_it_is(tmp_path):
+    root = tmp_path / "root"
+    (root / "sessions").mkdir(parents=True)
+    snap = root / "sessions" / "2026-05-30-0900-claude-code.md"
+    snap.write_text("## Decisions\n\n- use a lockfile\n", encoding="utf-8")
+    assert [h.section for h in search(root, "lockfile")] == ["Decisions"]
+    snap.write_text("## Decisions\n\n- use a ticket queue\n", encoding="utf-8")
+    assert [h.section for h in search(root, "lockfile", check_files=False)] == ["Decisions"]  # not looked at yet
+    assert search(root, "lockfile") == []
+    assert [h.id for h in search(root, "ticket queue", check_files=False)] == ["2026-05-30-0900-claude-code"]
+
+
+def test_a_row_changed_deep_in_a_big_index_is_the_one_reindexed(tmp_path, monkeypatch):
+    """index.md is read in many chunks here: the changed row is found past the first of them."""
+    import memboard.core.search_cache as search_cache
+
+    monkeypatch.setattr(search_cache, "CHUNK", 2048)
+    root = tmp_path / "root"
+    generate(root, 600)
+    index = root / "index.md"
+    text = index.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    target = 6 + 450  # a table row far past the first chunks
+    sid = lines[target].split("|")[1].strip()
+    assert search(root, "zeppelin") == []
+    cells = lines[target].split(" | ")  # | Session ID | Agent Name | Topic | ...
+    cells[2] = "zeppelin topic"
+    lines[target] = " | ".join(cells)
+    index.write_text("\n".join(lines), encoding="utf-8")
+    assert [(h.id, h.section) for h in search(root, "zeppelin")] == [(sid, "Topic")]
+    con = sqlite3.connect(search_cache.cache_path(search_cache.MemoryRoot(root)))
+    try:
+        assert con.execute("SELECT count(*) FROM records WHERE source = 'row'").fetchone()[0] == 600
+    finally:
+        con.close()
+
+
+def test_a_cache_file_shorter_than_its_header_says_is_not_used(tmp_path):
+    from memboard.core.search_cache import _intact
+
+    db = tmp_path / "c.sqlite3"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE t(x)")
+    con.executemany("INSERT INTO t VALUES (?)", [("x" * 500,)] * 200)
+    con.commit()
+    con.close()
+    assert _intact(db)
+    db.write_bytes(db.read_bytes()[:-4096])
+    assert not _intact(db)
+    assert not _intact(tmp_path / "missing.sqlite3")
+
+
+def test_snippet_is_one_line_around_the_match_with_spans():
+    text = "start " + "word " * 40 + "\n\n  the NEEDLE here\tand\nmore " + "tail " * 40
+    snippet, spans = make_snippet(text, Matcher("needle"))
+    assert snippet.startswith("…") and snippet.endswith("…")
+    assert "\n" not in snippet and "\t" not in snippet and "  " not in snippet
+    assert [snippet[a:b] for a, b in spans] == ["NEEDLE"]
+    assert len(snippet) <= 170
+    short, spans = make_snippet("ab ab", Matcher("AB"))
+    assert short == "ab ab" and spans == ((0, 2), (3, 5))
+
+
+def test_sections_ignore_headings_in_code_fences():
+    text = "# Session: x\n\n## Decisions\n\n- a\n\n```\n## Not a section\n```\n\n## Next Actions\n\n- b\n"
+    assert [name for name, _ in sections(text)] == ["(top)", "Decisions", "Next Actions"]
+
+
+@pytest.mark.parametrize("query", ["", "  \n ", "x" * 1001, "a\x00b"])
+def test_bad_queries_raise_usage_errors(corpus, query):
+    root, _ = corpus
+    with pytest.raises(UsageError):
+        search(root, query)
+
+
+@pytest.mark.parametrize("filters", [SearchFilters(limit=0), SearchFilters(status="closed"), SearchFilters(state="gone"),
+                                     SearchFilters(since="last week"), SearchFilters(limit=True)])
+def test_bad_filters_raise_usage_errors(corpus, filters):
+    root, _ = corpus
+    with pytest.raises(UsageError):
+        search(root, "lock", filters)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..clock import format_ts
+from ..errors import MemboardError
 from ..ids import is_valid_id
 from .. import revisions
 from ..index import IndexFile, format_refs
@@ -64,6 +65,16 @@ def _row_behind(row, data: bytes | None) -> dict[str, str]:
     if meta.get("Status", "").strip() == "active" and row.status != "active":
         changes["status"] = "active"
     return changes
+
+
+def _with_source(text: str, src: str) -> str | None:
+    """The snapshot text with src added under Continues From, or None when that cannot be
+    done so that the snapshot then lists it (a fix that would not hold is not offered)."""
+    try:
+        fixed = add_items(text, "Continues From", [src])
+    except MemboardError:
+        return None
+    return fixed if src in Snapshot(fixed).continues_from() else None
 
 
 def stray_temp_files(root: MemoryRoot) -> list[str]:
@@ -263,10 +274,13 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
                 if text is None:
                     findings.append(Finding("one_sided_link", ref, f"{src} lists it in Referenced By, but it has no snapshot"))
                 elif src not in Snapshot(text).continues_from():
-                    new_texts[rel] = (new_texts[rel][0], add_items(text, "Continues From", [src]))
+                    fixed = _with_source(text, src)
+                    if fixed is not None:
+                        new_texts[rel] = (new_texts[rel][0], fixed)
                     findings.append(
-                        Finding("one_sided_link", ref, f"{src} lists it in Referenced By, but its Continues From lacks {src}",
-                                f"add {src} to its Continues From")
+                        Finding("one_sided_link", ref, f"{src} lists it in Referenced By, but its Continues From lacks {src}"
+                                + ("" if fixed is not None else " (its Markdown keeps memboard from adding it: edit it by hand)"),
+                                f"add {src} to its Continues From" if fixed is not None else None)
                     )
             elif ref in archived or not is_valid_id(ref) or ref not in by_id:
                 drop.append(ref)

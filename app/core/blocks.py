@@ -66,9 +66,7 @@ class CodeFence(block_token.CodeFence):
             close = CLOSING_FENCE_RE.match(line)
             if close and close.group(1)[0] == leader[0] and len(close.group(1)) >= len(leader):
                 break
-            stripped = line.lstrip(" ")
-            lead = len(line) - len(stripped)
-            buffer.append(" " * (lead - indent) + stripped if lead > indent else stripped)
+            buffer.append(_strip_columns(line, indent))
         return buffer, cls._open_info
 
 
@@ -188,6 +186,16 @@ def _installed() -> list:
     return block_token._token_types
 
 
+def _strip_columns(line: str, n: int) -> str:
+    """line without up to n columns of leading indentation (a tab reaches the next multiple of 4;
+    the columns of a tab that reach past n stay as spaces), as a code fence's content lines."""
+    col = i = 0
+    while i < len(line) and col < n and line[i] in " \t":
+        col = col + 1 if line[i] == " " else (col // 4 + 1) * 4
+        i += 1
+    return " " * max(0, col - n) + line[i:]
+
+
 def _unquote(line: str) -> str:
     """A quote line without its `>` and one following space."""
     stripped = line.lstrip(" ")[1:]
@@ -211,8 +219,9 @@ def _starts_block(line: str) -> bool:
 
 def _continues_lazily(line: str, content: list[str]) -> bool:
     """Whether a line without a container's indentation or `>` still belongs to it: it must
-    continue a paragraph there, and not start an HTML block (GitHub ends the container then)."""
-    if block_token.HtmlBlock.start(line):
+    continue a paragraph there, and not start a list item or an HTML block of any kind (GitHub
+    ends the container then, though neither could interrupt a paragraph inside it)."""
+    if block_token.HtmlBlock.start(line) or List.start(line):
         return False
     Paragraph.parse_setext = False  # a lazy `===` continues the paragraph (mistletoe's Quote does the same)
     try:

@@ -322,12 +322,14 @@ class Snapshot:
         if not self.lines[start].strip():
             return []
         if block.kind == "list":
-            loose = any(match[0].loose for match in block.result)
             starts = [match[4] - 1 for match in block.result] + [end]
             out = []
             for j, (_, indent, prepend, leader, _) in enumerate(block.result):
                 s, e = starts[j], self._trim(starts[j], starts[j + 1])
-                out.append(Item(s, e, "".join(self.lines[s:e]), "li", None, indent, leader, prepend, loose))
+                out.append(Item(s, e, "".join(self.lines[s:e]), "li", None, indent, leader, prepend))
+            loose = any(a.end < b.start for a, b in zip(out, out[1:]))  # blank lines between items
+            for it in out:
+                it.loose = loose
             return out
         item = Item(start, end, "".join(self.lines[start:end]), block.kind, _code_key(block))
         if block.open:
@@ -451,17 +453,34 @@ def _piece(item: Item, snap: Snapshot) -> Piece:
     An HTML block that is never closed cannot be closed without changing it: refused.
     """
     lines = [line_body(line) for line in snap.lines[item.start : item.end]]
-    if item.kind != "indented":
+    if item.kind == "fence":
+        lines = _refenced(lines)
+    elif item.kind != "indented":
         lead = min(3, len(lines[0]) - len(lines[0].lstrip(" ")))
         lines = [_dedent(line, lead) for line in lines]
-    if item.open and item.kind == "fence":
-        lines.append(item.closer)
-    elif item.open:
+    if item.open and item.kind != "fence":
         raise UsageError(
             f"snapshot input line {item.start + 1}: an HTML block opened there is never closed "
             f"(it would swallow everything after it); close it with {item.closer!r}"
         )
     return Piece(lines, item.kind, item.key, item.sig, item.prepend - item.indent, item.loose)
+
+
+def _refenced(lines: list[str]) -> list[str]:
+    """A fenced code block's lines at column 0 with the same code: its content as GitHub reads it,
+    its fence made longer if a content line would now close it, and a closing line if it had none."""
+    from .blocks import CLOSING_FENCE_RE, read_blocks
+
+    block = read_blocks([line + "\n" for line in lines])[0]
+    content = [line.rstrip("\n") for line in block.result[0]]
+    leader = block.result[1][1]
+    opener = lines[0].lstrip(" ")
+    closers = [len(m.group(1)) for m in map(CLOSING_FENCE_RE.match, content) if m and m.group(1)[0] == leader[0]]
+    length = max([len(leader) - 1, *closers]) + 1
+    if length > len(leader):
+        opener = leader[0] * length + opener[len(leader) :]
+    closing = lines[-1].lstrip(" ") if not block.open and length == len(leader) else leader[0] * length
+    return [opener, *content, closing]
 
 
 def _value_piece(value: str, bullet: bool) -> Piece:
@@ -730,7 +749,7 @@ def _plan_section(old: Snapshot, new: Snapshot, nsec: Section, added: list, mark
     osec = old.section(nsec.name)
     old_by_key = {it.key: it for it in (osec.items if osec else []) if not is_placeholder(it.text)}
     plan = _SectionPlan()
-    queued: set[str] = set()
+    queued: set[tuple[str, ...]] = set()
     for it in nsec.items:
         if is_placeholder(it.text):
             continue
@@ -738,8 +757,8 @@ def _plan_section(old: Snapshot, new: Snapshot, nsec: Section, added: list, mark
         piece = _piece(it, new)
         prev = old_by_key.get(it.key)
         if prev is None:
-            if it.key not in queued:
-                queued.add(it.key)
+            if tuple(piece.lines) not in queued:  # only an exact repeat within the new text is dropped
+                queued.add(tuple(piece.lines))
                 plan.add.append(piece)
                 added.append((nsec.name, body))
             continue
@@ -796,22 +815,27 @@ def _verify(old_text: str, new_text: str, expected: dict[str, set[str]], replace
     lost = vanished(old_text, new_text)
     if lost:
         raise Refused(f"the merge would drop {len(lost)} earlier item(s), e.g. {lost[0][1][:60]!r}; nothing written")
-    names = iter(s.name.casefold() for s in new.sections)
-    if not all(any(n == s.name.casefold() for n in names) for s in old.sections):
-        raise Refused("the merge would change the snapshot's sections; nothing written")
+    later = iter(new.sections)
     for osec in old.sections:
-        nsec = new.section(osec.name)
-        kept = {(it.kind, it.key if it.kind in LITERAL_KINDS else it.text.rstrip("\r\n")) for it in nsec.items} if nsec else set()
+        nsec = next((s for s in later if s.name.casefold() == osec.name.casefold()), None)
+        if nsec is None:
+            raise Refused("the merge would change the snapshot's sections; nothing written")
+        kept = {_identity(it) for it in nsec.items}
         for it in osec.items:
             if is_placeholder(it.text) or (osec.name.casefold(), it.text) in replaced:
                 continue
-            if (it.kind, it.key if it.kind in LITERAL_KINDS else it.text.rstrip("\r\n")) not in kept:
+            if _identity(it) not in kept:
                 raise Refused(f"the merge would change the earlier item {it.text.strip()[:60]!r} in {osec.name}; nothing written")
     for name, keys in expected.items():
         sec = new.section(name)
         missing = keys - ({it.key for it in sec.items} if sec else set())
         if missing:
             raise Refused(f"cannot write the new items of {name} without changing the snapshot's structure; nothing written")
+
+
+def _identity(item: Item) -> tuple[str, str]:
+    """What must stay the same of an earlier item: its kind and text (code: its content)."""
+    return item.kind, item.key if item.kind in LITERAL_KINDS else item.text.rstrip("\r\n")
 
 
 def extends(old_item: str, new_item: str) -> bool:

@@ -34,6 +34,10 @@ CLOSING_FENCE_RE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*\n?$")
 ITEM_MARKER_RE = re.compile(r"( {0,3})(\d{1,9}[.)]|[+\-*])($|\s+)")
 LIST_START_RE = re.compile(r" {0,3}(?:\d{1,9}[.)]|[+\-*])(?:[ \t]*$|[ \t]+)")
 UNESCAPED_PIPE_RE = re.compile(r"(?<!\\)\|")
+# Characters Python (and so mistletoe) takes for white space but GitHub takes for text: a line of
+# them is not blank, and they do not indent or separate a list marker, a `#` or a tag name.
+OTHER_SPACE_RE = re.compile(r"[^\S \t\n\r]")
+TEXT_MARK = "\u00a4"  # stands in for them while reading: text to mistletoe, and nothing else
 _LOCK = threading.RLock()  # mistletoe keeps reading state on its classes: one reader at a time
 
 
@@ -66,7 +70,7 @@ class CodeFence(block_token.CodeFence):
             close = CLOSING_FENCE_RE.match(line)
             if close and close.group(1)[0] == leader[0] and len(close.group(1)) >= len(leader):
                 break
-            buffer.append(_strip_columns(line, indent))
+            buffer.append(strip_columns(line, indent))
         return buffer, cls._open_info
 
 
@@ -186,7 +190,7 @@ def _installed() -> list:
     return block_token._token_types
 
 
-def _strip_columns(line: str, n: int) -> str:
+def strip_columns(line: str, n: int) -> str:
     """line without up to n columns of leading indentation (a tab reaches the next multiple of 4;
     the columns of a tab that reach past n stay as spaces), as a code fence's content lines."""
     col = i = 0
@@ -273,7 +277,12 @@ def _block(token_type, result, start: int, end: int, lines: list[str], end_cond:
 
 
 def read_blocks(lines: list[str]) -> list[Block]:
-    """The top-level blocks of lines (each ending in `\\n`), with their spans, in order."""
+    """The top-level blocks of lines (each ending in `\\n`), with their spans, in order.
+
+    Only the spans and kinds describe the lines as given: white space other than spaces and
+    tabs is read as text (as GitHub does), so the read results hold a stand-in for it.
+    """
+    lines = [OTHER_SPACE_RE.sub(TEXT_MARK, line) for line in lines]
     with _LOCK:
         types = _installed()
         token._root_node = block_token.Document([])  # type: ignore[assignment]  # link definitions go there

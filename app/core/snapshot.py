@@ -26,6 +26,7 @@ MARKER_RE = re.compile(r"\[(superseded|resolved|done)\]", re.IGNORECASE)
 LIST_MARK_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 BULLET_RE = re.compile(r"^ {0,3}[-*+][ \t]+")
 ORDERED_LEAD_RE = re.compile(r"^\d{1,9}(?=[.)])")
+QUOTE_LINE_RE = re.compile(r"^ {0,3}>")
 ESCAPABLE = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 CONTEXT_INSTRUCTION = "Summarize what has happened in this agent session so far."
@@ -257,19 +258,25 @@ class Section:
     is_list: bool = False
 
 
-def _code_key(block) -> str | None:
-    """A code block's identity: language and content (fenced and indented forms agree)."""
-    if block.kind == "fence":
-        content, info = block.result[0], block.result[1]
-        lang = info[3]
-    elif block.kind == "indented":
-        content, lang = block.result, ""
-    else:
+def _code_key(block, lines: list[str]) -> str | None:
+    """A code block's identity: language and code (fenced and indented forms agree)."""
+    if block.kind not in ("fence", "indented"):
         return None
-    body = [line.rstrip() for line in "".join(content).split("\n")]
+    lang = block.result[1][3] if block.kind == "fence" else ""
+    body = [line.rstrip() for line in code_lines(block, lines)]
     while body and not body[-1]:
         body.pop()
     return "code\x00" + lang + "\x00" + "\n".join(body)
+
+
+def code_lines(block, lines: list[str]) -> list[str]:
+    """The code of a fenced or indented code block, from its lines (without line endings)."""
+    from .blocks import strip_columns
+
+    if block.kind == "indented":
+        return [strip_columns(line_body(line), 4) for line in lines[block.start : block.end]]
+    end = block.end if block.open else block.end - 1
+    return [strip_columns(line_body(line), block.result[1][0]) for line in lines[block.start + 1 : end]]
 
 
 class Snapshot:
@@ -319,7 +326,7 @@ class Snapshot:
         """The items one top-level block contributes (none for a blank indented block)."""
         start = self._skip_blank(block.start, block.end)
         end = self._trim(start, block.end)
-        if not self.lines[start].strip():
+        if _blank(self.lines[start]):
             return []
         if block.kind == "list":
             starts = [match[4] - 1 for match in block.result] + [end]
@@ -331,20 +338,20 @@ class Snapshot:
             for it in out:
                 it.loose = loose
             return out
-        item = Item(start, end, "".join(self.lines[start:end]), block.kind, _code_key(block))
+        item = Item(start, end, "".join(self.lines[start:end]), block.kind, _code_key(block, self.lines))
         if block.open:
             item.open, item.closer = True, block.closer
         return [item]
 
     def _trim(self, start: int, end: int) -> int:
         """Move end back over blank lines, not before start + 1."""
-        while end > start + 1 and not self.lines[end - 1].strip():
+        while end > start + 1 and _blank(self.lines[end - 1]):
             end -= 1
         return end
 
     def _skip_blank(self, start: int, end: int) -> int:
         """Move start forward over blank lines, not past end - 1."""
-        while start < end - 1 and not self.lines[start].strip():
+        while start < end - 1 and _blank(self.lines[start]):
             start += 1
         return start
 
@@ -411,6 +418,12 @@ class Snapshot:
         return {it.key for sec in self.sections for it in sec.items}
 
 
+def _blank(line: str) -> bool:
+    """Whether a line is blank as GitHub reads it: nothing but spaces and tabs (a form feed or
+    an ideographic space is text)."""
+    return not line.strip(" \t\r\n")
+
+
 def _heading_level(block) -> int:
     """1 or 2 for a top-level heading of that level (ATX or setext), else 0."""
     if block.kind == "heading":
@@ -456,8 +469,7 @@ def _piece(item: Item, snap: Snapshot) -> Piece:
     if item.kind == "fence":
         lines = _refenced(lines)
     elif item.kind != "indented":
-        lead = min(3, len(lines[0]) - len(lines[0].lstrip(" ")))
-        lines = [_dedent(line, lead) for line in lines]
+        lines = _to_column_0(lines, item.kind)
     if item.open and item.kind != "fence":
         raise UsageError(
             f"snapshot input line {item.start + 1}: an HTML block opened there is never closed "
@@ -466,13 +478,32 @@ def _piece(item: Item, snap: Snapshot) -> Piece:
     return Piece(lines, item.kind, item.key, item.sig, item.prepend - item.indent, item.loose)
 
 
+def _to_column_0(lines: list[str], kind: str) -> list[str]:
+    """A block's lines with its first line at column 0 (a top-level block may start 1-3 spaces in),
+    read as before. A list item moves as a whole (its content keeps its column relative to its
+    marker) unless that makes a line start a block of its own; a quote moves its `>` lines;
+    any other block moves its first line only (the lines after it read the same wherever it starts)."""
+    lead = min(3, len(lines[0]) - len(lines[0].lstrip(" ")))
+    if not lead:
+        return lines
+    if kind == "li":
+        from .blocks import read_blocks
+
+        moved = [_dedent(line, lead) for line in lines]
+        blocks = read_blocks([line + "\n" for line in moved])
+        return moved if len(blocks) == 1 and blocks[0].kind == "list" and len(blocks[0].result) == 1 else lines
+    if kind == "quote":
+        return [_dedent(line, lead) if QUOTE_LINE_RE.match(line) else line for line in lines]
+    return [_dedent(lines[0], lead), *lines[1:]]
+
+
 def _refenced(lines: list[str]) -> list[str]:
-    """A fenced code block's lines at column 0 with the same code: its content as GitHub reads it,
-    its fence made longer if a content line would now close it, and a closing line if it had none."""
+    """A fenced code block's lines at column 0 with the same code: its code as GitHub reads it,
+    its fence made longer if a line of code would now close it, and a closing line if it had none."""
     from .blocks import CLOSING_FENCE_RE, read_blocks
 
     block = read_blocks([line + "\n" for line in lines])[0]
-    content = [line.rstrip("\n") for line in block.result[0]]
+    content = code_lines(block, lines)
     leader = block.result[1][1]
     opener = lines[0].lstrip(" ")
     closers = [len(m.group(1)) for m in map(CLOSING_FENCE_RE.match, content) if m and m.group(1)[0] == leader[0]]
@@ -496,8 +527,7 @@ def _fenced(piece: Piece) -> Piece:
     before it (a list item, or another indented code block)."""
     from .blocks import read_blocks
 
-    content = read_blocks([line + "\n" for line in piece.lines])[0].result
-    body = [line.rstrip("\n") for line in content]
+    body = code_lines(read_blocks([line + "\n" for line in piece.lines])[0], piece.lines)
     ticks = max([len(run) for line in body for run in re.findall(r"`+", line)] + [2]) + 1
     fence = "`" * ticks
     return Piece([fence, *body, fence], "fence", piece.key)
@@ -549,7 +579,7 @@ def _splice(lines: list[str], start: int, end: int, body: list[str], eol: str, k
     if start > 0 and not line_ending(lines[start - 1]):
         lines[start - 1] += eol
     new = [line + eol for line in body]
-    if end < len(lines) and lines[end].strip() and body and body[-1].strip():
+    if end < len(lines) and not _blank(lines[end]) and body and not _blank(body[-1]):
         new.append(eol)
     elif end == len(lines) and keep_open_end and new:
         new[-1] = new[-1][: -len(eol)]
@@ -598,11 +628,11 @@ def _insert_block(snap: Snapshot, at: int, block: list[str]) -> str:
         block = _closing(snap.open_end) + [""] + block[:-1]
         if lines and not line_ending(lines[-1]):
             lines[-1] += eol
-        if lines and not lines[-1].strip() and not snap.open_end:
+        if lines and _blank(lines[-1]) and not snap.open_end:
             block = block[1:]
         if not lines:
             block = block[1:]
-    elif at > 0 and lines[at - 1].strip():
+    elif at > 0 and not _blank(lines[at - 1]):
         block = [""] + block
     return _splice(lines, at, at, block, eol)
 
@@ -682,7 +712,9 @@ def remove_items(text: str, section: str, keys: set[str]) -> str:
         del lines[it.start : it.end]
         if not remaining and it is doomed[0]:
             lines[it.start : it.start] = ["- None" + (ending or eol)]
-    return "".join(lines)
+    new_text = "".join(lines)
+    _check_kept(snap, Snapshot(new_text), {(sec.name.casefold(), it.text) for it in doomed})
+    return new_text
 
 
 # -- merging ----------------------------------------------------------------------------
@@ -792,7 +824,7 @@ def _replacement_lines(prev: Item, piece: Piece) -> list[str]:
         first = prev.text[: prev.prepend] + piece.lines[0][piece.prepend :]
     else:
         first = pad + piece.lines[0]
-    return [first] + [pad + line if line.strip() else line for line in piece.lines[1:]]
+    return [first] + [line if _blank(line) else pad + line for line in piece.lines[1:]]
 
 
 def _apply_section(old: Snapshot, name: str, plan: _SectionPlan) -> str:
@@ -811,10 +843,20 @@ def _apply_section(old: Snapshot, name: str, plan: _SectionPlan) -> str:
 def _verify(old_text: str, new_text: str, expected: dict[str, set[str]], replaced: set[tuple[str, str]]) -> None:
     """Refuse (one line, nothing written) an edit that would lose or change an earlier item or
     section, or that did not place the items it meant to add."""
-    old, new = Snapshot(old_text), Snapshot(new_text)
     lost = vanished(old_text, new_text)
     if lost:
         raise Refused(f"the merge would drop {len(lost)} earlier item(s), e.g. {lost[0][1][:60]!r}; nothing written")
+    new = _check_kept(Snapshot(old_text), Snapshot(new_text), replaced)
+    for name, keys in expected.items():
+        sec = new.section(name)
+        missing = keys - ({it.key for it in sec.items} if sec else set())
+        if missing:
+            raise Refused(f"cannot write the new items of {name} without changing the snapshot's structure; nothing written")
+
+
+def _check_kept(old: Snapshot, new: Snapshot, replaced: set[tuple[str, str]]) -> Snapshot:
+    """Refuse unless every section of old is in new, in order, with each of its items (but the
+    placeholders and the replaced ones) reading the same; returns new."""
     later = iter(new.sections)
     for osec in old.sections:
         nsec = next((s for s in later if s.name.casefold() == osec.name.casefold()), None)
@@ -826,11 +868,7 @@ def _verify(old_text: str, new_text: str, expected: dict[str, set[str]], replace
                 continue
             if _identity(it) not in kept:
                 raise Refused(f"the merge would change the earlier item {it.text.strip()[:60]!r} in {osec.name}; nothing written")
-    for name, keys in expected.items():
-        sec = new.section(name)
-        missing = keys - ({it.key for it in sec.items} if sec else set())
-        if missing:
-            raise Refused(f"cannot write the new items of {name} without changing the snapshot's structure; nothing written")
+    return new
 
 
 def _identity(item: Item) -> tuple[str, str]:

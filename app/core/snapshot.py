@@ -255,7 +255,6 @@ class Section:
     start: int
     end: int
     items: list[Item] = field(default_factory=list)
-    is_list: bool = False
 
 
 def _code_key(block, lines: list[str]) -> str | None:
@@ -314,7 +313,6 @@ class Snapshot:
                     self.open_end = items[-1]
                 if current is not None:
                     current.items += items
-                    current.is_list = current.is_list or block.kind == "list"
 
     def _heading_text(self, block) -> str:
         """A heading's text: ATX marks removed, setext lines joined."""
@@ -334,7 +332,7 @@ class Snapshot:
             for j, (_, indent, prepend, leader, _) in enumerate(block.result):
                 s, e = starts[j], self._trim(starts[j], starts[j + 1])
                 out.append(Item(s, e, "".join(self.lines[s:e]), "li", None, indent, leader, prepend))
-            loose = any(a.end < b.start for a, b in zip(out, out[1:]))  # blank lines between items
+            loose = any(a.end < b.start for a, b in zip(out, out[1:], strict=False))  # blank lines between items
             for it in out:
                 it.loose = loose
             return out
@@ -809,22 +807,37 @@ def _plan_section(old: Snapshot, new: Snapshot, nsec: Section, added: list, mark
 
 
 def _replaceable(prev: Item, piece: Piece) -> bool:
-    """Whether piece can take prev's place as the same kind of block (a list item with the
-    same content column, written with prev's own marker, so its list stays one list)."""
+    """Whether piece can take prev's place as the same kind of block: a list item written with
+    prev's own marker (so its list stays one list) when its content column matches or it is one
+    line; a one-line list item and a one-line paragraph take each other's form."""
+    line = _one_line_text(piece)
     if prev.kind == "li":
-        prefix = prev.text[: prev.prepend]
-        return piece.kind == "li" and piece.prepend == prev.prepend - prev.indent and "\t" not in prefix
+        if "\t" in prev.text[: prev.prepend]:
+            return False
+        same_column = piece.kind == "li" and piece.prepend == prev.prepend - prev.indent
+        return same_column or (line is not None and _reads_as_paragraph(line))
+    if prev.kind == "para" and line is not None:
+        return _reads_as_paragraph(line)
     return piece.kind == prev.kind and prev.kind in ("para", "quote", "heading")
+
+
+def _one_line_text(piece: Piece) -> str | None:
+    """The text of a one-line paragraph or list item (without its marker), else None."""
+    if len(piece.lines) != 1 or piece.kind not in ("para", "li"):
+        return None
+    return piece.lines[0][piece.prepend :] if piece.kind == "li" else piece.lines[0]
 
 
 def _replacement_lines(prev: Item, piece: Piece) -> list[str]:
     """piece's lines in prev's place: prev's indentation, and prev's marker for a list item."""
     pad = " " * prev.indent
+    text = _one_line_text(piece)
+    rest = [line if _blank(line) else pad + line for line in piece.lines[1:]]
     if prev.kind == "li":
-        first = prev.text[: prev.prepend] + piece.lines[0][piece.prepend :]
-    else:
-        first = pad + piece.lines[0]
-    return [first] + [line if _blank(line) else pad + line for line in piece.lines[1:]]
+        return [prev.text[: prev.prepend] + (text if text is not None else piece.lines[0][piece.prepend :]), *rest]
+    if prev.kind == "para" and text is not None:
+        return [text]
+    return [pad + piece.lines[0], *rest]
 
 
 def _apply_section(old: Snapshot, name: str, plan: _SectionPlan) -> str:

@@ -85,25 +85,30 @@ class _TreeBuilder(HTMLParser):
         self.stack = [self.root]
 
     def handle_starttag(self, tag, attrs):
+        """Open an element."""
         node = Node(tag, dict(attrs), [])
         self.stack[-1].children.append(node)
         if tag not in VOID:
             self.stack.append(node)
 
     def handle_startendtag(self, tag, attrs):
+        """A void element."""
         self.stack[-1].children.append(Node(tag, dict(attrs), []))
 
     def handle_endtag(self, tag):
+        """Close the innermost open element of this name."""
         for i in range(len(self.stack) - 1, 0, -1):
             if self.stack[i].tag == tag:
                 del self.stack[i:]
                 return
 
     def handle_data(self, data):
+        """Text (white space between blocks dropped, code kept as is)."""
         if data.strip() or self.stack[-1].tag in ("code", "pre"):
             self.stack[-1].children.append(Node("#text", {}, [], data))
 
     def handle_comment(self, data):
+        """A comment: where cmark omitted raw HTML."""
         self.stack[-1].children.append(Node("#comment", {}, [], data))
 
 

@@ -386,6 +386,6 @@ def test_sections_and_items_are_read_as_github_reads_them(bodies, eol):
     theirs = gfm.read(text)[1][1:]
     shown = [" ".join(gfm.section_names(f"## {s.name}")[0].split()) for s in snap.sections]  # as a heading renders
     assert shown == [" ".join(s.name.split()) for s in theirs], text
-    for mine, sec in zip(snap.sections, theirs):
+    for mine, sec in zip(snap.sections, theirs, strict=True):
         items = [it.text.replace("\r\n", "\n").rstrip("\n") for it in mine.items]
         assert items == [u.text for u in sec.units], f"{sec.name}\n{text}"

@@ -389,3 +389,38 @@ def test_sections_and_items_are_read_as_github_reads_them(bodies, eol):
     for mine, sec in zip(snap.sections, theirs, strict=True):
         items = [it.text.replace("\r\n", "\n").rstrip("\n") for it in mine.items]
         assert items == [u.text for u in sec.units], f"{sec.name}\n{text}"
+
+
+@given(st.lists(st.tuples(st.sampled_from(["para", "-", "*", "1.", "7)"]), st.booleans(), st.booleans()), min_size=1, max_size=6),
+       st.booleans(), st.sampled_from(["[done]", "[superseded]", "[resolved]"]))
+@SETTINGS
+def test_marking_items_keeps_their_form_and_their_lists(items, loose, marker):
+    """Items marked in a new text (as written, or as a list item for a paragraph and the other way
+    round) are marked where they stand, in their own form: every list stays the list it was."""
+    blocks: list[str] = []
+    for i, (form, _, _) in enumerate(items):
+        line = f"item {i}" if form == "para" else f"{form} item {i}"
+        same_list = blocks and form != "para" and items[i - 1][0] == form
+        blocks.append(("\n\n" if loose or not same_list else "\n") + line if blocks else line)
+    old_body = "".join(blocks)
+    marked = [(i, form, switch) for i, (form, mark, switch) in enumerate(items) if mark]
+    new_body = "\n\n".join(
+        (f"- item {i} {marker}" if form == "para" else f"item {i} {marker}") if switch
+        else (f"item {i} {marker}" if form == "para" else f"{form} item {i} {marker}")
+        for i, form, switch in marked
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        root = fresh_root(tmp)
+        sid = register(root, "--topic", "T", "--summary", "S")
+        before = write_snapshot(root, sid, {"Decisions": old_body})
+        proposal = f"## Decisions\n\n{new_body}\n" if marked else "## Decisions\n\n- None\n"
+        (Path(tmp) / "in.md").write_text(proposal, encoding="utf-8")
+        code, _, err = run(root, "update", sid, "--snapshot", str(Path(tmp) / "in.md"))
+        after = snapshot(root, sid)
+        context = report(before, proposal, after)
+        assert code == 0 and err == "", f"exit {code}: {err}\n{context}"
+        done = {i for i, _, _ in marked}
+        want = [(u.kind, u.text + (f" {marker}" if int(re.search(r"item (\d+)", u.text).group(1)) in done else ""))
+                for u in gfm.units_of(before, "Decisions")]
+        assert [(u.kind, u.text) for u in gfm.units_of(after, "Decisions")] == want, context
+        assert gfm.section_names(after) == gfm.section_names(before), context

@@ -234,7 +234,7 @@ def test_add_items_appends_a_missing_last_section_after_a_blank_line():
 def test_merge_takes_an_extended_item_without_losing_lines():
     old = base().replace("Ctx.", "Ctx.\nFirst fact.")
     result = merge(old, "## Current Context\n\nCtx.\nFirst fact.\nSecond fact.\n\n## Decisions\n\n- Use A.\n  - because it is small\n")
-    assert "Ctx.\nFirst fact.\nSecond fact.\n\n## Decisions" in result.text
+    assert "## Current Context\n\nCtx.\nFirst fact.\nSecond fact.\n\n## Decisions" in result.text
     assert "- Use A.\n  - because it is small\n- Use B." in result.text
     assert vanished(old, result.text) == []
     # a rewrite that drops a line is not an extension: the old text stays, the new one is added
@@ -247,3 +247,11 @@ def test_merge_takes_an_extended_item_without_losing_lines():
 def test_continues_from_lists_only_session_ids():
     text = base().replace("- 2026-05-01-0900-x", "- 2026-05-01-0900-x, the parser\n- see the notes above\n- **2026-05-02-0900-y**")
     assert Snapshot(text).continues_from() == ["2026-05-01-0900-x", "2026-05-02-0900-y"]
+
+
+def test_a_mark_replaces_the_item_in_its_own_form():
+    """A one-line item marked in the other form (list item / paragraph) keeps the old item's form
+    and marker, so a numbered list stays one list."""
+    old = base().replace("- Use A.\n- Use B.", "2. Use A.\n3. Use B.")
+    result = merge(old, "## Decisions\n\n- Use A. [done]\n\n## Current Context\n\n- Ctx. [superseded]\n")
+    assert "## Current Context\n\nCtx. [superseded]\n\n## Decisions\n\n2. Use A. [done]\n3. Use B.\n" in result.text

@@ -16,6 +16,7 @@ from datetime import datetime
 from .. import revisions
 from ..clock import format_ts
 from ..conflicts import copy_advice, find_copies, line_list
+from ..errors import MemboardError
 from ..ids import is_valid_id
 from ..index import COLUMN_OF_FIELD, IndexEdit, IndexFile, format_refs, parse_refs
 from ..localstate import LEGACY_LOGS, LocalState, plan_legacy_move
@@ -85,6 +86,16 @@ def _row_behind(row, data: bytes | None) -> dict[str, str]:
     if topic and topic != row.get("topic"):
         changes["topic"] = topic
     return changes
+
+
+def _with_source(text: str, src: str) -> str | None:
+    """The snapshot text with src added under Continues From, or None when that cannot be
+    done so that the snapshot then lists it (a fix that would not hold is not offered)."""
+    try:
+        fixed = add_items(text, "Continues From", [src])
+    except MemboardError:
+        return None
+    return fixed if src in Snapshot(fixed).continues_from() else None
 
 
 def stray_temp_files(root: MemoryRoot) -> list[str]:
@@ -329,9 +340,12 @@ class Checkup:
                                  f"`memboard continue {src} --as {ref}` to record the link there, or "
                                  f"`memboard release {src} --as {ref}` to drop it")
                     elif src not in Snapshot(text).continues_from():
-                        self.new_texts[rel] = (self.new_texts[rel][0], add_items(text, "Continues From", [src]))
-                        self.add("one_sided_link", ref, f"{src} lists it in Referenced By, but its Continues From lacks {src}",
-                                 f"add {src} to its Continues From")
+                        fixed = _with_source(text, src)
+                        if fixed is not None:
+                            self.new_texts[rel] = (self.new_texts[rel][0], fixed)
+                        self.add("one_sided_link", ref, f"{src} lists it in Referenced By, but its Continues From lacks {src}"
+                                 + ("" if fixed is not None else " (its Markdown keeps memboard from adding it: edit it by hand)"),
+                                 f"add {src} to its Continues From" if fixed is not None else None)
                 elif ref in self.archived or ref in self.finishing or not is_valid_id(ref) or ref not in self.by_id:
                     drop.append(ref)
                     state = "archived" if ref in self.archived or ref in self.finishing else "missing"

@@ -16,16 +16,16 @@ from .common import has_meaningful_summary, load_index
 DEFAULT_STALE_DAYS = 14
 
 
-CONTINUES_RE = re.compile(rb"^#{1,6}[ \t]+Continues From[ \t]*\r?$(.*?)(?=^#{1,6}[ \t]|\Z)", re.M | re.S)
+CONTINUES_RE = re.compile(rb"continues from", re.I)
 ID_BYTES_RE = re.compile(rb"\d{4}-\d{2}-\d{2}-\d{4}-[a-z0-9]")
 
 
 def _lists_an_id(data: bytes) -> bool:
-    """Cheap pre-check: whether a Continues From section mentions anything ID-like (skips parsing `- None`)."""
-    sections = list(CONTINUES_RE.finditer(data))
-    if not sections:
-        return b"Continues From" in data  # an unusual heading form: let the parser decide
-    return any(ID_BYTES_RE.search(m.group(1)) for m in sections)
+    """Cheap pre-check: whether anything ID-like follows the first mention of Continues From
+    (skips parsing snapshots whose Continues From is `- None`). It may say yes wrongly, never no
+    wrongly: a `#` line inside a code block does not end the section here."""
+    first = CONTINUES_RE.search(data)
+    return first is not None and ID_BYTES_RE.search(data, first.end()) is not None
 
 
 def continued_sources(root: MemoryRoot, ids: set[str]) -> dict[str, list[str]]:

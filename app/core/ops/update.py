@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from ..clock import format_ts
-from ..errors import Incomplete
+from ..errors import Refused
 from ..plan import Change, Check, Plan
 from ..root import INDEX, MemoryRoot, session_path
 from ..secrets import refuse_secrets
@@ -54,7 +54,7 @@ def updated_snapshot(
     if old is not None:
         lost = vanished(Snapshot(old).text(), text)
         if lost:  # the merge never drops items; this guards the guarantee
-            raise Incomplete(f"update would drop {len(lost)} item(s) of the old snapshot, e.g. {lost[0][1]!r}")
+            raise Refused(f"update would drop {len(lost)} item(s) of the old snapshot, e.g. {lost[0][1][:60]!r}; nothing written")
     return data, info
 
 

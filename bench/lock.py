@@ -50,7 +50,7 @@ def seed_id(n: int) -> str:
 
 def build_root(path: Path, rows: int = 1200) -> dict:
     """A root with `rows` rows: 15% idle placeholders, the rest active/stale with snapshots."""
-    from memboard.core.snapshot import render_template
+    from memboard.core.formats.snapshot import render_template
 
     path.mkdir(parents=True, exist_ok=True)
     (path / "sessions").mkdir(exist_ok=True)
@@ -78,7 +78,7 @@ def build_root(path: Path, rows: int = 1200) -> dict:
 
 def _call(argv: list[str]) -> tuple[int, str, str]:
     """Run the CLI in this process; return code, stdout, stderr (a traceback is code 99)."""
-    from memboard.cli import main
+    from memboard.cli.entry import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -247,8 +247,8 @@ def figures(result: dict) -> dict:
 
 def check(root: Path, seeded: dict, result: dict) -> list[str]:
     """Everything that went wrong, as lines (empty when the run kept every promise)."""
-    from memboard.core.index import IndexFile
-    from memboard.core.snapshot import Snapshot
+    from memboard.core.formats.index import IndexFile
+    from memboard.core.formats.snapshot import Snapshot
 
     problems: list[str] = []
     events = result["events"]

@@ -73,7 +73,7 @@ def hand_row(n: int) -> bytes:
 
 def build_root(path: Path, rows: int = 400) -> dict[str, str]:
     """A root whose table ends the file: every 7th row an idle placeholder, the rest with snapshots."""
-    from memboard.core.snapshot import render_template
+    from memboard.core.formats.snapshot import render_template
 
     (path / "sessions").mkdir(parents=True, exist_ok=True)
     lines = ["# Memory Index\n", "\n", "Notes above the table.\n", "\n", HEADER]
@@ -101,14 +101,14 @@ def build_root(path: Path, rows: int = 400) -> dict[str, str]:
 
 def call(argv: list[str], stdin: bytes | None = None) -> tuple[int, str, str]:
     """Run the CLI (or the hook, with stdin) in this process; code, stdout, stderr (a traceback is 99)."""
-    from memboard.cli import main
+    from memboard.cli.entry import main
 
     raw, err = io.BytesIO(), io.StringIO()
     out = io.TextIOWrapper(raw, encoding="utf-8", write_through=True)
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             if stdin is not None:
-                from memboard import hook
+                from memboard.cli import hook
 
                 code = hook.run(argv[1], argv[argv.index("--root") + 1], None, stdin=io.BytesIO(stdin))
             else:
@@ -391,7 +391,7 @@ def races(result: dict) -> list[tuple[dict, tuple[float, float]]]:
 
 def check(root: Path, seeded: dict, result: dict) -> list[str]:
     """Everything that went wrong, as lines (empty when every promise held)."""
-    from memboard.core.index import IndexFile
+    from memboard.core.formats.index import IndexFile
 
     problems: list[str] = []
     for e in result["events"]:
@@ -462,10 +462,10 @@ def figures(result: dict) -> dict:
 
 def converge(root: Path) -> list[str]:
     """Run doctor --fix once; what a second doctor would still fix (empty when it converged)."""
-    from memboard.core import clock
-    from memboard.core.apply import execute
+    from memboard.core.formats import clock
+    from memboard.core.files.execute import execute
     from memboard.core.ops.doctor import diagnose
-    from memboard.core.root import MemoryRoot
+    from memboard.core.files.root import MemoryRoot
 
     mroot = MemoryRoot(root)
     execute(mroot, lambda r: diagnose(r, clock.now())[1])
@@ -480,11 +480,11 @@ def stall_trial(base: Path, pause: float, rows: int, window: float) -> int:
     """One plain save that stops half written (mid-row) for `pause` seconds while `update` runs; rows lost."""
     import shutil
 
-    from memboard.core import clock
-    from memboard.core.apply import execute
-    from memboard.core.index import IndexFile
+    from memboard.core.formats import clock
+    from memboard.core.files.execute import execute
+    from memboard.core.formats.index import IndexFile
     from memboard.core.ops.update import plan_update
-    from memboard.core.root import MemoryRoot
+    from memboard.core.files.root import MemoryRoot
 
     root = base / "stall"
     shutil.rmtree(root, ignore_errors=True)
@@ -511,7 +511,7 @@ def stall_trial(base: Path, pause: float, rows: int, window: float) -> int:
 
 def row_ids_of(data: bytes) -> set[str]:
     """Session IDs of the table rows in data."""
-    from memboard.core.index import IndexFile
+    from memboard.core.formats.index import IndexFile
 
     return {r.id for r in IndexFile(data).rows}
 
@@ -533,9 +533,9 @@ def stall_scan(trials: int, window: float, rows: int = 300) -> list[tuple[float,
 
 def idle_cost(runs: int = 20) -> dict:
     """Seconds memboard slept waiting for index.md to settle, per kind of index (total over runs commands)."""
-    from memboard.core import clock
-    from memboard.core import root as root_module
-    from memboard.core.apply import execute
+    from memboard.core.formats import clock
+    from memboard.core.files import root as root_module
+    from memboard.core.files.execute import execute
     from memboard.core.ops.update import plan_update
 
     base = Path(tempfile.mkdtemp(prefix="memboard-idle-"))

@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from memboard.board.loader import MergeView, SessionDetail, without_metadata
 from memboard.board.model import BoardRow
-from memboard.core.snapshot import LIST_MARK_RE
+from memboard.core.formats.snapshot import LIST_MARK_RE
 
 MARKERS_TEXT = "[superseded], [resolved] or [done]"
 

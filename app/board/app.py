@@ -18,12 +18,12 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.widgets import Input, Static
 
-from ..core import clock
+from ..core.formats import clock
 from ..core.config import load as load_config
 from ..core.errors import MemboardError
-from ..core.ids import DEFAULT_AGENT, is_valid_id
-from ..core.index import STATUSES
-from ..core.root import INDEX, MemoryRoot
+from ..core.formats.ids import DEFAULT_AGENT, is_valid_id
+from ..core.formats.index import STATUSES
+from ..core.files.root import INDEX, MemoryRoot
 from .flows import FlowsMixin
 from .loader import (
     CopyScan,

@@ -16,20 +16,20 @@ from textual import work
 from textual.screen import ModalScreen, Screen
 
 from ..core import config
-from ..core.apply import apply_exact
-from ..core.clock import now
+from ..core.files.execute import apply_exact
+from ..core.formats.clock import now
 from ..core.errors import Incomplete, MemboardError, StalePlan
 from ..core.ops.archive import plan_archive
 from ..core.ops.common import find_row, load_index
 from ..core.ops.doctor import diagnose
 from ..core.ops.organize import DEFAULT_STALE_DAYS, continued_sources, plan_organize
 from ..core.ops.query import chain, list_rows
-from ..core.ops.reference import plan_continue, plan_release
+from ..core.ops.continue_from import plan_continue, plan_release
 from ..core.ops.update import plan_update
 from ..core.plan import Plan
-from ..core.root import MemoryRoot, session_path
+from ..core.files.root import MemoryRoot, session_path
 from .messages import FlowFinished, JumpToSession
-from .planned import plan_sequence
+from ..core.ops.sequence import plan_sequence
 from .screens import (
     NEW_SESSION,
     ChainScreen,

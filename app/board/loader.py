@@ -11,12 +11,12 @@ import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from ..core import revisions
-from ..core.conflicts import ConflictCopy, find_copies, line_list, readable_rows
+from ..core.files import revisions
+from ..core.files.copies import ConflictCopy, find_copies, line_list, readable_rows
 from ..core.errors import MemboardError
-from ..core.index import IndexFile
-from ..core.root import ARCHIVE, INDEX, SESSIONS, MemoryRoot, session_path
-from ..core.snapshot import Snapshot, vanished
+from ..core.formats.index import IndexFile
+from ..core.files.root import ARCHIVE, INDEX, SESSIONS, MemoryRoot, session_path
+from ..core.formats.snapshot import Snapshot, vanished
 from .model import BoardModel, BoardRow, IndexSource
 
 HEAD_BYTES = 64 * 1024  # a first, partial read paints the screen before a huge index is parsed

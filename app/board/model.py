@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..core.clock import age_label, parse
-from ..core.index import STATUSES, IndexFile, Row, encode, parse_refs
+from ..core.formats.clock import age_label, parse
+from ..core.formats.index import STATUSES, IndexFile, Row, encode, parse_refs
 
 ALL = "all"
 STATUS_FILTERS = (ALL, *STATUSES)

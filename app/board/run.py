@@ -18,8 +18,8 @@ def run_board(path: str | os.PathLike) -> int:
 
 def make_demo(target: str | os.PathLike) -> Path:
     """Generate the demo root into target (which must be empty or absent)."""
-    from ..core.clock import now
-    from ..core.demo import build_demo
+    from ..core.formats.clock import now
+    from ..core.ops.demo import build_demo
     from ..core.errors import UsageError
 
     target = Path(target)
@@ -33,7 +33,7 @@ def run_demo(keep: str | None = None) -> int:
     if keep:
         path = make_demo(keep)
         return run_board(path)
-    from ..core.localstate import folder_of
+    from ..core.files.localstate import folder_of
 
     with tempfile.TemporaryDirectory(prefix="memboard-demo-") as tmp:
         path = make_demo(Path(tmp) / "memory")

@@ -90,7 +90,7 @@ def parse_value(key: str, raw: str, themes: Collection[str] | None = None) -> ob
             raise UsageError(f"root {path} is not a folder")
         return str(path)
     if key == "agent_name":
-        from .ids import check_agent
+        from .formats.ids import check_agent
 
         return check_agent(text)
     if key == "stale_days":
@@ -138,7 +138,7 @@ def render(cfg: dict) -> bytes:
 def set_value(key: str, raw: str, themes: Collection[str] | None = None) -> tuple[Path, object, bytes | None, bytes]:
     """Validate and store one key, keeping the file's comments, layout and other keys;
     returns (path, value, old bytes, new bytes)."""
-    from . import tomledit
+    from .files import tomledit
 
     value = parse_value(key, raw, themes)
     load()  # a config that is not valid TOML is refused here, as by every other command

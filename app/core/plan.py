@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .index import decode
+from .formats.index import decode
 
 
 @dataclass(frozen=True)

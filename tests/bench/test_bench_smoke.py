@@ -11,8 +11,8 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench.roots import generate  # noqa: E402
-from memboard.core.index import IndexFile  # noqa: E402
-from memboard.core.snapshot import Snapshot  # noqa: E402
+from memboard.core.formats.index import IndexFile  # noqa: E402
+from memboard.core.formats.snapshot import Snapshot  # noqa: E402
 
 
 def has_cjk(text: str) -> bool:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from memboard.core.clock import now
-from memboard.core.demo import build_demo, demo_ids
-from memboard.core.index import COLUMNS
+from memboard.core.formats.clock import now
+from memboard.core.ops.demo import build_demo, demo_ids
+from memboard.core.formats.index import COLUMNS
 
 
 @pytest.fixture

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 from memboard.board.run import make_demo
-from memboard.core.clock import now
-from memboard.core.demo import build_demo
-from memboard.core.index import IndexFile
-from memboard.core.revisions import list_revisions
-from memboard.core.root import MemoryRoot
-from memboard.core.snapshot import vanished
+from memboard.core.formats.clock import now
+from memboard.core.ops.demo import build_demo
+from memboard.core.formats.index import IndexFile
+from memboard.core.files.revisions import list_revisions
+from memboard.core.files.root import MemoryRoot
+from memboard.core.formats.snapshot import vanished
 
 
 def files(path):
@@ -76,7 +76,7 @@ def test_make_demo_into_a_new_folder(tmp_path):
 def test_the_throwaway_demo_takes_its_local_state_with_it(monkeypatch):
     """`memboard demo` without --keep leaves no revisions of its temp root in local state."""
     from memboard.board import run
-    from memboard.core.localstate import folder_of
+    from memboard.core.files.localstate import folder_of
 
     seen = []
 

@@ -7,10 +7,10 @@ from datetime import datetime
 import pytest
 
 from memboard.board.loader import FileWatch, common_prefix, load_detail, merge_view, observe_snapshots, read_model, without_metadata
-from memboard.core.index import COLUMNS
-from memboard.core.revisions import list_revisions
-from memboard.core.root import MemoryRoot
-from memboard.core.snapshot import render_template
+from memboard.core.formats.index import COLUMNS
+from memboard.core.files.revisions import list_revisions
+from memboard.core.files.root import MemoryRoot
+from memboard.core.formats.snapshot import render_template
 
 NOW = datetime(2026, 6, 1, 9, 30)
 HEAD = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"

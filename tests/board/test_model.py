@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from memboard.board.model import ALL, BoardModel, fast_time
-from memboard.core.index import COLUMNS, IndexFile
+from memboard.core.formats.index import COLUMNS, IndexFile
 
 NOW = datetime(2026, 6, 1, 9, 30)
 HEAD = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"

@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from memboard.cli import build_parser
-from memboard.completion import describe
+from memboard.cli.entry import build_parser
+from memboard.cli.completion import describe
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from corpus import A, B, I, ROOTS
-from memboard.cli import main
-from memboard.core.clock import now
-from memboard.core.demo import build_demo, demo_ids
+from memboard.cli.entry import main
+from memboard.core.formats.clock import now
+from memboard.core.ops.demo import build_demo, demo_ids
 from memroot import TRICKY_IDLE, TRICKY_LINES, TRICKY_OLD, TRICKY_SOURCE, Mem
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"

@@ -19,7 +19,7 @@ REVS = {"00000001780000000000-aaaaaaaaaaaa.md": SECRET_REV, "0000000178000000000
 
 def local(root: Path) -> Path:
     """The root's local state folder."""
-    from memboard.core.localstate import folder_of
+    from memboard.core.files.localstate import folder_of
 
     return folder_of(root.resolve())
 
@@ -27,7 +27,7 @@ def local(root: Path) -> Path:
 @pytest.fixture
 def legacy(root, mem):
     """A root as an older memboard left it: revisions, a conversation-map shard and hook logs in .memboard/."""
-    from memboard.core.hookmap import HEADER, shard_path
+    from memboard.core.ops.session_start import HEADER, shard_path
 
     mem.index(row_line(A))
     mem.snapshot(A)
@@ -58,7 +58,7 @@ def test_changes_keep_revisions_and_hook_state_out_of_the_root(cli, root, mem):
 
 
 def test_doctor_moves_an_older_memboards_state_into_local_state(cli, root, legacy, whole_tree):
-    from memboard.core.hookmap import shard_path
+    from memboard.core.ops.session_start import shard_path
 
     found = json.loads(cli("doctor", "--json").out)
     assert [f["kind"] for f in found] == ["state_in_root"]
@@ -86,7 +86,7 @@ def test_doctor_moves_an_older_memboards_state_into_local_state(cli, root, legac
 
 def test_revisions_an_older_memboard_kept_are_still_read(root, legacy):
     from memboard.board.loader import load_detail
-    from memboard.core.root import MemoryRoot
+    from memboard.core.files.root import MemoryRoot
 
     detail = load_detail(MemoryRoot(root), A)
     assert detail.revisions == list(REVS.values())  # the current snapshot equals the newest

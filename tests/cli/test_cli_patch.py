@@ -155,7 +155,7 @@ def test_a_dry_run_into_a_text_only_stream_still_prints_the_patch(tmp_path, caps
     import contextlib
     import io
 
-    from memboard.cli import main
+    from memboard.cli.entry import main
 
     write_root(tmp_path / "root", hostile("not-utf8"))
     out = io.StringIO()

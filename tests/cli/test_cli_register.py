@@ -197,7 +197,7 @@ def test_no_session_id_when_verification_fails(cli, root, tmp_path):
     """A write that lands but does not verify reports incomplete, not an ID."""
     hook = tmp_path / "sitecustomize.py"
     hook.write_text(
-        "import memboard.core.apply as a\n"
+        "import memboard.core.files.execute as a\n"
         "orig = a._verify_change\n"
         "a._verify_change = lambda root, ch: 'index.md does not hold the planned bytes'\n",
         encoding="utf-8",

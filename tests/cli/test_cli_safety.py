@@ -139,8 +139,8 @@ def test_bad_ids_are_usage_errors(cli, busy, whole_tree, cmd, bad):
 def test_nul_in_an_id_is_refused_by_the_core():
     """argv cannot carry a NUL byte (the OS refuses it), so the ID check is exercised directly."""
     from memboard.core.errors import UsageError
-    from memboard.core.ids import check_id
-    from memboard.core.root import session_path
+    from memboard.core.formats.ids import check_id
+    from memboard.core.files.root import session_path
 
     for bad in ["2026-05-01-0900-a\x00b", "\x00"]:
         with pytest.raises(UsageError):

@@ -122,7 +122,7 @@ def test_update_of_a_different_session_needs_its_explicit_id(cli, root, mem):
 
 def test_update_records_revisions_of_the_snapshot(cli, root, mem):
     """Revisions are kept in memboard's local state, per root, never in the (synced) root."""
-    from memboard.core.localstate import folder_of
+    from memboard.core.files.localstate import folder_of
 
     mem.index(row_line(SID))
     mem.snapshot(SID)

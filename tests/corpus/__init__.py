@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memboard.core.snapshot import render_template
+from memboard.core.formats.snapshot import render_template
 
 HERE = Path(__file__).parent
 FILES = HERE / "files"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memboard.core.snapshot import render_template
+from memboard.core.formats.snapshot import render_template
 
 HEADER = (
     "# Memory Index\n\n"

@@ -9,7 +9,7 @@ from .sample import FOLLOWER, LONER, OVERDUE, SOURCE, tree_bytes
 
 
 async def test_a_failure_half_way_is_explained_and_points_to_doctor(sample_root, monkeypatch):
-    import memboard.core.apply as apply
+    import memboard.core.files.execute as apply
 
     real_step = apply._step
     steps = []

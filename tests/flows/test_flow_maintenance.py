@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Input, TextArea
 
 from memboard.board.screens import MessageScreen, PreviewScreen, StaleDaysScreen, UpdateScreen
-from memboard.core.snapshot import Snapshot
+from memboard.core.formats.snapshot import Snapshot
 
 from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, tree_bytes

@@ -6,7 +6,7 @@ from textual.widgets import OptionList, Tree
 
 from memboard.board.screens import ChainScreen, MessageScreen, PreviewScreen, SessionPicker
 from memboard.board.screens.chain import node_label
-from memboard.core.snapshot import Snapshot
+from memboard.core.formats.snapshot import Snapshot
 
 from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE, tree_bytes

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from memboard.board.planned import PlannedRoot, plan_sequence
-from memboard.core.clock import now
+from memboard.core.ops.sequence import PlannedRoot, plan_sequence
+from memboard.core.formats.clock import now
 from memboard.core.errors import Refused
 from memboard.core.ops.archive import plan_archive
 from memboard.core.plan import Change, Plan
-from memboard.core.root import MemoryRoot
+from memboard.core.files.root import MemoryRoot
 
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE, tree_bytes
 

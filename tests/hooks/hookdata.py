@@ -61,7 +61,7 @@ def rows_of(root: Path) -> list[str]:
 
 def local(root: Path) -> Path:
     """memboard's local state folder of a root (revisions, conversation map, hook log)."""
-    from memboard.core.localstate import folder_of
+    from memboard.core.files.localstate import folder_of
 
     return folder_of(root.resolve())
 

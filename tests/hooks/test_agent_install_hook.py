@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hookdata import claude_payload, encoded
 
-from memboard.install_hook import hook_command, is_ours
+from memboard.cli.install import hook_command, is_ours
 
 
 @pytest.fixture

@@ -68,7 +68,7 @@ def test_sdist_ships_the_whole_test_suite_benchmarks_screenshots_and_styles(sdis
     assert wanted and [n for n in wanted if n not in inside] == []
     for must in ("LICENSE", "README.md", "pyproject.toml", "tests/conftest.py", "tests/hooks/conftest.py",
                  "tests/corpus/files/utf16.md", "screenshots/board.svg", "screenshots/make_screenshots.py",
-                 "styles/board.tcss", "app/cli.py", "widgets/session_table.py"):
+                 "styles/board.tcss", "app/cli/entry.py", "widgets/session_table.py"):
         assert must in inside, must
     assert any(n.startswith("tests/__snapshots__/") and n.endswith(".svg") for n in inside)
     assert not [n for n in inside if "__pycache__" in n or n.endswith(".pyc")]

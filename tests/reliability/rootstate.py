@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memboard.core.index import IndexFile
-from memboard.core.snapshot import Snapshot
+from memboard.core.formats.index import IndexFile
+from memboard.core.formats.snapshot import Snapshot
 
 TEMP_SUFFIX = ".memboard-tmp"
 

@@ -14,8 +14,8 @@ import shutil
 import pytest
 
 from corpus import A, B, I, ROOTS
-from memboard.cli import main
-from memboard.core.index import split_cells
+from memboard.cli.entry import main
+from memboard.core.formats.index import split_cells
 
 from .rootstate import image, item_lines
 

@@ -17,12 +17,12 @@ from datetime import datetime
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memboard.cli import main
-from memboard.core import revisions
-from memboard.core.apply import execute
-from memboard.core.index import IndexFile
+from memboard.cli.entry import main
+from memboard.core.files import revisions
+from memboard.core.files.execute import execute
+from memboard.core.formats.index import IndexFile
 from memboard.core.ops.doctor import diagnose
-from memboard.core.root import MemoryRoot
+from memboard.core.files.root import MemoryRoot
 
 from .rootstate import image, index_ids, item_lines, parse_problems, temp_files
 from .test_faults import C, seed
@@ -45,7 +45,7 @@ def test_a_full_disk_during_archive_leaves_a_state_doctor_finishes_in_one_run(ro
     def full_disk(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    import memboard.core.apply as apply_module
+    import memboard.core.files.execute as apply_module
 
     monkeypatch.setattr(apply_module.tempfile, "mkstemp", full_disk)
     assert main(["archive", C, "--root", str(root)]) == 1

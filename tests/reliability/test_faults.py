@@ -18,17 +18,17 @@ from datetime import datetime
 
 import pytest
 
-from memboard.core import clock
-from memboard.core.apply import execute
+from memboard.core.formats import clock
+from memboard.core.files.execute import execute
 from memboard.core.ops.archive import plan_archive
 from memboard.core.ops.doctor import diagnose
 from memboard.core.ops.organize import plan_organize
 from memboard.core.ops.query import show
-from memboard.core.ops.reference import plan_continue, plan_release
+from memboard.core.ops.continue_from import plan_continue, plan_release
 from memboard.core.ops.register import plan_manual, plan_register
 from memboard.core.ops.update import plan_update
-from memboard.core.root import MemoryRoot
-from memboard.core.snapshot import render_archive_index, render_template
+from memboard.core.files.root import MemoryRoot
+from memboard.core.formats.snapshot import render_archive_index, render_template
 
 from .rootstate import content_changes, image, index_ids, item_lines, parse_problems, temp_files
 
@@ -56,7 +56,7 @@ def seed_damaged(path) -> None:
     seed(path)
     (path / "sessions" / f"{B}.md").unlink()  # active row B without snapshot -> create it
     # gamma half-archived: archive index written, snapshot not yet moved, row still live
-    from memboard.core.index import IndexFile
+    from memboard.core.formats.index import IndexFile
 
     row = IndexFile((path / "index.md").read_bytes()).find(C)[0]
     values = dict(row.values)
@@ -100,7 +100,7 @@ def run_crashing(root, argv, step: int, mode: str, tmp_path, capsys=None):
     env = dict(os.environ, MEMBOARD_FAULT_AFTER_STEP=str(step))
     full = [*argv, "--root", str(root)]
     if mode == "raise":
-        from memboard.cli import main
+        from memboard.cli.entry import main
 
         saved = dict(os.environ)
         os.environ.update(env)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from memboard.cli import main
-from memboard.core.root import MemoryRoot
+from memboard.cli.entry import main
+from memboard.core.files.root import MemoryRoot
 
 from .rootstate import image
 
@@ -41,7 +41,7 @@ HOSTILE = [
 
 def commands(bad: str) -> list[list[str]]:
     """Every command that takes an ID, with the hostile value in each ID position."""
-    from memboard.core.ids import AGENT_RE
+    from memboard.core.formats.ids import AGENT_RE
 
     agent = bad.replace("2026-06-01-0930-", "") or ".."
     agents = [] if AGENT_RE.fullmatch(agent) else [["register", "--agent", agent], ["register", "--manual", "--agent", agent]]
@@ -100,7 +100,7 @@ def test_hostile_text_arguments_stay_inside_the_cell(cli, root, value):
     """Topic/summary text is data: it may hold anything but NUL and never becomes a path."""
     res = cli("register", "--manual", "--topic", value, "--summary", value)
     assert res.code == 0, res.err
-    from memboard.core.index import IndexFile
+    from memboard.core.formats.index import IndexFile
 
     rows = IndexFile((root / "index.md").read_bytes()).rows
     assert len(rows) == 1 and rows[0].problem is None

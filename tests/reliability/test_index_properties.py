@@ -7,7 +7,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memboard.core.index import COLUMNS, IndexFile, line_body
+from memboard.core.formats.index import COLUMNS, IndexFile, line_body
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEADER = "| " + " | ".join(COLUMNS) + " |"
@@ -48,7 +48,7 @@ def rows(draw, n: int):
 @st.composite
 def index_files(draw):
     """Index bytes: optional BOM, text around the table, mixed endings, rows built by the writer."""
-    from memboard.core.index import IndexEdit
+    from memboard.core.formats.index import IndexEdit
 
     bom = draw(st.booleans())
     eol = draw(endings)

@@ -16,8 +16,8 @@ from .rootstate import image
 HOLD = """
 import sys, time
 from pathlib import Path
-from memboard.core.apply import locked
-from memboard.core.root import MemoryRoot
+from memboard.core.files.execute import locked
+from memboard.core.files.root import MemoryRoot
 with locked(MemoryRoot(sys.argv[1])):
     Path(sys.argv[2]).write_text(sys.argv[3])
     time.sleep(float(sys.argv[4]))

@@ -6,14 +6,14 @@ from datetime import datetime
 
 import pytest
 
-from memboard.core import apply
-from memboard.core.apply import execute
+from memboard.core.files import execute as apply
+from memboard.core.files.execute import execute
 from memboard.core.errors import Incomplete
-from memboard.core.index import IndexFile
+from memboard.core.formats.index import IndexFile
 from memboard.core.ops.register import plan_manual, plan_register
 from memboard.core.ops.update import plan_update
 from memboard.core.rebase import rebase
-from memboard.core.root import MemoryRoot
+from memboard.core.files.root import MemoryRoot
 
 WHEN = datetime(2026, 6, 1, 9, 30)
 

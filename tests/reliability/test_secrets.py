@@ -9,7 +9,7 @@ import pytest
 from memboard.core.errors import MemboardError
 from memboard.core.ops.register import plan_manual
 from memboard.core.ops.update import plan_update
-from memboard.core.root import MemoryRoot
+from memboard.core.files.root import MemoryRoot
 from memboard.core.secrets import SecretFound, scan
 
 from .rootstate import image

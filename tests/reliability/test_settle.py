@@ -23,16 +23,16 @@ from pathlib import Path
 
 import pytest
 
-from memboard.core import apply
-from memboard.core import root as root_module
-from memboard.core.apply import execute
+from memboard.core.files import execute as apply
+from memboard.core.files import root as root_module
+from memboard.core.files.execute import execute
 from memboard.core.errors import Incomplete
-from memboard.core.index import IndexFile
+from memboard.core.formats.index import IndexFile
 from memboard.core.ops.doctor import diagnose
 from memboard.core.ops.register import plan_manual
 from memboard.core.ops.update import plan_update
 from memboard.core.rebase import rebase
-from memboard.core.root import MemoryRoot
+from memboard.core.files.root import MemoryRoot
 
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
@@ -198,7 +198,7 @@ def test_an_index_that_never_settles_stops_commands_with_one_line_and_hooks_fail
     assert res.code == 1 and len(res.err.strip().splitlines()) == 1
     assert "still being saved" in res.err and "nothing written" in res.err and "incomplete" not in res.err
     assert hook.code == 0 and hook.out == ""
-    from memboard.core.localstate import folder_of
+    from memboard.core.files.localstate import folder_of
 
     log = (folder_of(root.resolve()) / "hook.log").read_text(encoding="utf-8")
     assert "failed open" in log and "still being saved" in log

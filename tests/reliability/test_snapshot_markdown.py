@@ -22,8 +22,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memboard.cli import main
-from memboard.core.snapshot import render_template
+from memboard.cli.entry import main
+from memboard.core.formats.snapshot import render_template
 
 from . import gfm
 
@@ -377,7 +377,7 @@ def test_continue_and_release_keep_a_markdown_heavy_snapshot(bodies):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_sections_and_items_are_read_as_github_reads_them(bodies, eol):
     """memboard's reading of a snapshot (its sections and items) agrees with cmark-gfm's."""
-    from memboard.core.snapshot import Snapshot
+    from memboard.core.formats.snapshot import Snapshot
 
     text = render_template("2026-06-01-0930-a", "a", "T", NOW, NOW)
     text += "".join(f"\n## {name}\n\n{body}\n" for name, body in bodies.items())

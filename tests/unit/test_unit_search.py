@@ -19,8 +19,8 @@ if str(REPO) not in sys.path:
 from bench.roots import generate  # noqa: E402
 from bench.search import add_archived  # noqa: E402
 from memboard.core.errors import UsageError  # noqa: E402
-from memboard.core.search import Matcher, SearchFilters, SearchHit, make_snippet, run, search  # noqa: E402
-from memboard.core.search_parse import sections  # noqa: E402
+from memboard.core.search.engine import Matcher, SearchFilters, SearchHit, make_snippet, run, search  # noqa: E402
+from memboard.core.search.parse import sections  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +93,7 @@ def test_check_files_false_answers_from_the_cache_as_it_is(tmp_path):
 
 def test_a_row_changed_deep_in_a_big_index_is_the_one_reindexed(tmp_path, monkeypatch):
     """index.md is read in many chunks here: the changed row is found past the first of them."""
-    import memboard.core.search_cache as search_cache
+    import memboard.core.search.cache as search_cache
 
     monkeypatch.setattr(search_cache, "CHUNK", 2048)
     root = tmp_path / "root"
@@ -117,7 +117,7 @@ def test_a_row_changed_deep_in_a_big_index_is_the_one_reindexed(tmp_path, monkey
 
 
 def test_a_cache_file_shorter_than_its_header_says_is_not_used(tmp_path):
-    from memboard.core.search_cache import _intact
+    from memboard.core.search.cache import _intact
 
     db = tmp_path / "c.sqlite3"
     con = sqlite3.connect(db)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..clock import format_ts
+from ..formats.clock import format_ts
 from ..errors import Refused
-from ..index import IndexFile, format_refs
+from ..formats.index import IndexFile, format_refs
 from ..plan import Change, Check, Plan
-from ..root import INDEX, TEMP_SUFFIX, MemoryRoot, archive_dir, archive_index_path, archive_session_path, session_path
-from ..snapshot import Snapshot, render_archive_index
+from ..files.root import INDEX, TEMP_SUFFIX, MemoryRoot, archive_dir, archive_index_path, archive_session_path, session_path
+from ..formats.snapshot import Snapshot, render_archive_index
 from .common import find_row, has_meaningful_summary, load_index
 from .register import file_exists, row_absent
 

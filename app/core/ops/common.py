@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..errors import Refused, UsageError
-from ..ids import check_id
-from ..index import IndexFile, Row
-from ..root import INDEX, MemoryRoot, session_path
+from ..formats.ids import check_id
+from ..formats.index import IndexFile, Row
+from ..files.root import INDEX, MemoryRoot, session_path
 
 DEFAULT_TOPIC = "未設定"
 DEFAULT_SUMMARY = "sessionStart 自動註冊，尚未整理主題。"
@@ -71,7 +71,7 @@ def has_meaningful_summary(row: Row) -> bool:
 
 def snapshot_of(data: bytes | None):
     """Parse snapshot bytes (None stays None)."""
-    from ..snapshot import Snapshot  # imported on use: the hook path never parses snapshots
+    from ..formats.snapshot import Snapshot  # imported on use: the hook path never parses snapshots
 
     return Snapshot(data) if data is not None else None
 
@@ -89,7 +89,7 @@ def one_line(value: str | None, what: str) -> str | None:
 
 def require_sections(text: str) -> None:
     """Refuse snapshot input that has no `## ` sections (it cannot be merged by section)."""
-    from ..snapshot import Snapshot
+    from ..formats.snapshot import Snapshot
 
     snap = Snapshot(text)
     if not snap.sections:

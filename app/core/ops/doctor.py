@@ -13,27 +13,16 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from .. import revisions
-from ..clock import format_ts
-from ..conflicts import copy_advice, find_copies, line_list
+from ..files import revisions
+from ..formats.clock import format_ts
+from ..files.copies import copy_advice, find_copies, line_list
 from ..errors import MemboardError
-from ..ids import is_valid_id
-from ..index import COLUMN_OF_FIELD, IndexEdit, IndexFile, format_refs, parse_refs
-from ..localstate import LEGACY_LOGS, LocalState, plan_legacy_move
+from ..formats.ids import is_valid_id
+from ..formats.index import COLUMN_OF_FIELD, IndexEdit, IndexFile, format_refs, parse_refs
+from ..files.localstate import LEGACY_LOGS, LocalState, plan_legacy_move
 from ..plan import Change, Plan
-from ..root import (
-    INDEX,
-    SESSIONS,
-    STATE,
-    TEMP_SUFFIX,
-    MemoryRoot,
-    archive_dir,
-    archive_index_path,
-    archive_session_path,
-    not_a_memory_root,
-    session_path,
-)
-from ..snapshot import Snapshot, add_items, render_archive_index, render_template
+from ..files.root import INDEX, SESSIONS, STATE, TEMP_SUFFIX, MemoryRoot, archive_dir, archive_index_path, archive_session_path, not_a_memory_root, session_path
+from ..formats.snapshot import Snapshot, add_items, render_archive_index, render_template
 from .archive import archived_row, holds_nothing
 from .common import MANUAL_KEYWORDS
 from .organize import _lists_an_id
@@ -69,7 +58,7 @@ def _first_paragraph(snap: Snapshot) -> str:
 
 def _row_behind(row, data: bytes | None) -> dict[str, str]:
     """Row fields to catch up with a snapshot whose Metadata `Updated At` is newer than the row's."""
-    from ..clock import parse
+    from ..formats.clock import parse
 
     stamp = META_UPDATED_RE.search(data or b"")  # cheap look first: most rows are not behind
     row_time = parse(row.get("updated_at"))

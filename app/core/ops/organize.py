@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from ..clock import parse
-from ..conflicts import copied_session
-from ..index import IndexFile
+from ..formats.clock import parse
+from ..files.copies import copied_session
+from ..formats.index import IndexFile
 from ..plan import Change, Check, Plan
-from ..root import INDEX, SESSIONS, MemoryRoot
-from ..snapshot import Snapshot
+from ..files.root import INDEX, SESSIONS, MemoryRoot
+from ..formats.snapshot import Snapshot
 from .common import has_meaningful_summary, load_index
 
 DEFAULT_STALE_DAYS = 14

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-from ..conflicts import marker_warning, readable_rows
+from ..files.copies import marker_warning, readable_rows
 from ..errors import Refused
-from ..ids import check_id
-from ..index import STATUSES, IndexFile, Row
-from ..root import (
-    INDEX,
-    MemoryRoot,
-    archive_index_path,
-    archive_session_path,
-    session_path,
-)
-from ..snapshot import Snapshot
+from ..formats.ids import check_id
+from ..formats.index import STATUSES, IndexFile, Row
+from ..files.root import INDEX, MemoryRoot, archive_index_path, archive_session_path, session_path
+from ..formats.snapshot import Snapshot
 from .common import load_index
 
 
@@ -46,7 +40,7 @@ def row_json(row: Row, has_snapshot: bool | None = None) -> dict:
 
 def archived_row_json(meta: dict[str, str], has_snapshot: bool) -> dict:
     """An archive index's Metadata table in the row JSON shape, plus `archived_at`."""
-    from ..index import parse_refs
+    from ..formats.index import parse_refs
 
     meta = {k: clean(v) for k, v in meta.items()}
     return {

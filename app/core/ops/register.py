@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..clock import format_ts
-from ..ids import check_agent, is_valid_id, make_id
-from ..index import IndexFile, format_refs
+from ..formats.clock import format_ts
+from ..formats.ids import check_agent, is_valid_id, make_id
+from ..formats.index import IndexFile, format_refs
 from ..plan import Change, Check, Plan
-from ..root import INDEX, MemoryRoot, archive_dir, session_path
+from ..files.root import INDEX, MemoryRoot, archive_dir, session_path
 from ..secrets import refuse_secrets
 from .common import (
     DEFAULT_KEYWORDS,
@@ -109,7 +109,7 @@ def manual_snapshot(
     continues: list[str] | None = None,
 ) -> bytes:
     """The first snapshot of a manually registered session, from the template."""
-    from ..snapshot import merge, render_template, set_metadata  # on use: the hook path needs none
+    from ..formats.snapshot import merge, render_template, set_metadata  # on use: the hook path needs none
 
     text = render_template(sid, agent, topic, ts, ts, context=summary, continues=continues)
     if snapshot_text:
@@ -155,7 +155,7 @@ def plan_manual(
     if continues_from:
         source = find_row(index, continues_from, "source session")
         edit.set_fields(source, {"referenced_by": format_refs(source.refs + [sid])})
-    from ..snapshot import Snapshot  # on use: the hook path never parses snapshots
+    from ..formats.snapshot import Snapshot  # on use: the hook path never parses snapshots
 
     extra_sources = [s for s in Snapshot(snap).continues_from() if s != continues_from]
     link_sources(index, edit, sid, extra_sources)  # sources named in --snapshot input: both sides

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..clock import format_ts
+from ..formats.clock import format_ts
 from ..errors import Refused
 from ..plan import Change, Check, Plan
-from ..root import INDEX, MemoryRoot, session_path
+from ..files.root import INDEX, MemoryRoot, session_path
 from ..secrets import refuse_secrets
-from ..snapshot import Snapshot, add_items, merge, render_template, set_metadata, vanished
+from ..formats.snapshot import Snapshot, add_items, merge, render_template, set_metadata, vanished
 from .common import find_row, link_sources, one_line, require_sections
 from .register import file_exists, refs_contain, row_exists
 
@@ -74,7 +74,7 @@ def plan_update(
     keywords = one_line(keywords, "keywords")
     refuse_secrets({"topic": topic, "summary": summary, "keywords": keywords, "snapshot": snapshot_text}, allow_secrets)
     before = root.read(INDEX)
-    from ..index import IndexFile
+    from ..formats.index import IndexFile
 
     index = IndexFile(before or b"")
     row = find_row(index, session_id)

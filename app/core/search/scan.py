@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .root import INDEX
-from .search_docs import Record, doc_order, listing, resolve
-from .search_parse import file_record, iter_lines, read_file, row_record, table_of
+from ..files.root import INDEX
+from .docs import Record, doc_order, listing, resolve
+from .parse import file_record, iter_lines, read_file, row_record, table_of
 
 if TYPE_CHECKING:
-    from .search import Candidate, Matcher, Ranked, SearchFilters
+    from .engine import Candidate, Matcher, Ranked, SearchFilters
 
 
 class _Tally:
@@ -23,7 +23,7 @@ class _Tally:
 
     def __init__(self, matcher: "Matcher", section: str | None):
         """Count matches of matcher (in one section only when section is set, compared folded)."""
-        from .search import fold
+        from .engine import fold
 
         self.matcher = matcher
         self.section = section
@@ -71,7 +71,7 @@ def _row_key(line: bytes, columns: tuple[str, ...]) -> str | None:
 
 def scan(base: str, matcher: "Matcher", filters: "SearchFilters") -> tuple[list["Ranked"], dict[tuple[str, str], list["Candidate"]]]:
     """The ranked sessions matching in the files under base, and the best document of each."""
-    from .search import fold
+    from .engine import fold
 
     tally = _Tally(matcher, fold(filters.section) if filters.section is not None else None)
     facts: dict[tuple[str, str], list[tuple]] = {}

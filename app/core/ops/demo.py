@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from . import revisions
-from .clock import format_ts
-from .index import COLUMNS, escape
-from .ops.common import DEFAULT_KEYWORDS, DEFAULT_SUMMARY, DEFAULT_TOPIC
-from .root import MemoryRoot
-from .snapshot import render_archive_index, render_template
+from ..files import revisions
+from ..formats.clock import format_ts
+from ..formats.index import COLUMNS, escape
+from .common import DEFAULT_KEYWORDS, DEFAULT_SUMMARY, DEFAULT_TOPIC
+from ..files.root import MemoryRoot
+from ..formats.snapshot import render_archive_index, render_template
 
 
 @dataclass

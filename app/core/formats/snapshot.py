@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .errors import Refused, UsageError
+from ..errors import Refused, UsageError
 from .index import decode, encode, escape, line_body, line_ending, split_cells, split_lines, unescape
 
 MARKERS = ("[superseded]", "[resolved]", "[done]")

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..core.errors import MemboardError
-from ..core.plan import Plan
-from ..core.root import ARCHIVE, SESSIONS, MemoryRoot
+from ..errors import MemboardError
+from ..plan import Plan
+from ..files.root import ARCHIVE, SESSIONS, MemoryRoot
 
 
 class PlannedRoot(MemoryRoot):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from .errors import UsageError
+from ..errors import UsageError
 
 DEFAULT_AGENT = "cursor-main-agent"
 MAX_ID_LENGTH = 120

@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from . import __version__
+from .. import __version__
 
 EPILOG = """exit status: 0 done; 1 refused or failed with nothing written (reason on stderr);
 2 bad usage. Every changing command takes --dry-run (print the plan as unified diffs,
@@ -26,19 +26,19 @@ def _err(message: str) -> None:
 
 def _root(args):
     """The MemoryRoot named by args/env/config."""
-    from .core.config import resolve_root
-    from .core.root import MemoryRoot
+    from ..core.config import resolve_root
+    from ..core.files.root import MemoryRoot
 
     return MemoryRoot(resolve_root(getattr(args, "root", None)))
 
 
 def _agent(args) -> str:
     """The agent name: --agent, config agent_name, or the seed's default."""
-    from .core.ids import DEFAULT_AGENT, check_agent
+    from ..core.formats.ids import DEFAULT_AGENT, check_agent
 
     if getattr(args, "agent", None):
         return check_agent(args.agent)
-    from .core import config
+    from ..core import config
 
     name = config.load().get("agent_name")
     return check_agent(str(name)) if name else DEFAULT_AGENT
@@ -48,7 +48,7 @@ def _read_input(spec: str | None) -> str | None:
     """Text of FILE, or stdin for `-`, as UTF-8."""
     if spec is None:
         return None
-    from .core.errors import UsageError
+    from ..core.errors import UsageError
 
     try:
         data = sys.stdin.buffer.read() if spec == "-" else open(spec, "rb").read()
@@ -73,7 +73,7 @@ def _print_patch(plan, notes: list[str]) -> None:
     else:  # a text-only stream (an embedding caller): the patch as text, undecodable bytes replaced
         sys.stdout.write(plan.patch().decode("utf-8", "replace"))
     sys.stdout.flush()
-    from .core.plan import encoding_notes
+    from ..core.plan import encoding_notes
 
     for line in [*notes, *encoding_notes(plan)]:
         print(line, file=sys.stderr)
@@ -82,7 +82,7 @@ def _print_patch(plan, notes: list[str]) -> None:
 
 def _run(args, build) -> int:
     """Build a plan, show it (dry run) or apply it, and print the outcome."""
-    from .core.apply import execute
+    from ..core.files.execute import execute
 
     root = _root(args)
     plan = execute(root, build, dry_run=args.dry_run)
@@ -109,8 +109,8 @@ def _run(args, build) -> int:
 
 def cmd_register(args) -> int:
     """register / register --manual."""
-    from .core import clock
-    from .core.ops.register import plan_manual, plan_register
+    from ..core.formats import clock
+    from ..core.ops.register import plan_manual, plan_register
 
     agent = _agent(args)
     when = clock.now()
@@ -120,7 +120,7 @@ def cmd_register(args) -> int:
             args, lambda root: plan_manual(root, when, agent, args.topic, args.summary, text, allow_secrets=args.allow_secrets)
         )
     if args.topic or args.summary or args.snapshot:
-        from .core.errors import UsageError
+        from ..core.errors import UsageError
 
         raise UsageError("--topic, --summary and --snapshot go with --manual (SessionStart rows use the defaults)")
     return _run(args, lambda root: plan_register(root, when, agent))
@@ -128,8 +128,8 @@ def cmd_register(args) -> int:
 
 def cmd_update(args) -> int:
     """update ID."""
-    from .core import clock
-    from .core.ops.update import plan_update
+    from ..core.formats import clock
+    from ..core.ops.update import plan_update
 
     text = _read_input(args.snapshot)
     when = clock.now()
@@ -143,8 +143,8 @@ def cmd_update(args) -> int:
 
 def cmd_continue(args) -> int:
     """continue SOURCE_ID [--as ID]."""
-    from .core import clock
-    from .core.ops.reference import plan_continue
+    from ..core.formats import clock
+    from ..core.ops.continue_from import plan_continue
 
     agent = _agent(args)
     when = clock.now()
@@ -153,19 +153,19 @@ def cmd_continue(args) -> int:
 
 def cmd_release(args) -> int:
     """release SOURCE_ID --as ID."""
-    from .core.ops.reference import plan_release
+    from ..core.ops.continue_from import plan_release
 
     return _run(args, lambda root: plan_release(root, args.source, args.as_id))
 
 
 def cmd_organize(args) -> int:
     """organize [--stale-days N]."""
-    from .core import clock
-    from .core.ops.organize import DEFAULT_STALE_DAYS, plan_organize
+    from ..core.formats import clock
+    from ..core.ops.organize import DEFAULT_STALE_DAYS, plan_organize
 
     days = args.stale_days
     if days is None:
-        from .core import config
+        from ..core import config
 
         days = int(config.load().get("stale_days", DEFAULT_STALE_DAYS))
     when = clock.now()
@@ -174,8 +174,8 @@ def cmd_organize(args) -> int:
 
 def cmd_archive(args) -> int:
     """archive ID."""
-    from .core import clock
-    from .core.ops.archive import plan_archive
+    from ..core.formats import clock
+    from ..core.ops.archive import plan_archive
 
     when = clock.now()
     return _run(args, lambda root: plan_archive(root, args.id, when))
@@ -183,7 +183,7 @@ def cmd_archive(args) -> int:
 
 def cmd_list(args) -> int:
     """list [--status S] [--json]."""
-    from .core.ops.query import list_rows
+    from ..core.ops.query import list_rows
 
     warnings: list[str] = []
     rows = list_rows(_root(args), args.status, warnings)
@@ -201,7 +201,7 @@ def cmd_list(args) -> int:
 
 def cmd_show(args) -> int:
     """show ID [--json]."""
-    from .core.ops.query import show
+    from ..core.ops.query import show
 
     warnings: list[str] = []
     info = show(_root(args), args.id, warnings)
@@ -240,7 +240,7 @@ def _print_tree(nodes: list[dict], depth: int, arrow: str) -> None:
 
 def cmd_chain(args) -> int:
     """chain ID [--json]."""
-    from .core.ops.query import chain
+    from ..core.ops.query import chain
 
     info = chain(_root(args), args.id)
     if args.json:
@@ -256,9 +256,9 @@ def cmd_chain(args) -> int:
 
 def cmd_doctor(args) -> int:
     """doctor [--fix] [--dry-run] [--json]."""
-    from .core import clock
-    from .core.apply import execute
-    from .core.ops.doctor import diagnose, repair_plan
+    from ..core.formats import clock
+    from ..core.files.execute import execute
+    from ..core.ops.doctor import diagnose, repair_plan
 
     root = _root(args)
     when = clock.now()
@@ -294,7 +294,7 @@ def cmd_board(args) -> int:
     """Open the board on the memory root."""
     root = _root(args)
     try:
-        from .board.run import run_board
+        from ..board.run import run_board
     except ImportError:
         print("board not built yet; use the commands listed by `memboard --help`")
         return 0
@@ -304,7 +304,7 @@ def cmd_board(args) -> int:
 def cmd_demo(args) -> int:
     """Open the board on a generated demo root."""
     try:
-        from .board.run import run_demo
+        from ..board.run import run_demo
     except ImportError:
         print("board not built yet; use the commands listed by `memboard --help`")
         return 0
@@ -313,14 +313,14 @@ def cmd_demo(args) -> int:
 
 def cmd_install_hook(args) -> int:
     """install-hook TOOL [--user | --project DIR] [--dry-run]."""
-    from .install_hook import cmd_install_hook as run
+    from .install import cmd_install_hook as run
 
     return run(args)
 
 
 def cmd_uninstall_hook(args) -> int:
     """uninstall-hook TOOL [--user | --project DIR] [--dry-run]."""
-    from .install_hook import cmd_uninstall_hook as run
+    from .install import cmd_uninstall_hook as run
 
     return run(args)
 
@@ -335,7 +335,7 @@ def cmd_completion(args) -> int:
 
 def cmd_config(args) -> int:
     """config show | set KEY VALUE | path."""
-    from .config_cmd import cmd_config as run
+    from .config import cmd_config as run
 
     return run(args)
 
@@ -448,7 +448,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_doctor)
 
     _add_agent_commands(sub, common)
-    from .search_cmd import add_parser as add_search
+    from .search import add_parser as add_search
 
     add_search(sub, common)
     for extra in EXTRA_COMMANDS:
@@ -524,7 +524,7 @@ def main(argv: list[str] | None = None) -> int:
         from .hook import main as hook_main
 
         return hook_main(raw[lead + 1 :] + raw[:lead])
-    from .core.errors import MemboardError
+    from ..core.errors import MemboardError
 
     for stream in (sys.stdout, sys.stderr):  # never crash on text that is not valid UTF-8
         try:
@@ -532,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
         except (AttributeError, ValueError):
             pass
     if raw[:1] == ["search"]:  # a search builds only its own parser: it must start about as fast as Python
-        from .search_cmd import build_parser as build_search_parser
+        from .search import build_parser as build_search_parser
 
         parser = build_search_parser(OneLineParser)
     else:

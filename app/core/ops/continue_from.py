@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..clock import format_ts
+from ..formats.clock import format_ts
 from ..errors import Refused, UsageError
-from ..ids import check_id
-from ..index import IndexFile, format_refs
+from ..formats.ids import check_id
+from ..formats.index import IndexFile, format_refs
 from ..plan import Change, Check, Plan
-from ..root import INDEX, MemoryRoot, session_path
+from ..files.root import INDEX, MemoryRoot, session_path
 from ..secrets import refuse_secrets
-from ..snapshot import Snapshot, add_items, listed_id, remove_items, render_template, set_metadata
+from ..formats.snapshot import Snapshot, add_items, listed_id, remove_items, render_template, set_metadata
 from .common import find_row, load_index
 from .register import plan_manual, refs_contain, row_exists
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import jsonedit
-from .core.errors import MemboardError, Refused, UsageError
+from ..core.errors import MemboardError, Refused, UsageError
 
 TIMEOUT_SECONDS = 10
 OURS_RE = re.compile(r"memboard(?:\.exe)?[\"']?\s+hook\s+(cursor|claude|codex)\b", re.IGNORECASE)
@@ -309,7 +309,7 @@ def plan_uninstall(tool: str, project: str | None) -> tuple[Path, bytes | None, 
 
 def _backup(path: Path, before: bytes) -> Path:
     """Save the file's old bytes next to it (`NAME.bak-YYYYmmdd-HHMMSS`, `-2`, ... when taken)."""
-    from .core.apply import atomic_write
+    from ..core.files.execute import atomic_write
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     backup = path.with_name(f"{path.name}.bak-{stamp}")
@@ -323,7 +323,7 @@ def _backup(path: Path, before: bytes) -> Path:
 
 def _preview(path: Path, before: bytes | None, after: bytes) -> None:
     """Print the change as a unified diff (labels a/<path>, b/<path>; /dev/null when created or deleted)."""
-    from .core.plan import Change, diff_change
+    from ..core.plan import Change, diff_change
 
     kind = "create" if before is None else ("delete" if after == b"" else "modify")
     shown = path.as_posix().lstrip("/")
@@ -332,7 +332,7 @@ def _preview(path: Path, before: bytes | None, after: bytes) -> None:
 
 def _write(path: Path, before: bytes | None, after: bytes) -> Path | None:
     """Back up the old bytes, then write (or, for b"", delete) the file if it still holds `before`."""
-    from .core.apply import ChangedUnderfoot, atomic_write
+    from ..core.files.execute import ChangedUnderfoot, atomic_write
 
     try:
         if read_config(path)[0] != before:  # checked before the backup too, so a refusal leaves no file behind

@@ -62,9 +62,9 @@ def _label(hit) -> str:
 
 def cmd_search(args) -> int:
     """search QUERY [filters] [--json]."""
-    from .core.config import resolve_root
-    from .core.root import MemoryRoot
-    from .core.search import SearchFilters, run
+    from ..core.config import resolve_root
+    from ..core.files.root import MemoryRoot
+    from ..core.search.engine import SearchFilters, run
 
     root = MemoryRoot(resolve_root(getattr(args, "root", None)))
     state = "live" if args.live else "archived" if args.archived else None

@@ -20,12 +20,12 @@ import hashlib
 import re
 from datetime import datetime
 
-from .clock import format_ts
-from .ids import is_valid_id
-from .index import IndexFile
-from .localstate import LocalState
-from .plan import Change, Check, Plan
-from .root import INDEX, STATE, MemoryRoot
+from ..formats.clock import format_ts
+from ..formats.ids import is_valid_id
+from ..formats.index import IndexFile
+from ..files.localstate import LocalState
+from ..plan import Change, Check, Plan
+from ..files.root import INDEX, STATE, MemoryRoot
 
 FOLDER = "conversations"  # in the root's local state
 LEGACY_FOLDER = f"{STATE}/conversations"  # in the root, where an older memboard kept it
@@ -129,7 +129,7 @@ def plan_session_start(root: MemoryRoot, when: datetime, agent: str, conversatio
     row and a new map line; the old line stays in the shard as history. Without a
     conversation ID this is a plain SessionStart registration.
     """
-    from .ops.register import plan_register
+    from .register import plan_register
 
     if conversation is None:
         plan = plan_register(root, when, agent)

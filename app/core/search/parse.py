@@ -12,9 +12,9 @@ import os
 import re
 from typing import Iterator
 
-from .index import FIELD_OF_COLUMN, IndexFile, line_body, split_cells, unescape
-from .root import INDEX, SESSIONS
-from .search_docs import ARCHIVED, LIVE, ROW, SESSION, SNAPSHOT, TOP, Doc, Record, session_of
+from ..formats.index import FIELD_OF_COLUMN, IndexFile, line_body, split_cells, unescape
+from ..files.root import INDEX, SESSIONS
+from .docs import ARCHIVED, LIVE, ROW, SESSION, SNAPSHOT, TOP, Doc, Record, session_of
 
 # Row cells that are searched, with the weight of a match in them (higher ranks first).
 CELL_WEIGHTS = {

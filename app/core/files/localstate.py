@@ -17,10 +17,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import config
-from .apply import ANY, atomic_write
-from .errors import MemboardError
-from .plan import Change, Plan
+from .. import config
+from .execute import ANY, atomic_write
+from ..errors import MemboardError
+from ..plan import Change, Plan
 from .root import STATE, MemoryRoot, root_key
 
 ROOTS = "roots"
@@ -137,7 +137,7 @@ def complete_lines(data: bytes | None) -> list[bytes]:
 
 def merge_shard(local: bytes | None, legacy: bytes) -> bytes | None:
     """A local map shard that also holds the legacy shard's entries, older ones first; None when it already does."""
-    from .hookmap import HEADER
+    from ..ops.session_start import HEADER
 
     have = local or HEADER
     if not have.endswith(b"\n"):

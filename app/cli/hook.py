@@ -58,7 +58,7 @@ def parse_payload(raw: bytes) -> dict:
 
 def conversation_of(tool: str, payload: dict) -> str | None:
     """The agent's conversation ID (Cursor: conversation_id, others: session_id); None when absent."""
-    from .core.hookmap import valid_conversation
+    from ..core.ops.session_start import valid_conversation
 
     keys = ("conversation_id", "session_id") if tool == "cursor" else ("session_id", "conversation_id")
     for key in keys:
@@ -94,7 +94,7 @@ def answer(tool: str, message: str) -> str:
 
 def agent_for(tool: str, explicit: str | None, cfg: dict) -> str:
     """--agent, else config agent_name, else the tool's main agent name."""
-    from .core.ids import check_agent
+    from ..core.formats.ids import check_agent
 
     if explicit:
         return check_agent(explicit)
@@ -115,8 +115,8 @@ def resolve_root(cli_root: str | None, cfg: dict, payload: dict):
     """The root by the usual order; for the `./memory` step the payload's project folders count too."""
     from pathlib import Path
 
-    from .core.config import resolve_root as core_resolve
-    from .core.errors import UsageError
+    from ..core.config import resolve_root as core_resolve
+    from ..core.errors import UsageError
 
     try:
         return core_resolve(cli_root, cfg)
@@ -139,9 +139,9 @@ def log_folders(root_path) -> list[str]:
     state folder itself (a foreign folder, `/` or the home folder gets no state folder of its own)."""
     from pathlib import Path
 
-    from .core.config import state_dir
-    from .core.localstate import folder_of
-    from .core.root import not_a_memory_root
+    from ..core.config import state_dir
+    from ..core.files.localstate import folder_of
+    from ..core.files.root import not_a_memory_root
 
     targets = []
     if root_path is not None and os.path.isdir(root_path):
@@ -184,7 +184,7 @@ def log_line(root_path, tool: str, message: str) -> None:
 def quiet_root(cli_root: str | None):
     """The configured root for logging, or None when it cannot be told (never raises)."""
     try:
-        from .core.config import resolve_root as core_resolve
+        from ..core.config import resolve_root as core_resolve
 
         return core_resolve(cli_root)
     except Exception:
@@ -193,10 +193,10 @@ def quiet_root(cli_root: str | None):
 
 def register_from_hook(tool: str, payload: dict, root_path, cfg: dict, agent: str | None):
     """Register (or find) the conversation's session in the root at root_path; returns the applied plan."""
-    from .core import clock
-    from .core.apply import execute
-    from .core.hookmap import plan_session_start
-    from .core.root import MemoryRoot
+    from ..core.formats import clock
+    from ..core.files.execute import execute
+    from ..core.ops.session_start import plan_session_start
+    from ..core.files.root import MemoryRoot
 
     root = MemoryRoot(root_path)
     name = agent_for(tool, agent, cfg)
@@ -224,7 +224,7 @@ def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=
         if not is_session_start(payload):
             log_line(quiet_root(cli_root), tool, f"ignored: event {str(payload.get('hook_event_name'))[:40]!r} is not SessionStart")
             return 0
-        from .core import config
+        from ..core import config
 
         cfg = config.load()
         root_path = resolve_root(cli_root, cfg, payload)
@@ -300,10 +300,10 @@ def cmd_whoami(args) -> int:
     """`memboard whoami --conversation ID`: the Memory Session ID a hook registered for a conversation."""
     import json
 
-    from .core.config import resolve_root as core_resolve
-    from .core.errors import MemboardError, Refused, UsageError
-    from .core.hookmap import valid_conversation, whoami
-    from .core.root import MemoryRoot
+    from ..core.config import resolve_root as core_resolve
+    from ..core.errors import MemboardError, Refused, UsageError
+    from ..core.ops.session_start import valid_conversation, whoami
+    from ..core.files.root import MemoryRoot
 
     if not valid_conversation(args.conversation):
         raise UsageError(f"invalid conversation ID {args.conversation[:60]!r}")

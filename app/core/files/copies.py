@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .errors import MemboardError
-from .ids import is_valid_id
-from .index import BOM_BYTES, IndexFile, Row
+from ..errors import MemboardError
+from ..formats.ids import is_valid_id
+from ..formats.index import BOM_BYTES, IndexFile, Row
 from .root import ARCHIVE, INDEX, SESSIONS
 
 MARKER_SIZE = 7

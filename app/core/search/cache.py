@@ -22,9 +22,9 @@ from array import array
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
-from . import config
-from .root import INDEX, MemoryRoot
-from .search_docs import Doc, Record, SessionInfo, index_stat, listing, resolve, session_of
+from .. import config
+from ..files.root import INDEX, MemoryRoot
+from .docs import Doc, Record, SessionInfo, index_stat, listing, resolve, session_of
 
 SCHEMA_VERSION = 1
 NO_FTS_ENV = "MEMBOARD_SEARCH_NO_FTS"  # "1": behave as if this SQLite had no FTS5 trigram (search scans files)
@@ -59,7 +59,7 @@ CREATE INDEX docs_record ON docs(record);
 """
 
 if TYPE_CHECKING:
-    from .search import Ranked, SearchFilters
+    from .engine import Ranked, SearchFilters
 
 Progress = Callable[[str], None]
 
@@ -367,7 +367,7 @@ class SearchCache:
 
     def _build(self, tmp: Path) -> None:
         """Write a whole cache into tmp, streaming every document (no list of the corpus in memory)."""
-        from .search_parse import file_record, iter_lines, row_record, table_of
+        from .parse import file_record, iter_lines, row_record, table_of
 
         con = sqlite3.connect(str(tmp), isolation_level=None)
         try:
@@ -417,7 +417,7 @@ class SearchCache:
 
     def _read_index(self) -> bytes:
         """index.md's bytes (empty when it vanished, cannot be read or is a symlink)."""
-        from .search_parse import read_file
+        from .parse import read_file
 
         return read_file(self.base, INDEX) or b""
 
@@ -449,7 +449,7 @@ class SearchCache:
         The stats are read again (another process may have refreshed the cache since `seen`
         was read, before this transaction began), and decoded again only if they changed.
         """
-        from .search_parse import file_record
+        from .parse import file_record
 
         meta = self._meta(con, "index_stat", "listing", "columns", "row_crcs")
         raw, old_stat, old_files = seen
@@ -478,7 +478,7 @@ class SearchCache:
         """Re-index only the index lines whose fingerprints appeared or disappeared."""
         from collections import Counter
 
-        from .search_parse import iter_lines, row_record, table_of
+        from .parse import iter_lines, row_record, table_of
 
         data = self._read_index()
         columns, start, end = table_of(data)

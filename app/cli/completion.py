@@ -36,7 +36,7 @@ def _positional_choices(action: argparse.Action) -> list[str]:
     if action.choices:
         return [str(c) for c in action.choices]
     if action.metavar == "KEY":
-        from .core.config import KEYS
+        from ..core.config import KEYS
 
         return list(KEYS)
     return []

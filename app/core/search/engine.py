@@ -24,9 +24,9 @@ import sqlite3
 from datetime import datetime
 from typing import Callable, NamedTuple
 
-from .errors import Refused, UsageError
-from .root import MemoryRoot
-from .search_docs import ARCHIVED, LIVE, SESSION, Doc, SessionInfo, doc_order, sort_time
+from ..errors import Refused, UsageError
+from ..files.root import MemoryRoot
+from .docs import ARCHIVED, LIVE, SESSION, Doc, SessionInfo, doc_order, sort_time
 
 MAX_QUERY = 1000
 DEFAULT_LIMIT = 20
@@ -309,7 +309,7 @@ def run(root: MemoryRoot | str, query: str, filters: SearchFilters | None = None
     query = check_query(query)
     filters = (filters or SearchFilters()).normalized()
     matcher = Matcher(query, filters.syntax)
-    from . import search_cache
+    from . import cache as search_cache
 
     reason = "this SQLite lacks FTS5 with the trigram tokenizer"
     if search_cache.fts_available():
@@ -335,7 +335,7 @@ def run(root: MemoryRoot | str, query: str, filters: SearchFilters | None = None
                 break
     if filters.syntax:
         raise Refused(f"--syntax needs the search cache, and {reason}; search without --syntax")
-    from .search_scan import scan
+    from .scan import scan
 
     ranked, candidates = scan(str(root.path), matcher, filters)
     return SearchOutcome(build_hits(ranked, candidates, matcher, filters), "scan", reason)

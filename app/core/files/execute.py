@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from . import config
-from .errors import Incomplete, MemboardError, StalePlan
-from .plan import Change, Plan
+from .. import config
+from ..errors import Incomplete, MemboardError, StalePlan
+from ..plan import Change, Plan
 from .root import INDEX, SETTLE_WINDOW, Budget, MemoryRoot, NotSettled, Seen, Signature, read_seen, signature
 
 LOCK_TIMEOUT_ENV = "MEMBOARD_LOCK_TIMEOUT"
@@ -577,7 +577,7 @@ def _verify_change(root: MemoryRoot, ch: Change) -> str | None:
     if ch.kind in ("create", "modify"):
         data = root.read(ch.path)
         if data != ch.after:
-            from .rebase import contains_change
+            from ..rebase import contains_change
 
             # a hand edit saved just after our rename: fine as long as our lines are all there
             if data is None or ch.kind != "modify" or not contains_change(ch.before or b"", ch.after or b"", data):
@@ -605,7 +605,7 @@ def _write_rebased(root: MemoryRoot, plan: Plan, at: int, settle_wait: float) ->
     """
     from dataclasses import replace
 
-    from .rebase import rebase
+    from ..rebase import rebase
 
     ch = plan.changes[at]
     if ch.kind != "modify":

@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-from .ids import is_valid_id
+from ..formats.ids import is_valid_id
 from .localstate import LocalState
 from .root import STATE, MemoryRoot
 

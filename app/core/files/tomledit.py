@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import MemboardError, Refused
+from ..errors import MemboardError, Refused
 
 BOM = b"\xef\xbb\xbf"
 
@@ -139,7 +139,7 @@ def plan_set(path: Path, keys: Sequence[str], value: object) -> TomlEdit:
 
 def apply(edit: TomlEdit) -> None:
     """Write the edit atomically if the file still holds `before`, then read it back."""
-    from .apply import ChangedUnderfoot, atomic_write
+    from .execute import ChangedUnderfoot, atomic_write
 
     if not edit.changed:
         return

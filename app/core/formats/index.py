@@ -432,7 +432,7 @@ class IndexFile:
         before the table's rows or after them: only that text is scanned first (a large
         index's rows cost nothing), and the whole file only when it holds a conflict.
         """
-        from .conflicts import marker_lines
+        from ..files.copies import marker_lines
 
         data = self.data
         if self.header_line is None or marker_lines(data[: self._rows_off]) or marker_lines(data[self._end_off :]):
@@ -442,8 +442,8 @@ class IndexFile:
     def refuse_conflicts(self) -> None:
         """Raise Refused while the file holds merge-conflict markers: it is not a table to write on."""
         if self.conflict_lines:
-            from .conflicts import marker_refusal
-            from .errors import Refused
+            from ..files.copies import marker_refusal
+            from ..errors import Refused
 
             raise Refused(marker_refusal(self.conflict_lines))
 
@@ -452,7 +452,7 @@ class IndexFile:
         self.refuse_conflicts()
         missing = self.missing_columns()
         if missing:
-            from .errors import Refused
+            from ..errors import Refused
 
             raise Refused(
                 f"index.md's table lacks the column(s) {', '.join(missing)}; add them to its header before changing it"
@@ -562,7 +562,7 @@ class IndexEdit:
         """The new file bytes, with the BOM kept when the original had one."""
         data = self.index.data
         if data and (b"\x00" in data or data.startswith((b"\xff\xfe", b"\xfe\xff"))) and (self.replace or self.appended):
-            from .errors import Refused
+            from ..errors import Refused
 
             raise Refused("index.md holds NUL bytes (UTF-16 or binary?); memboard writes only UTF-8 text, convert it first")
         spliced = self._spliced()

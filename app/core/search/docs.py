@@ -14,9 +14,9 @@ import re
 import stat
 from typing import Iterable, NamedTuple
 
-from .clock import FORMAT, parse
-from .ids import is_valid_id
-from .root import ARCHIVE, INDEX, SESSIONS
+from ..formats.clock import FORMAT, parse
+from ..formats.ids import is_valid_id
+from ..files.root import ARCHIVE, INDEX, SESSIONS
 
 SESSION = "session"  # the document kind of sessions; typed notes will add "note"
 LIVE, ARCHIVED = "live", "archived"

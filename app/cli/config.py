@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .core import config
+from ..core import config
 
 
 def show() -> int:

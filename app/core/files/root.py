@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from .errors import MemboardError, UsageError
-from .ids import check_id
+from ..errors import MemboardError, UsageError
+from ..formats.ids import check_id
 
 INDEX = "index.md"
 SESSIONS = "sessions"
@@ -349,7 +349,7 @@ class MemoryRoot:
     def known(self) -> KnownFiles:
         """The record of files memboard wrote or saw settled in this root (local state, per machine)."""
         if self._known is None:
-            from .config import state_dir
+            from ..config import state_dir
 
             self._known = KnownFiles(state_dir() / "settled" / f"{self.state_key()}.tsv")
         return self._known
@@ -487,7 +487,7 @@ class MemoryRoot:
 
     def session_ids_on_disk(self) -> set[str]:
         """IDs that have a snapshot file under sessions/ (a sync tool's conflict copy of one is no session)."""
-        from .conflicts import snapshot_copies
+        from .copies import snapshot_copies
 
         names = self.listdir(SESSIONS)
         copies = {c.path[len(SESSIONS) + 1 :] for c in snapshot_copies(self, names=names)}

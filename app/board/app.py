@@ -23,7 +23,8 @@ from ..core.config import load as load_config
 from ..core.errors import MemboardError
 from ..core.formats.ids import DEFAULT_AGENT, is_valid_id
 from ..core.formats.index import STATUSES
-from ..core.files.root import INDEX, MemoryRoot
+from ..core.formats.layout import INDEX
+from ..core.files.root import MemoryRoot
 from .flows import FlowsMixin
 from .loader import (
     CopyScan,

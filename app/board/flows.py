@@ -27,7 +27,8 @@ from ..core.ops.query import chain, list_rows
 from ..core.ops.continue_from import plan_continue, plan_release
 from ..core.ops.update import plan_update
 from ..core.plan import Plan
-from ..core.files.root import MemoryRoot, session_path
+from ..core.files.root import MemoryRoot
+from ..core.formats.layout import session_path
 from .messages import FlowFinished, JumpToSession
 from ..core.ops.sequence import plan_sequence
 from .screens import (

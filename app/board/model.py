@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..core.formats.clock import age_label, parse
-from ..core.formats.index import STATUSES, IndexFile, Row, encode, parse_refs
+from ..core.formats.index import STATUSES, IndexFile, Row, parse_refs
+from ..core.formats.text import encode
 
 ALL = "all"
 STATUS_FILTERS = (ALL, *STATUSES)

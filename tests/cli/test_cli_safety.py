@@ -140,7 +140,7 @@ def test_nul_in_an_id_is_refused_by_the_core():
     """argv cannot carry a NUL byte (the OS refuses it), so the ID check is exercised directly."""
     from memboard.core.errors import UsageError
     from memboard.core.formats.ids import check_id
-    from memboard.core.files.root import session_path
+    from memboard.core.formats.layout import session_path
 
     for bad in ["2026-05-01-0900-a\x00b", "\x00"]:
         with pytest.raises(UsageError):

@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memboard.core.errors import Refused
-from memboard.core.formats.index import IndexFile, is_separator, line_body, line_ending, split_cells, split_lines, unescape
+from memboard.core.formats.index import IndexFile
+from memboard.core.formats.text import is_separator, line_body, line_ending, split_cells, split_lines, unescape
 
 HEADER = "| Session ID | Agent Name | Topic | Summary | Keywords | Status | Referenced By | Started At | Updated At |"
 SEP = "|---|---|---|---|---|---|---|---|---|"

@@ -15,7 +15,7 @@ import pytest
 
 from corpus import A, B, I, ROOTS
 from memboard.cli.entry import main
-from memboard.core.formats.index import split_cells
+from memboard.core.formats.text import split_cells
 
 from .rootstate import image, item_lines
 

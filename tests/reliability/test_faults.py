@@ -28,7 +28,8 @@ from memboard.core.ops.continue_from import plan_continue, plan_release
 from memboard.core.ops.register import plan_manual, plan_register
 from memboard.core.ops.update import plan_update
 from memboard.core.files.root import MemoryRoot
-from memboard.core.formats.snapshot import render_archive_index, render_template
+from memboard.core.formats.archive import render_archive_index
+from memboard.core.formats.snapshot import render_template
 
 from .rootstate import content_changes, image, index_ids, item_lines, parse_problems, temp_files
 

@@ -7,7 +7,8 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memboard.core.formats.index import COLUMNS, IndexFile, line_body
+from memboard.core.formats.index import COLUMNS, IndexFile
+from memboard.core.formats.text import line_body
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEADER = "| " + " | ".join(COLUMNS) + " |"

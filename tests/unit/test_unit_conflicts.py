@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memboard.core.files.copies import marker_lines, original_stems
+from memboard.core.formats.markers import marker_lines
+from memboard.core.files.copies import original_stems
 from memboard.core.formats.index import COLUMNS, IndexFile
 
 HEADER = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"

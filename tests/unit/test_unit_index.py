@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memboard.core.formats.index import COLUMNS, IndexFile, escape, format_refs, parse_refs, split_cells, unescape
+from memboard.core.formats.index import COLUMNS, IndexFile, format_refs, parse_refs
+from memboard.core.formats.text import escape, split_cells, unescape
 
 SID = "2026-05-31-0900-cursor-main-agent"
 SID2 = "2026-05-31-1000-claude-agent"

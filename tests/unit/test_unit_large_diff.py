@@ -1,4 +1,4 @@
-"""Large-file diffs (the anchored path of plan.unified_diff) are valid unified diffs."""
+"""Large-file diffs (the anchored path of diff.unified_diff) are valid unified diffs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from memboard.core.plan import LARGE, unified_diff
+from memboard.core.diff import LARGE, unified_diff
 
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 

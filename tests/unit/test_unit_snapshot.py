@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from memboard.core.formats.snapshot import Snapshot, add_items, merge, remove_items, render_archive_index, render_template, set_metadata, vanished
+from memboard.core.formats.snapshot import Snapshot, add_items, merge, remove_items, render_template, set_metadata, vanished
+from memboard.core.formats.archive import render_archive_index
 
 SID = "2026-06-01-0930-cursor-main-agent"
 

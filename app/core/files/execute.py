@@ -19,7 +19,9 @@ from typing import Callable, Iterator
 from .. import config
 from ..errors import Incomplete, MemboardError, StalePlan
 from ..plan import Change, Plan
-from .root import INDEX, SETTLE_WINDOW, Budget, MemoryRoot, NotSettled, Seen, Signature, read_seen, signature
+from ..formats.layout import INDEX
+from .settle import SETTLE_WINDOW, Budget, NotSettled, Seen, Signature, read_seen, signature
+from .root import MemoryRoot
 
 LOCK_TIMEOUT_ENV = "MEMBOARD_LOCK_TIMEOUT"
 SETTLE_ENV = "MEMBOARD_SETTLE_SECONDS"

@@ -21,7 +21,8 @@ from .. import config
 from .execute import ANY, atomic_write
 from ..errors import MemboardError
 from ..plan import Change, Plan
-from .root import STATE, MemoryRoot, root_key
+from ..formats.layout import STATE
+from .root import MemoryRoot, root_key
 
 ROOTS = "roots"
 ROOT_NOTE = "root.txt"  # names the root a state folder belongs to, for people looking around

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ..formats.ids import is_valid_id
 from .localstate import LocalState
-from .root import STATE, MemoryRoot
+from ..formats.layout import STATE
+from .root import MemoryRoot
 
 FOLDER = "revisions"
 LEGACY_FOLDER = f"{STATE}/revisions"

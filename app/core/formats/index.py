@@ -9,12 +9,12 @@ on a large index and keeps the hook path free of heavy imports.)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from .ids import is_valid_id
+from .text import BOM, BOM_BYTES, decode, encode, escape, is_separator, line_body, line_ending, split_cells, split_lines, unescape
 
-BOM = "\ufeff"
 COLUMNS = (
     "Session ID",
     "Agent Name",
@@ -40,7 +40,6 @@ FIELDS = (
 FIELD_OF_COLUMN = dict(zip(COLUMNS, FIELDS))
 COLUMN_OF_FIELD = dict(zip(FIELDS, COLUMNS))
 STATUSES = ("idle", "active", "stale")
-BOM_BYTES = BOM.encode("utf-8")
 # every character str.strip() removes (str.isspace), except the newline that ends a line
 WHITESPACE = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
 _WS_BYTES = b"(?:" + b"|".join(re.escape(ch.encode("utf-8")) for ch in WHITESPACE) + b")"
@@ -48,117 +47,6 @@ _WS_BYTES = b"(?:" + b"|".join(re.escape(ch.encode("utf-8")) for ch in WHITESPAC
 NOT_TABLE_LINE_RE = re.compile(b"\n(?!" + _WS_BYTES + b"*\\|)")
 NO_PIPE_FIRST_RE = re.compile(b"\n(?!\\|)")  # cheap pre-filter: most table lines start with `|` right away
 NO_REFS = "-"
-
-
-def decode(data: bytes) -> str:
-    """Decode file bytes losslessly (invalid UTF-8 bytes survive a round trip)."""
-    return data.decode("utf-8", "surrogateescape")
-
-
-def encode(text: str) -> bytes:
-    """Encode text produced by `decode` back to the exact original bytes."""
-    return text.encode("utf-8", "surrogateescape")
-
-
-def split_lines(text: str) -> list[str]:
-    """Split on `\\n` only, keeping each line's ending (a `\\r` stays part of its line)."""
-    fast = text.splitlines(keepends=True)
-    # str.splitlines also splits at a lone \r, \v, \f, \x1c-\x1e, \x85, \u2028 and \u2029; each of those adds
-    # a line beyond the \n count, so equal counts mean it split at \n (or \r\n) only: the same lines
-    if len(fast) == text.count("\n") + (0 if not text or text.endswith("\n") else 1):
-        return fast
-    parts = text.split("\n")
-    lines = [p + "\n" for p in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
-def line_body(line: str) -> str:
-    """A line without its `\\n` / `\\r\\n` ending."""
-    if line.endswith("\n"):
-        line = line[:-1]
-    if line.endswith("\r"):
-        line = line[:-1]
-    return line
-
-
-def line_ending(line: str) -> str:
-    """The ending of a line: `\\r\\n`, `\\n` or `` for a last line without one."""
-    if line.endswith("\r\n"):
-        return "\r\n"
-    if line.endswith("\n"):
-        return "\n"
-    return ""
-
-
-def split_cells(body: str) -> list[str] | None:
-    """Split a table line into raw cell texts (stripped); None if it is not a table line.
-
-    A backslash escapes the character after it, so `\\|` stays inside a cell.
-    """
-    s = body.strip()
-    if not s.startswith("|"):
-        return None
-    s = s[1:]
-    if "\\" not in s:
-        cells = s.split("|")
-        if cells and cells[-1].strip() == "" and s.endswith("|"):
-            cells.pop()
-        elif len(cells) > 1 and cells[-1].strip() == "":
-            cells.pop()
-        return [c.strip() for c in cells]
-    cells: list[str] = []
-    buf: list[str] = []
-    i, n = 0, len(s)
-    ended_with_pipe = False
-    while i < n:
-        ch = s[i]
-        if ch == "\\" and i + 1 < n:
-            buf.append(s[i : i + 2])
-            i += 2
-            ended_with_pipe = False
-            continue
-        if ch == "|":
-            cells.append("".join(buf).strip())
-            buf = []
-            ended_with_pipe = True
-        else:
-            buf.append(ch)
-            if not ch.isspace():
-                ended_with_pipe = False
-        i += 1
-    rest = "".join(buf).strip()
-    if rest or not ended_with_pipe:
-        cells.append(rest)
-    return cells
-
-
-def unescape(raw: str) -> str:
-    """The value of a raw cell: `\\|` becomes `|`."""
-    return raw.replace("\\|", "|") if "\\|" in raw else raw
-
-
-def escape(value: str) -> str:
-    """The raw cell text for a value: one line, pipes escaped so they stay in the cell."""
-    value = " ".join(value.replace("\r", " ").replace("\n", " ").split(" ")).strip()
-    out: list[str] = []
-    for ch in value:
-        if ch == "|":
-            if out and out[-1].endswith("\\"):
-                out.append(" ")
-            out.append("\\|")
-        else:
-            out.append(ch)
-    text = "".join(out)
-    if text.endswith("\\"):
-        text += " "
-    return text
-
-
-def is_separator(cells: list[str]) -> bool:
-    """Whether cells form a header separator row such as `|---|:---:|`."""
-    return bool(cells) and all(c and set(c) <= set("-: ") and "-" in c for c in cells)
 
 
 def parse_refs(value: str) -> list[str]:
@@ -432,7 +320,7 @@ class IndexFile:
         before the table's rows or after them: only that text is scanned first (a large
         index's rows cost nothing), and the whole file only when it holds a conflict.
         """
-        from ..files.copies import marker_lines
+        from .markers import marker_lines
 
         data = self.data
         if self.header_line is None or marker_lines(data[: self._rows_off]) or marker_lines(data[self._end_off :]):
@@ -442,7 +330,7 @@ class IndexFile:
     def refuse_conflicts(self) -> None:
         """Raise Refused while the file holds merge-conflict markers: it is not a table to write on."""
         if self.conflict_lines:
-            from ..files.copies import marker_refusal
+            from .markers import marker_refusal
             from ..errors import Refused
 
             raise Refused(marker_refusal(self.conflict_lines))
@@ -570,3 +458,13 @@ class IndexEdit:
             return spliced
         text = self.to_text()
         return encode((BOM if self.index.bom else "") + text)
+
+
+def readable_rows(data: bytes, markers: list[int]) -> list[Row]:
+    """The index's rows read through its conflict markers (IndexFile.conflict_lines), for viewing
+    only: both sides' rows and those past the conflict, each with its line in the file."""
+    skip = {n - 1 for n in markers}
+    lines = data.split(b"\n")
+    kept = [i for i in range(len(lines)) if i not in skip]
+    index = IndexFile(b"\n".join(lines[i] for i in kept))
+    return [replace(row, line=kept[row.line]) for row in index.rows]

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import Refused, UsageError
-from .index import decode, encode, escape, line_body, line_ending, split_cells, split_lines, unescape
+from .text import decode, encode, escape, line_body, line_ending, split_cells, split_lines, unescape
 
 MARKERS = ("[superseded]", "[resolved]", "[done]")
 MARKER_RE = re.compile(r"\[(superseded|resolved|done)\]", re.IGNORECASE)
@@ -920,40 +920,3 @@ def vanished(old_text: str, new_text: str) -> list[tuple[str, str]]:
     return out
 
 
-ARCHIVE_TEMPLATE = """# Archived Session: {id}
-
-## Metadata
-
-| Field | Value |
-|---|---|
-| Session ID | {id} |
-| Agent Name | {agent} |
-| Topic | {topic} |
-| Summary | {summary} |
-| Keywords | {keywords} |
-| Original Status | {status} |
-| Referenced By | {referenced_by} |
-| Started At | {started_at} |
-| Updated At | {updated_at} |
-| Archived At | {archived_at} |
-
-## Files
-
-- Session: ./session.md
-"""
-
-
-def render_archive_index(values: dict[str, str], archived_at: str) -> str:
-    """The archive `index.md` for a row, exactly in the seed's template."""
-    return ARCHIVE_TEMPLATE.format(
-        id=values.get("id", ""),
-        agent=escape(values.get("agent", "")),
-        topic=escape(values.get("topic", "")),
-        summary=escape(values.get("summary", "")),
-        keywords=escape(values.get("keywords", "")),
-        status=escape(values.get("status", "")),
-        referenced_by=escape(values.get("referenced_by", "") or "-"),
-        started_at=escape(values.get("started_at", "")),
-        updated_at=escape(values.get("updated_at", "")),
-        archived_at=archived_at,
-    )

@@ -8,8 +8,10 @@ from ..formats.clock import format_ts
 from ..errors import Refused
 from ..formats.index import IndexFile, format_refs
 from ..plan import Change, Check, Plan
-from ..files.root import INDEX, TEMP_SUFFIX, MemoryRoot, archive_dir, archive_index_path, archive_session_path, session_path
-from ..formats.snapshot import Snapshot, render_archive_index
+from ..formats.layout import INDEX, TEMP_SUFFIX, archive_dir, archive_index_path, archive_session_path, session_path
+from ..files.root import MemoryRoot
+from ..formats.snapshot import Snapshot
+from ..formats.archive import render_archive_index
 from .common import find_row, has_meaningful_summary, load_index
 from .register import file_exists, row_absent
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..errors import Refused, UsageError
 from ..formats.ids import check_id
 from ..formats.index import IndexFile, Row
-from ..files.root import INDEX, MemoryRoot, session_path
+from ..formats.layout import INDEX, session_path
+from ..files.root import MemoryRoot
 
 DEFAULT_TOPIC = "未設定"
 DEFAULT_SUMMARY = "sessionStart 自動註冊，尚未整理主題。"

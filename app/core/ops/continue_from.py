@@ -9,7 +9,8 @@ from ..errors import Refused, UsageError
 from ..formats.ids import check_id
 from ..formats.index import IndexFile, format_refs
 from ..plan import Change, Check, Plan
-from ..files.root import INDEX, MemoryRoot, session_path
+from ..formats.layout import INDEX, session_path
+from ..files.root import MemoryRoot
 from ..secrets import refuse_secrets
 from ..formats.snapshot import Snapshot, add_items, listed_id, remove_items, render_template, set_metadata
 from .common import find_row, load_index

@@ -13,10 +13,12 @@ from pathlib import Path
 
 from ..files import revisions
 from ..formats.clock import format_ts
-from ..formats.index import COLUMNS, escape
+from ..formats.index import COLUMNS
+from ..formats.text import escape
 from .common import DEFAULT_KEYWORDS, DEFAULT_SUMMARY, DEFAULT_TOPIC
 from ..files.root import MemoryRoot
-from ..formats.snapshot import render_archive_index, render_template
+from ..formats.archive import render_archive_index
+from ..formats.snapshot import render_template
 
 
 @dataclass

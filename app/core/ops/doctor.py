@@ -15,14 +15,17 @@ from datetime import datetime
 
 from ..files import revisions
 from ..formats.clock import format_ts
-from ..files.copies import copy_advice, find_copies, line_list
+from ..files.copies import copy_advice, find_copies
+from ..formats.markers import line_list
 from ..errors import MemboardError
 from ..formats.ids import is_valid_id
 from ..formats.index import COLUMN_OF_FIELD, IndexEdit, IndexFile, format_refs, parse_refs
 from ..files.localstate import LEGACY_LOGS, LocalState, plan_legacy_move
 from ..plan import Change, Plan
-from ..files.root import INDEX, SESSIONS, STATE, TEMP_SUFFIX, MemoryRoot, archive_dir, archive_index_path, archive_session_path, not_a_memory_root, session_path
-from ..formats.snapshot import Snapshot, add_items, render_archive_index, render_template
+from ..formats.layout import INDEX, SESSIONS, STATE, TEMP_SUFFIX, archive_dir, archive_index_path, archive_session_path, session_path
+from ..files.root import MemoryRoot, not_a_memory_root
+from ..formats.snapshot import Snapshot, add_items, render_template
+from ..formats.archive import render_archive_index
 from .archive import archived_row, holds_nothing
 from .common import MANUAL_KEYWORDS
 from .organize import _lists_an_id

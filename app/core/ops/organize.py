@@ -9,7 +9,8 @@ from ..formats.clock import parse
 from ..files.copies import copied_session
 from ..formats.index import IndexFile
 from ..plan import Change, Check, Plan
-from ..files.root import INDEX, SESSIONS, MemoryRoot
+from ..formats.layout import INDEX, SESSIONS
+from ..files.root import MemoryRoot
 from ..formats.snapshot import Snapshot
 from .common import has_meaningful_summary, load_index
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from ..files.copies import marker_warning, readable_rows
+from ..formats.markers import marker_warning
+from ..formats.index import readable_rows
 from ..errors import Refused
 from ..formats.ids import check_id
 from ..formats.index import STATUSES, IndexFile, Row
-from ..files.root import INDEX, MemoryRoot, archive_index_path, archive_session_path, session_path
+from ..formats.layout import INDEX, archive_index_path, archive_session_path, session_path
+from ..files.root import MemoryRoot
 from ..formats.snapshot import Snapshot
 from .common import load_index
 

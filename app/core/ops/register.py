@@ -8,7 +8,8 @@ from ..formats.clock import format_ts
 from ..formats.ids import check_agent, is_valid_id, make_id
 from ..formats.index import IndexFile, format_refs
 from ..plan import Change, Check, Plan
-from ..files.root import INDEX, MemoryRoot, archive_dir, session_path
+from ..formats.layout import INDEX, archive_dir, session_path
+from ..files.root import MemoryRoot
 from ..secrets import refuse_secrets
 from .common import (
     DEFAULT_KEYWORDS,

@@ -13,7 +13,8 @@ from typing import Callable
 
 from ..errors import MemboardError
 from ..plan import Plan
-from ..files.root import ARCHIVE, SESSIONS, MemoryRoot
+from ..formats.layout import ARCHIVE, SESSIONS
+from ..files.root import MemoryRoot
 
 
 class PlannedRoot(MemoryRoot):

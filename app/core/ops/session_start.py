@@ -25,7 +25,8 @@ from ..formats.ids import is_valid_id
 from ..formats.index import IndexFile
 from ..files.localstate import LocalState
 from ..plan import Change, Check, Plan
-from ..files.root import INDEX, STATE, MemoryRoot
+from ..formats.layout import INDEX, STATE
+from ..files.root import MemoryRoot
 
 FOLDER = "conversations"  # in the root's local state
 LEGACY_FOLDER = f"{STATE}/conversations"  # in the root, where an older memboard kept it

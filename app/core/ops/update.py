@@ -7,7 +7,8 @@ from datetime import datetime
 from ..formats.clock import format_ts
 from ..errors import Refused
 from ..plan import Change, Check, Plan
-from ..files.root import INDEX, MemoryRoot, session_path
+from ..formats.layout import INDEX, session_path
+from ..files.root import MemoryRoot
 from ..secrets import refuse_secrets
 from ..formats.snapshot import Snapshot, add_items, merge, render_template, set_metadata, vanished
 from .common import find_row, link_sources, one_line, require_sections

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from .. import config
-from ..files.root import INDEX, MemoryRoot
+from ..formats.layout import INDEX
+from ..files.root import MemoryRoot
 from .docs import Doc, Record, SessionInfo, index_stat, listing, resolve, session_of
 
 SCHEMA_VERSION = 1

@@ -16,7 +16,7 @@ from typing import Iterable, NamedTuple
 
 from ..formats.clock import FORMAT, parse
 from ..formats.ids import is_valid_id
-from ..files.root import ARCHIVE, INDEX, SESSIONS
+from ..formats.layout import ARCHIVE, INDEX, SESSIONS
 
 SESSION = "session"  # the document kind of sessions; typed notes will add "note"
 LIVE, ARCHIVED = "live", "archived"

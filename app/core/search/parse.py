@@ -12,8 +12,9 @@ import os
 import re
 from typing import Iterator
 
-from ..formats.index import FIELD_OF_COLUMN, IndexFile, line_body, split_cells, unescape
-from ..files.root import INDEX, SESSIONS
+from ..formats.index import FIELD_OF_COLUMN, IndexFile
+from ..formats.text import line_body, split_cells, unescape
+from ..formats.layout import INDEX, SESSIONS
 from .docs import ARCHIVED, LIVE, ROW, SESSION, SNAPSHOT, TOP, Doc, Record, session_of
 
 # Row cells that are searched, with the weight of a match in them (higher ranks first).

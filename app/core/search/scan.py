@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..files.root import INDEX
+from ..formats.layout import INDEX
 from .docs import Record, doc_order, listing, resolve
 from .parse import file_record, iter_lines, read_file, row_record, table_of
 

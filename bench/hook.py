@@ -60,7 +60,7 @@ def state_folder(root: Path, state: Path | None = None) -> Path:
 def make_map(root: Path, rows: int, state: Path | None = None) -> dict[str, bytes]:
     """A conversation map with one entry per row (as after `rows` hooked chats), in the root's local
     state under state; returns shard bytes by path."""
-    from memboard.core.ops.session_start import HEADER, shard_path
+    from memboard.core.formats.conversations import HEADER, shard_path
 
     shards: dict[str, list[bytes]] = {}
     for i in range(rows):
@@ -130,7 +130,7 @@ def measure(rows: int, runs: int = 15) -> dict:
         folder = state_folder(root, state)
         cmd = hook_command() + ["--root", str(root)]
         payload = {"transcript_path": "/tmp/t.jsonl", "cwd": str(base), "hook_event_name": "SessionStart", "source": "startup"}
-        from memboard.core.ops.session_start import shard_path
+        from memboard.core.formats.conversations import shard_path
 
         def fresh(conversation: str) -> None:
             """Back to the generated root: the index and the shard this conversation lands in."""

@@ -24,7 +24,8 @@ from ..core.ops.common import find_row, load_index
 from ..core.ops.doctor import diagnose
 from ..core.ops.organize import DEFAULT_STALE_DAYS, continued_sources, plan_organize
 from ..core.ops.query import chain, list_rows
-from ..core.ops.continue_from import plan_continue, plan_release
+from ..core.ops.continue_from import plan_continue
+from ..core.ops.release import plan_release
 from ..core.ops.update import plan_update
 from ..core.plan import Plan
 from ..core.files.root import MemoryRoot

@@ -110,7 +110,8 @@ def _run(args, build) -> int:
 def cmd_register(args) -> int:
     """register / register --manual."""
     from ..core.formats import clock
-    from ..core.ops.register import plan_manual, plan_register
+    from ..core.ops.manual import plan_manual
+    from ..core.ops.register import plan_register
 
     agent = _agent(args)
     when = clock.now()
@@ -153,7 +154,7 @@ def cmd_continue(args) -> int:
 
 def cmd_release(args) -> int:
     """release SOURCE_ID --as ID."""
-    from ..core.ops.continue_from import plan_release
+    from ..core.ops.release import plan_release
 
     return _run(args, lambda root: plan_release(root, args.source, args.as_id))
 

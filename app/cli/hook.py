@@ -58,7 +58,7 @@ def parse_payload(raw: bytes) -> dict:
 
 def conversation_of(tool: str, payload: dict) -> str | None:
     """The agent's conversation ID (Cursor: conversation_id, others: session_id); None when absent."""
-    from ..core.ops.session_start import valid_conversation
+    from ..core.formats.conversations import valid_conversation
 
     keys = ("conversation_id", "session_id") if tool == "cursor" else ("session_id", "conversation_id")
     for key in keys:
@@ -302,7 +302,8 @@ def cmd_whoami(args) -> int:
 
     from ..core.config import resolve_root as core_resolve
     from ..core.errors import MemboardError, Refused, UsageError
-    from ..core.ops.session_start import valid_conversation, whoami
+    from ..core.formats.conversations import valid_conversation
+    from ..core.ops.session_start import whoami
     from ..core.files.root import MemoryRoot
 
     if not valid_conversation(args.conversation):

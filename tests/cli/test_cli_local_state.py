@@ -27,7 +27,7 @@ def local(root: Path) -> Path:
 @pytest.fixture
 def legacy(root, mem):
     """A root as an older memboard left it: revisions, a conversation-map shard and hook logs in .memboard/."""
-    from memboard.core.ops.session_start import HEADER, shard_path
+    from memboard.core.formats.conversations import HEADER, shard_path
 
     mem.index(row_line(A))
     mem.snapshot(A)
@@ -58,7 +58,7 @@ def test_changes_keep_revisions_and_hook_state_out_of_the_root(cli, root, mem):
 
 
 def test_doctor_moves_an_older_memboards_state_into_local_state(cli, root, legacy, whole_tree):
-    from memboard.core.ops.session_start import shard_path
+    from memboard.core.formats.conversations import shard_path
 
     found = json.loads(cli("doctor", "--json").out)
     assert [f["kind"] for f in found] == ["state_in_root"]

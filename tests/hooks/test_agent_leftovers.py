@@ -29,8 +29,8 @@ def row(sid: str, topic: str = "未設定") -> str:
 
 def legacy_map(root, conversation: str, sid: str) -> None:
     """A conversation-map shard as an older memboard wrote it, under <root>/.memboard/conversations/."""
-    from memboard.core.ops.session_start import HEADER as MAP_HEADER
-    from memboard.core.ops.session_start import legacy_shard_path
+    from memboard.core.formats.conversations import HEADER as MAP_HEADER
+    from memboard.core.formats.conversations import legacy_shard_path
 
     path = root / legacy_shard_path(conversation)
     path.parent.mkdir(parents=True)

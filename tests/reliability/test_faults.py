@@ -24,8 +24,10 @@ from memboard.core.ops.archive import plan_archive
 from memboard.core.ops.doctor import diagnose
 from memboard.core.ops.organize import plan_organize
 from memboard.core.ops.query import show
-from memboard.core.ops.continue_from import plan_continue, plan_release
-from memboard.core.ops.register import plan_manual, plan_register
+from memboard.core.ops.continue_from import plan_continue
+from memboard.core.ops.release import plan_release
+from memboard.core.ops.manual import plan_manual
+from memboard.core.ops.register import plan_register
 from memboard.core.ops.update import plan_update
 from memboard.core.files.root import MemoryRoot
 from memboard.core.formats.archive import render_archive_index

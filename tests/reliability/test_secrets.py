@@ -7,7 +7,7 @@ from datetime import datetime
 import pytest
 
 from memboard.core.errors import MemboardError
-from memboard.core.ops.register import plan_manual
+from memboard.core.ops.manual import plan_manual
 from memboard.core.ops.update import plan_update
 from memboard.core.files.root import MemoryRoot
 from memboard.core.secrets import SecretFound, scan

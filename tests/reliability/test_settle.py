@@ -29,7 +29,7 @@ from memboard.core.files.execute import execute
 from memboard.core.errors import Incomplete
 from memboard.core.formats.index import IndexFile
 from memboard.core.ops.doctor import diagnose
-from memboard.core.ops.register import plan_manual
+from memboard.core.ops.manual import plan_manual
 from memboard.core.ops.update import plan_update
 from memboard.core.rebase import rebase
 from memboard.core.files.root import MemoryRoot

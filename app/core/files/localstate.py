@@ -138,7 +138,7 @@ def complete_lines(data: bytes | None) -> list[bytes]:
 
 def merge_shard(local: bytes | None, legacy: bytes) -> bytes | None:
     """A local map shard that also holds the legacy shard's entries, older ones first; None when it already does."""
-    from ..ops.session_start import HEADER
+    from ..formats.conversations import HEADER
 
     have = local or HEADER
     if not have.endswith(b"\n"):

@@ -13,7 +13,7 @@ from ..files.root import MemoryRoot
 from ..formats.snapshot import Snapshot
 from ..formats.archive import render_archive_index
 from .common import find_row, has_meaningful_summary, load_index
-from .register import file_exists, row_absent
+from .checks import file_exists, row_absent
 
 
 def archived_row(row, when: datetime) -> bytes:

@@ -12,7 +12,7 @@ from ..files.root import MemoryRoot
 from ..secrets import refuse_secrets
 from ..formats.snapshot import Snapshot, add_items, merge, render_template, set_metadata, vanished
 from .common import find_row, link_sources, one_line, require_sections
-from .register import file_exists, refs_contain, row_exists
+from .checks import file_exists, refs_contain, row_exists
 
 
 def updated_snapshot(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, TextArea
 
-from flows.driving import make_app, mark, ready, wait_for_screen
-from flows.sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, make_root
+from tests.flows.driving import make_app, mark, ready, wait_for_screen
+from tests.flows.sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, make_root
 from memboard.board.screens import (
     ChainScreen,
     MessageScreen,

@@ -12,16 +12,13 @@ from memboard.core.formats.index import IndexFile
 from memboard.core.files.revisions import list_revisions
 from memboard.core.files.root import MemoryRoot
 from memboard.core.formats.snapshot import vanished
-
-
-def files(path):
-    return {p.relative_to(path).as_posix(): p.read_bytes() for p in path.rglob("*") if p.is_file() and ".memboard" not in p.parts}
+from tests.support.tree import tree
 
 
 def test_demo_is_deterministic_for_a_fixed_now(tmp_path):
     a = build_demo(tmp_path / "a", now())
     b = build_demo(tmp_path / "b", now())
-    assert files(a) == files(b)
+    assert tree(a, skip=(".memboard",)) == tree(b, skip=(".memboard",))
 
 
 def test_demo_holds_every_state(demo_root, ids):

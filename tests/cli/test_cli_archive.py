@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from memroot import DEFAULT_SUMMARY, idle_line, row_line, snapshot_text
+from tests.support.roots import DEFAULT_SUMMARY, idle_line, row_line, snapshot_text
 
 SID = "2026-05-31-0900-cursor-main-agent"
 SRC = "2026-05-30-0800-claude-agent"

@@ -12,19 +12,18 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-from corpus import A, B, I, ROOTS
-from memboard.cli.entry import main
+from bench.roots import generate
+from memboard.cli import main
 from memboard.core.formats.clock import now
 from memboard.core.ops.demo import build_demo, demo_ids
-from memroot import TRICKY_IDLE, TRICKY_LINES, TRICKY_OLD, TRICKY_SOURCE, Mem
+from tests.corpus import A, B, I, ROOTS
+from tests.support.roots import TRICKY_IDLE, TRICKY_OLD, TRICKY_SOURCE, write_tricky
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-REPO = Path(__file__).resolve().parents[2]
 PAST = 1_700_000_000  # every file of a template root is this old: reads are settled at once
 SNAPSHOT_INPUT = "## Decisions\n\n- Keep the golden outputs.\n\n## Next Actions\n\n- [done] Write tests.\n"
 LARGE, HEAD = 16_384, 2_048  # an output longer than LARGE is recorded by its digest and first HEAD bytes
@@ -69,18 +68,12 @@ def demo(root: Path) -> tuple[str, str, str, str | None]:
 
 def tricky(root: Path) -> tuple[str, str, str, str | None]:
     """The tricky root of the CLI tests (BOM, CRLF, extra column, malformed row)."""
-    (root / "index.md").write_bytes("".join(TRICKY_LINES).encode("utf-8"))
-    Mem(root).snapshot(TRICKY_SOURCE, agent="claude-agent")
-    Mem(root).snapshot(TRICKY_OLD, agent="codex-agent")
+    write_tricky(root)
     return TRICKY_SOURCE, TRICKY_OLD, TRICKY_IDLE, None
 
 
 def bench(root: Path) -> tuple[str, str, str, str | None]:
     """A 120-row benchmark root (bench/roots.py)."""
-    if str(REPO) not in sys.path:
-        sys.path.insert(0, str(REPO))
-    from bench.roots import generate
-
     generate(root, 120)
     rows = [line.strip("|").split(" | ") for line in (root / "index.md").read_text(encoding="utf-8").splitlines()
             if line.startswith("| 2")]

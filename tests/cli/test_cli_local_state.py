@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from memroot import row_line, snapshot_text, tree
+from tests.support.roots import row_line, snapshot_text
+from tests.support.tree import tree
 
 A = "2026-05-30-0800-claude-agent"
 B = "2026-05-31-0900-cursor-main-agent"
@@ -43,7 +44,7 @@ def legacy(root, mem):
     (state / "hook.log.1").write_text("2026-05-29T08:00:00\tmemboard hook claude\toldest line\n", encoding="utf-8")
     local(root).mkdir(parents=True)
     (local(root) / "hook.log").write_text("2026-06-01T09:00:00\tmemboard hook claude\tafter the upgrade\n", encoding="utf-8")
-    return {rel: data for rel, data in tree(root).items() if rel.startswith(".memboard/") and not rel.endswith("/")}
+    return {rel: data for rel, data in tree(root, folders=True).items() if rel.startswith(".memboard/") and not rel.endswith("/")}
 
 
 def test_changes_keep_revisions_and_hook_state_out_of_the_root(cli, root, mem):
@@ -64,10 +65,10 @@ def test_doctor_moves_an_older_memboards_state_into_local_state(cli, root, legac
     assert [f["kind"] for f in found] == ["state_in_root"]
     assert "2 snapshot revision(s), 1 conversation-map shard(s), 2 hook log file(s)" in found[0]["message"]
     assert str(local(root)) in found[0]["fix"]
-    before, local_before = whole_tree(), tree(local(root))
+    before, local_before = whole_tree(), tree(local(root), folders=True)
     dry = cli("doctor", "--fix", "--dry-run")
     assert dry.code == 0 and "+++ /dev/null" in dry.out
-    assert whole_tree() == before and tree(local(root)) == local_before  # a preview writes nothing anywhere
+    assert whole_tree() == before and tree(local(root), folders=True) == local_before  # a preview writes nothing anywhere
     res = cli("doctor", "--fix")
     assert res.code == 0, res.err
     assert not (root / ".memboard").exists()  # the emptied folders go too

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from memroot import DEFAULT_SUMMARY, idle_line, row_line
+from tests.support.roots import DEFAULT_SUMMARY, idle_line, row_line
 
 OLD = "2026-05-01 09:00"  # 31 days before the fixed clock
 RECENT = "2026-05-25 09:00"  # 7 days before

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from memroot import idle_line, row_line
+from tests.support.roots import idle_line, row_line
 
 SRC = "2026-05-30-0800-claude-agent"
 CUR = "2026-05-31-0900-cursor-main-agent"

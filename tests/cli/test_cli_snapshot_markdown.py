@@ -11,9 +11,9 @@ import re
 from pathlib import Path
 
 import pytest
-from memroot import idle_line, row_line, snapshot_text
+from tests.support.roots import idle_line, row_line, snapshot_text
 
-from reliability import gfm
+from tests.reliability import gfm
 
 SID = "2026-05-31-0900-cursor-main-agent"
 SRC = "2026-05-30-0800-claude-agent"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from memroot import idle_line, row_line, snapshot_text
+from tests.support.roots import idle_line, row_line, snapshot_text
 
 SID = "2026-05-31-0900-cursor-main-agent"
 OTHER = "2026-05-30-0800-claude-agent"

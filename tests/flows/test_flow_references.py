@@ -9,7 +9,8 @@ from memboard.board.screens.chain import node_label
 from memboard.core.formats.snapshot import Snapshot
 
 from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
-from .sample import FOLLOWER, LONER, OVERDUE, SOURCE, tree_bytes
+from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
+from tests.support.tree import tree
 
 NEW_ID = "2026-06-01-0930-cursor-main-agent"
 
@@ -64,7 +65,7 @@ async def test_continue_as_a_new_session_registers_it(sample_root):
 
 
 async def test_continue_cancelled_in_the_picker_or_the_preview_writes_nothing(sample_root):
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -79,7 +80,7 @@ async def test_continue_cancelled_in_the_picker_or_the_preview_writes_nothing(sa
         await wait_for_screen(pilot, PreviewScreen)
         await pilot.press("n")
         await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before
 
 
 async def test_release_removes_the_reference_on_both_sides(sample_root):
@@ -101,7 +102,7 @@ async def test_release_removes_the_reference_on_both_sides(sample_root):
 
 
 async def test_release_with_no_reference_explains_and_writes_nothing(sample_root):
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -111,7 +112,7 @@ async def test_release_with_no_reference_explains_and_writes_nothing(sample_root
         assert "referenced by nobody" in screen.message
         await pilot.press("enter")
         await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before
 
 
 async def test_chain_shows_both_directions_and_enter_jumps(sample_root):

@@ -11,7 +11,8 @@ from memboard.core.ops.archive import plan_archive
 from memboard.core.plan import Change, Plan
 from memboard.core.files.root import MemoryRoot
 
-from .sample import FOLLOWER, LONER, OVERDUE, SOURCE, tree_bytes
+from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
+from tests.support.tree import tree
 
 
 def test_planned_root_reads_through_laid_changes(sample_root):
@@ -35,7 +36,7 @@ def test_planned_root_reads_through_laid_changes(sample_root):
 
 
 def test_sequence_orders_referencing_sessions_first_and_writes_nothing(sample_root):
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     when = now()
     seq = plan_sequence(MemoryRoot(sample_root), "archive", [SOURCE, FOLLOWER, OVERDUE],
                         lambda r, sid: plan_archive(r, sid, when))
@@ -43,7 +44,7 @@ def test_sequence_orders_referencing_sessions_first_and_writes_nothing(sample_ro
     assert seq.refused == {}
     first, second = seq.steps[0][1], seq.steps[1][1]
     assert second.changes[-1].before == first.changes[-1].after
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before
     combined = seq.combined()
     assert len(combined.changes) == sum(len(p.changes) for _, p in seq.steps)
 

@@ -9,7 +9,8 @@ import sys
 import time
 
 import pytest
-from hookdata import CONVERSATION, claude_payload, codex_payload, cursor_payload, encoded, local, log_lines, map_lines, rows_of
+from tests.support.hooks import CONVERSATION, claude_payload, codex_payload, cursor_payload, encoded, local, log_lines, map_lines
+from tests.support.roots import rows_of
 
 SID = "2026-06-01-0930-claude-main-agent"
 CLAUDE_OK = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": f"Your Memory Session ID is: {SID}"}}

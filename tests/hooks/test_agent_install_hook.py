@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hookdata import claude_payload, encoded
+from tests.support.hooks import claude_payload, encoded
 
 from memboard.cli.install import hook_command, is_ours
 

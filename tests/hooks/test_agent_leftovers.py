@@ -6,15 +6,8 @@ from __future__ import annotations
 
 import json
 
-from hookdata import (
-    CONVERSATION,
-    claude_payload,
-    encoded,
-    local,
-    log_lines,
-    map_lines,
-    rows_of,
-)
+from tests.support.hooks import CONVERSATION, claude_payload, encoded, local, log_lines, map_lines
+from tests.support.roots import rows_of
 
 SID = "2026-06-01-0930-claude-main-agent"
 OLD = "2026-05-20-0800-claude-main-agent"

@@ -24,7 +24,9 @@ from memboard.core.formats.index import IndexFile
 from memboard.core.ops.doctor import diagnose
 from memboard.core.files.root import MemoryRoot
 
-from .rootstate import image, index_ids, item_lines, parse_problems, temp_files
+from .rootstate import index_ids, parse_problems
+from tests.support.roots import item_lines, temp_files
+from tests.support.tree import tree
 from .test_faults import C, seed
 
 WHEN = datetime(2026, 6, 1, 9, 30)
@@ -201,7 +203,7 @@ def test_one_fix_reaches_a_root_with_nothing_left_to_fix_and_loses_nothing(tmp_p
     path.mkdir()
     build(path, damages)
     root = MemoryRoot(path)
-    before = image(path)
+    before = tree(path, links=False)
     rows_before = {r.id for r in IndexFile(before["index.md"]).rows}
     findings, _ = diagnose(root, WHEN)
     assert findings, damages
@@ -209,7 +211,7 @@ def test_one_fix_reaches_a_root_with_nothing_left_to_fix_and_loses_nothing(tmp_p
     again, repair = diagnose(root, WHEN)
     assert not repair.changes and not [f.as_dict() for f in again if f.fix], (sorted(damages), [f.as_dict() for f in again])
     assert temp_files(path) == [] and parse_problems(path) == []
-    after = image(path)
+    after = tree(path, links=False)
     kept = b"".join(v for k, v in after.items() if k.startswith(("sessions/", "archive/")))
     for rel, data in before.items():
         if rel.startswith("sessions/") and rel.endswith(".md") and not rel.startswith("sessions/."):

@@ -33,7 +33,9 @@ from memboard.core.files.root import MemoryRoot
 from memboard.core.formats.archive import render_archive_index
 from memboard.core.formats.snapshot import render_template
 
-from .rootstate import content_changes, image, index_ids, item_lines, parse_problems, temp_files
+from .rootstate import index_ids, parse_problems
+from tests.support.roots import item_lines, temp_files
+from tests.support.tree import content_changes, tree
 
 OLD = datetime(2026, 5, 1, 10, 0)
 A = "2026-05-01-1000-alpha"
@@ -166,7 +168,7 @@ def test_crash_after_each_step_is_recognised_and_repaired(root, tmp_path, capsys
     mroot = MemoryRoot(root)
     plan = build(mroot)
     assert len(plan.changes) == STEPS[name], [c.describe() for c in plan.changes]
-    before = image(root)
+    before = tree(root, links=False)
     snapshots_before = {k: item_lines(v) for k, v in before.items() if k.startswith("sessions/")}
     for ch in plan.changes:  # what the operation itself means to remove (release drops Continues From)
         if ch.path in snapshots_before and ch.kind == "modify":
@@ -188,7 +190,7 @@ def test_crash_after_each_step_is_recognised_and_repaired(root, tmp_path, capsys
     # nothing torn, nothing else touched
     for ch in plan.changes:
         assert old_or_new(root, ch), f"{ch.describe()} is torn"
-    after = image(root)
+    after = tree(root, links=False)
     planned = {p for ch in plan.changes for p in (ch.path, ch.dest) if p}
     strays = temp_files(root)
     assert content_changes(before, after) - planned - set(strays) == set()

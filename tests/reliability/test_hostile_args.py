@@ -12,7 +12,7 @@ import pytest
 from memboard.cli.entry import main
 from memboard.core.files.root import MemoryRoot
 
-from .rootstate import image
+from tests.support.tree import tree
 
 GOOD = "2026-06-01-0930-cursor-main-agent"
 HOSTILE = [
@@ -81,7 +81,7 @@ def test_hostile_ids_are_refused_before_any_path_is_built(trapped, tmp_path, cap
         return real_abs(self, rel)
 
     monkeypatch.setattr(MemoryRoot, "abs", spy)
-    before = image(tmp_path)
+    before = tree(tmp_path, links=False)
     for argv in commands(bad):
         built.clear()
         code = main([*argv, "--root", str(trapped)])
@@ -92,7 +92,7 @@ def test_hostile_ids_are_refused_before_any_path_is_built(trapped, tmp_path, cap
         assert len(err) < 400  # a huge value is shown shortened
         suspicious = [rel for rel in built if rel not in ("index.md",) and bad and bad in rel]
         assert suspicious == [], (argv, built)
-    assert image(tmp_path) == before
+    assert tree(tmp_path, links=False) == before
 
 
 @pytest.mark.parametrize("value", ["../x", "a/b", "a\\b", "C:", "a|b", "a\nb", "x" * 300])

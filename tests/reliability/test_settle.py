@@ -34,11 +34,8 @@ from memboard.core.ops.update import plan_update
 from memboard.core.rebase import rebase
 from memboard.core.files.root import MemoryRoot
 
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
 
-from bench.torn import build_root, hand_id, hand_row, seed_id  # noqa: E402
+from bench.torn import build_root, hand_id, hand_row, seed_id
 
 WHEN = datetime(2026, 6, 1, 9, 30)
 ROWS = 40

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -12,15 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
 
-from bench.roots import generate  # noqa: E402
-from bench.search import add_archived  # noqa: E402
-from memboard.core.errors import UsageError  # noqa: E402
-from memboard.core.search.engine import Matcher, SearchFilters, SearchHit, make_snippet, run, search  # noqa: E402
-from memboard.core.search.parse import sections  # noqa: E402
+from bench.roots import generate
+from bench.search import add_archived
+from memboard.core.errors import UsageError
+from memboard.core.search.engine import Matcher, SearchFilters, SearchHit, make_snippet, run, search
+from memboard.core.search.parse import sections
 
 
 @pytest.fixture(scope="module")

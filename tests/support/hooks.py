@@ -1,4 +1,4 @@
-"""Real-shaped hook payloads of Cursor, Claude Code and Codex, and readers of the index, map and log."""
+"""Real-shaped hook payloads of Cursor, Claude Code and Codex, and readers of the conversation map and hook log."""
 
 from __future__ import annotations
 
@@ -49,14 +49,6 @@ def codex_payload(session_id: str = CONVERSATION, **extra) -> dict:
 def encoded(payload: dict, boms: int = 0) -> bytes:
     """Payload bytes as the tool writes them to stdin, with leading UTF-8 BOMs when asked."""
     return b"\xef\xbb\xbf" * boms + json.dumps(payload).encode("utf-8")
-
-
-def rows_of(root: Path) -> list[str]:
-    """The table rows (lines starting with `| 2`) of index.md."""
-    path = root / "index.md"
-    if not path.exists():
-        return []
-    return [l for l in path.read_text(encoding="utf-8").splitlines() if l.startswith("| 2")]
 
 
 def local(root: Path) -> Path:

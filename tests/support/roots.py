@@ -1,17 +1,24 @@
-"""Helpers for CLI tests: index builders, the tricky root's lines and whole-tree byte snapshots."""
+"""The one builder of memory roots for tests and benchmarks: index rows, snapshots, readers of a root.
+
+Nothing here imports memboard: roots are written in the protocol's format directly, so the
+tests read files memboard did not write itself.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-
 HEADER = "| Session ID | Agent Name | Topic | Summary | Keywords | Status | Referenced By | Started At | Updated At |\n"
 SEPARATOR = "|---|---|---|---|---|---|---|---|---|\n"
+PREAMBLE = "# Memory Index\n\n"
+DEFAULT_TOPIC = "未設定"
 DEFAULT_SUMMARY = "sessionStart 自動註冊，尚未整理主題。"
+DEFAULT_KEYWORDS = "sessionStart, cursor-agent"
+TEMP_SUFFIX = ".memboard-tmp"
 
 
-def row_line(
+def row_cells(
     sid: str,
     status: str = "active",
     refs: str = "-",
@@ -21,16 +28,31 @@ def row_line(
     keywords: str = "kw",
     agent: str | None = None,
     started: str | None = None,
-) -> str:
+) -> list[str]:
+    """The nine cells of an index row (agent from the ID, Started At = Updated At unless given)."""
+    return [sid, agent or sid[16:], topic, summary, keywords, status, refs, started or updated, updated]
+
+
+def table_line(cells: list[str]) -> str:
+    """One table line from its cells (no line ending)."""
+    return "| " + " | ".join(cells) + " |"
+
+
+def row_line(sid: str, status: str = "active", refs: str = "-", summary: str = "Did real work.", topic: str = "Topic",
+             updated: str = "2026-05-31 09:00", keywords: str = "kw", agent: str | None = None,
+             started: str | None = None) -> str:
     """One index table line (no line ending)."""
-    agent = agent or sid[16:]
-    started = started or updated
-    return f"| {sid} | {agent} | {topic} | {summary} | {keywords} | {status} | {refs} | {started} | {updated} |"
+    return table_line(row_cells(sid, status, refs, summary, topic, updated, keywords, agent, started))
 
 
 def idle_line(sid: str, refs: str = "-", updated: str = "2026-05-31 09:00") -> str:
     """A SessionStart placeholder row."""
-    return row_line(sid, "idle", refs, DEFAULT_SUMMARY, "未設定", updated, "sessionStart, cursor-agent")
+    return row_line(sid, "idle", refs, DEFAULT_SUMMARY, DEFAULT_TOPIC, updated, DEFAULT_KEYWORDS)
+
+
+def index_text(lines: list[str], preamble: str = PREAMBLE, extra: str = "") -> str:
+    """An index.md: preamble, the table's header, the given table lines, then extra raw text."""
+    return preamble + HEADER + SEPARATOR + "".join(line + "\n" for line in lines) + extra
 
 
 def snapshot_text(sid: str, continues: list[str] | None = None, decisions: list[str] | None = None, agent: str | None = None) -> str:
@@ -88,10 +110,9 @@ class Mem:
         """Wrap root."""
         self.root = root
 
-    def index(self, *lines: str, preamble: str = "# Memory Index\n\n", eol: str = "\n") -> bytes:
+    def index(self, *lines: str, preamble: str = PREAMBLE, eol: str = "\n") -> bytes:
         """Write index.md from table lines; returns the bytes written."""
-        text = preamble + HEADER + SEPARATOR + "".join(line + "\n" for line in lines)
-        data = text.replace("\n", eol).encode("utf-8")
+        data = index_text(list(lines), preamble).replace("\n", eol).encode("utf-8")
         (self.root / "index.md").write_bytes(data)
         return data
 
@@ -121,12 +142,26 @@ class Mem:
         return {r["id"]: r for r in json.loads(res.out)}
 
 
-def tree(path: Path) -> dict[str, bytes]:
-    """Every file under path (relative name -> bytes), folders included as markers."""
-    out: dict[str, bytes] = {}
-    for p in sorted(path.rglob("*")):
-        rel = p.relative_to(path).as_posix()
-        out[rel + ("/" if p.is_dir() else "")] = b"" if p.is_dir() else p.read_bytes()
+def rows_of(root: Path) -> list[str]:
+    """The table rows (lines starting with `| 2`) of index.md."""
+    path = root / "index.md"
+    if not path.exists():
+        return []
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("| 2")]
+
+
+def temp_files(root: Path) -> list[str]:
+    """Temp files left behind by interrupted writes."""
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob(f"*{TEMP_SUFFIX}"))
+
+
+def item_lines(data: bytes) -> set[str]:
+    """The content lines of a snapshot that must never be lost (metadata table excluded)."""
+    out = set()
+    for line in data.decode("utf-8", "replace").splitlines():
+        s = line.strip()
+        if s and not s.startswith("|") and not s.startswith("#") and s not in ("- None", "None"):
+            out.add(s)
     return out
 
 
@@ -152,3 +187,12 @@ TRICKY_LINES = [
     "\r\n",
     "Text after the table 之後 | also kept.\r\n",
 ]
+
+
+def write_tricky(root: Path) -> bytes:
+    """Write the tricky root (BOM, CRLF, preamble, trailer, \\|, CJK, extra column, malformed row); its index bytes."""
+    data = "".join(TRICKY_LINES).encode("utf-8")
+    (root / "index.md").write_bytes(data)
+    Mem(root).snapshot(TRICKY_SOURCE, agent="claude-agent")
+    Mem(root).snapshot(TRICKY_OLD, agent="codex-agent")
+    return data

@@ -12,7 +12,7 @@ settle window (before the first chunk too); write a temp file and rename it over
 append one row. Each save adds one hand row. The editor re-reads the file before each save
 and checks, right before it writes, that the file it read is still the one at the path, as a
 careful editor does; memboard logs the same last-look-to-rename window of each of its writes
-(MEMBOARD_REPLACE_LOG). Afterwards `check` demands: every seeded row that nothing removed on
+(BENCH_REPLACE_LOG). Afterwards `check` demands: every seeded row that nothing removed on
 purpose, every hand row and every Session ID memboard announced is in the index or the
 archive; the index parses; every command exited 0 or 1 with one line; doctor --fix
 converges. A row lost where an editor window and a memboard window overlapped (both
@@ -188,6 +188,9 @@ def last_line(path: Path) -> str:
 
 def worker(root: str, name: str, deadline: float, log_path: str, sources: list[str], seed: int) -> None:
     """Loop over every changing command (each kind in turn, shuffled) until deadline; one JSON line each."""
+    from bench.probes import install_from_env
+
+    install_from_env()
     rng = random.Random(seed)
     mine: list[str] = []
     refs: list[tuple[str, str]] = []
@@ -335,7 +338,7 @@ def run(root: Path, seconds: float = 20.0, workers: int = 3, seed: int = 1, wind
     """Run workers and the editor (pausing up to `pause` of the window) as separate processes on root; their logs."""
     work = Path(tempfile.mkdtemp(prefix="memboard-torn-"))
     env = dict(os.environ)
-    env["MEMBOARD_REPLACE_LOG"] = str(work / "replaced.txt")
+    env["BENCH_REPLACE_LOG"] = str(work / "replaced.txt")
     env["MEMBOARD_SETTLE_SECONDS"] = str(window)
     env.setdefault("MEMBOARD_NOW", NOW)
     sources = [seed_id(n) for n in range(1, 200) if n % 7 and n % 5][:30]

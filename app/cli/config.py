@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..core import config
+from ..core.files import tomledit
 
 
 def show() -> int:
@@ -27,9 +28,13 @@ def theme_names() -> frozenset[str]:
 
 
 def set_key(key: str, value: str) -> int:
-    """Validate and store one setting; say what changed."""
+    """Validate and store one setting, keeping the file's comments, layout and other keys; say what changed."""
     themes = theme_names() if key == "theme" else None
-    path, stored, before, after = config.set_value(key, value, themes)
+    stored = config.parse_value(key, value, themes)
+    config.load()  # a config that is not valid TOML is refused here, as by every other command
+    edit = tomledit.plan_set(config.config_path(), (key,), stored)
+    tomledit.apply(edit)
+    path, before, after = edit.path, edit.before, edit.after
     if before == after:
         print(f"{key} is already {stored!r} in {path}")
     else:

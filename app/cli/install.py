@@ -309,7 +309,7 @@ def plan_uninstall(tool: str, project: str | None) -> tuple[Path, bytes | None, 
 
 def _backup(path: Path, before: bytes) -> Path:
     """Save the file's old bytes next to it (`NAME.bak-YYYYmmdd-HHMMSS`, `-2`, ... when taken)."""
-    from ..core.files.execute import atomic_write
+    from ..core.files.fs import atomic_write
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     backup = path.with_name(f"{path.name}.bak-{stamp}")
@@ -332,7 +332,7 @@ def _preview(path: Path, before: bytes | None, after: bytes) -> None:
 
 def _write(path: Path, before: bytes | None, after: bytes) -> Path | None:
     """Back up the old bytes, then write (or, for b"", delete) the file if it still holds `before`."""
-    from ..core.files.execute import ChangedUnderfoot, atomic_write
+    from ..core.files.fs import ChangedUnderfoot, atomic_write
 
     try:
         if read_config(path)[0] != before:  # checked before the backup too, so a refusal leaves no file behind

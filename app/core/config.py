@@ -135,13 +135,18 @@ def render(cfg: dict) -> bytes:
     return tomli_w.dumps(cfg).encode("utf-8")
 
 
-def set_value(key: str, raw: str, themes: Collection[str] | None = None) -> tuple[Path, object, bytes | None, bytes]:
-    """Validate and store one key, keeping the file's comments, layout and other keys;
-    returns (path, value, old bytes, new bytes)."""
-    from .files import tomledit
-
-    value = parse_value(key, raw, themes)
-    load()  # a config that is not valid TOML is refused here, as by every other command
-    edit = tomledit.plan_set(config_path(), (key,), value)
-    tomledit.apply(edit)
-    return edit.path, value, edit.before, edit.after
+def seconds_setting(env: str, key: str, default: float) -> float:
+    """A number of seconds from the environment variable env, else config key, else default."""
+    raw = os.environ.get(env)
+    if raw:
+        try:
+            return max(0.0, float(raw))
+        except ValueError:
+            pass
+    try:
+        value = load().get(key)
+    except UsageError:
+        value = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return default

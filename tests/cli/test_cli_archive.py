@@ -61,7 +61,7 @@ def test_archive_step_order_archive_index_then_move_then_row(cli, root, mem):
 def test_crash_after_archive_index_keeps_row_and_snapshot(cli, root, mem):
     before = mem.index(row_line(SID))
     mem.snapshot(SID)
-    res = cli("archive", SID, env={"MEMBOARD_FAULT_AFTER_STEP": "1", "MEMBOARD_FAULT_MODE": "kill"})
+    res = cli("archive", SID, env={"FAULT_AFTER_STEP": "1", "FAULT_MODE": "kill"})
     assert res.code != 0
     assert (root / "archive" / SID / "index.md").exists() and mem.has_snap(SID)
     assert (root / "index.md").read_bytes() == before
@@ -70,7 +70,7 @@ def test_crash_after_archive_index_keeps_row_and_snapshot(cli, root, mem):
 def test_crash_after_move_keeps_row_and_doctor_finishes(cli, root, mem):
     before = mem.index(row_line(SID, refs="-"), row_line(SRC, refs=SID))
     mem.snapshot(SID, continues=[SRC])
-    res = cli("archive", SID, env={"MEMBOARD_FAULT_AFTER_STEP": "2"})
+    res = cli("archive", SID, env={"FAULT_AFTER_STEP": "2"})
     assert res.code == 1 and "incomplete" in res.err
     assert (root / "archive" / SID / "session.md").exists() and not mem.has_snap(SID)
     assert (root / "index.md").read_bytes() == before

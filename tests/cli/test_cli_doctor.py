@@ -112,7 +112,7 @@ def test_malformed_rows_are_reported_never_dropped(cli, root, mem):
 def test_half_finished_archive_is_finished(cli, root, mem):
     mem.index(row_line(A), row_line(B, refs=A))
     mem.snapshot(A, continues=[B])
-    assert cli("archive", A, env={"MEMBOARD_FAULT_AFTER_STEP": "1"}).code == 1
+    assert cli("archive", A, env={"FAULT_AFTER_STEP": "1"}).code == 1
     assert ("half_archived", A) in kinds(cli)
     fix(cli)
     assert (root / "archive" / A / "session.md").exists() and not mem.has_snap(A)

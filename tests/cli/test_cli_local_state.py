@@ -94,7 +94,7 @@ def test_revisions_an_older_memboard_kept_are_still_read(root, legacy):
 
 
 def test_a_crash_midway_through_the_move_loses_nothing(cli, root, legacy):
-    res = cli("doctor", "--fix", env={"MEMBOARD_FAULT_AFTER_STEP": "2", "MEMBOARD_FAULT_MODE": "kill"})
+    res = cli("doctor", "--fix", env={"FAULT_AFTER_STEP": "2", "FAULT_MODE": "kill"})
     assert res.code == 137
     left = {rel for rel in legacy if (root / rel).exists()}
     assert 0 < len(left) < len(legacy)

@@ -100,7 +100,7 @@ def test_update_changes_only_the_matching_row(cli, root, mem):
 def test_update_writes_snapshot_before_index(cli, root, mem):
     """A failure after the snapshot step leaves the index untouched and reports incomplete."""
     before = mem.index(idle_line(SID))
-    res = cli("update", SID, env={"MEMBOARD_FAULT_AFTER_STEP": "1"})
+    res = cli("update", SID, env={"FAULT_AFTER_STEP": "1"})
     assert res.code == 1 and "incomplete" in res.err
     assert mem.has_snap(SID) and (root / "index.md").read_bytes() == before
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from memboard.board.screens import MessageScreen, PreviewScreen
+from memboard.core.files import probe
+from tests.support.faults import Faults
 
 from .driving import count_refreshes, make_app, mark, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
@@ -40,7 +42,8 @@ async def test_a_failure_half_way_is_explained_and_points_to_doctor(sample_root,
 
 
 async def test_a_crash_after_a_step_is_explained_and_points_to_doctor(sample_root, monkeypatch):
-    monkeypatch.setenv("MEMBOARD_FAULT_AFTER_STEP", "1")
+    fault = Faults(1)
+    monkeypatch.setattr(probe, "current", lambda: fault)
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)

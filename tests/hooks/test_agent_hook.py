@@ -220,7 +220,7 @@ def test_the_hook_writes_nothing_of_its_own_into_the_root(cli, root):
 
 
 def test_a_held_lock_makes_the_hook_give_up_quickly(cli, root, state_dir):
-    from memboard.core.files.execute import locked
+    from memboard.core.files.lock import locked
     from memboard.core.files.root import MemoryRoot
 
     with locked(MemoryRoot(root)):

@@ -47,9 +47,9 @@ def test_a_full_disk_during_archive_leaves_a_state_doctor_finishes_in_one_run(ro
     def full_disk(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    import memboard.core.files.execute as apply_module
+    import memboard.core.files.fs as fs_module
 
-    monkeypatch.setattr(apply_module.tempfile, "mkstemp", full_disk)
+    monkeypatch.setattr(fs_module.tempfile, "mkstemp", full_disk)
     assert main(["archive", C, "--root", str(root)]) == 1
     monkeypatch.undo()
     assert "nothing written" in capsys.readouterr().err

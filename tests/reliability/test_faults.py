@@ -33,6 +33,8 @@ from memboard.core.files.root import MemoryRoot
 from memboard.core.formats.archive import render_archive_index
 from memboard.core.formats.snapshot import render_template
 
+from tests.support.faults import Faults, installed, memboard_module
+
 from .rootstate import index_ids, parse_problems
 from tests.support.roots import item_lines, temp_files
 from tests.support.tree import content_changes, tree
@@ -102,24 +104,18 @@ def run_crashing(root, argv, step: int, mode: str, tmp_path, capsys=None):
     The injected exception runs the CLI in this process (fast, same code path); the kills
     need a real subprocess.
     """
-    env = dict(os.environ, MEMBOARD_FAULT_AFTER_STEP=str(step))
     full = [*argv, "--root", str(root)]
     if mode == "raise":
-        from memboard.cli.entry import main
+        from memboard.cli import main
 
-        saved = dict(os.environ)
-        os.environ.update(env)
-        try:
+        with installed(Faults(step)):
             code = main(full)
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
         captured = capsys.readouterr()
         return code, captured.out, captured.err
-    env["MEMBOARD_FAULT_MODE"] = mode
     marker = tmp_path / f"parked-{step}-{mode}"
-    env["MEMBOARD_FAULT_SIGNAL"] = str(marker)
-    proc = subprocess.Popen([sys.executable, "-m", "memboard", *full], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    env = dict(os.environ, FAULT_AFTER_STEP=str(step), FAULT_MODE=mode, FAULT_SIGNAL=str(marker))
+    cmd = [sys.executable, "-m", *memboard_module(env), *full]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if mode == "signal":
         deadline = time.monotonic() + 30
         while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
@@ -231,7 +227,7 @@ def test_crash_after_each_step_is_recognised_and_repaired(root, tmp_path, capsys
 
 def test_kill_mode_exits_without_cleanup_and_doctor_finishes(root, cli):
     seed(root)
-    res = cli("archive", C, env={"MEMBOARD_FAULT_AFTER_STEP": "2", "MEMBOARD_FAULT_MODE": "kill"})
+    res = cli("archive", C, env={"FAULT_AFTER_STEP": "2", "FAULT_MODE": "kill"})
     assert res.code == 137 and res.out == ""
     assert (root / "archive" / C / "session.md").is_file() and C in index_ids(root)
     res = cli("doctor")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from memboard.core.files import execute as apply
+from memboard.core.files import fs, probe, settle
 from memboard.core.files import root as root_module
 from memboard.core.files.execute import execute
 from memboard.core.errors import Incomplete
@@ -33,6 +33,7 @@ from memboard.core.ops.manual import plan_manual
 from memboard.core.ops.update import plan_update
 from memboard.core.rebase import rebase
 from memboard.core.files.root import MemoryRoot
+from tests.support.faults import AfterStep
 
 
 from bench.torn import build_root, hand_id, hand_row, seed_id
@@ -102,14 +103,8 @@ def update(sid: str):
 
 def after_step(monkeypatch, step: int, action) -> None:
     """Run action right after the plan's file step `step` is written."""
-    real = apply._fault
-
-    def fault(number):
-        if number == step:
-            action()
-        real(number)
-
-    monkeypatch.setattr(apply, "_fault", fault)
+    after = AfterStep(step, action)
+    monkeypatch.setattr(probe, "current", lambda: after)
 
 
 # -- the three moments a torn read can happen ---------------------------------------------------
@@ -214,7 +209,7 @@ def test_an_index_that_stops_settling_mid_plan_leaves_what_doctor_finishes(root,
             execute(mroot, lambda r: plan_manual(r, WHEN, "alpha", "Alpha", "Alpha work."), settle_wait=1.0)
         finally:
             churns[0].stop()
-    monkeypatch.setattr(apply, "_fault", lambda number: None)
+    monkeypatch.setattr(probe, "current", probe.Probe)
     old = time.time() - 60
     os.utime(root / "index.md", (old, old))
     findings, _plan = diagnose(mroot, WHEN)
@@ -270,8 +265,8 @@ def test_a_symlinked_index_is_written_through_to_its_target(root, cli, monkeypat
     assert cli("register").code == 0
     assert (root / "index.md").is_symlink() and b"2026-06-01-0930-cursor-main-agent" in target.read_bytes()
     folders = []
-    real = apply.tempfile.mkstemp
-    monkeypatch.setattr(apply.tempfile, "mkstemp", lambda **kw: folders.append(kw["dir"]) or real(**kw))
+    real = fs.tempfile.mkstemp
+    monkeypatch.setattr(fs.tempfile, "mkstemp", lambda **kw: folders.append(kw["dir"]) or real(**kw))
     execute(MemoryRoot(root), lambda r: plan_manual(r, WHEN, "beta", "Beta", "Beta work."))
     used = {Path(f).resolve() for f in folders}
     assert target.parent.resolve() in used and root.resolve() not in used  # the temp file sat beside the target
@@ -370,4 +365,4 @@ def test_settle_seconds_is_a_validated_config_key(cli, monkeypatch):
         assert res.code == 2 and "settle_seconds must be" in res.err, (bad, res.err)
     assert cli("config", "set", "settle_seconds", "0.3", use_root=False).code == 0
     monkeypatch.delenv("MEMBOARD_SETTLE_SECONDS")
-    assert apply.settle_seconds() == 0.3
+    assert settle.settle_seconds() == 0.3

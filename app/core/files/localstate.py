@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import config
-from .execute import ANY, atomic_write
+from .fs import ANY, atomic_write
 from ..errors import MemboardError
 from ..plan import Change, Plan
 from ..formats.layout import STATE

@@ -20,12 +20,14 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import config
 from ..errors import MemboardError
 from ..formats.layout import INDEX
 
 
 Signature = tuple[int, int, int, int]
 SETTLE_WINDOW = 0.5  # seconds a file must stay unchanged before memboard builds on it (config `settle_seconds`)
+SETTLE_ENV = "MEMBOARD_SETTLE_SECONDS"
 KNOWN_LIMIT = 64  # file versions kept in a root's record of settled files (only recent ones matter)
 VERSIONS_KEPT = 8  # of them, at most this many versions of one file
 COMPACT_AT = 8 * 1024  # bytes of appended record lines before the record is rewritten with the newest only
@@ -243,3 +245,8 @@ def next_look(watch: dict[str, tuple[Seen, float]], done: dict[str, Seen], windo
         by_mtime = (seen.sig[3] - wall) / 1e9 + window if seen.sig else by_watch
         soonest = min(soonest, by_watch, by_mtime if by_mtime > 0 else by_watch)
     return min(max(soonest, 0.005), max(left, 0.0)) + 0.001
+
+
+def settle_seconds() -> float:
+    """The settle window: MEMBOARD_SETTLE_SECONDS, config `settle_seconds`, or 0.5 (at most config.MAX_SETTLE)."""
+    return min(config.seconds_setting(SETTLE_ENV, "settle_seconds", SETTLE_WINDOW), config.MAX_SETTLE)

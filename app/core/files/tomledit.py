@@ -139,7 +139,7 @@ def plan_set(path: Path, keys: Sequence[str], value: object) -> TomlEdit:
 
 def apply(edit: TomlEdit) -> None:
     """Write the edit atomically if the file still holds `before`, then read it back."""
-    from .execute import ChangedUnderfoot, atomic_write
+    from .fs import ChangedUnderfoot, atomic_write
 
     if not edit.changed:
         return

@@ -78,7 +78,7 @@ def build_root(path: Path, rows: int = 1200) -> dict:
 
 def _call(argv: list[str]) -> tuple[int, str, str]:
     """Run the CLI in this process; return code, stdout, stderr (a traceback is code 99)."""
-    from memboard.cli.entry import main
+    from memboard.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

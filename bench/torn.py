@@ -101,7 +101,7 @@ def build_root(path: Path, rows: int = 400) -> dict[str, str]:
 
 def call(argv: list[str], stdin: bytes | None = None) -> tuple[int, str, str]:
     """Run the CLI (or the hook, with stdin) in this process; code, stdout, stderr (a traceback is 99)."""
-    from memboard.cli.entry import main
+    from memboard.cli import main
 
     raw, err = io.BytesIO(), io.StringIO()
     out = io.TextIOWrapper(raw, encoding="utf-8", write_through=True)

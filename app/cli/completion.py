@@ -9,7 +9,11 @@ completes the config keys; IDs and free text complete nothing.
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass, field
+
+from ..core.config import KEYS
+from .parser import build_parser
 
 
 @dataclass
@@ -36,8 +40,6 @@ def _positional_choices(action: argparse.Action) -> list[str]:
     if action.choices:
         return [str(c) for c in action.choices]
     if action.metavar == "KEY":
-        from ..core.config import KEYS
-
         return list(KEYS)
     return []
 
@@ -193,3 +195,9 @@ def script(shell: str, parser: argparse.ArgumentParser) -> str:
     last = "COMP_CWORD" if shell == "bash" else "CURRENT"
     walk = _WALK.replace("FIRST", first).replace("LAST", last).replace("WORDS", words)
     return (_BASH if shell == "bash" else _ZSH).replace("TABLES", _tables(root)).replace("WALK", walk)
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    """completion bash|zsh|fish: print the script for that shell."""
+    sys.stdout.write(script(args.shell, build_parser()))
+    return 0

@@ -1,7 +1,7 @@
-"""`memboard hook cursor|claude|codex` and `memboard whoami`: SessionStart registration from an agent.
+"""`memboard hook cursor|claude|codex`: SessionStart registration from an agent.
 
 The hook reads the agent's JSON on stdin, registers an idle row through the core's register
-plan (reusing the row of a conversation it has seen, see core/hookmap.py) and answers in the
+plan (reusing the row of a conversation it has seen, see core/ops/session_start.py) and answers in the
 tool's own JSON shape. It is fail-open: whatever goes wrong, it exits 0, prints no Session
 ID and writes one line to the root's hook.log in memboard's local state (or to the state
 folder's own hook.log when no root can be told). It imports only the standard library,
@@ -10,10 +10,24 @@ filelock and the core modules it needs: no Textual, Rich or mistletoe.
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import sys
+import time
+from pathlib import Path
 
-TOOLS = {"cursor": "cursor-main-agent", "claude": "claude-main-agent", "codex": "codex-main-agent"}
+from ..core import config
+from ..core.errors import UsageError
+from ..core.files.execute import execute
+from ..core.files.localstate import folder_of
+from ..core.files.root import MemoryRoot, not_a_memory_root
+from ..core.formats import clock
+from ..core.formats.conversations import valid_conversation
+from ..core.formats.ids import check_agent
+from ..core.ops.session_start import plan_session_start
+from .tools import NAMES, TOOLS
+
 LOCK_WAIT_ENV = "MEMBOARD_HOOK_LOCK_TIMEOUT"
 DEFAULT_LOCK_WAIT = 3.0
 SETTLE_WAIT = 1.0  # seconds the hook waits for an index another program is saving, then it fails open
@@ -28,10 +42,9 @@ class HookInputError(Exception):
 
 def add_arguments(parser) -> None:
     """The hook command's arguments for argparse (help and usage errors; the fast path reads them itself)."""
-    import argparse
 
     # no argparse `choices`: an unknown tool is logged and exits 0 like every other hook failure
-    parser.add_argument("tool", metavar="{" + ",".join(sorted(TOOLS)) + "}", help="the agent whose hook JSON arrives on stdin")
+    parser.add_argument("tool", metavar="{" + ",".join(NAMES) + "}", help="the agent whose hook JSON arrives on stdin")
     parser.add_argument("--agent", metavar="NAME", help="agent name (default: config agent_name, else <tool>-main-agent)")
     parser.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help="memory root folder")
 
@@ -45,7 +58,6 @@ def parse_payload(raw: bytes) -> dict:
     text = text.lstrip("\ufeff \t\r\n")
     if not text:
         raise HookInputError("stdin is empty (expected the hook's JSON)")
-    import json
 
     try:
         payload = json.loads(text)
@@ -58,10 +70,7 @@ def parse_payload(raw: bytes) -> dict:
 
 def conversation_of(tool: str, payload: dict) -> str | None:
     """The agent's conversation ID (Cursor: conversation_id, others: session_id); None when absent."""
-    from ..core.formats.conversations import valid_conversation
-
-    keys = ("conversation_id", "session_id") if tool == "cursor" else ("session_id", "conversation_id")
-    for key in keys:
+    for key in TOOLS[tool].conversation_keys:
         value = payload.get(key)
         if value is None or value == "":
             continue
@@ -83,9 +92,7 @@ def is_session_start(payload: dict) -> bool:
 
 def answer(tool: str, message: str) -> str:
     """The stdout JSON each tool reads additional context from."""
-    import json
-
-    if tool == "cursor":
+    if TOOLS[tool].shape == "cursor":
         body = {"additional_context": message}
     else:
         body = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": message}}
@@ -94,12 +101,11 @@ def answer(tool: str, message: str) -> str:
 
 def agent_for(tool: str, explicit: str | None, cfg: dict) -> str:
     """--agent, else config agent_name, else the tool's main agent name."""
-    from ..core.formats.ids import check_agent
 
     if explicit:
         return check_agent(explicit)
     name = cfg.get("agent_name")
-    return check_agent(str(name)) if name else TOOLS[tool]
+    return check_agent(str(name)) if name else TOOLS[tool].agent
 
 
 def lock_wait() -> float:
@@ -113,13 +119,10 @@ def lock_wait() -> float:
 
 def resolve_root(cli_root: str | None, cfg: dict, payload: dict):
     """The root by the usual order; for the `./memory` step the payload's project folders count too."""
-    from pathlib import Path
 
-    from ..core.config import resolve_root as core_resolve
-    from ..core.errors import UsageError
 
     try:
-        return core_resolve(cli_root, cfg)
+        return config.resolve_root(cli_root, cfg)
     except UsageError:
         folders = []
         if isinstance(payload.get("cwd"), str):
@@ -137,11 +140,7 @@ def resolve_root(cli_root: str | None, cfg: dict, payload: dict):
 def log_folders(root_path) -> list[str]:
     """Where a hook's log line goes: the root's local state folder (a folder that is a memory root), else the
     state folder itself (a foreign folder, `/` or the home folder gets no state folder of its own)."""
-    from pathlib import Path
 
-    from ..core.config import state_dir
-    from ..core.files.localstate import folder_of
-    from ..core.files.root import not_a_memory_root
 
     targets = []
     if root_path is not None and os.path.isdir(root_path):
@@ -151,13 +150,12 @@ def log_folders(root_path) -> list[str]:
                 targets.append(os.fspath(folder_of(real)))
         except (OSError, RuntimeError, ValueError):
             pass
-    targets.append(os.fspath(state_dir()))
+    targets.append(os.fspath(config.state_dir()))
     return targets
 
 
 def log_line(root_path, tool: str, message: str) -> None:
     """Append one line to the root's hook.log in local state (else the state folder's); never raises."""
-    import time
 
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     tool = "_".join(str(tool).split())[:40]  # an unknown tool word is the caller's text: one field, one line
@@ -184,19 +182,13 @@ def log_line(root_path, tool: str, message: str) -> None:
 def quiet_root(cli_root: str | None):
     """The configured root for logging, or None when it cannot be told (never raises)."""
     try:
-        from ..core.config import resolve_root as core_resolve
-
-        return core_resolve(cli_root)
+        return config.resolve_root(cli_root)
     except Exception:
         return None
 
 
 def register_from_hook(tool: str, payload: dict, root_path, cfg: dict, agent: str | None):
     """Register (or find) the conversation's session in the root at root_path; returns the applied plan."""
-    from ..core.formats import clock
-    from ..core.files.execute import execute
-    from ..core.ops.session_start import plan_session_start
-    from ..core.files.root import MemoryRoot
 
     root = MemoryRoot(root_path)
     name = agent_for(tool, agent, cfg)
@@ -211,7 +203,7 @@ def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=
     """The whole hook: read stdin, register, print the tool's JSON; exit 0 whatever happens."""
     root_path = None
     if tool not in TOOLS:
-        log_line(quiet_root(cli_root), tool, f"ignored: unknown tool {tool[:40]!r} (use {', '.join(sorted(TOOLS))}); no Session ID reported")
+        log_line(quiet_root(cli_root), tool, f"ignored: unknown tool {tool[:40]!r} (use {', '.join(NAMES)}); no Session ID reported")
         return 0
     try:
         if stdin is None and sys.stdin is not None and sys.stdin.isatty():
@@ -224,7 +216,6 @@ def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=
         if not is_session_start(payload):
             log_line(quiet_root(cli_root), tool, f"ignored: event {str(payload.get('hook_event_name'))[:40]!r} is not SessionStart")
             return 0
-        from ..core import config
 
         cfg = config.load()
         root_path = resolve_root(cli_root, cfg, payload)
@@ -236,9 +227,9 @@ def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=
             sys.stdout.buffer.write(out.encode("ascii"))
             sys.stdout.flush()
         except Exception as exc:  # the row is written; only the answer could not be delivered
-            log_line(root_path, tool, f"registered {plan.result.get('session_id')} but could not print the answer: {exc}")
-        if plan.result.get("conversation") is None:
-            log_line(root_path, tool, f"registered {plan.result.get('session_id')} without a conversation ID (not mapped)")
+            log_line(root_path, tool, f"registered {plan.result.session_id} but could not print the answer: {exc}")
+        if plan.result.conversation is None:
+            log_line(root_path, tool, f"registered {plan.result.session_id} without a conversation ID (not mapped)")
         return 0
     except BaseException as exc:  # fail-open: a hook never breaks the agent's session
         if root_path is None:
@@ -279,7 +270,6 @@ def main(argv: list[str]) -> int:
     quick = quick_args(argv)
     if quick is not None:
         return run(*quick)
-    import argparse
 
     class FailOpenParser(argparse.ArgumentParser):
         """Usage errors of a hook are logged, never an exit status the agent would see."""
@@ -294,32 +284,3 @@ def main(argv: list[str]) -> int:
     add_arguments(parser)
     args = parser.parse_args(argv)
     return cmd_hook(args)
-
-
-def cmd_whoami(args) -> int:
-    """`memboard whoami --conversation ID`: the Memory Session ID a hook registered for a conversation."""
-    import json
-
-    from ..core.config import resolve_root as core_resolve
-    from ..core.errors import MemboardError, Refused, UsageError
-    from ..core.formats.conversations import valid_conversation
-    from ..core.ops.session_start import whoami
-    from ..core.files.root import MemoryRoot
-
-    if not valid_conversation(args.conversation):
-        raise UsageError(f"invalid conversation ID {args.conversation[:60]!r}")
-    root = MemoryRoot(core_resolve(getattr(args, "root", None)))
-    info = whoami(root, args.conversation)
-    if args.json:
-        print(json.dumps(info, ensure_ascii=False, indent=2))
-        return 0 if info["state"] == "live" else 1
-    state = info["state"]
-    if state == "live":
-        print(f"Your Memory Session ID is: {info['session_id']}")
-        return 0
-    if state == "unknown":
-        raise Refused(f"no Memory Session ID recorded for conversation {args.conversation}")
-    raise MemboardError(
-        f"conversation {args.conversation} was registered as {info['session_id']}, but that row is "
-        f"{'archived' if state == 'archived' else 'no longer in index.md'}; the next session start registers a new one"
-    )

@@ -1,8 +1,6 @@
 """`memboard install-hook|uninstall-hook cursor|claude|codex`: add or remove memboard's SessionStart hook.
 
-Cursor reads `hooks.json` (`{"version": 1, "hooks": {"sessionStart": [{"command": ...}]}}`);
-Claude Code reads `settings.json` and Codex `hooks.json`, both shaped
-`{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": ...}]}]}}`. The entry
+Each tool's settings file and shape are in tools.py. The entry
 runs this memboard by absolute path (GUI agents often lack the shell's PATH), written for the
 shell the agent runs hook commands with (see `hook_command`). Other hooks and settings are
 left as they are; an existing memboard entry for the tool is updated in place, so a second
@@ -22,11 +20,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ..core.diff import file_patch
+from ..core.files.fs import ChangedUnderfoot, atomic_write
+from ..core.plan import ChangeKind
 from . import jsonedit
+from .tools import NAMES, TOOLS
 from ..core.errors import MemboardError, Refused, UsageError
 
 TIMEOUT_SECONDS = 10
-OURS_RE = re.compile(r"memboard(?:\.exe)?[\"']?\s+hook\s+(cursor|claude|codex)\b", re.IGNORECASE)
+OURS_RE = re.compile(r"memboard(?:\.exe)?[\"']?\s+hook\s+(" + "|".join(NAMES) + r")\b", re.IGNORECASE)
 # Which shell runs a hook command on Windows, and what this relies on:
 # - Claude Code runs a command hook's string under Git Bash, or PowerShell when Git Bash is not
 #   installed, unless the hook's `shell` field ("bash", the default, or "powershell") says which
@@ -56,8 +58,7 @@ def config_file(tool: str, project: str | None) -> Path:
             raise UsageError(f"project folder {base} does not exist")
     else:
         base = Path.home()
-    name = {"cursor": ".cursor/hooks.json", "claude": ".claude/settings.json", "codex": ".codex/hooks.json"}[tool]
-    return base / name
+    return base / TOOLS[tool].settings
 
 
 def powershell_quote(word: str) -> str:
@@ -255,7 +256,7 @@ def plan_install(
     windows = os.name == "nt" if windows is None else windows
     path = config_file(tool, project)
     before, obj = read_config(path)
-    if tool == "cursor":
+    if TOOLS[tool].shape == "cursor":
         changed = merge_cursor(obj, command, path)
     else:
         shell = CLAUDE_SHELL_WINDOWS if windows and tool == "claude" else None
@@ -268,13 +269,13 @@ def plan_install(
 def _ours_paths(obj: dict, tool: str) -> list[jsonedit.Path]:
     """Where memboard's entries for the tool sit, widened to the containers install created for them."""
     hooks = obj.get("hooks")
-    event = "sessionStart" if tool == "cursor" else "SessionStart"
+    event = TOOLS[tool].event
     entries = hooks.get(event) if isinstance(hooks, dict) else None
     if not isinstance(entries, list):
         return []
     found: list[jsonedit.Path] = []
     for i, entry in enumerate(entries):
-        if tool == "cursor":
+        if TOOLS[tool].shape == "cursor":
             if isinstance(entry, dict) and is_ours(entry.get("command"), tool):
                 found.append(("hooks", event, i))
             continue
@@ -302,15 +303,13 @@ def plan_uninstall(tool: str, project: str | None) -> tuple[Path, bytes | None, 
     bom = b"\xef\xbb\xbf" if before.startswith(b"\xef\xbb\xbf") else b""
     text = jsonedit.remove(before[len(bom) :].decode("utf-8"), paths)
     left = json.loads(text)
-    if left == {} or (tool == "cursor" and left == {"version": 1}):
+    if left == {} or (TOOLS[tool].shape == "cursor" and left == {"version": 1}):
         return path, before, b""
     return path, before, bom + text.encode("utf-8")
 
 
 def _backup(path: Path, before: bytes) -> Path:
     """Save the file's old bytes next to it (`NAME.bak-YYYYmmdd-HHMMSS`, `-2`, ... when taken)."""
-    from ..core.files.fs import atomic_write
-
     stamp = time.strftime("%Y%m%d-%H%M%S")
     backup = path.with_name(f"{path.name}.bak-{stamp}")
     n = 1
@@ -323,17 +322,13 @@ def _backup(path: Path, before: bytes) -> Path:
 
 def _preview(path: Path, before: bytes | None, after: bytes) -> None:
     """Print the change as a unified diff (labels a/<path>, b/<path>; /dev/null when created or deleted)."""
-    from ..core.plan import Change, diff_change
-
-    kind = "create" if before is None else ("delete" if after == b"" else "modify")
+    kind: ChangeKind = "create" if before is None else ("delete" if after == b"" else "modify")
     shown = path.as_posix().lstrip("/")
-    sys.stdout.write(diff_change(Change(kind, shown, before, None if kind == "delete" else after)))
+    sys.stdout.write(file_patch(kind, shown, before, None if kind == "delete" else after))
 
 
 def _write(path: Path, before: bytes | None, after: bytes) -> Path | None:
     """Back up the old bytes, then write (or, for b"", delete) the file if it still holds `before`."""
-    from ..core.files.fs import ChangedUnderfoot, atomic_write
-
     try:
         if read_config(path)[0] != before:  # checked before the backup too, so a refusal leaves no file behind
             raise ChangedUnderfoot(path.name)

@@ -6,8 +6,14 @@ fast as Python itself and stays usable from an agent's MCP server.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+
+from ..core.config import resolve_root
+from ..core.files.root import MemoryRoot
+from ..core.search.engine import SearchFilters, SearchHit, run
+from .args import OneLineParser
 
 DESCRIPTION = (
     "Finds sessions whose index row, live snapshot or archived session contains QUERY (literal "
@@ -17,13 +23,11 @@ DESCRIPTION = (
 )
 
 
-def build_parser(parser_class):
+def build_parser() -> argparse.ArgumentParser:
     """A parser that knows only `search`: `memboard search ...` skips building every other command's."""
-    import argparse
-
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help="memory root folder")
-    parser = parser_class(prog="memboard")
+    parser = OneLineParser(prog="memboard")
     parser.add_argument("--root", metavar="DIR", help="memory root folder")
     add_parser(parser.add_subparsers(dest="command", metavar="COMMAND"), common)
     return parser
@@ -45,7 +49,7 @@ def add_parser(sub, common) -> None:
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N results (default 20)")
     p.add_argument("--syntax", action="store_true", help="QUERY is an SQLite FTS5 expression (AND, OR, NOT, \"phrases\")")
     p.add_argument("--json", action="store_true", help="stable JSON (see README)")
-    p.set_defaults(func=cmd_search)
+    p.set_defaults(handler="search:cmd_search")
 
 
 def _progress(message: str) -> None:
@@ -60,12 +64,29 @@ def _label(hit) -> str:
     return f"{where} › {hit.section}"
 
 
-def cmd_search(args) -> int:
-    """search QUERY [filters] [--json]."""
-    from ..core.config import resolve_root
-    from ..core.files.root import MemoryRoot
-    from ..core.search.engine import SearchFilters, run
+def hit_json(hit: SearchHit) -> dict[str, object]:
+    """One search hit as the stable JSON object documented in the README."""
+    return {
+        "kind": hit.kind,
+        "id": hit.id,
+        "state": hit.state,
+        "status": hit.status,
+        "agent": hit.agent,
+        "topic": hit.topic,
+        "updated_at": hit.updated_at,
+        "where": hit.where,
+        "section": hit.section,
+        "path": hit.path,
+        "snippet": hit.snippet,
+        "spans": [list(s) for s in hit.spans],
+        "marked": hit.marked(),
+        "score": hit.score,
+        "matches": hit.matches,
+    }
 
+
+def cmd_search(args: argparse.Namespace) -> int:
+    """search QUERY [filters] [--json]."""
     root = MemoryRoot(resolve_root(getattr(args, "root", None)))
     state = "live" if args.live else "archived" if args.archived else None
     filters = SearchFilters(args.status, args.agent, args.since, args.until, state, args.section, args.limit, args.syntax)
@@ -77,7 +98,7 @@ def cmd_search(args) -> int:
             sys.stderr.write("\r\x1b[K")
     hits = outcome.hits
     if args.json:
-        print(json.dumps([h.as_json() for h in hits], ensure_ascii=False, indent=2))
+        print(json.dumps([hit_json(h) for h in hits], ensure_ascii=False, indent=2))
         return 0
     if tty and outcome.backend == "scan":
         print(f"memboard: searched the files ({outcome.reason})", file=sys.stderr)

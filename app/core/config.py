@@ -12,6 +12,7 @@ CONFIG_ENV = "MEMBOARD_CONFIG"
 ROOT_ENV = "MEMBOARD_ROOT"
 STATE_ENV = "MEMBOARD_STATE_DIR"
 KEYS = {"root": str, "agent_name": str, "stale_days": int, "theme": str, "lock_timeout": float, "settle_seconds": float}
+DEFAULT_STALE_DAYS = 14  # the protocol's days without update before organize marks an active row stale
 MAX_SETTLE = 2.0  # a longer window than this would outlast the 5 s a command waits for a file to settle
 
 
@@ -150,3 +151,11 @@ def seconds_setting(env: str, key: str, default: float) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
         return float(value)
     return default
+
+
+def stale_days(cfg: dict | None = None) -> int:
+    """Organize's days without update: config `stale_days`, else 14; any other value is a one-line UsageError."""
+    value = (load() if cfg is None else cfg).get("stale_days", DEFAULT_STALE_DAYS)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise UsageError(f"config stale_days must be a whole number of days, 0 or more, not {value!r}")
+    return value

@@ -2,22 +2,36 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from .diff import eol_style, file_patch
 from .formats.text import BOM_BYTES
+
+if TYPE_CHECKING:  # a check reads the root; the root's module builds on plans
+    from .files.root import MemoryRoot
+
+
+ChangeKind = Literal["create", "modify", "delete", "move"]
+R = TypeVar("R")
+S = TypeVar("S")
 
 
 @dataclass(frozen=True)
 class Change:
     """One file step: create, modify, delete or move, with the exact bytes involved."""
 
-    kind: str
+    kind: ChangeKind
     path: str
     before: bytes | None
     after: bytes | None
     dest: str | None = None
+
+    @classmethod
+    def write(cls, path: str, before: bytes | None, after: bytes) -> Change:
+        """Write after to path: a create when the file is absent (before is None), else a modify."""
+        return cls("create" if before is None else "modify", path, before, after)
 
     def describe(self) -> str:
         """A short line such as `modify index.md`."""
@@ -28,25 +42,29 @@ class Change:
 
 @dataclass
 class Check:
-    """Something to verify after writing, as a predicate over a reader."""
+    """Something to verify after writing, as a predicate over the root as it then is."""
 
     description: str
-    holds: Callable[[object], bool]
+    holds: Callable[[MemoryRoot], bool]
 
 
 @dataclass
-class Plan:
-    """An operation's plan: what it changes, what to verify, what to report."""
+class Plan(Generic[R]):
+    """An operation's plan: what it changes, what to verify, what to report, and its typed result."""
 
     op: str
+    result: R
     changes: list[Change] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     report: list[str] = field(default_factory=list)
-    result: dict = field(default_factory=dict)
     success: str | None = None
     # changes to memboard's local state for this root (paths relative to it, see localstate.py),
     # written under the same lock before the root's changes
     local: list[Change] = field(default_factory=list)
+
+    def with_result(self, result: S) -> Plan[S]:
+        """The same plan carrying another result."""
+        return Plan(self.op, result, self.changes, self.checks, self.report, self.success, self.local)
 
     @property
     def empty(self) -> bool:
@@ -81,7 +99,7 @@ class Plan:
         return self.diff().encode("utf-8", "surrogateescape")
 
 
-def encoding_notes(plan: "Plan") -> list[str]:
+def encoding_notes(plan: Plan[Any]) -> list[str]:
     """Changes a diff shows poorly, in words: a byte order mark or final newline added or
     removed, line endings switched (a `\\r` or U+FEFF is invisible in most terminals)."""
     out = []

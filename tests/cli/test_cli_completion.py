@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from memboard.cli.entry import build_parser
+from memboard.cli.parser import build_parser
 from memboard.cli.completion import describe
 
 

@@ -146,7 +146,7 @@ def test_a_dry_run_into_a_text_only_stream_still_prints_the_patch(tmp_path, caps
     import contextlib
     import io
 
-    from memboard.cli.entry import main
+    from memboard.cli import main
 
     write_root(tmp_path / "root", hostile("not-utf8"))
     out = io.StringIO()

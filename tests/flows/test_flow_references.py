@@ -7,6 +7,7 @@ from textual.widgets import OptionList, Tree
 from memboard.board.screens import ChainScreen, MessageScreen, PreviewScreen, SessionPicker
 from memboard.board.screens.chain import node_label
 from memboard.core.formats.snapshot import Snapshot
+from memboard.core.results import ChainNode
 
 from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
@@ -124,7 +125,7 @@ async def test_chain_shows_both_directions_and_enter_jumps(sample_root):
         screen = await wait_for_screen(pilot, ChainScreen)
         tree = screen.query_one(Tree)
         up = tree.root.children[0]
-        assert [n.data["id"] for n in up.children] == [SOURCE]
+        assert [n.data.id for n in up.children] == [SOURCE]
         await pilot.press("down", "down", "enter")
         await wait_for_flow(pilot)
         assert not isinstance(app.screen, ChainScreen)
@@ -139,16 +140,16 @@ async def test_chain_escape_keeps_the_cursor(sample_root):
         await pilot.press("g")
         screen = await wait_for_screen(pilot, ChainScreen)
         down = screen.query_one(Tree).root.children[1]
-        assert [n.data["id"] for n in down.children] == [FOLLOWER]
+        assert [n.data.id for n in down.children] == [FOLLOWER]
         await pilot.press("escape")
         await wait_for_flow(pilot)
         assert app.current_session_id == SOURCE
 
 
 def test_chain_labels_mark_one_sided_missing_archived_and_cycles():
-    assert "one-sided" in node_label({"id": SOURCE, "state": "live", "status": "active", "one_sided": True}).plain
-    assert "missing" in node_label({"id": SOURCE, "state": "missing"}).plain
-    assert "archived" in node_label({"id": SOURCE, "state": "archived"}).plain
-    assert "cycle" in node_label({"id": SOURCE, "state": "live", "cycle": True}).plain
-    plain = node_label({"id": SOURCE, "state": "live", "status": "active", "topic": "[b]x[/b]"}).plain
+    assert "one-sided" in node_label(ChainNode(SOURCE, "live", None, "active", one_sided=True)).plain
+    assert "missing" in node_label(ChainNode(SOURCE, "missing", None, None)).plain
+    assert "archived" in node_label(ChainNode(SOURCE, "archived", None, None)).plain
+    assert "cycle" in node_label(ChainNode(SOURCE, "live", None, None, cycle=True)).plain
+    plain = node_label(ChainNode(SOURCE, "live", "[b]x[/b]", "active")).plain
     assert "[b]x[/b]" in plain and "one-sided" not in plain and "cycle" not in plain

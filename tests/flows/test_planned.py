@@ -18,7 +18,7 @@ from tests.support.tree import tree
 def test_planned_root_reads_through_laid_changes(sample_root):
     base = MemoryRoot(sample_root)
     planned = PlannedRoot(base)
-    plan = Plan("x", [
+    plan = Plan("x", None, [
         Change("create", "archive/a/index.md", None, b"meta"),
         Change("move", f"sessions/{LONER}.md", b"s", b"s", dest="archive/a/session.md"),
         Change("modify", "index.md", base.read("index.md"), b"new index"),

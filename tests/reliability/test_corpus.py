@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from tests.corpus import A, B, I, ROOTS
-from memboard.cli.entry import main
+from memboard.cli import main
 from memboard.core.formats.text import split_cells
 
 from tests.support.roots import item_lines

@@ -17,7 +17,7 @@ from datetime import datetime
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memboard.cli.entry import main
+from memboard.cli import main
 from memboard.core.files import revisions
 from memboard.core.files.execute import execute
 from memboard.core.formats.index import IndexFile
@@ -209,7 +209,7 @@ def test_one_fix_reaches_a_root_with_nothing_left_to_fix_and_loses_nothing(tmp_p
     assert findings, damages
     execute(root, lambda r: diagnose(r, WHEN)[1])
     again, repair = diagnose(root, WHEN)
-    assert not repair.changes and not [f.as_dict() for f in again if f.fix], (sorted(damages), [f.as_dict() for f in again])
+    assert not repair.changes and not [f for f in again if f.fix], (sorted(damages), again)
     assert temp_files(path) == [] and parse_problems(path) == []
     after = tree(path, links=False)
     kept = b"".join(v for k, v in after.items() if k.startswith(("sessions/", "archive/")))

@@ -196,20 +196,20 @@ def test_crash_after_each_step_is_recognised_and_repaired(root, tmp_path, capsys
         assert strays == []
     assert parse_problems(root) == []
     if subject:
-        assert show(mroot, subject)["id"] == subject  # live or archived, still findable
+        assert show(mroot, subject).id == subject  # live or archived, still findable
 
     findings, repair = diagnose(mroot, now())
     finished = all(applied(root, ch) for ch in plan.changes) and not strays
     fixable = [f for f in findings if f.fix]
     if finished:
-        assert not repair.changes, [f.as_dict() for f in findings]
+        assert not repair.changes, findings
     else:
         assert findings, f"doctor does not recognise the state after step {step}"
-        assert fixable and all(f.fix for f in findings), [f.as_dict() for f in findings]  # every state memboard leaves has a fix
+        assert fixable and all(f.fix for f in findings), findings  # every state memboard leaves has a fix
 
     execute(mroot, lambda r: diagnose(r, now())[1])
     findings, repair = diagnose(mroot, now())
-    assert not repair.changes and not [f for f in findings if f.fix], [f.as_dict() for f in findings]
+    assert not repair.changes and not [f for f in findings if f.fix], findings
     assert temp_files(root) == [] and parse_problems(root) == []
     # no content lost: snapshot lines live on in sessions/ or archive/, rows in the index or an archive
     for rel, lines in snapshots_before.items():
@@ -219,7 +219,7 @@ def test_crash_after_each_step_is_recognised_and_repaired(root, tmp_path, capsys
             if candidate.is_file():
                 kept += candidate.read_bytes()
         assert lines <= item_lines(kept), f"{rel} lost {lines - item_lines(kept)}"
-    deleted = set(plan.result.get("deleted", [])) if name == "organize" else set()
+    deleted = set(plan.result.deleted) if name == "organize" else set()
     live = set(index_ids(root))
     for sid in rows_before - deleted:
         assert sid in live or (root / "archive" / sid / "index.md").is_file(), f"row {sid} lost"

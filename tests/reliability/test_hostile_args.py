@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from memboard.cli.entry import main
+from memboard.cli import main
 from memboard.core.files.root import MemoryRoot
 
 from tests.support.tree import tree

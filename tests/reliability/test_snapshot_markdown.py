@@ -22,7 +22,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memboard.cli.entry import main
+from memboard.cli import main
 from memboard.core.formats.snapshot import render_template
 
 from . import gfm

@@ -49,4 +49,4 @@ def test_eight_writers_and_a_hand_editor_lose_nothing(tmp_path, record_property)
     mroot = MemoryRoot(root)
     execute(mroot, lambda r: diagnose(r, clock.now())[1])
     findings, plan = diagnose(mroot, clock.now())
-    assert not plan.changes, [f.as_dict() for f in findings if f.fix][:5]
+    assert not plan.changes, [f for f in findings if f.fix][:5]

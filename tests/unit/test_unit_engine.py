@@ -78,7 +78,7 @@ def test_age_label():
 
 
 def test_plan_diff_formats():
-    plan = Plan("t", [
+    plan = Plan("t", None, [
         Change("create", "sessions/x.md", None, b"a\n"),
         Change("modify", "index.md", b"a\r\nb\r\n", b"a\r\nc\r\n"),
         Change("move", "sessions/y.md", b"z\n", b"z\n", dest="archive/y/session.md"),
@@ -112,13 +112,13 @@ def test_execute_rebuilds_when_files_changed_before_the_lock(tmp_path):
         plan = plan_register(r, WHEN, "a")
         if not calls:
             (tmp_path / "index.md").write_bytes(plan.changes[0].after)  # a racing writer lands first
-        calls.append(plan.result["session_id"])
+        calls.append(plan.result.session_id)
         return plan
 
     plan = apply.execute(root, build)
     assert calls == ["2026-06-01-0930-a", "2026-06-01-0930-a-2"]
     ids = [r.id for r in IndexFile((tmp_path / "index.md").read_bytes()).rows]
-    assert ids == ["2026-06-01-0930-a", "2026-06-01-0930-a-2"] and plan.result["session_id"] == ids[1]
+    assert ids == ["2026-06-01-0930-a", "2026-06-01-0930-a-2"] and plan.result.session_id == ids[1]
 
 
 def test_apply_exact_raises_stale_plan_instead_of_writing(tmp_path):
@@ -234,3 +234,13 @@ def test_rename_refused_for_good_fails_and_cleans_up(tmp_path, monkeypatch):
     with pytest.raises(PermissionError):
         fs.atomic_write(tmp_path / "f.md", b"ok")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_new_root_that_another_memboard_is_writing_into_is_a_memory_root(tmp_path):
+    """Concurrent first hooks on an empty root: one process's temp file must not make the others refuse."""
+    from memboard.core.files.root import not_a_memory_root
+
+    (tmp_path / ".index.md.x1y2z3.memboard-tmp").write_bytes(b"| Session ID |")
+    assert not_a_memory_root(tmp_path) is None
+    (tmp_path / "notes.txt").write_text("someone else's")
+    assert "notes.txt" in (not_a_memory_root(tmp_path) or "")

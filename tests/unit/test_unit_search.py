@@ -52,8 +52,8 @@ def test_parallel_searches_on_a_new_cache_all_answer_the_same(corpus, tmp_path, 
         outcomes = list(pool.map(lambda _: run(root, "obsidian", SearchFilters(limit=50)), range(4)))
     assert {o.backend for o in outcomes} <= {"cache", "scan"}
     assert any(o.built for o in outcomes)
-    first = [h.as_json() for h in outcomes[0].hits]
-    assert first and all([h.as_json() for h in o.hits] == first for o in outcomes)
+    first = list(outcomes[0].hits)
+    assert first and all(list(o.hits) == first for o in outcomes)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -72,7 +72,7 @@ def test_the_cache_and_the_file_scan_give_the_same_results(corpus, monkeypatch, 
     monkeypatch.setenv("MEMBOARD_SEARCH_NO_FTS", "1")
     scanned = run(root, query, filters)
     assert (cached.backend, scanned.backend) == ("cache", "scan")
-    assert [h.as_json() for h in cached.hits] == [h.as_json() for h in scanned.hits], query
+    assert list(cached.hits) == list(scanned.hits), query
 
 
 def test_check_files_false_answers_from_the_cache_as_it_is(tmp_path):

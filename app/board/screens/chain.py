@@ -10,29 +10,30 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
+from ...core.results import ChainNode, ChainView
 from .css import FLOWS_TCSS
 
 LEGEND = "enter jump to session · space fold · esc close   marks: ↔? one-sided link · ⊘ missing · ▣ archived · ⟲ cycle"
 
 
-def node_label(node: dict) -> Text:
+def node_label(node: ChainNode | ChainView) -> Text:
     """A chain node as one line: ID, status or state, topic and its marks."""
     text = Text()
-    state = node.get("state", "live")
-    text.append(node["id"], style="bold" if state == "live" else "dim")
+    state = node.state
+    text.append(node.id, style="bold" if state == "live" else "dim")
     if state == "live":
-        status = node.get("status") or "?"
+        status = node.status or "?"
         text.append(f"  [{status}]", style={"active": "green", "stale": "yellow", "idle": "dim"}.get(status, ""))
-        topic = node.get("topic") or ""
+        topic = node.topic or ""
         if topic:
             text.append(f"  {topic}")
     elif state == "archived":
         text.append("  ▣ archived", style="magenta")
     else:
         text.append("  ⊘ missing (neither live nor archived)", style="red")
-    if node.get("one_sided"):
+    if isinstance(node, ChainNode) and node.one_sided:
         text.append("  ↔? one-sided link", style="bold yellow")
-    if node.get("cycle"):
+    if isinstance(node, ChainNode) and node.cycle:
         text.append("  ⟲ cycle", style="bold red")
     return text
 
@@ -43,7 +44,7 @@ class ChainScreen(ModalScreen[str | None]):
     CSS_PATH = FLOWS_TCSS
     BINDINGS = [Binding("escape,q", "close", "Close")]
 
-    def __init__(self, chain: dict):
+    def __init__(self, chain: ChainView):
         """Show chain (memboard.core.ops.query.chain's result)."""
         super().__init__()
         self.chain = chain
@@ -51,40 +52,40 @@ class ChainScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         """Title, the tree and the legend."""
         with Vertical(id="chain-dialog"):
-            yield Label(Text(f"Reference chain of {self.chain['id']}"), id="chain-title")
+            yield Label(Text(f"Reference chain of {self.chain.id}"), id="chain-title")
             yield self.build_tree()
             yield Static(Text(LEGEND), id="chain-legend")
 
     def build_tree(self) -> Tree:
         """The tree: the session at the root, its two directions below."""
-        me = {key: self.chain.get(key) for key in ("id", "state", "status", "topic")}
-        tree: Tree[dict] = Tree(node_label(me), data=me, id="chain-tree")
+        me = self.chain
+        tree: Tree[ChainNode | ChainView] = Tree(node_label(me), data=me, id="chain-tree")
         tree.auto_expand = False
         tree.show_root = True
         up = tree.root.add(
-            Text(f"Continues From (ancestors: {self.count(self.chain['continues_from'])})", style="bold"),
+            Text(f"Continues From (ancestors: {self.count(self.chain.continues_from)})", style="bold"),
             expand=True,
         )
-        self.add_nodes(up, self.chain["continues_from"], "continues from nothing")
+        self.add_nodes(up, self.chain.continues_from, "continues from nothing")
         down = tree.root.add(
-            Text(f"Referenced By (descendants: {self.count(self.chain['referenced_by'])})", style="bold"),
+            Text(f"Referenced By (descendants: {self.count(self.chain.referenced_by)})", style="bold"),
             expand=True,
         )
-        self.add_nodes(down, self.chain["referenced_by"], "referenced by nobody")
+        self.add_nodes(down, self.chain.referenced_by, "referenced by nobody")
         tree.root.expand()
         return tree
 
-    def count(self, nodes: list[dict]) -> int:
+    def count(self, nodes: tuple[ChainNode, ...]) -> int:
         """How many nodes lie below, counted through the whole subtree."""
-        return sum(1 + self.count(n.get("children", [])) for n in nodes)
+        return sum(1 + self.count(n.children) for n in nodes)
 
-    def add_nodes(self, parent: TreeNode, nodes: list[dict], empty: str) -> None:
+    def add_nodes(self, parent: TreeNode, nodes: tuple[ChainNode, ...], empty: str) -> None:
         """Add chain nodes (recursively) under parent."""
         if not nodes:
             parent.add_leaf(Text(empty, style="dim italic"))
             return
         for node in nodes:
-            children = node.get("children", [])
+            children = node.children
             if children:
                 branch = parent.add(node_label(node), data=node, expand=True)
                 self.add_nodes(branch, children, "")
@@ -103,12 +104,12 @@ class ChainScreen(ModalScreen[str | None]):
         node = event.node.data
         if not node:
             return
-        if node.get("state") == "live":
-            self.dismiss(node["id"])
-        elif node.get("state") == "archived":
-            self.notify(f"{node['id']} is archived: it is not on the board", severity="warning")
+        if node.state == "live":
+            self.dismiss(node.id)
+        elif node.state == "archived":
+            self.notify(f"{node.id} is archived: it is not on the board", severity="warning")
         else:
-            self.notify(f"{node['id']} is missing: no row and no archive", severity="warning")
+            self.notify(f"{node.id} is missing: no row and no archive", severity="warning")
 
     def action_close(self) -> None:
         """Close without jumping."""

@@ -41,6 +41,7 @@ class ConflictCopy:
     path: str  # the copy, relative to the root
     original: str  # the file it copies, relative to the root
     tool: str  # whose naming it follows
+    session: str = ""  # the Session ID of the file it copies ("" for index.md)
 
     def describe(self) -> str:
         """One line naming the copy and its original."""
@@ -132,7 +133,7 @@ def _snapshot_copy(root, stem: str, names: set[str], thorough: bool) -> Conflict
     candidates = _snapshot_candidates(stem, names, thorough)
     data = _read(root, f"{SESSIONS}/{stem}.md") if candidates else None
     found = _confirmed(stem, data, candidates) if data is not None else None
-    return ConflictCopy(f"{SESSIONS}/{stem}.md", f"{SESSIONS}/{found[0]}.md", found[1]) if found else None
+    return ConflictCopy(f"{SESSIONS}/{stem}.md", f"{SESSIONS}/{found[0]}.md", found[1], found[0]) if found else None
 
 
 def snapshot_copies(root, thorough: bool = False, names: list[str] | None = None) -> list[ConflictCopy]:
@@ -183,7 +184,7 @@ def _archive_copies(root) -> list[ConflictCopy]:
                     continue
                 data = _read(root, f"{rel}/{name}")
                 if data is not None and sid in named_ids(data):
-                    out.append(ConflictCopy(f"{rel}/{name}", f"{rel}/{original}.md", tool))
+                    out.append(ConflictCopy(f"{rel}/{name}", f"{rel}/{original}.md", tool, sid))
                 break
     return out
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import MemboardError, UsageError
-from ..formats.layout import ARCHIVE, INDEX, MARKERS, SESSIONS
+from ..formats.layout import ARCHIVE, INDEX, MARKERS, SESSIONS, TEMP_SUFFIX
 from .settle import SETTLE_WINDOW, Budget, KnownFiles, NotSettled, Seen, next_look, read_seen, whole
 
 OS_LITTER = {".DS_Store", "Thumbs.db", "desktop.ini", ".localized"}  # files an OS drops in any folder
@@ -36,6 +36,12 @@ def _inside_wiki(real: Path) -> bool:
     return False
 
 
+def is_temp_name(name: str) -> bool:
+    """Whether a file name is one of memboard's temp files (`.<name>.<random>.memboard-tmp`): another
+    memboard process is writing its first file into a new root right now, or a write was interrupted."""
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
+
+
 def root_key(real: Path) -> str:
     """The key of a root's local files (its lock, its state folder): a hash of its real path."""
     return hashlib.sha256(str(real).encode("utf-8", "surrogateescape")).hexdigest()[:20]
@@ -44,7 +50,8 @@ def root_key(real: Path) -> str:
 def not_a_memory_root(real: Path) -> str | None:
     """Why the folder real cannot be taken as a memory root for writing, or None when it can.
 
-    A root in use holds one of MARKERS; a new root is an empty folder. The filesystem root, the
+    A root in use holds one of MARKERS; a new root is an empty folder (or one holding only the temp file
+    of memboard's first write there, by another process right now). The filesystem root, the
     home folder and any other folder that already holds files but none of MARKERS are someone
     else's: memboard would scatter index.md, sessions/ and archive/ among them.
     """
@@ -59,7 +66,7 @@ def not_a_memory_root(real: Path) -> str | None:
         return None
     try:
         with os.scandir(real) as entries:
-            other = next((e.name for e in entries if e.name not in OS_LITTER), None)
+            other = next((e.name for e in entries if e.name not in OS_LITTER and not is_temp_name(e.name)), None)
     except OSError:
         return None  # unreadable: the write itself will say why
     if other is None:

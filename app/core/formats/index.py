@@ -386,6 +386,11 @@ class IndexEdit:
             self.replace.pop(row.line, None)
         return self
 
+    @property
+    def changed(self) -> bool:
+        """Whether the edit changes any line (rewrites, deletes or appends a row)."""
+        return bool(self.replace or self.appended)
+
     def delete(self, row: Row) -> "IndexEdit":
         """Remove row's line."""
         self.replace[row.line] = ""

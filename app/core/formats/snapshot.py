@@ -19,11 +19,13 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import Refused, UsageError
-from .text import decode, encode, escape, line_body, line_ending, split_cells, split_lines, unescape
+from .text import BOM, decode, encode, escape, line_body, line_ending, split_cells, split_lines, unescape
 
 MARKERS = ("[superseded]", "[resolved]", "[done]")
 MARKER_RE = re.compile(r"\[(superseded|resolved|done)\]", re.IGNORECASE)
 LIST_MARK_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+CONTINUES_RE = re.compile(rb"continues from", re.I)
+ID_BYTES_RE = re.compile(rb"\d{4}-\d{2}-\d{2}-\d{4}-[a-z0-9]")
 BULLET_RE = re.compile(r"^ {0,3}[-*+][ \t]+")
 ORDERED_LEAD_RE = re.compile(r"^\d{1,9}(?=[.)])")
 QUOTE_LINE_RE = re.compile(r"^ {0,3}>")
@@ -171,6 +173,14 @@ def render_template(
     )
 
 
+def lists_an_id(data: bytes) -> bool:
+    """Cheap pre-check: whether anything ID-like follows the first mention of Continues From
+    (skips parsing snapshots whose Continues From is `- None`). It may say yes wrongly, never no
+    wrongly: a `#` line inside a code block does not end the section here."""
+    first = CONTINUES_RE.search(data)
+    return first is not None and ID_BYTES_RE.search(data, first.end()) is not None
+
+
 def item_key(text: str) -> str:
     """What identifies an item across revisions: its first line without list marks and markers
     (its whole text when the first line holds no letter or digit, like a lone code fence)."""
@@ -284,7 +294,7 @@ class Snapshot:
     def __init__(self, data: bytes | str):
         """Parse snapshot bytes or text."""
         text = data if isinstance(data, str) else decode(data)
-        self.bom = text.startswith("\ufeff")
+        self.bom = text.startswith(BOM)
         if self.bom:
             text = text[1:]
         self.lines = split_lines(text)
@@ -365,9 +375,9 @@ class Snapshot:
         """The snapshot text (without BOM)."""
         return "".join(self.lines)
 
-    def to_bytes(self) -> bytes:
-        """The snapshot bytes, BOM kept."""
-        return encode(("\ufeff" if self.bom else "") + self.text())
+    def to_bytes(self, text: str | None = None) -> bytes:
+        """The snapshot's bytes, its BOM kept; with text, the bytes of that new text with this file's BOM."""
+        return encode((BOM if self.bom else "") + (self.text() if text is None else text))
 
     def eol(self) -> str:
         """The file's line ending."""

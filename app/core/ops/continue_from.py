@@ -12,6 +12,7 @@ from ..formats.index import IndexFile, format_refs
 from ..formats.layout import INDEX, session_path
 from ..formats.snapshot import Snapshot, add_items, render_template, set_metadata
 from ..plan import Change, Plan
+from ..results import ContinueResult, ManualResult
 from ..secrets import refuse_secrets
 from .checks import continues_check, refs_contain, row_exists
 from .common import find_row
@@ -25,7 +26,7 @@ def plan_continue(
     as_id: str | None = None,
     agent: str = "cursor-main-agent",
     allow_secrets: bool = False,
-) -> Plan:
+) -> Plan[ContinueResult] | Plan[ManualResult]:
     """Continue from source_id as as_id (or as a newly registered session when as_id is None)."""
     check_id(source_id, "source session ID")
     if as_id is not None:
@@ -69,15 +70,14 @@ def plan_continue(
             text = add_items(text, "Continues From", [source_id])
             text = add_items(text, "Current Context", [note], bullet=False)
         text = set_metadata(text, {"Status": "active", "Updated At": ts})
-        new = (("\ufeff" if snap.bom else "") + text).encode("utf-8", "surrogateescape")
+        new = snap.to_bytes(text)
     already = old is not None and source_id in Snapshot(old).continues_from() and as_id in source.refs
-    plan = Plan("continue")
-    plan.result = {"session_id": as_id, "continues_from": source_id}
+    plan = Plan("continue", ContinueResult(as_id, source_id))
     if already:
         plan.report.append(f"{as_id} already continues from {source_id}; nothing to change")
         return plan
     if new != old:
-        plan.changes.append(Change("create" if old is None else "modify", rel, old, new))
+        plan.changes.append(Change.write(rel, old, new))
     edit = index.edit().set_fields(current, {"status": "active", "updated_at": ts})
     if as_id not in source.refs:
         edit.set_fields(source, {"referenced_by": format_refs(source.refs + [as_id])})

@@ -11,6 +11,7 @@ from ..formats.index import IndexFile, format_refs
 from ..formats.layout import INDEX, session_path
 from ..formats.snapshot import Snapshot, merge, render_template, set_metadata
 from ..plan import Change, Plan
+from ..results import ManualResult
 from ..secrets import refuse_secrets
 from .checks import file_exists, refs_contain, row_exists
 from .common import (
@@ -52,7 +53,7 @@ def plan_manual(
     snapshot_text: str | None = None,
     continues_from: str | None = None,
     allow_secrets: bool = False,
-) -> Plan:
+) -> Plan[ManualResult]:
     """Manual registration: write the snapshot, then append an active row; verify both."""
     check_agent(agent)
     topic = one_line(topic, "topic") or DEFAULT_TOPIC
@@ -82,15 +83,13 @@ def plan_manual(
     extra_sources = [s for s in Snapshot(snap).continues_from() if s != continues_from]
     link_sources(index, edit, sid, extra_sources)  # sources named in --snapshot input: both sides
     edit.append(values)
-    plan = Plan("continue" if continues_from else "register --manual")
-    plan.changes.append(Change("create", session_path(sid), None, snap))
-    plan.checks.append(file_exists(session_path(sid)))
-    plan.checks.append(row_exists(sid, status="active", updated_at=ts))
-    plan.result = {"session_id": sid, "status": "active", "snapshot": session_path(sid)}
-    plan.success = f"Your Memory Session ID is: {sid}"
-    plan.changes.append(Change("create" if before is None else "modify", INDEX, before, edit.to_bytes()))
-    if continues_from:
-        plan.checks.append(refs_contain(continues_from, sid))
-        plan.result["continues_from"] = continues_from
-    plan.checks += [refs_contain(src, sid) for src in extra_sources]
-    return plan
+    rel = session_path(sid)
+    checks = [file_exists(rel), row_exists(sid, status="active", updated_at=ts)]
+    checks += [refs_contain(src, sid) for src in ([continues_from] if continues_from else []) + extra_sources]
+    return Plan(
+        "continue" if continues_from else "register --manual",
+        ManualResult(sid, "active", rel, continues_from or None),
+        changes=[Change("create", rel, None, snap), Change.write(INDEX, before, edit.to_bytes())],
+        checks=checks,
+        success=f"Your Memory Session ID is: {sid}",
+    )

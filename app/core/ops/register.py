@@ -10,6 +10,7 @@ from ..formats.ids import check_agent, is_valid_id, make_id
 from ..formats.index import IndexFile
 from ..formats.layout import INDEX, archive_dir, session_path
 from ..plan import Change, Plan
+from ..results import RegisterResult
 from .checks import row_exists
 from .common import DEFAULT_KEYWORDS, DEFAULT_SUMMARY, DEFAULT_TOPIC
 
@@ -42,7 +43,7 @@ def taken_ids(root: MemoryRoot, index: IndexFile) -> TakenIds:
     return TakenIds(root, index)
 
 
-def plan_register(root: MemoryRoot, when: datetime, agent: str) -> Plan:
+def plan_register(root: MemoryRoot, when: datetime, agent: str) -> Plan[RegisterResult]:
     """SessionStart registration: append one idle row with the seed's defaults, nothing else."""
     check_agent(agent)
     before = root.read(INDEX)
@@ -61,11 +62,12 @@ def plan_register(root: MemoryRoot, when: datetime, agent: str) -> Plan:
         "updated_at": ts,
     }
     after = index.edit().append(values).to_bytes()
-    plan = Plan("register")
-    plan.changes.append(Change("create" if before is None else "modify", INDEX, before, after))
-    plan.checks.append(row_exists(sid, status="idle"))
-    plan.result = {"session_id": sid, "status": "idle"}
-    plan.success = f"Your Memory Session ID is: {sid}"
-    return plan
+    return Plan(
+        "register",
+        RegisterResult(sid, "idle"),
+        changes=[Change.write(INDEX, before, after)],
+        checks=[row_exists(sid, status="idle")],
+        success=f"Your Memory Session ID is: {sid}",
+    )
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from ..errors import Refused
 from ..files.root import MemoryRoot
 from ..formats.ids import check_id
@@ -11,11 +9,12 @@ from ..formats.index import IndexFile, format_refs
 from ..formats.layout import INDEX, session_path
 from ..formats.snapshot import Snapshot, listed_id, remove_items
 from ..plan import Change, Check, Plan
+from ..results import ReleaseResult
 from .checks import continues_check
 from .common import find_row, load_index
 
 
-def plan_release(root: MemoryRoot, source_id: str, as_id: str, when: datetime | None = None) -> Plan:
+def plan_release(root: MemoryRoot, source_id: str, as_id: str) -> Plan[ReleaseResult]:
     """Remove as_id from source_id's Referenced By, then source_id from as_id's Continues From."""
     check_id(source_id, "source session ID")
     check_id(as_id, "session ID")
@@ -24,19 +23,19 @@ def plan_release(root: MemoryRoot, source_id: str, as_id: str, when: datetime | 
     source = find_row(index, source_id, "source session")
     rel = session_path(as_id)
     old = root.read(rel)
-    listed = old is not None and source_id in Snapshot(old).continues_from()
+    snap = Snapshot(old) if old is not None else None
+    listed = snap is not None and source_id in snap.continues_from()
     if as_id not in source.refs and not listed:
         raise Refused(f"{as_id} does not reference {source_id}: nothing to release")
-    plan = Plan("release")
+    plan = Plan("release", ReleaseResult(as_id, source_id))
     if as_id in source.refs:
         remaining = [r for r in source.refs if r != as_id]
         edit = index.edit().set_fields(source, {"referenced_by": format_refs(remaining)})
         plan.changes.append(Change("modify", INDEX, before, edit.to_bytes()))
-    if listed:
-        snap = Snapshot(old)
+    if snap is not None and listed:
         keys = {it.key for it in snap.items("Continues From") if listed_id(it.text) == source_id}
         text = remove_items(snap.text(), "Continues From", keys)
-        new = (("\ufeff" if snap.bom else "") + text).encode("utf-8", "surrogateescape")
+        new = snap.to_bytes(text)
         plan.changes.append(Change("modify", rel, old, new))
     plan.checks.append(
         Check(
@@ -45,6 +44,5 @@ def plan_release(root: MemoryRoot, source_id: str, as_id: str, when: datetime | 
         )
     )
     plan.checks.append(continues_check(rel, source_id, False))
-    plan.result = {"session_id": as_id, "released": source_id}
     plan.report.append(f"{as_id} no longer references {source_id}")
     return plan

@@ -13,6 +13,7 @@ from typing import Callable
 
 from ..errors import MemboardError
 from ..plan import Plan
+from ..results import SequenceResult
 from ..formats.layout import ARCHIVE, SESSIONS
 from ..files.root import MemoryRoot
 
@@ -87,13 +88,12 @@ class Sequence:
     steps: list[tuple[str, Plan]] = field(default_factory=list)
     refused: dict[str, str] = field(default_factory=dict)
 
-    def combined(self) -> Plan:
+    def combined(self) -> Plan[SequenceResult]:
         """All steps as one plan, for the preview (its changes in the order they will run)."""
-        plan = Plan(self.op)
+        plan = Plan(self.op, SequenceResult([sid for sid, _ in self.steps], dict(self.refused)))
         for _sid, step in self.steps:
             plan.changes.extend(step.changes)
             plan.report.extend(step.report)
-        plan.result = {"steps": [sid for sid, _ in self.steps], "refused": dict(self.refused)}
         return plan
 
 

@@ -17,8 +17,10 @@ from ..files.localstate import LocalState
 from ..files.root import MemoryRoot
 from ..formats.conversations import legacy_shard_path, lookup, shard_path, with_entry
 from ..formats.index import IndexFile
-from ..formats.layout import INDEX
+from ..formats.layout import INDEX, archive_dir
 from ..plan import Change, Check, Plan
+from ..results import SessionStartResult, Whoami
+from .register import plan_register
 
 def mapped(root: MemoryRoot, conversation: str, local: bytes | None = None) -> str | None:
     """The Session ID the map records for a conversation (whether or not its row still exists).
@@ -34,22 +36,15 @@ def mapped(root: MemoryRoot, conversation: str, local: bytes | None = None) -> s
     return found
 
 
-def whoami(root: MemoryRoot, conversation: str) -> dict:
+def whoami(root: MemoryRoot, conversation: str) -> Whoami:
     """What the map knows about a conversation: its Session ID and whether the row is live."""
     sid = mapped(root, conversation)
-    info = {"conversation": conversation, "session_id": sid, "state": "unknown"}
     if sid is None:
-        return info
-    data = root.read(INDEX)
-    rows = IndexFile(data or b"").find(sid)
+        return Whoami(conversation, None, "unknown")
+    rows = IndexFile(root.read(INDEX) or b"").find(sid)
     if rows:
-        info["state"] = "live"
-        info["status"] = rows[0].status
-    elif root.exists(f"archive/{sid}"):
-        info["state"] = "archived"
-    else:
-        info["state"] = "gone"
-    return info
+        return Whoami(conversation, sid, "live", rows[0].status)
+    return Whoami(conversation, sid, "archived" if root.exists(archive_dir(sid)) else "gone")
 
 
 def maps_to(rel: str, conversation: str, session_id: str) -> Check:
@@ -60,19 +55,18 @@ def maps_to(rel: str, conversation: str, session_id: str) -> Check:
     )
 
 
-def plan_session_start(root: MemoryRoot, when: datetime, agent: str, conversation: str | None, tool: str) -> Plan:
+def plan_session_start(
+    root: MemoryRoot, when: datetime, agent: str, conversation: str | None, tool: str
+) -> Plan[SessionStartResult]:
     """A hook's SessionStart: reuse the conversation's live row, else register one and map it.
 
     A conversation whose mapped row is gone (organized away or archived) gets a fresh idle
     row and a new map line; the old line stays in the shard as history. Without a
     conversation ID this is a plain SessionStart registration.
     """
-    from .register import plan_register
-
     if conversation is None:
         plan = plan_register(root, when, agent)
-        plan.result.update(conversation=None, reused=False)
-        return plan
+        return plan.with_result(SessionStartResult(plan.result.session_id, plan.result.status, None, reused=False))
     rel = shard_path(conversation)
     before = LocalState(root).read(rel)
     previous = mapped(root, conversation, before or b"")
@@ -81,15 +75,11 @@ def plan_session_start(root: MemoryRoot, when: datetime, agent: str, conversatio
         index.refuse_conflicts()  # the row may sit in a conflict block: report no ID from such a file
         rows = index.find(previous)
         if rows:
-            plan = Plan("register")
-            plan.result = {"session_id": previous, "status": rows[0].status, "conversation": conversation, "reused": True}
-            plan.success = f"Your Memory Session ID is: {previous}"
-            return plan
-    plan = plan_register(root, when, agent)
-    sid = plan.result["session_id"]
-    plan.local.append(Change("create" if before is None else "modify", rel, before, with_entry(before, conversation, sid, tool, when)))
+            found = SessionStartResult(previous, rows[0].status, conversation, reused=True)
+            return Plan("register", found, success=f"Your Memory Session ID is: {previous}")
+    registered = plan_register(root, when, agent)
+    sid = registered.result.session_id
+    plan = registered.with_result(SessionStartResult(sid, registered.result.status, conversation, False, previous))
+    plan.local.append(Change.write(rel, before, with_entry(before, conversation, sid, tool, when)))
     plan.checks.append(maps_to(rel, conversation, sid))
-    plan.result.update(conversation=conversation, reused=False)
-    if previous is not None:
-        plan.result["replaces"] = previous
     return plan

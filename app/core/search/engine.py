@@ -150,26 +150,6 @@ class SearchHit(NamedTuple):
         out.append(self.snippet[last:])
         return "".join(out)
 
-    def as_json(self) -> dict:
-        """The stable JSON object documented in the README."""
-        return {
-            "kind": self.kind,
-            "id": self.id,
-            "state": self.state,
-            "status": self.status,
-            "agent": self.agent,
-            "topic": self.topic,
-            "updated_at": self.updated_at,
-            "where": self.where,
-            "section": self.section,
-            "path": self.path,
-            "snippet": self.snippet,
-            "spans": [list(s) for s in self.spans],
-            "marked": self.marked(),
-            "score": self.score,
-            "matches": self.matches,
-        }
-
 
 class SearchOutcome(NamedTuple):
     """Hits plus how they were found: from the cache, or by scanning the files (and why)."""

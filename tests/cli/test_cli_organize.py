@@ -107,6 +107,19 @@ def test_stale_days_from_config(cli, root, mem):
     assert organize(cli)["marked_stale"] == [B]
 
 
+@pytest.mark.parametrize("value", ['"soon"', "2.5", "-3", "true"])
+def test_a_bad_stale_days_in_the_config_is_one_line_and_writes_nothing(cli, root, mem, whole_tree, value):
+    import os
+
+    with open(os.environ["MEMBOARD_CONFIG"], "w", encoding="utf-8") as fh:
+        fh.write(f"stale_days = {value}\n")
+    mem.index(row_line(A, updated=OLD))
+    before = whole_tree()
+    res = cli("organize")
+    assert res.code == 2 and res.err.count("\n") == 1 and "config stale_days must be a whole number" in res.err, res.err
+    assert whole_tree() == before
+
+
 def test_negative_stale_days_is_usage_error(cli, root, mem, whole_tree):
     mem.index(row_line(A, updated=OLD))
     before = whole_tree()

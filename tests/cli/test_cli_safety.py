@@ -261,3 +261,15 @@ def test_no_root_anywhere_is_usage_error(tmp_path):
     elsewhere.mkdir()
     proc = subprocess.run([sys.executable, "-m", "memboard", "list"], cwd=elsewhere, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv", [[], ["demo"]])
+def test_a_missing_textual_is_a_one_line_error(root, argv):
+    """The board needs Textual: without it `memboard` says so in one line and exits 1 (it never pretends)."""
+    code = (
+        "import sys; sys.modules['textual'] = None; from memboard.cli import main; "
+        "sys.exit(main(sys.argv[1:]))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, "--root", str(root), *argv], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "the board needs textual" in proc.stderr, proc.stderr

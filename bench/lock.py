@@ -202,7 +202,7 @@ def run_stress(root: Path, seconds: float = 20.0, workers: int = 8, use_editor: 
     if ed:
         ed.wait(timeout=seconds + 120)
     events = []
-    for log, p in procs:
+    for log, _proc in procs:
         events += [json.loads(l) for l in log.read_text(encoding="utf-8").splitlines() if l.strip()]
     edits = [json.loads(l) for l in ed_log.read_text(encoding="utf-8").splitlines()] if ed_log.exists() else []
     waits, holds = [], []

@@ -141,7 +141,7 @@ def generate(path: Path, rows: int, seed: int = 6) -> Manifest:
     starts.reverse()
 
     records = []
-    for i, start in enumerate(starts):
+    for start in starts:
         agent = AGENTS[rng.randrange(len(AGENTS))]
         sid = f"{start:%Y-%m-%d-%H%M}-{agent}"
         roll = rng.random()

@@ -59,7 +59,7 @@ BOARD_ACTIONS = {
 
 def board_commands():
     """The palette provider, imported when the palette first opens (keeps start-up light)."""
-    from .commands import BoardCommands
+    from .commands import BoardCommands  # lazy: the palette loads when it first opens (start-up stays light)
 
     return BoardCommands
 
@@ -542,6 +542,6 @@ class MemboardApp(FlowsMixin, App):
 
     def action_help(self) -> None:
         """Show the keys."""
-        from .help import HelpScreen
+        from .help import HelpScreen  # lazy: its Markdown widget loads on first use (start-up stays light)
 
         self.push_screen(HelpScreen())

@@ -9,7 +9,9 @@ written. The worker reports back to the App with FlowFinished / JumpToSession me
 
 from __future__ import annotations
 
+import asyncio
 import functools
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Callable
 
 from textual import work
@@ -206,9 +208,6 @@ class FlowsMixin:
         when the board closes with the modal still open: a thread blocked forever on a modal
         that will never answer would keep the process from exiting.
         """
-        import asyncio
-        from concurrent.futures import TimeoutError as FutureTimeout
-
         loop = self._loop
         if loop is None or loop.is_closed():
             raise asyncio.CancelledError()

@@ -61,7 +61,7 @@ def parse_payload(raw: bytes) -> dict:
 
     try:
         payload = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise HookInputError(f"stdin is not JSON ({exc.msg} at char {exc.pos})") from None
     if not isinstance(payload, dict):
         raise HookInputError(f"stdin JSON is a {type(payload).__name__}, expected an object")
@@ -92,6 +92,7 @@ def is_session_start(payload: dict) -> bool:
 
 def answer(tool: str, message: str) -> str:
     """The stdout JSON each tool reads additional context from."""
+    body: dict[str, object]
     if TOOLS[tool].shape == "cursor":
         body = {"additional_context": message}
     else:
@@ -247,7 +248,7 @@ def cmd_hook(args) -> int:
 def quick_args(argv: list[str]) -> tuple[str, str | None, str | None] | None:
     """(tool, root, agent) from `TOOL [--root DIR] [--agent NAME]`; None when argparse should judge."""
     tool = None
-    options = {"--root": None, "--agent": None}
+    options: dict[str, str | None] = {"--root": None, "--agent": None}
     i = 0
     while i < len(argv):
         word = argv[i]

@@ -68,7 +68,7 @@ def powershell_quote(word: str) -> str:
 
 def windows_short_path(path: str) -> str:
     """The 8.3 short form of an existing Windows path, or the path itself when there is none."""
-    import ctypes
+    import ctypes  # lazy: Windows only
 
     size = ctypes.windll.kernel32.GetShortPathNameW(path, None, 0)  # type: ignore[attr-defined]
     if not size:
@@ -91,7 +91,7 @@ def _on_path(program: str) -> bool:
     """Whether `memboard` on PATH is this very program."""
     found = shutil.which("memboard")
     try:
-        return bool(found) and os.path.samefile(found, program)
+        return found is not None and os.path.samefile(found, program)
     except OSError:
         return False
 
@@ -152,7 +152,7 @@ def read_config(path: Path) -> tuple[bytes | None, dict]:
     try:
         obj = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
-        where = f" (line {exc.lineno}, column {exc.colno})" if hasattr(exc, "lineno") else ""
+        where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
         raise Refused(f"{path} is not valid JSON{where}; fix it first, nothing was written") from None
     if not isinstance(obj, dict):
         raise Refused(f"{path} holds a JSON {type(obj).__name__}, expected an object; nothing was written")
@@ -287,7 +287,7 @@ def _ours_paths(obj: dict, tool: str) -> list[jsonedit.Path]:
             found.append(("hooks", event, i))  # the group install added, holding only our entry
         else:
             found += [("hooks", event, i, "hooks", j) for j in mine]
-    if found and all(len(p) == 3 for p in found) and len(found) == len(entries):
+    if isinstance(hooks, dict) and found and all(len(p) == 3 for p in found) and len(found) == len(entries):
         found = [("hooks", event)] if len(hooks) > 1 else [("hooks",)]
     return found
 

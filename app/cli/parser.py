@@ -24,9 +24,9 @@ Sub = Any  # argparse's subparsers action (a private type)
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = OneLineParser(add_help=False)
     common.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help="memory root folder")
-    changing = argparse.ArgumentParser(add_help=False, parents=[common])
+    changing = OneLineParser(add_help=False, parents=[common])
     changing.add_argument("--dry-run", action="store_true", help="print the plan as unified diffs and write nothing")
     parser = OneLineParser(
         prog="memboard",

@@ -1,4 +1,4 @@
-"""`memboard search`: the command line face of core/search.py (arguments, printing, JSON).
+"""`memboard search`: the command line face of core/search (arguments, printing, JSON).
 
 It imports only what a search needs (no Textual, Rich or mistletoe), so it starts about as
 fast as Python itself and stays usable from an agent's MCP server.

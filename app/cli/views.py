@@ -51,10 +51,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_tree(nodes: list[ChainNode], depth: int, arrow: str) -> None:
+def print_tree(nodes: tuple[ChainNode, ...], depth: int, arrow: str) -> None:
     """Print chain nodes as an indented tree with their marks."""
     for node in nodes:
-        marks = []
+        marks: list[str] = []
         if node.state != "live":
             marks.append(node.state)
         if node.one_sided:

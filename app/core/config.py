@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Collection
+from typing import Any
 from pathlib import Path
 
 from .errors import UsageError
+from .formats.ids import check_agent
 
 CONFIG_ENV = "MEMBOARD_CONFIG"
 ROOT_ENV = "MEMBOARD_ROOT"
@@ -40,7 +43,7 @@ def state_dir() -> Path:
     return base / "memboard"
 
 
-def load() -> dict:
+def load() -> dict[str, Any]:
     """The config as a dict ({} when there is no file); a broken file is a one-line error."""
     path = config_path()
     try:
@@ -49,7 +52,7 @@ def load() -> dict:
         return {}
     except OSError as exc:
         raise UsageError(f"cannot read config {path}: {exc.strerror or exc}") from None
-    import tomllib
+    import tomllib  # lazy: without a config file the hook never loads a TOML parser (about 2.7 ms)
 
     try:
         return tomllib.loads(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
@@ -57,7 +60,7 @@ def load() -> dict:
         raise UsageError(f"config {path} is not valid TOML: {exc}") from None
 
 
-def resolve_root(cli_root: str | None, cfg: dict | None = None) -> Path:
+def resolve_root(cli_root: str | None, cfg: dict[str, Any] | None = None) -> Path:
     """The memory root: --root, MEMBOARD_ROOT, config `root`, ./memory if it exists."""
     if cli_root:
         return Path(cli_root).expanduser()
@@ -91,8 +94,6 @@ def parse_value(key: str, raw: str, themes: Collection[str] | None = None) -> ob
             raise UsageError(f"root {path} is not a folder")
         return str(path)
     if key == "agent_name":
-        from .formats.ids import check_agent
-
         return check_agent(text)
     if key == "stale_days":
         try:
@@ -119,21 +120,12 @@ def parse_value(key: str, raw: str, themes: Collection[str] | None = None) -> ob
             raise UsageError(f"settle_seconds must be between 0 and {MAX_SETTLE:g} seconds")
         return seconds
     if key == "theme":
-        import re
-
         if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,63}", text):
             raise UsageError(f"theme must be a theme name such as textual-dark or nord, not {raw!r}")
         if themes is not None and text not in themes:
             raise UsageError(f"unknown theme {text!r}: use one of {', '.join(sorted(themes))}")
         return text
     raise UsageError(f"config key {key!r} cannot be set")  # pragma: no cover - KEYS covers every key
-
-
-def render(cfg: dict) -> bytes:
-    """The config as TOML bytes (tomli-w)."""
-    import tomli_w
-
-    return tomli_w.dumps(cfg).encode("utf-8")
 
 
 def seconds_setting(env: str, key: str, default: float) -> float:
@@ -153,7 +145,7 @@ def seconds_setting(env: str, key: str, default: float) -> float:
     return default
 
 
-def stale_days(cfg: dict | None = None) -> int:
+def stale_days(cfg: dict[str, Any] | None = None) -> int:
     """Organize's days without update: config `stale_days`, else 14; any other value is a one-line UsageError."""
     value = (load() if cfg is None else cfg).get("stale_days", DEFAULT_STALE_DAYS)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:

@@ -121,7 +121,8 @@ def unified_diff(a: list[str], b: list[str], from_name: str, to_name: str) -> st
     if len(a) + len(b) <= LARGE:
         return "".join(difflib.unified_diff(a, b, from_name, to_name, n=CONTEXT))
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    matcher.matching_blocks = [difflib.Match(*blk) for blk in _anchored_blocks(a, b)]
+    # difflib's grouping reads the matching blocks it caches here (patience-style anchors, see above)
+    matcher.matching_blocks = [difflib.Match(*blk) for blk in _anchored_blocks(a, b)]  # type: ignore[attr-defined]
     out: list[str] = []
     for group in matcher.get_grouped_opcodes(CONTEXT):
         if not out:

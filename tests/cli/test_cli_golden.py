@@ -116,6 +116,7 @@ def tree_lines(root: Path) -> list[str]:
 
 def run(argv: list[str], root: Path, capsysbinary) -> bytes:
     """One command's exit status, stdout and stderr as one record."""
+    code: object
     try:
         code = main([*argv, "--root", str(root)])
     except SystemExit as exc:

@@ -65,8 +65,8 @@ def base_files(topic: str, cell: str, line: str) -> dict[str, str]:
 def hostile(kind: str) -> dict[str, bytes]:
     """The scenario's files made hostile in one way."""
     if kind == "breakers":
-        files = base_files("Top" + BREAKERS + "ic", "a" + BREAKERS + "b", "x" + BREAKERS + "y")
-        return {k: v.encode("utf-8") for k, v in files.items()}
+        texts = base_files("Top" + BREAKERS + "ic", "a" + BREAKERS + "b", "x" + BREAKERS + "y")
+        return {k: v.encode("utf-8") for k, v in texts.items()}
     files = {k: v.encode("utf-8") for k, v in base_files("Topic", "plain", "plain").items()}
     out = {}
     for rel, data in files.items():

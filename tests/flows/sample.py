@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from memboard.core.formats.snapshot import render_template
 from tests.support.roots import index_text, table_line
@@ -26,7 +27,7 @@ ROWS = [
      "active", "-", "2026-05-30 15:00", "2026-05-30 15:30"),
 ]
 
-SNAPSHOTS = {
+SNAPSHOTS: dict[str, dict[str, Any]] = {
     SOURCE: dict(context="The index parser is line based.", decisions=["Never rewrite the whole table"]),
     FOLLOWER: dict(context="Building the board flows.", decisions=["Preview every change"], continues=[SOURCE]),
     OVERDUE: dict(context="Hook start-up measured.", actions=["Re-measure on Windows"]),

@@ -87,6 +87,7 @@ def _spawn(root, tool: str, payload: bytes, env: dict | None = None) -> subproce
         [sys.executable, "-m", "memboard", "hook", tool, "--root", str(root)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full,
     )
+    assert proc.stdin is not None
     proc.stdin.write(payload)
     proc.stdin.close()
     return proc

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import json
 import shutil
+from collections.abc import Sequence
 from datetime import datetime
 
 from hypothesis import HealthCheck, given, settings
@@ -122,7 +123,7 @@ def row(sid: str, status: str = "active", refs: str = "-", updated: str = "2026-
     return f"| {sid} | {sid[16:]} | Topic {sid[16:]} | Summary of {sid[16:]}. | kw | {status} | {refs} | 2026-05-01 09:00 | {updated} |\n"
 
 
-def snap(sid: str, continues: list[str] = (), updated: str = "2026-05-10 09:00", note: str = "") -> str:
+def snap(sid: str, continues: Sequence[str] = (), updated: str = "2026-05-10 09:00", note: str = "") -> str:
     """A snapshot with one item of its own, so a lost line shows."""
     cont = "".join(f"- {c}\n" for c in continues) or "- None\n"
     return (f"# Session: {sid}\n\n## Metadata\n\n| Field | Value |\n|---|---|\n| Session ID | {sid} |\n"

@@ -100,7 +100,6 @@ def test_waiters_get_the_lock_in_arrival_order(root, tmp_path):
     order = tmp_path / "order"
     waiters = []
     for n in range(4):
-        marker = tmp_path / f"w{n}"
         code = HOLD.replace("Path(sys.argv[2]).write_text(sys.argv[3])",
                             "open(sys.argv[2], 'a').write(sys.argv[3] + '\\n')")
         waiters.append(subprocess.Popen([sys.executable, "-c", code, str(root), str(order), f"w{n}", "0.02"]))

@@ -204,7 +204,7 @@ def test_an_index_that_stops_settling_mid_plan_leaves_what_doctor_finishes(root,
     churns = []
     after_step(monkeypatch, 1, lambda: churns.append(Churn(root / "index.md")))
     mroot = MemoryRoot(root)
-    with pytest.raises(Incomplete, match="still being saved.*run `memboard doctor`"):
+    with pytest.raises(Incomplete, match=r"still being saved.*run `memboard doctor`"):
         try:
             execute(mroot, lambda r: plan_manual(r, WHEN, "alpha", "Alpha", "Alpha work."), settle_wait=1.0)
         finally:

@@ -152,7 +152,9 @@ def register(root: Path, *args: str) -> str:
     """A manually registered session's ID."""
     code, out, err = run(root, "register", "--manual", *args)
     assert code == 0 and "Traceback" not in err, err
-    return re.search(r"Session ID is: (\S+)", out).group(1)
+    found = re.search(r"Session ID is: (\S+)", out)
+    assert found, out
+    return found.group(1)
 
 
 def write_snapshot(root: Path, sid: str, bodies: dict[str, str], eol: str = "\n") -> str:
@@ -216,10 +218,10 @@ def assert_kept(before: str, after: str, added: str, context: str) -> None:
         after_sections[sec.name] = sec.units
     later = iter(after_all)
     for sec in gfm.read(before)[1][1:]:
-        it = iter(next(s for s in later if s.name == sec.name).units)  # sections pair up in order
+        units = iter(next(s for s in later if s.name == sec.name).units)  # sections pair up in order
         for unit in sec.units:
             if not is_placeholder(unit):
-                assert any(covers(have, unit) for have in it), f"{sec.name}: earlier item {unit} changed or lost\n{context}"
+                assert any(covers(have, unit) for have in units), f"{sec.name}: earlier item {unit} changed or lost\n{context}"
     for sec in input_sections:
         if sec.name == "Metadata":
             continue

@@ -46,7 +46,7 @@ def test_escape_round_trip_and_one_line():
     assert escape("line1\nline2") == "line1 line2"
 
 
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\x00"), max_size=40))
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\x00"), max_size=40))  # type: ignore[arg-type]
 @settings(max_examples=200, deadline=None)
 def test_escaped_value_stays_in_one_cell(value):
     raw = escape(value)

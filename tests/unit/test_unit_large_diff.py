@@ -22,6 +22,7 @@ def patch(a: list[str], diff: str) -> list[str]:
     for line in lines[2:]:
         if line.startswith("@@"):
             m = HUNK.match(line)
+            assert m, line
             start, count = int(m.group(1)), int(m.group(2) or 1)
             begin = start - 1 if count else start
             assert begin >= i, "hunks must not overlap or go backwards"

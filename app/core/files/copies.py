@@ -4,14 +4,14 @@ Sync tools that see two machines change one file keep both, the second as a conf
 beside the original. A name alone proves nothing (`…-claude-agent.md` ends like a OneDrive
 `-COMPUTER` copy), so a copy counts only when its content is the original's: a copy of
 `index.md` holds the index table, a copy of `sessions/<id>.md` names that session in its
-title or Metadata. Only the standard library and the core's index reader are used: the hook
-path imports this module.
+title or Metadata. Only the standard library and the core's index reader are used.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..errors import MemboardError
 from ..formats.ids import is_valid_id
@@ -32,6 +32,16 @@ HOST_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}")
 TITLE_RE = re.compile(rb"^[ \t]{0,3}#{1,6}[ \t]+(?:Archived )?Session:[ \t]*(\S+)[ \t]*\r?$", re.MULTILINE)
 META_ID_RE = re.compile(rb"^[ \t]*\|[ \t]*Session ID[ \t]*\|[ \t]*([^|\s]+)[ \t]*\|", re.MULTILINE)
 
+
+
+class Reader(Protocol):
+    """What the search for copies reads: a memory root (files/root.py)."""
+
+    def read(self, rel: str) -> bytes | None:
+        """A file's bytes (None when absent)."""
+
+    def listdir(self, rel: str) -> list[str]:
+        """The names in a folder (empty when absent)."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +100,7 @@ def named_ids(data: bytes) -> set[str]:
     return {raw.decode("utf-8", "replace") for raw in found}
 
 
-def _read(root, rel: str) -> bytes | None:
+def _read(root: Reader, rel: str) -> bytes | None:
     """A file's bytes, None when it cannot be read (or resolves outside the root)."""
     try:
         return root.read(rel)
@@ -128,7 +138,7 @@ def copied_session(stem: str, data: bytes) -> str | None:
     return found[0] if found else None
 
 
-def _snapshot_copy(root, stem: str, names: set[str], thorough: bool) -> ConflictCopy | None:
+def _snapshot_copy(root: Reader, stem: str, names: set[str], thorough: bool) -> ConflictCopy | None:
     """A copy of sessions/<id>.md named `stem` (its content names that ID, not its own name), else None."""
     candidates = _snapshot_candidates(stem, names, thorough)
     data = _read(root, f"{SESSIONS}/{stem}.md") if candidates else None
@@ -136,7 +146,7 @@ def _snapshot_copy(root, stem: str, names: set[str], thorough: bool) -> Conflict
     return ConflictCopy(f"{SESSIONS}/{stem}.md", f"{SESSIONS}/{found[0]}.md", found[1], found[0]) if found else None
 
 
-def snapshot_copies(root, thorough: bool = False, names: list[str] | None = None) -> list[ConflictCopy]:
+def snapshot_copies(root: Reader, thorough: bool = False, names: list[str] | None = None) -> list[ConflictCopy]:
     """Conflict copies among the snapshots in sessions/.
 
     A OneDrive-style name that is also a valid Session ID is read only when its original
@@ -153,7 +163,7 @@ def snapshot_copies(root, thorough: bool = False, names: list[str] | None = None
     return out
 
 
-def _index_copies(root) -> list[ConflictCopy]:
+def _index_copies(root: Reader) -> list[ConflictCopy]:
     """Conflict copies of index.md at the top of the root (each holds an index table)."""
     out = []
     for name in root.listdir("."):
@@ -169,7 +179,7 @@ def _index_copies(root) -> list[ConflictCopy]:
     return out
 
 
-def _archive_copies(root) -> list[ConflictCopy]:
+def _archive_copies(root: Reader) -> list[ConflictCopy]:
     """Conflict copies of archive/<id>/index.md and session.md (each names that session)."""
     out = []
     for sid in root.listdir(ARCHIVE):
@@ -189,7 +199,7 @@ def _archive_copies(root) -> list[ConflictCopy]:
     return out
 
 
-def find_copies(root, thorough: bool = False) -> list[ConflictCopy]:
+def find_copies(root: Reader, thorough: bool = False) -> list[ConflictCopy]:
     """Every confirmed conflict copy of index.md, a snapshot or an archive file, sorted by path."""
     copies = _index_copies(root) + snapshot_copies(root, thorough) + _archive_copies(root)
     return sorted(copies, key=lambda c: c.path)

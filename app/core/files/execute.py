@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..errors import Incomplete, MemboardError, StalePlan
 from ..formats.layout import INDEX
@@ -33,7 +33,7 @@ REBUILDS = 8
 SETTLE_ROUNDS = 32  # plan builds before the lock that may each find a file mid-save (the wait bound ends them sooner)
 
 R = TypeVar("R")
-Builder = Callable[[MemoryRoot], Plan]
+Builder = Callable[[MemoryRoot], Plan[R]]
 Pending = dict[str, tuple[bytes | None, bytes | None]]  # file -> (bytes the plan read, bytes it writes)
 
 
@@ -43,7 +43,7 @@ def check_writable(root: MemoryRoot) -> None:
         raise MemboardError(f"memory root {root.path} is read-only; nothing written")
 
 
-def _bases(plan: Plan, reads: dict[str, Seen]) -> dict[str, bytes | None]:
+def _bases(plan: Plan[Any], reads: dict[str, Seen]) -> dict[str, bytes | None]:
     """The files a plan builds on, with the bytes it read: every file it touches, and index.md whenever it was read."""
     bases = plan.expected_before()
     if INDEX in reads and INDEX not in bases:
@@ -51,7 +51,7 @@ def _bases(plan: Plan, reads: dict[str, Seen]) -> dict[str, bytes | None]:
     return bases
 
 
-def settled_build(root: MemoryRoot, build: Builder, budget: Budget) -> Plan:
+def settled_build(root: MemoryRoot, build: Builder[R], budget: Budget) -> Plan[R]:
     """Build a plan from files seen settled.
 
     A plan (or a refusal such as "unknown session") built from a read of a file caught
@@ -79,12 +79,12 @@ def settled_build(root: MemoryRoot, build: Builder, budget: Budget) -> Plan:
     raise NotSettled("the files to change kept changing while memboard read them (another program saving them over and over)")
 
 
-def _planned(plan: Plan, rel: str) -> bytes | None:
+def _planned(plan: Plan[Any], rel: str) -> bytes | None:
     """The bytes the plan's first change of rel writes (None when it writes none)."""
     return next((ch.after for ch in plan.changes if ch.path == rel), None)
 
 
-def confirm(root: MemoryRoot, plan: Plan, budget: Budget) -> dict[str, Signature | None] | None:
+def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Signature | None] | None:
     """Under the lock: each touched file's signature when all still hold the plan's bytes, settled; None when
     one changed (after it settled), so the plan must be built again."""
     sigs: dict[str, Signature | None] = {}
@@ -99,8 +99,8 @@ def confirm(root: MemoryRoot, plan: Plan, budget: Budget) -> dict[str, Signature
 
 
 def execute(
-    root: MemoryRoot, build: Builder, dry_run: bool = False, timeout: float | None = None, settle_wait: float = SETTLE_WAIT
-) -> Plan:
+    root: MemoryRoot, build: Builder[R], dry_run: bool = False, timeout: float | None = None, settle_wait: float = SETTLE_WAIT
+) -> Plan[R]:
     """Build a plan from settled files and, unless dry_run, apply it; rebuilt under the lock if files changed.
 
     timeout bounds the wait for the lock (default: lock_timeout()); settle_wait the time spent
@@ -133,7 +133,7 @@ def execute(
     )
 
 
-def apply_exact(root: MemoryRoot, plan: Plan, build: Builder) -> Plan:
+def apply_exact(root: MemoryRoot, plan: Plan[R], build: Builder[R]) -> Plan[R]:
     """Apply exactly this previewed plan, or raise StalePlan with a fresh one; never blind."""
     if plan.empty:
         return plan
@@ -257,7 +257,7 @@ def _verify_change(root: MemoryRoot, ch: Change) -> str | None:
     return None
 
 
-def _write_rebased(root: MemoryRoot, plan: Plan, at: int, settle_wait: float) -> Written | None:
+def _write_rebased(root: MemoryRoot, plan: Plan[Any], at: int, settle_wait: float) -> Written | None:
     """Mid-plan, a file changed under us: apply our line changes onto its settled fresh bytes instead.
 
     The earlier steps are written, so rebuilding the plan is no longer possible; the fresh
@@ -287,13 +287,13 @@ def _write_rebased(root: MemoryRoot, plan: Plan, at: int, settle_wait: float) ->
     return None
 
 
-def _incomplete(plan: Plan, what: str, done: list[str]) -> Incomplete:
+def _incomplete(plan: Plan[Any], what: str, done: list[str]) -> Incomplete:
     """The error of a plan that stopped after some steps were written."""
     return Incomplete(f"{plan.op} incomplete: {what}; done before: {', '.join(done)}; run `memboard doctor`")
 
 
 def _write_step(
-    root: MemoryRoot, plan: Plan, number: int, sigs: dict[str, Signature | None], done: list[str], settle_wait: float
+    root: MemoryRoot, plan: Plan[Any], number: int, sigs: dict[str, Signature | None], done: list[str], settle_wait: float
 ) -> str:
     """Write step number (1-based); a short note of what was done. Before anything is written a failure says
     "nothing written"; after that it is Incomplete and names what was done."""
@@ -320,7 +320,7 @@ def _write_step(
     return note
 
 
-def _verify(root: MemoryRoot, plan: Plan, settle_wait: float) -> None:
+def _verify(root: MemoryRoot, plan: Plan[Any], settle_wait: float) -> None:
     """Verify every step and check on settled reads of the written files (a save begun right after memboard's
     rename is waited for, not taken for a failed write)."""
     settled: dict[str, bytes | None] = {}
@@ -343,7 +343,7 @@ def _verify(root: MemoryRoot, plan: Plan, settle_wait: float) -> None:
 
 
 def write_and_verify(
-    root: MemoryRoot, plan: Plan, sigs: dict[str, Signature | None] | None = None, settle_wait: float = SETTLE_WAIT
+    root: MemoryRoot, plan: Plan[Any], sigs: dict[str, Signature | None] | None = None, settle_wait: float = SETTLE_WAIT
 ) -> None:
     """Write the plan's steps in order (caller holds the lock), then verify every step.
 

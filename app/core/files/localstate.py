@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import config
-from .fs import ANY, atomic_write
+from .fs import ANY, Unset, atomic_write
 from ..errors import MemboardError
 from ..plan import Change, Plan
+from typing import Any
+from ..formats.conversations import HEADER
 from ..formats.layout import STATE
 from .root import MemoryRoot, root_key
 
@@ -64,7 +66,7 @@ class LocalState:
         except OSError:
             return []
 
-    def write(self, rel: str, data: bytes, expect=ANY) -> None:
+    def write(self, rel: str, data: bytes, expect: bytes | None | Unset = ANY) -> None:
         """Write a file atomically (compared with expect, None meaning absent, when given); OSError on failure."""
         if not self.path.is_dir():
             self.path.mkdir(parents=True, exist_ok=True)
@@ -72,7 +74,7 @@ class LocalState:
         atomic_write(self.abs(rel), data, expect=expect)
 
 
-def unchanged(root: MemoryRoot, plan: Plan) -> bool:
+def unchanged(root: MemoryRoot, plan: Plan[Any]) -> bool:
     """Whether every local-state file the plan changes still holds the bytes it was built from."""
     if not plan.local:
         return True
@@ -80,7 +82,7 @@ def unchanged(root: MemoryRoot, plan: Plan) -> bool:
     return all(state.read(ch.path) == ch.before for ch in plan.local)
 
 
-def write_local(root: MemoryRoot, plan: Plan) -> None:
+def write_local(root: MemoryRoot, plan: Plan[Any]) -> None:
     """Write a plan's local-state changes, each read back, before any file of the root changes."""
     state = LocalState(root)
     for ch in plan.local:
@@ -138,8 +140,6 @@ def complete_lines(data: bytes | None) -> list[bytes]:
 
 def merge_shard(local: bytes | None, legacy: bytes) -> bytes | None:
     """A local map shard that also holds the legacy shard's entries, older ones first; None when it already does."""
-    from ..formats.conversations import HEADER
-
     have = local or HEADER
     if not have.endswith(b"\n"):
         have += b"\n"
@@ -161,7 +161,7 @@ def _add_write(move: LegacyMove, state: LocalState, rel: str, after: bytes) -> N
             move.local[i] = Change(ch.kind, rel, ch.before, after)
             return
     before = state.read(rel)
-    move.local.append(Change("create" if before is None else "modify", rel, before, after))
+    move.local.append(Change.write(rel, before, after))
 
 
 def _pending(move: LegacyMove, state: LocalState, rel: str) -> bytes | None:

@@ -15,7 +15,9 @@ from pathlib import Path
 from ..formats.ids import is_valid_id
 from .localstate import LocalState
 from ..formats.layout import STATE
+from ..plan import Plan
 from .root import MemoryRoot
+from typing import Any
 
 FOLDER = "revisions"
 LEGACY_FOLDER = f"{STATE}/revisions"
@@ -71,7 +73,7 @@ def record(root: MemoryRoot, session_id: str, data: bytes) -> bool:
     return True
 
 
-def record_plan(root: MemoryRoot, plan) -> None:
+def record_plan(root: MemoryRoot, plan: Plan[Any]) -> None:
     """After a plan is applied, record the snapshots it wrote (and the ones it replaced)."""
     for ch in plan.changes:
         rel = ch.path

@@ -14,10 +14,16 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
+from typing import Any
+
+import tomli_w
+import tomlkit
+from tomlkit.items import AoT, Table
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import MemboardError, Refused
+from .fs import ChangedUnderfoot, atomic_write
 
 BOM = b"\xef\xbb\xbf"
 
@@ -46,22 +52,20 @@ def _text(data: bytes, where: str) -> str:
     return text
 
 
-def _nested(keys: Sequence[str], value: object) -> dict:
+def _nested(keys: Sequence[str], value: object) -> dict[str, Any]:
     """{k1: {k2: ... value}} for a new document."""
-    out: dict = {keys[-1]: value}
+    out: dict[str, Any] = {keys[-1]: value}
     for key in reversed(keys[:-1]):
         out = {key: out}
     return out
 
 
-def _assign(container, key: str, value: object, where: str) -> None:
+def _assign(container: Any, key: str, value: object, where: str) -> None:
     """Set container[key] = value; a mapping updates an existing table in place (its comments stay)."""
-    import tomlkit
-
-    current = container.get(key)
+    current: Any = container.get(key)
     if isinstance(value, Mapping) and isinstance(current, Mapping):
         for stale in [k for k in current if k not in value]:
-            del current[stale]
+            del current[stale]  # type: ignore[attr-defined]  # a tomlkit table
         for sub, sub_value in value.items():
             _assign(current, sub, sub_value, f"{where}.{sub}")
         return
@@ -73,11 +77,9 @@ def _assign(container, key: str, value: object, where: str) -> None:
         container[key] = tomlkit.item(value)
 
 
-def _add(container, key: str, item) -> None:
+def _add(container: Any, key: str, item: Any) -> None:
     """Add a new key to a table right after its last plain key, so that the blank lines and the
     comments that end the table (often the next table's heading comment) stay below it."""
-    from tomlkit.items import AoT, Table
-
     body = container.value.body if isinstance(container, Table) else []
     plain = [i for i, (k, v) in enumerate(body) if k is not None and not isinstance(v, (Table, AoT))]
     if plain and plain[-1] + 1 < len(body) and not isinstance(item, (Table, AoT)):
@@ -97,13 +99,9 @@ def edit_value(data: bytes | None, keys: Sequence[str], value: object, where: st
     if not keys or not all(isinstance(k, str) and k for k in keys):
         raise MemboardError("a TOML key needs one or more non-empty parts")
     if data is None:
-        import tomli_w
-
         return tomli_w.dumps(_nested(keys, value)).encode("utf-8")
-    import tomlkit
-
     doc = tomlkit.parse(_text(data, where))
-    container = doc
+    container: Any = doc
     for depth, key in enumerate(keys[:-1]):
         child = container.get(key)
         if child is None:
@@ -139,8 +137,6 @@ def plan_set(path: Path, keys: Sequence[str], value: object) -> TomlEdit:
 
 def apply(edit: TomlEdit) -> None:
     """Write the edit atomically if the file still holds `before`, then read it back."""
-    from .fs import ChangedUnderfoot, atomic_write
-
     if not edit.changed:
         return
     try:

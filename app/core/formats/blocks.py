@@ -30,7 +30,8 @@ from typing import Any
 from mistletoe import block_token, token
 from mistletoe.block_tokenizer import FileWrapper, tokenize_block
 
-CLOSING_FENCE_RE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*\n?$")
+from .text import CLOSING_FENCE_RE, strip_columns
+
 ITEM_MARKER_RE = re.compile(r"( {0,3})(\d{1,9}[.)]|[+\-*])($|\s+)")
 LIST_START_RE = re.compile(r" {0,3}(?:\d{1,9}[.)]|[+\-*])(?:[ \t]*$|[ \t]+)")
 UNESCAPED_PIPE_RE = re.compile(r"(?<!\\)\|")
@@ -61,10 +62,10 @@ class CodeFence(block_token.CodeFence):
     """A fenced code block that closes only on a line of enough of the same fence characters."""
 
     @classmethod
-    def read(cls, lines):
+    def read(cls, lines: FileWrapper) -> tuple[list[str], Any]:
         """The fence's content lines, up to its closing line or the end."""
         next(lines)
-        indent, leader = cls._open_info[0], cls._open_info[1]
+        indent, leader = cls._open_info[0], cls._open_info[1]  # type: ignore[index]  # set by start()
         buffer = []
         for line in lines:
             close = CLOSING_FENCE_RE.match(line)
@@ -80,7 +81,7 @@ class ListItem(block_token.ListItem):
     pattern = ITEM_MARKER_RE
 
     @classmethod
-    def read(cls, lines, prev_marker=None):
+    def read(cls, lines: FileWrapper, prev_marker: Any = None) -> tuple[Any, Any]:
         """mistletoe's reading, ended before the first lazy line that does not continue a paragraph."""
         pos = lines.get_pos()
         output, next_marker = super().read(lines, prev_marker)
@@ -106,7 +107,7 @@ class Quote(block_token.Quote):
     """A block quote whose lazy lines continue a paragraph."""
 
     @classmethod
-    def read(cls, lines):
+    def read(cls, lines: FileWrapper) -> Any:
         """mistletoe's reading, ended before the first lazy line that does not continue a paragraph."""
         pos = lines.get_pos()
         result = super().read(lines)
@@ -128,7 +129,7 @@ class Table(block_token.Table):
     paragraph_start: int | None = None  # set while a paragraph is read
 
     @classmethod
-    def check_interrupts_paragraph(cls, lines):
+    def check_interrupts_paragraph(cls, lines: FileWrapper) -> bool:
         """Whether a table starts at the next line of a paragraph. As in cmark-gfm, only the
         paragraph's first delimiter-like line is tried (a failed try ends the chances), and a
         lazy line of a list item or quote never starts one."""
@@ -141,7 +142,7 @@ class Table(block_token.Table):
         return bool(cls.read(lines, check_only=True))
 
     @classmethod
-    def read(cls, lines, check_only=False):
+    def read(cls, lines: FileWrapper, check_only: bool = False) -> Any:
         """The table's lines (or, with check_only, whether one starts here), or None."""
         anchor = lines.get_pos()
         header = next(lines)
@@ -163,7 +164,7 @@ class Paragraph(block_token.Paragraph):
     """A paragraph that tells Table where it started."""
 
     @classmethod
-    def read(cls, lines):
+    def read(cls, lines: FileWrapper) -> Any:
         """mistletoe's reading, with the paragraph's first line known to Table."""
         Table.paragraph_start = lines.get_pos() + 1
         try:
@@ -175,7 +176,7 @@ class Paragraph(block_token.Paragraph):
 CORRECTED = (CodeFence, ListItem, List, Quote, Table, Paragraph)
 
 
-def _installed() -> list:
+def _installed() -> list[Any]:
     """mistletoe's block token registry with the corrections in place (installed once, again
     if something reset the registry)."""
     if block_token.HtmlBlock not in block_token._token_types or Table not in block_token._token_types:
@@ -188,16 +189,6 @@ def _installed() -> list:
             setattr(block_token, cls.__name__, cls)
         block_token._token_types = types
     return block_token._token_types
-
-
-def strip_columns(line: str, n: int) -> str:
-    """line without up to n columns of leading indentation (a tab reaches the next multiple of 4;
-    the columns of a tab that reach past n stay as spaces), as a code fence's content lines."""
-    col = i = 0
-    while i < len(line) and col < n and line[i] in " \t":
-        col = col + 1 if line[i] == " " else (col // 4 + 1) * 4
-        i += 1
-    return " " * max(0, col - n) + line[i:]
 
 
 def _unquote(line: str) -> str:
@@ -234,7 +225,7 @@ def _continues_lazily(line: str, content: list[str]) -> bool:
         Paragraph.parse_setext = True
 
 
-def _ends_in_paragraph(buffer) -> bool:
+def _ends_in_paragraph(buffer: list[Any]) -> bool:
     """Whether the last open block of a parse buffer is a paragraph (lazy text may continue it)."""
     if not buffer:
         return False
@@ -263,7 +254,7 @@ KINDS = {
 }
 
 
-def _block(token_type, result, start: int, end: int, lines: list[str], end_cond: str | None) -> Block:
+def _block(token_type: type, result: Any, start: int, end: int, lines: list[str], end_cond: str | None) -> Block:
     """A Block for a read result, with whether it is left open at the end of the lines."""
     kind = KINDS.get(token_type.__name__, "other")
     if kind == "para" and not isinstance(result, list):

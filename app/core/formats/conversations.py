@@ -24,7 +24,7 @@ HEADER = (
     b" the last line of a conversation wins\n"
 )
 MAX_CONVERSATION = 200
-CONVERSATION_RE = re.compile(r"[^\x00-\x20\x7f#][^\x00-\x1f\x7f]{0,%d}" % (MAX_CONVERSATION - 1))
+CONVERSATION_RE = re.compile(rf"[^\x00-\x20\x7f#][^\x00-\x1f\x7f]{{0,{MAX_CONVERSATION - 1}}}")
 
 
 def valid_conversation(value: object) -> bool:

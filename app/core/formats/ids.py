@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from datetime import datetime
 
 from ..errors import UsageError
@@ -57,7 +58,7 @@ def check_agent(value: str) -> str:
     return value
 
 
-def make_id(when: datetime, agent: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
+def make_id(when: datetime, agent: str, taken: Container[str] = frozenset()) -> str:
     """Build a Session ID for agent at minute `when`, distinct from every ID in taken.
 
     The first registration of a minute gets `YYYY-MM-DD-HHMM-agent`; later ones in the same

@@ -12,7 +12,9 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from ..errors import Refused
 from .ids import is_valid_id
+from .markers import marker_lines, marker_refusal
 from .text import BOM, BOM_BYTES, decode, encode, escape, is_separator, line_body, line_ending, split_cells, split_lines, unescape
 
 COLUMNS = (
@@ -68,7 +70,7 @@ class Row:
 
     line: int
     raw_cells: tuple[str, ...]
-    values: dict = field(compare=False)
+    values: dict[str, str] = field(compare=False)
     problem: str | None = None
 
     @property
@@ -200,13 +202,13 @@ class IndexFile:
     @property
     def table_end(self) -> int:
         """The number of the first line after the table (counted on first use: appends need only offsets)."""
-        if self._table_end is None:
+        if self._table_end is None:  # set by _parse when there is no table
             data = self.data
             start, end = self._rows_off, self._end_off
             count = data.count(b"\n", start, end)
             if end == len(data) and end > start and not data.endswith(b"\n"):
                 count += 1
-            self._table_end = self.header_line + 2 + count
+            self._table_end = (self.header_line or 0) + 2 + count
         return self._table_end
 
     def row_span(self) -> tuple[int, int]:
@@ -320,8 +322,6 @@ class IndexFile:
         before the table's rows or after them: only that text is scanned first (a large
         index's rows cost nothing), and the whole file only when it holds a conflict.
         """
-        from .markers import marker_lines
-
         data = self.data
         if self.header_line is None or marker_lines(data[: self._rows_off]) or marker_lines(data[self._end_off :]):
             return marker_lines(data)
@@ -330,9 +330,6 @@ class IndexFile:
     def refuse_conflicts(self) -> None:
         """Raise Refused while the file holds merge-conflict markers: it is not a table to write on."""
         if self.conflict_lines:
-            from .markers import marker_refusal
-            from ..errors import Refused
-
             raise Refused(marker_refusal(self.conflict_lines))
 
     def edit(self) -> "IndexEdit":
@@ -340,8 +337,6 @@ class IndexFile:
         self.refuse_conflicts()
         missing = self.missing_columns()
         if missing:
-            from ..errors import Refused
-
             raise Refused(
                 f"index.md's table lacks the column(s) {', '.join(missing)}; add them to its header before changing it"
             )
@@ -455,8 +450,6 @@ class IndexEdit:
         """The new file bytes, with the BOM kept when the original had one."""
         data = self.index.data
         if data and (b"\x00" in data or data.startswith((b"\xff\xfe", b"\xfe\xff"))) and (self.replace or self.appended):
-            from ..errors import Refused
-
             raise Refused("index.md holds NUL bytes (UTF-16 or binary?); memboard writes only UTF-8 text, convert it first")
         spliced = self._spliced()
         if spliced is not None:

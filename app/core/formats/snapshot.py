@@ -16,10 +16,14 @@ would not keep every earlier item and section is refused, never written.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from dataclasses import dataclass, field
 
+from typing import TYPE_CHECKING
+
 from ..errors import Refused, UsageError
-from .text import BOM, decode, encode, escape, line_body, line_ending, split_cells, split_lines, unescape
+from .ids import is_valid_id
+from .text import BOM, CLOSING_FENCE_RE, decode, encode, escape, line_body, line_ending, split_cells, split_lines, strip_columns, unescape
 
 MARKERS = ("[superseded]", "[resolved]", "[done]")
 MARKER_RE = re.compile(r"\[(superseded|resolved|done)\]", re.IGNORECASE)
@@ -103,10 +107,19 @@ TEMPLATE = """# Session: {id}
 
 
 
+if TYPE_CHECKING:
+    from .blocks import Block
+
+
+def read_blocks(lines: list[str]) -> list[Block]:
+    """The top-level Markdown blocks of lines, as GitHub reads them (see blocks.py)."""
+    from .blocks import read_blocks as read  # lazy: mistletoe takes ~110 ms to import; `list` and the hook parse no snapshot
+
+    return read(lines)
+
+
 def _reads_as_paragraph(text: str) -> bool:
     """Whether one line on its own is read as a single paragraph."""
-    from .blocks import read_blocks
-
     blocks = read_blocks([text + "\n"])
     return len(blocks) == 1 and blocks[0].kind == "para"
 
@@ -179,6 +192,13 @@ def lists_an_id(data: bytes) -> bool:
     wrongly: a `#` line inside a code block does not end the section here."""
     first = CONTINUES_RE.search(data)
     return first is not None and ID_BYTES_RE.search(data, first.end()) is not None
+
+
+def require_sections(text: str) -> None:
+    """Refuse snapshot input that has no `## ` sections (it cannot be merged by section)."""
+    snap = Snapshot(text)
+    if not snap.sections:
+        raise UsageError("snapshot input has no '## ' sections; use the template of the protocol")
 
 
 def item_key(text: str) -> str:
@@ -267,7 +287,7 @@ class Section:
     items: list[Item] = field(default_factory=list)
 
 
-def _code_key(block, lines: list[str]) -> str | None:
+def _code_key(block: Block, lines: list[str]) -> str | None:
     """A code block's identity: language and code (fenced and indented forms agree)."""
     if block.kind not in ("fence", "indented"):
         return None
@@ -278,10 +298,8 @@ def _code_key(block, lines: list[str]) -> str | None:
     return "code\x00" + lang + "\x00" + "\n".join(body)
 
 
-def code_lines(block, lines: list[str]) -> list[str]:
+def code_lines(block: Block, lines: list[str]) -> list[str]:
     """The code of a fenced or indented code block, from its lines (without line endings)."""
-    from .blocks import strip_columns
-
     if block.kind == "indented":
         return [strip_columns(line_body(line), 4) for line in lines[block.start : block.end]]
     end = block.end if block.open else block.end - 1
@@ -305,8 +323,6 @@ class Snapshot:
 
     def _parse(self) -> None:
         """Locate headings and items from the top-level blocks (see blocks.py)."""
-        from .blocks import read_blocks
-
         current: Section | None = None
         for block in read_blocks([line_body(line) + "\n" for line in self.lines]):
             level = _heading_level(block)
@@ -324,13 +340,13 @@ class Snapshot:
                 if current is not None:
                     current.items += items
 
-    def _heading_text(self, block) -> str:
+    def _heading_text(self, block: Block) -> str:
         """A heading's text: ATX marks removed, setext lines joined."""
         if block.kind == "heading":
             return line_body(self.lines[block.start]).strip().lstrip("#").strip().rstrip("#").strip()
         return " ".join(line_body(line).strip() for line in self.lines[block.start : block.end - 1])
 
-    def _items_of(self, block) -> list[Item]:
+    def _items_of(self, block: Block) -> list[Item]:
         """The items one top-level block contributes (none for a blank indented block)."""
         start = self._skip_blank(block.start, block.end)
         end = self._trim(start, block.end)
@@ -342,7 +358,7 @@ class Snapshot:
             for j, (_, indent, prepend, leader, _) in enumerate(block.result):
                 s, e = starts[j], self._trim(starts[j], starts[j + 1])
                 out.append(Item(s, e, "".join(self.lines[s:e]), "li", None, indent, leader, prepend))
-            loose = any(a.end < b.start for a, b in zip(out, out[1:], strict=False))  # blank lines between items
+            loose = any(a.end < b.start for a, b in pairwise(out))  # blank lines between items
             for it in out:
                 it.loose = loose
             return out
@@ -413,8 +429,6 @@ class Snapshot:
     def continues_from(self) -> list[str]:
         """Session IDs listed under Continues From."""
         out = []
-        from .ids import is_valid_id
-
         for it in self.items("Continues From"):
             token = listed_id(it.text)
             if is_valid_id(token) and token not in out:
@@ -432,12 +446,12 @@ def _blank(line: str) -> bool:
     return not line.strip(" \t\r\n")
 
 
-def _heading_level(block) -> int:
+def _heading_level(block: Block) -> int:
     """1 or 2 for a top-level heading of that level (ATX or setext), else 0."""
     if block.kind == "heading":
-        return block.result[0]
+        return int(block.result[0])
     if block.kind == "setext":
-        return block.result.level
+        return int(block.result.level)
     return 0
 
 
@@ -495,8 +509,6 @@ def _to_column_0(lines: list[str], kind: str) -> list[str]:
     if not lead:
         return lines
     if kind == "li":
-        from .blocks import read_blocks
-
         moved = [_dedent(line, lead) for line in lines]
         blocks = read_blocks([line + "\n" for line in moved])
         return moved if len(blocks) == 1 and blocks[0].kind == "list" and len(blocks[0].result) == 1 else lines
@@ -508,8 +520,6 @@ def _to_column_0(lines: list[str], kind: str) -> list[str]:
 def _refenced(lines: list[str]) -> list[str]:
     """A fenced code block's lines at column 0 with the same code: its code as GitHub reads it,
     its fence made longer if a line of code would now close it, and a closing line if it had none."""
-    from .blocks import CLOSING_FENCE_RE, read_blocks
-
     block = read_blocks([line + "\n" for line in lines])[0]
     content = code_lines(block, lines)
     leader = block.result[1][1]
@@ -533,8 +543,6 @@ def _value_piece(value: str, bullet: bool) -> Piece:
 def _fenced(piece: Piece) -> Piece:
     """An indented code block written as a fenced one (same code), so it cannot join the block
     before it (a list item, or another indented code block)."""
-    from .blocks import read_blocks
-
     body = code_lines(read_blocks([line + "\n" for line in piece.lines])[0], piece.lines)
     ticks = max([len(run) for line in body for run in re.findall(r"`+", line)] + [2]) + 1
     fence = "`" * ticks
@@ -784,7 +792,9 @@ def merge(old_text: str, new_text: str) -> MergeResult:
     return MergeResult(text, added, marked, carried)
 
 
-def _plan_section(old: Snapshot, new: Snapshot, nsec: Section, added: list, marked: list) -> _SectionPlan:
+def _plan_section(
+    old: Snapshot, new: Snapshot, nsec: Section, added: list[tuple[str, str]], marked: list[tuple[str, str]]
+) -> _SectionPlan:
     """Sort the new section's items into additions and replacements of old items."""
     osec = old.section(nsec.name)
     old_by_key = {it.key: it for it in (osec.items if osec else []) if not is_placeholder(it.text)}
@@ -901,15 +911,15 @@ def _identity(item: Item) -> tuple[str, str]:
 
 def extends(old_item: str, new_item: str) -> bool:
     """Whether new_item keeps every line of old_item and adds more (a safe replacement)."""
-    old_lines = [l.strip() for l in old_item.splitlines() if l.strip()]
-    new_lines = [l.strip() for l in new_item.splitlines() if l.strip()]
-    return len(new_lines) > len(old_lines) and all(l in new_lines for l in old_lines)
+    old_lines = [line.strip() for line in old_item.splitlines() if line.strip()]
+    new_lines = [line.strip() for line in new_item.splitlines() if line.strip()]
+    return len(new_lines) > len(old_lines) and all(line in new_lines for line in old_lines)
 
 
 def has_new_lines(old_item: str, new_item: str) -> bool:
     """Whether new_item says something (a line) that old_item does not."""
-    old_lines = {l.strip() for l in old_item.splitlines() if l.strip()}
-    return any(l.strip() and l.strip() not in old_lines for l in new_item.splitlines())
+    old_lines = {line.strip() for line in old_item.splitlines() if line.strip()}
+    return any(line.strip() and line.strip() not in old_lines for line in new_item.splitlines())
 
 
 def vanished(old_text: str, new_text: str) -> list[tuple[str, str]]:

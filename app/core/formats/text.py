@@ -6,6 +6,8 @@ a line keeps its own ending (`\\r\\n`, `\\n`, or none at the end of the file).
 
 from __future__ import annotations
 
+import re
+
 
 BOM = "\ufeff"
 
@@ -71,7 +73,7 @@ def split_cells(body: str) -> list[str] | None:
         elif len(cells) > 1 and cells[-1].strip() == "":
             cells.pop()
         return [c.strip() for c in cells]
-    cells: list[str] = []
+    cells = []
     buf: list[str] = []
     i, n = 0, len(s)
     ended_with_pipe = False
@@ -122,3 +124,16 @@ def escape(value: str) -> str:
 def is_separator(cells: list[str]) -> bool:
     """Whether cells form a header separator row such as `|---|:---:|`."""
     return bool(cells) and all(c and set(c) <= set("-: ") and "-" in c for c in cells)
+
+
+CLOSING_FENCE_RE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*\n?$")  # a line that can close a code fence
+
+
+def strip_columns(line: str, n: int) -> str:
+    """line without up to n columns of leading indentation (a tab reaches the next multiple of 4;
+    the columns of a tab that reach past n stay as spaces), as a code fence's content lines."""
+    col = i = 0
+    while i < len(line) and col < n and line[i] in " \t":
+        col = col + 1 if line[i] == " " else (col // 4 + 1) * 4
+        i += 1
+    return " " * max(0, col - n) + line[i:]

@@ -11,12 +11,24 @@ from ..formats.ids import check_id
 from ..formats.index import IndexFile, format_refs
 from ..formats.layout import INDEX, session_path
 from ..formats.snapshot import Snapshot, add_items, render_template, set_metadata
-from ..plan import Change, Plan
+from ..plan import Change, Check, Plan
 from ..results import ContinueResult, ManualResult
 from ..secrets import refuse_secrets
-from .checks import continues_check, refs_contain, row_exists
+from .checks import refs_contain, row_exists
 from .common import find_row
 from .manual import plan_manual
+
+
+def continues_check(rel: str, source_id: str, present: bool) -> Check:
+    """A check that the snapshot at rel does (or does not) list source_id under Continues From."""
+
+    def holds(root: MemoryRoot) -> bool:
+        data = root.read(rel)
+        listed = data is not None and source_id in Snapshot(data).continues_from()
+        return listed == present
+
+    word = "lists" if present else "no longer lists"
+    return Check(f"{rel} {word} {source_id} under Continues From", holds)
 
 
 def plan_continue(
@@ -26,7 +38,7 @@ def plan_continue(
     as_id: str | None = None,
     agent: str = "cursor-main-agent",
     allow_secrets: bool = False,
-) -> Plan[ContinueResult] | Plan[ManualResult]:
+) -> Plan[ContinueResult | ManualResult]:
     """Continue from source_id as as_id (or as a newly registered session when as_id is None)."""
     check_id(source_id, "source session ID")
     if as_id is not None:
@@ -37,7 +49,7 @@ def plan_continue(
     index = IndexFile(before or b"")
     source = find_row(index, source_id, "source session")
     if as_id is None:
-        return plan_manual(
+        manual = plan_manual(
             root,
             when,
             agent,
@@ -46,6 +58,8 @@ def plan_continue(
             continues_from=source_id,
             allow_secrets=allow_secrets,
         )
+        registered: Plan[ContinueResult | ManualResult] = manual.with_result(manual.result)
+        return registered
     current = find_row(index, as_id)
     ts = format_ts(when)
     rel = session_path(as_id)
@@ -72,7 +86,7 @@ def plan_continue(
         text = set_metadata(text, {"Status": "active", "Updated At": ts})
         new = snap.to_bytes(text)
     already = old is not None and source_id in Snapshot(old).continues_from() and as_id in source.refs
-    plan = Plan("continue", ContinueResult(as_id, source_id))
+    plan: Plan[ContinueResult | ManualResult] = Plan("continue", ContinueResult(as_id, source_id))
     if already:
         plan.report.append(f"{as_id} already continues from {source_id}; nothing to change")
         return plan

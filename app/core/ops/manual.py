@@ -14,15 +14,8 @@ from ..plan import Change, Plan
 from ..results import ManualResult
 from ..secrets import refuse_secrets
 from .checks import file_exists, refs_contain, row_exists
-from .common import (
-    DEFAULT_TOPIC,
-    MANUAL_FALLBACK_SUMMARY,
-    MANUAL_KEYWORDS,
-    find_row,
-    link_sources,
-    one_line,
-    require_sections,
-)
+from .common import DEFAULT_TOPIC, MANUAL_FALLBACK_SUMMARY, MANUAL_KEYWORDS, find_row, link_sources, one_line
+from ..formats.snapshot import require_sections
 from .register import taken_ids
 
 

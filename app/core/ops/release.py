@@ -10,8 +10,8 @@ from ..formats.layout import INDEX, session_path
 from ..formats.snapshot import Snapshot, listed_id, remove_items
 from ..plan import Change, Check, Plan
 from ..results import ReleaseResult
-from .checks import continues_check
 from .common import find_row, load_index
+from .continue_from import continues_check
 
 
 def plan_release(root: MemoryRoot, source_id: str, as_id: str) -> Plan[ReleaseResult]:

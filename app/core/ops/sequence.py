@@ -9,7 +9,8 @@ steps 1..N-1 will leave on disk. No file is written here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import MemboardError
 from ..plan import Plan
@@ -28,14 +29,14 @@ class PlannedRoot(MemoryRoot):
         self.real = base.real
         self.overlay: dict[str, bytes | None] = {}
 
-    def lay(self, plan: Plan) -> None:
+    def lay(self, plan: Plan[Any]) -> None:
         """Record a plan's changes as if they were written."""
         for ch in plan.changes:
             if ch.kind in ("create", "modify"):
                 self.overlay[ch.path] = ch.after or b""
             elif ch.kind == "delete":
                 self.overlay[ch.path] = None
-            elif ch.kind == "move":
+            elif ch.kind == "move" and ch.dest is not None:
                 self.overlay[ch.path] = None
                 self.overlay[ch.dest] = ch.after if ch.after is not None else ch.before
 
@@ -85,7 +86,7 @@ class Sequence:
     """A planned sequence: the steps that can run (in order) and those refused, with why."""
 
     op: str
-    steps: list[tuple[str, Plan]] = field(default_factory=list)
+    steps: list[tuple[str, Plan[Any]]] = field(default_factory=list)
     refused: dict[str, str] = field(default_factory=dict)
 
     def combined(self) -> Plan[SequenceResult]:
@@ -97,7 +98,9 @@ class Sequence:
         return plan
 
 
-def plan_sequence(root: MemoryRoot, op: str, ids: list[str], build_one: Callable[[MemoryRoot, str], Plan]) -> Sequence:
+def plan_sequence(
+    root: MemoryRoot, op: str, ids: list[str], build_one: Callable[[MemoryRoot, str], Plan[Any]]
+) -> Sequence:
     """Plan each ID over the state the earlier ones leave; a refused ID is retried after the others.
 
     Retrying lets the order follow the references: archiving a referencing session first

@@ -65,8 +65,8 @@ def plan_session_start(
     conversation ID this is a plain SessionStart registration.
     """
     if conversation is None:
-        plan = plan_register(root, when, agent)
-        return plan.with_result(SessionStartResult(plan.result.session_id, plan.result.status, None, reused=False))
+        unmapped = plan_register(root, when, agent)
+        return unmapped.with_result(SessionStartResult(unmapped.result.session_id, unmapped.result.status, None, False))
     rel = shard_path(conversation)
     before = LocalState(root).read(rel)
     previous = mapped(root, conversation, before or b"")

@@ -15,7 +15,8 @@ from ..plan import Change, Check, Plan
 from ..results import UpdateResult
 from ..secrets import refuse_secrets
 from .checks import file_exists, refs_contain, row_exists
-from .common import find_row, link_sources, one_line, require_sections
+from .common import find_row, link_sources, one_line
+from ..formats.snapshot import require_sections
 
 
 def updated_snapshot(

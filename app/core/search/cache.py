@@ -13,6 +13,7 @@ to scan the files instead of waiting.
 from __future__ import annotations
 
 import marshal
+from collections import Counter
 import os
 import sqlite3
 import threading
@@ -20,7 +21,7 @@ import time
 import zlib
 from array import array
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from .. import config
 from ..formats.layout import INDEX
@@ -113,7 +114,7 @@ def is_busy(exc: sqlite3.Error) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
 
 
-def line_crcs(data: bytes, start: int, end: int) -> tuple[array, list[tuple[int, int]]]:
+def line_crcs(data: bytes, start: int, end: int) -> tuple[array[int], list[tuple[int, int]]]:
     """The crc32 of each line of data[start:end] (a line's fingerprint), computed a chunk at a time,
     and (offset, number of its first line) of each chunk, to find a line's offset without a count.
 
@@ -145,7 +146,7 @@ def _line_start(data: bytes, marks: list[tuple[int, int]], n: int) -> int:
     return pos
 
 
-def _common(a: array, b: array, step: int = 512) -> int:
+def _common(a: array[int], b: array[int], step: int = 512) -> int:
     """The length of the common prefix of two lists (compared a block at a time)."""
     n = min(len(a), len(b))
     i = 0
@@ -197,7 +198,7 @@ class _Stats(threading.Thread):
         """Start statting the root at base."""
         super().__init__(daemon=True)
         self.base = base
-        self.value: tuple | None = None
+        self.value: tuple[tuple[int, int] | None, dict[str, tuple[int, int]]] | None = None
         self.taken = time.time_ns()  # before the first stat: what "recently changed" is measured from
         self.start()
 
@@ -249,7 +250,7 @@ class SearchCache:
         """Use the cache."""
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         """Close the connection."""
         self.close()
 
@@ -324,7 +325,7 @@ class SearchCache:
         if row is None or row[0] != os.fsencode(self.root.real):
             raise _Rebuild("root")
 
-    def _meta(self, con: sqlite3.Connection, *names: str) -> dict:
+    def _meta(self, con: sqlite3.Connection, *names: str) -> dict[str, Any]:
         """Some meta values by name."""
         return dict(con.execute(f"SELECT name, value FROM meta WHERE name IN ({_marks(names)})", names))
 
@@ -341,7 +342,7 @@ class SearchCache:
         The folder and the file are private to the user (the cache holds the memory's text).
         Temp files of builders that died are removed first.
         """
-        from filelock import FileLock, Timeout
+        from filelock import FileLock, Timeout  # lazy: only a search that writes the cache locks it
 
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -368,7 +369,7 @@ class SearchCache:
 
     def _build(self, tmp: Path) -> None:
         """Write a whole cache into tmp, streaming every document (no list of the corpus in memory)."""
-        from .parse import file_record, iter_lines, row_record, table_of
+        from .parse import file_record, iter_lines, row_record, table_of  # lazy: an unchanged root parses nothing
 
         con = sqlite3.connect(str(tmp), isolation_level=None)
         try:
@@ -418,13 +419,13 @@ class SearchCache:
 
     def _read_index(self) -> bytes:
         """index.md's bytes (empty when it vanished, cannot be read or is a symlink)."""
-        from .parse import read_file
+        from .parse import read_file  # lazy: an unchanged root parses nothing
 
         return read_file(self.base, INDEX) or b""
 
     # -- incremental refresh --------------------------------------------------------------
 
-    def _refresh(self, con: sqlite3.Connection, stat: tuple[int, int] | None, files: dict, taken: int) -> int:
+    def _refresh(self, con: sqlite3.Connection, stat: tuple[int, int] | None, files: dict[str, tuple[int, int]], taken: int) -> int:
         """Bring the cache up to date with the files' stats (taken at `taken`); returns how many sources changed."""
         seen = self._meta(con, "index_stat", "listing")
         old_stat, old_files = _loads(seen.get("index_stat")), _loads(seen.get("listing")) or {}
@@ -444,13 +445,13 @@ class SearchCache:
             raise
         return changed
 
-    def _apply(self, con: sqlite3.Connection, stat: tuple[int, int] | None, files: dict, taken: int, seen: tuple) -> int:
+    def _apply(self, con: sqlite3.Connection, stat: tuple[int, int] | None, files: dict[str, tuple[int, int]], taken: int, seen: tuple[Any, ...]) -> int:
         """Inside a write transaction: re-index what changed since the meta's stats.
 
         The stats are read again (another process may have refreshed the cache since `seen`
         was read, before this transaction began), and decoded again only if they changed.
         """
-        from .parse import file_record
+        from .parse import file_record  # lazy: an unchanged root parses nothing
 
         meta = self._meta(con, "index_stat", "listing", "columns", "row_crcs")
         raw, old_stat, old_files = seen
@@ -475,11 +476,9 @@ class SearchCache:
                   listing=marshal.dumps({p: _racy(s, taken) for p, s in files.items()}))
         return changed
 
-    def _refresh_rows(self, con: sqlite3.Connection, writer: "_Writer", meta: dict) -> None:
+    def _refresh_rows(self, con: sqlite3.Connection, writer: "_Writer", meta: dict[str, Any]) -> None:
         """Re-index only the index lines whose fingerprints appeared or disappeared."""
-        from collections import Counter
-
-        from .parse import iter_lines, row_record, table_of
+        from .parse import iter_lines, row_record, table_of  # lazy: an unchanged root parses nothing
 
         data = self._read_index()
         columns, start, end = table_of(data)
@@ -526,7 +525,7 @@ class SearchCache:
             expression = " OR ".join(_quoted(t) for t in terms)
         if filters.section is None:
             source = "fts WHERE fts MATCH ?"
-            args: list = [expression]
+            args: list[object] = [expression]
             doc_id = "rowid"
         else:
             source = "fts JOIN docs AS d ON d.id = fts.rowid WHERE fts MATCH ? AND d.section = ? COLLATE NOCASE"
@@ -583,8 +582,8 @@ class _Writer:
         self.con = con
         self.say = say
         self.bulk = bulk
-        self.records: list[tuple] = []
-        self.docs: list[tuple] = []
+        self.records: list[tuple[Any, ...]] = []
+        self.docs: list[tuple[Any, ...]] = []
         self.seq: dict[int, int] = {}  # next document number of the sessions in this batch
         self.touched: set[int] = set()
         self.next_record = (con.execute("SELECT max(id) FROM records").fetchone()[0] or 0) + 1
@@ -594,7 +593,7 @@ class _Writer:
         """The session id of (kind, key), created when new."""
         row = self.con.execute("SELECT sid FROM sessions WHERE kind = ? AND key = ?", (kind, key)).fetchone()
         if row:
-            return row[0]
+            return int(row[0])
         return int(self.con.execute("INSERT INTO sessions(kind, key) VALUES (?, ?)", (kind, key)).lastrowid or 0)
 
     def _next_doc(self, sid: int) -> int:
@@ -637,7 +636,7 @@ class _Writer:
                 self.con.execute(f"INSERT INTO fts(rowid, ftext) SELECT id, ftext FROM docs WHERE id IN ({_marks(ids)})", ids)
         self.records, self.docs, self.seq = [], [], {}
 
-    def drop(self, where: str, params: tuple) -> None:
+    def drop(self, where: str, params: tuple[object, ...]) -> None:
         """Remove the records matching an SQL condition, their documents and FTS entries."""
         found = self.con.execute(f"SELECT id, sid FROM records WHERE {where}", params).fetchall()
         for part in range(0, len(found), 500):
@@ -667,12 +666,12 @@ class _Writer:
 UPDATE_SESSION = "UPDATE sessions SET state = ?, status = ?, agent = ?, topic = ?, updated_at = ?, updated_sort = ? WHERE sid = ?"
 
 
-def _marks(values: Sequence) -> str:
+def _marks(values: Sequence[object]) -> str:
     """SQL placeholders for values."""
     return ",".join("?" * len(values))
 
 
-def _session_row(info: SessionInfo) -> tuple:
+def _session_row(info: SessionInfo) -> tuple[object, ...]:
     """The sessions table's attribute columns of a session."""
     return (info.state, info.status, info.agent, info.topic, info.updated_at, info.updated_sort)
 
@@ -685,10 +684,10 @@ def _all_sessions(con: sqlite3.Connection) -> None:
     con.executemany(UPDATE_SESSION, _grouped(rows))
 
 
-def _grouped(rows: Iterable[tuple]) -> Iterator[tuple]:
+def _grouped(rows: Iterable[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
     """UPDATE_SESSION parameters for consecutive records of the same session."""
     current = None
-    bucket: list[tuple] = []
+    bucket: list[tuple[Any, ...]] = []
     for sid, kind, key, *rest in rows:
         if current is not None and sid != current[0]:
             info = resolve(current[1], current[2], bucket)
@@ -703,7 +702,7 @@ def _grouped(rows: Iterable[tuple]) -> Iterator[tuple]:
             yield _session_row(info) + (current[0],)
 
 
-def _loads(value):
+def _loads(value: object) -> Any:
     """A marshalled meta value (None when absent or unreadable)."""
     if not isinstance(value, bytes):
         return None
@@ -713,6 +712,6 @@ def _loads(value):
         return None
 
 
-def _set_meta(con: sqlite3.Connection, **values) -> None:
+def _set_meta(con: sqlite3.Connection, **values: object) -> None:
     """Store meta values."""
     con.executemany("INSERT OR REPLACE INTO meta(name, value) VALUES (?, ?)", values.items())

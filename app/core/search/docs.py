@@ -2,7 +2,7 @@
 
 A document is one row cell or one snapshot section, so a match says where it is; a record is
 what one source (an index row, a snapshot, an archived row or snapshot) says about a
-session. The cache and the file scan share these types and rules (search_parse.py reads
+session. The cache and the file scan share these types and rules (parse.py reads
 the files into them), so both rank alike. This module imports nothing heavy, not even
 `dataclasses`: a search on an unchanged root needs only it, SQLite and the stats.
 """
@@ -26,6 +26,7 @@ TOP = "(top)"  # the section name of text before a snapshot's first `## ` headin
 PLACE_ORDER = {ROW: 0, SNAPSHOT: 1}
 SOURCE_RANK = {ROW: 0, SNAPSHOT: 1}  # whose Status/Agent/Updated At describe a session: its row first
 TIME_RE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")
+ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 class Doc(NamedTuple):
@@ -66,6 +67,11 @@ class SessionInfo(NamedTuple):
     updated_sort: str
 
 
+def fold(name: str) -> str:
+    """A section name compared without ASCII case (as SQLite's NOCASE does)."""
+    return name.translate(ASCII_LOWER)
+
+
 def sort_time(value: str) -> str:
     """Updated At as sortable `YYYY-MM-DD HH:MM` text, or "" when it is not a time."""
     value = value.strip()
@@ -75,7 +81,7 @@ def sort_time(value: str) -> str:
     return when.strftime(FORMAT) if when else ""
 
 
-def doc_order(doc: Doc, path: str) -> tuple:
+def doc_order(doc: Doc, path: str) -> tuple[int, int, str, str, str]:
     """Sort key of a session's matching documents: the first one is where the result points."""
     return (-doc.weight, PLACE_ORDER.get(doc.place, 9), path, doc.section, doc.text)
 

@@ -6,9 +6,9 @@ progress goes to an optional callback. Matching is literal and case-insensitive:
 is a piece of text, and `AND`, quotes, `*` or `-` in it are searched for. With
 `SearchFilters(syntax=True)` the query is an SQLite FTS5 expression instead.
 
-Answers come from the search cache (search_cache.py) when this SQLite has FTS5 with the
+Answers come from the search cache (cache.py) when this SQLite has FTS5 with the
 trigram tokenizer; otherwise, or while another process writes the cache, from scanning the
-files (search_scan.py). Both read the same documents (search_docs.py) and rank the same way:
+files (scan.py). Both read the same documents (docs.py) and rank the same way:
 the best place a session matches (its weight), then how many of its cells and sections
 match, then Updated At, newest first.
 
@@ -22,11 +22,14 @@ from __future__ import annotations
 import re
 import sqlite3
 from datetime import datetime
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from ..errors import Refused, UsageError
 from ..files.root import MemoryRoot
-from .docs import ARCHIVED, LIVE, SESSION, Doc, SessionInfo, doc_order, sort_time
+from .docs import ARCHIVED, LIVE, SESSION, Doc, SessionInfo, doc_order, fold, sort_time
+
+if TYPE_CHECKING:
+    from .cache import SearchCache
 
 MAX_QUERY = 1000
 DEFAULT_LIMIT = 20
@@ -38,7 +41,6 @@ DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 SPACES_RE = re.compile(r"\s+")
 OPERATORS = {"AND", "OR", "NOT", "NEAR"}
 SYNTAX_TERM_RE = re.compile(r'"((?:[^"]|"")*)"|([^\s()"*^+:{},]+)(:?)')
-ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 Ranked = tuple[str, str, int, int, SessionInfo]  # kind, key, best weight, matching documents, session
 Candidate = tuple[int, Doc, str]  # document id (0 when scanning), document, file path
@@ -246,11 +248,6 @@ def make_snippet(text: str, matcher: Matcher) -> tuple[str, tuple[tuple[int, int
     return "".join(out), tuple(spans)
 
 
-def fold(name: str) -> str:
-    """A section name compared without ASCII case (as SQLite's NOCASE does)."""
-    return name.translate(ASCII_LOWER)
-
-
 def build_hits(ranked: list[Ranked], candidates: dict[tuple[str, str], list[Candidate]], matcher: Matcher,
                filters: SearchFilters, matching_ids: set[int] | None = None) -> list[SearchHit]:
     """Hits for ranked sessions: each points at its best matching document, with a snippet."""
@@ -289,7 +286,7 @@ def run(root: MemoryRoot | str, query: str, filters: SearchFilters | None = None
     query = check_query(query)
     filters = (filters or SearchFilters()).normalized()
     matcher = Matcher(query, filters.syntax)
-    from . import cache as search_cache
+    from . import cache as search_cache  # lazy: searches that scan (no FTS5 trigram) never load the cache
 
     reason = "this SQLite lacks FTS5 with the trigram tokenizer"
     if search_cache.fts_available():
@@ -315,7 +312,7 @@ def run(root: MemoryRoot | str, query: str, filters: SearchFilters | None = None
                 break
     if filters.syntax:
         raise Refused(f"--syntax needs the search cache, and {reason}; search without --syntax")
-    from .scan import scan
+    from .scan import scan  # lazy: a search the cache answers needs no file parsing (README: search figures)
 
     ranked, candidates = scan(str(root.path), matcher, filters)
     return SearchOutcome(build_hits(ranked, candidates, matcher, filters), "scan", reason)
@@ -328,7 +325,7 @@ def _bad_expression(exc: sqlite3.DatabaseError, filters: SearchFilters) -> None:
         raise UsageError(f"bad query expression: {text}") from None
 
 
-def _from_cache(cache, query: str, matcher: Matcher, filters: SearchFilters) -> list[SearchHit]:
+def _from_cache(cache: SearchCache, query: str, matcher: Matcher, filters: SearchFilters) -> list[SearchHit]:
     """Rank in SQL, then point each hit at its best document."""
     ranked = cache.rank(query, filters)
     candidates: dict[tuple[str, str], list[Candidate]] = {}

@@ -2,16 +2,16 @@
 
 Used when this SQLite lacks FTS5 with the trigram tokenizer, when the cache cannot be
 written, and while another process writes it. It reads the same documents as the cache
-(search_docs.py) and ranks them the same way, so it gives the same results, only slower.
+(docs.py) and ranks them the same way, so it gives the same results, only slower.
 Memory stays bounded: it keeps the matching sessions, not the corpus.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..formats.layout import INDEX
-from .docs import Record, doc_order, listing, resolve
+from .docs import Record, doc_order, fold, listing, resolve
 from .parse import file_record, iter_lines, read_file, row_record, table_of
 
 if TYPE_CHECKING:
@@ -23,12 +23,10 @@ class _Tally:
 
     def __init__(self, matcher: "Matcher", section: str | None):
         """Count matches of matcher (in one section only when section is set, compared folded)."""
-        from .engine import fold
-
         self.matcher = matcher
         self.section = section
         self.fold = fold
-        self.found: dict[tuple[str, str], list] = {}
+        self.found: dict[tuple[str, str], list[Any]] = {}
 
     def consider(self, rec: Record) -> None:
         """Count a record's matching documents."""
@@ -71,10 +69,8 @@ def _row_key(line: bytes, columns: tuple[str, ...]) -> str | None:
 
 def scan(base: str, matcher: "Matcher", filters: "SearchFilters") -> tuple[list["Ranked"], dict[tuple[str, str], list["Candidate"]]]:
     """The ranked sessions matching in the files under base, and the best document of each."""
-    from .engine import fold
-
     tally = _Tally(matcher, fold(filters.section) if filters.section is not None else None)
-    facts: dict[tuple[str, str], list[tuple]] = {}
+    facts: dict[tuple[str, str], list[tuple[str, str, str, str, str, str]]] = {}
     for path in sorted(listing(base)):
         rec = file_record(base, path)
         if rec:

@@ -25,9 +25,9 @@ GO_FILE = "go"
 def worker(root: str, agent: str, count: int, out: str, go: str) -> None:
     """Register `count` sessions as `agent`, recording lock waits; write them to out as JSON."""
     import memboard.core.files.execute as apply
+    from memboard.core.files.root import MemoryRoot
     from memboard.core.formats import clock
     from memboard.core.ops.register import plan_register
-    from memboard.core.files.root import MemoryRoot
 
     waits: list[float] = []
     holds: list[float] = []

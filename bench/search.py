@@ -22,9 +22,9 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bench.cli_figures import PASS, memboard_cmd  # noqa: E402
-from bench.roots import generate  # noqa: E402
-from bench.timing import bench_env, median, percentile, time_process  # noqa: E402
+from bench.cli_figures import PASS, memboard_cmd
+from bench.roots import generate
+from bench.timing import bench_env, median, percentile, time_process
 
 CJK = ["同步", "快照", "封存流程", "換行", "跳脫的直線符號", "鉤子註冊延遲"]
 ENGLISH = ["obsidian", "Windows", "lock", "merge policy", "wiki/tools/obsidian-sync.md", "vault sync"]

@@ -6,8 +6,8 @@ import os
 import statistics
 import subprocess
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 
 class BenchFailure(RuntimeError):

@@ -465,10 +465,10 @@ def figures(result: dict) -> dict:
 
 def converge(root: Path) -> list[str]:
     """Run doctor --fix once; what a second doctor would still fix (empty when it converged)."""
-    from memboard.core.formats import clock
     from memboard.core.files.execute import execute
-    from memboard.core.ops.doctor import diagnose
     from memboard.core.files.root import MemoryRoot
+    from memboard.core.formats import clock
+    from memboard.core.ops.doctor import diagnose
 
     mroot = MemoryRoot(root)
     execute(mroot, lambda r: diagnose(r, clock.now())[1])
@@ -483,11 +483,11 @@ def stall_trial(base: Path, pause: float, rows: int, window: float) -> int:
     """One plain save that stops half written (mid-row) for `pause` seconds while `update` runs; rows lost."""
     import shutil
 
-    from memboard.core.formats import clock
     from memboard.core.files.execute import execute
+    from memboard.core.files.root import MemoryRoot
+    from memboard.core.formats import clock
     from memboard.core.formats.index import IndexFile
     from memboard.core.ops.update import plan_update
-    from memboard.core.files.root import MemoryRoot
 
     root = base / "stall"
     shutil.rmtree(root, ignore_errors=True)
@@ -536,9 +536,9 @@ def stall_scan(trials: int, window: float, rows: int = 300) -> list[tuple[float,
 
 def idle_cost(runs: int = 20) -> dict:
     """Seconds memboard slept waiting for index.md to settle, per kind of index (total over runs commands)."""
-    from memboard.core.formats import clock
     from memboard.core.files import root as root_module
     from memboard.core.files.execute import execute
+    from memboard.core.formats import clock
     from memboard.core.ops.update import plan_update
 
     base = Path(tempfile.mkdtemp(prefix="memboard-idle-"))

@@ -13,9 +13,9 @@ import asyncio
 import os
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable
 
 HERE = Path(__file__).resolve().parent
 SIZE = (120, 40)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, TextArea
 
-from tests.flows.driving import make_app, mark, ready, wait_for_screen
-from tests.flows.sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, make_root
 from memboard.board.screens import (
     ChainScreen,
     MessageScreen,
@@ -15,6 +13,8 @@ from memboard.board.screens import (
     StaleDaysScreen,
     UpdateScreen,
 )
+from tests.flows.driving import make_app, mark, ready, wait_for_screen
+from tests.flows.sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, make_root
 
 SIZE = (120, 40)
 

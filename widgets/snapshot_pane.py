@@ -75,7 +75,8 @@ class SnapshotPane(VerticalScroll, can_focus=True):
         found = self.query("#pane-markdown")
         if not found and not text:
             return
-        from textual.widgets import Markdown  # lazy: mounted after the first paint (start-up stays light)
+        # lazy: mounted after the first paint (start-up stays light)
+        from textual.widgets import Markdown
 
         if found:
             found.first(Markdown).update(text)

@@ -18,13 +18,18 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.widgets import Input, Static
 
-from ..core.formats import clock
+from memboard.widgets.board_status import BoardBanner, BoardStatus
+from memboard.widgets.key_bar import KeyBar
+from memboard.widgets.session_table import SessionTable
+from memboard.widgets.snapshot_pane import SnapshotPane
+
 from ..core.config import load as load_config
 from ..core.errors import MemboardError
+from ..core.files.root import MemoryRoot
+from ..core.formats import clock
 from ..core.formats.ids import DEFAULT_AGENT, is_valid_id
 from ..core.formats.index import STATUSES
 from ..core.formats.layout import INDEX
-from ..core.files.root import MemoryRoot
 from .flows import FlowsMixin
 from .loader import (
     CopyScan,
@@ -39,10 +44,6 @@ from .loader import (
 )
 from .messages import DetailLoaded, ModelLoaded, NoticesLoaded
 from .model import ALL, SORT_COLUMNS, BoardModel
-from memboard.widgets.board_status import BoardBanner, BoardStatus
-from memboard.widgets.key_bar import KeyBar
-from memboard.widgets.session_table import SessionTable
-from memboard.widgets.snapshot_pane import SnapshotPane
 
 STYLES = Path(__import__("memboard.styles", fromlist=["__file__"]).__file__).parent
 DEFAULT_THEME = "textual-dark"
@@ -59,7 +60,8 @@ BOARD_ACTIONS = {
 
 def board_commands():
     """The palette provider, imported when the palette first opens (keeps start-up light)."""
-    from .commands import BoardCommands  # lazy: the palette loads when it first opens (start-up stays light)
+    # lazy: the palette loads when it first opens (start-up stays light)
+    from .commands import BoardCommands
 
     return BoardCommands
 
@@ -542,6 +544,7 @@ class MemboardApp(FlowsMixin, App):
 
     def action_help(self) -> None:
         """Show the keys."""
-        from .help import HelpScreen  # lazy: its Markdown widget loads on first use (start-up stays light)
+        # lazy: its Markdown widget loads on first use (start-up stays light)
+        from .help import HelpScreen
 
         self.push_screen(HelpScreen())

@@ -11,30 +11,30 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Callable
 
 from textual import work
 from textual.screen import ModalScreen, Screen
 
 from ..core import config
-from ..core.files.execute import apply_exact
-from ..core.formats.clock import now
 from ..core.errors import Incomplete, MemboardError, StalePlan
+from ..core.files.execute import apply_exact
+from ..core.files.root import MemoryRoot
+from ..core.formats.clock import now
+from ..core.formats.layout import session_path
 from ..core.ops.archive import plan_archive
 from ..core.ops.common import find_row, load_index
+from ..core.ops.continue_from import plan_continue
 from ..core.ops.doctor import diagnose
 from ..core.ops.organize import continued_sources, plan_organize
 from ..core.ops.query import chain, list_rows
-from ..core.ops.continue_from import plan_continue
 from ..core.ops.release import plan_release
+from ..core.ops.sequence import plan_sequence
 from ..core.ops.update import plan_update
 from ..core.plan import Plan
 from ..core.results import Finding, OrganizeResult
-from ..core.files.root import MemoryRoot
-from ..core.formats.layout import session_path
 from .messages import FlowFinished, JumpToSession
-from ..core.ops.sequence import plan_sequence
 from .screens import (
     NEW_SESSION,
     ChainScreen,

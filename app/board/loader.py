@@ -11,14 +11,13 @@ import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from ..core.errors import MemboardError
 from ..core.files import revisions
 from ..core.files.copies import ConflictCopy, find_copies
-from ..core.formats.markers import line_list
-from ..core.formats.index import readable_rows
-from ..core.errors import MemboardError
-from ..core.formats.index import IndexFile
-from ..core.formats.layout import ARCHIVE, INDEX, SESSIONS, session_path
 from ..core.files.root import MemoryRoot
+from ..core.formats.index import IndexFile, readable_rows
+from ..core.formats.layout import ARCHIVE, INDEX, SESSIONS, session_path
+from ..core.formats.markers import line_list
 from ..core.formats.snapshot import Snapshot, vanished
 from .model import BoardModel, BoardRow, IndexSource
 

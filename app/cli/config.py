@@ -24,7 +24,8 @@ def show() -> int:
 
 def theme_names() -> frozenset[str]:
     """The names of Textual's themes."""
-    from textual.theme import BUILTIN_THEMES  # lazy: only `config set theme` needs Textual (about 0.2 s)
+    # lazy: only `config set theme` needs Textual (about 0.2 s)
+    from textual.theme import BUILTIN_THEMES
 
     return frozenset(BUILTIN_THEMES)
 

@@ -25,7 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     raw = sys.argv[1:] if argv is None else argv
     lead = 2 if raw[:1] == ["--root"] else 1 if raw[:1] and raw[0].startswith("--root=") else 0
     if raw[lead : lead + 1] == ["hook"]:  # the agents' hot path: skip building every other command's parser
-        from .hook import main as hook_main  # lazy: the hook loads only its own modules (see tests/hooks)
+        # lazy: the hook loads only its own modules (see tests/hooks)
+        from .hook import main as hook_main
 
         return hook_main(raw[lead + 1 :] + raw[:lead])
     for stream in (sys.stdout, sys.stderr):  # never crash on text that is not valid UTF-8

@@ -21,11 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..core.diff import file_patch
+from ..core.errors import MemboardError, Refused, UsageError
 from ..core.files.fs import ChangedUnderfoot, atomic_write
 from ..core.plan import ChangeKind
 from . import jsonedit
 from .tools import NAMES, TOOLS
-from ..core.errors import MemboardError, Refused, UsageError
 
 TIMEOUT_SECONDS = 10
 OURS_RE = re.compile(r"memboard(?:\.exe)?[\"']?\s+hook\s+(" + "|".join(NAMES) + r")\b", re.IGNORECASE)

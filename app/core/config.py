@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Collection
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from .errors import UsageError
 from .formats.ids import check_agent

@@ -11,7 +11,6 @@ from bisect import bisect_left
 
 from .formats.text import decode
 
-
 NO_EOL = "\\ No newline at end of file\n"
 
 

@@ -8,6 +8,7 @@ import os
 import subprocess
 
 import pytest
+
 from memboard.board.app import MemboardApp
 from memboard.core.files.localstate import folder_of
 from memboard.widgets.board_status import BoardBanner

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 from memboard.board.run import make_demo
-from memboard.core.formats.clock import now
-from memboard.core.ops.demo import build_demo
-from memboard.core.formats.index import IndexFile
 from memboard.core.files.revisions import list_revisions
 from memboard.core.files.root import MemoryRoot
+from memboard.core.formats.clock import now
+from memboard.core.formats.index import IndexFile
 from memboard.core.formats.snapshot import vanished
+from memboard.core.ops.demo import build_demo
 from tests.support.tree import tree
 
 

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 from datetime import datetime
-
 from typing import Any
 
 import pytest
 
-from memboard.board.loader import FileWatch, common_prefix, load_detail, merge_view, observe_snapshots, read_model, without_metadata
-from memboard.core.formats.index import COLUMNS
+from memboard.board.loader import (
+    FileWatch,
+    common_prefix,
+    load_detail,
+    merge_view,
+    observe_snapshots,
+    read_model,
+    without_metadata,
+)
 from memboard.core.files.revisions import list_revisions
 from memboard.core.files.root import MemoryRoot
+from memboard.core.formats.index import COLUMNS
 from memboard.core.formats.snapshot import render_template
 
 NOW = datetime(2026, 6, 1, 9, 30)

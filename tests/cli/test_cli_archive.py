@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from tests.support.roots import DEFAULT_SUMMARY, idle_line, row_line, snapshot_text
 
 SID = "2026-05-31-0900-cursor-main-agent"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from tests.support.roots import idle_line, row_line, snapshot_text
 
 A = "2026-05-01-0900-cursor-main-agent"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from tests.support.roots import HEADER, SEPARATOR, idle_line, row_line, snapshot_text
 
 A = "2026-05-30-0800-claude-agent"  # above the conflict

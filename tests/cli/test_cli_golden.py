@@ -20,7 +20,7 @@ from bench.roots import generate
 from memboard.cli import main
 from memboard.core.formats.clock import now
 from memboard.core.ops.demo import build_demo, demo_ids
-from tests.corpus import A, B, I, ROOTS
+from tests.corpus import ROOTS, A, B, I
 from tests.support.roots import TRICKY_IDLE, TRICKY_OLD, TRICKY_SOURCE, write_tricky
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from tests.support.roots import row_line, snapshot_text
 from tests.support.tree import tree
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from tests.support.roots import DEFAULT_SUMMARY, idle_line, row_line
 
 OLD = "2026-05-01 09:00"  # 31 days before the fixed clock

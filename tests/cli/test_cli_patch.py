@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tests.support.roots import HEADER, SEPARATOR, snapshot_text
 from tests.support.tree import tree
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from tests.support.roots import idle_line, row_line
 
 SRC = "2026-05-30-0800-claude-agent"

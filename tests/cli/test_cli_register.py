@@ -7,6 +7,7 @@ import os
 import stat
 
 import pytest
+
 from tests.support.roots import HEADER, SEPARATOR, idle_line, row_line
 
 SID = "2026-06-01-0930-cursor-main-agent"

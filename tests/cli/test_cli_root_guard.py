@@ -9,6 +9,7 @@ import json
 import os
 
 import pytest
+
 from tests.support.tree import tree
 
 CHANGING = [

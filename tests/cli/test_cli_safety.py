@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+
 from tests.support.roots import idle_line, row_line
 
 A = "2026-05-01-0900-cursor-main-agent"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from tests.support.roots import row_line, snapshot_text
 
 SID_A = "2026-05-30-0900-claude-code"

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tests.support.roots import row_line, snapshot_text
 
 SID_A = "2026-05-30-0900-claude-code"

@@ -6,14 +6,13 @@ sections a snapshot has, and the items in them.
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
 import pytest
-from tests.support.roots import idle_line, row_line, snapshot_text
 
 from tests.reliability import gfm
+from tests.support.roots import idle_line, row_line, snapshot_text
 
 SID = "2026-05-31-0900-cursor-main-agent"
 SRC = "2026-05-30-0800-claude-agent"

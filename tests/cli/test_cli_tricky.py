@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+
 from tests.support.roots import TRICKY_ACTIVE, TRICKY_IDLE, TRICKY_LINES, TRICKY_OLD, TRICKY_SOURCE
 
 NOW = "2026-06-01 09:30"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from memboard.board.screens import MessageScreen, PreviewScreen
+from tests.support.tree import tree
 
 from .driving import live_ids, make_app, mark, preview_diff, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
-from tests.support.tree import tree
 
 
 async def test_archive_confirm_writes_exactly_the_previewed_plan(sample_root):

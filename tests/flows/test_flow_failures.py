@@ -5,10 +5,10 @@ from __future__ import annotations
 from memboard.board.screens import MessageScreen, PreviewScreen
 from memboard.core.files import probe
 from tests.support.faults import Faults
+from tests.support.tree import tree
 
 from .driving import count_refreshes, make_app, mark, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
-from tests.support.tree import tree
 
 
 async def test_a_failure_half_way_is_explained_and_points_to_doctor(sample_root, monkeypatch):

@@ -6,10 +6,10 @@ from textual.widgets import Input, TextArea
 
 from memboard.board.screens import MessageScreen, PreviewScreen, StaleDaysScreen, UpdateScreen
 from memboard.core.formats.snapshot import Snapshot
+from tests.support.tree import tree
 
 from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE
-from tests.support.tree import tree
 
 
 def row_of(root, sid: str) -> list[str]:

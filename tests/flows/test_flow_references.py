@@ -8,10 +8,10 @@ from memboard.board.screens import ChainScreen, MessageScreen, PreviewScreen, Se
 from memboard.board.screens.chain import node_label
 from memboard.core.formats.snapshot import Snapshot
 from memboard.core.results import ChainNode
+from tests.support.tree import tree
 
 from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
-from tests.support.tree import tree
 
 NEW_ID = "2026-06-01-0930-cursor-main-agent"
 

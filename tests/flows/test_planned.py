@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from memboard.core.ops.sequence import PlannedRoot, plan_sequence
-from memboard.core.formats.clock import now
 from memboard.core.errors import Refused
-from memboard.core.ops.archive import plan_archive
-from memboard.core.plan import Change, Plan
 from memboard.core.files.root import MemoryRoot
+from memboard.core.formats.clock import now
+from memboard.core.ops.archive import plan_archive
+from memboard.core.ops.sequence import PlannedRoot, plan_sequence
+from memboard.core.plan import Change, Plan
+from tests.support.tree import tree
 
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
-from tests.support.tree import tree
 
 
 def test_planned_root_reads_through_laid_changes(sample_root):

@@ -9,7 +9,17 @@ import sys
 import time
 
 import pytest
-from tests.support.hooks import CONVERSATION, claude_payload, codex_payload, cursor_payload, encoded, local, log_lines, map_lines
+
+from tests.support.hooks import (
+    CONVERSATION,
+    claude_payload,
+    codex_payload,
+    cursor_payload,
+    encoded,
+    local,
+    log_lines,
+    map_lines,
+)
 from tests.support.roots import rows_of
 
 SID = "2026-06-01-0930-claude-main-agent"

@@ -13,10 +13,9 @@ import shutil
 
 import pytest
 
-from tests.corpus import A, B, I, ROOTS
 from memboard.cli import main
 from memboard.core.formats.text import split_cells
-
+from tests.corpus import ROOTS, A, B, I
 from tests.support.roots import item_lines
 from tests.support.tree import tree
 

@@ -21,13 +21,13 @@ from hypothesis import strategies as st
 from memboard.cli import main
 from memboard.core.files import revisions
 from memboard.core.files.execute import execute
+from memboard.core.files.root import MemoryRoot
 from memboard.core.formats.index import IndexFile
 from memboard.core.ops.doctor import diagnose
-from memboard.core.files.root import MemoryRoot
-
-from .rootstate import index_ids, parse_problems
 from tests.support.roots import item_lines, temp_files
 from tests.support.tree import tree
+
+from .rootstate import index_ids, parse_problems
 from .test_faults import C, seed
 
 WHEN = datetime(2026, 6, 1, 9, 30)

@@ -18,26 +18,24 @@ from datetime import datetime
 
 import pytest
 
-from memboard.core.formats import clock
 from memboard.core.files.execute import execute
+from memboard.core.files.root import MemoryRoot
+from memboard.core.formats import clock
+from memboard.core.formats.archive import render_archive_index
 from memboard.core.ops.archive import plan_archive
+from memboard.core.ops.continue_from import plan_continue
 from memboard.core.ops.doctor import diagnose
+from memboard.core.ops.manual import plan_manual
 from memboard.core.ops.organize import plan_organize
 from memboard.core.ops.query import show
-from memboard.core.ops.continue_from import plan_continue
-from memboard.core.ops.release import plan_release
-from memboard.core.ops.manual import plan_manual
 from memboard.core.ops.register import plan_register
+from memboard.core.ops.release import plan_release
 from memboard.core.ops.update import plan_update
-from memboard.core.files.root import MemoryRoot
-from memboard.core.formats.archive import render_archive_index
-from memboard.core.formats.snapshot import render_template
-
 from tests.support.faults import Faults, installed, memboard_module
-
-from .rootstate import index_ids, parse_problems
 from tests.support.roots import item_lines, temp_files
 from tests.support.tree import content_changes, tree
+
+from .rootstate import index_ids, parse_problems
 
 OLD = datetime(2026, 5, 1, 10, 0)
 A = "2026-05-01-1000-alpha"

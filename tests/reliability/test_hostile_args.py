@@ -11,7 +11,6 @@ import pytest
 
 from memboard.cli import main
 from memboard.core.files.root import MemoryRoot
-
 from tests.support.tree import tree
 
 GOOD = "2026-06-01-0930-cursor-main-agent"

@@ -102,7 +102,7 @@ def test_editing_one_row_changes_only_that_rows_line(data, draw):
     assert len(new.lines) == len(index.lines)
     changed = [i for i, (a, b) in enumerate(zip(index.lines, new.lines)) if a != b]
     assert set(changed) <= {row.line}
-    assert new.lines[row.line].endswith(("\r\n" if index.lines[row.line].endswith("\r\n") else "\n")) or line_body(index.lines[row.line]) != index.lines[row.line]
+    assert new.lines[row.line].endswith("\r\n" if index.lines[row.line].endswith("\r\n") else "\n") or line_body(index.lines[row.line]) != index.lines[row.line]
     again = new.find(row.id)
     assert len(again) == 1 and again[0].get(field) == read_back(value)
     assert new.bom == index.bom

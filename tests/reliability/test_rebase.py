@@ -6,15 +6,15 @@ from datetime import datetime
 
 import pytest
 
+from memboard.core.errors import Incomplete
 from memboard.core.files import fs, probe
 from memboard.core.files.execute import execute
-from memboard.core.errors import Incomplete
+from memboard.core.files.root import MemoryRoot
 from memboard.core.formats.index import IndexFile
 from memboard.core.ops.manual import plan_manual
 from memboard.core.ops.register import plan_register
 from memboard.core.ops.update import plan_update
 from memboard.core.rebase import rebase
-from memboard.core.files.root import MemoryRoot
 from tests.support.faults import AfterStep
 
 WHEN = datetime(2026, 6, 1, 9, 30)

@@ -7,11 +7,10 @@ from datetime import datetime
 import pytest
 
 from memboard.core.errors import MemboardError
+from memboard.core.files.root import MemoryRoot
 from memboard.core.ops.manual import plan_manual
 from memboard.core.ops.update import plan_update
-from memboard.core.files.root import MemoryRoot
 from memboard.core.secrets import SecretFound, scan
-
 from tests.support.tree import tree
 
 # Built by concatenation so this file does not itself look like a leaked credential.

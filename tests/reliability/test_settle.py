@@ -23,20 +23,18 @@ from pathlib import Path
 
 import pytest
 
+from bench.torn import build_root, hand_id, hand_row, seed_id
+from memboard.core.errors import Incomplete
 from memboard.core.files import fs, probe, settle
 from memboard.core.files import root as root_module
 from memboard.core.files.execute import execute
-from memboard.core.errors import Incomplete
+from memboard.core.files.root import MemoryRoot
 from memboard.core.formats.index import IndexFile
 from memboard.core.ops.doctor import diagnose
 from memboard.core.ops.manual import plan_manual
 from memboard.core.ops.update import plan_update
 from memboard.core.rebase import rebase
-from memboard.core.files.root import MemoryRoot
 from tests.support.faults import AfterStep
-
-
-from bench.torn import build_root, hand_id, hand_row, seed_id
 
 WHEN = datetime(2026, 6, 1, 9, 30)
 ROWS = 40
@@ -67,7 +65,7 @@ class PlainSave:
         self.fh.flush()
         self.thread: threading.Thread | None = None
 
-    def finish_after(self, seconds: float) -> "PlainSave":
+    def finish_after(self, seconds: float) -> PlainSave:
         """Write the rest after a pause well inside the window (margin for a loaded machine), in a thread."""
 
         def rest() -> None:

@@ -265,7 +265,7 @@ def test_update_snapshot_keeps_every_item_and_section(old_bodies, new_bodies, re
             for sec in reversed(gfm.read(before)[1][1:]):
                 firsts[sec.name] = sec  # new items go to the first section of a name
             for sec in firsts.values():
-                count = {u: 0 for u in sec.units}
+                count = dict.fromkeys(sec.units, 0)
                 for unit in gfm.units_of(after, sec.name):
                     if unit in count:
                         count[unit] += 1

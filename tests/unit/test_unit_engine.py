@@ -6,15 +6,15 @@ from datetime import datetime
 
 import pytest
 
+from memboard.core.errors import StalePlan, UsageError
 from memboard.core.files import execute as apply
 from memboard.core.files import fs, lock
+from memboard.core.files.root import MemoryRoot
 from memboard.core.formats import clock
-from memboard.core.errors import StalePlan, UsageError
 from memboard.core.formats.ids import check_agent, check_id, is_valid_id, make_id
 from memboard.core.formats.index import IndexFile
 from memboard.core.ops.register import plan_register
 from memboard.core.plan import Change, Plan
-from memboard.core.files.root import MemoryRoot
 
 WHEN = datetime(2026, 6, 1, 9, 30)
 

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from memboard.core.formats.snapshot import Snapshot, add_items, merge, remove_items, render_template, set_metadata, vanished
 from memboard.core.formats.archive import render_archive_index
+from memboard.core.formats.snapshot import (
+    Snapshot,
+    add_items,
+    merge,
+    remove_items,
+    render_template,
+    set_metadata,
+    vanished,
+)
 
 SID = "2026-06-01-0930-cursor-main-agent"
 

@@ -6,8 +6,8 @@ import tomllib
 
 import pytest
 
-from memboard.core.files import tomledit
 from memboard.core.errors import MemboardError, Refused
+from memboard.core.files import tomledit
 
 CODEX = (
     "# Codex settings\n"

@@ -16,7 +16,6 @@ from textual.widgets import Button, Label, Static
 from ...core.plan import Plan, encoding_notes
 from .css import FLOWS_TCSS
 
-
 MAX_SHOWN_LINES = 2000
 HEADER_STARTS = ("diff --git", "--- ", "+++ ", "rename from", "rename to", "new file mode", "deleted file mode")
 # characters a terminal would not show (or would take for a line break), drawn as visible marks

@@ -95,7 +95,7 @@ def remove_folders(made: list[Path]) -> None:
 def atomic_write(
     path: Path,
     data: bytes,
-    expect: bytes | None | Unset = ANY,
+    expect: bytes | Unset | None = ANY,
     sig: Signature | None = None,
     note: Callable[[Signature], None] | None = None,
 ) -> Signature:

@@ -16,14 +16,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .. import config
-from .fs import ANY, Unset, atomic_write
 from ..errors import MemboardError
-from ..plan import Change, Plan
-from typing import Any
 from ..formats.conversations import HEADER
 from ..formats.layout import STATE
+from ..plan import Change, Plan
+from .fs import ANY, Unset, atomic_write
 from .root import MemoryRoot, root_key
 
 ROOTS = "roots"
@@ -66,7 +66,7 @@ class LocalState:
         except OSError:
             return []
 
-    def write(self, rel: str, data: bytes, expect: bytes | None | Unset = ANY) -> None:
+    def write(self, rel: str, data: bytes, expect: bytes | Unset | None = ANY) -> None:
         """Write a file atomically (compared with expect, None meaning absent, when given); OSError on failure."""
         if not self.path.is_dir():
             self.path.mkdir(parents=True, exist_ok=True)

@@ -11,13 +11,13 @@ import hashlib
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from ..formats.ids import is_valid_id
-from .localstate import LocalState
 from ..formats.layout import STATE
 from ..plan import Plan
+from .localstate import LocalState
 from .root import MemoryRoot
-from typing import Any
 
 FOLDER = "revisions"
 LEGACY_FOLDER = f"{STATE}/revisions"

@@ -10,9 +10,9 @@ import hashlib
 import os
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from ..config import state_dir
 from ..errors import MemboardError, UsageError
@@ -236,7 +236,8 @@ class MemoryRoot:
 
     def session_ids_on_disk(self) -> set[str]:
         """IDs that have a snapshot file under sessions/ (a sync tool's conflict copy of one is no session)."""
-        from .copies import snapshot_copies  # lazy: 2.3 ms of patterns, and the hook never lists snapshots
+        # lazy: 2.3 ms of patterns, and the hook never lists snapshots
+        from .copies import snapshot_copies
 
         names = self.listdir(SESSIONS)
         copies = {c.path[len(SESSIONS) + 1 :] for c in snapshot_copies(self, names=names)}

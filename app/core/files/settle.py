@@ -24,7 +24,6 @@ from .. import config
 from ..errors import MemboardError
 from ..formats.layout import INDEX
 
-
 Signature = tuple[int, int, int, int]
 SETTLE_WINDOW = 0.5  # seconds a file must stay unchanged before memboard builds on it (config `settle_seconds`)
 SETTLE_ENV = "MEMBOARD_SETTLE_SECONDS"

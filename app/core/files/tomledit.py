@@ -14,13 +14,13 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import tomli_w
 import tomlkit
 from tomlkit.items import AoT, Table
-from dataclasses import dataclass
-from pathlib import Path
 
 from ..errors import MemboardError, Refused
 from .fs import ChangedUnderfoot, atomic_write

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from .text import escape
 
-
 ARCHIVE_TEMPLATE = """# Archived Session: {id}
 
 ## Metadata

@@ -16,7 +16,6 @@ from .clock import format_ts
 from .ids import is_valid_id
 from .layout import STATE
 
-
 FOLDER = "conversations"  # in the root's local state
 LEGACY_FOLDER = f"{STATE}/conversations"  # in the root, where an older memboard kept it
 HEADER = (

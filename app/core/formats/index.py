@@ -15,7 +15,19 @@ from functools import cached_property
 from ..errors import Refused
 from .ids import is_valid_id
 from .markers import marker_lines, marker_refusal
-from .text import BOM, BOM_BYTES, decode, encode, escape, is_separator, line_body, line_ending, split_cells, split_lines, unescape
+from .text import (
+    BOM,
+    BOM_BYTES,
+    decode,
+    encode,
+    escape,
+    is_separator,
+    line_body,
+    line_ending,
+    split_cells,
+    split_lines,
+    unescape,
+)
 
 COLUMNS = (
     "Session ID",
@@ -118,7 +130,7 @@ class IndexFile:
         self._parse()
 
     @classmethod
-    def empty(cls) -> "IndexFile":
+    def empty(cls) -> IndexFile:
         """An index file that does not exist yet."""
         return cls(b"")
 
@@ -332,7 +344,7 @@ class IndexFile:
         if self.conflict_lines:
             raise Refused(marker_refusal(self.conflict_lines))
 
-    def edit(self) -> "IndexEdit":
+    def edit(self) -> IndexEdit:
         """Start an edit of this file; refused when it holds conflict markers or its table lacks protocol columns."""
         self.refuse_conflicts()
         missing = self.missing_columns()
@@ -357,7 +369,7 @@ class IndexEdit:
         """A table line from raw cells."""
         return "| " + " | ".join(raw_cells) + " |" + ending
 
-    def set_fields(self, row: Row, changes: dict[str, str]) -> "IndexEdit":
+    def set_fields(self, row: Row, changes: dict[str, str]) -> IndexEdit:
         """Rewrite row's line with the given field changes; other cells keep their raw text."""
         cols = self.index.columns
         if self.replace.get(row.line) == "":  # deleted in this edit: nothing to set
@@ -386,12 +398,12 @@ class IndexEdit:
         """Whether the edit changes any line (rewrites, deletes or appends a row)."""
         return bool(self.replace or self.appended)
 
-    def delete(self, row: Row) -> "IndexEdit":
+    def delete(self, row: Row) -> IndexEdit:
         """Remove row's line."""
         self.replace[row.line] = ""
         return self
 
-    def append(self, values: dict[str, str]) -> "IndexEdit":
+    def append(self, values: dict[str, str]) -> IndexEdit:
         """Add a new row after the last table line; unknown columns get empty cells."""
         cols = self.index.columns or list(COLUMNS)
         cells = [escape(values.get(FIELD_OF_COLUMN.get(c, ""), "")) if c in FIELD_OF_COLUMN else "" for c in cols]

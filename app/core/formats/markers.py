@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from .text import BOM_BYTES
 
-
 MARKER_SIZE = 7
 SHOWN_LINES = 8  # marker line numbers named in a one-line message before it says "…"
 

@@ -16,14 +16,25 @@ would not keep every earlier item and section is refused, never written.
 from __future__ import annotations
 
 import re
-from itertools import pairwise
 from dataclasses import dataclass, field
-
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from ..errors import Refused, UsageError
 from .ids import is_valid_id
-from .text import BOM, CLOSING_FENCE_RE, decode, encode, escape, line_body, line_ending, split_cells, split_lines, strip_columns, unescape
+from .text import (
+    BOM,
+    CLOSING_FENCE_RE,
+    decode,
+    encode,
+    escape,
+    line_body,
+    line_ending,
+    split_cells,
+    split_lines,
+    strip_columns,
+    unescape,
+)
 
 MARKERS = ("[superseded]", "[resolved]", "[done]")
 MARKER_RE = re.compile(r"\[(superseded|resolved|done)\]", re.IGNORECASE)
@@ -113,7 +124,8 @@ if TYPE_CHECKING:
 
 def read_blocks(lines: list[str]) -> list[Block]:
     """The top-level Markdown blocks of lines, as GitHub reads them (see blocks.py)."""
-    from .blocks import read_blocks as read  # lazy: mistletoe takes ~110 ms to import; `list` and the hook parse no snapshot
+    # lazy: mistletoe takes about 110 ms to import, and `list` and the hook parse no snapshot
+    from .blocks import read_blocks as read
 
     return read(lines)
 

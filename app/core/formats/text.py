@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 
-
 BOM = "\ufeff"
 
 
@@ -68,9 +67,7 @@ def split_cells(body: str) -> list[str] | None:
     s = s[1:]
     if "\\" not in s:
         cells = s.split("|")
-        if cells and cells[-1].strip() == "" and s.endswith("|"):
-            cells.pop()
-        elif len(cells) > 1 and cells[-1].strip() == "":
+        if (cells and cells[-1].strip() == "" and s.endswith("|")) or (len(cells) > 1 and cells[-1].strip() == ""):
             cells.pop()
         return [c.strip() for c in cells]
     cells = []

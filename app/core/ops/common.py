@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from ..errors import Refused, UsageError
+from ..files.root import MemoryRoot
 from ..formats.ids import check_id
 from ..formats.index import IndexEdit, IndexFile, Row
 from ..formats.layout import INDEX
-from ..files.root import MemoryRoot
 
 DEFAULT_TOPIC = "未設定"
 DEFAULT_SUMMARY = "sessionStart 自動註冊，尚未整理主題。"

@@ -9,13 +9,12 @@ from ..formats.clock import format_ts
 from ..formats.ids import check_agent, make_id
 from ..formats.index import IndexFile, format_refs
 from ..formats.layout import INDEX, session_path
-from ..formats.snapshot import Snapshot, merge, render_template, set_metadata
+from ..formats.snapshot import Snapshot, merge, render_template, require_sections, set_metadata
 from ..plan import Change, Plan
 from ..results import ManualResult
 from ..secrets import refuse_secrets
 from .checks import file_exists, refs_contain, row_exists
 from .common import DEFAULT_TOPIC, MANUAL_FALLBACK_SUMMARY, MANUAL_KEYWORDS, find_row, link_sources, one_line
-from ..formats.snapshot import require_sections
 from .register import taken_ids
 
 

@@ -8,15 +8,15 @@ steps 1..N-1 will leave on disk. No file is written here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import MemboardError
+from ..files.root import MemoryRoot
+from ..formats.layout import ARCHIVE, SESSIONS
 from ..plan import Plan
 from ..results import SequenceResult
-from ..formats.layout import ARCHIVE, SESSIONS
-from ..files.root import MemoryRoot
 
 
 class PlannedRoot(MemoryRoot):

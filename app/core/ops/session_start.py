@@ -22,6 +22,7 @@ from ..plan import Change, Check, Plan
 from ..results import SessionStartResult, Whoami
 from .register import plan_register
 
+
 def mapped(root: MemoryRoot, conversation: str, local: bytes | None = None) -> str | None:
     """The Session ID the map records for a conversation (whether or not its row still exists).
 

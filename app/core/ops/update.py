@@ -9,14 +9,22 @@ from ..files.root import MemoryRoot
 from ..formats.clock import format_ts
 from ..formats.index import IndexFile, Row
 from ..formats.layout import INDEX, session_path
-from ..formats.snapshot import MergeResult, Snapshot, add_items, merge, render_template, set_metadata, vanished
+from ..formats.snapshot import (
+    MergeResult,
+    Snapshot,
+    add_items,
+    merge,
+    render_template,
+    require_sections,
+    set_metadata,
+    vanished,
+)
 from ..formats.text import encode
 from ..plan import Change, Check, Plan
 from ..results import UpdateResult
 from ..secrets import refuse_secrets
 from .checks import file_exists, refs_contain, row_exists
 from .common import find_row, link_sources, one_line
-from ..formats.snapshot import require_sections
 
 
 def updated_snapshot(

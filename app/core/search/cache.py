@@ -13,19 +13,20 @@ to scan the files instead of waiting.
 from __future__ import annotations
 
 import marshal
-from collections import Counter
 import os
 import sqlite3
 import threading
 import time
 import zlib
 from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .. import config
-from ..formats.layout import INDEX
 from ..files.root import MemoryRoot
+from ..formats.layout import INDEX
 from .docs import Doc, Record, SessionInfo, index_stat, listing, resolve, session_of
 
 SCHEMA_VERSION = 1
@@ -246,7 +247,7 @@ class SearchCache:
         self.stats = _Stats(self.base) if refresh else None  # the stat calls overlap the opening and a query
         self.con = self._ready()
 
-    def __enter__(self) -> "SearchCache":
+    def __enter__(self) -> SearchCache:
         """Use the cache."""
         return self
 
@@ -369,7 +370,8 @@ class SearchCache:
 
     def _build(self, tmp: Path) -> None:
         """Write a whole cache into tmp, streaming every document (no list of the corpus in memory)."""
-        from .parse import file_record, iter_lines, row_record, table_of  # lazy: an unchanged root parses nothing
+        # lazy: an unchanged root parses nothing
+        from .parse import file_record, iter_lines, row_record, table_of
 
         con = sqlite3.connect(str(tmp), isolation_level=None)
         try:
@@ -476,9 +478,10 @@ class SearchCache:
                   listing=marshal.dumps({p: _racy(s, taken) for p, s in files.items()}))
         return changed
 
-    def _refresh_rows(self, con: sqlite3.Connection, writer: "_Writer", meta: dict[str, Any]) -> None:
+    def _refresh_rows(self, con: sqlite3.Connection, writer: _Writer, meta: dict[str, Any]) -> None:
         """Re-index only the index lines whose fingerprints appeared or disappeared."""
-        from .parse import iter_lines, row_record, table_of  # lazy: an unchanged root parses nothing
+        # lazy: an unchanged root parses nothing
+        from .parse import iter_lines, row_record, table_of
 
         data = self._read_index()
         columns, start, end = table_of(data)
@@ -506,7 +509,7 @@ class SearchCache:
 
     # -- queries --------------------------------------------------------------------------
 
-    def rank(self, query: str, filters: "SearchFilters") -> list["Ranked"]:
+    def rank(self, query: str, filters: SearchFilters) -> list[Ranked]:
         """Sessions whose documents match, best first: (kind, key, best weight, matches, info).
 
         A literal query is one phrase (trigrams in a row). One of one or two characters, which

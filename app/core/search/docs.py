@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import re
 import stat
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from ..formats.clock import FORMAT, parse
 from ..formats.ids import is_valid_id

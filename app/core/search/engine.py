@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import Refused, UsageError
 from ..files.root import MemoryRoot
@@ -58,7 +59,7 @@ class SearchFilters(NamedTuple):
     limit: int = DEFAULT_LIMIT
     syntax: bool = False  # the query is an FTS5 expression, not literal text
 
-    def normalized(self) -> "SearchFilters":
+    def normalized(self) -> SearchFilters:
         """A copy with times as sortable text; a one-line UsageError for a value that cannot be."""
         if self.status is not None and self.status not in ("idle", "active", "stale"):
             raise UsageError(f"unknown status {self.status!r}: use idle, active or stale")
@@ -286,7 +287,8 @@ def run(root: MemoryRoot | str, query: str, filters: SearchFilters | None = None
     query = check_query(query)
     filters = (filters or SearchFilters()).normalized()
     matcher = Matcher(query, filters.syntax)
-    from . import cache as search_cache  # lazy: searches that scan (no FTS5 trigram) never load the cache
+    # lazy: searches that scan (no FTS5 trigram) never load the cache
+    from . import cache as search_cache
 
     reason = "this SQLite lacks FTS5 with the trigram tokenizer"
     if search_cache.fts_available():
@@ -312,7 +314,8 @@ def run(root: MemoryRoot | str, query: str, filters: SearchFilters | None = None
                 break
     if filters.syntax:
         raise Refused(f"--syntax needs the search cache, and {reason}; search without --syntax")
-    from .scan import scan  # lazy: a search the cache answers needs no file parsing (README: search figures)
+    # lazy: a search the cache answers needs no file parsing (README: search figures)
+    from .scan import scan
 
     ranked, candidates = scan(str(root.path), matcher, filters)
     return SearchOutcome(build_hits(ranked, candidates, matcher, filters), "scan", reason)

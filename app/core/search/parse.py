@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..formats.index import FIELD_OF_COLUMN, IndexFile
-from ..formats.text import line_body, split_cells, unescape
 from ..formats.layout import INDEX, SESSIONS
+from ..formats.text import line_body, split_cells, unescape
 from .docs import ARCHIVED, LIVE, ROW, SESSION, SNAPSHOT, TOP, Doc, Record, session_of
 
 # Row cells that are searched, with the weight of a match in them (higher ranks first).

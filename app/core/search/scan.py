@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 class _Tally:
     """The matching documents seen so far, per session: best weight, count and best document."""
 
-    def __init__(self, matcher: "Matcher", section: str | None):
+    def __init__(self, matcher: Matcher, section: str | None):
         """Count matches of matcher (in one section only when section is set, compared folded)."""
         self.matcher = matcher
         self.section = section
@@ -51,7 +51,7 @@ def _facts(rec: Record) -> tuple[str, str, str, str, str, str]:
     return (rec.state, rec.source, rec.status, rec.agent, rec.topic, rec.updated_at)
 
 
-def _maybe_matches(line: bytes, matcher: "Matcher") -> bool:
+def _maybe_matches(line: bytes, matcher: Matcher) -> bool:
     """A cheap test that never misses a row whose cells match: the line itself, pipes unescaped."""
     text = line.decode("utf-8", "replace")
     return "\\\\" in text or matcher.found(text) or matcher.found(text.replace("\\|", "|"))
@@ -67,7 +67,7 @@ def _row_key(line: bytes, columns: tuple[str, ...]) -> str | None:
     return parts[1].decode("utf-8", "replace").strip()
 
 
-def scan(base: str, matcher: "Matcher", filters: "SearchFilters") -> tuple[list["Ranked"], dict[tuple[str, str], list["Candidate"]]]:
+def scan(base: str, matcher: Matcher, filters: SearchFilters) -> tuple[list[Ranked], dict[tuple[str, str], list[Candidate]]]:
     """The ranked sessions matching in the files under base, and the best document of each."""
     tally = _Tally(matcher, fold(filters.section) if filters.section is not None else None)
     facts: dict[tuple[str, str], list[tuple[str, str, str, str, str, str]]] = {}

@@ -103,3 +103,17 @@ class TestHelp:
 
     def test_help_screen(self, snap_compare, demo_app):
         assert snap_compare(demo_app, terminal_size=SIZE, run_before=settled("question_mark"))
+
+
+class TestPalette:
+    """The command palette: every action of the action table by name, with its key."""
+
+    def test_palette_shows_each_key(self, snap_compare, demo_app):
+        async def open_palette(pilot):
+            await settled()(pilot)
+            await pilot.press("ctrl+p")
+            await settle(pilot)
+            await pilot.pause(0.3)  # the palette gathers its commands in workers
+            await settle(pilot)
+
+        assert snap_compare(demo_app, terminal_size=SIZE, run_before=open_palette)

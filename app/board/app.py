@@ -13,7 +13,6 @@ from pathlib import Path
 
 from textual import on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.widgets import Input, Static
@@ -24,6 +23,7 @@ from ..core.errors import MemboardError
 from ..core.ids import DEFAULT_AGENT, is_valid_id
 from ..core.index import STATUSES
 from ..core.root import INDEX, MemoryRoot
+from .actions import board_only, bindings
 from .flows import FlowsMixin
 from .loader import (
     CopyScan,
@@ -49,11 +49,7 @@ FRESH_SECONDS = 3.0
 POLL_SECONDS = 0.5
 DETAIL_DELAY = 0.2
 GC_FREEZE_ROWS = 20_000
-STATUS_GROUP = Binding.Group("status", compact=True)
-BOARD_ACTIONS = {
-    "filter", "status", "open", "mark", "continue_session", "release", "archive", "organize",
-    "update", "chain", "doctor", "sort", "reverse_sort", "revision", "back",
-}
+BOARD_ACTIONS = board_only()
 
 
 def board_commands():
@@ -66,7 +62,7 @@ def board_commands():
 class FilterInput(Input):
     """The text filter; escape clears it and goes back to the table."""
 
-    BINDINGS = [Binding("escape", "clear_filter", "Clear filter", show=False)]
+    BINDINGS = bindings("filter")
 
     def action_clear_filter(self) -> None:
         """Clear the filter text and return to the table."""
@@ -81,31 +77,9 @@ class MemboardApp(FlowsMixin, App):
     CSS_PATH = [STYLES / "board.tcss"]
     COMMANDS = App.COMMANDS | {board_commands}
 
-    BINDINGS = [
-        # priority: handled before the key is forwarded, so letters typed right after `/`
-        # reach the box instead of racing to the table (see check_action for when it yields)
-        Binding("slash", "filter", "filter", priority=True),
-        Binding("1", "status('all')", "all", group=STATUS_GROUP),
-        Binding("2", "status('idle')", "idle", group=STATUS_GROUP),
-        Binding("3", "status('active')", "active", group=STATUS_GROUP),
-        Binding("4", "status('stale')", "stale", group=STATUS_GROUP),
-        Binding("enter", "open", "open"),
-        Binding("space", "mark", "mark", key_display="␣"),
-        Binding("c", "continue_session", "continue"),
-        Binding("r", "release", "release"),
-        Binding("a", "archive", "archive"),
-        Binding("o", "organize", "organize"),
-        Binding("u", "update", "update"),
-        Binding("g", "chain", "chain"),
-        Binding("d", "doctor", "doctor"),
-        Binding("s", "sort", "sort", show=False),
-        Binding("S", "reverse_sort", "Reverse sort", show=False),
-        Binding("left_square_bracket", "revision(-1)", "Older revision", show=False),
-        Binding("right_square_bracket", "revision(1)", "Newer revision", show=False),
-        Binding("escape", "back", "Back", show=False),
-        Binding("question_mark", "help", "help"),
-        Binding("q", "quit", "quit"),
-    ]
+    # every key comes from the action table; `/` has priority: handled before the key is
+    # forwarded, so letters typed right after it reach the box (check_action says when it yields)
+    BINDINGS = bindings("app")
 
     def __init__(self, root_path: str | os.PathLike, *, watch: bool = True) -> None:
         """A board on the memory root at root_path; watch=False turns the file poller off."""
@@ -541,6 +515,6 @@ class MemboardApp(FlowsMixin, App):
 
     def action_help(self) -> None:
         """Show the keys."""
-        from .help import HelpScreen
+        from .screens.help import HelpScreen
 
         self.push_screen(HelpScreen())

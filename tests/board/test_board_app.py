@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memboard.board.app import MemboardApp
-from memboard.board.help import HelpScreen
+from memboard.board.screens.help import HelpScreen
 from memboard.core.revisions import list_revisions
 from memboard.core.root import MemoryRoot
 from memboard.widgets.snapshot_pane import SnapshotPane

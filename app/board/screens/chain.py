@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
+from ..actions import bindings
 from .css import FLOWS_TCSS
 
 LEGEND = "enter jump to session · space fold · esc close   marks: ↔? one-sided link · ⊘ missing · ▣ archived · ⟲ cycle"
@@ -41,7 +41,7 @@ class ChainScreen(ModalScreen[str | None]):
     """Walk a session's reference chain; returns the live session chosen with enter."""
 
     CSS_PATH = FLOWS_TCSS
-    BINDINGS = [Binding("escape,q", "close", "Close")]
+    BINDINGS = bindings("chain")
 
     def __init__(self, chain: dict):
         """Show chain (memboard.core.ops.query.chain's result)."""

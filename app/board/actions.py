@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.keys import format_key
 
 Owner = Literal["", "app", "table", "filter", "preview", "message", "picker", "stale", "update", "chain", "help"]
@@ -118,7 +118,7 @@ ACTIONS: tuple[Action, ...] = (
            Where.PANE, "app", palette="Older snapshot revision"),
     Action("right_square_bracket", "revision(1)", "newer revision", "step to a newer snapshot revision",
            Where.PANE, "app", palette="Newer snapshot revision"),
-    Action("escape", "back", "back", "leave the full-width pane", Where.PANE, "app"),
+    Action("escape", "leave_pane", "back", "leave the full-width pane", Where.PANE, "app"),
     Action("question_mark", "help", "help", "this help", Where.ANYWHERE, "app", palette="Help", footer=True),
     Action("q", "quit", "quit", "quit memboard", Where.ANYWHERE, "app", palette="Quit", footer=True),
     Action("ctrl+p", "", "commands", "the command palette: every action by name, and themes", Where.ANYWHERE),
@@ -158,10 +158,10 @@ ACTIONS: tuple[Action, ...] = (
 )
 
 
-def bindings(owner: Owner, table: tuple[Action, ...] = ACTIONS) -> list[Binding]:
+def bindings(owner: Owner, table: tuple[Action, ...] = ACTIONS) -> list[BindingType]:
     """The BINDINGS of one owner, in table order (footer entries are shown, grouped ones share a group)."""
     groups: dict[str, Binding.Group] = {}
-    out = []
+    out: list[BindingType] = []
     for entry in table:
         if not owner or entry.owner != owner:
             continue

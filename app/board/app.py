@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import gc
 import os
-import sys
+import threading
 from pathlib import Path
 
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
+from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from ..core import clock
@@ -24,7 +26,7 @@ from ..core.ids import DEFAULT_AGENT, is_valid_id
 from ..core.index import STATUSES
 from ..core.root import INDEX, MemoryRoot
 from .actions import board_only, bindings
-from .flows import FlowsMixin
+from .flows import BoardFlows
 from .loader import (
     CopyScan,
     FileWatch,
@@ -36,14 +38,15 @@ from .loader import (
     read_model,
     read_notices,
 )
-from .messages import DetailLoaded, ModelLoaded, NoticesLoaded
+from .messages import AskScreen, DetailLoaded, FlowFinished, FlowsShown, JumpToSession, ModelLoaded, NoticesLoaded
 from .model import ALL, SORT_COLUMNS, BoardModel
+import memboard.styles
 from memboard.widgets.board_status import BoardBanner, BoardStatus
 from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.session_table import SessionTable
 from memboard.widgets.snapshot_pane import SnapshotPane
 
-STYLES = Path(__import__("memboard.styles", fromlist=["__file__"]).__file__).parent
+STYLES = Path(str(memboard.styles.__file__)).parent
 DEFAULT_THEME = "textual-dark"
 FRESH_SECONDS = 3.0
 POLL_SECONDS = 0.5
@@ -70,8 +73,8 @@ class FilterInput(Input):
         self.app.query_one(SessionTable).focus()
 
 
-class MemboardApp(FlowsMixin, App):
-    """The memboard board."""
+class MemboardApp(App):
+    """The memboard board; its flows (BoardFlows) see it as their FlowHost."""
 
     TITLE = "memboard"
     CSS_PATH = [STYLES / "board.tcss"]
@@ -90,7 +93,7 @@ class MemboardApp(FlowsMixin, App):
         except MemboardError:
             self.config = {}
         self.agent_name: str = str(self.config.get("agent_name") or DEFAULT_AGENT)
-        self.watch = watch
+        self.watch_files = watch
         self.model = BoardModel.empty(clock.now())
         self.filter_text = ""
         self.status_filter = ALL
@@ -103,7 +106,10 @@ class MemboardApp(FlowsMixin, App):
         self.watcher = FileWatch(self.memory_root)
         self.copy_scan = CopyScan(self.memory_root)
         self.notices = Notices()
-        self._detail_timer = None
+        self._detail_timer: Timer | None = None
+        self._reload_lock = threading.Lock()  # one read at a time: models reach the UI in the order read
+        self._waiting_flows: list[FlowFinished] = []  # applied flows whose end waits for the next refresh
+        self.flows = BoardFlows(self)
         self.sub_title = self.memory_root.path.name or str(self.memory_root.path)
 
     # -- layout ---------------------------------------------------------------------------
@@ -131,7 +137,7 @@ class MemboardApp(FlowsMixin, App):
         self.query_one(SessionTable).focus()
         self.watcher.prime()
         self._first_read()
-        if self.watch:
+        if self.watch_files:
             self.set_interval(POLL_SECONDS, self.check_files)
 
     # -- the contract the flows rely on ---------------------------------------------------
@@ -164,16 +170,17 @@ class MemboardApp(FlowsMixin, App):
         self._update_status()
 
     def refresh_model(self) -> None:
-        """Re-read the index and snapshots now (on this thread), keeping cursor, filters, marks."""
+        """Re-read the index and every snapshot in the reload worker, keeping cursor, filters, marks.
+
+        The pane re-reads its session too. Flows waiting for this refresh are told once it is shown.
+        """
         self.watcher.prime()
-        now = clock.now()
-        model = read_model(self.memory_root, now)
-        self.show_notices(read_notices(self.memory_root, model, self.copy_scan.copies))  # rescanned by the poller
-        changed = observe_snapshots(self.memory_root)
-        self._apply_model(model, changed | {self.current_session_id or ""})
-        row = self.table.current
-        if row is not None:
-            self._show_detail(load_detail(self.memory_root, row.id))
+        waiting, self._waiting_flows = tuple(self._waiting_flows), []
+        self.reload_worker(None, after=waiting)
+
+    def modal_open(self) -> bool:
+        """Whether a modal (a flow's, help, the palette) is on top of the board."""
+        return isinstance(self.screen, ModalScreen)
 
     def select_session(self, session_id: str) -> bool:
         """Move the cursor to a session's row, clearing filters if they hide it."""
@@ -226,32 +233,59 @@ class MemboardApp(FlowsMixin, App):
             self.call_after_refresh(self.reload_worker, set(), initial=True, data=data)
 
     @work(thread=True, exclusive=True, group="reload")
-    def reload_worker(self, changed_snapshots: set[str], initial: bool = False, data: bytes | None = None) -> None:
-        """Read and parse the index off the UI thread; post the model back.
+    def reload_worker(
+        self,
+        changed_snapshots: set[str] | None,
+        initial: bool = False,
+        data: bytes | None = None,
+        after: tuple[FlowFinished, ...] = (),
+    ) -> None:
+        """Read and parse the index off the UI thread and post the model back: live updates, the
+        rest of the first read, and the refresh after a flow.
 
-        On the first read it parses `data` when given (a big index) and records a revision
-        of every snapshot it has not seen yet.
+        changed_snapshots are those the watcher saw change; None (after a flow) checks every
+        snapshot and has the pane re-read its session. On the first read it parses `data` when
+        given (a big index) and records a revision of every snapshot it has not seen yet. The
+        flows in `after` are told (FlowsShown) once this read is on screen, or has failed.
         """
+        try:
+            with self._reload_lock:
+                if initial:
+                    self._finish_first_read(data)
+                    return
+                error = self._read_changes(changed_snapshots)
+            if error:
+                self.call_from_thread(self.notify, error, severity="error")
+        finally:
+            if after:
+                self.post_message(FlowsShown(after))
+
+    def _finish_first_read(self, data: bytes | None) -> None:
+        """The first read's rest (from the worker): parse a big index whole, record unseen snapshots."""
+        model = self.model
+        if data is not None:
+            model = read_model(self.memory_root, clock.now(), data)
+            self.post_message(ModelLoaded(model))
+        observe_snapshots(self.memory_root)
+        self._post_notices(model)
+
+    def _read_changes(self, changed_snapshots: set[str] | None) -> str | None:
+        """Re-read the index (from the worker) and post the model; the error's text when it cannot be read."""
         root = self.memory_root
         now = clock.now()
-        if initial:
-            model = self.model
-            if data is not None:
-                model = read_model(root, now, data)
-                self.post_message(ModelLoaded(model))
-            observe_snapshots(root)
-            self._post_notices(model)
-            return
         try:
             data = root.read(INDEX) or b""
         except MemboardError as exc:
-            self.call_from_thread(self.notify, str(exc), severity="error")
-            return
+            return str(exc)
         model = read_model(root, now, data, previous=self.model)
-        existing = {sid for sid in changed_snapshots if sid in model.by_id}
-        observe_snapshots(root, existing)
-        self.post_message(ModelLoaded(model, changed_snapshots))
+        if changed_snapshots is None:
+            changed = observe_snapshots(root)
+        else:
+            changed = set(changed_snapshots)
+            observe_snapshots(root, {sid for sid in changed if sid in model.by_id})
+        self.post_message(ModelLoaded(model, changed, reload_pane=changed_snapshots is None))
         self._post_notices(model)
+        return None
 
     def _post_notices(self, model: BoardModel) -> None:
         """Work out the banner's notices for a model (from a worker) and post them to the UI thread."""
@@ -272,7 +306,10 @@ class MemboardApp(FlowsMixin, App):
     def on_model_loaded(self, message: ModelLoaded) -> None:
         """Show a fresh model, keeping cursor, marks and filters."""
         try:
-            self._apply_model(message.model, message.changed_snapshots)
+            changed = message.changed_snapshots
+            if message.reload_pane:
+                changed = changed | {self.current_session_id or ""}
+            self._apply_model(message.model, changed)
         except NoMatches:  # the board is closing: its widgets are gone
             pass
 
@@ -412,12 +449,9 @@ class MemboardApp(FlowsMixin, App):
         return super().check_action(action, parameters)
 
     def _typing(self) -> bool:
-        """Whether the focus is in a text input (an Input, or a TextArea if one was loaded)."""
-        focused = self.focused
-        if isinstance(focused, Input):
-            return True
-        text_area = sys.modules.get("textual.widgets._text_area")
-        return text_area is not None and isinstance(focused, text_area.TextArea)
+        """Whether the focus is in a text box on the board (the only text editor, the update
+        flow's, sits in a modal, where `/` is not a board key anyway)."""
+        return isinstance(self.focused, Input)
 
     def action_filter(self) -> None:
         """Show and focus the text filter."""
@@ -492,8 +526,8 @@ class MemboardApp(FlowsMixin, App):
         else:
             self.table.focus()
 
-    def action_back(self) -> None:
-        """Leave the expanded pane, else the filter box."""
+    def action_leave_pane(self) -> None:
+        """Leave the full-width pane (escape)."""
         if self.screen.has_class("-expanded"):
             self.screen.remove_class("-expanded")
             self.table.focus()
@@ -518,3 +552,67 @@ class MemboardApp(FlowsMixin, App):
         from .screens.help import HelpScreen
 
         self.push_screen(HelpScreen())
+
+    # -- the flows --------------------------------------------------------------------------
+
+    def action_continue_session(self) -> None:
+        """Continue from the selected session (a flow)."""
+        self.flows.continue_session()
+
+    def action_release(self) -> None:
+        """Release one of the selected session's references (a flow)."""
+        self.flows.release()
+
+    def action_archive(self) -> None:
+        """Archive the marked sessions, or the selected one (a flow)."""
+        self.flows.archive()
+
+    def action_organize(self) -> None:
+        """Organize the whole index (a flow)."""
+        self.flows.organize()
+
+    def action_update(self) -> None:
+        """Update the selected session's fields and snapshot (a flow)."""
+        self.flows.update()
+
+    def action_chain(self) -> None:
+        """Show the selected session's reference chain (a flow)."""
+        self.flows.chain()
+
+    def action_doctor(self) -> None:
+        """Find and repair inconsistencies (a flow)."""
+        self.flows.doctor()
+
+    def on_ask_screen(self, message: AskScreen) -> None:
+        """Show a flow's modal; its answer goes back to the waiting flow."""
+        self.push_screen(message.screen, message.answer)
+
+    def on_flow_finished(self, message: FlowFinished) -> None:
+        """A flow ended: clear marks if it asked; re-read what it wrote (in the reload worker),
+        else finish its report at once."""
+        if message.clear_marks:
+            self.clear_marks()
+        if message.applied:
+            self._waiting_flows.append(message)
+            self.refresh_model()
+        else:
+            self._flow_shown(message)
+
+    def on_flows_shown(self, message: FlowsShown) -> None:
+        """The refresh after these flows is on screen: finish their reports."""
+        for finished in message.finished:
+            self._flow_shown(finished)
+
+    def _flow_shown(self, message: FlowFinished) -> None:
+        """Move the cursor if the flow asked, say what happened, and let the flow end."""
+        try:
+            if message.select_id:
+                self.select_session(message.select_id)
+            if message.outcome:
+                self.notify(message.outcome, title=message.op, severity=message.severity)
+        finally:
+            message.shown.set_result(None)
+
+    def on_jump_to_session(self, message: JumpToSession) -> None:
+        """Move the cursor to the session chosen in the chain view."""
+        self.select_session(message.session_id)

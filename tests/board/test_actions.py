@@ -93,7 +93,7 @@ def test_every_binding_of_the_board_comes_from_the_table():
             assert hasattr(MemboardApp, f"action_{entry.action_name}"), entry
     assert board_only() == {
         "filter", "status", "open", "mark", "continue_session", "release", "archive", "organize",
-        "update", "chain", "doctor", "sort", "reverse_sort", "revision", "back",
+        "update", "chain", "doctor", "sort", "reverse_sort", "revision", "leave_pane",
     }
 
 

@@ -38,8 +38,17 @@ from .loader import (
     read_model,
     read_notices,
 )
-from .messages import AskScreen, DetailLoaded, FlowFinished, FlowsShown, JumpToSession, ModelLoaded, NoticesLoaded
-from .model import ALL, SORT_COLUMNS, BoardModel
+from .messages import (
+    AskScreen,
+    DetailLoaded,
+    FlowFinished,
+    FlowsShown,
+    JumpToSession,
+    ModelLoaded,
+    NoticesLoaded,
+    RevisionsPrepared,
+)
+from .model import ALL, SORT_COLUMNS, BoardModel, BoardRow
 import memboard.styles
 from memboard.widgets.board_status import BoardBanner, BoardStatus
 from memboard.widgets.key_bar import KeyBar
@@ -335,7 +344,7 @@ class MemboardApp(App):
         if after is not None and after == before and (after in changed_snapshots or not previous.complete):
             self._load_detail(after)
         elif after is not None and after == before:
-            self.query_one(SnapshotPane).show(table.current, self.detail, self.revision_position, model.now)
+            self._show_pane(table.current)
 
     def _clear_fresh(self) -> None:
         """End the highlight of new rows."""
@@ -373,10 +382,9 @@ class MemboardApp(App):
     def _cursor_moved(self, message: SessionTable.CursorMoved) -> None:
         """Show the new row at once and load its snapshot in a worker."""
         row = self.table.current
-        pane = self.query_one(SnapshotPane)
         if row is None:
             self.detail = None
-            pane.show(None, None, 0, self.model.now)
+            self._show_pane(None)
             return
         if isinstance(self.focused, FilterInput):
             # typing a filter moves the cursor on every key: show the row once it rests
@@ -384,19 +392,30 @@ class MemboardApp(App):
                 self._detail_timer.stop()
             self._detail_timer = self.set_timer(DETAIL_DELAY, self._show_current)
         else:
-            pane.show(row, self.detail if self.detail and self.detail.session_id == row.id else None, self.revision_position, self.model.now)
+            self._show_pane(row)
             # after the next refresh: the cursor repaints first, the snapshot follows
             self.call_after_refresh(self._load_detail, row.id)
 
     def _show_current(self) -> None:
         """Show the cursor's row in the pane and load its snapshot (after typing pauses)."""
         row = self.table.current
-        pane = self.query_one(SnapshotPane)
-        if row is None:
-            pane.show(None, None, 0, self.model.now)
-            return
-        pane.show(row, self.detail if self.detail and self.detail.session_id == row.id else None, self.revision_position, self.model.now)
-        self._load_detail(row.id)
+        self._show_pane(row)
+        if row is not None:
+            self._load_detail(row.id)
+
+    def _show_pane(self, row: BoardRow | None) -> None:
+        """Show row in the pane, with its snapshot at revision_position once that is loaded."""
+        detail = self.detail
+        snapshot = detail.pane if detail is not None and row is not None and detail.session_id == row.id else None
+        self.query_one(SnapshotPane).show(row, snapshot, self.revision_position, self.model.now)
+
+    def _show_revision(self) -> None:
+        """Show the current revision, having an older one prepared first (off the UI thread) when needed."""
+        detail, row = self.detail, self.table.current
+        if detail is not None and row is not None and detail.session_id == row.id and detail.revisions:
+            if self.revision_position not in detail.pane.views:
+                self._prepare_revisions(detail, self.revision_position)
+        self._show_pane(row)
 
     @on(SessionTable.HeaderClicked)
     def _header_clicked(self, message: SessionTable.HeaderClicked) -> None:
@@ -431,7 +450,21 @@ class MemboardApp(App):
             steps = self._pending_steps[1]
         self._pending_steps = None
         self.revision_position = max(0, min(latest + steps, latest))
-        self.query_one(SnapshotPane).show(row, detail, self.revision_position, self.model.now)
+        self._show_revision()
+
+    @work(thread=True, exclusive=True, group="revisions")
+    def _prepare_revisions(self, detail: SessionDetail, position: int) -> None:
+        """Prepare the pane's view of an older revision (and its older neighbours) off the UI thread."""
+        self.post_message(RevisionsPrepared(detail, detail.prepare(detail.window(position))))
+
+    def on_revisions_prepared(self, message: RevisionsPrepared) -> None:
+        """Keep the prepared revisions; show them if their session is still in the pane."""
+        message.detail.pane.views.update(message.views)
+        if message.detail is self.detail:
+            try:
+                self._show_pane(self.table.current)
+            except NoMatches:  # the board is closing: its widgets are gone
+                pass
 
     # -- actions ----------------------------------------------------------------------------
 
@@ -545,7 +578,7 @@ class MemboardApp(App):
         if not detail.revisions:
             return
         self.revision_position = max(0, min(self.revision_position + step, len(detail.revisions) - 1))
-        self.query_one(SnapshotPane).show(row, detail, self.revision_position, self.model.now)
+        self._show_revision()
 
     def action_help(self) -> None:
         """Show the keys."""

@@ -13,6 +13,7 @@ from textual.screen import Screen
 
 from .loader import Notices, SessionDetail
 from .model import BoardModel
+from .paneview import PaneRevision
 
 
 @dataclass
@@ -36,6 +37,14 @@ class DetailLoaded(Message):
     """A session's snapshot and revisions, read for the pane."""
 
     detail: SessionDetail
+
+
+@dataclass
+class RevisionsPrepared(Message):
+    """Older revisions of the pane's snapshot, prepared for it after the user stepped back to them."""
+
+    detail: SessionDetail
+    views: dict[int, PaneRevision]
 
 
 @dataclass

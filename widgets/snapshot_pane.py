@@ -6,6 +6,9 @@ no reading, no parsing here.
 
 from __future__ import annotations
 
+from typing import Callable
+
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -17,13 +20,16 @@ from memboard.board.paneview import PaneMerge, PaneSnapshot
 MARKERS_TEXT = "[superseded], [resolved] or [done]"
 
 
-def metadata_text(row: BoardRow, now) -> Text:
+Colour = Callable[[str], Style]
+
+
+def metadata_text(row: BoardRow, now, colour: Colour) -> Text:
     """The row's fields as styled text (user text is plain, never markup)."""
     out = Text()
     out.append(row.id + "\n", style="bold")
     if row.problem:
-        out.append("unparseable row: ", style="bold red")
-        out.append(row.problem + "\n", style="red")
+        out.append("unparseable row: ", style=Style(bold=True) + colour("problem"))
+        out.append(row.problem + "\n", style=colour("problem"))
     fields = [
         ("Agent", row.agent),
         ("Topic", row.topic),
@@ -40,23 +46,24 @@ def metadata_text(row: BoardRow, now) -> Text:
     return out
 
 
-def merge_text(view: PaneMerge) -> Text:
+def merge_text(view: PaneMerge, colour: Colour) -> Text:
     """A merge as text: policy breaks first, then each changed section's added/removed lines."""
     out = Text()
     if view.breaks:
-        out.append(f"⚠ {len(view.breaks)} policy break(s): items dropped without {MARKERS_TEXT}\n", style="bold red")
+        heading = f"⚠ {len(view.breaks)} policy break(s): items dropped without {MARKERS_TEXT}\n"
+        out.append(heading, style=Style(bold=True) + colour("break"))
         for found in view.breaks:
-            out.append(f"  ✗ {found.section}: ", style="red")
-            out.append(found.item + "\n", style="red")
+            out.append(f"  ✗ {found.section}: ", style=colour("break"))
+            out.append(found.item + "\n", style=colour("break"))
     else:
-        out.append("✓ no item dropped without a marker\n", style="green")
+        out.append("✓ no item dropped without a marker\n", style=colour("clean"))
     for sec in view.sections:
         out.append(f"\n## {sec.name}\n", style="bold")
         for line in sec.lines:
             if line.startswith("+"):
-                out.append(line + "\n", style="green")
+                out.append(line + "\n", style=colour("added"))
             elif line.startswith("-"):
-                out.append(line + "\n", style="red")
+                out.append(line + "\n", style=colour("removed"))
             else:
                 out.append(line + "\n", style="dim")
     if not view.sections:
@@ -67,11 +74,23 @@ def merge_text(view: PaneMerge) -> Text:
 class SnapshotPane(VerticalScroll, can_focus=True):
     """Metadata, revision position, the merge diff of that revision and the snapshot itself."""
 
+    COMPONENT_CLASSES = {
+        "snapshot-pane--problem",
+        "snapshot-pane--break",
+        "snapshot-pane--clean",
+        "snapshot-pane--added",
+        "snapshot-pane--removed",
+    }
+
     def compose(self) -> ComposeResult:
         """Lay out the pane's parts."""
         yield Static(id="pane-meta")
         yield Static(id="pane-revision")
         yield Static(id="pane-merge")
+
+    def colour(self, part: str) -> Style:
+        """The colour of a part (problem, break, clean, added, removed), from the stylesheet."""
+        return self.get_component_rich_style(f"snapshot-pane--{part}", partial=True)
 
     def _markdown(self, text: str) -> None:
         """Show text in the Markdown view, mounting it on first use (after the first paint)."""
@@ -96,7 +115,7 @@ class SnapshotPane(VerticalScroll, can_focus=True):
             merge.display = False
             self._markdown("")
             return
-        meta.update(metadata_text(row, now))
+        meta.update(metadata_text(row, now, self.colour))
         if snapshot is None or snapshot.session_id != row.id:
             revision.update(Text("loading…", style="dim"))
             merge.display = False
@@ -122,5 +141,5 @@ class SnapshotPane(VerticalScroll, can_focus=True):
         else:
             merge.display = True
             merge.set_class(bool(view.merge.breaks), "-breaks")
-            merge.update(merge_text(view.merge))
+            merge.update(merge_text(view.merge, self.colour))
         self._markdown(view.body if view is not None else "")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import gc
 import os
 import threading
-from pathlib import Path
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -49,13 +48,12 @@ from .messages import (
     RevisionsPrepared,
 )
 from .model import ALL, SORT_COLUMNS, BoardModel, BoardRow
-import memboard.styles
+from memboard.styles import BOARD_TCSS
 from memboard.widgets.board_status import BoardBanner, BoardStatus
 from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.session_table import SessionTable
 from memboard.widgets.snapshot_pane import SnapshotPane
 
-STYLES = Path(str(memboard.styles.__file__)).parent
 DEFAULT_THEME = "textual-dark"
 FRESH_SECONDS = 3.0
 POLL_SECONDS = 0.5
@@ -86,7 +84,7 @@ class MemboardApp(App):
     """The memboard board; its flows (BoardFlows) see it as their FlowHost."""
 
     TITLE = "memboard"
-    CSS_PATH = [STYLES / "board.tcss"]
+    CSS_PATH = [BOARD_TCSS]
     COMMANDS = App.COMMANDS | {board_commands}
 
     # every key comes from the action table; `/` has priority: handled before the key is

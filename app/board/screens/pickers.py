@@ -11,8 +11,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from memboard.styles import FLOWS_TCSS
+
 from ..actions import bindings
-from .css import FLOWS_TCSS
 
 NEW_SESSION = "\x00new-session"
 

@@ -13,8 +13,9 @@ from textual.widget import Widget
 from textual.widgets import Button, Label, Static
 
 from ...core.plan import Plan, encoding_notes
+from memboard.styles import FLOWS_TCSS
+
 from ..actions import bindings
-from .css import FLOWS_TCSS
 
 
 MAX_SHOWN_LINES = 2000

@@ -10,8 +10,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
+from memboard.styles import FLOWS_TCSS
+
 from ..actions import bindings
-from .css import FLOWS_TCSS
 
 
 @dataclass(frozen=True)

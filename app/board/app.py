@@ -1,7 +1,9 @@
 """The board: a live, filterable table of the memory index with a snapshot pane.
 
-Reading happens in thread workers that post messages back; the table widget only renders
-what is on screen; the model (rows, filters, sorting) is plain Python in model.py.
+Reading happens in thread workers that post messages back (the reload worker for live
+updates and after every flow, the detail worker for the pane); the table widget only renders
+what is on screen; the model (rows, filters, sorting) is plain Python in model.py. Keys come
+from the action table (actions.py); the modal flows (flows.py) see this App as their FlowHost.
 """
 
 from __future__ import annotations
@@ -147,7 +149,7 @@ class MemboardApp(App):
         if self.watch_files:
             self.set_interval(POLL_SECONDS, self.check_files)
 
-    # -- the contract the flows rely on ---------------------------------------------------
+    # -- what the flows see (FlowHost) ----------------------------------------------------
 
     @property
     def table(self) -> SessionTable:

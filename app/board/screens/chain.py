@@ -2,38 +2,48 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from .css import FLOWS_TCSS
+from ...core.index import STATUSES
+from memboard.styles import FLOWS_TCSS
+
+from ..actions import bindings
 
 LEGEND = "enter jump to session · space fold · esc close   marks: ↔? one-sided link · ⊘ missing · ▣ archived · ⟲ cycle"
 
 
-def node_label(node: dict) -> Text:
-    """A chain node as one line: ID, status or state, topic and its marks."""
+def no_colour(part: str) -> Style:
+    """No colour for any part (node_label outside a screen)."""
+    return Style()
+
+
+def node_label(node: dict, colour: Callable[[str], Style] = no_colour) -> Text:
+    """A chain node as one line: ID, status or state, topic and its marks (colours from colour(part))."""
     text = Text()
     state = node.get("state", "live")
     text.append(node["id"], style="bold" if state == "live" else "dim")
     if state == "live":
         status = node.get("status") or "?"
-        text.append(f"  [{status}]", style={"active": "green", "stale": "yellow", "idle": "dim"}.get(status, ""))
+        text.append(f"  [{status}]", style=colour(status) if status in STATUSES else "")
         topic = node.get("topic") or ""
         if topic:
             text.append(f"  {topic}")
     elif state == "archived":
-        text.append("  ▣ archived", style="magenta")
+        text.append("  ▣ archived", style=colour("archived"))
     else:
-        text.append("  ⊘ missing (neither live nor archived)", style="red")
+        text.append("  ⊘ missing (neither live nor archived)", style=colour("missing"))
     if node.get("one_sided"):
-        text.append("  ↔? one-sided link", style="bold yellow")
+        text.append("  ↔? one-sided link", style=colour("one-sided"))
     if node.get("cycle"):
-        text.append("  ⟲ cycle", style="bold red")
+        text.append("  ⟲ cycle", style=colour("cycle"))
     return text
 
 
@@ -41,7 +51,8 @@ class ChainScreen(ModalScreen[str | None]):
     """Walk a session's reference chain; returns the live session chosen with enter."""
 
     CSS_PATH = FLOWS_TCSS
-    BINDINGS = [Binding("escape,q", "close", "Close")]
+    BINDINGS = bindings("chain")
+    COMPONENT_CLASSES = {f"chain--{part}" for part in (*STATUSES, "archived", "missing", "one-sided", "cycle")}
 
     def __init__(self, chain: dict):
         """Show chain (memboard.core.ops.query.chain's result)."""
@@ -58,7 +69,7 @@ class ChainScreen(ModalScreen[str | None]):
     def build_tree(self) -> Tree:
         """The tree: the session at the root, its two directions below."""
         me = {key: self.chain.get(key) for key in ("id", "state", "status", "topic")}
-        tree: Tree[dict] = Tree(node_label(me), data=me, id="chain-tree")
+        tree: Tree[dict] = Tree(node_label(me, self.colour), data=me, id="chain-tree")
         tree.auto_expand = False
         tree.show_root = True
         up = tree.root.add(
@@ -74,6 +85,10 @@ class ChainScreen(ModalScreen[str | None]):
         tree.root.expand()
         return tree
 
+    def colour(self, part: str) -> Style:
+        """The colour of a part of a node's line (a status, archived, missing, one-sided, cycle), from the stylesheet."""
+        return self.get_component_rich_style(f"chain--{part}", partial=True)
+
     def count(self, nodes: list[dict]) -> int:
         """How many nodes lie below, counted through the whole subtree."""
         return sum(1 + self.count(n.get("children", [])) for n in nodes)
@@ -86,10 +101,10 @@ class ChainScreen(ModalScreen[str | None]):
         for node in nodes:
             children = node.get("children", [])
             if children:
-                branch = parent.add(node_label(node), data=node, expand=True)
+                branch = parent.add(node_label(node, self.colour), data=node, expand=True)
                 self.add_nodes(branch, children, "")
             else:
-                parent.add_leaf(node_label(node), data=node)
+                parent.add_leaf(node_label(node, self.colour), data=node)
 
     def on_mount(self) -> None:
         """Focus the tree on the session itself."""

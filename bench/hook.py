@@ -52,7 +52,7 @@ def make_root(folder: Path, rows: int) -> Path:
 def state_folder(root: Path, state: Path | None = None) -> Path:
     """The root's folder in memboard's local state (under state, else this process's state folder)."""
     from memboard.core.config import state_dir
-    from memboard.core.localstate import ROOTS, root_key
+    from memboard.core.files.localstate import ROOTS, root_key
 
     return (state or state_dir()) / ROOTS / root_key(root.resolve())
 
@@ -60,7 +60,7 @@ def state_folder(root: Path, state: Path | None = None) -> Path:
 def make_map(root: Path, rows: int, state: Path | None = None) -> dict[str, bytes]:
     """A conversation map with one entry per row (as after `rows` hooked chats), in the root's local
     state under state; returns shard bytes by path."""
-    from memboard.core.hookmap import HEADER, shard_path
+    from memboard.core.formats.conversations import HEADER, shard_path
 
     shards: dict[str, list[bytes]] = {}
     for i in range(rows):
@@ -130,7 +130,7 @@ def measure(rows: int, runs: int = 15) -> dict:
         folder = state_folder(root, state)
         cmd = hook_command() + ["--root", str(root)]
         payload = {"transcript_path": "/tmp/t.jsonl", "cwd": str(base), "hook_event_name": "SessionStart", "source": "startup"}
-        from memboard.core.hookmap import shard_path
+        from memboard.core.formats.conversations import shard_path
 
         def fresh(conversation: str) -> None:
             """Back to the generated root: the index and the shard this conversation lands in."""

@@ -1,7 +1,7 @@
 """Lock throughput: 8 processes register at once on one root; lock waits and rows lost.
 
 Each worker is a separate Python process running the CLI's own path (`execute` with
-`plan_register`) in a loop, with `memboard.core.apply.locked` wrapped to record how long
+`plan_register`) in a loop, with `memboard.core.files.execute.locked` wrapped to record how long
 each registration waited for the root's lock and how long it then held it. Afterwards the index must hold every
 reported Session ID exactly once: a missing one is a lost row.
 """
@@ -24,10 +24,10 @@ GO_FILE = "go"
 
 def worker(root: str, agent: str, count: int, out: str, go: str) -> None:
     """Register `count` sessions as `agent`, recording lock waits; write them to out as JSON."""
-    import memboard.core.apply as apply
-    from memboard.core import clock
+    import memboard.core.files.execute as apply
+    from memboard.core.files.root import MemoryRoot
+    from memboard.core.formats import clock
     from memboard.core.ops.register import plan_register
-    from memboard.core.root import MemoryRoot
 
     waits: list[float] = []
     holds: list[float] = []
@@ -62,7 +62,7 @@ def worker(root: str, agent: str, count: int, out: str, go: str) -> None:
 
 def measure(root: Path, state: Path, processes: int = 8, per_process: int = 10) -> dict:
     """Run the workers concurrently on root; lock wait percentiles, throughput, rows lost."""
-    from memboard.core.index import IndexFile
+    from memboard.core.formats.index import IndexFile
 
     before = len(IndexFile((root / "index.md").read_bytes()).rows)
     work = state / f"lock-{os.getpid()}-{time.time_ns()}"

@@ -26,9 +26,9 @@ if __package__ in (None, ""):
     # Run as `python bench/run.py`: import the bench package from the repository, not bench/.
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bench import board_figures, cli_figures, lock_throughput  # noqa: E402
-from bench.roots import RootCache  # noqa: E402
-from bench.timing import BenchFailure, median  # noqa: E402
+from bench import board_figures, cli_figures, lock_throughput
+from bench.roots import RootCache
+from bench.timing import BenchFailure, median
 
 FULL_SIZES = (1_000, 10_000, 100_000)
 QUICK_SIZES = (1_000, 10_000)

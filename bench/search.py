@@ -22,9 +22,9 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bench.cli_figures import PASS, memboard_cmd  # noqa: E402
-from bench.roots import generate  # noqa: E402
-from bench.timing import bench_env, median, percentile, time_process  # noqa: E402
+from bench.cli_figures import PASS, memboard_cmd
+from bench.roots import generate
+from bench.timing import bench_env, median, percentile, time_process
 
 CJK = ["同步", "快照", "封存流程", "換行", "跳脫的直線符號", "鉤子註冊延遲"]
 ENGLISH = ["obsidian", "Windows", "lock", "merge policy", "wiki/tools/obsidian-sync.md", "vault sync"]
@@ -176,7 +176,7 @@ def query_figures(report: Report, root: Path) -> None:
     "The query itself" is search(check_files=False): open the cache, rank, fetch the best
     documents, make snippets. search() adds the stat pass over the root's files.
     """
-    from memboard.core.search import run
+    from memboard.core.search.engine import run
 
     groups = {"CJK": CJK, "English": ENGLISH + [_id_piece(root)], COMMON_GROUP: COMMON}
     for name, queries in groups.items():
@@ -243,7 +243,7 @@ def process_figures(report: Report, root: Path, state: Path, runs: int) -> None:
 
 def change_figures(report: Report, root: Path) -> None:
     """One changed file (a snapshot, a row, an appended row) reflected in the next search()."""
-    from memboard.core.search import run
+    from memboard.core.search.engine import run
 
     snap = sorted((root / "sessions").iterdir())[len(list((root / "sessions").iterdir())) // 2]
     index = root / "index.md"
@@ -287,7 +287,7 @@ def _write(path: Path, data: bytes) -> None:
 
 def build_figures(report: Report, root: Path, state: Path) -> None:
     """The first build, in a process of its own so its peak memory can be read."""
-    code = ("import os, resource, sys, time; from memboard.core.search import run; t = time.perf_counter(); "
+    code = ("import os, resource, sys, time; from memboard.core.search.engine import run; t = time.perf_counter(); "
             "o = run(sys.argv[1], 'obsidian'); print(time.perf_counter() - t, o.built, "
             "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); status = '/proc/self/status'; "
             "print(open(status).read() if os.path.exists(status) else '')")

@@ -6,8 +6,8 @@ import os
 import statistics
 import subprocess
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 
 class BenchFailure(RuntimeError):
@@ -31,7 +31,7 @@ def percentile(values: Sequence[float], q: float) -> float:
 def bench_env(state: Path, extra: dict | None = None) -> dict:
     """An environment that keeps memboard away from the user's config, state and root."""
     env = dict(os.environ)
-    for name in ("MEMBOARD_ROOT", "MEMBOARD_FAULT_AFTER_STEP", "MEMBOARD_FAULT_MODE"):
+    for name in ("MEMBOARD_ROOT",):
         env.pop(name, None)
     state.mkdir(parents=True, exist_ok=True)
     env["MEMBOARD_STATE_DIR"] = str(state)

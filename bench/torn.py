@@ -12,7 +12,7 @@ settle window (before the first chunk too); write a temp file and rename it over
 append one row. Each save adds one hand row. The editor re-reads the file before each save
 and checks, right before it writes, that the file it read is still the one at the path, as a
 careful editor does; memboard logs the same last-look-to-rename window of each of its writes
-(MEMBOARD_REPLACE_LOG). Afterwards `check` demands: every seeded row that nothing removed on
+(BENCH_REPLACE_LOG). Afterwards `check` demands: every seeded row that nothing removed on
 purpose, every hand row and every Session ID memboard announced is in the index or the
 archive; the index parses; every command exited 0 or 1 with one line; doctor --fix
 converges. A row lost where an editor window and a memboard window overlapped (both
@@ -73,7 +73,7 @@ def hand_row(n: int) -> bytes:
 
 def build_root(path: Path, rows: int = 400) -> dict[str, str]:
     """A root whose table ends the file: every 7th row an idle placeholder, the rest with snapshots."""
-    from memboard.core.snapshot import render_template
+    from memboard.core.formats.snapshot import render_template
 
     (path / "sessions").mkdir(parents=True, exist_ok=True)
     lines = ["# Memory Index\n", "\n", "Notes above the table.\n", "\n", HEADER]
@@ -108,7 +108,7 @@ def call(argv: list[str], stdin: bytes | None = None) -> tuple[int, str, str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             if stdin is not None:
-                from memboard import hook
+                from memboard.cli import hook
 
                 code = hook.run(argv[1], argv[argv.index("--root") + 1], None, stdin=io.BytesIO(stdin))
             else:
@@ -188,6 +188,9 @@ def last_line(path: Path) -> str:
 
 def worker(root: str, name: str, deadline: float, log_path: str, sources: list[str], seed: int) -> None:
     """Loop over every changing command (each kind in turn, shuffled) until deadline; one JSON line each."""
+    from bench.probes import install_from_env
+
+    install_from_env()
     rng = random.Random(seed)
     mine: list[str] = []
     refs: list[tuple[str, str]] = []
@@ -335,7 +338,7 @@ def run(root: Path, seconds: float = 20.0, workers: int = 3, seed: int = 1, wind
     """Run workers and the editor (pausing up to `pause` of the window) as separate processes on root; their logs."""
     work = Path(tempfile.mkdtemp(prefix="memboard-torn-"))
     env = dict(os.environ)
-    env["MEMBOARD_REPLACE_LOG"] = str(work / "replaced.txt")
+    env["BENCH_REPLACE_LOG"] = str(work / "replaced.txt")
     env["MEMBOARD_SETTLE_SECONDS"] = str(window)
     env.setdefault("MEMBOARD_NOW", NOW)
     sources = [seed_id(n) for n in range(1, 200) if n % 7 and n % 5][:30]
@@ -391,7 +394,7 @@ def races(result: dict) -> list[tuple[dict, tuple[float, float]]]:
 
 def check(root: Path, seeded: dict, result: dict) -> list[str]:
     """Everything that went wrong, as lines (empty when every promise held)."""
-    from memboard.core.index import IndexFile
+    from memboard.core.formats.index import IndexFile
 
     problems: list[str] = []
     for e in result["events"]:
@@ -462,10 +465,10 @@ def figures(result: dict) -> dict:
 
 def converge(root: Path) -> list[str]:
     """Run doctor --fix once; what a second doctor would still fix (empty when it converged)."""
-    from memboard.core import clock
-    from memboard.core.apply import execute
+    from memboard.core.files.execute import execute
+    from memboard.core.files.root import MemoryRoot
+    from memboard.core.formats import clock
     from memboard.core.ops.doctor import diagnose
-    from memboard.core.root import MemoryRoot
 
     mroot = MemoryRoot(root)
     execute(mroot, lambda r: diagnose(r, clock.now())[1])
@@ -480,11 +483,11 @@ def stall_trial(base: Path, pause: float, rows: int, window: float) -> int:
     """One plain save that stops half written (mid-row) for `pause` seconds while `update` runs; rows lost."""
     import shutil
 
-    from memboard.core import clock
-    from memboard.core.apply import execute
-    from memboard.core.index import IndexFile
+    from memboard.core.files.execute import execute
+    from memboard.core.files.root import MemoryRoot
+    from memboard.core.formats import clock
+    from memboard.core.formats.index import IndexFile
     from memboard.core.ops.update import plan_update
-    from memboard.core.root import MemoryRoot
 
     root = base / "stall"
     shutil.rmtree(root, ignore_errors=True)
@@ -511,7 +514,7 @@ def stall_trial(base: Path, pause: float, rows: int, window: float) -> int:
 
 def row_ids_of(data: bytes) -> set[str]:
     """Session IDs of the table rows in data."""
-    from memboard.core.index import IndexFile
+    from memboard.core.formats.index import IndexFile
 
     return {r.id for r in IndexFile(data).rows}
 
@@ -533,9 +536,9 @@ def stall_scan(trials: int, window: float, rows: int = 300) -> list[tuple[float,
 
 def idle_cost(runs: int = 20) -> dict:
     """Seconds memboard slept waiting for index.md to settle, per kind of index (total over runs commands)."""
-    from memboard.core import clock
-    from memboard.core import root as root_module
-    from memboard.core.apply import execute
+    from memboard.core.files import root as root_module
+    from memboard.core.files.execute import execute
+    from memboard.core.formats import clock
     from memboard.core.ops.update import plan_update
 
     base = Path(tempfile.mkdtemp(prefix="memboard-idle-"))

@@ -13,9 +13,9 @@ import asyncio
 import os
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable
 
 HERE = Path(__file__).resolve().parent
 SIZE = (120, 40)
@@ -55,8 +55,8 @@ async def settle(pilot) -> None:
 
 def demo_id(name: str) -> str:
     """A demo session's ID at the fixed clock."""
-    from memboard.core.clock import now
-    from memboard.core.demo import demo_ids
+    from memboard.core.formats.clock import now
+    from memboard.core.ops.demo import demo_ids
 
     return demo_ids(now())[name]
 
@@ -153,8 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("MEMBOARD_NOW", FIXED_NOW)
         os.environ["MEMBOARD_STATE_DIR"] = str(Path(tmp) / "state")
         os.environ["MEMBOARD_CONFIG"] = str(Path(tmp) / "config.toml")
-        from memboard.core.clock import now
-        from memboard.core.demo import build_demo
+        from memboard.core.formats.clock import now
+        from memboard.core.ops.demo import build_demo
 
         for item in chosen:
             root = build_demo(Path(tmp) / item.name / "memory", now())

@@ -5,8 +5,6 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, TextArea
 
-from flows.driving import make_app, mark, ready, wait_for_screen
-from flows.sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, make_root
 from memboard.board.screens import (
     ChainScreen,
     MessageScreen,
@@ -15,6 +13,8 @@ from memboard.board.screens import (
     StaleDaysScreen,
     UpdateScreen,
 )
+from tests.flows.driving import make_app, mark, ready, wait_for_screen
+from tests.flows.sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, make_root
 
 SIZE = (120, 40)
 
@@ -38,10 +38,10 @@ def open_flow(kind, key: str, select: str | None = None, marks: tuple[str, ...] 
             app.select_session(select)
         await pilot.press(key)
         screen = await wait_for_screen(pilot, kind)
-        for widget in screen.query(Input):
-            widget.cursor_blink = False
-        for widget in screen.query(TextArea):
-            widget.cursor_blink = False
+        for field in screen.query(Input):
+            field.cursor_blink = False
+        for area in screen.query(TextArea):
+            area.cursor_blink = False
         if typed:
             await pilot.press(*typed)
         await pilot.pause()

@@ -6,7 +6,7 @@ no reading, no parsing here.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from rich.style import Style
 from rich.text import Text
@@ -97,6 +97,7 @@ class SnapshotPane(VerticalScroll, can_focus=True):
         found = self.query("#pane-markdown")
         if not found and not text:
             return
+        # lazy: mounted after the first paint (start-up stays light)
         from textual.widgets import Markdown
 
         if found:

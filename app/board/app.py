@@ -20,13 +20,20 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from ..core import clock
+from memboard.styles import BOARD_TCSS
+from memboard.widgets.board_status import BoardBanner, BoardStatus
+from memboard.widgets.key_bar import KeyBar
+from memboard.widgets.session_table import SessionTable
+from memboard.widgets.snapshot_pane import SnapshotPane
+
 from ..core.config import load as load_config
 from ..core.errors import MemboardError
-from ..core.ids import DEFAULT_AGENT, is_valid_id
-from ..core.index import STATUSES
-from ..core.root import INDEX, MemoryRoot
-from .actions import board_only, bindings
+from ..core.files.root import MemoryRoot
+from ..core.formats import clock
+from ..core.formats.ids import DEFAULT_AGENT, is_valid_id
+from ..core.formats.index import STATUSES
+from ..core.formats.layout import INDEX
+from .actions import bindings, board_only
 from .flows import BoardFlows
 from .loader import (
     CopyScan,
@@ -50,11 +57,6 @@ from .messages import (
     RevisionsPrepared,
 )
 from .model import ALL, SORT_COLUMNS, BoardModel, BoardRow
-from memboard.styles import BOARD_TCSS
-from memboard.widgets.board_status import BoardBanner, BoardStatus
-from memboard.widgets.key_bar import KeyBar
-from memboard.widgets.session_table import SessionTable
-from memboard.widgets.snapshot_pane import SnapshotPane
 
 DEFAULT_THEME = "textual-dark"
 FRESH_SECONDS = 3.0
@@ -66,6 +68,7 @@ BOARD_ACTIONS = board_only()
 
 def board_commands():
     """The palette provider, imported when the palette first opens (keeps start-up light)."""
+    # lazy: the palette loads when it first opens (start-up stays light)
     from .commands import BoardCommands
 
     return BoardCommands
@@ -412,9 +415,9 @@ class MemboardApp(App):
     def _show_revision(self) -> None:
         """Show the current revision, having an older one prepared first (off the UI thread) when needed."""
         detail, row = self.detail, self.table.current
-        if detail is not None and row is not None and detail.session_id == row.id and detail.revisions:
-            if self.revision_position not in detail.pane.views:
-                self._prepare_revisions(detail, self.revision_position)
+        if (detail is not None and row is not None and detail.session_id == row.id and detail.revisions
+                and self.revision_position not in detail.pane.views):
+            self._prepare_revisions(detail, self.revision_position)
         self._show_pane(row)
 
     @on(SessionTable.HeaderClicked)
@@ -582,6 +585,7 @@ class MemboardApp(App):
 
     def action_help(self) -> None:
         """Show the keys."""
+        # lazy: its Markdown widget loads on first use (start-up stays light)
         from .screens.help import HelpScreen
 
         self.push_screen(HelpScreen())

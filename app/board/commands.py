@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content

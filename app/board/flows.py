@@ -16,11 +16,12 @@ the board closes under a waiting flow, the wait ends (BoardClosed) and so does t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import datetime
 from functools import partial
-from typing import Any, Callable, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from textual.message import Message
 from textual.notifications import SeverityLevel
@@ -28,20 +29,23 @@ from textual.screen import Screen
 from textual.worker import NoActiveWorker, Worker, get_current_worker
 
 from ..core import config
-from ..core.apply import apply_exact
-from ..core.clock import now
 from ..core.errors import Incomplete, MemboardError, StalePlan
+from ..core.files.execute import apply_exact
+from ..core.files.root import MemoryRoot
+from ..core.formats.clock import now
+from ..core.formats.layout import session_path
 from ..core.ops.archive import plan_archive
 from ..core.ops.common import find_row, load_index
+from ..core.ops.continue_from import plan_continue
 from ..core.ops.doctor import diagnose
-from ..core.ops.organize import DEFAULT_STALE_DAYS, continued_sources, plan_organize
+from ..core.ops.organize import continued_sources, plan_organize
 from ..core.ops.query import chain, list_rows
-from ..core.ops.reference import plan_continue, plan_release
+from ..core.ops.release import plan_release
+from ..core.ops.sequence import plan_sequence
 from ..core.ops.update import plan_update
 from ..core.plan import Plan
-from ..core.root import MemoryRoot, session_path
+from ..core.results import Finding, OrganizeResult
 from .messages import AskScreen, FlowFinished, JumpToSession
-from .planned import plan_sequence
 from .screens import (
     NEW_SESSION,
     ChainScreen,
@@ -114,34 +118,26 @@ def outcome_of(plan: Plan) -> str:
     return plan.success or "; ".join(plan.report) or f"{plan.op} done"
 
 
-def finding_lines(findings: list[dict]) -> list[str]:
+def finding_lines(findings: list[Finding]) -> list[str]:
     """Doctor findings as report lines, each with its planned fix (or why there is none)."""
     if not findings:
         return ["No inconsistencies found."]
     lines = []
     for f in findings:
-        where = f" {f['id']}" if f.get("id") else ""
-        fix = f" → fix: {f['fix']}" if f.get("fix") else " → not repaired automatically (fix by hand)"
-        lines.append(f"• {f['kind']}{where}: {f['message']}{fix}")
+        where = f" {f.id}" if f.id else ""
+        fix = f" → fix: {f.fix}" if f.fix else " → not repaired automatically (fix by hand)"
+        lines.append(f"• {f.kind}{where}: {f.message}{fix}")
     return lines
 
 
-def organize_lines(plan: Plan) -> list[str]:
+def organize_lines(plan: Plan[OrganizeResult]) -> list[str]:
     """Organize's report (deleted, marked stale, kept, protected, blocked) with each reason."""
     lines = list(plan.report)
-    reasons = plan.result.get("reasons", {})
+    reasons = plan.result.reasons
     if reasons:
         lines.append("why:")
         lines += [f"  {sid or '(no ID)'}: {why}" for sid, why in reasons.items()]
     return lines
-
-
-def stale_days_default() -> int:
-    """Organize's stale days: config `stale_days`, else 14."""
-    try:
-        return max(0, int(config.load().get("stale_days", DEFAULT_STALE_DAYS)))
-    except (MemboardError, TypeError, ValueError):
-        return DEFAULT_STALE_DAYS
 
 
 class BoardFlows:
@@ -337,11 +333,11 @@ class BoardFlows:
     def flow_continue(self, source_id: str) -> None:
         """Pick the session that continues from source_id (or a new one), preview, apply."""
         title = f"Continue from {source_id}"
-        rows = sorted(list_rows(self.host.memory_root), key=lambda r: r["updated_at"] or "", reverse=True)
+        rows = sorted(list_rows(self.host.memory_root), key=lambda r: r.updated_at or "", reverse=True)
         choices = [
-            Choice(r["id"], f"{r['agent']} · {r['status']} · {r['topic']}")
+            Choice(r.id, f"{r.agent} · {r.status} · {r.topic}")
             for r in rows
-            if r["id"] != source_id and not r["problem"]
+            if r.id != source_id and not r.problem
         ]
         picked = self.ask(
             SessionPicker(
@@ -363,7 +359,7 @@ class BoardFlows:
             """The continue plan, fixed to this moment."""
             return plan_continue(root, source_id, when, as_id, agent=agent)
 
-        self.preview_and_apply("continue", title, build, select=lambda p: p.result.get("session_id"))
+        self.preview_and_apply("continue", title, build, select=lambda p: p.result.session_id)
 
     def flow_release(self, source_id: str) -> None:
         """Pick one of source_id's referencing sessions, preview the release, apply."""
@@ -387,9 +383,8 @@ class BoardFlows:
         if picked is None:
             self.finish("release", "release cancelled: nothing written")
             return
-        when = now()
         self.preview_and_apply("release", f"{title} from {picked}",
-                                lambda r: plan_release(r, source_id, picked, when))
+                               lambda r: plan_release(r, source_id, picked))
 
     def flow_archive(self, ids: list[str]) -> None:
         """Archive one session, or several in one combined preview applied one by one."""
@@ -499,7 +494,7 @@ class BoardFlows:
 
     def flow_organize(self) -> None:
         """Ask stale days, preview the whole organize pass, apply."""
-        days = self.ask(StaleDaysScreen(stale_days_default()))
+        days = self.ask(StaleDaysScreen(config.stale_days()))
         if days is None:
             self.finish("organize", "organize cancelled: nothing written")
             return
@@ -518,19 +513,16 @@ class BoardFlows:
             "doctor",
             "Doctor: findings and repairs",
             lambda r: diagnose(r, when)[1],
-            describe=lambda p: finding_lines(p.result.get("findings", [])),
+            describe=lambda p: finding_lines(p.result.findings),
         )
 
     def flow_chain(self, session_id: str) -> None:
         """Read the chain, show it as a tree, jump to the session picked."""
         try:
             data = chain(self.host.memory_root, session_id)
-            rows = load_index(self.host.memory_root).find(session_id)
         except MemboardError as exc:
             self.ask(MessageScreen(f"Chain of {session_id}", str(exc), footnote=""))
             return
-        if rows:
-            data.update(status=rows[0].status, topic=rows[0].get("topic"))
         picked = self.ask(ChainScreen(data))
         if picked:
             self.host.post_message(JumpToSession(picked))

@@ -11,12 +11,14 @@ import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from ..core import revisions
-from ..core.conflicts import ConflictCopy, find_copies, line_list, readable_rows
 from ..core.errors import MemboardError
-from ..core.index import IndexFile
-from ..core.root import ARCHIVE, INDEX, SESSIONS, MemoryRoot, session_path
-from ..core.snapshot import LIST_MARK_RE, Snapshot, vanished
+from ..core.files import revisions
+from ..core.files.copies import ConflictCopy, find_copies
+from ..core.files.root import MemoryRoot
+from ..core.formats.index import IndexFile, readable_rows
+from ..core.formats.layout import ARCHIVE, INDEX, SESSIONS, session_path
+from ..core.formats.markers import line_list
+from ..core.formats.snapshot import LIST_MARK_RE, Snapshot, vanished
 from .model import BoardModel, BoardRow, IndexSource
 from .paneview import PaneMerge, PaneRevision, PaneSnapshot, PolicyBreak, SectionDiff
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..core.clock import age_label, parse
-from ..core.index import STATUSES, IndexFile, Row, encode, parse_refs
+from ..core.formats.clock import age_label, parse
+from ..core.formats.index import STATUSES, IndexFile, Row, parse_refs
+from ..core.formats.text import encode
 
 ALL = "all"
 STATUS_FILTERS = (ALL, *STATUSES)
@@ -62,7 +63,7 @@ class BoardRow:
     _age: str | None = field(default=None, repr=False)
 
     @classmethod
-    def from_row(cls, row: Row, has_snapshot: bool = False) -> "BoardRow":
+    def from_row(cls, row: Row, has_snapshot: bool = False) -> BoardRow:
         """Build a board row from a parsed index row."""
         v = row.values
         out = cls(
@@ -119,7 +120,7 @@ class IndexSource:
     prelude: bytes  # the header and separator lines
 
     @classmethod
-    def of(cls, index: IndexFile) -> "IndexSource":
+    def of(cls, index: IndexFile) -> IndexSource:
         """Remember an index's bytes and table position."""
         prelude = b""
         if index.header_line is not None:
@@ -155,7 +156,7 @@ class BoardModel:
         self.by_id: dict[str, BoardRow] = {}
         for r in rows:
             self.by_id.setdefault(r.id, r)
-        counts = {s: 0 for s in STATUSES}
+        counts = dict.fromkeys(STATUSES, 0)
         bad = 0
         for r in rows:
             if r.problem:
@@ -167,7 +168,7 @@ class BoardModel:
         self.counts = counts
 
     @classmethod
-    def from_index(cls, index: IndexFile, snapshot_ids: set[str], now: datetime, complete: bool = True) -> "BoardModel":
+    def from_index(cls, index: IndexFile, snapshot_ids: set[str], now: datetime, complete: bool = True) -> BoardModel:
         """Build the model from a parsed index and the IDs that have a snapshot."""
         rows = [BoardRow.from_row(r, r.values.get("id", "") in snapshot_ids) for r in index.rows]
         model = cls(rows, now, complete, list(index.problems))
@@ -176,7 +177,7 @@ class BoardModel:
         return model
 
     @classmethod
-    def empty(cls, now: datetime) -> "BoardModel":
+    def empty(cls, now: datetime) -> BoardModel:
         """A model with no rows."""
         return cls([], now)
 
@@ -211,7 +212,7 @@ class BoardModel:
         self._last_view = (key, needle, rows)
         return rows
 
-    def new_ids(self, previous: "BoardModel | None") -> set[str]:
+    def new_ids(self, previous: BoardModel | None) -> set[str]:
         """IDs present now that the previous model did not have (empty on a first read)."""
         if previous is None or not previous.complete or not previous.rows:
             return set()

@@ -6,13 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from bench.roots import generate
+from memboard.core.formats.index import IndexFile
+from memboard.core.formats.snapshot import Snapshot
 
-from bench.roots import generate  # noqa: E402
-from memboard.core.index import IndexFile  # noqa: E402
-from memboard.core.snapshot import Snapshot  # noqa: E402
+REPO = Path(__file__).resolve().parents[2]
 
 
 def has_cjk(text: str) -> bool:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from memboard.board.app import MemboardApp
 from memboard.board.screens.help import HelpScreen
-from memboard.core.revisions import list_revisions
-from memboard.core.root import MemoryRoot
+from memboard.core.files.revisions import list_revisions
+from memboard.core.files.root import MemoryRoot
 from memboard.widgets.snapshot_pane import SnapshotPane
 
 SIZE = (120, 40)

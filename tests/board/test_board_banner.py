@@ -8,8 +8,9 @@ import os
 import subprocess
 
 import pytest
+
 from memboard.board.app import MemboardApp
-from memboard.core.localstate import folder_of
+from memboard.core.files.localstate import folder_of
 from memboard.widgets.board_status import BoardBanner
 
 SIZE = (120, 40)

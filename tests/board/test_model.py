@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from memboard.board.model import ALL, BoardModel, fast_time
-from memboard.core.index import COLUMNS, IndexFile
+from memboard.core.formats.index import COLUMNS, IndexFile
 
 NOW = datetime(2026, 6, 1, 9, 30)
 HEAD = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"
@@ -50,7 +50,7 @@ def test_status_filter_and_text_filter_over_id_agent_topic_summary_keywords():
 
 def test_sort_by_any_column_both_ways():
     model = model_of(SAMPLE)
-    good = lambda rows: [r.id for r in rows if not r.problem]  # noqa: E731
+    good = lambda rows: [r.id for r in rows if not r.problem]
     assert good(model.view(column="refs", reverse=True))[0] == "2026-05-02-1000-beta"
     assert good(model.view(column="topic"))[0] == "2026-05-04-1000-delta"  # "Board table" < "Hook…"
     assert good(model.view(column="updated_at"))[0] == "2026-05-03-1000-gamma"

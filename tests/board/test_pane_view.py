@@ -8,9 +8,9 @@ from pathlib import Path
 
 import memboard.board.loader as loader
 from memboard.board.app import MemboardApp
-from memboard.core.revisions import record
-from memboard.core.root import MemoryRoot
-from memboard.core.snapshot import render_template
+from memboard.core.files.revisions import record
+from memboard.core.files.root import MemoryRoot
+from memboard.core.formats.snapshot import render_template
 from memboard.widgets.snapshot_pane import SnapshotPane
 
 WIDGETS = Path(__file__).resolve().parents[2] / "widgets"

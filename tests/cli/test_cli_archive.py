@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from memroot import DEFAULT_SUMMARY, idle_line, row_line, snapshot_text
+
+from tests.support.roots import DEFAULT_SUMMARY, idle_line, row_line, snapshot_text
 
 SID = "2026-05-31-0900-cursor-main-agent"
 SRC = "2026-05-30-0800-claude-agent"
@@ -61,7 +62,7 @@ def test_archive_step_order_archive_index_then_move_then_row(cli, root, mem):
 def test_crash_after_archive_index_keeps_row_and_snapshot(cli, root, mem):
     before = mem.index(row_line(SID))
     mem.snapshot(SID)
-    res = cli("archive", SID, env={"MEMBOARD_FAULT_AFTER_STEP": "1", "MEMBOARD_FAULT_MODE": "kill"})
+    res = cli("archive", SID, env={"FAULT_AFTER_STEP": "1", "FAULT_MODE": "kill"})
     assert res.code != 0
     assert (root / "archive" / SID / "index.md").exists() and mem.has_snap(SID)
     assert (root / "index.md").read_bytes() == before
@@ -70,7 +71,7 @@ def test_crash_after_archive_index_keeps_row_and_snapshot(cli, root, mem):
 def test_crash_after_move_keeps_row_and_doctor_finishes(cli, root, mem):
     before = mem.index(row_line(SID, refs="-"), row_line(SRC, refs=SID))
     mem.snapshot(SID, continues=[SRC])
-    res = cli("archive", SID, env={"MEMBOARD_FAULT_AFTER_STEP": "2"})
+    res = cli("archive", SID, env={"FAULT_AFTER_STEP": "2"})
     assert res.code == 1 and "incomplete" in res.err
     assert (root / "archive" / SID / "session.md").exists() and not mem.has_snap(SID)
     assert (root / "index.md").read_bytes() == before

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from memroot import idle_line, row_line, snapshot_text
+
+from tests.support.roots import idle_line, row_line, snapshot_text
 
 A = "2026-05-01-0900-cursor-main-agent"
 FULLWIDTH = "２０２６-０５-０１-０９００-cursor-main-agent"  # U+FF10.. digits

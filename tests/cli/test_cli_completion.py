@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from memboard.cli import build_parser
-from memboard.completion import describe
+from memboard.cli.completion import describe
+from memboard.cli.parser import build_parser
 
 
 @pytest.fixture(scope="module")

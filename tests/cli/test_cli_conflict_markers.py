@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from memroot import HEADER, SEPARATOR, idle_line, row_line, snapshot_text
+
+from tests.support.roots import HEADER, SEPARATOR, idle_line, row_line, snapshot_text
 
 A = "2026-05-30-0800-claude-agent"  # above the conflict
 B = "2026-05-30-0900-cursor-main-agent"  # conflicted: one line per side

@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from memroot import HEADER, SEPARATOR, snapshot_text
+
+from tests.support.roots import HEADER, SEPARATOR, snapshot_text
+from tests.support.tree import tree
 
 A = "2026-05-01-0900-alpha"  # active, snapshot
 B = "2026-05-02-0900-beta"  # active, referenced by C
@@ -64,8 +66,8 @@ def base_files(topic: str, cell: str, line: str) -> dict[str, str]:
 def hostile(kind: str) -> dict[str, bytes]:
     """The scenario's files made hostile in one way."""
     if kind == "breakers":
-        files = base_files("Top" + BREAKERS + "ic", "a" + BREAKERS + "b", "x" + BREAKERS + "y")
-        return {k: v.encode("utf-8") for k, v in files.items()}
+        texts = base_files("Top" + BREAKERS + "ic", "a" + BREAKERS + "b", "x" + BREAKERS + "y")
+        return {k: v.encode("utf-8") for k, v in texts.items()}
     files = {k: v.encode("utf-8") for k, v in base_files("Topic", "plain", "plain").items()}
     out = {}
     for rel, data in files.items():
@@ -109,16 +111,6 @@ def write_root(path: Path, files: dict[str, bytes]) -> None:
         target.write_bytes(data)
 
 
-def files_of(path: Path) -> dict[str, bytes]:
-    """Every file under path except git's and memboard's own state."""
-    out = {}
-    for p in sorted(path.rglob("*")):
-        rel = p.relative_to(path).as_posix()
-        if p.is_file() and not rel.startswith((".git/", ".memboard/")):
-            out[rel] = p.read_bytes()
-    return out
-
-
 def memboard(root: Path, argv: list[str]) -> subprocess.CompletedProcess:
     """Run memboard on root, bytes out."""
     return subprocess.run([sys.executable, "-m", "memboard", *argv, "--root", str(root)], capture_output=True, timeout=120)
@@ -140,14 +132,14 @@ def test_git_apply_of_the_dry_run_writes_exactly_what_the_command_writes(tmp_pat
     write_root(real, files)
     dry = memboard(previewed, [*argv, "--dry-run"])
     assert dry.returncode == 0, dry.stderr.decode("utf-8", "replace")
-    assert files_of(previewed) == files  # a dry run writes nothing
+    assert tree(previewed, skip=(".git", ".memboard")) == files  # a dry run writes nothing
     done = memboard(real, argv)
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
-    assert files_of(real) != files, "the command changed nothing: the case proves nothing"
+    assert tree(real, skip=(".git", ".memboard")) != files, "the command changed nothing: the case proves nothing"
     assert git(previewed, "init", "-q").returncode == 0
     applied = git(previewed, "apply", "--whitespace=nowarn", "-", stdin=dry.stdout)
     assert applied.returncode == 0, applied.stderr.decode("utf-8", "replace") + "\n" + dry.stdout.decode("utf-8", "replace")
-    assert files_of(previewed) == files_of(real)
+    assert tree(previewed, skip=(".git", ".memboard")) == tree(real, skip=(".git", ".memboard"))
 
 
 def test_a_dry_run_into_a_text_only_stream_still_prints_the_patch(tmp_path, capsys):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from memroot import idle_line, row_line
+from tests.support.roots import idle_line, row_line
 
 A = "2026-05-01-0900-cursor-main-agent"
 B = "2026-05-30-0800-claude-agent"

@@ -7,7 +7,8 @@ import os
 import stat
 
 import pytest
-from memroot import HEADER, SEPARATOR, idle_line, row_line
+
+from tests.support.roots import HEADER, SEPARATOR, idle_line, row_line
 
 SID = "2026-06-01-0930-cursor-main-agent"
 SESSION_START_ROW = (
@@ -150,7 +151,7 @@ def test_session_start_refuses_manual_only_options(cli, root):
 @pytest.mark.parametrize("args", [("register",), ("register", "--manual")])
 @pytest.mark.parametrize("mode", ["raise", "kill"])
 def test_no_session_id_when_a_write_step_fails(cli, root, args, mode):
-    res = cli(*args, env={"MEMBOARD_FAULT_AFTER_STEP": "1", "MEMBOARD_FAULT_MODE": mode})
+    res = cli(*args, env={"FAULT_AFTER_STEP": "1", "FAULT_MODE": mode})
     assert res.code != 0
     assert "Session ID is" not in res.out + res.err
     if mode == "raise":
@@ -159,7 +160,7 @@ def test_no_session_id_when_a_write_step_fails(cli, root, args, mode):
 
 def test_manual_registration_fault_leaves_snapshot_without_row_for_doctor(cli, root):
     """Snapshot first, then the row: a crash in between leaves a state doctor repairs."""
-    res = cli("register", "--manual", env={"MEMBOARD_FAULT_AFTER_STEP": "1"})
+    res = cli("register", "--manual", env={"FAULT_AFTER_STEP": "1"})
     assert res.code == 1
     assert (root / "sessions" / f"{SID}.md").exists() and not (root / "index.md").exists()
     kinds = [f["kind"] for f in json.loads(cli("doctor", "--json").out)]
@@ -197,7 +198,7 @@ def test_no_session_id_when_verification_fails(cli, root, tmp_path):
     """A write that lands but does not verify reports incomplete, not an ID."""
     hook = tmp_path / "sitecustomize.py"
     hook.write_text(
-        "import memboard.core.apply as a\n"
+        "import memboard.core.files.execute as a\n"
         "orig = a._verify_change\n"
         "a._verify_change = lambda root, ch: 'index.md does not hold the planned bytes'\n",
         encoding="utf-8",
@@ -238,3 +239,9 @@ def test_manual_registration_with_continues_from_links_both_sides(cli, root, mem
     rows = mem.rows(cli)
     assert rows[src]["referenced_by"] == [SID]
     assert f"## Continues From\n\n- {src}\n" in mem.snap(SID)
+
+
+def test_no_environment_variable_breaks_a_write(cli, root):
+    """Crash tests install their faults in the process (tests/support/faults.py); memboard reads no fault switch."""
+    res = cli("register", env={"MEMBOARD_FAULT_AFTER_STEP": "1", "MEMBOARD_FAULT_MODE": "kill"})
+    assert res.code == 0 and "Your Memory Session ID is: 2026-06-01-0930-cursor-main-agent" in res.out

@@ -10,7 +10,8 @@ import sys
 import time
 
 import pytest
-from memroot import idle_line, row_line
+
+from tests.support.roots import idle_line, row_line
 
 A = "2026-05-01-0900-cursor-main-agent"
 B = "2026-05-30-0800-claude-agent"
@@ -139,8 +140,8 @@ def test_bad_ids_are_usage_errors(cli, busy, whole_tree, cmd, bad):
 def test_nul_in_an_id_is_refused_by_the_core():
     """argv cannot carry a NUL byte (the OS refuses it), so the ID check is exercised directly."""
     from memboard.core.errors import UsageError
-    from memboard.core.ids import check_id
-    from memboard.core.root import session_path
+    from memboard.core.formats.ids import check_id
+    from memboard.core.formats.layout import session_path
 
     for bad in ["2026-05-01-0900-a\x00b", "\x00"]:
         with pytest.raises(UsageError):
@@ -261,3 +262,15 @@ def test_no_root_anywhere_is_usage_error(tmp_path):
     elsewhere.mkdir()
     proc = subprocess.run([sys.executable, "-m", "memboard", "list"], cwd=elsewhere, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv", [[], ["demo"]])
+def test_a_missing_textual_is_a_one_line_error(root, argv):
+    """The board needs Textual: without it `memboard` says so in one line and exits 1 (it never pretends)."""
+    code = (
+        "import sys; sys.modules['textual'] = None; from memboard.cli import main; "
+        "sys.exit(main(sys.argv[1:]))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, "--root", str(root), *argv], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "the board needs textual" in proc.stderr, proc.stderr

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from memroot import row_line, snapshot_text
+
+from tests.support.roots import row_line, snapshot_text
 
 SID_A = "2026-05-30-0900-claude-code"
 SID_B = "2026-05-31-0930-codex-cli"

@@ -8,7 +8,8 @@ import json
 import re
 
 import pytest
-from memroot import TRICKY_ACTIVE, TRICKY_IDLE, TRICKY_LINES, TRICKY_OLD, TRICKY_SOURCE
+
+from tests.support.roots import TRICKY_ACTIVE, TRICKY_IDLE, TRICKY_LINES, TRICKY_OLD, TRICKY_SOURCE
 
 NOW = "2026-06-01 09:30"
 NEW_ID = "2026-06-01-0930-cursor-main-agent"
@@ -174,7 +175,7 @@ def test_archive_of_placeholder_removes_only_its_line(cli, root, tricky):
 
 def test_doctor_fix_changes_only_the_repaired_line(cli, root, tricky, mem):
     # a one-sided link: the source's snapshot continues from TRICKY_OLD, whose row does not know it
-    from memroot import snapshot_text
+    from tests.support.roots import snapshot_text
 
     mem.snapshot(TRICKY_SOURCE, snapshot_text(TRICKY_SOURCE, continues=[TRICKY_OLD], agent="claude-agent"))
     res = cli("doctor", "--fix")
@@ -203,7 +204,7 @@ def test_every_operation_in_sequence_keeps_the_frame(cli, root, tricky, args):
 
 def test_crlf_bom_snapshot_survives_update_continue_release_archive(cli, root, tricky):
     """A snapshot with a BOM and CRLF endings keeps both through every snapshot-changing command."""
-    from memroot import snapshot_text
+    from tests.support.roots import snapshot_text
 
     path = root / "sessions" / f"{TRICKY_OLD}.md"
     original = b"\xef\xbb\xbf" + snapshot_text(TRICKY_OLD, agent="codex-agent").replace("\n", "\r\n").encode("utf-8")

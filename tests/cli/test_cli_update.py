@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from memroot import idle_line, row_line, snapshot_text
+from tests.support.roots import idle_line, row_line, snapshot_text
 
 SID = "2026-05-31-0900-cursor-main-agent"
 OTHER = "2026-05-30-0800-claude-agent"
@@ -100,7 +100,7 @@ def test_update_changes_only_the_matching_row(cli, root, mem):
 def test_update_writes_snapshot_before_index(cli, root, mem):
     """A failure after the snapshot step leaves the index untouched and reports incomplete."""
     before = mem.index(idle_line(SID))
-    res = cli("update", SID, env={"MEMBOARD_FAULT_AFTER_STEP": "1"})
+    res = cli("update", SID, env={"FAULT_AFTER_STEP": "1"})
     assert res.code == 1 and "incomplete" in res.err
     assert mem.has_snap(SID) and (root / "index.md").read_bytes() == before
 
@@ -122,7 +122,7 @@ def test_update_of_a_different_session_needs_its_explicit_id(cli, root, mem):
 
 def test_update_records_revisions_of_the_snapshot(cli, root, mem):
     """Revisions are kept in memboard's local state, per root, never in the (synced) root."""
-    from memboard.core.localstate import folder_of
+    from memboard.core.files.localstate import folder_of
 
     mem.index(row_line(SID))
     mem.snapshot(SID)

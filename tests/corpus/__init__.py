@@ -5,14 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memboard.core.snapshot import render_template
+from memboard.core.formats.snapshot import render_template
+from tests.support import roots
 
 HERE = Path(__file__).parent
 FILES = HERE / "files"
-HEADER = (
-    "| Session ID | Agent Name | Topic | Summary | Keywords | Status | Referenced By | Started At | Updated At |\n"
-    "|---|---|---|---|---|---|---|---|---|\n"
-)
+HEADER = roots.HEADER + roots.SEPARATOR
 A = "2026-05-01-1000-alpha"  # active, has a snapshot, referenced by B
 B = "2026-05-01-1100-beta"  # active, continues from A
 I = "2026-05-01-1200-idle"  # idle placeholder
@@ -23,7 +21,7 @@ def row(sid: str, status: str = "active", refs: str = "-", summary: str = "Real 
     """One table line."""
     agent = agent or sid[16:]
     ts = f"{sid[:10]} {sid[11:13]}:{sid[13:15]}"
-    return f"| {sid} | {agent} | Topic of {agent} | {summary} | k | {status} | {refs} | {ts} | {ts} |\n"
+    return roots.row_line(sid, status, refs, summary, f"Topic of {agent}", ts, "k", agent) + "\n"
 
 
 def snap(sid: str, continues: list[str] | None = None) -> str:

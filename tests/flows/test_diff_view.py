@@ -31,7 +31,7 @@ def _crlf_to_lf_plan():
 
     before = "\ufeff# Index\r\n| a\u2028b | x |\r\n".encode("utf-8")
     after = "# Index\n| a\u2028b | x |\n".encode("utf-8")
-    return Plan("organize", changes=[Change("modify", "index.md", before, after)])
+    return Plan("organize", None, changes=[Change("modify", "index.md", before, after)])
 
 
 def test_line_ending_bom_and_separator_changes_are_drawn_visibly():
@@ -48,7 +48,7 @@ def test_line_ending_bom_and_separator_changes_are_drawn_visibly():
 def test_a_byte_that_is_not_utf8_is_drawn_as_its_value():
     from memboard.core.plan import Change, Plan
 
-    plan = Plan("update", changes=[Change("modify", "index.md", b"caf\xe9\n", b"cafe\n")])
+    plan = Plan("update", None, changes=[Change("modify", "index.md", b"caf\xe9\n", b"cafe\n")])
     assert "-caf⟨\\xe9⟩" in DiffView(plan.diff()).lines
 
 

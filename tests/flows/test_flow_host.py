@@ -10,7 +10,7 @@ import memboard.board.app as board_app
 from memboard.board.flows import BoardFlows, FlowHost
 from memboard.board.messages import AskScreen, FlowFinished
 from memboard.board.screens import PreviewScreen
-from memboard.core.root import MemoryRoot
+from memboard.core.files.root import MemoryRoot
 
 from .driving import live_ids, make_app, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER

@@ -6,10 +6,12 @@ from textual.widgets import OptionList, Tree
 
 from memboard.board.screens import ChainScreen, MessageScreen, PreviewScreen, SessionPicker
 from memboard.board.screens.chain import node_label
-from memboard.core.snapshot import Snapshot
+from memboard.core.formats.snapshot import Snapshot
+from memboard.core.results import ChainNode
+from tests.support.tree import tree
 
 from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
-from .sample import FOLLOWER, LONER, OVERDUE, SOURCE, tree_bytes
+from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
 
 NEW_ID = "2026-06-01-0930-cursor-main-agent"
 
@@ -64,7 +66,7 @@ async def test_continue_as_a_new_session_registers_it(sample_root):
 
 
 async def test_continue_cancelled_in_the_picker_or_the_preview_writes_nothing(sample_root):
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -79,7 +81,7 @@ async def test_continue_cancelled_in_the_picker_or_the_preview_writes_nothing(sa
         await wait_for_screen(pilot, PreviewScreen)
         await pilot.press("n")
         await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before
 
 
 async def test_release_removes_the_reference_on_both_sides(sample_root):
@@ -101,7 +103,7 @@ async def test_release_removes_the_reference_on_both_sides(sample_root):
 
 
 async def test_release_with_no_reference_explains_and_writes_nothing(sample_root):
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -111,7 +113,7 @@ async def test_release_with_no_reference_explains_and_writes_nothing(sample_root
         assert "referenced by nobody" in screen.message
         await pilot.press("enter")
         await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before
 
 
 async def test_chain_shows_both_directions_and_enter_jumps(sample_root):
@@ -123,7 +125,7 @@ async def test_chain_shows_both_directions_and_enter_jumps(sample_root):
         screen = await wait_for_screen(pilot, ChainScreen)
         tree = screen.query_one(Tree)
         up = tree.root.children[0]
-        assert [n.data["id"] for n in up.children] == [SOURCE]
+        assert [n.data.id for n in up.children] == [SOURCE]
         await pilot.press("down", "down", "enter")
         await wait_for_flow(pilot)
         assert not isinstance(app.screen, ChainScreen)
@@ -138,16 +140,16 @@ async def test_chain_escape_keeps_the_cursor(sample_root):
         await pilot.press("g")
         screen = await wait_for_screen(pilot, ChainScreen)
         down = screen.query_one(Tree).root.children[1]
-        assert [n.data["id"] for n in down.children] == [FOLLOWER]
+        assert [n.data.id for n in down.children] == [FOLLOWER]
         await pilot.press("escape")
         await wait_for_flow(pilot)
         assert app.current_session_id == SOURCE
 
 
 def test_chain_labels_mark_one_sided_missing_archived_and_cycles():
-    assert "one-sided" in node_label({"id": SOURCE, "state": "live", "status": "active", "one_sided": True}).plain
-    assert "missing" in node_label({"id": SOURCE, "state": "missing"}).plain
-    assert "archived" in node_label({"id": SOURCE, "state": "archived"}).plain
-    assert "cycle" in node_label({"id": SOURCE, "state": "live", "cycle": True}).plain
-    plain = node_label({"id": SOURCE, "state": "live", "status": "active", "topic": "[b]x[/b]"}).plain
+    assert "one-sided" in node_label(ChainNode(SOURCE, "live", None, "active", one_sided=True)).plain
+    assert "missing" in node_label(ChainNode(SOURCE, "missing", None, None)).plain
+    assert "archived" in node_label(ChainNode(SOURCE, "archived", None, None)).plain
+    assert "cycle" in node_label(ChainNode(SOURCE, "live", None, None, cycle=True)).plain
+    plain = node_label(ChainNode(SOURCE, "live", "[b]x[/b]", "active")).plain
     assert "[b]x[/b]" in plain and "one-sided" not in plain and "cycle" not in plain

@@ -115,8 +115,8 @@ def test_config_root_then_hook_registers_there(cli, root):
 
 
 def test_config_lock_timeout_bounds_a_writers_wait(cli, root):
-    from memboard.core.apply import locked
-    from memboard.core.root import MemoryRoot
+    from memboard.core.files.lock import locked
+    from memboard.core.files.root import MemoryRoot
 
     assert cli("config", "set", "lock_timeout", "0.2", use_root=False).code == 0
     with locked(MemoryRoot(root)):

@@ -9,7 +9,18 @@ import sys
 import time
 
 import pytest
-from hookdata import CONVERSATION, claude_payload, codex_payload, cursor_payload, encoded, local, log_lines, map_lines, rows_of
+
+from tests.support.hooks import (
+    CONVERSATION,
+    claude_payload,
+    codex_payload,
+    cursor_payload,
+    encoded,
+    local,
+    log_lines,
+    map_lines,
+)
+from tests.support.roots import rows_of
 
 SID = "2026-06-01-0930-claude-main-agent"
 CLAUDE_OK = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": f"Your Memory Session ID is: {SID}"}}
@@ -86,6 +97,7 @@ def _spawn(root, tool: str, payload: bytes, env: dict | None = None) -> subproce
         [sys.executable, "-m", "memboard", "hook", tool, "--root", str(root)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full,
     )
+    assert proc.stdin is not None
     proc.stdin.write(payload)
     proc.stdin.close()
     return proc
@@ -219,8 +231,8 @@ def test_the_hook_writes_nothing_of_its_own_into_the_root(cli, root):
 
 
 def test_a_held_lock_makes_the_hook_give_up_quickly(cli, root, state_dir):
-    from memboard.core.apply import locked
-    from memboard.core.root import MemoryRoot
+    from memboard.core.files.lock import locked
+    from memboard.core.files.root import MemoryRoot
 
     with locked(MemoryRoot(root)):
         start = time.monotonic()
@@ -300,7 +312,7 @@ def test_the_hook_imports_nothing_heavy(root):
     )
     assert proc.returncode == 0 and b"Your Memory Session ID is:" in proc.stdout
     imported = {line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines() if line.startswith("import time:")}
-    assert "memboard.hook" in imported and "filelock" in imported  # the trace is real
+    assert "memboard.cli.hook" in imported and "filelock" in imported  # the trace is real
     assert not {m for m in imported if m.split(".")[0] in HEAVY}
 
 
@@ -312,7 +324,7 @@ def test_the_hook_path_in_process_leaves_heavy_modules_unloaded(root):
         "from memboard.cli import main\n"
         "code = main()\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'mistletoe'))\n"
-        "print(code, heavy, 'memboard.core.hookmap' in sys.modules)\n"
+        "print(code, heavy, 'memboard.core.ops.session_start' in sys.modules)\n"
     )
     proc = subprocess.run([sys.executable, "-c", script, str(root)], capture_output=True, timeout=60)
     assert proc.stdout.decode().strip().splitlines()[-1] == "0 [] True"

@@ -16,9 +16,9 @@ import shlex
 
 import pytest
 
-from memboard import install_hook
+from memboard.cli import install as install_hook
+from memboard.cli.install import hook_command, plan_install
 from memboard.core.errors import Refused
-from memboard.install_hook import hook_command, plan_install
 
 NASTY_WINDOWS = r"C:\Users\Jane Doe\My & Co (x86)\it's $HOME `x` ‘q’\Scripts\memboard.exe"
 NASTY_POSIX = "/home/Jane Doe/My & Co/it's $HOME `x` \"q\"/bin/memboard"

@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memboard.core.errors import Refused
-from memboard.core.index import IndexFile, is_separator, line_body, line_ending, split_cells, split_lines, unescape
+from memboard.core.formats.index import IndexFile
+from memboard.core.formats.text import is_separator, line_body, line_ending, split_cells, split_lines, unescape
 
 HEADER = "| Session ID | Agent Name | Topic | Summary | Keywords | Status | Referenced By | Started At | Updated At |"
 SEP = "|---|---|---|---|---|---|---|---|---|"
@@ -123,7 +124,7 @@ def test_fast_paths_match_a_full_parse(text):
 
 
 def test_the_byte_level_whitespace_set_is_what_str_strip_removes():
-    from memboard.core.index import WHITESPACE
+    from memboard.core.formats.index import WHITESPACE
 
     every = {chr(c) for c in range(0x110000) if chr(c).isspace()}
     assert set(WHITESPACE) == every - {"\n"}

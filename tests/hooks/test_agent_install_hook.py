@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from hookdata import claude_payload, encoded
 
-from memboard.install_hook import hook_command, is_ours
+from memboard.cli.install import hook_command, is_ours
+from tests.support.hooks import claude_payload, encoded
 
 
 @pytest.fixture

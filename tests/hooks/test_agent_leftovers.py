@@ -6,15 +6,8 @@ from __future__ import annotations
 
 import json
 
-from hookdata import (
-    CONVERSATION,
-    claude_payload,
-    encoded,
-    local,
-    log_lines,
-    map_lines,
-    rows_of,
-)
+from tests.support.hooks import CONVERSATION, claude_payload, encoded, local, log_lines, map_lines
+from tests.support.roots import rows_of
 
 SID = "2026-06-01-0930-claude-main-agent"
 OLD = "2026-05-20-0800-claude-main-agent"
@@ -29,8 +22,8 @@ def row(sid: str, topic: str = "未設定") -> str:
 
 def legacy_map(root, conversation: str, sid: str) -> None:
     """A conversation-map shard as an older memboard wrote it, under <root>/.memboard/conversations/."""
-    from memboard.core.hookmap import HEADER as MAP_HEADER
-    from memboard.core.hookmap import legacy_shard_path
+    from memboard.core.formats.conversations import HEADER as MAP_HEADER
+    from memboard.core.formats.conversations import legacy_shard_path
 
     path = root / legacy_shard_path(conversation)
     path.parent.mkdir(parents=True)

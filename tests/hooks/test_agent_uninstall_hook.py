@@ -166,7 +166,7 @@ def test_missing_file_has_nothing_to_remove(run, home):
 
 
 def test_a_file_changed_after_the_preview_is_left_alone(tmp_path):
-    from memboard import install_hook
+    from memboard.cli import install as install_hook
     from memboard.core.errors import MemboardError
 
     with_ours, _ = claude_style("claude")

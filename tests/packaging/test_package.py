@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tarfile
 import tomllib
+from email.message import Message
 from email.parser import Parser
 from pathlib import Path
 
@@ -39,7 +40,7 @@ def project_files() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def sdist(tmp_path_factory) -> tuple[set[str], dict]:
+def sdist(tmp_path_factory) -> tuple[set[str], Message]:
     """Build the sdist from a copy of the project (setuptools' own build hook); its names and PKG-INFO."""
     import setuptools
 
@@ -57,7 +58,9 @@ def sdist(tmp_path_factory) -> tuple[set[str], dict]:
     with tarfile.open(archive) as tar:
         names = tar.getnames()
         prefix = names[0].split("/")[0] + "/"
-        info = tar.extractfile(prefix + "PKG-INFO").read().decode("utf-8")
+        member = tar.extractfile(prefix + "PKG-INFO")
+        assert member is not None
+        info = member.read().decode("utf-8")
     inside = {n[len(prefix):] for n in names if n.startswith(prefix)}
     return inside, Parser().parsestr(info)
 
@@ -68,7 +71,7 @@ def test_sdist_ships_the_whole_test_suite_benchmarks_screenshots_and_styles(sdis
     assert wanted and [n for n in wanted if n not in inside] == []
     for must in ("LICENSE", "README.md", "pyproject.toml", "tests/conftest.py", "tests/hooks/conftest.py",
                  "tests/corpus/files/utf16.md", "screenshots/board.svg", "screenshots/make_screenshots.py",
-                 "styles/board.tcss", "app/cli.py", "widgets/session_table.py"):
+                 "styles/board.tcss", "app/cli/entry.py", "widgets/session_table.py"):
         assert must in inside, must
     assert any(n.startswith("tests/__snapshots__/") and n.endswith(".svg") for n in inside)
     assert not [n for n in inside if "__pycache__" in n or n.endswith(".pyc")]

@@ -13,11 +13,11 @@ import shutil
 
 import pytest
 
-from corpus import A, B, I, ROOTS
 from memboard.cli import main
-from memboard.core.index import split_cells
-
-from .rootstate import image, item_lines
+from memboard.core.formats.text import split_cells
+from tests.corpus import ROOTS, A, B, I
+from tests.support.roots import item_lines
+from tests.support.tree import tree
 
 COMMANDS = [
     ["list"], ["list", "--json"], ["show", A], ["show", B, "--json"], ["chain", A], ["chain", B, "--json"],
@@ -32,7 +32,7 @@ READ_ONLY = {"list", "show", "chain"}
 
 def outside(tmp, root) -> dict[str, bytes]:
     """Every file under tmp that is not inside root (where escapes would land)."""
-    return {k: v for k, v in image(tmp).items() if not k.startswith(root.name + "/")}
+    return {k: v for k, v in tree(tmp, links=False).items() if not k.startswith(root.name + "/")}
 
 
 def row_id(line: str) -> str | None:
@@ -89,7 +89,7 @@ def test_every_command_on_every_hostile_root(tmp_path, capsysbinary, name):
         base = tmp_path / f"run{n}"
         root = base / "memory"
         shutil.copytree(template.parent, base, symlinks=True)
-        before, before_out = image(root), outside(base, root)
+        before, before_out = tree(root, links=False), outside(base, root)
         try:
             code = main([*argv, "--root", str(root)])
         except SystemExit as exc:  # argparse
@@ -98,7 +98,7 @@ def test_every_command_on_every_hostile_root(tmp_path, capsysbinary, name):
             failures.append(f"{argv}: {type(exc).__name__}: {exc}")
             continue
         captured = capsysbinary.readouterr()  # a dry run's patch is bytes (the root's own, UTF-8 or not)
-        after = image(root)
+        after = tree(root, links=False)
         if code not in (0, 1, 2):
             failures.append(f"{argv}: exit {code}")
         if code != 0:

@@ -12,19 +12,22 @@ from __future__ import annotations
 import errno
 import json
 import shutil
+from collections.abc import Sequence
 from datetime import datetime
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memboard.cli import main
-from memboard.core import revisions
-from memboard.core.apply import execute
-from memboard.core.index import IndexFile
+from memboard.core.files import revisions
+from memboard.core.files.execute import execute
+from memboard.core.files.root import MemoryRoot
+from memboard.core.formats.index import IndexFile
 from memboard.core.ops.doctor import diagnose
-from memboard.core.root import MemoryRoot
+from tests.support.roots import item_lines, temp_files
+from tests.support.tree import tree
 
-from .rootstate import image, index_ids, item_lines, parse_problems, temp_files
+from .rootstate import index_ids, parse_problems
 from .test_faults import C, seed
 
 WHEN = datetime(2026, 6, 1, 9, 30)
@@ -45,9 +48,9 @@ def test_a_full_disk_during_archive_leaves_a_state_doctor_finishes_in_one_run(ro
     def full_disk(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    import memboard.core.apply as apply_module
+    import memboard.core.files.fs as fs_module
 
-    monkeypatch.setattr(apply_module.tempfile, "mkstemp", full_disk)
+    monkeypatch.setattr(fs_module.tempfile, "mkstemp", full_disk)
     assert main(["archive", C, "--root", str(root)]) == 1
     monkeypatch.undo()
     assert "nothing written" in capsys.readouterr().err
@@ -120,7 +123,7 @@ def row(sid: str, status: str = "active", refs: str = "-", updated: str = "2026-
     return f"| {sid} | {sid[16:]} | Topic {sid[16:]} | Summary of {sid[16:]}. | kw | {status} | {refs} | 2026-05-01 09:00 | {updated} |\n"
 
 
-def snap(sid: str, continues: list[str] = (), updated: str = "2026-05-10 09:00", note: str = "") -> str:
+def snap(sid: str, continues: Sequence[str] = (), updated: str = "2026-05-10 09:00", note: str = "") -> str:
     """A snapshot with one item of its own, so a lost line shows."""
     cont = "".join(f"- {c}\n" for c in continues) or "- None\n"
     return (f"# Session: {sid}\n\n## Metadata\n\n| Field | Value |\n|---|---|\n| Session ID | {sid} |\n"
@@ -201,15 +204,15 @@ def test_one_fix_reaches_a_root_with_nothing_left_to_fix_and_loses_nothing(tmp_p
     path.mkdir()
     build(path, damages)
     root = MemoryRoot(path)
-    before = image(path)
+    before = tree(path, links=False)
     rows_before = {r.id for r in IndexFile(before["index.md"]).rows}
     findings, _ = diagnose(root, WHEN)
     assert findings, damages
     execute(root, lambda r: diagnose(r, WHEN)[1])
     again, repair = diagnose(root, WHEN)
-    assert not repair.changes and not [f.as_dict() for f in again if f.fix], (sorted(damages), [f.as_dict() for f in again])
+    assert not repair.changes and not [f for f in again if f.fix], (sorted(damages), again)
     assert temp_files(path) == [] and parse_problems(path) == []
-    after = image(path)
+    after = tree(path, links=False)
     kept = b"".join(v for k, v in after.items() if k.startswith(("sessions/", "archive/")))
     for rel, data in before.items():
         if rel.startswith("sessions/") and rel.endswith(".md") and not rel.startswith("sessions/."):

@@ -7,14 +7,15 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memboard.core.index import COLUMNS, IndexFile, line_body
+from memboard.core.formats.index import COLUMNS, IndexFile
+from memboard.core.formats.text import line_body
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEADER = "| " + " | ".join(COLUMNS) + " |"
 SEP = "|" + "|".join("---" for _ in COLUMNS) + "|"
 
 cell_text = st.one_of(
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r\x00"), max_size=30),
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r\x00"), max_size=30),  # type: ignore[arg-type]
     st.text(alphabet="ab |\\`\t-", max_size=12),  # pipes and backslashes, densely
 )
 
@@ -48,7 +49,7 @@ def rows(draw, n: int):
 @st.composite
 def index_files(draw):
     """Index bytes: optional BOM, text around the table, mixed endings, rows built by the writer."""
-    from memboard.core.index import IndexEdit
+    from memboard.core.formats.index import IndexEdit
 
     bom = draw(st.booleans())
     eol = draw(endings)
@@ -101,7 +102,7 @@ def test_editing_one_row_changes_only_that_rows_line(data, draw):
     assert len(new.lines) == len(index.lines)
     changed = [i for i, (a, b) in enumerate(zip(index.lines, new.lines)) if a != b]
     assert set(changed) <= {row.line}
-    assert new.lines[row.line].endswith(("\r\n" if index.lines[row.line].endswith("\r\n") else "\n")) or not line_body(index.lines[row.line]) == index.lines[row.line]
+    assert new.lines[row.line].endswith("\r\n" if index.lines[row.line].endswith("\r\n") else "\n") or line_body(index.lines[row.line]) != index.lines[row.line]
     again = new.find(row.id)
     assert len(again) == 1 and again[0].get(field) == read_back(value)
     assert new.bom == index.bom

@@ -7,12 +7,11 @@ from datetime import datetime
 import pytest
 
 from memboard.core.errors import MemboardError
-from memboard.core.ops.register import plan_manual
+from memboard.core.files.root import MemoryRoot
+from memboard.core.ops.manual import plan_manual
 from memboard.core.ops.update import plan_update
-from memboard.core.root import MemoryRoot
 from memboard.core.secrets import SecretFound, scan
-
-from .rootstate import image
+from tests.support.tree import tree
 
 # Built by concatenation so this file does not itself look like a leaked credential.
 AWS = "AKIA" + "IOSFODNN7" + "EXAMPLE"
@@ -92,23 +91,23 @@ def test_register_manual_refuses_a_secret_in_topic_and_writes_nothing(cli, root)
 def test_update_refuses_a_private_key_in_the_snapshot_naming_its_line(cli, root):
     assert cli("register").code == 0
     sid = "2026-06-01-0930-cursor-main-agent"
-    before = image(root)
+    before = tree(root, links=False)
     snapshot = "## Decisions\n\n- use the deploy key\n\n## Files / Artifacts\n\n" + PEM + "\n"
     res = cli("update", sid, "--snapshot", "-", input=snapshot)
     assert res.code == 1
     assert len(res.err.strip().splitlines()) == 1
     assert "snapshot line 7: private key" in res.err
     assert "MIIEow" not in res.err
-    assert image(root) == before
+    assert tree(root, links=False) == before
 
 
 @pytest.mark.parametrize("flag", ["--summary", "--keywords", "--topic"])
 def test_update_scans_every_text_field(cli, root, flag):
     cli("register")
-    before = image(root)
+    before = tree(root, links=False)
     res = cli("update", "2026-06-01-0930-cursor-main-agent", flag, f"key {SLACK}")
     assert res.code == 1 and "Slack token" in res.err and SLACK not in res.err
-    assert image(root) == before
+    assert tree(root, links=False) == before
 
 
 def test_allow_secrets_is_an_explicit_override(cli, root):
@@ -120,12 +119,12 @@ def test_allow_secrets_is_an_explicit_override(cli, root):
 def test_continue_scans_the_text_it_carries(cli, root):
     cli("register", "--manual", "--topic", f"uses {OPENAI}", "--allow-secrets", "--agent", "src")
     cli("register", "--agent", "cur")
-    before = image(root)
+    before = tree(root, links=False)
     res = cli("continue", "2026-06-01-0930-src", "--as", "2026-06-01-0930-cur")
     assert res.code == 1 and "OpenAI API key" in res.err and OPENAI not in res.err
-    assert image(root) == before
+    assert tree(root, links=False) == before
     res = cli("continue", "2026-06-01-0930-src", "--agent", "new")
-    assert res.code == 1 and image(root) == before
+    assert res.code == 1 and tree(root, links=False) == before
     res = cli("continue", "2026-06-01-0930-src", "--as", "2026-06-01-0930-cur", "--allow-secrets")
     assert res.code == 0, res.err
 

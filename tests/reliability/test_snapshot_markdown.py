@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memboard.cli import main
-from memboard.core.snapshot import render_template
+from memboard.core.formats.snapshot import render_template
 
 from . import gfm
 
@@ -152,7 +152,9 @@ def register(root: Path, *args: str) -> str:
     """A manually registered session's ID."""
     code, out, err = run(root, "register", "--manual", *args)
     assert code == 0 and "Traceback" not in err, err
-    return re.search(r"Session ID is: (\S+)", out).group(1)
+    found = re.search(r"Session ID is: (\S+)", out)
+    assert found, out
+    return found.group(1)
 
 
 def write_snapshot(root: Path, sid: str, bodies: dict[str, str], eol: str = "\n") -> str:
@@ -216,10 +218,10 @@ def assert_kept(before: str, after: str, added: str, context: str) -> None:
         after_sections[sec.name] = sec.units
     later = iter(after_all)
     for sec in gfm.read(before)[1][1:]:
-        it = iter(next(s for s in later if s.name == sec.name).units)  # sections pair up in order
+        units = iter(next(s for s in later if s.name == sec.name).units)  # sections pair up in order
         for unit in sec.units:
             if not is_placeholder(unit):
-                assert any(covers(have, unit) for have in it), f"{sec.name}: earlier item {unit} changed or lost\n{context}"
+                assert any(covers(have, unit) for have in units), f"{sec.name}: earlier item {unit} changed or lost\n{context}"
     for sec in input_sections:
         if sec.name == "Metadata":
             continue
@@ -263,7 +265,7 @@ def test_update_snapshot_keeps_every_item_and_section(old_bodies, new_bodies, re
             for sec in reversed(gfm.read(before)[1][1:]):
                 firsts[sec.name] = sec  # new items go to the first section of a name
             for sec in firsts.values():
-                count = {u: 0 for u in sec.units}
+                count = dict.fromkeys(sec.units, 0)
                 for unit in gfm.units_of(after, sec.name):
                     if unit in count:
                         count[unit] += 1
@@ -377,7 +379,7 @@ def test_continue_and_release_keep_a_markdown_heavy_snapshot(bodies):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_sections_and_items_are_read_as_github_reads_them(bodies, eol):
     """memboard's reading of a snapshot (its sections and items) agrees with cmark-gfm's."""
-    from memboard.core.snapshot import Snapshot
+    from memboard.core.formats.snapshot import Snapshot
 
     text = render_template("2026-06-01-0930-a", "a", "T", NOW, NOW)
     text += "".join(f"\n## {name}\n\n{body}\n" for name, body in bodies.items())

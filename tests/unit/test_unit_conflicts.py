@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memboard.core.conflicts import marker_lines, original_stems
-from memboard.core.index import COLUMNS, IndexFile
+from memboard.core.files.copies import original_stems
+from memboard.core.formats.index import COLUMNS, IndexFile
+from memboard.core.formats.markers import marker_lines
 
 HEADER = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"
 ROW = "| 2026-05-01-1000-agent | agent | t | s | k | idle | - | 2026-05-01 10:00 | 2026-05-01 10:00 |\n"

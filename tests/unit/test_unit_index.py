@@ -5,15 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memboard.core.index import (
-    COLUMNS,
-    IndexFile,
-    escape,
-    format_refs,
-    parse_refs,
-    split_cells,
-    unescape,
-)
+from memboard.core.formats.index import COLUMNS, IndexFile, format_refs, parse_refs
+from memboard.core.formats.text import escape, split_cells, unescape
 
 SID = "2026-05-31-0900-cursor-main-agent"
 SID2 = "2026-05-31-1000-claude-agent"
@@ -53,7 +46,7 @@ def test_escape_round_trip_and_one_line():
     assert escape("line1\nline2") == "line1 line2"
 
 
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\x00"), max_size=40))
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\x00"), max_size=40))  # type: ignore[arg-type]
 @settings(max_examples=200, deadline=None)
 def test_escaped_value_stays_in_one_cell(value):
     raw = escape(value)

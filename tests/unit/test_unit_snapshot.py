@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from memboard.core.snapshot import (
+from memboard.core.formats.archive import render_archive_index
+from memboard.core.formats.snapshot import (
     Snapshot,
     add_items,
     merge,
     remove_items,
-    render_archive_index,
     render_template,
     set_metadata,
     vanished,
@@ -204,7 +204,7 @@ def test_merge_never_loses_an_item(old_items, new_items):
     keys = Snapshot(merged).all_keys()
     for items in new_items.values():
         for item in items:
-            from memboard.core.snapshot import item_key
+            from memboard.core.formats.snapshot import item_key
 
             assert item_key(item) in keys or not item_key(item) or Snapshot(f"## X\n\n- {item}\n").items("X") == []
 

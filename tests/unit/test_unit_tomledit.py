@@ -1,4 +1,4 @@
-"""The comment-keeping TOML editor (`memboard.core.tomledit`) shared by every TOML file memboard edits."""
+"""The comment-keeping TOML editor (`memboard.core.files.tomledit`) shared by every TOML file memboard edits."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import tomllib
 
 import pytest
 
-from memboard.core import tomledit
 from memboard.core.errors import MemboardError, Refused
+from memboard.core.files import tomledit
 
 CODEX = (
     "# Codex settings\n"

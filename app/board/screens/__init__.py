@@ -6,11 +6,11 @@ from .preview import DiffView, MessageScreen, PreviewScreen
 from .update import UpdateForm, UpdateScreen
 
 __all__ = [
+    "NEW_SESSION",
     "ChainScreen",
     "Choice",
     "DiffView",
     "MessageScreen",
-    "NEW_SESSION",
     "PreviewScreen",
     "SessionPicker",
     "StaleDaysScreen",

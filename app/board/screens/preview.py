@@ -12,11 +12,10 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Label, Static
 
-from ...core.plan import Plan, encoding_notes
 from memboard.styles import FLOWS_TCSS
 
+from ...core.plan import Plan, encoding_notes
 from ..actions import bindings
-
 
 MAX_SHOWN_LINES = 2000
 HEADER_STARTS = ("diff --git", "--- ", "+++ ", "rename from", "rename to", "new file mode", "deleted file mode")

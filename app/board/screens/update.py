@@ -25,7 +25,7 @@ class UpdateForm:
     keywords: str
     snapshot: str
 
-    def changes_from(self, start: "UpdateForm") -> dict:
+    def changes_from(self, start: UpdateForm) -> dict:
         """Only what the user changed, as plan_update keyword arguments."""
         out: dict = {}
         for name in ("topic", "summary", "keywords"):

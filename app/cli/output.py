@@ -1,0 +1,165 @@
+"""The command line's stable JSON (documented in the README): built here, at the edge, from the core's typed results.
+
+Each result type has one function that turns it into the JSON object scripts read; key order
+and names are part of the contract. (`memboard search` builds its hits' JSON in cli/search.py,
+which must not load dataclasses: see core/search/engine.py.)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..core.plan import Plan
+from ..core.results import (
+    ArchiveResult,
+    ChainNode,
+    ChainView,
+    ContinueResult,
+    DoctorResult,
+    Finding,
+    ManualResult,
+    OrganizeResult,
+    RegisterResult,
+    ReleaseResult,
+    RowView,
+    SessionStartResult,
+    SessionView,
+    UpdateResult,
+    Whoami,
+)
+
+JSON = dict[str, Any]
+
+
+def dump(value: object) -> None:
+    """Print JSON as memboard prints it: indented, non-ASCII as is."""
+    print(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def row_json(row: RowView) -> JSON:
+    """A row (live or archived) as the stable JSON object."""
+    out: JSON = {
+        "id": row.id,
+        "agent": row.agent,
+        "topic": row.topic,
+        "summary": row.summary,
+        "keywords": row.keywords,
+        "status": row.status,
+        "referenced_by": list(row.referenced_by),
+        "started_at": row.started_at,
+        "updated_at": row.updated_at,
+        "line": row.line,
+        "problem": row.problem,
+    }
+    if row.has_snapshot is not None:
+        out["has_snapshot"] = row.has_snapshot
+    if row.archived_at is not None:
+        out["archived_at"] = row.archived_at
+    return out
+
+
+def session_json(view: SessionView) -> JSON:
+    """`show --json`: one session with its row and snapshot."""
+    return {
+        "id": view.id,
+        "archived": view.archived,
+        "row": row_json(view.row),
+        "duplicates": view.duplicates,
+        "snapshot_path": view.snapshot_path,
+        "snapshot": view.snapshot,
+    }
+
+
+def node_json(node: ChainNode) -> JSON:
+    """A chain node and its children."""
+    return {
+        "id": node.id,
+        "state": node.state,
+        "topic": node.topic,
+        "status": node.status,
+        "one_sided": node.one_sided,
+        "cycle": node.cycle,
+        "children": [node_json(child) for child in node.children],
+    }
+
+
+def chain_json(view: ChainView) -> JSON:
+    """`chain --json`: the session's state and both directions of its chain."""
+    return {
+        "id": view.id,
+        "state": view.state,
+        "continues_from": [node_json(n) for n in view.continues_from],
+        "referenced_by": [node_json(n) for n in view.referenced_by],
+    }
+
+
+def finding_json(finding: Finding) -> JSON:
+    """One doctor finding."""
+    return {"kind": finding.kind, "id": finding.id, "message": finding.message, "fix": finding.fix}
+
+
+def whoami_json(info: Whoami) -> JSON:
+    """`whoami --json`: what the conversation map knows."""
+    out: JSON = {"conversation": info.conversation, "session_id": info.session_id, "state": info.state}
+    if info.status is not None:
+        out["status"] = info.status
+    return out
+
+
+def result_json(result: object) -> JSON:
+    """A changing operation's result as the JSON object `--json` prints (before `dry_run` and `changes`)."""
+    if isinstance(result, (RegisterResult, SessionStartResult)):
+        return {"session_id": result.session_id, "status": result.status}
+    if isinstance(result, ManualResult):
+        out: JSON = {"session_id": result.session_id, "status": result.status, "snapshot": result.snapshot}
+        if result.continues_from is not None:
+            out["continues_from"] = result.continues_from
+        return out
+    if isinstance(result, ContinueResult):
+        return {"session_id": result.session_id, "continues_from": result.continues_from}
+    if isinstance(result, ReleaseResult):
+        return {"session_id": result.session_id, "released": result.released}
+    if isinstance(result, UpdateResult):
+        return update_json(result)
+    if isinstance(result, OrganizeResult):
+        return organize_json(result)
+    if isinstance(result, ArchiveResult):
+        return {"session_id": result.session_id, "action": result.action, "released": result.released, "archive": result.archive}
+    if isinstance(result, DoctorResult):
+        return {"findings": [finding_json(f) for f in result.findings]}
+    raise TypeError(f"no JSON for {type(result).__name__}")
+
+
+def update_json(result: UpdateResult) -> JSON:
+    """`update --json`: what the merge did."""
+    out: JSON = {
+        "session_id": result.session_id,
+        "snapshot_created": result.snapshot_created,
+        "added": result.added,
+        "marked": result.marked,
+        "carried_over": result.carried_over,
+    }
+    if result.continues_from is not None:
+        out["continues_from"] = result.continues_from
+    return out
+
+
+def organize_json(result: OrganizeResult) -> JSON:
+    """`organize --json`: the report by kind, the reasons and the stale days used."""
+    return {
+        "deleted": result.deleted,
+        "marked_stale": result.marked_stale,
+        "kept_active": result.kept_active,
+        "protected": result.protected,
+        "blocked": result.blocked,
+        "malformed": result.malformed,
+        "stale": result.stale,
+        "reasons": result.reasons,
+        "stale_days": result.stale_days,
+    }
+
+
+def plan_json(plan: Plan[Any], dry_run: bool) -> JSON:
+    """A changing command's `--json`: its result, whether it was a dry run, and the file changes."""
+    return {**result_json(plan.result), "dry_run": dry_run, "changes": [c.describe() for c in plan.changes]}

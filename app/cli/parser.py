@@ -1,0 +1,192 @@
+"""The argument parser of every command (DESIGN.md's contract): usage errors are one line and exit 2 (OneLineParser).
+
+Each command names its handler as `module:function` of memboard.cli (see entry.py), so that
+building the parser loads none of the commands' code.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .. import __version__
+from . import hook, search
+from .args import OneLineParser
+from .tools import NAMES
+
+EPILOG = """exit status: 0 done; 1 refused or failed with nothing written (reason on stderr);
+2 bad usage. Every changing command takes --dry-run (print the plan as unified diffs,
+write nothing). The memory root comes from --root, MEMBOARD_ROOT, the config's `root`, or
+./memory."""
+ALLOW_SECRETS_HELP = "write even if the text looks like a credential (keys, tokens, password=...)"
+Sub = Any  # argparse's subparsers action (a private type)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every command."""
+    common = OneLineParser(add_help=False)
+    common.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help="memory root folder")
+    changing = OneLineParser(add_help=False, parents=[common])
+    changing.add_argument("--dry-run", action="store_true", help="print the plan as unified diffs and write nothing")
+    parser = OneLineParser(
+        prog="memboard",
+        description="A terminal board and command line for the Markdown working memory of AI coding agents. "
+        "Without a command it opens the board.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--root", metavar="DIR", help="memory root folder")
+    parser.add_argument("--version", action="version", version=f"memboard {__version__}")
+    parser.set_defaults(handler="ui:cmd_board")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    p = sub.add_parser("demo", help="open the board on a generated demo root")
+    p.add_argument("--keep", metavar="DIR", help="generate the demo root in DIR and keep it")
+    p.set_defaults(handler="ui:cmd_demo")
+    _registration_commands(sub, changing)
+    _session_commands(sub, changing)
+    _maintenance_commands(sub, changing)
+    _view_commands(sub, common)
+    p = sub.add_parser("doctor", parents=[changing], help="find inconsistencies (--fix: repair them)")
+    p.add_argument("--fix", action="store_true", help="apply the repair plan (with --dry-run: preview it)")
+    p.add_argument("--json", action="store_true", help="print the findings as JSON")
+    p.set_defaults(handler="changes:cmd_doctor")
+    _agent_commands(sub, common)
+    _setup_commands(sub)
+    search.add_parser(sub, common)
+    return parser
+
+
+def _registration_commands(sub: Sub, changing: argparse.ArgumentParser) -> None:
+    """register [--manual]."""
+    p = sub.add_parser("register", parents=[changing], help="register a session (idle row; --manual: active with snapshot)",
+                       description="SessionStart registration appends an idle row with the protocol's defaults. "
+                       "--manual writes a snapshot from the template and an active row.")
+    p.add_argument("--agent", metavar="NAME", help="agent name (default: config agent_name or cursor-main-agent)")
+    p.add_argument("--manual", action="store_true", help="manual registration: snapshot + active row")
+    p.add_argument("--topic", metavar="T", help="topic (with --manual)")
+    p.add_argument("--summary", metavar="S", help="summary (with --manual)")
+    p.add_argument("--snapshot", metavar="FILE|-", help="snapshot sections to merge into the template (with --manual)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--allow-secrets", action="store_true", help=ALLOW_SECRETS_HELP)
+    p.set_defaults(handler="changes:cmd_register")
+
+
+def _session_commands(sub: Sub, changing: argparse.ArgumentParser) -> None:
+    """update, continue and release: one session and its references."""
+    p = sub.add_parser("update", parents=[changing], help="update a session: merge its snapshot, promote to active",
+                       description="Merges FILE (or stdin) into the session's snapshot by section, creating the snapshot "
+                       "when missing; old items are never dropped. Then updates only the session's index row.")
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--snapshot", metavar="FILE|-", help="snapshot text with '## ' sections to merge")
+    p.add_argument("--topic", metavar="T")
+    p.add_argument("--summary", metavar="S")
+    p.add_argument("--keywords", metavar="K")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--allow-secrets", action="store_true", help=ALLOW_SECRETS_HELP)
+    p.set_defaults(handler="changes:cmd_update")
+
+    p = sub.add_parser("continue", parents=[changing], help="continue from a source session",
+                       description="Records Continues From in the current snapshot and Referenced By on the source row. "
+                       "Without --as, registers a new session manually first.")
+    p.add_argument("source", metavar="SOURCE_ID")
+    p.add_argument("--as", dest="as_id", metavar="ID", help="the current session's ID")
+    p.add_argument("--agent", metavar="NAME", help="agent name for a new registration (without --as)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--allow-secrets", action="store_true", help=ALLOW_SECRETS_HELP)
+    p.set_defaults(handler="changes:cmd_continue")
+
+    p = sub.add_parser("release", parents=[changing], help="release a reference to a source session")
+    p.add_argument("source", metavar="SOURCE_ID")
+    p.add_argument("--as", dest="as_id", metavar="ID", required=True, help="the referencing session's ID")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(handler="changes:cmd_release")
+
+
+def _maintenance_commands(sub: Sub, changing: argparse.ArgumentParser) -> None:
+    """organize and archive."""
+    p = sub.add_parser("organize", parents=[changing], help="delete idle rows, mark overdue active rows stale",
+                       description="The default organize pass: deletes idle rows (keeping referenced ones and reporting "
+                       "idle rows that have a snapshot), marks active rows stale when Updated At is older than N days, "
+                       "they have a snapshot or a meaningful Summary, and nobody references them.")
+    p.add_argument("--stale-days", type=int, metavar="N", help="days without update before active becomes stale (default 14)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(handler="changes:cmd_organize")
+
+    p = sub.add_parser("archive", parents=[changing], help="archive one session (placeholder rows are deleted)")
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(handler="changes:cmd_archive")
+
+
+def _view_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
+    """list, show and chain."""
+    p = sub.add_parser("list", parents=[common], help="rows of the index")
+    p.add_argument("--status", choices=["idle", "active", "stale"])
+    p.add_argument("--json", action="store_true", help="stable JSON (see README)")
+    p.set_defaults(handler="views:cmd_list")
+
+    p = sub.add_parser("show", parents=[common], help="one session: row and snapshot")
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler="views:cmd_show")
+
+    p = sub.add_parser("chain", parents=[common], help="a session's reference chain both ways")
+    p.add_argument("id", metavar="ID")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler="views:cmd_chain")
+
+
+def _agent_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
+    """Agent integration: hook, whoami, install-hook, uninstall-hook."""
+    p = sub.add_parser("hook", help="read an agent's SessionStart hook JSON on stdin and register (fail-open)",
+                       description="Registers an idle row for the agent's conversation (the same conversation always gets "
+                       "the same Session ID) and prints the tool's JSON answer. Never fails: errors are logged to "
+                       "hook.log in memboard's local state folder and exit 0 without a Session ID.")
+    hook.add_arguments(p)
+    p.set_defaults(handler="hook:cmd_hook")
+
+    p = sub.add_parser("whoami", parents=[common], help="the Memory Session ID a hook registered for a conversation")
+    p.add_argument("--conversation", metavar="ID", required=True, help="the agent's conversation/session ID")
+    p.add_argument("--json", action="store_true", help="print conversation, session_id and state as JSON")
+    p.set_defaults(handler="views:cmd_whoami")
+
+    p = sub.add_parser("install-hook", help="add `memboard hook` to Cursor, Claude Code or Codex settings",
+                       description="Merges a SessionStart hook entry into the tool's JSON config without touching other "
+                       "hooks; shows the change as a diff and keeps a backup of the file it changes.")
+    _hook_file_arguments(p)
+    p.add_argument("--command", metavar="CMD", help="the memboard command to run (default: this memboard, absolute)")
+    p.set_defaults(handler="install:cmd_install_hook")
+
+    p = sub.add_parser("uninstall-hook", help="remove the hook install-hook added (nothing else)",
+                       description="Removes memboard's SessionStart entry from the tool's JSON config, keeping every other "
+                       "hook, setting and the file's formatting; shows the change as a diff and keeps a backup.")
+    _hook_file_arguments(p)
+    p.set_defaults(handler="install:cmd_uninstall_hook")
+
+
+def _setup_commands(sub: Sub) -> None:
+    """config and completion."""
+    p = sub.add_parser("config", help="show, set or locate the user config (TOML)")
+    csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+    csub.add_parser("show", help="print the config file's settings").set_defaults(action="show")
+    cp = csub.add_parser("set", help="set KEY to VALUE (root, agent_name, stale_days, theme, lock_timeout)")
+    cp.add_argument("key", metavar="KEY")
+    cp.add_argument("value", metavar="VALUE")
+    cp.set_defaults(action="set")
+    csub.add_parser("path", help="print where the config file lives").set_defaults(action="path")
+    p.set_defaults(handler="config:cmd_config")
+
+    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)",
+                       description="Prints a completion script for the shell, generated from this command line's own "
+                       "parser. Install: see the README's Shell completion section.")
+    p.add_argument("shell", choices=["bash", "zsh", "fish"])
+    p.set_defaults(handler="completion:cmd_completion")
+
+
+def _hook_file_arguments(p: argparse.ArgumentParser) -> None:
+    """TOOL [--user | --project DIR] [--dry-run], shared by install-hook and uninstall-hook."""
+    p.add_argument("tool", choices=list(NAMES))
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true", help="the user's config in the home folder (default)")
+    where.add_argument("--project", metavar="DIR", help="the project's config under DIR")
+    p.add_argument("--dry-run", action="store_true", help="print the change as a diff and write nothing")

@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     p.set_defaults(handler="changes:cmd_doctor")
     _agent_commands(sub, common)
+    _mcp_commands(sub, common)
     _setup_commands(sub)
     search.add_parser(sub, common)
     return parser
@@ -162,6 +163,16 @@ def _agent_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
                        "hook, setting and the file's formatting; shows the change as a diff and keeps a backup.")
     _hook_file_arguments(p)
     p.set_defaults(handler="install:cmd_uninstall_hook")
+
+
+def _mcp_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
+    """mcp: the memory served to agents over MCP."""
+    p = sub.add_parser("mcp", parents=[common], help="MCP server on stdio for agents (needs memboard[mcp])",
+                       description="Serves the memory root to an agent over the Model Context Protocol on stdin/stdout: "
+                       "the session tools (context, show, list, chain, search, register, update, continue, release, "
+                       "archive, organize), each change planned, locked, written and verified as the commands do. "
+                       "Agents start it themselves (see install-mcp); logs go to stderr.")
+    p.set_defaults(handler="server:cmd_mcp")
 
 
 def _setup_commands(sub: Sub) -> None:

@@ -20,6 +20,7 @@ from tests.mcp.conftest import Agent, connect, running, server_command, server_e
 from tests.support.hooks import claude_payload
 from tests.support.tree import tree
 
+PROJECT = Path(__file__).resolve().parents[2]
 READING = {"session_context", "session_show", "session_list", "session_chain", "search"}
 WRITING = {"session_register", "session_update", "session_continue", "session_release", "session_archive", "memory_organize"}
 ONE_SESSION = {"session_show", "session_chain", "session_update", "session_release", "session_archive"}
@@ -46,10 +47,12 @@ def snapshot_of(agent: Agent, sid: str) -> str:
     return (agent.root / "sessions" / f"{sid}.md").read_text(encoding="utf-8")
 
 
-def test_initialize_names_the_server_and_gives_the_rules(agent):
+def test_initialize_names_the_server_and_gives_the_rules_the_readme_gives(agent):
     result = agent.session.initialize_result
     assert result is not None and result.server_info.name == "memboard"
     assert result.instructions == INSTRUCTIONS
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    assert INSTRUCTIONS in readme  # the rules-file text agents are told to use is the server's own
 
 
 def test_every_tool_has_a_description_and_a_schema_an_agent_can_follow(agent):

@@ -26,12 +26,17 @@ def root_of(args: argparse.Namespace) -> MemoryRoot:
     return MemoryRoot(config.resolve_root(getattr(args, "root", None)))
 
 
+def agent_name(name: str | None) -> str:
+    """The agent name: name when given, else the config's agent_name, else the seed's default."""
+    if name:
+        return check_agent(name)
+    configured = config.load().get("agent_name")
+    return check_agent(str(configured)) if configured else DEFAULT_AGENT
+
+
 def agent_of(args: argparse.Namespace) -> str:
     """The agent name: --agent, config agent_name, or the seed's default."""
-    if getattr(args, "agent", None):
-        return check_agent(args.agent)
-    name = config.load().get("agent_name")
-    return check_agent(str(name)) if name else DEFAULT_AGENT
+    return agent_name(getattr(args, "agent", None))
 
 
 def read_input(spec: str | None) -> str | None:

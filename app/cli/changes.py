@@ -64,55 +64,79 @@ def run_plan(args: argparse.Namespace, build: Builder) -> int:
     return 0
 
 
+def register_plan(agent: str, manual: bool = False, topic: str | None = None, summary: str | None = None,
+                  snapshot: str | None = None, allow_secrets: bool = False) -> Builder:
+    """The builder of a registration: SessionStart (an idle row) or, with manual, a snapshot and an active row."""
+    when = clock.now()
+    if manual:
+        return lambda root: plan_manual(root, when, agent, topic, summary, snapshot, allow_secrets=allow_secrets)
+    if topic or summary or snapshot:
+        raise UsageError("--topic, --summary and --snapshot go with --manual (SessionStart rows use the defaults)")
+    return lambda root: plan_register(root, when, agent)
+
+
+def update_plan(session_id: str, topic: str | None = None, summary: str | None = None, keywords: str | None = None,
+                snapshot: str | None = None, allow_secrets: bool = False) -> Builder:
+    """The builder of a session update (the snapshot merged by the merge policy, then the row)."""
+    when = clock.now()
+    return lambda root: plan_update(root, session_id, when, topic, summary, keywords, snapshot, allow_secrets=allow_secrets)
+
+
+def continue_plan(source_id: str, as_id: str | None, agent: str, allow_secrets: bool = False) -> Builder:
+    """The builder of a continuation from source_id (as as_id, or as a new manually registered session)."""
+    when = clock.now()
+    return lambda root: plan_continue(root, source_id, when, as_id, agent, allow_secrets=allow_secrets)
+
+
+def release_plan(source_id: str, as_id: str) -> Builder:
+    """The builder of a released reference."""
+    return lambda root: plan_release(root, source_id, as_id)
+
+
+def organize_plan(stale_days: int | None = None) -> Builder:
+    """The builder of the organize pass (stale_days: the config's, or the protocol's 14, when None)."""
+    days = config.stale_days() if stale_days is None else stale_days
+    when = clock.now()
+    return lambda root: plan_organize(root, when, days)
+
+
+def archive_plan(session_id: str) -> Builder:
+    """The builder of a single-session archive."""
+    when = clock.now()
+    return lambda root: plan_archive(root, session_id, when)
+
+
 def cmd_register(args: argparse.Namespace) -> int:
     """register / register --manual."""
-    agent = agent_of(args)
-    when = clock.now()
-    if args.manual:
-        text = read_input(args.snapshot)
-        return run_plan(
-            args, lambda root: plan_manual(root, when, agent, args.topic, args.summary, text, allow_secrets=args.allow_secrets)
-        )
-    if args.topic or args.summary or args.snapshot:
-        raise UsageError("--topic, --summary and --snapshot go with --manual (SessionStart rows use the defaults)")
-    return run_plan(args, lambda root: plan_register(root, when, agent))
+    text = read_input(args.snapshot) if args.manual else args.snapshot
+    build = register_plan(agent_of(args), args.manual, args.topic, args.summary, text, args.allow_secrets)
+    return run_plan(args, build)
 
 
 def cmd_update(args: argparse.Namespace) -> int:
     """update ID."""
     text = read_input(args.snapshot)
-    when = clock.now()
-    return run_plan(
-        args,
-        lambda root: plan_update(
-            root, args.id, when, args.topic, args.summary, args.keywords, text, allow_secrets=args.allow_secrets
-        ),
-    )
+    return run_plan(args, update_plan(args.id, args.topic, args.summary, args.keywords, text, args.allow_secrets))
 
 
 def cmd_continue(args: argparse.Namespace) -> int:
     """continue SOURCE_ID [--as ID]."""
-    agent = agent_of(args)
-    when = clock.now()
-    return run_plan(args, lambda root: plan_continue(root, args.source, when, args.as_id, agent, allow_secrets=args.allow_secrets))
+    return run_plan(args, continue_plan(args.source, args.as_id, agent_of(args), args.allow_secrets))
 
 
 def cmd_release(args: argparse.Namespace) -> int:
     """release SOURCE_ID --as ID."""
-    return run_plan(args, lambda root: plan_release(root, args.source, args.as_id))
+    return run_plan(args, release_plan(args.source, args.as_id))
 
 
 def cmd_organize(args: argparse.Namespace) -> int:
     """organize [--stale-days N]."""
-    days = config.stale_days() if args.stale_days is None else args.stale_days
-    when = clock.now()
-    return run_plan(args, lambda root: plan_organize(root, when, days))
+    return run_plan(args, organize_plan(args.stale_days))
 
 
 def cmd_archive(args: argparse.Namespace) -> int:
     """archive ID."""
-    when = clock.now()
-    return run_plan(args, lambda root: plan_archive(root, args.id, when))
+    return run_plan(args, archive_plan(args.id))
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -308,31 +308,31 @@ def plan_uninstall(tool: str, project: str | None) -> tuple[Path, bytes | None, 
     return path, before, bom + text.encode("utf-8")
 
 
-def _backup(path: Path, before: bytes) -> Path:
+def backup(path: Path, before: bytes) -> Path:
     """Save the file's old bytes next to it (`NAME.bak-YYYYmmdd-HHMMSS`, `-2`, ... when taken)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    backup = path.with_name(f"{path.name}.bak-{stamp}")
+    target = path.with_name(f"{path.name}.bak-{stamp}")
     n = 1
-    while backup.exists():
+    while target.exists():
         n += 1
-        backup = path.with_name(f"{path.name}.bak-{stamp}-{n}")
-    atomic_write(backup, before)
-    return backup
+        target = path.with_name(f"{path.name}.bak-{stamp}-{n}")
+    atomic_write(target, before)
+    return target
 
 
-def _preview(path: Path, before: bytes | None, after: bytes) -> None:
+def preview(path: Path, before: bytes | None, after: bytes) -> None:
     """Print the change as a unified diff (labels a/<path>, b/<path>; /dev/null when created or deleted)."""
     kind: ChangeKind = "create" if before is None else ("delete" if after == b"" else "modify")
     shown = path.as_posix().lstrip("/")
     sys.stdout.write(file_patch(kind, shown, before, None if kind == "delete" else after))
 
 
-def _write(path: Path, before: bytes | None, after: bytes) -> Path | None:
+def write_config(path: Path, before: bytes | None, after: bytes) -> Path | None:
     """Back up the old bytes, then write (or, for b"", delete) the file if it still holds `before`."""
     try:
-        if read_config(path)[0] != before:  # checked before the backup too, so a refusal leaves no file behind
+        if _current(path) != before:  # checked before the backup too, so a refusal leaves no file behind
             raise ChangedUnderfoot(path.name)
-        backup = _backup(path, before) if before is not None else None
+        saved = backup(path, before) if before is not None else None
         if after != b"":
             atomic_write(path, after, expect=before)
         elif path.read_bytes() == before:
@@ -343,7 +343,15 @@ def _write(path: Path, before: bytes | None, after: bytes) -> Path | None:
         raise MemboardError(f"{path} changed while memboard was writing it; nothing was written") from None
     except OSError as exc:
         raise MemboardError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return backup
+    return saved
+
+
+def _current(path: Path) -> bytes | None:
+    """The file's bytes now (None when it is absent)."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def cmd_install_hook(args) -> int:
@@ -353,12 +361,12 @@ def cmd_install_hook(args) -> int:
     if after is None:
         print(f"nothing to change: {path} already runs `{command}`")
         return 0
-    _preview(path, before, after)
+    preview(path, before, after)
     if args.dry_run:
         print("dry run: nothing written", file=sys.stderr)
         return 0
-    backup = _write(path, before, after)
-    print(f"installed: {path} runs `{command}` at session start" + (f" (backup: {backup})" if backup else ""))
+    saved = write_config(path, before, after)
+    print(f"installed: {path} runs `{command}` at session start" + (f" (backup: {saved})" if saved else ""))
     return 0
 
 
@@ -368,13 +376,13 @@ def cmd_uninstall_hook(args) -> int:
     if after is None:
         print(f"nothing to remove: {path} has no memboard hook for {args.tool}")
         return 0
-    _preview(path, before, after)
+    preview(path, before, after)
     if args.dry_run:
         print("dry run: nothing written", file=sys.stderr)
         return 0
-    backup = _write(path, before, after)
+    saved = write_config(path, before, after)
     if after == b"":
-        print(f"uninstalled: deleted {path}, which held only memboard's hook (backup: {backup})")
+        print(f"uninstalled: deleted {path}, which held only memboard's hook (backup: {saved})")
     else:
-        print(f"uninstalled: removed memboard's {args.tool} hook from {path} (backup: {backup})")
+        print(f"uninstalled: removed memboard's {args.tool} hook from {path} (backup: {saved})")
     return 0

@@ -32,9 +32,14 @@ from ..core.results import (
 JSON = dict[str, Any]
 
 
+def dumps(value: object) -> str:
+    """JSON text as memboard writes it: indented, non-ASCII as is."""
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
 def dump(value: object) -> None:
-    """Print JSON as memboard prints it: indented, non-ASCII as is."""
-    print(json.dumps(value, ensure_ascii=False, indent=2))
+    """Print JSON as memboard prints it."""
+    print(dumps(value))
 
 
 def row_json(row: RowView) -> JSON:

@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     p.set_defaults(handler="changes:cmd_doctor")
     _agent_commands(sub, common)
+    _mcp_commands(sub, common)
     _setup_commands(sub)
     search.add_parser(sub, common)
     return parser
@@ -164,6 +165,33 @@ def _agent_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
     p.set_defaults(handler="install:cmd_uninstall_hook")
 
 
+def _mcp_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
+    """mcp, install-mcp and uninstall-mcp: the memory served to agents over MCP."""
+    p = sub.add_parser("mcp", parents=[common], help="MCP server on stdio for agents (needs memboard[mcp])",
+                       description="Serves the memory root to an agent over the Model Context Protocol on stdin/stdout: "
+                       "the session tools (context, show, list, chain, search, register, update, continue, release, "
+                       "archive, organize), each change planned, locked, written and verified as the commands do. "
+                       "Agents start it themselves (see install-mcp); logs go to stderr.")
+    p.set_defaults(handler="server:cmd_mcp")
+
+    p = sub.add_parser("install-mcp", help="add the memboard MCP server to Claude Code, Cursor or Codex",
+                       description="Adds a `memboard` server entry to the agent's MCP config (Claude Code: .mcp.json or "
+                       "~/.claude.json; Cursor: .cursor/mcp.json or ~/.cursor/mcp.json; Codex: .codex/config.toml or "
+                       "~/.codex/config.toml), keeping every other entry and the file's formatting; shows the change as "
+                       "a diff and keeps a backup.")
+    _hook_file_arguments(p)
+    p.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS,
+                   help="serve this memory root (written into the entry as an absolute path; default: the server finds "
+                   "it as every command does, through MEMBOARD_ROOT or the config's root)")
+    p.set_defaults(handler="install_mcp:cmd_install_mcp")
+
+    p = sub.add_parser("uninstall-mcp", help="remove the MCP server entry install-mcp added (nothing else)",
+                       description="Removes the `memboard` server entry from the agent's MCP config, keeping every other "
+                       "entry and the file's formatting; shows the change as a diff and keeps a backup.")
+    _hook_file_arguments(p)
+    p.set_defaults(handler="install_mcp:cmd_uninstall_mcp")
+
+
 def _setup_commands(sub: Sub) -> None:
     """config and completion."""
     p = sub.add_parser("config", help="show, set or locate the user config (TOML)")
@@ -184,7 +212,7 @@ def _setup_commands(sub: Sub) -> None:
 
 
 def _hook_file_arguments(p: argparse.ArgumentParser) -> None:
-    """TOOL [--user | --project DIR] [--dry-run], shared by install-hook and uninstall-hook."""
+    """TOOL [--user | --project DIR] [--dry-run], shared by install-hook, install-mcp and their uninstalls."""
     p.add_argument("tool", choices=list(NAMES))
     where = p.add_mutually_exclusive_group()
     where.add_argument("--user", action="store_true", help="the user's config in the home folder (default)")

@@ -176,5 +176,5 @@ def test_a_file_changed_after_the_preview_is_left_alone(tmp_path):
     _, before, after = install_hook.plan_uninstall("claude", str(tmp_path))
     path.write_text(with_ours.replace("opus", "sonnet"))  # the user saves the file meanwhile
     with pytest.raises(MemboardError, match="changed while memboard was writing it; nothing was written"):
-        install_hook._write(path, before, after)
+        install_hook.write_config(path, before, after)
     assert path.read_text() == with_ours.replace("opus", "sonnet") and backups(path) == []

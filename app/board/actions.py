@@ -15,7 +15,8 @@ from typing import Literal
 from textual.binding import Binding, BindingType
 from textual.keys import format_key
 
-Owner = Literal["", "app", "table", "filter", "preview", "message", "picker", "stale", "update", "chain", "help"]
+Owner = Literal["", "app", "table", "filter", "preview", "message", "picker", "stale", "update", "chain", "help",
+                "search", "archived", "session"]
 """Whose BINDINGS hold an entry ("" = nobody's: a widget handles the key itself, or a mouse gesture)."""
 
 
@@ -30,6 +31,9 @@ class Where(Enum):
     EDITOR = "In the update editor"
     PICKER = "In a session picker or organize's stale-days question"
     CHAIN = "In the reference chain"
+    SEARCH = "In search (f)"
+    ARCHIVE = "In the archive (A)"
+    SESSION = "In a read-only session (opened from search or the archive)"
     ANYWHERE = "Anywhere"
     MOUSE = "With the mouse"
     HELP = "In this help"
@@ -111,6 +115,10 @@ ACTIONS: tuple[Action, ...] = (
            palette="Reference chain", footer=True),
     Action("d", "doctor", "doctor", "doctor: find and repair inconsistencies", Where.FLOWS, "app",
            palette="Doctor", footer=True),
+    Action("f", "search", "find", "search everything: rows, snapshots and the archive, as you type", Where.BOARD,
+           "app", palette="Search everything", footer=True),
+    Action("A", "archived", "archived", "browse the archived sessions (read-only)", Where.BOARD, "app",
+           palette="Browse the archive", footer=True),
     Action("s", "sort", "sort", "sort by the next column", Where.BOARD, "app"),
     Action("S", "reverse_sort", "reverse sort", "reverse the sort order", Where.BOARD, "app",
            palette="Reverse sort order"),
@@ -148,6 +156,19 @@ ACTIONS: tuple[Action, ...] = (
     Action("enter", "", "jump", "jump to the live session under the cursor", Where.CHAIN),
     Action("space", "", "fold", "fold or unfold a branch", Where.CHAIN),
     Action("escape,q", "close", "close", "close the chain", Where.CHAIN, "chain"),
+    # search and the archive: a text box keeps the focus, the arrows move in the list below it
+    Action("down", "move(1)", "next", "highlight the next result while typing", Where.SEARCH, "search"),
+    Action("up", "move(-1)", "previous", "highlight the previous result", Where.SEARCH, "search"),
+    Action("enter", "", "open", "a live result: select its row on the table; an archived one: open it read-only",
+           Where.SEARCH),
+    Action("escape", "close", "close", "close search", Where.SEARCH, "search"),
+    Action("down", "move(1)", "next", "highlight the next archived session while typing a filter", Where.ARCHIVE,
+           "archived"),
+    Action("up", "move(-1)", "previous", "highlight the previous archived session", Where.ARCHIVE, "archived"),
+    Action("enter", "", "open", "open the highlighted session read-only (metadata and snapshot)", Where.ARCHIVE),
+    Action("escape", "close", "close", "close the archive", Where.ARCHIVE, "archived"),
+    Action("up,down,pageup,pagedown", "", "scroll", "scroll its metadata and snapshot", Where.SESSION),
+    Action("escape,q", "close", "close", "close it (nothing in it can change a file)", Where.SESSION, "session"),
     # the mouse
     Action("click a row", "", "select", "select it", Where.MOUSE),
     Action("click a column header", "", "sort", "sort by it (again to reverse)", Where.MOUSE),
@@ -191,6 +212,12 @@ def help_sections(table: tuple[Action, ...] = ACTIONS) -> list[tuple[str, list[t
         if rows:
             out.append((where.value, rows))
     return out
+
+
+def key_hints(where: Where, owner: Owner, table: tuple[Action, ...] = ACTIONS) -> str:
+    """One line of a screen's keys: its owner's entries of that place and the keys its widgets handle
+    (`↓ next · ↑ previous · ⏎ open · esc close`)."""
+    return " · ".join(f"{e.key_text} {e.label}" for e in table if e.where is where and e.owner in (owner, ""))
 
 
 def close_hint(owner: Owner, table: tuple[Action, ...] = ACTIONS) -> str:

@@ -590,6 +590,34 @@ class MemboardApp(App):
 
         self.push_screen(HelpScreen())
 
+    # -- search and the archive (read-only views) ---------------------------------------------
+
+    def action_search(self) -> None:
+        """Search everything (rows, snapshots, the archive); enter on a live result selects its row."""
+        # lazy: search's screens and the search engine load on first use (start-up stays light)
+        from .screens.search import SearchScreen
+
+        self.push_screen(SearchScreen(self.memory_root), self._search_chosen)
+
+    def _search_chosen(self, session_id: str | None) -> None:
+        """Select the live session chosen in search; one no longer on the table opens read-only."""
+        if session_id is None:
+            return
+        if self.select_session(session_id):
+            self.table.focus()
+        else:
+            # lazy: loaded with search, on first use
+            from .screens.session import SessionScreen
+
+            self.push_screen(SessionScreen(self.memory_root, session_id))
+
+    def action_archived(self) -> None:
+        """Browse the archived sessions (read-only)."""
+        # lazy: the archive's screen and its table widget load on first use (start-up stays light)
+        from .screens.archive import ArchiveScreen
+
+        self.push_screen(ArchiveScreen(self.memory_root))
+
     # -- the flows --------------------------------------------------------------------------
 
     def action_continue_session(self) -> None:

@@ -18,7 +18,10 @@ from memboard.board.screens import (
     StaleDaysScreen,
     UpdateScreen,
 )
+from memboard.board.screens.archive import ArchiveScreen
 from memboard.board.screens.help import HelpScreen, key_table
+from memboard.board.screens.search import SearchScreen
+from memboard.board.screens.session import SessionScreen
 from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.session_table import SessionTable
 
@@ -76,9 +79,9 @@ async def test_the_board_footer_draws_the_tables_footer_entries_in_order():
     shown = [e for e in ACTIONS if e.owner == "app" and e.footer]
     assert footer.split() == [
         "/", "filter", "1234", "status", "⏎", "open", "␣", "mark", "c", "continue", "r", "release", "a", "archive",
-        "o", "organize", "u", "update", "g", "chain", "d", "doctor", "?", "help", "q", "quit",
+        "o", "organize", "u", "update", "g", "chain", "d", "doctor", "f", "find", "A", "archived", "?", "help", "q", "quit",
     ]
-    assert len(shown) == 16  # the four status keys share one label
+    assert len(shown) == 18  # the four status keys share one label
 
 
 def test_every_binding_of_the_board_comes_from_the_table():
@@ -87,7 +90,8 @@ def test_every_binding_of_the_board_comes_from_the_table():
     assert bindings("table") == SessionTable.BINDINGS
     for screen, owner in ((PreviewScreen, "preview"), (MessageScreen, "message"), (SessionPicker, "picker"),
                           (StaleDaysScreen, "stale"), (UpdateScreen, "update"), (ChainScreen, "chain"),
-                          (HelpScreen, "help")):
+                          (HelpScreen, "help"), (SearchScreen, "search"), (ArchiveScreen, "archived"),
+                          (SessionScreen, "session")):
         assert bindings(owner) == screen.BINDINGS, screen
     # every bound action exists on the class that binds it
     for entry in ACTIONS:
@@ -95,7 +99,7 @@ def test_every_binding_of_the_board_comes_from_the_table():
             assert hasattr(MemboardApp, f"action_{entry.action_name}"), entry
     assert board_only() == {
         "filter", "status", "open", "mark", "continue_session", "release", "archive", "organize",
-        "update", "chain", "doctor", "sort", "reverse_sort", "revision", "leave_pane",
+        "update", "chain", "doctor", "sort", "reverse_sort", "revision", "leave_pane", "search", "archived",
     }
 
 
@@ -106,6 +110,7 @@ def test_help_lists_every_entry_with_navigation_mouse_ctrl_s_and_a_close_hint():
     headings = [heading for heading, _ in help_sections()]
     assert headings == [where.value for where in Where]
     assert "ctrl+s" in text and "↑ / k" in text and "click a column header" in text and "ctrl+p" in text
+    assert Where.SEARCH.value in text and Where.ARCHIVE.value in text and Where.SESSION.value in text
 
 
 def test_the_palette_offers_each_board_action_with_its_key():
@@ -113,6 +118,7 @@ def test_the_palette_offers_each_board_action_with_its_key():
     for entry in palette_entries():
         assert listed[entry.palette][0] == entry.key_text
     assert listed["Archive"][0] == "a" and listed["Filter by text"][0] == "/"
+    assert listed["Search everything"][0] == "f" and listed["Browse the archive"][0] == "A"
     assert listed["Sort by Topic"][0] == ""  # no key sorts by one column
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
-from ..errors import Refused, UsageError
+from ..errors import MemboardError, Refused, UsageError
 from ..files.root import MemoryRoot
-from ..formats.ids import check_id
+from ..formats import clock
+from ..formats.ids import check_id, is_valid_id
 from ..formats.index import STATUSES, IndexFile, Row, parse_refs, readable_rows
 from ..formats.layout import INDEX, archive_index_path, archive_session_path, session_path
 from ..formats.markers import marker_warning
@@ -111,6 +113,32 @@ def show(root: MemoryRoot, session_id: str, warnings: list[str] | None = None) -
             snapshot=data.decode("utf-8", "replace") if data is not None else None,
         )
     raise Refused(f"unknown session {session_id}: not in index.md nor archive/")
+
+
+def list_archived(root: MemoryRoot) -> list[RowView]:
+    """Every archived session (a folder under archive/ named by a Session ID) as a row view from its
+    metadata, last archived first; a folder whose metadata is missing or unreadable is listed with `problem`."""
+    out = []
+    for sid in root.archived_ids():
+        if not is_valid_id(sid):
+            continue
+        problem: str | None = None
+        try:
+            meta = root.read(archive_index_path(sid))
+            has_snapshot = root.exists(archive_session_path(sid))
+        except MemboardError as exc:
+            meta, has_snapshot, problem = None, False, str(exc)
+        if meta is None and problem is None:
+            problem = f"no {archive_index_path(sid)}"
+        fields = Snapshot(meta).metadata() if meta is not None else {}
+        out.append(archived_row_view(fields, has_snapshot)._replace(id=sid, problem=problem))
+    out.sort(key=_archived_order, reverse=True)
+    return out
+
+
+def _archived_order(row: RowView) -> tuple[datetime, str]:
+    """Sort key of an archived row: when it was archived (unknown: before everything), then its ID."""
+    return clock.parse(row.archived_at or "") or datetime.min, row.id
 
 
 class Graph:

@@ -24,7 +24,8 @@ runs to the next heading of its level or above. Before its first sub-heading it 
 `key: value` lines (a list mark, `**bold**` keys and backticks around values are fine; keys
 ignore case, and spaces, `_` and `-` in them are the same): title, type, scope, topic_key,
 project, session, choice (`supersede` or `keep_both`), and what / why / where / learned for a
-one-line text. Its sub-headings What, Why, Where and Learned hold the texts as Markdown. A
+one-line text. Its sub-headings (one level below its heading) What, Why, Where and Learned hold
+the texts as Markdown, where deeper headings are text. A
 `Session Summary` block (the seed's session-close summary) has the fields session and goal and
 the lists instructions, discoveries, accomplished, next steps and relevant (notes/files), each
 as `key: value` lines (one item) or a sub-heading with a list. Several blocks may follow one
@@ -150,7 +151,7 @@ class _Reader:
                 continue
             elif h and level <= block.level:
                 block, section = None, None
-            elif h:
+            elif h and (level == block.level + 1 or section is None):
                 section = _key(h.group(2))
                 self._section(block, section, number)
             elif section is not None:

@@ -15,7 +15,7 @@ from ...errors import UsageError
 from ...files.root import MemoryRoot
 from ...formats.memory_update import parse_blocks
 from ...formats.topic import check_choice
-from ...plan import Plan
+from ...plan import Change, Plan
 from ...results import MemoryUpdateResult, NoteSaveResult
 from ..sequence import PlannedRoot
 from .save import CHOICES, Choice, plan_note_save
@@ -31,6 +31,21 @@ def _lay(combined: Plan[Any], planned: PlannedRoot, step: Plan[Any]) -> None:
     combined.local += step.local
     combined.checks += step.checks
     combined.report += step.report
+
+
+def net_changes(changes: list[Change]) -> list[Change]:
+    """One change per file, from the bytes it holds now to the bytes the last step leaves (a block may save a
+    topic twice), each where that file's last step was: the write can then be verified file by file."""
+    first: dict[str, Change] = {}
+    last: dict[str, tuple[int, Change]] = {}
+    for at, ch in enumerate(changes):
+        first.setdefault(ch.path, ch)
+        last[ch.path] = (at, ch)
+    out = []
+    for path, (_at, ch) in sorted(last.items(), key=lambda item: item[1][0]):
+        before = first[path].before
+        out.append(ch if first[path] is ch else Change.write(path, before, ch.after or b""))
+    return out
 
 
 def plan_memory_update(root: MemoryRoot, text: str, when: datetime, choice: Choice | None = None,
@@ -61,4 +76,5 @@ def plan_memory_update(root: MemoryRoot, text: str, when: datetime, choice: Choi
         step_summary = plan_summary(planned, item, when, allow_secrets)
         summary = step_summary.result
         _lay(plan, planned, step_summary)
+    plan.changes = net_changes(plan.changes)
     return plan.with_result(MemoryUpdateResult(results, summary))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -390,3 +391,38 @@ def test_a_supersede_stopped_midway_is_recognised_and_undone_by_doctor(cli, root
     assert cli("doctor", "--fix").code == 0
     assert tree(root / "notes") == before
     assert cli("doctor").out == "no problems found\n"
+
+
+def _git(cwd: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    """Run git isolated from the user's and the system's configuration."""
+    env = dict(os.environ, HOME=str(cwd.parent), GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+    return subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True, env=env, timeout=60)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize("what", ["Light.", "Dark.\n\nAlso at night."])
+def test_git_apply_of_a_save_dry_run_writes_exactly_what_the_save_writes(tmp_path, what):
+    """A supersede (a new file, a changed one) and an update, on a hand-edited note: CRLF, BOM, an extra row
+    and section, no final newline."""
+    key = "global/preference/theme"
+    hand = ("\ufeff# Theme\r\n\r\n## Metadata\r\n\r\n| Field | Value |\r\n|---|---|\r\n| Title | Theme |\r\n"
+            "| Type | preference |\r\n| Scope | global |\r\n| Topic Key | global/preference/theme |\r\n| Status | active |\r\n"
+            "| Reviewer | ana |\r\n\r\n## What\r\n\r\nDark.\r\n\r\n## Links\r\n\r\n- [[other]]").encode("utf-8")
+    previewed, real = tmp_path / "previewed", tmp_path / "real"
+    for folder in (previewed, real):
+        (folder / "notes" / "global" / "preference").mkdir(parents=True)
+        (folder / "notes" / f"{key}.md").write_bytes(hand)
+    argv = ["note", "save", "--title", "Theme", "--type", "preference", "--scope", "global", "--what", what]
+    run = [sys.executable, "-m", "memboard", *argv]
+    dry = subprocess.run([*run, "--dry-run", "--root", str(previewed)], capture_output=True, timeout=120)
+    assert dry.returncode == 0, dry.stderr
+    assert tree(previewed) == {f"notes/{key}.md": hand}
+    done = subprocess.run([*run, "--root", str(real)], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert _git(previewed, "init", "-q").returncode == 0
+    applied = _git(previewed, "apply", "--whitespace=nowarn", "-", stdin=dry.stdout)
+    assert applied.returncode == 0, applied.stderr
+    after = tree(real)
+    assert tree(previewed, skip=(".git",)) == after and after[f"notes/{key}.md"] != hand
+    kept = after.get(f"notes/{key}~1.md", after[f"notes/{key}.md"]).decode("utf-8")
+    assert "| Reviewer | ana |" in kept and "- [[other]]" in kept and kept.startswith("\ufeff") and "\r\n" in kept

@@ -19,6 +19,12 @@ from ..core.results import (
     DoctorResult,
     Finding,
     ManualResult,
+    MemoryUpdateResult,
+    NoteConflict,
+    NoteDetail,
+    NoteLinkResult,
+    NoteSaveResult,
+    NoteView,
     OrganizeResult,
     RegisterResult,
     ReleaseResult,
@@ -133,6 +139,13 @@ def result_json(result: object) -> JSON:
         return {"session_id": result.session_id, "action": result.action, "released": result.released, "archive": result.archive}
     if isinstance(result, DoctorResult):
         return {"findings": [finding_json(f) for f in result.findings]}
+    if isinstance(result, NoteSaveResult):
+        return note_save_json(result)
+    if isinstance(result, MemoryUpdateResult):
+        return {"notes": [note_save_json(r) for r in result.notes],
+                "summary": update_json(result.summary) if result.summary is not None else None}
+    if isinstance(result, NoteLinkResult):
+        return {"note_id": result.note_id, "superseded_by": result.superseded_by}
     raise TypeError(f"no JSON for {type(result).__name__}")
 
 
@@ -168,3 +181,66 @@ def organize_json(result: OrganizeResult) -> JSON:
 def plan_json(plan: Plan[Any], dry_run: bool) -> JSON:
     """A changing command's `--json`: its result, whether it was a dry run, and the file changes."""
     return {**result_json(plan.result), "dry_run": dry_run, "changes": [c.describe() for c in plan.changes]}
+
+
+def note_json(view: NoteView) -> JSON:
+    """A note's metadata (`note list --json`, and `note` in `note show --json`)."""
+    return {
+        "id": view.id,
+        "path": view.path,
+        "title": view.title,
+        "type": view.type,
+        "scope": view.scope,
+        "topic_key": view.topic_key,
+        "status": view.status,
+        "supersedes": list(view.supersedes),
+        "superseded_by": list(view.superseded_by),
+        "project": view.project,
+        "session": view.session,
+        "created": view.created,
+        "updated": view.updated,
+        "problem": view.problem,
+    }
+
+
+def note_detail_json(detail: NoteDetail) -> JSON:
+    """`note show --json`: the note's metadata, texts, file text and revisions."""
+    return {
+        "note": note_json(detail.note),
+        "what": detail.what,
+        "why": detail.why,
+        "where": detail.where,
+        "learned": detail.learned,
+        "text": detail.text,
+        "revisions": detail.revisions,
+        "previous": detail.previous,
+    }
+
+
+def conflict_json(conflict: NoteConflict) -> JSON:
+    """A decision conflict: the note, both texts, the statements dropped and the choices."""
+    return {
+        "note_id": conflict.note_id,
+        "type": conflict.type,
+        "old_text": conflict.old_text,
+        "new_text": conflict.new_text,
+        "dropped": conflict.dropped,
+        "keep_both_id": conflict.keep_both_id,
+        "choices": list(conflict.choices),
+    }
+
+
+def note_save_json(result: NoteSaveResult) -> JSON:
+    """`note save --json` (and each note of `note apply --json`): what the save did."""
+    return {
+        "outcome": result.outcome,
+        "note_id": result.note_id,
+        "path": result.path,
+        "status": result.status,
+        "added": result.added,
+        "dropped": result.dropped,
+        "superseded": result.superseded,
+        "kept_beside": result.kept_beside,
+        "revision": result.revision,
+        "conflict": conflict_json(result.conflict) if result.conflict is not None else None,
+    }

@@ -10,6 +10,8 @@ import argparse
 from typing import Any
 
 from .. import __version__
+from ..core.formats.topic import SCOPES as NOTE_SCOPES
+from ..core.formats.topic import TYPES as NOTE_TYPES
 from . import hook, search
 from .args import OneLineParser
 from .tools import NAMES
@@ -20,6 +22,7 @@ write nothing). The memory root comes from --root, MEMBOARD_ROOT, the config's `
 ./memory."""
 ALLOW_SECRETS_HELP = "write even if the text looks like a credential (keys, tokens, password=...)"
 Sub = Any  # argparse's subparsers action (a private type)
+NOTE_CHOICES = ("supersede", "keep_both")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fix", action="store_true", help="apply the repair plan (with --dry-run: preview it)")
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     p.set_defaults(handler="changes:cmd_doctor")
+    _note_commands(sub, common, changing)
     _agent_commands(sub, common)
     _mcp_commands(sub, common)
     _setup_commands(sub)
@@ -218,3 +222,73 @@ def _hook_file_arguments(p: argparse.ArgumentParser) -> None:
     where.add_argument("--user", action="store_true", help="the user's config in the home folder (default)")
     where.add_argument("--project", metavar="DIR", help="the project's config under DIR")
     p.add_argument("--dry-run", action="store_true", help="print the change as a diff and write nothing")
+
+
+def _text_options(p: argparse.ArgumentParser, required: bool) -> None:
+    """The options that give a note's values (save: title, type and scope required)."""
+    p.add_argument("--title", required=required, metavar="T", help="short and searchable: verb + object")
+    p.add_argument("--type", required=required, choices=NOTE_TYPES, help="what kind of note")
+    p.add_argument("--scope", required=required, choices=NOTE_SCOPES, help="where it applies")
+    for name, what in (("what", "what was decided, found or done"), ("why", "why"), ("where", "where it applies: files, "
+                       "projects, commands"), ("learned", "what to remember next time")):
+        p.add_argument(f"--{name}", metavar="TEXT", help=f"{what} (Markdown)")
+    p.add_argument("--project", metavar="P", help="the project it belongs to")
+    p.add_argument("--session", metavar="ID", help="the Memory Session ID that saves it")
+    p.add_argument("--choice", choices=NOTE_CHOICES, help="settle a conflict: supersede the old note, or keep both")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--allow-secrets", action="store_true", help=ALLOW_SECRETS_HELP)
+
+
+def _note_commands(sub: Sub, common: argparse.ArgumentParser, changing: argparse.ArgumentParser) -> None:
+    """note save, update, apply, show, list, search and key (seed 001's typed notes)."""
+    note = sub.add_parser("note", help="typed notes: save, update, show, list, search, apply a Memory Update block",
+                          description="Typed notes (preference, fact, decision, ...) kept as notes/<topic/key>.md.")
+    nsub = note.add_subparsers(dest="note_command", metavar="ACTION", required=True)
+    p = nsub.add_parser("save", parents=[changing], help="save a note under its topic key (same key: the same note)",
+                        description="Saves a note. The same topic key updates the same note (the previous text is kept "
+                        "as a revision); a new preference supersedes the old; a decision that drops earlier statements "
+                        "is refused until saved again with --choice.")
+    _text_options(p, required=True)
+    p.add_argument("--topic-key", metavar="KEY", help="segments of a-z 0-9 . _ - joined by / (default: from scope, type, title)")
+    p.set_defaults(handler="notes:cmd_save")
+    p = nsub.add_parser("update", parents=[changing], help="change some values of a note (by note ID or topic key)")
+    p.add_argument("id", metavar="ID")
+    _text_options(p, required=False)
+    p.set_defaults(handler="notes:cmd_update")
+    p = nsub.add_parser("apply", parents=[changing], help="apply a Memory Update block (from FILE, or stdin with -)",
+                        description="Reads '## Memory Update' and '## Session Summary' blocks (see the README) and applies "
+                        "them as one plan: all of them, or nothing when one is a conflict.")
+    p.add_argument("file", nargs="?", default="-", metavar="FILE|-")
+    p.add_argument("--choice", choices=NOTE_CHOICES, help="settle conflicts of notes printed without a choice")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--allow-secrets", action="store_true", help=ALLOW_SECRETS_HELP)
+    p.set_defaults(handler="notes:cmd_apply")
+    _note_views(nsub, common)
+
+
+def _note_views(nsub: Sub, common: argparse.ArgumentParser) -> None:
+    """note show, list, search and key."""
+    p = nsub.add_parser("show", parents=[common], help="one note: its file (by note ID or topic key)")
+    p.add_argument("id", metavar="ID")
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="stable JSON (see README)")
+    form.add_argument("--block", action="store_true", help="print it as a Memory Update block")
+    p.set_defaults(handler="notes:cmd_show")
+    for name, helptext in (("list", "every note's metadata"), ("search", "find notes by text, active ones first")):
+        p = nsub.add_parser(name, parents=[common], help=helptext)
+        if name == "search":
+            p.add_argument("query", metavar="QUERY")
+            p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N results (default 20)")
+        p.add_argument("--type", choices=NOTE_TYPES)
+        p.add_argument("--scope", choices=NOTE_SCOPES)
+        p.add_argument("--project", metavar="P")
+        p.add_argument("--status", choices=["active", "superseded"])
+        if name == "list":
+            p.add_argument("--session", metavar="ID", help="only notes saved by this session")
+        p.add_argument("--json", action="store_true", help="stable JSON (see README)")
+        p.set_defaults(handler=f"notes:cmd_{name}")
+    p = nsub.add_parser("key", parents=[common], help="the topic key derived from scope, type and title")
+    p.add_argument("--scope", required=True, choices=NOTE_SCOPES)
+    p.add_argument("--type", required=True, choices=NOTE_TYPES)
+    p.add_argument("--title", required=True, metavar="T")
+    p.set_defaults(handler="notes:cmd_key")

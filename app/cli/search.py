@@ -16,10 +16,10 @@ from ..core.search.engine import SearchFilters, SearchHit, run
 from .args import OneLineParser
 
 DESCRIPTION = (
-    "Finds sessions whose index row, live snapshot or archived session contains QUERY (literal "
-    "text, any case; quotes, *, AND, - are searched for). Ranked best first, one result per session, "
-    "each with where it matched and a snippet, the match marked «like this». A QUERY starting "
-    "with - goes after --."
+    "Finds sessions whose index row, live snapshot or archived session contains QUERY, and typed notes "
+    "that contain it (literal text, any case; quotes, *, AND, - are searched for). Ranked best first, one "
+    "result per session or note, each with its kind, where it matched and a snippet, the match marked "
+    "«like this». A QUERY starting with - goes after --."
 )
 
 
@@ -35,10 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_parser(sub, common) -> None:
     """Add `search` to the command parsers."""
-    p = sub.add_parser("search", parents=[common], help="find sessions by text in rows, snapshots and the archive",
+    p = sub.add_parser("search", parents=[common], help="find sessions and notes by text (rows, snapshots, archive, notes)",
                        description=DESCRIPTION)
     p.add_argument("query", metavar="QUERY")
-    p.add_argument("--status", metavar="S", help="only sessions with status S: idle, active or stale (archived: the original)")
+    p.add_argument("--kind", choices=["session", "note"], help="only sessions, or only notes")
+    p.add_argument("--status", metavar="S",
+                   help="only results with status S: idle, active or stale (archived: the original); notes: active or superseded")
     p.add_argument("--agent", metavar="NAME", help="only sessions of this agent")
     p.add_argument("--since", metavar="T", help="only sessions updated at or after T (YYYY-MM-DD[ HH:MM] or ISO 8601)")
     p.add_argument("--until", metavar="T", help="only sessions updated at or before T (a date alone: its whole day)")
@@ -58,8 +60,8 @@ def _progress(message: str) -> None:
     sys.stderr.flush()
 
 
-def _label(hit) -> str:
-    """Where a hit matched, in words: `snapshot › Decisions`, `archived row › Summary`."""
+def _label(hit: SearchHit) -> str:
+    """Where a hit matched, in words: `snapshot › Decisions`, `archived row › Summary`, `note › What`."""
     where = hit.where if hit.state == "live" else f"archived {hit.where}"
     return f"{where} › {hit.section}"
 
@@ -82,26 +84,31 @@ def hit_json(hit: SearchHit) -> dict[str, object]:
         "marked": hit.marked(),
         "score": hit.score,
         "matches": hit.matches,
-    }
+    } | ({"type": hit.note_type, "scope": hit.scope, "project": hit.project} if hit.kind == "note" else {})
 
 
 def cmd_search(args: argparse.Namespace) -> int:
     """search QUERY [filters] [--json]."""
     root = MemoryRoot(resolve_root(getattr(args, "root", None)))
     state = "live" if args.live else "archived" if args.archived else None
-    filters = SearchFilters(args.status, args.agent, args.since, args.until, state, args.section, args.limit, args.syntax)
+    filters = SearchFilters(args.status, args.agent, args.since, args.until, state, args.section, args.limit, args.syntax,
+                            args.kind)
     tty = sys.stderr.isatty()
     try:
         outcome = run(root, args.query, filters, _progress if tty else None)
     finally:
         if tty:
             sys.stderr.write("\r\x1b[K")
-    hits = outcome.hits
-    if args.json:
+    if tty and outcome.backend == "scan" and not args.json:
+        print(f"memboard: searched the files ({outcome.reason})", file=sys.stderr)
+    return print_hits(outcome.hits, args.json)
+
+
+def print_hits(hits: list[SearchHit], as_json: bool) -> int:
+    """Print hits as JSON or as two lines each (`no matches` on stderr when there are none); exit status 0."""
+    if as_json:
         print(json.dumps([hit_json(h) for h in hits], ensure_ascii=False, indent=2))
         return 0
-    if tty and outcome.backend == "scan":
-        print(f"memboard: searched the files ({outcome.reason})", file=sys.stderr)
     if not hits:
         print("no matches", file=sys.stderr)
         return 0

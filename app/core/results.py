@@ -176,3 +176,89 @@ class Whoami(NamedTuple):
     session_id: str | None
     state: WhoamiState
     status: str | None = None  # the row's status while it is live
+
+
+NoteOutcome = Literal["created", "updated", "unchanged", "superseded", "kept_both", "conflict"]
+
+
+class NoteView(NamedTuple):
+    """A note's metadata as the views show it (text that was not UTF-8 replaced).
+
+    id is the note's ID: its topic key while it is the topic's current note, `<key>~<n>` once a
+    newer note on the topic moved it aside. problem says what is wrong with its metadata.
+    """
+
+    id: str
+    path: str
+    title: str
+    type: str
+    scope: str
+    topic_key: str
+    status: str
+    supersedes: list[str]
+    superseded_by: list[str]
+    project: str
+    session: str
+    created: str
+    updated: str
+    problem: str | None = None
+
+
+class NoteDetail(NamedTuple):
+    """One note: its metadata, its four texts, the file's text and its revisions in local state."""
+
+    note: NoteView
+    what: str
+    why: str
+    where: str
+    learned: str
+    text: str
+    revisions: int  # how many earlier versions of this file local state keeps
+    previous: str | None  # the newest revision that differs from the file (for a diff), else None
+
+
+class NoteConflict(NamedTuple):
+    """A save refused by the conflict policy: a decision whose new text drops or changes earlier
+    statements. It is written only when saved again with a choice (supersede or keep_both)."""
+
+    note_id: str
+    type: str  # the existing note's type
+    old_text: str  # the note as it is
+    new_text: str  # the note the save would have written
+    dropped: list[str]  # the earlier statements the new text drops or changes
+    keep_both_id: str  # where keep_both would save the new note
+    choices: tuple[str, ...] = ("supersede", "keep_both")
+
+
+class NoteSaveResult(NamedTuple):
+    """A note saved (or that would be, or refused with a conflict).
+
+    outcome: created, updated (in place; the previous text is kept as a revision), unchanged,
+    superseded (the earlier note moved aside to `superseded`, both linked), kept_both (the new
+    note saved under note_id beside the existing `kept_beside`), conflict (nothing written).
+    """
+
+    outcome: NoteOutcome
+    note_id: str
+    path: str
+    status: str
+    added: list[str]  # statements the note did not make before
+    dropped: list[str]  # earlier statements the new text leaves out (in the revision or the superseded note)
+    superseded: str | None = None  # outcome superseded: the earlier note's ID after it moved aside
+    kept_beside: str | None = None  # outcome kept_both: the note kept beside the new one
+    revision: bool = False  # the previous text was recorded as a revision in local state
+    conflict: NoteConflict | None = None
+
+
+class NoteLinkResult(NamedTuple):
+    """One note marked superseded by another (both files record the link)."""
+
+    note_id: str
+    superseded_by: str
+
+
+class MemoryUpdateResult(NamedTuple):
+    """A Memory Update block applied: each note's save, and the session summary's update if it held one."""
+
+    notes: list[NoteSaveResult]
+    summary: UpdateResult | None = None

@@ -1,26 +1,34 @@
-"""Snapshot revisions, so merges can be diffed later: `revisions/<id>/` in memboard's local state.
+"""Revisions of snapshots and notes, so changes can be diffed later: `revisions/<id>/` in local state.
 
 Revisions live outside the memory root (see localstate.py), one file per revision named by
 its write time and a content hash. Those an older memboard kept in the root, under
 `.memboard/revisions/<id>/`, are read as well until `doctor --fix` moves them.
+
+A note's revisions are kept in `revisions/notes/<note id>/`. The text a note save replaces is
+written there by the save's own plan (`note_revision`), under the lock, before the note
+changes, so the previous text is kept even when the write after it fails.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
 
 from ..formats.ids import is_valid_id
 from ..formats.layout import STATE
-from ..plan import Plan
+from ..formats.topic import check_note_id, note_id_of
+from ..plan import Change, Plan
 from .localstate import LocalState
 from .root import MemoryRoot
 
 FOLDER = "revisions"
 LEGACY_FOLDER = f"{STATE}/revisions"
+NOTE_FOLDER = f"{FOLDER}/notes"
+NAME_RE = re.compile(r"[0-9]{20}-[0-9a-f]{12}\.md")
 
 
 def _name(data: bytes) -> str:
@@ -74,12 +82,51 @@ def record(root: MemoryRoot, session_id: str, data: bytes) -> bool:
 
 
 def record_plan(root: MemoryRoot, plan: Plan[Any]) -> None:
-    """After a plan is applied, record the snapshots it wrote (and the ones it replaced)."""
+    """After a plan is applied, record the snapshots and notes it wrote (and the ones it replaced)."""
     for ch in plan.changes:
         rel = ch.path
-        if ch.kind in ("create", "modify") and rel.startswith("sessions/") and rel.endswith(".md"):
+        if ch.kind not in ("create", "modify"):
+            continue
+        if rel.startswith("sessions/") and rel.endswith(".md"):
             sid = os.path.basename(rel)[:-3]
             if ch.before is not None:
                 record(root, sid, ch.before)
             if ch.after is not None:
                 record(root, sid, ch.after)
+        note_id = note_id_of(rel)
+        if note_id is not None:
+            for data in (ch.before, ch.after):
+                change = note_revision(root, note_id, data) if data is not None else None
+                if change is not None:
+                    try:
+                        LocalState(root).write(change.path, change.after or b"")
+                    except OSError:
+                        pass
+
+
+def _note_folder(note_id: str) -> str:
+    """The local-state folder of a note's revisions (the ID is validated first)."""
+    return f"{NOTE_FOLDER}/{check_note_id(note_id)}"
+
+
+def note_revisions(root: MemoryRoot, note_id: str) -> list[bytes]:
+    """The bytes of a note's revisions, oldest first."""
+    state = LocalState(root)
+    folder = _note_folder(note_id)
+    out = []
+    for name in state.listdir(folder):
+        if NAME_RE.fullmatch(name):
+            data = state.read(f"{folder}/{name}")
+            if data is not None:
+                out.append(data)
+    return out
+
+
+def note_revision(root: MemoryRoot, note_id: str, data: bytes) -> Change | None:
+    """A local-state change that keeps data as the note's newest revision; None when it already is."""
+    state = LocalState(root)
+    folder = _note_folder(note_id)
+    names = [n for n in state.listdir(folder) if NAME_RE.fullmatch(n)]
+    if names and state.read(f"{folder}/{names[-1]}") == data:
+        return None
+    return Change("create", f"{folder}/{_name(data)}", None, data)

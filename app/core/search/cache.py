@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 from .. import config
 from ..files.root import MemoryRoot
 from ..formats.layout import INDEX
-from .docs import Doc, Record, SessionInfo, index_stat, listing, resolve, session_of
+from .docs import Doc, Record, SessionInfo, index_stat, listing, resolve, source_of
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: notes (their Type, Scope and Project)
 NO_FTS_ENV = "MEMBOARD_SEARCH_NO_FTS"  # "1": behave as if this SQLite had no FTS5 trigram (search scans files)
 BUSY_TIMEOUT = 0.1  # seconds a reader waits for a writer's commit before scanning the files instead
 RACY_NS = 2_000_000_000  # a file changed this recently may change again within its mtime's resolution
@@ -46,10 +46,12 @@ TABLES = """
 CREATE TABLE meta(name TEXT PRIMARY KEY, value) WITHOUT ROWID;
 CREATE TABLE sessions(sid INTEGER PRIMARY KEY, kind TEXT NOT NULL, key TEXT NOT NULL, state TEXT NOT NULL DEFAULT '',
     status TEXT NOT NULL DEFAULT '', agent TEXT NOT NULL DEFAULT '', topic TEXT NOT NULL DEFAULT '',
-    updated_at TEXT NOT NULL DEFAULT '', updated_sort TEXT NOT NULL DEFAULT '', UNIQUE(kind, key));
+    updated_at TEXT NOT NULL DEFAULT '', updated_sort TEXT NOT NULL DEFAULT '', ntype TEXT NOT NULL DEFAULT '',
+    scope TEXT NOT NULL DEFAULT '', project TEXT NOT NULL DEFAULT '', UNIQUE(kind, key));
 CREATE TABLE records(id INTEGER PRIMARY KEY, sid INTEGER NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
     state TEXT NOT NULL, source TEXT NOT NULL, path TEXT NOT NULL, fingerprint INTEGER NOT NULL, status TEXT NOT NULL,
-    agent TEXT NOT NULL, topic TEXT NOT NULL, updated_at TEXT NOT NULL);
+    agent TEXT NOT NULL, topic TEXT NOT NULL, updated_at TEXT NOT NULL, ntype TEXT NOT NULL, scope TEXT NOT NULL,
+    project TEXT NOT NULL);
 CREATE TABLE docs(id INTEGER PRIMARY KEY, record INTEGER NOT NULL, place TEXT NOT NULL, section TEXT NOT NULL,
     text TEXT NOT NULL, ftext TEXT GENERATED ALWAYS AS (text || char(10, 10)) VIRTUAL);
 CREATE VIRTUAL TABLE fts USING fts5(ftext, content='docs', content_rowid='id', tokenize='trigram', detail='full');
@@ -465,7 +467,7 @@ class SearchCache:
             self._refresh_rows(con, writer, meta)
             changed += 1
         for path in sorted({p for p, _ in old_files.items() ^ files.items()}):
-            if session_of(path) is None:  # not a Session ID: never indexed (and maybe not even UTF-8)
+            if source_of(path) is None:  # no Session ID nor note ID: never indexed (and maybe not even UTF-8)
                 continue
             changed += 1
             writer.drop("path = ?", (path,))
@@ -541,7 +543,8 @@ class SearchCache:
             WITH m AS (SELECT {doc_id} >> {SID_SHIFT} AS sid, MAX(({doc_id} >> {WEIGHT_SHIFT}) & 15) AS best,
                               COUNT(*) AS n FROM {source} GROUP BY 1),
                  cut AS (SELECT best, n FROM m ORDER BY best DESC, n DESC LIMIT 1 OFFSET ?)
-            SELECT s.kind, s.key, m.best, m.n, s.state, s.status, s.agent, s.topic, s.updated_at, s.updated_sort
+            SELECT s.kind, s.key, m.best, m.n, s.state, s.status, s.agent, s.topic, s.updated_at, s.updated_sort,
+                   s.ntype, s.scope, s.project
             FROM m JOIN sessions AS s ON s.sid = m.sid
             WHERE 1 {condition}
             ORDER BY m.best DESC, m.n DESC, s.updated_sort DESC, s.key, s.kind
@@ -616,7 +619,7 @@ class _Writer:
         rid = self.next_record
         self.next_record += 1
         self.records.append((rid, sid, rec.kind, rec.key, rec.state, rec.source, rec.path, rec.fingerprint,
-                             rec.status, rec.agent, rec.topic, rec.updated_at))
+                             rec.status, rec.agent, rec.topic, rec.updated_at, rec.note_type, rec.scope, rec.project))
         for doc in rec.docs:
             number = self._next_doc(sid)
             if number <= SEQ_MASK:
@@ -631,7 +634,7 @@ class _Writer:
     def flush(self) -> None:
         """Write queued records and documents (and, in an existing cache, their FTS entries)."""
         if self.records:
-            self.con.executemany("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", self.records)
+            self.con.executemany("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", self.records)
             self.con.executemany("INSERT INTO docs(id, record, place, section, text) VALUES (?,?,?,?,?)", self.docs)
         if not self.bulk:
             for part in range(0, len(self.docs), 500):
@@ -656,7 +659,7 @@ class _Writer:
         """Recompute the sessions whose records changed; forget those left without any."""
         for sid in sorted(self.touched):
             rows = self.con.execute(
-                "SELECT kind, key, state, source, status, agent, topic, updated_at FROM records WHERE sid = ?", (sid,)
+                "SELECT kind, key, state, source, status, agent, topic, updated_at, ntype, scope, project FROM records WHERE sid = ?", (sid,)
             ).fetchall()
             info = resolve(rows[0][0], rows[0][1], (r[2:] for r in rows)) if rows else None
             if info is None:
@@ -666,7 +669,8 @@ class _Writer:
         self.touched.clear()
 
 
-UPDATE_SESSION = "UPDATE sessions SET state = ?, status = ?, agent = ?, topic = ?, updated_at = ?, updated_sort = ? WHERE sid = ?"
+UPDATE_SESSION = ("UPDATE sessions SET state = ?, status = ?, agent = ?, topic = ?, updated_at = ?, updated_sort = ?, "
+                  "ntype = ?, scope = ?, project = ? WHERE sid = ?")
 
 
 def _marks(values: Sequence[object]) -> str:
@@ -676,13 +680,14 @@ def _marks(values: Sequence[object]) -> str:
 
 def _session_row(info: SessionInfo) -> tuple[object, ...]:
     """The sessions table's attribute columns of a session."""
-    return (info.state, info.status, info.agent, info.topic, info.updated_at, info.updated_sort)
+    return (info.state, info.status, info.agent, info.topic, info.updated_at, info.updated_sort, info.note_type, info.scope,
+            info.project)
 
 
 def _all_sessions(con: sqlite3.Connection) -> None:
     """Fill in the attributes of every session of a new cache, one session at a time."""
     rows = con.execute(
-        "SELECT sid, kind, key, state, source, status, agent, topic, updated_at FROM records ORDER BY sid"
+        "SELECT sid, kind, key, state, source, status, agent, topic, updated_at, ntype, scope, project FROM records ORDER BY sid"
     )
     con.executemany(UPDATE_SESSION, _grouped(rows))
 

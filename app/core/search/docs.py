@@ -1,8 +1,9 @@
 """What search works on: documents, records and sessions, how they rank, and the files' stats.
 
-A document is one row cell or one snapshot section, so a match says where it is; a record is
-what one source (an index row, a snapshot, an archived row or snapshot) says about a
-session. The cache and the file scan share these types and rules (parse.py reads
+A document is one row cell, one snapshot section or one field or section of a note, so a match
+says where it is; a record is what one source (an index row, a snapshot, an archived row or
+snapshot, a note file) says about a session or a note (both are "sessions" of the cache, told
+apart by their kind). The cache and the file scan share these types and rules (parse.py reads
 the files into them), so both rank alike. This module imports nothing heavy, not even
 `dataclasses`: a search on an unchanged root needs only it, SQLite and the stats.
 """
@@ -17,15 +18,18 @@ from typing import NamedTuple
 
 from ..formats.clock import FORMAT, parse
 from ..formats.ids import is_valid_id
-from ..formats.layout import ARCHIVE, INDEX, SESSIONS
+from ..formats.layout import ARCHIVE, INDEX, NOTES, SESSIONS
+from ..formats.topic import note_id_of
 
-SESSION = "session"  # the document kind of sessions; typed notes will add "note"
+SESSION, NOTE = "session", "note"  # the kinds of what search finds: sessions and typed notes
+KINDS = (SESSION, NOTE)
 LIVE, ARCHIVED = "live", "archived"
-ROW, SNAPSHOT = "row", "snapshot"  # where a match is: a row's cell or a snapshot's section
+ROW, SNAPSHOT = "row", "snapshot"  # where a match is: a row's cell or a snapshot's section (a note's: NOTE)
 TOP = "(top)"  # the section name of text before a snapshot's first `## ` heading
+MAX_NOTE_DEPTH = 12  # folders below notes/ that are listed (a topic key has at most 10 segments)
 
-PLACE_ORDER = {ROW: 0, SNAPSHOT: 1}
-SOURCE_RANK = {ROW: 0, SNAPSHOT: 1}  # whose Status/Agent/Updated At describe a session: its row first
+PLACE_ORDER = {ROW: 0, NOTE: 0, SNAPSHOT: 1}
+SOURCE_RANK = {ROW: 0, NOTE: 0, SNAPSHOT: 1}  # whose Status/Agent/Updated At describe a session: its row first
 TIME_RE = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")
 ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
@@ -53,19 +57,28 @@ class Record(NamedTuple):
     updated_at: str
     docs: list[Doc]
     fingerprint: int = 0
+    note_type: str = ""  # a note's Type, Scope and Project ("" for sessions)
+    scope: str = ""
+    project: str = ""
 
 
 class SessionInfo(NamedTuple):
-    """A session's state and the attributes filters and ranking use."""
+    """A session's (or a note's) state and the attributes filters and ranking use."""
 
     kind: str
     key: str
     state: str
     status: str
     agent: str
-    topic: str
+    topic: str  # a note's Title
     updated_at: str
     updated_sort: str
+    note_type: str = ""
+    scope: str = ""
+    project: str = ""
+
+
+Facts = tuple[str, str, str, str, str, str, str, str, str]  # state, source, status, agent, topic, updated_at, type, scope, project
 
 
 def fold(name: str) -> str:
@@ -87,8 +100,13 @@ def doc_order(doc: Doc, path: str) -> tuple[int, int, str, str, str]:
     return (-doc.weight, PLACE_ORDER.get(doc.place, 9), path, doc.section, doc.text)
 
 
-def resolve(kind: str, key: str, records: Iterable[tuple[str, str, str, str, str, str]]) -> SessionInfo | None:
-    """A session's info from its records' (state, source, status, agent, topic, updated_at).
+def facts(rec: Record) -> Facts:
+    """What resolve() needs of a record."""
+    return (rec.state, rec.source, rec.status, rec.agent, rec.topic, rec.updated_at, rec.note_type, rec.scope, rec.project)
+
+
+def resolve(kind: str, key: str, records: Iterable[Facts]) -> SessionInfo | None:
+    """A session's info from its records' facts (see Facts).
 
     A session is live when any live source knows it. Its attributes come from its row (the
     index row, or the archived row) before its snapshot; among equals, the latest update.
@@ -100,7 +118,7 @@ def resolve(kind: str, key: str, records: Iterable[tuple[str, str, str, str, str
     mine = [r for r in items if r[0] == state]
     rank = min(SOURCE_RANK.get(r[1], 9) for r in mine)
     best = max((r for r in mine if SOURCE_RANK.get(r[1], 9) == rank), key=lambda r: (sort_time(r[5]), r[2], r[3], r[4]))
-    return SessionInfo(kind, key, state, best[2], best[3], best[4], best[5], sort_time(best[5]))
+    return SessionInfo(kind, key, state, best[2], best[3], best[4], best[5], sort_time(best[5]), best[6], best[7], best[8])
 
 
 def _regular(path: str) -> tuple[int, int] | None:
@@ -120,8 +138,8 @@ def index_stat(root: str) -> tuple[int, int] | None:
 def listing(root: str) -> dict[str, tuple[int, int]]:
     """Every file search may read besides index.md, as relative path → (size, mtime_ns).
 
-    That is `sessions/*.md` and `archive/*/index.md|session.md`; symlinks (these folders too)
-    are skipped, as they could lead out of the root. Each file is statted once and none is read, so an unchanged
+    That is `sessions/*.md`, `archive/*/index.md|session.md` and `notes/**/*.md`; symlinks (these
+    folders too) are skipped, as they could lead out of the root. Each file is statted once and none is read, so an unchanged
     root is cheap to check; which names are Session IDs is decided when a file is read.
     """
     out: dict[str, tuple[int, int]] = {}
@@ -141,7 +159,26 @@ def listing(root: str) -> dict[str, tuple[int, int]]:
         folders = []
     if folders:
         _archive_files(archive, folders, out)
+    notes = os.path.join(root, NOTES)
+    if not os.path.islink(notes):
+        _note_files(notes, NOTES, 0, out)
     return out
+
+
+def _note_files(folder: str, rel: str, depth: int, out: dict[str, tuple[int, int]]) -> None:
+    """Add the stats of the `*.md` files in a notes folder and, down to MAX_NOTE_DEPTH, its subfolders."""
+    try:
+        with os.scandir(folder) as it:
+            entries = list(it)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            if depth < MAX_NOTE_DEPTH:
+                _note_files(entry.path, f"{rel}/{entry.name}", depth + 1, out)
+        elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+            st = entry.stat(follow_symlinks=False)
+            out[f"{rel}/{entry.name}"] = (st.st_size, st.st_mtime_ns)
 
 
 def _session_files(sessions: str, out: dict[str, tuple[int, int]]) -> None:
@@ -180,8 +217,11 @@ def _archive_files(archive: str, folders: list[str], out: dict[str, tuple[int, i
             os.close(fd)
 
 
-def session_of(path: str) -> str | None:
-    """The Session ID a listed file belongs to (None when its name is not one)."""
+def source_of(path: str) -> tuple[str, str] | None:
+    """The (kind, key) a listed file belongs to: a session's ID or a note's (None when its name is neither)."""
     parts = path.split("/")
+    if parts[0] == NOTES:
+        note_id = note_id_of(path)
+        return (NOTE, note_id) if note_id is not None else None
     key = parts[1][:-3] if parts[0] == SESSIONS else parts[1]
-    return key if is_valid_id(key) else None
+    return (SESSION, key) if is_valid_id(key) else None

@@ -1,6 +1,7 @@
-"""Full-text search over a memory root: index rows, live snapshots and archived sessions.
+"""Full-text search over a memory root: index rows, live snapshots, archived sessions and typed notes.
 
-`search(root, query, filters)` returns typed `SearchHit`s, best first, one per session. It is
+`search(root, query, filters)` returns typed `SearchHit`s, best first, one per session or note
+(its `kind`: `session` or `note`). It is
 safe to call from a worker thread (each call opens its own connection) and prints nothing:
 progress goes to an optional callback. Matching is literal and case-insensitive: the query
 is a piece of text, and `AND`, quotes, `*` or `-` in it are searched for. With
@@ -27,7 +28,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import Refused, UsageError
 from ..files.root import MemoryRoot
-from .docs import ARCHIVED, LIVE, SESSION, Doc, SessionInfo, doc_order, fold, sort_time
+from ..formats.topic import SCOPES, TYPES
+from .docs import ARCHIVED, KINDS, LIVE, SESSION, Doc, SessionInfo, doc_order, fold, sort_time
 
 if TYPE_CHECKING:
     from .cache import SearchCache
@@ -42,6 +44,7 @@ DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 SPACES_RE = re.compile(r"\s+")
 OPERATORS = {"AND", "OR", "NOT", "NEAR"}
 SYNTAX_TERM_RE = re.compile(r'"((?:[^"]|"")*)"|([^\s()"*^+:{},]+)(:?)')
+STATUSES = ("idle", "active", "stale", "superseded")  # sessions' three, and a note's superseded
 
 Ranked = tuple[str, str, int, int, SessionInfo]  # kind, key, best weight, matching documents, session
 Candidate = tuple[int, Doc, str]  # document id (0 when scanning), document, file path
@@ -58,18 +61,28 @@ class SearchFilters(NamedTuple):
     section: str | None = None  # a row cell or snapshot section name, compared without ASCII case
     limit: int = DEFAULT_LIMIT
     syntax: bool = False  # the query is an FTS5 expression, not literal text
+    kind: str | None = None  # "session" or "note"
+    note_type: str | None = None  # a note's Type, Scope and Project (sessions have none: a filter leaves them out)
+    scope: str | None = None
+    project: str | None = None
 
     def normalized(self) -> SearchFilters:
         """A copy with times as sortable text; a one-line UsageError for a value that cannot be."""
-        if self.status is not None and self.status not in ("idle", "active", "stale"):
-            raise UsageError(f"unknown status {self.status!r}: use idle, active or stale")
+        if self.status is not None and self.status not in STATUSES:
+            raise UsageError(f"unknown status {self.status!r}: use idle, active or stale (notes: active or superseded)")
+        if self.kind is not None and self.kind not in KINDS:
+            raise UsageError(f"unknown kind {self.kind!r}: use session or note")
+        if self.note_type is not None and self.note_type not in TYPES:
+            raise UsageError(f"unknown note type {self.note_type!r}: use one of {', '.join(TYPES)}")
+        if self.scope is not None and self.scope not in SCOPES:
+            raise UsageError(f"unknown scope {self.scope!r}: use one of {', '.join(SCOPES)}")
         if self.state not in (None, LIVE, ARCHIVED):
             raise UsageError(f"unknown state {self.state!r}: use live or archived")
         if isinstance(self.limit, bool) or not isinstance(self.limit, int) or not 1 <= self.limit <= MAX_LIMIT:
             raise UsageError(f"--limit must be a whole number from 1 to {MAX_LIMIT}")
         if self.section is not None and not self.section.strip():
             raise UsageError("--section needs a cell or section name, such as Topic or Decisions")
-        for value, option in ((self.agent, "--agent"), (self.section, "--section")):
+        for value, option in ((self.agent, "--agent"), (self.section, "--section"), (self.project, "--project")):
             if value is not None:
                 _utf8(value, option)
         return self._replace(since=_time_text(self.since, "--since", False), until=_time_text(self.until, "--until", True))
@@ -81,6 +94,10 @@ class SearchFilters(NamedTuple):
             return False
         if self.agent is not None and info.agent != self.agent:
             return False
+        for want, have in ((self.kind, info.kind), (self.note_type, info.note_type), (self.scope, info.scope),
+                           (self.project, info.project)):
+            if want is not None and want != have:
+                return False
         if self.state is not None and info.state != self.state:
             return False
         if since is not None and (not info.updated_sort or info.updated_sort < since):
@@ -90,7 +107,8 @@ class SearchFilters(NamedTuple):
     def sql(self) -> tuple[str, list[str]]:
         """The same filters as an SQL condition on the sessions table `s`."""
         parts, args = [], []
-        for column, value in (("status", self.status), ("agent", self.agent), ("state", self.state)):
+        for column, value in (("status", self.status), ("agent", self.agent), ("state", self.state), ("kind", self.kind),
+                              ("ntype", self.note_type), ("scope", self.scope), ("project", self.project)):
             if value is not None:
                 parts.append(f" AND s.{column} = ?")
                 args.append(value)
@@ -122,22 +140,25 @@ def _time_text(value: str | datetime | None, option: str, end_of_day: bool) -> s
 
 
 class SearchHit(NamedTuple):
-    """One session that matches: where its best match is and a one-line snippet around it."""
+    """One session or note that matches: where its best match is and a one-line snippet around it."""
 
-    kind: str  # "session" (typed notes will add "note")
-    id: str  # the document's key: a Session ID for sessions
-    state: str  # "live" or "archived"
+    kind: str  # "session" or "note"
+    id: str  # the document's key: a Session ID for sessions, a note ID for notes
+    state: str  # "live" or "archived" (notes are live)
     status: str
-    agent: str
-    topic: str
+    agent: str  # a note's: ""
+    topic: str  # a note's: its Title
     updated_at: str
-    where: str  # "row" (an index row, or an archived row's metadata) or "snapshot"
-    section: str  # the cell (Topic, Summary, ...) or snapshot section (Decisions, ...)
+    where: str  # "row" (an index row, or an archived row's metadata), "snapshot" or "note"
+    section: str  # the cell (Topic, Summary, ...), snapshot section (Decisions, ...) or note field or section (What, ...)
     path: str  # the file the match is in, relative to the root
     snippet: str
     spans: tuple[tuple[int, int], ...] = ()  # [start, end) of each match in snippet
     score: int = 0  # higher is better: best weight x 1000 + matching cells and sections
     matches: int = 0  # how many cells and sections of the session match
+    note_type: str = ""  # a note's Type, Scope and Project ("" for sessions)
+    scope: str = ""
+    project: str = ""
 
     @property
     def session_id(self) -> str | None:
@@ -265,7 +286,8 @@ def build_hits(ranked: list[Ranked], candidates: dict[tuple[str, str], list[Cand
         _, doc, path = min(pool, key=lambda c: doc_order(c[1], c[2]))
         snippet, spans = make_snippet(doc.text, matcher)
         hits.append(SearchHit(kind, key, info.state, info.status, info.agent, info.topic, info.updated_at,
-                              doc.place, doc.section, path, snippet, spans, best * 1000 + min(n, 999), n))
+                              doc.place, doc.section, path, snippet, spans, best * 1000 + min(n, 999), n,
+                              info.note_type, info.scope, info.project))
     return hits
 
 

@@ -1,4 +1,4 @@
-"""Reading a root's files into search records: index rows, snapshot sections, archived sessions.
+"""Reading a root's files into search records: index rows, snapshot sections, archived sessions, notes.
 
 Rows are read line by line from index.md's bytes (only the table's extent is parsed), and
 snapshots are split into `## ` sections by a line scan that skips fenced code: no mistletoe,
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from ..formats.index import FIELD_OF_COLUMN, IndexFile
 from ..formats.layout import INDEX, SESSIONS
 from ..formats.text import line_body, split_cells, unescape
-from .docs import ARCHIVED, LIVE, ROW, SESSION, SNAPSHOT, TOP, Doc, Record, session_of
+from .docs import ARCHIVED, LIVE, NOTE, ROW, SESSION, SNAPSHOT, TOP, Doc, Record, source_of
 
 # Row cells that are searched, with the weight of a match in them (higher ranks first).
 CELL_WEIGHTS = {
@@ -27,6 +27,9 @@ CELL_WEIGHTS = {
     "Referenced By": 1,
 }
 SECTION_WEIGHTS = {"current context": 3, "metadata": 1, TOP.casefold(): 1}
+# A note's fields and sections, with their weights (other sections of a note weigh 2).
+NOTE_FIELD_WEIGHTS = {"Title": 5, "Topic Key": 5}
+NOTE_SECTION_WEIGHTS = {"what": 3, "metadata": 1, TOP.casefold(): 1}
 DEFAULT_SECTION_WEIGHT = 2
 PLACEHOLDERS = {"none", "- none", "-"}
 FENCE_RE = re.compile(r" {0,3}(```|~~~)")
@@ -152,12 +155,38 @@ def read_file(root: str, path: str) -> bytes | None:
         return None
 
 
+def note_record(data: bytes, key: str, path: str) -> Record:
+    """The record of a note file: its Title and Topic Key, then one document per section (the title
+    heading alone before them is no document of its own: the Title is)."""
+    meta: dict[str, str] = {}
+    parts = sections(text_of(data))
+    for name, body in parts:
+        if name.casefold() == "metadata":
+            meta = table_fields(body)
+            break
+    title = meta.get("Title", "")
+    docs = [Doc(NOTE, name, weight, meta[name]) for name, weight in NOTE_FIELD_WEIGHTS.items() if meta.get(name, "") not in ("", "-")]
+    for name, body in parts:
+        if name == TOP and body.lstrip("#").strip() in ("", title):
+            continue
+        if body and body.casefold() not in PLACEHOLDERS:
+            docs.append(Doc(NOTE, name, NOTE_SECTION_WEIGHTS.get(name.casefold(), DEFAULT_SECTION_WEIGHT), body))
+    cell = {k: ("" if v == "-" else v) for k, v in meta.items()}
+    return Record(
+        NOTE, key, LIVE, NOTE, path, cell.get("Status", ""), "", title, cell.get("Updated", ""), docs, 0,
+        cell.get("Type", ""), cell.get("Scope", ""), cell.get("Project", ""),
+    )
+
+
 def file_record(root: str, path: str) -> Record | None:
-    """The record of a listed file (None when its name is no Session ID, or it vanished or cannot be read)."""
-    key = session_of(path)
-    data = read_file(root, path) if key is not None else None
-    if key is None or data is None:
+    """The record of a listed file (None when it names no session or note, or it vanished or cannot be read)."""
+    source = source_of(path)
+    data = read_file(root, path) if source is not None else None
+    if source is None or data is None:
         return None
+    kind, key = source
+    if kind == NOTE:
+        return note_record(data, key, path)
     if path.startswith(SESSIONS):
         return snapshot_record(data, key, LIVE, path)
     if path.endswith("/index.md"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..formats.layout import INDEX
-from .docs import Record, doc_order, fold, listing, resolve
+from .docs import Facts, Record, doc_order, facts, fold, listing, resolve
 from .parse import file_record, iter_lines, read_file, row_record, table_of
 
 if TYPE_CHECKING:
@@ -46,11 +46,6 @@ class _Tally:
                 entry[2:] = [order, doc, rec.path]
 
 
-def _facts(rec: Record) -> tuple[str, str, str, str, str, str]:
-    """What resolve() needs of a record."""
-    return (rec.state, rec.source, rec.status, rec.agent, rec.topic, rec.updated_at)
-
-
 def _maybe_matches(line: bytes, matcher: Matcher) -> bool:
     """A cheap test that never misses a row whose cells match: the line itself, pipes unescaped."""
     text = line.decode("utf-8", "replace")
@@ -70,12 +65,12 @@ def _row_key(line: bytes, columns: tuple[str, ...]) -> str | None:
 def scan(base: str, matcher: Matcher, filters: SearchFilters) -> tuple[list[Ranked], dict[tuple[str, str], list[Candidate]]]:
     """The ranked sessions matching in the files under base, and the best document of each."""
     tally = _Tally(matcher, fold(filters.section) if filters.section is not None else None)
-    facts: dict[tuple[str, str], list[tuple[str, str, str, str, str, str]]] = {}
+    known: dict[tuple[str, str], list[Facts]] = {}
     for path in sorted(listing(base)):
         rec = file_record(base, path)
         if rec:
             tally.consider(rec)
-            facts.setdefault((rec.kind, rec.key), []).append(_facts(rec))
+            known.setdefault((rec.kind, rec.key), []).append(facts(rec))
     data = read_file(base, INDEX) or b""
     columns, start, end = table_of(data)
     for line in iter_lines(data, start, end):
@@ -91,10 +86,10 @@ def scan(base: str, matcher: Matcher, filters: SearchFilters) -> tuple[list[Rank
                 continue
             rec = row_record(line, columns)
             if rec and (rec.kind, rec.key) in tally.found:
-                facts.setdefault((rec.kind, rec.key), []).append(_facts(rec))
+                known.setdefault((rec.kind, rec.key), []).append(facts(rec))
     ranked = []
     for (kind, key), (best, n, _order, _doc, _path) in tally.found.items():
-        info = resolve(kind, key, facts.get((kind, key), []))
+        info = resolve(kind, key, known.get((kind, key), []))
         if info is not None and filters.passes(info):
             ranked.append((kind, key, best, n, info))
     ranked.sort(key=lambda r: (r[1], r[0]))

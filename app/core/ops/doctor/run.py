@@ -1,4 +1,4 @@
-"""Doctor's order: what other programs left first, then the index, sessions, archive folders and links."""
+"""Doctor's order: what other programs left first, then the index, sessions, archive folders, links and notes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ...formats.index import IndexFile
 from ...formats.layout import INDEX
 from ...plan import Plan
 from ...results import DoctorResult, Finding
-from . import leftovers, links, rows, sessions
+from . import leftovers, links, notes, rows, sessions
 from .checkup import OP, Checkup
 
 
@@ -35,6 +35,7 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
         links.check_links(checkup)
         plan = checkup.plan()
     findings += checkup.findings
+    notes.check_notes(root, findings, plan)
     leftovers.state_in_root(root, findings, plan)
     return findings, plan.with_result(DoctorResult(findings))
 

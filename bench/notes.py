@@ -76,8 +76,8 @@ Nothing surprising in {i}.
 """
 
 
-def generate_notes(root: Path, count: int) -> list[str]:
-    """Write count notes under root/notes (and an empty index); their IDs."""
+def write_notes(root: Path, count: int) -> list[str]:
+    """Write count notes under root/notes (nothing else); their IDs."""
     ids = []
     for i in range(count):
         note_id = f"bench/{SCOPES[i % len(SCOPES)]}/n{i}"
@@ -85,6 +85,12 @@ def generate_notes(root: Path, count: int) -> list[str]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(note_text(i), encoding="utf-8")
         ids.append(note_id)
+    return ids
+
+
+def generate_notes(root: Path, count: int) -> list[str]:
+    """Write count notes under root/notes (and an empty index); their IDs."""
+    ids = write_notes(root, count)
     (root / "index.md").write_text("# Memory Index\n", encoding="utf-8")
     return ids
 

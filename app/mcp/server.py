@@ -2,7 +2,7 @@
 
 `TOOLSETS` lists every set of tools the server offers; a set is a class built on the memory
 root's path whose `tools()` returns its tools (methods whose docstrings are their descriptions)
-with their hints. The typed notes' tools join by adding their class here.
+with their hints: the session tools (sessions.py) and the typed notes' tools (notes.py).
 
 Each call runs in a worker thread (the SDK's way with plain functions), one at a time in this
 process; other processes writing the same root wait on the root's lock as every writer does.
@@ -28,17 +28,22 @@ from pydantic import ValidationError
 from .. import __version__
 from ..core.errors import MemboardError
 from .answers import bad_arguments, error_line, failure
+from .notes import NoteTools
 from .sessions import SessionTools, Tool
 
-TOOLSETS = (SessionTools,)
+TOOLSETS = (SessionTools, NoteTools)
 
 INSTRUCTIONS = """\
-memboard keeps the agents' shared working memory (index.md, sessions/<id>.md, archive/). Change it only through these tools, never by editing its files.
+memboard keeps the agents' shared working memory (index.md, sessions/<id>.md, archive/, notes/). Change it only through these tools, never by editing its files.
 - Know your Memory Session ID: the session-start hook said "Your Memory Session ID is: ..."; else call session_context with your conversation_id. Never take the latest row as yours; with no ID, call session_register once.
-- Starting work: session_context shows your snapshot and related sessions; search and session_list find earlier work; session_show reads one snapshot.
+- Starting work: session_context shows your snapshot, related sessions and notes; search and session_list find earlier work; session_show reads one snapshot.
 - Record progress with session_update (your session_id; summary; snapshot sections such as ## Current Context, ## Decisions, ## Next Actions). It merges and keeps every earlier item: mark outdated ones [superseded], [resolved] or [done] instead of leaving them out.
 - Continue another session's work with session_continue; stop depending on it with session_release.
 - Archive (session_archive) or organize (memory_organize) only when the user asks.
+- Typed notes: when a decision, convention or preference is settled, a bug's root cause found, or a non-obvious fact or reusable pattern learned, save it at once with mem_save (title, type, scope, what, why, where, learned). Reuse the topic_key of an existing note on the topic (mem_search first; mem_suggest_topic_key derives one): the same key updates that note.
+- mem_save answering outcome "conflict" wrote nothing: show the user both texts, ask, then call again with choice (supersede or keep_both).
+- Before work that may have been done before, or when the user says "remember" or "last time": mem_context and mem_search (active notes first); mem_get reads one note.
+- Before saying the work is done: mem_session_summary (goal, instructions, discoveries, accomplished, next_steps, relevant).
 - Every writing tool takes dry_run=true to preview the exact diff. An error result means nothing was written (unless it says incomplete): never report a change or a Session ID the tool did not confirm.
 - Never put credentials in memory: text that looks like one is refused."""
 

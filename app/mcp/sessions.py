@@ -28,6 +28,7 @@ from ..core.ops.query import chain, list_rows, show
 from ..core.ops.session_start import whoami
 from ..core.search.engine import DEFAULT_LIMIT, MAX_LIMIT, SearchFilters, run
 from .answers import change, ok
+from .context import note_context
 
 READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
@@ -98,7 +99,9 @@ class SessionTools:
         ] = None,
     ) -> CallToolResult:
         """Your own session, at the start of work or after a context reset: its Memory Session ID, row, snapshot,
-        and the sessions it continues from or that continue from it.
+        the sessions it continues from or that continue from it, and typed notes: `notes.session`, those it saved,
+        and `notes.related`, active notes its snapshot names, saved by those sessions, of its notes' projects,
+        or global (metadata only: read one with mem_get).
 
         Pass session_id when you know it (the session-start hook said "Your Memory Session ID is: ..."),
         else conversation_id. It never guesses (never the latest row): with neither, or a conversation no
@@ -116,7 +119,10 @@ class SessionTools:
         warnings: list[str] = []
         view = show(root, session_id or "", warnings)
         out = {"session_id": view.id, "message": f"Your Memory Session ID is: {view.id}", **session_json(view)}
-        out["related"] = {k: v for k, v in chain_json(chain(root, view.id)).items() if k in ("continues_from", "referenced_by")}
+        links = chain(root, view.id)
+        out["related"] = {k: v for k, v in chain_json(links).items() if k in ("continues_from", "referenced_by")}
+        linked = [node.id for node in links.continues_from + links.referenced_by]
+        out["notes"] = note_context(root, view.id, linked=linked, text=view.snapshot or "")
         out["warnings"] = warnings
         return ok(out)
 

@@ -21,8 +21,10 @@ from tests.support.hooks import claude_payload
 from tests.support.tree import tree
 
 PROJECT = Path(__file__).resolve().parents[2]
-READING = {"session_context", "session_show", "session_list", "session_chain", "search"}
-WRITING = {"session_register", "session_update", "session_continue", "session_release", "session_archive", "memory_organize"}
+READING = {"session_context", "session_show", "session_list", "session_chain", "search",
+           "mem_context", "mem_search", "mem_get", "mem_suggest_topic_key"}
+WRITING = {"session_register", "session_update", "session_continue", "session_release", "session_archive", "memory_organize",
+           "mem_save", "mem_update", "mem_session_summary"}
 ONE_SESSION = {"session_show", "session_chain", "session_update", "session_release", "session_archive"}
 GITHUB_TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual.widgets import Input
 
 from memboard.board.app import MemboardApp
 from memboard.core.formats.clock import now
@@ -103,3 +104,22 @@ class TestHelp:
 
     def test_help_screen(self, snap_compare, demo_app):
         assert snap_compare(demo_app, terminal_size=SIZE, run_before=settled("question_mark"))
+
+
+class TestPalette:
+    """The command palette: the action table's commands by name, each with its key."""
+
+    def test_palette_shows_each_key(self, snap_compare, demo_app):
+        async def search_palette(pilot):
+            await settled()(pilot)
+            await pilot.press("ctrl+p")
+            await settle(pilot)
+            for box in pilot.app.screen.query(Input):
+                box.cursor_blink = False  # a blinking cursor would make the picture flaky
+            # a query only board commands match: the empty palette lists its providers' hits in
+            # the order they arrive, which varies from run to run
+            await pilot.press(*"session")
+            await pilot.pause(0.3)
+            await settle(pilot)
+
+        assert snap_compare(demo_app, terminal_size=SIZE, run_before=search_palette)

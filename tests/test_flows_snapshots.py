@@ -38,10 +38,10 @@ def open_flow(kind, key: str, select: str | None = None, marks: tuple[str, ...] 
             app.select_session(select)
         await pilot.press(key)
         screen = await wait_for_screen(pilot, kind)
-        for widget in screen.query(Input):
-            widget.cursor_blink = False
-        for widget in screen.query(TextArea):
-            widget.cursor_blink = False
+        for field in screen.query(Input):
+            field.cursor_blink = False
+        for area in screen.query(TextArea):
+            area.cursor_blink = False
         if typed:
             await pilot.press(*typed)
         await pilot.pause()

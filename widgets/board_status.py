@@ -3,14 +3,18 @@ sort and marks) and the banner under it that warns about the root itself."""
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-STATUS_STYLES = {"idle": "dim", "active": "green", "stale": "yellow"}
-
 
 class BoardStatus(Static):
-    """The board's title line: root name, counts per status, filters, sort and marks."""
+    """The board's title line: root name, counts per status, filters, sort and marks.
+
+    The status colours are component classes, set in board.tcss with the table's.
+    """
+
+    COMPONENT_CLASSES = {"board-status--idle", "board-status--active", "board-status--stale", "board-status--problem"}
 
     def __init__(self, root_name: str, *, id: str | None = None) -> None:
         """A status line for the root called root_name."""
@@ -33,14 +37,13 @@ class BoardStatus(Static):
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append("▦ memboard ", style="bold")
         out.append(self.root_name + " ", style="dim")
-        for key, label in (("all", "all"), ("idle", "idle"), ("active", "active"), ("stale", "stale")):
-            selected = key == status
-            style = ("reverse " if selected else "") + ("bold" if key == "all" else STATUS_STYLES[key])
-            out.append(f" {label} {counts.get(key, 0):,} ", style=style)
+        for key in ("all", "idle", "active", "stale"):
+            look = Style(bold=True) if key == "all" else self.status_style(key)
+            out.append(f" {key} {counts.get(key, 0):,} ", style=Style(reverse=True) + look if key == status else look)
             out.append(" ")
         bad = counts.get("unparseable", 0)
         if bad:
-            out.append(f" ! {bad} unparseable ", style="bold red")
+            out.append(f" ! {bad} unparseable ", style=self.status_style("problem"))
             out.append(" ")
         if loading:
             out.append(" loading… ", style="italic")
@@ -53,6 +56,10 @@ class BoardStatus(Static):
         if marked:
             out.append(f"  │ {marked} marked", style="bold")
         self.update(out, layout=False)  # one line, fixed height: no relayout per keystroke
+
+    def status_style(self, status: str) -> Style:
+        """The colour of a status (idle, active, stale, problem) from the stylesheet."""
+        return self.get_component_rich_style(f"board-status--{status}", partial=True)
 
 
 class BoardBanner(Static):

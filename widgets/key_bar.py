@@ -7,7 +7,9 @@ bindings (grouped ones share a label) as a single line.
 
 from __future__ import annotations
 
-from textual.binding import Binding
+from collections.abc import Sequence
+
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.events import Click
 from textual.widgets import Static
@@ -16,10 +18,10 @@ from textual.widgets import Static
 class KeyBar(Static):
     """The shown bindings of the app as `key label` pairs; clicking one runs its action."""
 
-    def __init__(self, bindings: list[Binding], *, id: str | None = None) -> None:
-        """A bar for these bindings (those with show=True are drawn)."""
+    def __init__(self, bindings: Sequence[BindingType], *, id: str | None = None) -> None:
+        """A bar for these bindings (the Binding entries with show=True are drawn)."""
         super().__init__(id=id)
-        self.bindings = [b for b in bindings if b.show]
+        self.bindings = [b for b in bindings if isinstance(b, Binding) and b.show]
         self._spans: list[tuple[int, int, str]] = []
 
     def on_mount(self) -> None:

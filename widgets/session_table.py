@@ -15,7 +15,6 @@ from datetime import datetime
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
-from textual.binding import Binding
 from textual.events import Click
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -23,6 +22,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from memboard.board.actions import bindings
 from memboard.board.model import BoardRow
 
 
@@ -68,14 +68,7 @@ class SessionTable(ScrollView, can_focus=True):
         "session-table--dim",
     }
 
-    BINDINGS = [
-        Binding("up,k", "cursor_up", "Up", show=False),
-        Binding("down,j", "cursor_down", "Down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("home", "first", "First", show=False),
-        Binding("end", "last", "Last", show=False),
-    ]
+    BINDINGS = bindings("table")
 
     cursor = reactive(0, always_update=True, repaint=False)
 

@@ -1,26 +1,35 @@
-"""The side pane: the selected session's metadata, its snapshot as Markdown and merge diffs."""
+"""The side pane: the selected session's metadata, its snapshot as Markdown and merge diffs.
+
+It renders what the board's loader prepared off the UI thread (memboard.board.paneview):
+no reading, no parsing here.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from memboard.board.loader import MergeView, SessionDetail, without_metadata
 from memboard.board.model import BoardRow
-from memboard.core.formats.snapshot import LIST_MARK_RE
+from memboard.board.paneview import PaneMerge, PaneSnapshot
 
 MARKERS_TEXT = "[superseded], [resolved] or [done]"
 
 
-def metadata_text(row: BoardRow, now) -> Text:
+Colour = Callable[[str], Style]
+
+
+def metadata_text(row: BoardRow, now, colour: Colour) -> Text:
     """The row's fields as styled text (user text is plain, never markup)."""
     out = Text()
     out.append(row.id + "\n", style="bold")
     if row.problem:
-        out.append("unparseable row: ", style="bold red")
-        out.append(row.problem + "\n", style="red")
+        out.append("unparseable row: ", style=Style(bold=True) + colour("problem"))
+        out.append(row.problem + "\n", style=colour("problem"))
     fields = [
         ("Agent", row.agent),
         ("Topic", row.topic),
@@ -37,23 +46,24 @@ def metadata_text(row: BoardRow, now) -> Text:
     return out
 
 
-def merge_text(view: MergeView) -> Text:
+def merge_text(view: PaneMerge, colour: Colour) -> Text:
     """A merge as text: policy breaks first, then each changed section's added/removed lines."""
     out = Text()
     if view.breaks:
-        out.append(f"⚠ {len(view.breaks)} policy break(s): items dropped without {MARKERS_TEXT}\n", style="bold red")
-        for section, item in view.breaks:
-            out.append(f"  ✗ {section}: ", style="red")
-            out.append(LIST_MARK_RE.sub("", item.strip().splitlines()[0]) + "\n", style="red")
+        heading = f"⚠ {len(view.breaks)} policy break(s): items dropped without {MARKERS_TEXT}\n"
+        out.append(heading, style=Style(bold=True) + colour("break"))
+        for found in view.breaks:
+            out.append(f"  ✗ {found.section}: ", style=colour("break"))
+            out.append(found.item + "\n", style=colour("break"))
     else:
-        out.append("✓ no item dropped without a marker\n", style="green")
+        out.append("✓ no item dropped without a marker\n", style=colour("clean"))
     for sec in view.sections:
         out.append(f"\n## {sec.name}\n", style="bold")
         for line in sec.lines:
             if line.startswith("+"):
-                out.append(line + "\n", style="green")
+                out.append(line + "\n", style=colour("added"))
             elif line.startswith("-"):
-                out.append(line + "\n", style="red")
+                out.append(line + "\n", style=colour("removed"))
             else:
                 out.append(line + "\n", style="dim")
     if not view.sections:
@@ -64,11 +74,23 @@ def merge_text(view: MergeView) -> Text:
 class SnapshotPane(VerticalScroll, can_focus=True):
     """Metadata, revision position, the merge diff of that revision and the snapshot itself."""
 
+    COMPONENT_CLASSES = {
+        "snapshot-pane--problem",
+        "snapshot-pane--break",
+        "snapshot-pane--clean",
+        "snapshot-pane--added",
+        "snapshot-pane--removed",
+    }
+
     def compose(self) -> ComposeResult:
         """Lay out the pane's parts."""
         yield Static(id="pane-meta")
         yield Static(id="pane-revision")
         yield Static(id="pane-merge")
+
+    def colour(self, part: str) -> Style:
+        """The colour of a part (problem, break, clean, added, removed), from the stylesheet."""
+        return self.get_component_rich_style(f"snapshot-pane--{part}", partial=True)
 
     def _markdown(self, text: str) -> None:
         """Show text in the Markdown view, mounting it on first use (after the first paint)."""
@@ -83,8 +105,8 @@ class SnapshotPane(VerticalScroll, can_focus=True):
         else:
             self.mount(Markdown(text, id="pane-markdown"))
 
-    def show(self, row: BoardRow | None, detail: SessionDetail | None, position: int, now) -> None:
-        """Show row and, when loaded, detail at revision position."""
+    def show(self, row: BoardRow | None, snapshot: PaneSnapshot | None, position: int, now) -> None:
+        """Show row and, when loaded, its snapshot at revision position."""
         meta = self.query_one("#pane-meta", Static)
         revision = self.query_one("#pane-revision", Static)
         merge = self.query_one("#pane-merge", Static)
@@ -94,29 +116,31 @@ class SnapshotPane(VerticalScroll, can_focus=True):
             merge.display = False
             self._markdown("")
             return
-        meta.update(metadata_text(row, now))
-        if detail is None or detail.session_id != row.id:
+        meta.update(metadata_text(row, now, self.colour))
+        if snapshot is None or snapshot.session_id != row.id:
             revision.update(Text("loading…", style="dim"))
             merge.display = False
             return
-        if not detail.revisions:
+        if not snapshot.count:
             revision.update(Text("No snapshot (sessions/<id>.md does not exist).", style="dim"))
             merge.display = False
             self._markdown("")
             return
-        total = len(detail.revisions)
+        total = snapshot.count
         position = max(0, min(position, total - 1))
+        view = snapshot.views.get(position)
         label = Text()
         label.append(f"Revision {position + 1}/{total}", style="bold")
         label.append(" latest" if position == total - 1 else " earlier", style="dim")
         if total > 1:
             label.append(" · [ ] step", style="dim")
+        if view is None:  # an older revision, being prepared
+            label.append(" · loading…", style="dim")
         revision.update(label)
-        view = detail.merge(position)
-        if view is None:
+        if view is None or view.merge is None:
             merge.display = False
         else:
             merge.display = True
-            merge.set_class(bool(view.breaks), "-breaks")
-            merge.update(merge_text(view))
-        self._markdown(without_metadata(detail.revisions[position]))
+            merge.set_class(bool(view.merge.breaks), "-breaks")
+            merge.update(merge_text(view.merge, self.colour))
+        self._markdown(view.body if view is not None else "")

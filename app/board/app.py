@@ -1,23 +1,26 @@
 """The board: a live, filterable table of the memory index with a snapshot pane.
 
-Reading happens in thread workers that post messages back; the table widget only renders
-what is on screen; the model (rows, filters, sorting) is plain Python in model.py.
+Reading happens in thread workers that post messages back (the reload worker for live
+updates and after every flow, the detail worker for the pane); the table widget only renders
+what is on screen; the model (rows, filters, sorting) is plain Python in model.py. Keys come
+from the action table (actions.py); the modal flows (flows.py) see this App as their FlowHost.
 """
 
 from __future__ import annotations
 
 import gc
 import os
-import sys
-from pathlib import Path
+import threading
 
 from textual import on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
+from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from memboard.styles import BOARD_TCSS
 from memboard.widgets.board_status import BoardBanner, BoardStatus
 from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.session_table import SessionTable
@@ -30,7 +33,8 @@ from ..core.formats import clock
 from ..core.formats.ids import DEFAULT_AGENT, is_valid_id
 from ..core.formats.index import STATUSES
 from ..core.formats.layout import INDEX
-from .flows import FlowsMixin
+from .actions import bindings, board_only
+from .flows import BoardFlows
 from .loader import (
     CopyScan,
     FileWatch,
@@ -42,20 +46,24 @@ from .loader import (
     read_model,
     read_notices,
 )
-from .messages import DetailLoaded, ModelLoaded, NoticesLoaded
-from .model import ALL, SORT_COLUMNS, BoardModel
+from .messages import (
+    AskScreen,
+    DetailLoaded,
+    FlowFinished,
+    FlowsShown,
+    JumpToSession,
+    ModelLoaded,
+    NoticesLoaded,
+    RevisionsPrepared,
+)
+from .model import ALL, SORT_COLUMNS, BoardModel, BoardRow
 
-STYLES = Path(__import__("memboard.styles", fromlist=["__file__"]).__file__).parent
 DEFAULT_THEME = "textual-dark"
 FRESH_SECONDS = 3.0
 POLL_SECONDS = 0.5
 DETAIL_DELAY = 0.2
 GC_FREEZE_ROWS = 20_000
-STATUS_GROUP = Binding.Group("status", compact=True)
-BOARD_ACTIONS = {
-    "filter", "status", "open", "mark", "continue_session", "release", "archive", "organize",
-    "update", "chain", "doctor", "sort", "reverse_sort", "revision", "back",
-}
+BOARD_ACTIONS = board_only()
 
 
 def board_commands():
@@ -69,7 +77,7 @@ def board_commands():
 class FilterInput(Input):
     """The text filter; escape clears it and goes back to the table."""
 
-    BINDINGS = [Binding("escape", "clear_filter", "Clear filter", show=False)]
+    BINDINGS = bindings("filter")
 
     def action_clear_filter(self) -> None:
         """Clear the filter text and return to the table."""
@@ -77,38 +85,16 @@ class FilterInput(Input):
         self.app.query_one(SessionTable).focus()
 
 
-class MemboardApp(FlowsMixin, App):
-    """The memboard board."""
+class MemboardApp(App):
+    """The memboard board; its flows (BoardFlows) see it as their FlowHost."""
 
     TITLE = "memboard"
-    CSS_PATH = [STYLES / "board.tcss"]
+    CSS_PATH = [BOARD_TCSS]
     COMMANDS = App.COMMANDS | {board_commands}
 
-    BINDINGS = [
-        # priority: handled before the key is forwarded, so letters typed right after `/`
-        # reach the box instead of racing to the table (see check_action for when it yields)
-        Binding("slash", "filter", "filter", priority=True),
-        Binding("1", "status('all')", "all", group=STATUS_GROUP),
-        Binding("2", "status('idle')", "idle", group=STATUS_GROUP),
-        Binding("3", "status('active')", "active", group=STATUS_GROUP),
-        Binding("4", "status('stale')", "stale", group=STATUS_GROUP),
-        Binding("enter", "open", "open"),
-        Binding("space", "mark", "mark", key_display="␣"),
-        Binding("c", "continue_session", "continue"),
-        Binding("r", "release", "release"),
-        Binding("a", "archive", "archive"),
-        Binding("o", "organize", "organize"),
-        Binding("u", "update", "update"),
-        Binding("g", "chain", "chain"),
-        Binding("d", "doctor", "doctor"),
-        Binding("s", "sort", "sort", show=False),
-        Binding("S", "reverse_sort", "Reverse sort", show=False),
-        Binding("left_square_bracket", "revision(-1)", "Older revision", show=False),
-        Binding("right_square_bracket", "revision(1)", "Newer revision", show=False),
-        Binding("escape", "back", "Back", show=False),
-        Binding("question_mark", "help", "help"),
-        Binding("q", "quit", "quit"),
-    ]
+    # every key comes from the action table; `/` has priority: handled before the key is
+    # forwarded, so letters typed right after it reach the box (check_action says when it yields)
+    BINDINGS = bindings("app")
 
     def __init__(self, root_path: str | os.PathLike, *, watch: bool = True) -> None:
         """A board on the memory root at root_path; watch=False turns the file poller off."""
@@ -119,7 +105,7 @@ class MemboardApp(FlowsMixin, App):
         except MemboardError:
             self.config = {}
         self.agent_name: str = str(self.config.get("agent_name") or DEFAULT_AGENT)
-        self.watch = watch
+        self.watch_files = watch
         self.model = BoardModel.empty(clock.now())
         self.filter_text = ""
         self.status_filter = ALL
@@ -132,7 +118,10 @@ class MemboardApp(FlowsMixin, App):
         self.watcher = FileWatch(self.memory_root)
         self.copy_scan = CopyScan(self.memory_root)
         self.notices = Notices()
-        self._detail_timer = None
+        self._detail_timer: Timer | None = None
+        self._reload_lock = threading.Lock()  # one read at a time: models reach the UI in the order read
+        self._waiting_flows: list[FlowFinished] = []  # applied flows whose end waits for the next refresh
+        self.flows = BoardFlows(self)
         self.sub_title = self.memory_root.path.name or str(self.memory_root.path)
 
     # -- layout ---------------------------------------------------------------------------
@@ -160,10 +149,10 @@ class MemboardApp(FlowsMixin, App):
         self.query_one(SessionTable).focus()
         self.watcher.prime()
         self._first_read()
-        if self.watch:
+        if self.watch_files:
             self.set_interval(POLL_SECONDS, self.check_files)
 
-    # -- the contract the flows rely on ---------------------------------------------------
+    # -- what the flows see (FlowHost) ----------------------------------------------------
 
     @property
     def table(self) -> SessionTable:
@@ -193,16 +182,17 @@ class MemboardApp(FlowsMixin, App):
         self._update_status()
 
     def refresh_model(self) -> None:
-        """Re-read the index and snapshots now (on this thread), keeping cursor, filters, marks."""
+        """Re-read the index and every snapshot in the reload worker, keeping cursor, filters, marks.
+
+        The pane re-reads its session too. Flows waiting for this refresh are told once it is shown.
+        """
         self.watcher.prime()
-        now = clock.now()
-        model = read_model(self.memory_root, now)
-        self.show_notices(read_notices(self.memory_root, model, self.copy_scan.copies))  # rescanned by the poller
-        changed = observe_snapshots(self.memory_root)
-        self._apply_model(model, changed | {self.current_session_id or ""})
-        row = self.table.current
-        if row is not None:
-            self._show_detail(load_detail(self.memory_root, row.id))
+        waiting, self._waiting_flows = tuple(self._waiting_flows), []
+        self.reload_worker(None, after=waiting)
+
+    def modal_open(self) -> bool:
+        """Whether a modal (a flow's, help, the palette) is on top of the board."""
+        return isinstance(self.screen, ModalScreen)
 
     def select_session(self, session_id: str) -> bool:
         """Move the cursor to a session's row, clearing filters if they hide it."""
@@ -255,32 +245,59 @@ class MemboardApp(FlowsMixin, App):
             self.call_after_refresh(self.reload_worker, set(), initial=True, data=data)
 
     @work(thread=True, exclusive=True, group="reload")
-    def reload_worker(self, changed_snapshots: set[str], initial: bool = False, data: bytes | None = None) -> None:
-        """Read and parse the index off the UI thread; post the model back.
+    def reload_worker(
+        self,
+        changed_snapshots: set[str] | None,
+        initial: bool = False,
+        data: bytes | None = None,
+        after: tuple[FlowFinished, ...] = (),
+    ) -> None:
+        """Read and parse the index off the UI thread and post the model back: live updates, the
+        rest of the first read, and the refresh after a flow.
 
-        On the first read it parses `data` when given (a big index) and records a revision
-        of every snapshot it has not seen yet.
+        changed_snapshots are those the watcher saw change; None (after a flow) checks every
+        snapshot and has the pane re-read its session. On the first read it parses `data` when
+        given (a big index) and records a revision of every snapshot it has not seen yet. The
+        flows in `after` are told (FlowsShown) once this read is on screen, or has failed.
         """
+        try:
+            with self._reload_lock:
+                if initial:
+                    self._finish_first_read(data)
+                    return
+                error = self._read_changes(changed_snapshots)
+            if error:
+                self.call_from_thread(self.notify, error, severity="error")
+        finally:
+            if after:
+                self.post_message(FlowsShown(after))
+
+    def _finish_first_read(self, data: bytes | None) -> None:
+        """The first read's rest (from the worker): parse a big index whole, record unseen snapshots."""
+        model = self.model
+        if data is not None:
+            model = read_model(self.memory_root, clock.now(), data)
+            self.post_message(ModelLoaded(model))
+        observe_snapshots(self.memory_root)
+        self._post_notices(model)
+
+    def _read_changes(self, changed_snapshots: set[str] | None) -> str | None:
+        """Re-read the index (from the worker) and post the model; the error's text when it cannot be read."""
         root = self.memory_root
         now = clock.now()
-        if initial:
-            model = self.model
-            if data is not None:
-                model = read_model(root, now, data)
-                self.post_message(ModelLoaded(model))
-            observe_snapshots(root)
-            self._post_notices(model)
-            return
         try:
             data = root.read(INDEX) or b""
         except MemboardError as exc:
-            self.call_from_thread(self.notify, str(exc), severity="error")
-            return
+            return str(exc)
         model = read_model(root, now, data, previous=self.model)
-        existing = {sid for sid in changed_snapshots if sid in model.by_id}
-        observe_snapshots(root, existing)
-        self.post_message(ModelLoaded(model, changed_snapshots))
+        if changed_snapshots is None:
+            changed = observe_snapshots(root)
+        else:
+            changed = set(changed_snapshots)
+            observe_snapshots(root, {sid for sid in changed if sid in model.by_id})
+        self.post_message(ModelLoaded(model, changed, reload_pane=changed_snapshots is None))
         self._post_notices(model)
+        return None
 
     def _post_notices(self, model: BoardModel) -> None:
         """Work out the banner's notices for a model (from a worker) and post them to the UI thread."""
@@ -301,7 +318,10 @@ class MemboardApp(FlowsMixin, App):
     def on_model_loaded(self, message: ModelLoaded) -> None:
         """Show a fresh model, keeping cursor, marks and filters."""
         try:
-            self._apply_model(message.model, message.changed_snapshots)
+            changed = message.changed_snapshots
+            if message.reload_pane:
+                changed = changed | {self.current_session_id or ""}
+            self._apply_model(message.model, changed)
         except NoMatches:  # the board is closing: its widgets are gone
             pass
 
@@ -327,7 +347,7 @@ class MemboardApp(FlowsMixin, App):
         if after is not None and after == before and (after in changed_snapshots or not previous.complete):
             self._load_detail(after)
         elif after is not None and after == before:
-            self.query_one(SnapshotPane).show(table.current, self.detail, self.revision_position, model.now)
+            self._show_pane(table.current)
 
     def _clear_fresh(self) -> None:
         """End the highlight of new rows."""
@@ -365,10 +385,9 @@ class MemboardApp(FlowsMixin, App):
     def _cursor_moved(self, message: SessionTable.CursorMoved) -> None:
         """Show the new row at once and load its snapshot in a worker."""
         row = self.table.current
-        pane = self.query_one(SnapshotPane)
         if row is None:
             self.detail = None
-            pane.show(None, None, 0, self.model.now)
+            self._show_pane(None)
             return
         if isinstance(self.focused, FilterInput):
             # typing a filter moves the cursor on every key: show the row once it rests
@@ -376,19 +395,30 @@ class MemboardApp(FlowsMixin, App):
                 self._detail_timer.stop()
             self._detail_timer = self.set_timer(DETAIL_DELAY, self._show_current)
         else:
-            pane.show(row, self.detail if self.detail and self.detail.session_id == row.id else None, self.revision_position, self.model.now)
+            self._show_pane(row)
             # after the next refresh: the cursor repaints first, the snapshot follows
             self.call_after_refresh(self._load_detail, row.id)
 
     def _show_current(self) -> None:
         """Show the cursor's row in the pane and load its snapshot (after typing pauses)."""
         row = self.table.current
-        pane = self.query_one(SnapshotPane)
-        if row is None:
-            pane.show(None, None, 0, self.model.now)
-            return
-        pane.show(row, self.detail if self.detail and self.detail.session_id == row.id else None, self.revision_position, self.model.now)
-        self._load_detail(row.id)
+        self._show_pane(row)
+        if row is not None:
+            self._load_detail(row.id)
+
+    def _show_pane(self, row: BoardRow | None) -> None:
+        """Show row in the pane, with its snapshot at revision_position once that is loaded."""
+        detail = self.detail
+        snapshot = detail.pane if detail is not None and row is not None and detail.session_id == row.id else None
+        self.query_one(SnapshotPane).show(row, snapshot, self.revision_position, self.model.now)
+
+    def _show_revision(self) -> None:
+        """Show the current revision, having an older one prepared first (off the UI thread) when needed."""
+        detail, row = self.detail, self.table.current
+        if (detail is not None and row is not None and detail.session_id == row.id and detail.revisions
+                and self.revision_position not in detail.pane.views):
+            self._prepare_revisions(detail, self.revision_position)
+        self._show_pane(row)
 
     @on(SessionTable.HeaderClicked)
     def _header_clicked(self, message: SessionTable.HeaderClicked) -> None:
@@ -423,7 +453,21 @@ class MemboardApp(FlowsMixin, App):
             steps = self._pending_steps[1]
         self._pending_steps = None
         self.revision_position = max(0, min(latest + steps, latest))
-        self.query_one(SnapshotPane).show(row, detail, self.revision_position, self.model.now)
+        self._show_revision()
+
+    @work(thread=True, exclusive=True, group="revisions")
+    def _prepare_revisions(self, detail: SessionDetail, position: int) -> None:
+        """Prepare the pane's view of an older revision (and its older neighbours) off the UI thread."""
+        self.post_message(RevisionsPrepared(detail, detail.prepare(detail.window(position))))
+
+    def on_revisions_prepared(self, message: RevisionsPrepared) -> None:
+        """Keep the prepared revisions; show them if their session is still in the pane."""
+        message.detail.pane.views.update(message.views)
+        if message.detail is self.detail:
+            try:
+                self._show_pane(self.table.current)
+            except NoMatches:  # the board is closing: its widgets are gone
+                pass
 
     # -- actions ----------------------------------------------------------------------------
 
@@ -441,12 +485,9 @@ class MemboardApp(FlowsMixin, App):
         return super().check_action(action, parameters)
 
     def _typing(self) -> bool:
-        """Whether the focus is in a text input (an Input, or a TextArea if one was loaded)."""
-        focused = self.focused
-        if isinstance(focused, Input):
-            return True
-        text_area = sys.modules.get("textual.widgets._text_area")
-        return text_area is not None and isinstance(focused, text_area.TextArea)
+        """Whether the focus is in a text box on the board (the only text editor, the update
+        flow's, sits in a modal, where `/` is not a board key anyway)."""
+        return isinstance(self.focused, Input)
 
     def action_filter(self) -> None:
         """Show and focus the text filter."""
@@ -521,8 +562,8 @@ class MemboardApp(FlowsMixin, App):
         else:
             self.table.focus()
 
-    def action_back(self) -> None:
-        """Leave the expanded pane, else the filter box."""
+    def action_leave_pane(self) -> None:
+        """Leave the full-width pane (escape)."""
         if self.screen.has_class("-expanded"):
             self.screen.remove_class("-expanded")
             self.table.focus()
@@ -540,11 +581,75 @@ class MemboardApp(FlowsMixin, App):
         if not detail.revisions:
             return
         self.revision_position = max(0, min(self.revision_position + step, len(detail.revisions) - 1))
-        self.query_one(SnapshotPane).show(row, detail, self.revision_position, self.model.now)
+        self._show_revision()
 
     def action_help(self) -> None:
         """Show the keys."""
         # lazy: its Markdown widget loads on first use (start-up stays light)
-        from .help import HelpScreen
+        from .screens.help import HelpScreen
 
         self.push_screen(HelpScreen())
+
+    # -- the flows --------------------------------------------------------------------------
+
+    def action_continue_session(self) -> None:
+        """Continue from the selected session (a flow)."""
+        self.flows.continue_session()
+
+    def action_release(self) -> None:
+        """Release one of the selected session's references (a flow)."""
+        self.flows.release()
+
+    def action_archive(self) -> None:
+        """Archive the marked sessions, or the selected one (a flow)."""
+        self.flows.archive()
+
+    def action_organize(self) -> None:
+        """Organize the whole index (a flow)."""
+        self.flows.organize()
+
+    def action_update(self) -> None:
+        """Update the selected session's fields and snapshot (a flow)."""
+        self.flows.update()
+
+    def action_chain(self) -> None:
+        """Show the selected session's reference chain (a flow)."""
+        self.flows.chain()
+
+    def action_doctor(self) -> None:
+        """Find and repair inconsistencies (a flow)."""
+        self.flows.doctor()
+
+    def on_ask_screen(self, message: AskScreen) -> None:
+        """Show a flow's modal; its answer goes back to the waiting flow."""
+        self.push_screen(message.screen, message.answer)
+
+    def on_flow_finished(self, message: FlowFinished) -> None:
+        """A flow ended: clear marks if it asked; re-read what it wrote (in the reload worker),
+        else finish its report at once."""
+        if message.clear_marks:
+            self.clear_marks()
+        if message.applied:
+            self._waiting_flows.append(message)
+            self.refresh_model()
+        else:
+            self._flow_shown(message)
+
+    def on_flows_shown(self, message: FlowsShown) -> None:
+        """The refresh after these flows is on screen: finish their reports."""
+        for finished in message.finished:
+            self._flow_shown(finished)
+
+    def _flow_shown(self, message: FlowFinished) -> None:
+        """Move the cursor if the flow asked, say what happened, and let the flow end."""
+        try:
+            if message.select_id:
+                self.select_session(message.select_id)
+            if message.outcome:
+                self.notify(message.outcome, title=message.op, severity=message.severity)
+        finally:
+            message.shown.set_result(None)
+
+    def on_jump_to_session(self, message: JumpToSession) -> None:
+        """Move the cursor to the session chosen in the chain view."""
+        self.select_session(message.session_id)

@@ -1,60 +1,69 @@
-"""The command palette provider: every board action, by name."""
+"""The command palette provider: every board action of the action table by name, with its key."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
 
+from .actions import ACTIONS, Action, palette_entries
 from .model import SORT_COLUMNS
 
-ACTIONS = (
-    ("Filter by text", "filter", "Type to narrow the table by ID, agent, topic, summary, keywords"),
-    ("Show all sessions", "status('all')", "Clear the status filter"),
-    ("Show idle sessions", "status('idle')", "Only idle rows"),
-    ("Show active sessions", "status('active')", "Only active rows"),
-    ("Show stale sessions", "status('stale')", "Only stale rows"),
-    ("Open snapshot", "open", "Expand the snapshot pane"),
-    ("Mark session", "mark", "Mark or unmark the row under the cursor"),
-    ("Continue session", "continue_session", "Continue from the selected session"),
-    ("Release reference", "release", "Release a reference of the selected session"),
-    ("Archive", "archive", "Archive the selected or marked sessions"),
-    ("Organize memory", "organize", "Delete idle rows, mark overdue active rows stale"),
-    ("Update session", "update", "Edit topic, summary, keywords and the snapshot"),
-    ("Reference chain", "chain", "Walk Continues From / Referenced By"),
-    ("Doctor", "doctor", "Find and repair inconsistencies"),
-    ("Older snapshot revision", "revision(-1)", "Step back through recorded revisions"),
-    ("Newer snapshot revision", "revision(1)", "Step forward through recorded revisions"),
-    ("Reverse sort order", "reverse_sort", "Flip ascending / descending"),
-    ("Help", "help", "Keys and what the board shows"),
-    ("Quit", "quit", "Leave memboard"),
-)
+KEY_STYLE = "$footer-key-foreground"  # the key bar's key colour
+
+
+@dataclass(frozen=True)
+class Command:
+    """One palette line: its name, the key that does the same ("" for none), what runs, its help."""
+
+    name: str
+    key: str
+    run: Callable[[], object]
+    help: str
+
+    def display(self, name: Content | str) -> Content:
+        """The line as shown: the (highlighted) name, then the key in the key bar's colour."""
+        if not self.key:
+            return Content(name) if isinstance(name, str) else name
+        return Content.assemble(name, ("  " + self.key, KEY_STYLE))
+
+
+def sentence(text: str) -> str:
+    """Text with its first letter capitalised (the rest kept: `ID` stays)."""
+    return text[:1].upper() + text[1:]
+
+
+def commands(app, table: tuple[Action, ...] = ACTIONS) -> list[Command]:
+    """Every command for app: the table's palette entries, sorting by each column, clearing marks."""
+    out = [
+        Command(entry.palette, entry.key_text, partial(app.run_action, entry.action), sentence(entry.help))
+        for entry in palette_entries(table)
+    ]
+    out += [
+        Command(f"Sort by {title}", "", partial(app.sort_by, key), f"Order the table by {title}")
+        for key, title in SORT_COLUMNS.items()
+    ]
+    if app.marks:
+        out.append(Command("Clear marks", "", app.clear_marks, "Unmark every row"))
+    return out
 
 
 class BoardCommands(Provider):
     """Board actions and sorting for the command palette."""
 
-    def _commands(self) -> list[tuple[str, object, str]]:
-        """(name, callback, help) for every command."""
-        app = self.app
-        out = [(name, partial(app.run_action, action), help_text) for name, action, help_text in ACTIONS]
-        out += [
-            (f"Sort by {title}", partial(app.sort_by, key), f"Order the table by {title}")
-            for key, title in SORT_COLUMNS.items()
-        ]
-        if app.marks:
-            out.append(("Clear marks", app.clear_marks, "Unmark every row"))
-        return out
-
     async def discover(self) -> Hits:
         """All commands, for the empty palette."""
-        for name, callback, help_text in self._commands():
-            yield DiscoveryHit(name, callback, help=help_text)
+        for command in commands(self.app):
+            yield DiscoveryHit(command.display(command.name), command.run, text=command.name, help=command.help)
 
     async def search(self, query: str) -> Hits:
-        """Commands matching the query."""
+        """Commands matching the query (by name; the key is shown beside it)."""
         matcher = self.matcher(query)
-        for name, callback, help_text in self._commands():
-            score = matcher.match(name)
+        for command in commands(self.app):
+            score = matcher.match(command.name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, help=help_text)
+                yield Hit(score, command.display(matcher.highlight(command.name)), command.run, text=command.name,
+                          help=command.help)

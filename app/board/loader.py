@@ -18,10 +18,12 @@ from ..core.files.root import MemoryRoot
 from ..core.formats.index import IndexFile, readable_rows
 from ..core.formats.layout import ARCHIVE, INDEX, SESSIONS, session_path
 from ..core.formats.markers import line_list
-from ..core.formats.snapshot import Snapshot, vanished
+from ..core.formats.snapshot import LIST_MARK_RE, Snapshot, vanished
 from .model import BoardModel, BoardRow, IndexSource
+from .paneview import PaneMerge, PaneRevision, PaneSnapshot, PolicyBreak, SectionDiff
 
 HEAD_BYTES = 64 * 1024  # a first, partial read paints the screen before a huge index is parsed
+PANE_WINDOW = 8  # revisions the pane's view is prepared for per read: the newest first, older ones on demand
 
 
 def snapshot_ids(root: MemoryRoot) -> set[str]:
@@ -238,14 +240,6 @@ def observe_snapshots(root: MemoryRoot, ids: set[str] | None = None) -> set[str]
 
 
 @dataclass
-class SectionDiff:
-    """The changed lines of one snapshot section between two revisions."""
-
-    name: str
-    lines: list[str]
-
-
-@dataclass
 class MergeView:
     """What one merge did: per-section diffs and the items it dropped without a marker."""
 
@@ -284,17 +278,48 @@ def merge_view(old: str, new: str) -> MergeView:
 
 @dataclass
 class SessionDetail:
-    """Everything the snapshot pane shows for one session."""
+    """A session's snapshot and revisions as read, and the pane's view of them."""
 
     session_id: str
     snapshot: str | None
     revisions: list[str]
+    pane: PaneSnapshot = field(init=False)
+
+    def __post_init__(self) -> None:
+        """Start with no revision prepared for the pane (load_detail prepares the newest)."""
+        self.pane = PaneSnapshot(self.session_id, len(self.revisions))
 
     def merge(self, position: int) -> MergeView | None:
         """The merge that produced revision `position` (None for the first one)."""
         if position <= 0 or position >= len(self.revisions):
             return None
         return merge_view(self.revisions[position - 1], self.revisions[position])
+
+    def window(self, position: int) -> range:
+        """The revisions to prepare so that `position` can be shown: it and up to PANE_WINDOW - 1 older ones."""
+        if not self.revisions:
+            return range(0)
+        position = max(0, min(position, len(self.revisions) - 1))
+        return range(max(0, position - PANE_WINDOW + 1), position + 1)
+
+    def prepare(self, positions: range) -> dict[int, PaneRevision]:
+        """The pane's views of these revisions (Markdown parsed, merges diffed: call it off the UI thread)."""
+        return {
+            i: PaneRevision(without_metadata(self.revisions[i]), pane_merge(self.merge(i)))
+            for i in positions
+            if i not in self.pane.views
+        }
+
+
+def pane_merge(view: MergeView | None) -> PaneMerge | None:
+    """A merge as the pane shows it: each dropped item by its first line, list mark removed."""
+    if view is None:
+        return None
+    breaks = tuple(
+        PolicyBreak(section, LIST_MARK_RE.sub("", (item.strip().splitlines() or [""])[0]))
+        for section, item in view.breaks
+    )
+    return PaneMerge(breaks, tuple(view.sections))
 
 
 def decode_text(data: bytes) -> str:
@@ -306,6 +331,7 @@ def load_detail(root: MemoryRoot, session_id: str) -> SessionDetail:
     """A session's current snapshot and its recorded revisions (plus the current one if newer).
 
     Reading only: revisions are recorded by the reload worker (observe_snapshots), one writer.
+    The pane's views of the newest PANE_WINDOW revisions are prepared here too.
     """
     try:
         data = root.read(session_path(session_id))
@@ -318,8 +344,9 @@ def load_detail(root: MemoryRoot, session_id: str) -> SessionDetail:
     current = decode_text(data) if data is not None else None
     if current is not None and (not texts or texts[-1] != current):
         texts.append(current)
-    return SessionDetail(session_id, current, texts)
-
+    detail = SessionDetail(session_id, current, texts)
+    detail.pane.views.update(detail.prepare(detail.window(len(texts) - 1)))
+    return detail
 
 
 def without_metadata(text: str) -> str:

@@ -3,12 +3,18 @@ sets itself up in __post_init__, which the dataclass __init__ calls)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
+from typing import Any
 
 from textual.message import Message
+from textual.notifications import SeverityLevel
+from textual.screen import Screen
 
 from .loader import Notices, SessionDetail
 from .model import BoardModel
+from .paneview import PaneRevision
 
 
 @dataclass
@@ -17,6 +23,7 @@ class ModelLoaded(Message):
 
     model: BoardModel
     changed_snapshots: set[str] = field(default_factory=set)
+    reload_pane: bool = False  # after a flow: the pane re-reads its session whatever changed
 
 
 @dataclass
@@ -34,14 +41,40 @@ class DetailLoaded(Message):
 
 
 @dataclass
+class RevisionsPrepared(Message):
+    """Older revisions of the pane's snapshot, prepared for it after the user stepped back to them."""
+
+    detail: SessionDetail
+    views: dict[int, PaneRevision]
+
+
+@dataclass
+class AskScreen(Message):
+    """A flow asks the board to show a modal; the board hands the answer to `answer` when it is dismissed."""
+
+    screen: Screen[Any]
+    answer: Callable[[Any], None]
+
+
+@dataclass
 class FlowFinished(Message):
-    """A modal flow ended: applied, cancelled or refused; the App refreshes and says so."""
+    """A modal flow ended: applied, cancelled or refused. The App re-reads what it wrote, moves the
+    cursor, says so, and then completes `shown`, which the flow waits on."""
 
     op: str
     outcome: str
     applied: bool = False
-    severity: str = "information"
+    severity: SeverityLevel = "information"
     select_id: str | None = None
+    clear_marks: bool = False
+    shown: Future[None] = field(default_factory=Future)
+
+
+@dataclass
+class FlowsShown(Message):
+    """The reload after these flows has been shown (or has failed): finish their reports."""
+
+    finished: tuple[FlowFinished, ...]
 
 
 @dataclass

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memboard.board.app import MemboardApp
-from memboard.board.help import HelpScreen
+from memboard.board.screens.help import HelpScreen
 from memboard.core.files.revisions import list_revisions
 from memboard.core.files.root import MemoryRoot
 from memboard.widgets.snapshot_pane import SnapshotPane
@@ -199,14 +199,15 @@ async def test_external_snapshot_change_is_recorded_and_diffed(demo_root, ids):
         assert "+- Measure on macOS too" in merge
 
 
-async def test_refresh_model_reads_now_and_keeps_the_cursor(write_index, make_row, root):
+async def test_refresh_model_rereads_in_the_background_and_keeps_the_cursor(write_index, make_row, root):
     write_index([make_row("2026-05-01-1000-alpha"), make_row("2026-05-02-1000-beta")])
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("down")
         write_index([make_row("2026-05-02-1000-beta", "stale"), make_row("2026-05-03-1000-gamma")])
-        app.refresh_model()
+        app.refresh_model()  # the reload worker reads: the UI thread never parses the index
+        await settle(app, pilot)
         assert shown(app) == ["2026-05-02-1000-beta", "2026-05-03-1000-gamma"]
         assert app.current_session_id == "2026-05-02-1000-beta"
         assert app.table.current.status == "stale"

@@ -8,6 +8,7 @@ from textual.screen import Screen
 
 from memboard.board.app import MemboardApp
 from memboard.board.screens import PreviewScreen
+from memboard.board.screens.preview import DiffView
 
 ROUNDS = 500
 PATIENCE = 30.0
@@ -70,4 +71,4 @@ async def wait_for_flow(pilot) -> None:
 
 def preview_diff(screen: PreviewScreen) -> str:
     """The unified diff a preview shows."""
-    return screen.query_one("#preview-diff-text").diff
+    return screen.query_one("#preview-diff-text", DiffView).diff

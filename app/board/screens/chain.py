@@ -2,39 +2,49 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
+from memboard.styles import FLOWS_TCSS
+
+from ...core.formats.index import STATUSES
 from ...core.results import ChainNode, ChainView
-from .css import FLOWS_TCSS
+from ..actions import bindings
 
 LEGEND = "enter jump to session · space fold · esc close   marks: ↔? one-sided link · ⊘ missing · ▣ archived · ⟲ cycle"
 
 
-def node_label(node: ChainNode | ChainView) -> Text:
-    """A chain node as one line: ID, status or state, topic and its marks."""
+def no_colour(part: str) -> Style:
+    """No colour for any part (node_label outside a screen)."""
+    return Style()
+
+
+def node_label(node: ChainNode | ChainView, colour: Callable[[str], Style] = no_colour) -> Text:
+    """A chain node as one line: ID, status or state, topic and its marks (colours from colour(part))."""
     text = Text()
     state = node.state
     text.append(node.id, style="bold" if state == "live" else "dim")
     if state == "live":
         status = node.status or "?"
-        text.append(f"  [{status}]", style={"active": "green", "stale": "yellow", "idle": "dim"}.get(status, ""))
+        text.append(f"  [{status}]", style=colour(status) if status in STATUSES else "")
         topic = node.topic or ""
         if topic:
             text.append(f"  {topic}")
     elif state == "archived":
-        text.append("  ▣ archived", style="magenta")
+        text.append("  ▣ archived", style=colour("archived"))
     else:
-        text.append("  ⊘ missing (neither live nor archived)", style="red")
+        text.append("  ⊘ missing (neither live nor archived)", style=colour("missing"))
     if isinstance(node, ChainNode) and node.one_sided:
-        text.append("  ↔? one-sided link", style="bold yellow")
+        text.append("  ↔? one-sided link", style=colour("one-sided"))
     if isinstance(node, ChainNode) and node.cycle:
-        text.append("  ⟲ cycle", style="bold red")
+        text.append("  ⟲ cycle", style=colour("cycle"))
     return text
 
 
@@ -42,7 +52,8 @@ class ChainScreen(ModalScreen[str | None]):
     """Walk a session's reference chain; returns the live session chosen with enter."""
 
     CSS_PATH = FLOWS_TCSS
-    BINDINGS = [Binding("escape,q", "close", "Close")]
+    BINDINGS = bindings("chain")
+    COMPONENT_CLASSES = {f"chain--{part}" for part in (*STATUSES, "archived", "missing", "one-sided", "cycle")}
 
     def __init__(self, chain: ChainView):
         """Show chain (memboard.core.ops.query.chain's result)."""
@@ -59,7 +70,7 @@ class ChainScreen(ModalScreen[str | None]):
     def build_tree(self) -> Tree:
         """The tree: the session at the root, its two directions below."""
         me = self.chain
-        tree: Tree[ChainNode | ChainView] = Tree(node_label(me), data=me, id="chain-tree")
+        tree: Tree[ChainNode | ChainView] = Tree(node_label(me, self.colour), data=me, id="chain-tree")
         tree.auto_expand = False
         tree.show_root = True
         up = tree.root.add(
@@ -75,6 +86,10 @@ class ChainScreen(ModalScreen[str | None]):
         tree.root.expand()
         return tree
 
+    def colour(self, part: str) -> Style:
+        """The colour of a part of a node's line (a status, archived, missing, one-sided, cycle), from the stylesheet."""
+        return self.get_component_rich_style(f"chain--{part}", partial=True)
+
     def count(self, nodes: tuple[ChainNode, ...]) -> int:
         """How many nodes lie below, counted through the whole subtree."""
         return sum(1 + self.count(n.children) for n in nodes)
@@ -87,10 +102,10 @@ class ChainScreen(ModalScreen[str | None]):
         for node in nodes:
             children = node.children
             if children:
-                branch = parent.add(node_label(node), data=node, expand=True)
+                branch = parent.add(node_label(node, self.colour), data=node, expand=True)
                 self.add_nodes(branch, children, "")
             else:
-                parent.add_leaf(node_label(node), data=node)
+                parent.add_leaf(node_label(node, self.colour), data=node)
 
     def on_mount(self) -> None:
         """Focus the tree on the session itself."""

@@ -6,13 +6,14 @@ from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from .css import FLOWS_TCSS
+from memboard.styles import FLOWS_TCSS
+
+from ..actions import bindings
 
 NEW_SESSION = "\x00new-session"
 
@@ -34,11 +35,7 @@ class SessionPicker(ModalScreen[str | None]):
     """A filterable list of sessions; returns the chosen ID (or NEW_SESSION), None on escape."""
 
     CSS_PATH = FLOWS_TCSS
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("down", "move(1)", "Next", show=False),
-        Binding("up", "move(-1)", "Previous", show=False),
-    ]
+    BINDINGS = bindings("picker")
 
     def __init__(self, title: str, choices: list[Choice], *, new_label: str | None = None, hint: str = ""):
         """Offer choices under title; new_label adds a first option for a new session."""
@@ -114,7 +111,7 @@ class StaleDaysScreen(ModalScreen[int | None]):
     """Ask how many days without an update make an active session stale (organize)."""
 
     CSS_PATH = FLOWS_TCSS
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = bindings("stale")
 
     def __init__(self, days: int):
         """Start from days (config stale_days or 14)."""

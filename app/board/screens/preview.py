@@ -7,14 +7,15 @@ import re
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Label, Static
 
+from memboard.styles import FLOWS_TCSS
+
 from ...core.plan import Plan, encoding_notes
-from .css import FLOWS_TCSS
+from ..actions import bindings
 
 MAX_SHOWN_LINES = 2000
 HEADER_STARTS = ("diff --git", "--- ", "+++ ", "rename from", "rename to", "new file mode", "deleted file mode")
@@ -168,10 +169,7 @@ class PreviewScreen(ModalScreen[bool]):
     """Every change of a plan as a diff, its report and any refusals; True applies it."""
 
     CSS_PATH = FLOWS_TCSS
-    BINDINGS = [
-        Binding("enter,y", "confirm", "Apply"),
-        Binding("escape,n", "cancel", "Cancel"),
-    ]
+    BINDINGS = bindings("preview")
 
     def __init__(
         self,
@@ -235,7 +233,7 @@ class MessageScreen(ModalScreen[None]):
     """A short explanation (a refusal, a failure, or nothing to do) with one OK button."""
 
     CSS_PATH = FLOWS_TCSS
-    BINDINGS = [Binding("enter,escape,space", "close", "OK")]
+    BINDINGS = bindings("message")
 
     def __init__(self, title: str, message: str, *, footnote: str = "Nothing was written.", error: bool = True):
         """Say message under title; error styles it as a refusal."""

@@ -6,12 +6,13 @@ from dataclasses import dataclass, replace
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
-from .css import FLOWS_TCSS
+from memboard.styles import FLOWS_TCSS
+
+from ..actions import bindings
 
 
 @dataclass(frozen=True)
@@ -41,10 +42,7 @@ class UpdateScreen(ModalScreen[UpdateForm | None]):
     """Edit a session's Topic, Summary, Keywords and snapshot; returns the form to preview."""
 
     CSS_PATH = FLOWS_TCSS
-    BINDINGS = [
-        Binding("ctrl+s", "preview", "Preview", priority=True),
-        Binding("escape", "cancel", "Cancel"),
-    ]
+    BINDINGS = bindings("update")
 
     def __init__(self, form: UpdateForm, *, has_snapshot: bool):
         """Edit form; has_snapshot says whether the text area holds the current snapshot."""

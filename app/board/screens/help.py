@@ -1,0 +1,57 @@
+"""The help screen (`?`): what the board shows, then every key from the action table."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ..actions import ACTIONS, Action, bindings, close_hint, help_sections
+
+ABOUT = """\
+# memboard
+
+The table is `index.md`, live: when a hook or an agent changes it (or a snapshot), the
+board updates within a second and keeps the cursor, marks and filters. New rows flash.
+Rows memboard cannot parse are shown with `!` and `??`, never hidden.
+
+The pane shows the selected session: its row, its snapshot and, when the snapshot
+changed since the previous revision, the diff of that merge by section. Items that
+vanished without `[superseded]`, `[resolved]` or `[done]` are **policy breaks**.
+"""
+
+
+def key_table(table: tuple[Action, ...] = ACTIONS) -> Content:
+    """The key tables: a heading per place, then one aligned `keys  what it does` line per entry."""
+    parts: list[str | tuple[str, str]] = []
+    for heading, rows in help_sections(table):
+        if parts:
+            parts.append("\n\n")
+        parts.append((heading, "bold $text-primary"))
+        width = max(len(keys) for keys, _ in rows) + 2
+        for keys, what in rows:
+            parts += ["\n  ", (keys.ljust(width), "bold $text-accent"), what]
+    return Content.assemble(*parts)
+
+
+class HelpScreen(ModalScreen[None]):
+    """The keys and what the board shows."""
+
+    BINDINGS = bindings("help")
+
+    def compose(self) -> ComposeResult:
+        """The help text in a scrollable box, its close keys on the border."""
+        from textual.widgets import Markdown  # imported on first use: start-up stays light
+
+        box = VerticalScroll(id="help-box")
+        box.border_title = "help"
+        box.border_subtitle = close_hint("help")
+        with box:
+            yield Markdown(ABOUT, id="help-text")
+            yield Static(key_table(), id="help-keys")
+
+    def action_close(self) -> None:
+        """Close the help."""
+        self.dismiss(None)

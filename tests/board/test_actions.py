@@ -1,0 +1,132 @@
+"""The one table of actions: bindings, the footer, the help screen and the palette all come from it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rich.text import Text
+from textual.app import App
+
+from memboard.board.actions import ACTIONS, Action, Where, bindings, board_only, help_sections, palette_entries
+from memboard.board.app import FilterInput, MemboardApp
+from memboard.board.commands import commands
+from memboard.board.screens import (
+    ChainScreen,
+    MessageScreen,
+    PreviewScreen,
+    SessionPicker,
+    StaleDaysScreen,
+    UpdateScreen,
+)
+from memboard.board.screens.help import HelpScreen, key_table
+from memboard.widgets.key_bar import KeyBar
+from memboard.widgets.session_table import SessionTable
+
+
+def changed(table: tuple[Action, ...], action: str, **fields) -> tuple[Action, ...]:
+    """The table with one entry (found by its action) changed."""
+    return tuple(replace(e, **fields) if e.action == action and e.owner == "app" else e for e in table)
+
+
+class StubApp:
+    """What the palette provider reads from the board, without a board."""
+
+    marks: set[str] = set()
+
+    def run_action(self, action: str) -> None:
+        """Unused: the test only lists commands."""
+
+    def sort_by(self, column: str, reverse: bool = False) -> None:
+        """Unused: the test only lists commands."""
+
+    def clear_marks(self) -> None:
+        """Unused: the test only lists commands."""
+
+
+async def footer_text(keys: list) -> str:
+    """What a KeyBar of these bindings draws."""
+
+    class Bare(App):
+        def compose(self):
+            yield KeyBar(keys, id="keys")
+
+    app = Bare()
+    async with app.run_test(size=(160, 5)) as pilot:
+        await pilot.pause()
+        rendered = app.query_one(KeyBar).render()
+        return rendered.plain if isinstance(rendered, Text) else str(rendered)
+
+
+async def test_changing_one_entry_changes_bindings_footer_help_and_palette():
+    table = changed(ACTIONS, "archive", keys="x", label="stash", palette="Stash sessions", help="stash them away")
+    keys = bindings("app", table)
+    assert [(b.key, b.description) for b in keys if b.action == "archive"] == [("x", "stash")]
+    assert not any(b.key == "a" for b in keys)
+    footer = await footer_text(keys)
+    assert " x stash " in footer and " a archive " not in footer
+    help_lines = key_table(table).plain.splitlines()
+    assert any(line.split() == ["x", "stash", "them", "away"] for line in help_lines)
+    assert not any("archive the selected" in line for line in help_lines)
+    listed = {c.name: c.key for c in commands(StubApp(), table)}
+    assert listed["Stash sessions"] == "x" and "Archive" not in listed
+
+
+async def test_the_board_footer_draws_the_tables_footer_entries_in_order():
+    footer = await footer_text(bindings("app"))
+    shown = [e for e in ACTIONS if e.owner == "app" and e.footer]
+    assert footer.split() == [
+        "/", "filter", "1234", "status", "⏎", "open", "␣", "mark", "c", "continue", "r", "release", "a", "archive",
+        "o", "organize", "u", "update", "g", "chain", "d", "doctor", "?", "help", "q", "quit",
+    ]
+    assert len(shown) == 16  # the four status keys share one label
+
+
+def test_every_binding_of_the_board_comes_from_the_table():
+    assert bindings("app") == MemboardApp.BINDINGS
+    assert bindings("filter") == FilterInput.BINDINGS
+    assert bindings("table") == SessionTable.BINDINGS
+    for screen, owner in ((PreviewScreen, "preview"), (MessageScreen, "message"), (SessionPicker, "picker"),
+                          (StaleDaysScreen, "stale"), (UpdateScreen, "update"), (ChainScreen, "chain"),
+                          (HelpScreen, "help")):
+        assert bindings(owner) == screen.BINDINGS, screen
+    # every bound action exists on the class that binds it
+    for entry in ACTIONS:
+        if entry.owner == "app":
+            assert hasattr(MemboardApp, f"action_{entry.action_name}"), entry
+    assert board_only() == {
+        "filter", "status", "open", "mark", "continue_session", "release", "archive", "organize",
+        "update", "chain", "doctor", "sort", "reverse_sort", "revision", "leave_pane",
+    }
+
+
+def test_help_lists_every_entry_with_navigation_mouse_ctrl_s_and_a_close_hint():
+    text = key_table().plain
+    for entry in ACTIONS:
+        assert f"{entry.key_text}" in text and entry.help in text, entry
+    headings = [heading for heading, _ in help_sections()]
+    assert headings == [where.value for where in Where]
+    assert "ctrl+s" in text and "↑ / k" in text and "click a column header" in text and "ctrl+p" in text
+
+
+def test_the_palette_offers_each_board_action_with_its_key():
+    listed = {c.name: (c.key, c.help) for c in commands(StubApp())}
+    for entry in palette_entries():
+        assert listed[entry.palette][0] == entry.key_text
+    assert listed["Archive"][0] == "a" and listed["Filter by text"][0] == "/"
+    assert listed["Sort by Topic"][0] == ""  # no key sorts by one column
+
+
+async def test_help_screen_and_palette_on_the_running_board(demo_root):
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, HelpScreen)
+        assert screen.query_one("#help-keys").render().plain == key_table().plain
+        assert screen.query_one("#help-box").border_subtitle == "esc / q / ? close"
+        await pilot.press("escape", "ctrl+p", *"archive")
+        await pilot.pause(0.3)
+        shown = [str(app.screen.query_one("CommandList").get_option_at_index(i).prompt)
+                 for i in range(app.screen.query_one("CommandList").option_count)]
+        assert any(line.startswith("Archive  a") for line in shown), shown

@@ -221,7 +221,7 @@ class NoteTable(ScrollView, can_focus=True):
         if offset.y == 0:
             x = 2
             for column, width in self._layout():
-                if x <= offset.x < x + width + 1 and column.key != "title":
+                if x <= offset.x < x + width + 1:
                     self.post_message(self.HeaderClicked(column.key))
                     return
                 x += width + 1

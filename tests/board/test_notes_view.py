@@ -64,7 +64,7 @@ async def test_n_opens_the_notes_view_and_n_goes_back_to_the_session_table(root_
                       "n sessions", "? help"):
             assert words in footer, footer
         assert "archive" not in footer
-        await pilot.press("n")
+        await pilot.click(KeyBar, offset=(footer.index("n sessions"), 0))  # a click on a key runs it, here
         await pilot.pause()
         assert app.screen is app.screen_stack[0] and app.focused is app.table
         board_footer = plain(app.query_one("#keys", KeyBar))
@@ -379,3 +379,32 @@ async def test_a_note_edited_in_place_by_hand_shows_too(root_with_notes):
             fh.truncate()
         await wait_until(pilot, lambda: screen.model.by_id["tool/gotcha/crlf-breaks-the-table-parser"].view.title
                          == "CRLF broke the parser")
+
+
+async def test_escape_sequences_in_a_note_never_reach_the_terminal(tmp_path):
+    """A hand edit can leave an escape sequence in a note (clear the screen, set the window title); the view
+    shows it as U+FFFD in the table, the pane, the chain and the editor."""
+    root = notes_root(tmp_path / "memory")
+    path = root / "notes" / "tool" / "gotcha" / "crlf-breaks-the-table-parser.md"
+    text = path.read_text(encoding="utf-8").replace("| Title | CRLF breaks the table parser |",
+                                                    "| Title | CRLF \x1b[2J\x1b[31mbreaks \u202eit |")
+    path.write_text(text.replace("- A row ending", "- \x1b]0;pwned\x07A row ending"), encoding="utf-8")
+    app = board(root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_notes(pilot)
+        screen = await select(pilot, "tool/gotcha/crlf-breaks-the-table-parser")
+        await pilot.press("g")
+        await pilot.pause(0.2)
+        await pilot.press("escape", "e")
+        await pilot.pause(0.3)
+        shown = [app.screen, screen]
+        for each in shown:
+            for widget in each.query("*"):
+                rendered = str(widget.render()) if hasattr(widget, "render") else ""
+                assert "\x1b" not in rendered and "\u202e" not in rendered, widget
+        editor = app.screen
+        assert isinstance(editor, NoteEditScreen)
+        assert "\x1b" not in editor.query_one("#note-edit-text").text
+        assert "CRLF \ufffd[2J\ufffd[31mbreaks \ufffdit" in plain(screen.query_one("#note-meta", Static))
+        lines = [screen.table.render_line(y).text for y in range(1, 16)]
+        assert not any("\x1b" in line for line in lines)

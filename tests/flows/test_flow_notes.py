@@ -157,7 +157,8 @@ async def test_keep_both_saves_the_edit_beside_the_decision(notes):
         await conflict(pilot)
         await pilot.press("k")
         preview = await wait_for_screen(pilot, PreviewScreen)
-        assert f"saved as {SYNC}.project beside {SYNC}" in str(preview.query_one("#preview-report", Static).render())
+        report = str(preview.query_one("#preview-report", Static).render())
+        assert f"saved as {SYNC}.project beside {SYNC}" in report and "new statement" not in report
         await pilot.press("y")
         await wait_for_flow(pilot)
         view = await settle_notes(pilot)

@@ -26,6 +26,7 @@ from ...core.results import NoteConflict, NoteDetail
 from ..actions import bindings
 from ..loader import without_metadata
 from ..screens import SessionPicker
+from .model import printable, printable_view
 
 EDIT_HINT = ("What / Why / Where / Learned as Markdown under their `## ` headings (headings of level 3 and "
              "below are fine inside them). The preview shows exactly what will be written.")
@@ -68,10 +69,11 @@ class NoteForm:
 
     @classmethod
     def of(cls, detail: NoteDetail) -> NoteForm:
-        """The form of a note as it is."""
-        view = detail.note
+        """The form of a note as it is (control characters shown as U+FFFD: an edit that keeps one such section
+        leaves it as it is; one that changes it writes what the preview shows)."""
+        view = printable_view(detail.note)
         return cls(view.id, view.title, view.type, view.scope, view.project,
-                   note_text(detail.what, detail.why, detail.where, detail.learned))
+                   printable(note_text(detail.what, detail.why, detail.where, detail.learned)))
 
     def changes_from(self, start: NoteForm) -> NoteFields:
         """Only what the person changed, as the store's NoteFields (a UsageError for unreadable sections)."""
@@ -168,7 +170,7 @@ class ConflictScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         """Title, what was refused, the dropped statements, both texts and the choices."""
         c = self.conflict
-        dropped = "\n".join(f"  ✗ {s.splitlines()[0]}" for s in c.dropped)
+        dropped = "\n".join(f"  ✗ {printable(s.splitlines()[0])}" for s in c.dropped)
         with Vertical(id="conflict-dialog"):
             yield Label(Text(f"Decision conflict on {c.note_id}"), id="conflict-title")
             yield Static(Text(f"The edit drops or changes {len(c.dropped)} earlier statement(s) of this {c.type}, so the "
@@ -176,10 +178,10 @@ class ConflictScreen(ModalScreen[str | None]):
             with Horizontal(id="conflict-texts"):
                 with VerticalScroll(classes="conflict-side") as old:
                     old.border_title = "now"
-                    yield Static(Text(without_metadata(c.old_text)), classes="conflict-body")
+                    yield Static(Text(printable(without_metadata(c.old_text))), classes="conflict-body")
                 with VerticalScroll(classes="conflict-side") as new:
                     new.border_title = "the edit"
-                    yield Static(Text(without_metadata(c.new_text)), classes="conflict-body")
+                    yield Static(Text(printable(without_metadata(c.new_text))), classes="conflict-body")
             yield Static(Text(f"supersede: the edit becomes {c.note_id}; the note as it is moves aside, marked "
                               f"superseded, both linked · keep both: the edit is saved as {c.keep_both_id}, both "
                               "active, each with its scope"), id="conflict-choices")

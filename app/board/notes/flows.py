@@ -28,6 +28,7 @@ from ..flows import BoardFlows, Builder, FlowHost
 from ..screens import Choice as PickerChoice
 from ..screens import MessageScreen
 from .dialogs import ConflictScreen, NoteEditScreen, NoteForm, NotePicker
+from .model import printable
 
 BACK_TO_EDITOR = "Nothing was written. Back to the editor."
 
@@ -63,9 +64,11 @@ def describe_save(plan: Plan[NoteSaveResult]) -> list[str]:
         "kept_both": [f"the edit will be saved as {r.note_id} beside {r.kept_beside}; both stay active"],
         "created": [f"{r.note_id} will be created"],
     }.get(r.outcome, list(plan.report))
-    lines += [f"+ new statement: {s.splitlines()[0]}" for s in r.added]
+    if r.outcome not in ("updated", "superseded"):
+        return lines  # a new file: every statement of it is new
+    lines += [f"+ new statement: {printable(s.splitlines()[0])}" for s in r.added]
     kept = f"kept in {r.superseded}" if r.superseded else "kept in the revision"
-    lines += [f"- statement left out ({kept}): {s.splitlines()[0]}" for s in r.dropped]
+    lines += [f"- statement left out ({kept}): {printable(s.splitlines()[0])}" for s in r.dropped]
     return lines
 
 

@@ -1,5 +1,5 @@
 """Reading notes for the board: file signatures for the watcher, the notes' metadata, and the pane's
-view of one note (its sections and its change since the previous revision).
+view of one note (its sections and its change since the previous revision), made printable.
 
 No Textual here: the notes screen calls these from worker threads and posts the results back.
 Notes are read with the store's own readers (memboard.core.ops.notes.store); nothing is written.
@@ -21,6 +21,7 @@ from ...core.ops.notes.store import MAX_DEPTH, note_view, read_listed, show_note
 from ...core.results import NoteDetail, NoteView
 from ..loader import FileWatch, Signature
 from ..paneview import SectionDiff
+from .model import printable, printable_view
 from .paneview import FieldChange, NoteChange, NotePaneView
 
 FIRST_SCREEN = 80  # notes read before the first paint; the rest follow in the same worker
@@ -150,12 +151,15 @@ def _section_diff(name: str, before: str, after: str) -> SectionDiff | None:
 
 
 def note_change(previous: Note, current: Note) -> NoteChange:
-    """How current differs from previous: metadata fields, sections, and the statements it left out."""
+    """How current differs from previous: metadata fields, sections, and the statements it left out (all of it
+    printable)."""
     before, after = previous.cells(), current.cells()
-    fields = tuple(FieldChange(name, before[name], after[name]) for name in FIELDS if before[name] != after[name])
+    fields = tuple(FieldChange(name, printable(before[name]), printable(after[name]))
+                   for name in FIELDS if before[name] != after[name])
     old, new = previous.bodies(), current.bodies()
-    sections = tuple(d for d in (_section_diff(name, old[name], new[name]) for name in SECTIONS) if d is not None)
-    return NoteChange(fields, sections, tuple(dropped_statements(previous, current)))
+    sections = tuple(SectionDiff(d.name, [printable(line) for line in d.lines])
+                     for d in (_section_diff(name, old[name], new[name]) for name in SECTIONS) if d is not None)
+    return NoteChange(fields, sections, tuple(printable(s) for s in dropped_statements(previous, current)))
 
 
 def note_body(detail: NoteDetail) -> str:
@@ -173,4 +177,4 @@ def load_note_pane(root: MemoryRoot, note_id: str) -> NotePaneView:
     change = None
     if detail.previous is not None:
         change = note_change(read_note(detail.previous), read_note(detail.text))
-    return NotePaneView(note_id, detail.note, note_body(detail), detail.revisions, change)
+    return NotePaneView(note_id, printable_view(detail.note), printable(note_body(detail)), detail.revisions, change)

@@ -20,16 +20,31 @@ from ..model import ALL, fast_time
 STATUS_FILTERS = (ALL, *STATUSES)
 TYPE_FILTERS = (ALL, *TYPES)
 OTHER = "other"  # the count of notes whose Type is none of TYPES
+SORT_COLUMNS = ("id", "type", "scope", "status", "project", "updated")  # what a click on a header sorts by
+HIDDEN = {code for code in (*range(0x20), *range(0x7F, 0xA0)) if chr(code) not in "\n\t"} | {
+    *range(0x202A, 0x202F), *range(0x2066, 0x206A)}  # control characters, and bidi overrides that reorder text
+SHOWN = dict.fromkeys(HIDDEN, "\ufffd")
 
-# sortable columns: key -> header label
-SORT_COLUMNS: dict[str, str] = {
-    "id": "Topic key",
-    "type": "Type",
-    "scope": "Scope",
-    "status": "Status",
-    "project": "Project",
-    "updated": "Updated",
-}
+
+def printable(text: str) -> str:
+    """Text a note holds, safe to put on the screen: control characters (an escape sequence a hand edit left,
+    which the terminal would run) and bidi overrides become U+FFFD; line breaks and tabs stay."""
+    return text if text.isprintable() else text.translate(SHOWN)
+
+
+def printable_view(view: NoteView) -> NoteView:
+    """A note's metadata with every text printable (see printable); the same view when it is already."""
+    texts = [view.id, view.path, view.title, view.type, view.scope, view.topic_key, view.status, view.project,
+             view.session, view.created, view.updated, view.problem or "", *view.supersedes, *view.superseded_by]
+    if all(text.isprintable() for text in texts):
+        return view
+    return view._replace(
+        id=printable(view.id), path=printable(view.path), title=printable(view.title), type=printable(view.type),
+        scope=printable(view.scope), topic_key=printable(view.topic_key), status=printable(view.status),
+        project=printable(view.project), session=printable(view.session), created=printable(view.created),
+        updated=printable(view.updated), problem=printable(view.problem) if view.problem else view.problem,
+        supersedes=[printable(x) for x in view.supersedes], superseded_by=[printable(x) for x in view.superseded_by],
+    )
 
 
 @dataclass(slots=True)
@@ -42,7 +57,8 @@ class NoteRow:
 
     @classmethod
     def of(cls, view: NoteView) -> NoteRow:
-        """A row for a note's metadata (ID, title, type, scope, project and session are searched)."""
+        """A row for a note's metadata, made printable (ID, title, type, scope, project and session are searched)."""
+        view = printable_view(view)
         parts = (view.id, view.title, view.type, view.scope, view.project, view.session)
         return cls(view, "\n".join(parts).lower())
 

@@ -42,7 +42,7 @@ from ..screens import Choice as PickerChoice
 from .dialogs import NoteChainScreen
 from .flows import NoteFlowFinished, NoteFlows
 from .loader import FIRST_SCREEN, NoteWatch, load_note_pane, read_views
-from .model import ALL, STATUS_FILTERS, TYPE_FILTERS, NoteRow, NotesModel
+from .model import ALL, SORT_COLUMNS, STATUS_FILTERS, TYPE_FILTERS, NoteRow, NotesModel
 from .paneview import NotePaneView
 
 if TYPE_CHECKING:
@@ -53,9 +53,9 @@ POLL_SECONDS = 0.5
 FRESH_SECONDS = 3.0
 DETAIL_DELAY = 0.2
 GC_FREEZE_NOTES = 5_000
-ANYWHERE_KEYS = ("help", "quit")
+ANYWHERE_KEYS = ("help", "quit")  # the App's keys the notes view's footer shows too
 NO_NOTES = ("No notes under notes/ yet. Agents save them with `memboard note save`, the MCP server's mem_save, "
-            "or a Memory Update block (`memboard note apply`); they show here as they are saved.")  # the App's keys the notes view's footer shows too
+            "or a Memory Update block (`memboard note apply`); they show here as they are saved.")
 
 
 @dataclass
@@ -108,6 +108,7 @@ class NotesCommands(Provider):
         screen = self.screen
 
         async def run() -> None:
+            """Run the action once the palette has closed."""
             await self.app.run_action(action, screen)
 
         return run
@@ -342,7 +343,9 @@ class NotesScreen(Screen[None]):
 
     @on(NoteTable.HeaderClicked)
     def _header_clicked(self, message: NoteTable.HeaderClicked) -> None:
-        """Sort by a clicked column (again to reverse)."""
+        """Sort by a clicked column (again to reverse; the title is not sorted by)."""
+        if message.column not in SORT_COLUMNS:
+            return
         if message.column == self.sort_column:
             self.sort_reverse = not self.sort_reverse
         else:

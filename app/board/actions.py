@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.keys import format_key
 
 Owner = Literal["", "app", "table", "filter", "preview", "message", "picker", "stale", "update", "chain", "help",
-                "search", "archived", "session"]
+                "search", "archived", "session", "notes", "conflict"]
 """Whose BINDINGS hold an entry ("" = nobody's: a widget handles the key itself, or a mouse gesture)."""
 
 
@@ -27,10 +27,12 @@ class Where(Enum):
     FILTER = "In the filter box"
     PANE = "The snapshot pane"
     FLOWS = "Changes (each one is previewed first; nothing is written before you confirm)"
+    NOTES = "In the notes view (changes are previewed first, like every other change)"
     PREVIEW = "In a preview or a message"
-    EDITOR = "In the update editor"
+    EDITOR = "In the update editor and the note editor"
     PICKER = "In a session picker or organize's stale-days question"
-    CHAIN = "In the reference chain"
+    CONFLICT = "In a decision conflict (the store refused a save that drops earlier statements)"
+    CHAIN = "In the reference chain or a supersede chain"
     SEARCH = "In search (f)"
     ARCHIVE = "In the archive (A)"
     SESSION = "In a read-only session (opened from search or the archive)"
@@ -96,6 +98,10 @@ ACTIONS: tuple[Action, ...] = (
            palette="Show active sessions", footer=True, group=STATUS),
     Action("4", "status('stale')", "stale", "show only stale rows", Where.BOARD, "app",
            palette="Show stale sessions", footer=True, group=STATUS),
+    Action("n", "notes", "notes", "the notes view: typed notes, their changes and supersede chains", Where.BOARD, "app",
+           palette="Notes view", footer=True),
+    Action("N", "session_notes", "its notes", "the notes view, filtered to the selected session's notes", Where.BOARD,
+           "app", palette="Notes of the selected session"),
     Action("enter", "open", "open", "open the snapshot pane full width (again to go back)", Where.PANE, "app",
            palette="Open snapshot", footer=True),
     Action("space", "mark", "mark", "mark or unmark the row (archive acts on every marked row)", Where.BOARD, "app",
@@ -130,6 +136,32 @@ ACTIONS: tuple[Action, ...] = (
     Action("question_mark", "help", "help", "this help", Where.ANYWHERE, "app", palette="Help", footer=True),
     Action("q", "quit", "quit", "quit memboard", Where.ANYWHERE, "app", palette="Quit", footer=True),
     Action("ctrl+p", "", "commands", "the command palette: every action by name, and themes", Where.ANYWHERE),
+    # the notes view's keys, in footer order
+    Action("slash", "filter", "filter", "filter notes by text (ID, title, type, scope, project, session)", Where.NOTES,
+           "notes", palette="Filter notes by text", footer=True),
+    Action("1", "status('all')", "all", "show notes of every status", Where.NOTES, "notes",
+           palette="Show all notes", footer=True, group=STATUS),
+    Action("2", "status('active')", "active", "show only active notes", Where.NOTES, "notes",
+           palette="Show active notes", footer=True, group=STATUS),
+    Action("3", "status('superseded')", "superseded", "show only superseded notes", Where.NOTES, "notes",
+           palette="Show superseded notes", footer=True, group=STATUS),
+    Action("n", "sessions", "sessions", "back to the session table", Where.NOTES, "notes", palette="Session table",
+           footer=True),
+    Action("t", "next_type", "type", "show one type of note; again for the next type, then every type", Where.NOTES,
+           "notes", palette="Next note type", footer=True),
+    Action("enter", "open", "open", "open the note pane full width (again to go back)", Where.NOTES, "notes",
+           palette="Open note", footer=True),
+    Action("escape", "leave_pane", "back", "leave the full-width note pane", Where.NOTES, "notes"),
+    Action("e", "edit", "edit", "edit the note: title, type, scope, project, What / Why / Where / Learned",
+           Where.NOTES, "notes", palette="Edit note", footer=True),
+    Action("s", "supersede", "supersede", "supersede the note with another (pick the note that replaces it)",
+           Where.NOTES, "notes", palette="Supersede note", footer=True),
+    Action("m", "mark", "mark", "mark the note superseded (a superseded one: active again)", Where.NOTES, "notes",
+           palette="Mark note superseded or active", footer=True),
+    Action("g", "chain", "chain", "the note's supersede chain: what it replaced and what replaced it", Where.NOTES,
+           "notes", palette="Supersede chain", footer=True),
+    Action("o", "session", "session", "go to the note's session on the board", Where.NOTES, "notes",
+           palette="Session of the note", footer=True),
     # moving in the table
     Action("up,k", "cursor_up", "up", "move up a row", Where.BOARD, "table"),
     Action("down,j", "cursor_down", "down", "move down a row", Where.BOARD, "table"),
@@ -153,7 +185,13 @@ ACTIONS: tuple[Action, ...] = (
     Action("up", "move(-1)", "previous", "highlight the previous session", Where.PICKER, "picker"),
     Action("escape", "cancel", "cancel", "cancel the flow: nothing is written", Where.PICKER, "picker"),
     Action("escape", "cancel", "cancel", "cancel organize: nothing is written", Where.PICKER, "stale"),
-    Action("enter", "", "jump", "jump to the live session under the cursor", Where.CHAIN),
+    Action("s", "choose('supersede')", "supersede", "save the edit as the topic's note; the current one moves aside, "
+           "marked superseded", Where.CONFLICT, "conflict"),
+    Action("k", "choose('keep_both')", "keep both", "save the edit beside the current note, under its own key; "
+           "both stay active", Where.CONFLICT, "conflict"),
+    Action("e", "choose('edit')", "edit", "back to the editor", Where.CONFLICT, "conflict"),
+    Action("escape", "cancel", "cancel", "cancel: nothing is written", Where.CONFLICT, "conflict"),
+    Action("enter", "", "jump", "jump to the live session (or the note) under the cursor", Where.CHAIN),
     Action("space", "", "fold", "fold or unfold a branch", Where.CHAIN),
     Action("escape,q", "close", "close", "close the chain", Where.CHAIN, "chain"),
     # search and the archive: a text box keeps the focus, the arrows move in the list below it
@@ -199,9 +237,9 @@ def board_only(table: tuple[Action, ...] = ACTIONS) -> frozenset[str]:
     return frozenset(e.action_name for e in table if e.owner == "app" and e.where is not Where.ANYWHERE)
 
 
-def palette_entries(table: tuple[Action, ...] = ACTIONS) -> list[Action]:
-    """The entries the command palette offers, in table order."""
-    return [entry for entry in table if entry.palette and entry.owner == "app"]
+def palette_entries(table: tuple[Action, ...] = ACTIONS, owner: Owner = "app") -> list[Action]:
+    """The entries the command palette offers for one owner's screen (the board's App, the notes view), in table order."""
+    return [entry for entry in table if entry.palette and entry.owner == owner]
 
 
 def help_sections(table: tuple[Action, ...] = ACTIONS) -> list[tuple[str, list[tuple[str, str]]]]:

@@ -583,6 +583,20 @@ class MemboardApp(App):
         self.revision_position = max(0, min(self.revision_position + step, len(detail.revisions) - 1))
         self._show_revision()
 
+    def action_notes(self) -> None:
+        """Show the notes view (its own `n` comes back)."""
+        # lazy: the notes view loads when it is first opened (start-up stays light)
+        from .notes.screen import open_notes
+
+        open_notes(self)
+
+    def action_session_notes(self) -> None:
+        """Show the notes view filtered to the selected session's notes."""
+        # lazy: the notes view loads when it is first opened (start-up stays light)
+        from .notes.screen import open_notes
+
+        open_notes(self, self.current_session_id or "")
+
     def action_help(self) -> None:
         """Show the keys."""
         # lazy: its Markdown widget loads on first use (start-up stays light)

@@ -11,6 +11,7 @@ from ..core.errors import UsageError
 from ..core.files.localstate import folder_of
 from ..core.formats.clock import now
 from ..core.ops.demo import build_demo
+from ..core.ops.notes.demo import build_demo_notes
 from .app import MemboardApp
 
 
@@ -21,11 +22,12 @@ def run_board(path: str | os.PathLike) -> int:
 
 
 def make_demo(target: str | os.PathLike) -> Path:
-    """Generate the demo root into target (which must be empty or absent)."""
+    """Generate the demo root, its sessions and its notes, into target (which must be empty or absent)."""
     target = Path(target)
     if target.exists() and any(target.iterdir()):
         raise UsageError(f"{target} is not empty; choose an empty or new folder for the demo root")
-    return build_demo(target, now())
+    when = now()
+    return build_demo_notes(build_demo(target, when), when)
 
 
 def run_demo(keep: str | None = None) -> int:

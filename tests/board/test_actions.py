@@ -78,10 +78,11 @@ async def test_the_board_footer_draws_the_tables_footer_entries_in_order():
     footer = await footer_text(bindings("app"))
     shown = [e for e in ACTIONS if e.owner == "app" and e.footer]
     assert footer.split() == [
-        "/", "filter", "1234", "status", "⏎", "open", "␣", "mark", "c", "continue", "r", "release", "a", "archive",
-        "o", "organize", "u", "update", "g", "chain", "d", "doctor", "f", "find", "A", "archived", "?", "help", "q", "quit",
+        "/", "filter", "1234", "status", "n", "notes", "⏎", "open", "␣", "mark", "c", "continue", "r", "release",
+        "a", "archive", "o", "organize", "u", "update", "g", "chain", "d", "doctor", "f", "find", "A", "archived",
+        "?", "help", "q", "quit",
     ]
-    assert len(shown) == 18  # the four status keys share one label
+    assert len(shown) == 19  # the four status keys share one label
 
 
 def test_every_binding_of_the_board_comes_from_the_table():
@@ -98,8 +99,8 @@ def test_every_binding_of_the_board_comes_from_the_table():
         if entry.owner == "app":
             assert hasattr(MemboardApp, f"action_{entry.action_name}"), entry
     assert board_only() == {
-        "filter", "status", "open", "mark", "continue_session", "release", "archive", "organize",
-        "update", "chain", "doctor", "sort", "reverse_sort", "revision", "leave_pane", "search", "archived",
+        "filter", "status", "notes", "session_notes", "open", "mark", "continue_session", "release", "archive",
+        "organize", "update", "chain", "doctor", "sort", "reverse_sort", "revision", "leave_pane", "search", "archived",
     }
 
 

@@ -15,7 +15,8 @@ from memboard.widgets.snapshot_pane import SnapshotPane
 
 WIDGETS = Path(__file__).resolve().parents[2] / "widgets"
 # what a widget may import from memboard: plain data of the board (rows, the pane's view, the action table)
-ALLOWED = {"memboard.board.model", "memboard.board.paneview", "memboard.board.actions"}
+ALLOWED = {"memboard.board.model", "memboard.board.paneview", "memboard.board.actions", "memboard.board.notes.model",
+           "memboard.board.notes.paneview"}
 SID = "2026-05-01-1000-alpha"
 
 

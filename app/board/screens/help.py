@@ -20,6 +20,9 @@ Rows memboard cannot parse are shown with `!` and `??`, never hidden.
 The pane shows the selected session: its row, its snapshot and, when the snapshot
 changed since the previous revision, the diff of that merge by section. Items that
 vanished without `[superseded]`, `[resolved]` or `[done]` are **policy breaks**.
+
+`n` shows the typed notes of `notes/` the same way: live, filtered, each note beside its
+change since its previous revision, supersede chains with `g`; `n` again comes back.
 """
 
 

@@ -9,6 +9,7 @@ on a large index and keeps the hook path free of heavy imports.)
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -76,33 +77,74 @@ def format_refs(ids: list[str]) -> str:
     return ", ".join(ids) if ids else NO_REFS
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, eq=False)
 class Row:
-    """One table line of the index: where it is, its raw cells and its known fields."""
+    """One table line of the index: where it is, its raw cells and its known fields.
+
+    A field's value is read from its cell when asked for (`\\|` unescaped): a large index makes
+    100k rows, and most callers ask for a few fields of each. `fields` maps each known field
+    to its cell (shared by every row of one header); `known` holds the values of a row read
+    cell by cell (escaped pipes, or cells that do not line up with the header). Rows compare
+    and hash by line, cells and problem.
+    """
 
     line: int
     raw_cells: tuple[str, ...]
-    values: dict[str, str] = field(compare=False)
+    fields: dict[str, int] = field(repr=False)
     problem: str | None = None
+    known: dict[str, str] | None = field(default=None, repr=False)
+    offset: int = field(default=-1, repr=False)  # where its line starts in the file's bytes (-1: not known)
+    id: str = ""  # the Session ID cell
+    status: str = ""  # the Status cell
+
+    def __eq__(self, other: object) -> bool:
+        """Same line, same cells, same problem."""
+        if not isinstance(other, Row):
+            return NotImplemented
+        return (self.line, self.raw_cells, self.problem) == (other.line, other.raw_cells, other.problem)
+
+    def __hash__(self) -> int:
+        """The hash of line, cells and problem."""
+        return hash((self.line, self.raw_cells, self.problem))
 
     @property
-    def id(self) -> str:
-        """The Session ID cell."""
-        return self.values.get("id", "")
-
-    @property
-    def status(self) -> str:
-        """The Status cell."""
-        return self.values.get("status", "")
+    def values(self) -> dict[str, str]:
+        """Every known field's value (a new dict)."""
+        if self.known is not None:
+            return dict(self.known)
+        cells = self.raw_cells
+        return {name: unescape(cells[pos]) for name, pos in self.fields.items()}
 
     @property
     def refs(self) -> list[str]:
         """Referenced By as a list."""
-        return parse_refs(self.values.get("referenced_by", ""))
+        return parse_refs(self.get("referenced_by"))
 
     def get(self, name: str, default: str = "") -> str:
         """A known field's value."""
-        return self.values.get(name, default)
+        if self.known is not None:
+            return self.known.get(name, default)
+        pos = self.fields.get(name)
+        if pos is None:
+            return default
+        raw = self.raw_cells[pos]
+        return unescape(raw) if "\\" in raw else raw
+
+
+def _field_positions(columns: list[str]) -> dict[str, int]:
+    """Each known field's cell in a header's columns (the last one where a column repeats)."""
+    return {FIELD_OF_COLUMN[c]: pos for pos, c in enumerate(columns) if c in FIELD_OF_COLUMN}
+
+
+def row_problem(sid: str, status: str | None) -> str | None:
+    """Why a row whose cells line up with the header cannot be used (its ID or Status), or None."""
+    if not sid.isascii():
+        return "Session ID has characters outside ASCII (fullwidth or other Unicode digits?); IDs are ASCII"
+    if not is_valid_id(sid):
+        return "Session ID is not of the form YYYY-MM-DD-HHMM-agent-name"
+    if status not in STATUSES:
+        return f"Status {status!r} is not idle, active or stale"
+    return None
 
 
 class IndexFile:
@@ -231,27 +273,39 @@ class IndexFile:
         """(cell position, field name) of every known column of the header."""
         return [(pos, FIELD_OF_COLUMN[c]) for pos, c in enumerate(self.columns) if c in FIELD_OF_COLUMN]
 
-    def _row_of(self, i: int, line: str, positions: list[tuple[int, str]]) -> Row:
-        """The Row of table line number i whose text is line."""
+    @cached_property
+    def _fields(self) -> dict[str, int]:
+        """Each known field's cell (shared by every row)."""
+        return _field_positions(self.columns)
+
+    def _row_of(self, i: int, line: str, offset: int = -1) -> Row:
+        """The Row of table line number i whose text is line (at byte offset in data, -1 when not known)."""
+        fields = self._fields
+        if "\\" not in line and "id" in fields and "status" in fields:
+            # most rows: no escaped pipe, so the cells are the pieces between pipes (split_cells' result)
+            parts = line.split("|")
+            if not parts[-1].strip():
+                parts.pop()
+            if len(parts) == len(self.columns) + 1:
+                cells = tuple(map(str.strip, parts))[1:]
+                sid, status = cells[fields["id"]], cells[fields["status"]]
+                return Row(i, cells, fields, row_problem(sid, status), None, offset, sid, status)
+        return self._irregular_row(i, line, offset)
+
+    def _irregular_row(self, i: int, line: str, offset: int) -> Row:
+        """A row read cell by cell: escaped pipes, or cells that do not line up with the header."""
         width = len(self.columns)
         cells = split_cells(line_body(line)) or []
-        problem = None
-        if len(cells) != width:
-            problem = f"has {len(cells)} cells, the header has {width}"
         values = {}
-        for pos, name in positions:
+        for pos, name in self._positions():
             if pos < len(cells):
                 raw = cells[pos]
                 values[name] = unescape(raw) if "\\" in raw else raw
-        if problem is None:
-            sid = values.get("id", "")
-            if not sid.isascii():
-                problem = "Session ID has characters outside ASCII (fullwidth or other Unicode digits?); IDs are ASCII"
-            elif not is_valid_id(sid):
-                problem = "Session ID is not of the form YYYY-MM-DD-HHMM-agent-name"
-            elif values.get("status") not in STATUSES:
-                problem = f"Status {values.get('status')!r} is not idle, active or stale"
-        return Row(i, tuple(cells), values, problem)
+        if len(cells) != width:
+            problem: str | None = f"has {len(cells)} cells, the header has {width}"
+        else:
+            problem = row_problem(values.get("id", ""), values.get("status"))
+        return Row(i, tuple(cells), self._fields, problem, values, offset, values.get("id", ""), values.get("status", ""))
 
     @property
     def rows(self) -> list[Row]:
@@ -260,10 +314,35 @@ class IndexFile:
             if self.header_line is None:
                 self._rows = []
             else:
-                positions = self._positions()
-                lines = self.lines
-                self._rows = [self._row_of(i, lines[i], positions) for i in range(self.header_line + 2, self.table_end)]
+                self._rows = list(self._read_rows_from_bytes())
         return self._rows
+
+    def iter_rows(self) -> Iterator[Row]:
+        """Every table row in file order, read one line at a time and kept by no one (a large index
+        streams through in little memory); the same rows as `rows`."""
+        if self._rows is not None or self.header_line is None:
+            return iter(self.rows)
+        return self._read_rows_from_bytes()
+
+    def _read_rows_from_bytes(self) -> Iterator[Row]:
+        """The table's rows, each line decoded on its own (no list of every line of the file is made)."""
+        data, end, row_of = self.data, self._end_off, self._row_of
+        pos, number = self._rows_off, (self.header_line or 0) + 2
+        while pos < end:
+            nl = data.find(b"\n", pos, end)
+            stop = end if nl < 0 else nl + 1
+            yield row_of(number, decode(data[pos:stop]), pos)
+            pos, number = stop, number + 1
+
+    def locate(self, row: Row) -> tuple[str, tuple[int, int] | None]:
+        """The text of row's line (with its ending) and, when the row knows where it is, the byte offsets
+        where that line starts and ends (read from those bytes: no list of every line is made)."""
+        if row.offset < 0:
+            return self.lines[row.line], None
+        data = self.data
+        nl = data.find(b"\n", row.offset)
+        end = len(data) if nl < 0 else nl + 1
+        return decode(data[row.offset : end]), (row.offset, end)
 
     # -- queries -----------------------------------------------------------------------
 
@@ -275,7 +354,7 @@ class IndexFile:
     def find(self, session_id: str) -> list[Row]:
         """All rows whose Session ID cell equals session_id."""
         if self._rows is not None or self.header_line is None or not session_id or "|" in session_id or "\n" in session_id:
-            return [r for r in self.rows if r.values.get("id") == session_id]
+            return [r for r in self.rows if r.id == session_id]
         # rows not parsed yet: only table lines whose bytes contain the ID at all can hold it
         data = self.data
         key = encode(session_id)
@@ -283,22 +362,21 @@ class IndexFile:
         at = data.find(key, start, end)
         if at < 0:
             return []
-        positions = self._positions()
         found = []
         while at >= 0:
             line_start = data.rfind(b"\n", start, at) + 1 or start
             nl = data.find(b"\n", at, end)
             line_end = end if nl < 0 else nl + 1
             number = self.header_line + 2 + data.count(b"\n", start, line_start)
-            row = self._row_of(number, decode(data[line_start:line_end]), positions)
-            if row.values.get("id") == session_id:
+            row = self._row_of(number, decode(data[line_start:line_end]), line_start)
+            if row.id == session_id:
                 found.append(row)
             at = data.find(key, line_end, end)
         return found
 
     def ids(self) -> set[str]:
         """Every Session ID in the table (including those of malformed rows)."""
-        return {r.values.get("id", "") for r in self.rows}
+        return {r.id for r in self.rows}
 
     def _ending_before(self, offset: int) -> str:
         """The ending of the line that ends at byte offset (exclusive)."""
@@ -364,6 +442,7 @@ class IndexEdit:
         self.replace: dict[int, str] = {}
         self.appended: list[str] = []
         self.cells: dict[int, list[str]] = {}  # pending cells of rows already changed in this edit
+        self.spans: dict[int, tuple[int, int] | None] = {}  # where each replaced line is in the bytes, when known
 
     def _render(self, raw_cells: list[str], ending: str) -> str:
         """A table line from raw cells."""
@@ -385,10 +464,11 @@ class IndexEdit:
         if not changed:  # a no-op keeps the line's own spacing
             return self
         self.cells[row.line] = cells
-        original = self.index.lines[row.line]
+        original, span = self.index.locate(row)
         new = self._render(cells, line_ending(original) or "")
         if line_body(new) != line_body(original):
             self.replace[row.line] = new
+            self.spans[row.line] = span
         else:
             self.replace.pop(row.line, None)
         return self
@@ -401,6 +481,7 @@ class IndexEdit:
     def delete(self, row: Row) -> IndexEdit:
         """Remove row's line."""
         self.replace[row.line] = ""
+        self.spans[row.line] = self.index.locate(row)[1]
         return self
 
     def append(self, values: dict[str, str]) -> IndexEdit:
@@ -421,6 +502,29 @@ class IndexEdit:
         lead = eol if at == len(data) and at > index._start and data[at - 1] != 0x0A else ""
         view = memoryview(data)  # one copy of a large index, not three
         return b"".join((view[:at], encode(lead + "".join(line + eol for line in self.appended)), view[at:]))
+
+    def _patched(self) -> bytes | None:
+        """The new bytes when the edit only rewrites or deletes rows whose place in the bytes is known:
+        the old bytes with those lines replaced (no line list of the whole file needed), else None."""
+        if self.appended or not self.replace:
+            return None
+        edits = []
+        for line, new in self.replace.items():
+            span = self.spans.get(line)
+            if span is None:
+                return None
+            edits.append((span[0], span[1], new))
+        edits.sort()
+        view = memoryview(self.index.data)
+        pieces: list[bytes | memoryview] = []
+        done = 0
+        for start, end, new in edits:
+            pieces.append(view[done:start])
+            if new:
+                pieces.append(encode(new))
+            done = end
+        pieces.append(view[done:])
+        return b"".join(pieces)
 
     def to_text(self) -> str:
         """The new file text (without BOM)."""
@@ -464,6 +568,8 @@ class IndexEdit:
         if data and (b"\x00" in data or data.startswith((b"\xff\xfe", b"\xfe\xff"))) and (self.replace or self.appended):
             raise Refused("index.md holds NUL bytes (UTF-16 or binary?); memboard writes only UTF-8 text, convert it first")
         spliced = self._spliced()
+        if spliced is None:
+            spliced = self._patched()
         if spliced is not None:
             return spliced
         text = self.to_text()
@@ -477,4 +583,4 @@ def readable_rows(data: bytes, markers: list[int]) -> list[Row]:
     lines = data.split(b"\n")
     kept = [i for i in range(len(lines)) if i not in skip]
     index = IndexFile(b"\n".join(lines[i] for i in kept))
-    return [replace(row, line=kept[row.line]) for row in index.rows]
+    return [replace(row, line=kept[row.line], offset=-1) for row in index.rows]

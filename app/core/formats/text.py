@@ -12,6 +12,7 @@ BOM = "\ufeff"
 
 
 BOM_BYTES = BOM.encode("utf-8")
+CELL_RE = re.compile(r"(?:\\.|[^\\|]|\\\Z)*", re.S)  # a cell's text: a backslash escapes the character after it
 
 
 def decode(data: bytes) -> str:
@@ -71,29 +72,18 @@ def split_cells(body: str) -> list[str] | None:
             cells.pop()
         return [c.strip() for c in cells]
     cells = []
-    buf: list[str] = []
-    i, n = 0, len(s)
-    ended_with_pipe = False
-    while i < n:
-        ch = s[i]
-        if ch == "\\" and i + 1 < n:
-            buf.append(s[i : i + 2])
-            i += 2
-            ended_with_pipe = False
+    pos, n, piped = 0, len(s), False
+    while True:
+        match = CELL_RE.match(s, pos)
+        end = match.end() if match else pos  # the pattern matches the empty string: match is never None
+        if end < n:  # an unescaped pipe ends this cell
+            cells.append(s[pos:end].strip())
+            pos, piped = end + 1, True
             continue
-        if ch == "|":
-            cells.append("".join(buf).strip())
-            buf = []
-            ended_with_pipe = True
-        else:
-            buf.append(ch)
-            if not ch.isspace():
-                ended_with_pipe = False
-        i += 1
-    rest = "".join(buf).strip()
-    if rest or not ended_with_pipe:
-        cells.append(rest)
-    return cells
+        rest = s[pos:].strip()
+        if rest or not piped:  # text after the last pipe (or a line without one) is a cell too
+            cells.append(rest)
+        return cells
 
 
 def unescape(raw: str) -> str:
@@ -103,7 +93,9 @@ def unescape(raw: str) -> str:
 
 def escape(value: str) -> str:
     """The raw cell text for a value: one line, pipes escaped so they stay in the cell."""
-    value = " ".join(value.replace("\r", " ").replace("\n", " ").split(" ")).strip()
+    value = value.replace("\r", " ").replace("\n", " ").strip()
+    if "|" not in value:  # nothing to escape (most values)
+        return value + " " if value.endswith("\\") else value
     out: list[str] = []
     for ch in value:
         if ch == "|":

@@ -24,6 +24,7 @@ from ..errors import Refused, UsageError
 from .ids import is_valid_id
 from .text import (
     BOM,
+    BOM_BYTES,
     CLOSING_FENCE_RE,
     decode,
     encode,
@@ -44,6 +45,7 @@ ID_BYTES_RE = re.compile(rb"\d{4}-\d{2}-\d{2}-\d{4}-[a-z0-9]")
 BULLET_RE = re.compile(r"^ {0,3}[-*+][ \t]+")
 ORDERED_LEAD_RE = re.compile(r"^\d{1,9}(?=[.)])")
 QUOTE_LINE_RE = re.compile(r"^ {0,3}>")
+PLAIN_START_RE = re.compile(r"[^\W_]")  # a letter or digit (any script): no Markdown block starts with one
 ESCAPABLE = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 CONTEXT_INSTRUCTION = "Summarize what has happened in this agent session so far."
@@ -132,6 +134,8 @@ def read_blocks(lines: list[str]) -> list[Block]:
 
 def _reads_as_paragraph(text: str) -> bool:
     """Whether one line on its own is read as a single paragraph."""
+    if PLAIN_START_RE.match(text) and not ORDERED_LEAD_RE.match(text):
+        return True  # it starts with a letter or digit (not a numbered list's `1.`): no block starts so
     blocks = read_blocks([text + "\n"])
     return len(blocks) == 1 and blocks[0].kind == "para"
 
@@ -196,6 +200,17 @@ def render_template(
         continues=_bullets(continues, "- None"),
         superseded=_bullets(superseded, "- None"),
     )
+
+
+def text_of(data: bytes) -> str:
+    """A snapshot file's text as `Snapshot(data).text()` has it (its BOM dropped), without parsing it."""
+    text = decode(data)
+    return text[1:] if text.startswith(BOM) else text
+
+
+def with_text(data: bytes, text: str) -> bytes:
+    """The bytes of a snapshot file that held data and now holds text (its BOM kept), as `Snapshot.to_bytes`."""
+    return encode((BOM if data.startswith(BOM_BYTES) else "") + text)
 
 
 def lists_an_id(data: bytes) -> bool:

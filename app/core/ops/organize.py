@@ -13,7 +13,8 @@ from ..files.root import MemoryRoot
 from ..formats.clock import parse
 from ..formats.index import IndexEdit, IndexFile, Row
 from ..formats.layout import INDEX, SESSIONS
-from ..formats.snapshot import Snapshot, lists_an_id
+from ..formats.snapshot import lists_an_id
+from ..formats.sources import continues_from
 from ..plan import Change, Check, Plan
 from ..results import OrganizeResult
 from .common import has_meaningful_summary, load_index
@@ -42,7 +43,7 @@ def continued_sources(root: MemoryRoot, ids: set[str]) -> dict[str, list[str]]:
         if data is None or not lists_an_id(data):
             continue
         sid = copied_session(sid, data) or sid  # a sync-conflict copy speaks for its original, not as a session
-        for src in Snapshot(data).continues_from():
+        for src in continues_from(data):
             if src in ids and sid not in out.get(src, []):
                 out.setdefault(src, []).append(sid)
     return out
@@ -113,7 +114,7 @@ def organized_check(deleted: set[str], marked: set[str]) -> Check:
         fresh = load_index(r)
         return not (deleted & fresh.ids()) and all(row.status == "stale" for row in fresh.rows if row.id in marked)
 
-    return Check("deleted rows are gone and marked rows are stale", holds)
+    return Check("deleted rows are gone and marked rows are stale", holds, INDEX)
 
 
 def plan_organize(root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_STALE_DAYS) -> Plan[OrganizeResult]:

@@ -11,6 +11,7 @@ from ..formats.index import STATUSES, IndexFile, Row, parse_refs, readable_rows
 from ..formats.layout import INDEX, archive_index_path, archive_session_path, session_path
 from ..formats.markers import marker_warning
 from ..formats.snapshot import Snapshot
+from ..formats.sources import continues_from
 from ..results import ChainNode, ChainState, ChainView, RowView, SessionView
 from .common import load_index
 
@@ -143,7 +144,7 @@ class Graph:
                     data = self.root.read(archive_session_path(sid))
             except Exception:
                 data = None
-            self._continues[sid] = Snapshot(data).continues_from() if data else []
+            self._continues[sid] = continues_from(data) if data else []
         return self._continues[sid]
 
     def referenced_by(self, sid: str) -> list[str]:

@@ -42,10 +42,18 @@ class Change:
 
 @dataclass
 class Check:
-    """Something to verify after writing, as a predicate over the root as it then is."""
+    """Something to verify after writing, as a predicate over the root as it then is.
+
+    decided_by names the one file whose planned bytes settle the check (a fact about the rows
+    a plan wrote into index.md, say): when that file verifies as holding exactly the bytes the
+    plan wrote, the check holds as the plan built them, and the file is not read and parsed
+    again to ask it. When the file holds anything else (another writer's edit merged in after
+    memboard's rename), the check is asked of the file as it is.
+    """
 
     description: str
     holds: Callable[[MemoryRoot], bool]
+    decided_by: str | None = None
 
 
 @dataclass

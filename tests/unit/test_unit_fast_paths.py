@@ -63,7 +63,8 @@ def plain_is_valid_id(value: str) -> bool:
     if not m:
         return False
     try:
-        datetime(*(int(g) for g in m.groups()[:5]))
+        year, month, day, hour, minute = (int(g) for g in m.groups()[:5])
+        datetime(year, month, day, hour, minute)
     except ValueError:
         return False
     return True

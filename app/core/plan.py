@@ -6,7 +6,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-from .diff import eol_style, file_patch
 from .formats.text import BOM_BYTES
 
 if TYPE_CHECKING:  # a check reads the root; the root's module builds on plans
@@ -118,6 +117,8 @@ def encoding_notes(plan: Plan[Any]) -> list[str]:
         name = ch.dest or ch.path
         if before.startswith(BOM_BYTES) != after.startswith(BOM_BYTES):
             out.append(f"{name}: byte order mark (BOM) {'removed' if before.startswith(BOM_BYTES) else 'added'}")
+        from .diff import eol_style  # lazy: as diff_change
+
         old_style, new_style = eol_style(before), eol_style(after)
         if old_style and new_style and old_style != new_style:
             out.append(f"{name}: line endings {old_style} → {new_style}")
@@ -129,4 +130,6 @@ def encoding_notes(plan: Plan[Any]) -> list[str]:
 
 def diff_change(ch: Change) -> str:
     """One change as a git patch section (see diff.file_patch)."""
+    from .diff import file_patch  # lazy: a plan applied without a preview (the hook's) never makes a patch
+
     return file_patch(ch.kind, ch.path, ch.before, ch.after, ch.dest)

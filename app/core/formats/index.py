@@ -60,7 +60,7 @@ WHITESPACE = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, ra
 _WS_BYTES = b"(?:" + b"|".join(re.escape(ch.encode("utf-8")) for ch in WHITESPACE) + b")"
 # in UTF-8 bytes: a newline followed by a line that does not start with `|` once stripped (not a table line)
 NOT_TABLE_LINE_RE = re.compile(b"\n(?!" + _WS_BYTES + b"*\\|)")
-NO_PIPE_FIRST_RE = re.compile(b"\n(?!\\|)")  # cheap pre-filter: most table lines start with `|` right away
+NO_PIPE_FIRST_RE = re.compile(b"\n[^|]")  # cheap pre-filter: most table lines start with `|` right away
 NO_REFS = "-"
 
 

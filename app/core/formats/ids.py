@@ -16,8 +16,8 @@ MAX_ID_LENGTH = 120
 AGENT_RE = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?", re.ASCII)
 # a Session ID's shape, with the hour and minute ranges in the pattern: only the date is left to check
 ID_SHAPE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}-(?:[01][0-9]|2[0-3])[0-5][0-9]-[a-z0-9](?:[a-z0-9-]*[a-z0-9])?", re.ASCII)
-_DATES: dict[str, bool] = {}  # `YYYY-MM-DD` -> whether it is a real date (an index holds few distinct days)
-_DATES_KEPT = 4096
+DAYS: dict[str, bool] = {}  # `YYYY-MM-DD` -> whether it is a day of the calendar, for the days checked so far
+DAYS_KEPT = 4096
 
 
 def _describe(value: str) -> str:
@@ -28,15 +28,15 @@ def _describe(value: str) -> str:
 
 def _real_date(day: str) -> bool:
     """Whether `YYYY-MM-DD` (digits in place) names a day of the calendar (remembered: rows share days)."""
-    known = _DATES.get(day)
+    known = DAYS.get(day)
     if known is None:
         try:
             datetime(int(day[:4]), int(day[5:7]), int(day[8:10]))
             known = True
         except ValueError:
             known = False
-        if len(_DATES) < _DATES_KEPT:
-            _DATES[day] = known
+        if len(DAYS) < DAYS_KEPT:
+            DAYS[day] = known
     return known
 
 

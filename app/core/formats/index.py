@@ -8,13 +8,14 @@ on a large index and keeps the hook path free of heavy imports.)
 
 from __future__ import annotations
 
+import gc
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from ..errors import Refused
-from .ids import is_valid_id
+from .ids import DAYS, ID_SHAPE_RE, MAX_ID_LENGTH, is_valid_id
 from .markers import marker_lines, marker_refusal
 from .text import (
     BOM,
@@ -269,9 +270,26 @@ class IndexFile:
         """Byte offsets in data where the table's row lines start and end ((0, 0) without a table)."""
         return (self._rows_off, self._end_off) if self.header_line is not None else (0, 0)
 
+    @cached_property
     def _positions(self) -> list[tuple[int, str]]:
         """(cell position, field name) of every known column of the header."""
         return [(pos, FIELD_OF_COLUMN[c]) for pos, c in enumerate(self.columns) if c in FIELD_OF_COLUMN]
+
+    def column_of(self, name: str) -> int:
+        """The cell of a known field an edit writes (its first column of that name)."""
+        at = self._columns_at.get(name)
+        if at is None:
+            raise ValueError(f"{COLUMN_OF_FIELD[name]} is not a column of this table")
+        return at
+
+    @cached_property
+    def _columns_at(self) -> dict[str, int]:
+        """Each known field's first column (where edits write it, as `columns.index` finds it)."""
+        out: dict[str, int] = {}
+        for pos, c in enumerate(self.columns):
+            if c in FIELD_OF_COLUMN:
+                out.setdefault(FIELD_OF_COLUMN[c], pos)
+        return out
 
     @cached_property
     def _fields(self) -> dict[str, int]:
@@ -280,24 +298,41 @@ class IndexFile:
 
     def _row_of(self, i: int, line: str, offset: int = -1) -> Row:
         """The Row of table line number i whose text is line (at byte offset in data, -1 when not known)."""
-        fields = self._fields
-        if "\\" not in line and "id" in fields and "status" in fields:
-            # most rows: no escaped pipe, so the cells are the pieces between pipes (split_cells' result)
-            parts = line.split("|")
-            if not parts[-1].strip():
-                parts.pop()
-            if len(parts) == len(self.columns) + 1:
-                cells = tuple(map(str.strip, parts))[1:]
-                sid, status = cells[fields["id"]], cells[fields["status"]]
-                return Row(i, cells, fields, row_problem(sid, status), None, offset, sid, status)
-        return self._irregular_row(i, line, offset)
+        return self._reader(i, line, offset)
+
+    @cached_property
+    def _reader(self) -> Callable[[int, str, int], Row]:
+        """How a row of this table is read: most rows have no escaped pipe and as many cells as the header,
+        so their cells are the pieces between pipes (split_cells' result) and a well-formed ID and Status
+        are checked in place; any other row is read cell by cell. (100k rows: everything at hand.)"""
+        fields, width, irregular = self._fields, len(self.columns) + 1, self._irregular_row
+        if "id" not in fields or "status" not in fields:
+            return irregular
+        at_id, at_status, strip, shaped, days = fields["id"], fields["status"], str.strip, ID_SHAPE_RE.fullmatch, DAYS
+
+        def read(number: int, line: str, offset: int) -> Row:
+            if "\\" not in line:
+                parts = line.split("|")
+                if not parts[-1].strip():
+                    parts.pop()
+                if len(parts) == width:
+                    cells = tuple(map(strip, parts))[1:]
+                    sid, status = cells[at_id], cells[at_status]
+                    if status in STATUSES and len(sid) <= MAX_ID_LENGTH and shaped(sid) and days.get(sid[:10]):
+                        problem = None  # (is_valid_id's answer for an ID whose day was checked before)
+                    else:
+                        problem = row_problem(sid, status)
+                    return Row(number, cells, fields, problem, None, offset, sid, status)
+            return irregular(number, line, offset)
+
+        return read
 
     def _irregular_row(self, i: int, line: str, offset: int) -> Row:
         """A row read cell by cell: escaped pipes, or cells that do not line up with the header."""
         width = len(self.columns)
         cells = split_cells(line_body(line)) or []
         values = {}
-        for pos, name in self._positions():
+        for pos, name in self._positions:
             if pos < len(cells):
                 raw = cells[pos]
                 values[name] = unescape(raw) if "\\" in raw else raw
@@ -314,7 +349,13 @@ class IndexFile:
             if self.header_line is None:
                 self._rows = []
             else:
-                self._rows = list(self._read_rows_from_bytes())
+                collecting = gc.isenabled()
+                gc.disable()  # 100k rows and their cells hold no cycles: no collection passes over them while they grow
+                try:
+                    self._rows = list(self._read_rows_from_bytes())
+                finally:
+                    if collecting:
+                        gc.enable()
         return self._rows
 
     def iter_rows(self) -> Iterator[Row]:
@@ -326,7 +367,7 @@ class IndexFile:
 
     def _read_rows_from_bytes(self) -> Iterator[Row]:
         """The table's rows, each line decoded on its own (no list of every line of the file is made)."""
-        data, end, row_of = self.data, self._end_off, self._row_of
+        data, end, row_of = self.data, self._end_off, self._reader
         pos, number = self._rows_off, (self.header_line or 0) + 2
         while pos < end:
             nl = data.find(b"\n", pos, end)
@@ -334,15 +375,20 @@ class IndexFile:
             yield row_of(number, decode(data[pos:stop]), pos)
             pos, number = stop, number + 1
 
+    def span_of(self, row: Row) -> tuple[int, int] | None:
+        """The byte offsets where row's line starts and ends (its ending included), when the row knows them."""
+        if row.offset < 0:
+            return None
+        nl = self.data.find(b"\n", row.offset)
+        return row.offset, len(self.data) if nl < 0 else nl + 1
+
     def locate(self, row: Row) -> tuple[str, tuple[int, int] | None]:
         """The text of row's line (with its ending) and, when the row knows where it is, the byte offsets
         where that line starts and ends (read from those bytes: no list of every line is made)."""
-        if row.offset < 0:
+        span = self.span_of(row)
+        if span is None:
             return self.lines[row.line], None
-        data = self.data
-        nl = data.find(b"\n", row.offset)
-        end = len(data) if nl < 0 else nl + 1
-        return decode(data[row.offset : end]), (row.offset, end)
+        return decode(self.data[span[0] : span[1]]), span
 
     # -- queries -----------------------------------------------------------------------
 
@@ -450,18 +496,18 @@ class IndexEdit:
 
     def set_fields(self, row: Row, changes: dict[str, str]) -> IndexEdit:
         """Rewrite row's line with the given field changes; other cells keep their raw text."""
-        cols = self.index.columns
         if self.replace.get(row.line) == "":  # deleted in this edit: nothing to set
             return self
-        cells = list(self.cells.get(row.line, row.raw_cells))
-        changed = False
+        base = self.cells.get(row.line, row.raw_cells)
+        cells: list[str] | None = None
         for name, value in changes.items():
-            col = COLUMN_OF_FIELD[name]
-            pos = cols.index(col)
-            if unescape(cells[pos]) != value:
+            pos = self.index.column_of(name)
+            raw = base[pos]
+            if (unescape(raw) if "\\" in raw else raw) != value:
+                if cells is None:
+                    cells = list(base)
                 cells[pos] = escape(value)
-                changed = True
-        if not changed:  # a no-op keeps the line's own spacing
+        if cells is None:  # a no-op keeps the line's own spacing
             return self
         self.cells[row.line] = cells
         original, span = self.index.locate(row)
@@ -481,7 +527,7 @@ class IndexEdit:
     def delete(self, row: Row) -> IndexEdit:
         """Remove row's line."""
         self.replace[row.line] = ""
-        self.spans[row.line] = self.index.locate(row)[1]
+        self.spans[row.line] = self.index.span_of(row)
         return self
 
     def append(self, values: dict[str, str]) -> IndexEdit:

@@ -12,7 +12,6 @@ BOM = "\ufeff"
 
 
 BOM_BYTES = BOM.encode("utf-8")
-CELL_RE = re.compile(r"(?:\\.|[^\\|]|\\\Z)*", re.S)  # a cell's text: a backslash escapes the character after it
 
 
 def decode(data: bytes) -> str:
@@ -71,19 +70,20 @@ def split_cells(body: str) -> list[str] | None:
         if (cells and cells[-1].strip() == "" and s.endswith("|")) or (len(cells) > 1 and cells[-1].strip() == ""):
             cells.pop()
         return [c.strip() for c in cells]
-    cells = []
-    pos, n, piped = 0, len(s), False
-    while True:
-        match = CELL_RE.match(s, pos)
-        end = match.end() if match else pos  # the pattern matches the empty string: match is never None
-        if end < n:  # an unescaped pipe ends this cell
-            cells.append(s[pos:end].strip())
-            pos, piped = end + 1, True
-            continue
-        rest = s[pos:].strip()
-        if rest or not piped:  # text after the last pipe (or a line without one) is a cell too
-            cells.append(rest)
-        return cells
+    # a pipe is escaped when an odd run of backslashes stands right before it (each backslash escapes the
+    # character after it, left to right, and a run starts fresh after any other character)
+    pieces = s.split("|")
+    cells = [pieces[0]]
+    for piece in pieces[1:]:
+        last = cells[-1]
+        if (len(last) - len(last.rstrip("\\"))) % 2:
+            cells[-1] = last + "|" + piece
+        else:
+            cells.append(piece)
+    cells = [c.strip() for c in cells]
+    if len(cells) > 1 and not cells[-1]:  # nothing after the last pipe: no cell there
+        cells.pop()
+    return cells
 
 
 def unescape(raw: str) -> str:

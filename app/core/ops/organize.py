@@ -68,8 +68,9 @@ class Pass:
 
     def protection(self, row: Row) -> str | None:
         """Why a row is protected from organize: its references, or a snapshot continuing from it."""
-        if row.refs:
-            return "Referenced By " + ", ".join(row.refs)
+        refs = row.refs
+        if refs:
+            return "Referenced By " + ", ".join(refs)
         if row.id in self.fallback:
             return "listed in Continues From of " + ", ".join(self.fallback[row.id])
         return None
@@ -101,8 +102,9 @@ class Pass:
 
     def stale(self, row: Row) -> None:
         """A stale row stays (protected when referenced)."""
-        if row.refs:
-            self.put("protected", row.id, "Referenced By " + ", ".join(row.refs))
+        refs = row.refs
+        if refs:
+            self.put("protected", row.id, "Referenced By " + ", ".join(refs))
         else:
             self.put("stale", row.id)
 

@@ -223,3 +223,23 @@ def test_edits_spliced_into_the_bytes_are_the_edits_of_the_line_list(ops):
     assert fast_edit.to_bytes() == slow_edit.to_bytes()
     assert (fast_edit._patched() is not None) == bool(fast_edit.replace)
     assert slow_edit._patched() is None
+
+
+@SETTINGS
+@given(st.text(max_size=20), st.text(max_size=30), st.lists(st.sampled_from(["2026-05-31-0900-a", "x"]), max_size=2))
+def test_a_snapshot_made_from_a_row_is_the_template_filled_in(topic, context, continues):
+    from memboard.core.formats import snapshot
+
+    try:
+        made = snapshot.render_template("2026-05-31-0900-a", "a", topic, "s", "u", context, "active", continues=continues)
+    except Exception as exc:  # a context that cannot be one line of text is refused the same way both times
+        made = repr(exc)
+    try:
+        want = snapshot.TEMPLATE.format(
+            id="2026-05-31-0900-a", agent="a", topic=escape(topic), status="active", started="s", updated="u",
+            context=snapshot.safe_line(context) or snapshot.CONTEXT_INSTRUCTION, decisions="- None", files="- None",
+            questions="- None", actions="- None", continues=snapshot._bullets(continues, "- None"), superseded="- None",
+        )
+    except Exception as exc:
+        want = repr(exc)
+    assert made == want

@@ -141,14 +141,17 @@ class MemoryRoot:
 
     @contextmanager
     def steady(self) -> Iterator[None]:
-        """Within this block (one plan build, one doctor pass) each folder of the root is resolved once."""
+        """Within this block (one plan build, one doctor pass) each folder of the root is resolved once and
+        each file read once: the pass works from one read of every file it looks at (doctor looks at a
+        snapshot three times: for sync-conflict copies, its Metadata and its Continues From)."""
         previous = getattr(self._local, "folders", None)
         if previous is None:
-            self._local.folders = {}
+            self._local.folders, self._local.reads = {}, {}
         try:
             yield
         finally:
-            self._local.folders = previous
+            if previous is None:
+                self._local.folders = self._local.reads = None
 
     def read(self, rel: str) -> bytes | None:
         """File bytes, or None when absent; a folder where a file belongs is an error.
@@ -159,7 +162,12 @@ class MemoryRoot:
         pinned: dict[str, bytes | None] | None = getattr(self._local, "pinned", None)
         if pinned is not None and rel in pinned:
             return pinned[rel]
-        seen = self.read_seen(rel)
+        reads: dict[str, Seen] | None = getattr(self._local, "reads", None)
+        seen = reads.get(rel) if reads is not None else None
+        if seen is None:
+            seen = self.read_seen(rel)
+            if reads is not None:
+                reads[rel] = seen
         tracked = getattr(self._local, "tracked", None)
         if tracked is not None:
             tracked[rel] = seen

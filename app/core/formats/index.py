@@ -554,22 +554,21 @@ class IndexEdit:
         the old bytes with those lines replaced (no line list of the whole file needed), else None."""
         if self.appended or not self.replace:
             return None
-        edits = []
-        for line, new in self.replace.items():
-            span = self.spans.get(line)
-            if span is None:
-                return None
-            edits.append((span[0], span[1], new))
-        edits.sort()
+        replace, spans = self.replace, self.spans
         view = memoryview(self.index.data)
         pieces: list[bytes | memoryview] = []
+        append = pieces.append
         done = 0
-        for start, end, new in edits:
-            pieces.append(view[done:start])
+        for line in sorted(replace):  # in line order, which is the order of their bytes
+            span = spans.get(line)
+            if span is None:
+                return None
+            append(view[done : span[0]])
+            new = replace[line]
             if new:
-                pieces.append(encode(new))
-            done = end
-        pieces.append(view[done:])
+                append(new.encode("utf-8", "surrogateescape"))  # (text.encode: 100k calls)
+            done = span[1]
+        append(view[done:])
         return b"".join(pieces)
 
     def to_text(self) -> str:

@@ -120,6 +120,16 @@ TEMPLATE = """# Session: {id}
 
 
 
+
+def _with_empty_sections(template: str) -> str:
+    """The template with `- None` already in the sections a snapshot made from a row leaves empty."""
+    for name in ("decisions", "files", "questions", "actions", "superseded"):
+        template = template.replace("{" + name + "}", "- None")
+    return template
+
+
+BARE_TEMPLATE = _with_empty_sections(TEMPLATE)
+
 if TYPE_CHECKING:
     from .blocks import Block
 
@@ -185,6 +195,17 @@ def render_template(
     superseded: list[str] | None = None,
 ) -> str:
     """A new snapshot exactly in the seed's template, filled with the given values."""
+    if not (decisions or files or questions or actions or superseded):  # (doctor: 58k of them at 100k rows)
+        return BARE_TEMPLATE.format(
+            id=session_id,
+            agent=agent,
+            topic=escape(topic),
+            status=status,
+            started=started,
+            updated=updated,
+            context=safe_line(context) or CONTEXT_INSTRUCTION,
+            continues=_bullets(continues, "- None"),
+        )
     return TEMPLATE.format(
         id=session_id,
         agent=agent,

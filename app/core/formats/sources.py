@@ -164,24 +164,30 @@ class _Scan:
         """The top-level block at line i: its end, its heading level (0 if none) and its items' first lines."""
         if line[:1].isalpha() and "|" not in line:
             return self.paragraph(i)  # a letter starts no other block (most lines of a snapshot)
-        if _html(line):
-            raise Unsure
-        if line.startswith("    "):
-            return self.indented(i), 0, [i]
-        heading = HEADING_RE.match(line)
-        if heading:
-            return i + 1, len(heading.group(1)), [i]
         stripped = line.lstrip(" ")
-        if len(line) - len(stripped) < 4 and stripped.startswith(">"):
+        if len(line) - len(stripped) >= 4:
+            return self.indented(i), 0, [i]
+        # blocks.py tries HTML, a heading, a quote, a fence, a thematic break, a list, in that order: each
+        # starts with its own mark, so the first character after the indentation says which to try
+        mark = stripped[:1]
+        if mark == "<":
+            raise Unsure
+        if mark == "#":
+            heading = HEADING_RE.match(line)
+            if heading:
+                return i + 1, len(heading.group(1)), [i]
+        elif mark == ">":
             return self.quote(i), 0, [i]
-        fence = _is_fence(line)
-        if fence:
-            return self.fence(i, fence), 0, [i]
-        if HR_RE.match(line):
-            return i + 1, 0, [i]
-        if MARKER_RE.match(line):
-            end, starts = self.list(i)
-            return end, 0, starts
+        elif mark in ("`", "~"):
+            fence = _is_fence(line)
+            if fence:
+                return self.fence(i, fence), 0, [i]
+        elif mark in ("-", "*", "_", "+") or mark.isdigit():
+            if HR_RE.match(line):
+                return i + 1, 0, [i]
+            if MARKER_RE.match(line):
+                end, starts = self.list(i)
+                return end, 0, starts
         if "|" in line and i + 1 < self.n and DELIMITER_RE.fullmatch(self.at(i + 1)):
             if _cells(line) != _cells(self.at(i + 1)):
                 raise Unsure
@@ -286,7 +292,7 @@ class _Scan:
         content = line[m.end() :]
         if width - m.end(2) > 4 or not content.strip():
             raise Unsure  # an item starting with indented code or a blank line
-        para: bool | None = _plain(content)  # None: the innermost open block is not known to be a paragraph
+        para: bool | None = (content[:1].isalpha() and "|" not in content) or _plain(content)  # None: not known
         if not para:
             para = None
         blank = False

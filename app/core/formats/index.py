@@ -266,6 +266,10 @@ class IndexFile:
             self._table_end = (self.header_line or 0) + 2 + count
         return self._table_end
 
+    def header_bytes(self) -> bytes:
+        """The table's header and separator lines as they are in the file (b"" without a table)."""
+        return self.data[self._header_off : self._rows_off] if self.header_line is not None else b""
+
     def row_span(self) -> tuple[int, int]:
         """Byte offsets in data where the table's row lines start and end ((0, 0) without a table)."""
         return (self._rows_off, self._end_off) if self.header_line is not None else (0, 0)

@@ -16,7 +16,7 @@ NO_EOL = "\\ No newline at end of file\n"
 
 def eol_style(data: bytes) -> str:
     """`CRLF`, `LF`, `mixed CRLF/LF`, or `` for a file without line ends."""
-    crlf = data.count(b"\r\n")
+    crlf = data.count(b"\r\n") if b"\r" in data else 0  # (counting a pair is slow: most files hold no CR)
     lf = data.count(b"\n") - crlf
     if crlf and lf:
         return "mixed CRLF/LF"
@@ -131,14 +131,16 @@ def unified_diff(a: list[str], b: list[str], from_name: str, to_name: str) -> st
             out += [f"--- {from_name}\n", f"+++ {to_name}\n"]
         first, last = group[0], group[-1]
         out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
+        # every line ends with a newline (diff_lines), so joining a run with its mark puts the mark at the
+        # start of each of its lines
         for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                out += [" " + line for line in a[i1:i2]]
+            if tag == "equal" and i2 > i1:
+                out.append(" " + " ".join(a[i1:i2]))
                 continue
-            if tag in ("replace", "delete"):
-                out += ["-" + line for line in a[i1:i2]]
-            if tag in ("replace", "insert"):
-                out += ["+" + line for line in b[j1:j2]]
+            if tag in ("replace", "delete") and i2 > i1:
+                out.append("-" + "-".join(a[i1:i2]))
+            if tag in ("replace", "insert") and j2 > j1:
+                out.append("+" + "+".join(b[j1:j2]))
     return "".join(out)
 
 

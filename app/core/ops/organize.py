@@ -125,10 +125,13 @@ def plan_organize(root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_ST
         raise UsageError("--stale-days must be 0 or more")
     before = root.read(INDEX)
     index = IndexFile(before or b"")
-    sorting = Pass(index.edit(), continued_sources(root, index.ids()), root.session_ids_on_disk(), when - timedelta(days=stale_days))
-    counts = Counter(row.id for row in index.rows)
+    ids = index.ids()
+    sorting = Pass(index.edit(), continued_sources(root, ids), root.session_ids_on_disk(), when - timedelta(days=stale_days))
+    twice: set[str] = set()  # IDs of more than one row (usually none: as many IDs as rows)
+    if len(ids) < len(index.rows):
+        twice = {sid for sid, n in Counter(row.id for row in index.rows).items() if n > 1}
     for row in index.rows:
-        if row.problem or counts[row.id] > 1:
+        if row.problem or row.id in twice:
             sorting.put("malformed", row.id or f"line {row.line + 1}")
             sorting.reasons[row.id] = row.problem or "duplicate Session ID"
         elif row.status == "idle":

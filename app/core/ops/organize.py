@@ -147,6 +147,6 @@ def plan_organize(root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_ST
         plan.changes.append(Change("modify", INDEX, before, after))
         plan.checks.append(organized_check(set(lists["deleted"]), set(lists["marked_stale"])))
     for key, label in LABELS:
-        ids = lists[key]
-        plan.report.append(f"{label}: {len(ids)}" + (" — " + ", ".join(ids) if ids else ""))
+        listed = lists[key]
+        plan.report.append(f"{label}: {len(listed)}" + (" — " + ", ".join(listed) if listed else ""))
     return plan

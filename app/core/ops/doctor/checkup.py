@@ -105,7 +105,8 @@ class Checkup:
         if self.edit is not None:
             for values in self.restored.values():
                 self.edit.append(values)
-            after = self.edit.to_bytes()
-            if self.edit.changed and after != self.before:
-                plan.changes.append(Change.write(INDEX, self.before, after))
+            if self.edit.changed:  # (an unchanged edit would render the whole index only to find it the same)
+                after = self.edit.to_bytes()
+                if after != self.before:
+                    plan.changes.append(Change.write(INDEX, self.before, after))
         return plan

@@ -376,7 +376,7 @@ class IndexFile:
         while pos < end:
             nl = data.find(b"\n", pos, end)
             stop = end if nl < 0 else nl + 1
-            yield row_of(number, decode(data[pos:stop]), pos)
+            yield row_of(number, data[pos:stop].decode("utf-8", "surrogateescape"), pos)  # (text.decode: 100k calls)
             pos, number = stop, number + 1
 
     def span_of(self, row: Row) -> tuple[int, int] | None:

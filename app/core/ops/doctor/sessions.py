@@ -132,7 +132,7 @@ def check_live_rows(c: Checkup) -> None:
             half_archived(c, sid, row, has_snap)
         elif has_snap:
             row_behind_snapshot(c, sid, row)
-        else:
+        elif row.status != "idle":
             missing_snapshot(c, sid, row)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -150,6 +151,7 @@ def _reads_as_paragraph(text: str) -> bool:
     return len(blocks) == 1 and blocks[0].kind == "para"
 
 
+@lru_cache(maxsize=4096)  # the same Summary on many rows (doctor writes a snapshot for each of 57k rows at 100k)
 def safe_line(value: str) -> str:
     """A one-line value as text that reads as one paragraph (or list item content).
 

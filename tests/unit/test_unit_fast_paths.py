@@ -243,3 +243,19 @@ def test_a_snapshot_made_from_a_row_is_the_template_filled_in(topic, context, co
     except Exception as exc:
         want = repr(exc)
     assert made == want
+
+
+@SETTINGS
+@given(st.sampled_from(["\n", "\r\n", "\r\r\n", "", "\r"]), st.sampled_from(["|a|", "| a |", "|  a  |"]),
+       st.sampled_from(["active", "stale"]))
+def test_a_row_set_in_place_is_rewritten_only_when_its_line_changes(ending, spacing, status):
+    row_text = f"| 2026-05-31-0900-a | a | T | S | K | {status} | - | s | u |"
+    if spacing != "| a |":
+        row_text = row_text.replace("| a |", spacing, 1)
+    data = (HEADER + "\n" + SEP + "\n" + row_text + ending).encode("utf-8")
+    fast, slow = IndexFile(data), IndexFile(data)
+    fast_edit, slow_edit = fast.edit(), slow.edit()
+    fast_edit.set_fields(fast.rows[0], {"status": "stale"})
+    slow_edit.set_fields(replace(slow.rows[0], offset=-1), {"status": "stale"})
+    assert fast_edit.replace == slow_edit.replace
+    assert fast_edit.to_bytes() == slow_edit.to_bytes()

@@ -514,9 +514,19 @@ class IndexEdit:
         if cells is None:  # a no-op keeps the line's own spacing
             return self
         self.cells[row.line] = cells
-        original, span = self.index.locate(row)
-        new = self._render(cells, line_ending(original) or "")
-        if line_body(new) != line_body(original):
+        span = self.index.span_of(row)
+        if span is None:
+            original = self.index.lines[row.line]
+            new = self._render(cells, line_ending(original) or "")
+            same = line_body(new) == line_body(original)
+        else:  # compared in bytes: no decoding of the old line (organize rewrites 40k rows at 100k)
+            data, (start, end) = self.index.data, span
+            ending = "\r\n" if data.endswith(b"\r\n", start, end) else "\n" if data.endswith(b"\n", start, end) else ""
+            body = "| " + " | ".join(cells) + " |"
+            new = body + ending
+            old = data[start : end - 1] if data.endswith(b"\n", start, end) else data[start:end]
+            same = body.encode("utf-8", "surrogateescape") == (old[:-1] if old.endswith(b"\r") else old)  # line_body
+        if not same:
             self.replace[row.line] = new
             self.spans[row.line] = span
         else:

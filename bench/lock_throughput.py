@@ -53,7 +53,7 @@ def worker(root: str, agent: str, count: int, out: str, go: str) -> None:
     for _ in range(count):
         try:
             plan = apply.execute(memory, lambda r: plan_register(r, clock.now(), agent))
-            ids.append(plan.result["session_id"])
+            ids.append(plan.result.session_id)
         except Exception as exc:  # a failed registration is reported, not a lost row
             failures.append(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     elapsed = time.perf_counter() - start

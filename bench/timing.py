@@ -7,11 +7,40 @@ import statistics
 import subprocess
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+
+CHILD = Path(__file__).resolve().parent / "child.py"
 
 
 class BenchFailure(RuntimeError):
     """A measured command failed, so its figure cannot be reported."""
+
+
+@dataclass
+class Sample:
+    """One run of a command, measured by bench/child.py: its own wall and CPU seconds, its own peak memory."""
+
+    wall: float
+    cpu: float
+    peak_mb: float
+
+
+def sample(cmd: Sequence[str], env: dict, stdin: bytes | None = None, timeout: float = 600, expect: str | None = None) -> Sample:
+    """Run cmd once under bench/child.py (whose stdout must hold expect, when given); a non-zero exit is a BenchFailure."""
+    import json
+    import sys
+
+    wrapper = [sys.executable, str(CHILD), *(["--expect", expect] if expect else []), *cmd]
+    proc = subprocess.run(wrapper, input=stdin, capture_output=True, env=env, timeout=timeout)
+    lines = proc.stdout.decode("utf-8", "replace").strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        raise BenchFailure(f"bench/child.py failed: {proc.stderr.decode('utf-8', 'replace')[-300:]}")
+    rep = json.loads(lines[-1])
+    if rep["code"] != 0:
+        err = rep["err"].strip().splitlines()
+        raise BenchFailure(f"{' '.join(cmd[-4:])} exited {rep['code']}: {err[-1] if err else ''}")
+    return Sample(rep["wall"], rep["cpu"], rep["peak_mb"])
 
 
 def median(values: Sequence[float]) -> float:

@@ -291,10 +291,10 @@ def save_rename(path: Path, n: int, rng: random.Random) -> dict | None:
 
 
 def save_append(path: Path, n: int) -> dict:
-    """Append one row (one write)."""
+    """Append one row (one write); its window opens with the file (a rename after that leaves it the old file)."""
+    check = time.time()
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
     try:
-        check = time.time()
         os.write(fd, hand_row(n))
         mod = time.time()
         lost = os.fstat(fd).st_nlink == 0

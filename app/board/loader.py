@@ -211,8 +211,9 @@ class CopyScan:
         return tuple(_signature(str(self.root.path / rel)) for rel in (".", SESSIONS, ARCHIVE))
 
     def stale(self) -> bool:
-        """Whether a folder changed since the last scan."""
-        return self._folders() != self.signature
+        """Whether a folder changed since the last scan (never before the first one, which the board's
+        first read makes: until then every poll would start a reload of the whole index)."""
+        return self.signature is not None and self._folders() != self.signature
 
     def current(self) -> list[ConflictCopy]:
         """The copies, scanned again when a folder changed."""

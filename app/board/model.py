@@ -12,7 +12,6 @@ from datetime import datetime
 
 from ..core.formats.clock import age_label, parse
 from ..core.formats.index import STATUSES, IndexFile, Row, parse_refs
-from ..core.formats.text import encode
 
 ALL = "all"
 STATUS_FILTERS = (ALL, *STATUSES)
@@ -30,6 +29,11 @@ SORT_COLUMNS: dict[str, str] = {
     "started_at": "Started At",
     "updated_at": "Updated At",
 }
+
+
+def _same(value: str, _default: str) -> str:
+    """The value itself (BoardRow.from_row without a shared pool)."""
+    return value
 
 
 def fast_time(text: str) -> datetime | None:
@@ -63,20 +67,25 @@ class BoardRow:
     _age: str | None = field(default=None, repr=False)
 
     @classmethod
-    def from_row(cls, row: Row, has_snapshot: bool = False) -> BoardRow:
-        """Build a board row from a parsed index row."""
-        v = row.values
+    def from_row(cls, row: Row, has_snapshot: bool = False, shared: dict[str, str] | None = None) -> BoardRow:
+        """Build a board row from a parsed index row.
+
+        shared, when given, keeps one copy of each text several rows hold (statuses, agents, the
+        placeholder topic and summary, timestamps): 100k rows hold far fewer distinct texts.
+        """
+        one = shared.setdefault if shared is not None else _same
+        get = row.get
         out = cls(
             row.line,
-            v.get("id", ""),
-            v.get("agent", ""),
-            v.get("topic", ""),
-            v.get("summary", ""),
-            v.get("keywords", ""),
-            v.get("status", ""),
-            v.get("referenced_by", ""),
-            v.get("started_at", ""),
-            v.get("updated_at", ""),
+            row.id,
+            one(get("agent"), get("agent")),
+            one(get("topic"), get("topic")),
+            one(get("summary"), get("summary")),
+            one(get("keywords"), get("keywords")),
+            one(row.status, row.status),
+            one(get("referenced_by"), get("referenced_by")),
+            one(get("started_at"), get("started_at")),
+            one(get("updated_at"), get("updated_at")),
             row.problem,
             has_snapshot,
         )
@@ -122,10 +131,7 @@ class IndexSource:
     @classmethod
     def of(cls, index: IndexFile) -> IndexSource:
         """Remember an index's bytes and table position."""
-        prelude = b""
-        if index.header_line is not None:
-            prelude = encode(index.lines[index.header_line] + index.lines[index.header_line + 1])
-        return cls(index.data, index.header_line, index.table_end, prelude)
+        return cls(index.data, index.header_line, index.table_end, index.header_bytes())
 
 
 def sort_key(name: str):
@@ -170,7 +176,8 @@ class BoardModel:
     @classmethod
     def from_index(cls, index: IndexFile, snapshot_ids: set[str], now: datetime, complete: bool = True) -> BoardModel:
         """Build the model from a parsed index and the IDs that have a snapshot."""
-        rows = [BoardRow.from_row(r, r.values.get("id", "") in snapshot_ids) for r in index.rows]
+        shared: dict[str, str] = {}  # one copy of each repeated text; rows stream in one at a time (100k rows)
+        rows = [BoardRow.from_row(r, r.id in snapshot_ids, shared) for r in index.iter_rows()]
         model = cls(rows, now, complete, list(index.problems))
         model.source = IndexSource.of(index)
         model.markers = list(index.conflict_lines)

@@ -153,9 +153,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
               "changes": [c.describe() for c in plan.changes]})
         return 0
     out = sys.stderr if args.fix and args.dry_run else sys.stdout  # a dry run's stdout is the patch alone
-    for f in findings:
-        fix = f"  → fix: {f.fix}" if f.fix else ""
-        print(f"{f.kind}\t{f.id or '-'}\t{f.message}{fix}", file=out)
+    out.write("".join(f"{f.kind}\t{f.id or '-'}\t{f.message}{f'  → fix: {f.fix}' if f.fix else ''}\n" for f in findings))
     if not findings:
         print("no problems found", file=out)
     if not args.fix:

@@ -7,12 +7,15 @@ the other commands.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from ..core.errors import MemboardError
+
+if TYPE_CHECKING:  # the parsers import argparse themselves; the hook's path never needs it (3 ms)
+    import argparse
 
 
 def err(message: str) -> None:

@@ -10,7 +10,6 @@ filelock and the core modules it needs: no Textual, Rich or mistletoe.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -42,6 +41,7 @@ class HookInputError(Exception):
 
 def add_arguments(parser) -> None:
     """The hook command's arguments for argparse (help and usage errors; the fast path reads them itself)."""
+    import argparse  # lazy: the hook's own path reads its arguments without argparse (3 ms of imports)
 
     # no argparse `choices`: an unknown tool is logged and exits 0 like every other hook failure
     parser.add_argument("tool", metavar="{" + ",".join(NAMES) + "}", help="the agent whose hook JSON arrives on stdin")
@@ -196,7 +196,11 @@ def register_from_hook(tool: str, payload: dict, root_path, cfg: dict, agent: st
     conversation = conversation_of(tool, payload)
     when = clock.now()
     return execute(
-        root, lambda r: plan_session_start(r, when, name, conversation, tool), timeout=lock_wait(), settle_wait=SETTLE_WAIT
+        root,
+        lambda r: plan_session_start(r, when, name, conversation, tool),
+        timeout=lock_wait(),
+        settle_wait=SETTLE_WAIT,
+        quick=True,
     )
 
 
@@ -271,6 +275,7 @@ def main(argv: list[str]) -> int:
     quick = quick_args(argv)
     if quick is not None:
         return run(*quick)
+    import argparse  # lazy: as in add_arguments
 
     class FailOpenParser(argparse.ArgumentParser):
         """Usage errors of a hook are logged, never an exit status the agent would see."""

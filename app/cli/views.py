@@ -7,22 +7,22 @@ import sys
 
 from ..core.errors import MemboardError, Refused, UsageError
 from ..core.formats.conversations import valid_conversation
-from ..core.ops.query import chain, list_rows, show
+from ..core.ops.query import chain, iter_row_views, show
 from ..core.ops.session_start import whoami
 from ..core.results import ChainNode
 from .args import root_of
 from .entry import err
-from .output import chain_json, dump, row_json, session_json, whoami_json
+from .output import chain_json, dump, dump_array, row_json, row_text, session_json, whoami_json
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """list [--status S] [--json]."""
+    """list [--status S] [--json]: the rows stream out as they are read (a 100k-row index is never held whole)."""
     warnings: list[str] = []
-    rows = list_rows(root_of(args), args.status, warnings)
+    rows = iter_row_views(root_of(args), args.status, warnings)
     for line in warnings:
         err(line)
     if args.json:
-        dump([row_json(r) for r in rows])
+        dump_array(rows, row_text)
         return 0
     for r in rows:
         mark = "!" if r.problem else " "

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from .formats.text import decode
+from .formats.text import decode, split_lines
 
 NO_EOL = "\\ No newline at end of file\n"
 
 
 def eol_style(data: bytes) -> str:
     """`CRLF`, `LF`, `mixed CRLF/LF`, or `` for a file without line ends."""
-    crlf = data.count(b"\r\n")
+    crlf = data.count(b"\r\n") if b"\r" in data else 0  # (counting a pair is slow: most files hold no CR)
     lf = data.count(b"\n") - crlf
     if crlf and lf:
         return "mixed CRLF/LF"
@@ -29,10 +29,9 @@ def diff_lines(data: bytes | None) -> list[str]:
     newline; a last line without one carries git's marker."""
     if not data:
         return []
-    parts = decode(data).split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1] + "\n" + NO_EOL)
+    lines = split_lines(decode(data))
+    if not lines[-1].endswith("\n"):
+        lines[-1] += "\n" + NO_EOL
     return lines
 
 
@@ -87,6 +86,8 @@ def _anchored_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
 
     def gap(i1: int, i2: int, j1: int, j2: int) -> None:
         if i2 > i1 and j2 > j1 and (i2 - i1) * (j2 - j1) <= GAP_CELLS:
+            if set(a[i1:i2]).isdisjoint(b[j1:j2]):
+                return  # no line in common: difflib would match nothing (most gaps: rows rewritten or deleted)
             matcher = difflib.SequenceMatcher(None, a[i1:i2], b[j1:j2], autojunk=False)
             for bi, bj, size in matcher.get_matching_blocks():
                 add(i1 + bi, j1 + bj, size)
@@ -119,7 +120,9 @@ def unified_diff(a: list[str], b: list[str], from_name: str, to_name: str) -> st
 
     if len(a) + len(b) <= LARGE:
         return "".join(difflib.unified_diff(a, b, from_name, to_name, n=CONTEXT))
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    matcher: difflib.SequenceMatcher[str] = difflib.SequenceMatcher(None, [], [], autojunk=False)
+    # the sequences as set_seqs would set them, without indexing every line of b: the blocks come from below
+    matcher.a, matcher.b = a, b  # type: ignore[attr-defined]
     # difflib's grouping reads the matching blocks it caches here (patience-style anchors, see above)
     matcher.matching_blocks = [difflib.Match(*blk) for blk in _anchored_blocks(a, b)]  # type: ignore[attr-defined]
     out: list[str] = []
@@ -128,14 +131,16 @@ def unified_diff(a: list[str], b: list[str], from_name: str, to_name: str) -> st
             out += [f"--- {from_name}\n", f"+++ {to_name}\n"]
         first, last = group[0], group[-1]
         out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
+        # every line ends with a newline (diff_lines), so joining a run with its mark puts the mark at the
+        # start of each of its lines
         for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                out += [" " + line for line in a[i1:i2]]
+            if tag == "equal" and i2 > i1:
+                out.append(" " + " ".join(a[i1:i2]))
                 continue
-            if tag in ("replace", "delete"):
-                out += ["-" + line for line in a[i1:i2]]
-            if tag in ("replace", "insert"):
-                out += ["+" + line for line in b[j1:j2]]
+            if tag in ("replace", "delete") and i2 > i1:
+                out.append("-" + "-".join(a[i1:i2]))
+            if tag in ("replace", "insert") and j2 > j1:
+                out.append("+" + "+".join(b[j1:j2]))
     return "".join(out)
 
 

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-from .diff import eol_style, file_patch
 from .formats.text import BOM_BYTES
 
 if TYPE_CHECKING:  # a check reads the root; the root's module builds on plans
@@ -42,10 +41,18 @@ class Change:
 
 @dataclass
 class Check:
-    """Something to verify after writing, as a predicate over the root as it then is."""
+    """Something to verify after writing, as a predicate over the root as it then is.
+
+    decided_by names the one file whose planned bytes settle the check (a fact about the rows
+    a plan wrote into index.md, say): when that file verifies as holding exactly the bytes the
+    plan wrote, the check holds as the plan built them, and the file is not read and parsed
+    again to ask it. When the file holds anything else (another writer's edit merged in after
+    memboard's rename), the check is asked of the file as it is.
+    """
 
     description: str
     holds: Callable[[MemoryRoot], bool]
+    decided_by: str | None = None
 
 
 @dataclass
@@ -110,6 +117,8 @@ def encoding_notes(plan: Plan[Any]) -> list[str]:
         name = ch.dest or ch.path
         if before.startswith(BOM_BYTES) != after.startswith(BOM_BYTES):
             out.append(f"{name}: byte order mark (BOM) {'removed' if before.startswith(BOM_BYTES) else 'added'}")
+        from .diff import eol_style  # lazy: as diff_change
+
         old_style, new_style = eol_style(before), eol_style(after)
         if old_style and new_style and old_style != new_style:
             out.append(f"{name}: line endings {old_style} → {new_style}")
@@ -121,4 +130,6 @@ def encoding_notes(plan: Plan[Any]) -> list[str]:
 
 def diff_change(ch: Change) -> str:
     """One change as a git patch section (see diff.file_patch)."""
+    from .diff import file_patch  # lazy: a plan applied without a preview (the hook's) never makes a patch
+
     return file_patch(ch.kind, ch.path, ch.before, ch.after, ch.dest)

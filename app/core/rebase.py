@@ -12,7 +12,6 @@ unless a Session ID is in both.
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter
 
 
@@ -27,6 +26,8 @@ def _split_lf(data: bytes) -> list[bytes]:
 
 def _hunks(base: list[bytes], other: list[bytes]) -> list[tuple[int, int, list[bytes]]]:
     """Changed regions of base as (start, end, replacement lines)."""
+    import difflib  # lazy: only a write that finds its file changed underneath merges (the hook's path loads it never)
+
     matcher = difflib.SequenceMatcher(None, base, other, autojunk=False)
     return [(i1, i2, other[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 

@@ -20,7 +20,7 @@ from tests.support.hooks import (
     log_lines,
     map_lines,
 )
-from tests.support.roots import rows_of
+from tests.support.roots import index_text, row_line, rows_of
 
 SID = "2026-06-01-0930-claude-main-agent"
 CLAUDE_OK = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": f"Your Memory Session ID is: {SID}"}}
@@ -314,6 +314,33 @@ def test_the_hook_imports_nothing_heavy(root):
     imported = {line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines() if line.startswith("import time:")}
     assert "memboard.cli.hook" in imported and "filelock" in imported  # the trace is real
     assert not {m for m in imported if m.split(".")[0] in HEAVY}
+
+
+def test_the_hook_loads_only_what_it_uses_and_reads_the_index_to_plan_and_to_verify(root):
+    # argparse (only for arguments a hook does not send), difflib (only to merge onto a file changed
+    # underneath) and the patch maker stay unloaded; index.md is read once, under the lock, to plan the
+    # row and once more to verify the written bytes (an old index: its signature guards the rename)
+    (root / "index.md").write_text(index_text([row_line("2026-05-01-0900-agent-a")]), encoding="utf-8")
+    old = time.time() - 60
+    os.utime(root / "index.md", (old, old))
+    script = (
+        "import builtins, io, sys\n"
+        "root, payload = sys.argv[1:3]\n"
+        "sys.argv = ['memboard', 'hook', 'claude', '--root', root]\n"
+        "sys.stdin = io.TextIOWrapper(io.BytesIO(payload.encode()))\n"
+        "opened, real_open = [], builtins.open\n"
+        "def counting(file, *a, **k):\n"
+        "    if str(file).endswith('index.md'): opened.append(str(file))\n"
+        "    return real_open(file, *a, **k)\n"
+        "builtins.open = counting\n"
+        "from memboard.cli import main\n"
+        "code = main()\n"
+        "loaded = sorted(m for m in ('argparse', 'difflib', 'memboard.core.diff') if m in sys.modules)\n"
+        "print(code, loaded, len(opened))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script, str(root), json.dumps(claude_payload())], capture_output=True, timeout=60)
+    assert proc.stdout.decode().strip().splitlines()[-1] == "0 [] 2"
+    assert "claude-main-agent" in (root / "index.md").read_text(encoding="utf-8")
 
 
 def test_the_hook_path_in_process_leaves_heavy_modules_unloaded(root):

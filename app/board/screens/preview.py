@@ -40,7 +40,7 @@ def visible(line: str) -> str:
     """A diff line with its invisible characters drawn: `␍` for a CR (so a CRLF → LF change shows),
     `⟨BOM⟩`, `⟨U+2028⟩`-style marks for other control and separator characters, `⟨\\xe9⟩` for a
     byte that is not UTF-8."""
-    if line.isascii() and line.isprintable():
+    if line.isprintable():  # every character this draws is unprintable: a printable line stays as it is
         return line
     out = []
     for ch in line:
@@ -73,11 +73,11 @@ class DiffView(Widget):
         super().__init__(id=id)
         self.diff = diff
         self.empty = empty
-        lines = [visible(line) for line in readable(diff.split("\n"))]  # `\n` only: U+2028 or \f is inside a line
+        lines = readable(diff.split("\n"))  # `\n` only: U+2028 or \f is inside a line
         if lines and lines[-1] == "":
             lines.pop()
         self.hidden = max(0, len(lines) - MAX_SHOWN_LINES)
-        self.lines = lines[:MAX_SHOWN_LINES]
+        self.lines = [visible(line) for line in lines[:MAX_SHOWN_LINES]]  # (an organize at 100k: 150k lines)
         self.kinds = [self.style_of(line) for line in self.lines]
         self.emphasis = changed_spans(self.lines, self.kinds)
 

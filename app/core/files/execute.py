@@ -13,7 +13,7 @@ StalePlan with a fresh one.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,7 +26,7 @@ from . import localstate, probe, revisions
 from .fs import ChangedUnderfoot, atomic_write, fsync_dir, make_folders, remove_folders, rename, still
 from .lock import locked
 from .root import MemoryRoot
-from .settle import Budget, NotSettled, Seen, Signature, settle_seconds, signature
+from .settle import Budget, NotSettled, Seen, Signature, aged_read, settle_seconds, signature
 
 SETTLE_WAIT = 5.0  # seconds a command or the board waits at most for files to settle (hooks pass 1)
 REBUILDS = 8
@@ -58,6 +58,11 @@ def settled_build(root: MemoryRoot, build: Builder[R], budget: Budget) -> Plan[R
     mid-save is thrown away: the file is watched until it settles and the plan is built
     again from its settled bytes. NotSettled when the budget runs out first.
     """
+    return _settled_build(root, build, budget)[0]
+
+
+def _settled_build(root: MemoryRoot, build: Builder[R], budget: Budget) -> tuple[Plan[R], dict[str, Seen]]:
+    """settled_build, with the settled read of each file the plan builds on."""
     for _round in range(SETTLE_ROUNDS):
         with root.tracking() as reads:
             try:
@@ -69,12 +74,13 @@ def settled_build(root: MemoryRoot, build: Builder[R], budget: Budget) -> Plan[R
                 root.wait_settled(pending, budget)
                 continue
         pending = {}
+        bases: dict[str, Seen] = {}
         for rel, before in _bases(plan, reads).items():
-            seen = reads.get(rel) or root.read_seen(rel)
+            seen = bases[rel] = reads.get(rel) or root.read_seen(rel)
             if seen.data != before or not root.settled(rel, seen):
                 pending[rel] = (None, None)
         if not pending:
-            return plan
+            return plan, bases
         root.wait_settled(pending, budget)
     raise NotSettled("the files to change kept changing while memboard read them (another program saving them over and over)")
 
@@ -84,50 +90,75 @@ def _planned(plan: Plan[Any], rel: str) -> bytes | None:
     return next((ch.after for ch in plan.changes if ch.path == rel), None)
 
 
-def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Signature | None] | None:
-    """Under the lock: each touched file's signature when all still hold the plan's bytes, settled; None when
+def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Seen] | None:
+    """Under the lock: each touched file's settled read when all still hold the plan's bytes; None when
     one changed (after it settled), so the plan must be built again."""
-    sigs: dict[str, Signature | None] = {}
+    seens: dict[str, Seen] = {}
     for rel, before in plan.expected_before().items():
         seen = root.read_seen(rel)
         if not root.settled(rel, seen, before, _planned(plan, rel)):
             seen = root.wait_settled({rel: (before, _planned(plan, rel))}, budget)[rel]
         if seen.data != before:
             return None
-        sigs[rel] = seen.sig
-    return sigs if localstate.unchanged(root, plan) else None
+        seens[rel] = seen
+    return seens if localstate.unchanged(root, plan) else None
 
 
 def execute(
-    root: MemoryRoot, build: Builder[R], dry_run: bool = False, timeout: float | None = None, settle_wait: float = SETTLE_WAIT
+    root: MemoryRoot,
+    build: Builder[R],
+    dry_run: bool = False,
+    timeout: float | None = None,
+    settle_wait: float = SETTLE_WAIT,
+    quick: bool = False,
 ) -> Plan[R]:
     """Build a plan from settled files and, unless dry_run, apply it; rebuilt under the lock if files changed.
 
     timeout bounds the wait for the lock (default: lock_timeout()); settle_wait the time spent
-    waiting for files another program is saving (hooks pass short ones).
+    waiting for files another program is saving (hooks pass short ones). A quick plan (the
+    hook's one-row append) is built under the lock from one read of each file, which is then
+    the read the write is checked against; others are built before the lock and the files
+    re-read under it.
     """
     root.require_memory_root()
     root.window = settle_seconds()
     budget = Budget(settle_wait)
     if not dry_run:
         check_writable(root)
+    if quick and not dry_run:
+        with locked(root, timeout):
+            for _attempt in range(REBUILDS):
+                plan, seens = _settled_build(root, build, budget)
+                if plan.empty:
+                    return plan
+                try:
+                    write_and_verify(root, plan, {rel: seens.get(rel) for rel in plan.expected_before()}, settle_wait)
+                    return plan
+                except ChangedUnderfoot:
+                    continue
+        raise _keep_changing(plan)
     plan = settled_build(root, build, budget)
     if dry_run or plan.empty:
         return plan
     with locked(root, timeout):
         for _attempt in range(REBUILDS):
-            sigs = confirm(root, plan, budget)
-            if sigs is None:
+            confirmed = confirm(root, plan, budget)
+            if confirmed is None:
                 plan = settled_build(root, build, budget)
                 if plan.empty:
                     return plan
                 continue
             try:
-                write_and_verify(root, plan, sigs, settle_wait)
+                write_and_verify(root, plan, confirmed, settle_wait)
                 return plan
             except ChangedUnderfoot:
                 continue
-    raise MemboardError(
+    raise _keep_changing(plan)
+
+
+def _keep_changing(plan: Plan[Any]) -> MemboardError:
+    """The error of a plan whose files kept changing under the lock (another tool writing without it)."""
+    return MemboardError(
         f"{plan.op}: index files keep changing under memboard (another tool writing without the lock?); "
         "nothing written, try again"
     )
@@ -142,11 +173,11 @@ def apply_exact(root: MemoryRoot, plan: Plan[R], build: Builder[R]) -> Plan[R]:
     budget = Budget(SETTLE_WAIT)
     check_writable(root)
     with locked(root):
-        sigs = confirm(root, plan, budget)
-        if sigs is None:
+        seens = confirm(root, plan, budget)
+        if seens is None:
             raise StalePlan("the files changed since this preview; review the new plan", settled_build(root, build, budget))
         try:
-            write_and_verify(root, plan, sigs, SETTLE_WAIT)
+            write_and_verify(root, plan, seens, SETTLE_WAIT)
         except ChangedUnderfoot:
             raise StalePlan(
                 "the files changed while writing this preview; review the new plan", settled_build(root, build, budget)
@@ -214,14 +245,16 @@ def _delete(root: MemoryRoot, ch: Change, sig: Signature | None) -> Written:
     return []
 
 
-def _step(root: MemoryRoot, ch: Change, sig: Signature | None, step: int) -> Written:
-    """Carry out one file change, guarded by the signature the plan's file had under the lock; what it wrote."""
+def _step(root: MemoryRoot, ch: Change, sig: Signature | None, step: int, aged: bool = False) -> Written:
+    """Carry out one file change, guarded by the signature the plan's file had under the lock (aged: that
+    signature alone tells whether the file changed since; see settle.aged_read); what it wrote."""
     if ch.kind == "delete":
         return _delete(root, ch, sig)
     if ch.kind == "move":
         return _move(root, ch, sig, step)
     data = ch.after or b""
-    written = atomic_write(root.abs(ch.path), data, expect=ch.before, sig=sig, note=_noter(root, ch.path, data, step))
+    note = _noter(root, ch.path, data, step)
+    written = atomic_write(root.abs(ch.path), data, expect=ch.before, sig=sig, note=note, by_signature=aged)
     return [(ch.path, written)]
 
 
@@ -293,14 +326,15 @@ def _incomplete(plan: Plan[Any], what: str, done: list[str]) -> Incomplete:
 
 
 def _write_step(
-    root: MemoryRoot, plan: Plan[Any], number: int, sigs: dict[str, Signature | None], done: list[str], settle_wait: float
+    root: MemoryRoot, plan: Plan[Any], number: int, sigs: dict[str, Signature | None], aged: set[str], done: list[str],
+    settle_wait: float,
 ) -> str:
     """Write step number (1-based); a short note of what was done. Before anything is written a failure says
     "nothing written"; after that it is Incomplete and names what was done."""
     ch = plan.changes[number - 1]
     note = ch.describe()
     try:
-        written = _step(root, ch, sigs.get(ch.path), number)
+        written = _step(root, ch, sigs.get(ch.path), number, ch.path in aged)
     except ChangedUnderfoot as exc:
         if not done:
             raise
@@ -317,6 +351,7 @@ def _write_step(
             raise MemboardError(f"{plan.op}: cannot {ch.describe()} ({detail}); nothing written") from None
         raise _incomplete(plan, f"failed to {ch.describe()} ({detail})", done) from None
     sigs.update(written)
+    aged.difference_update(path for path, _ in written)
     return note
 
 
@@ -335,29 +370,33 @@ def _verify(root: MemoryRoot, plan: Plan[Any], settle_wait: float) -> None:
             except NotSettled as exc:
                 problems.append(exc.what)
         settled[ch.path] = seen.data
+    planned = {ch.path: ch.after for ch in plan.changes if ch.kind in ("create", "modify")}  # each file's last bytes
+    exact = {rel for rel, data in settled.items() if data is not None and data == planned.get(rel)}
     with root.pinned(settled):
         problems += [p for p in (_verify_change(root, ch) for ch in plan.changes) if p]
-        problems += [c.description for c in plan.checks if not c.holds(root)]
+        problems += [c.description for c in plan.checks if c.decided_by not in exact and not c.holds(root)]
     if problems:
         raise Incomplete(f"{plan.op} incomplete: verification failed: {'; '.join(problems)}")
 
 
 def write_and_verify(
-    root: MemoryRoot, plan: Plan[Any], sigs: dict[str, Signature | None] | None = None, settle_wait: float = SETTLE_WAIT
+    root: MemoryRoot, plan: Plan[Any], reads: Mapping[str, Seen | None] | None = None, settle_wait: float = SETTLE_WAIT
 ) -> None:
     """Write the plan's steps in order (caller holds the lock), then verify every step.
 
-    sigs are the touched files' signatures as `confirm` saw them settled under the lock: a
-    file that no longer has its signature is not replaced. What memboard writes is recorded
-    as settled, so the next command does not wait for it. The probe hears of each written step
-    (a crash test stops there: the operation is then incomplete).
+    reads are the touched files' settled reads under the lock (by `confirm`, or the quick
+    build's own): a file that no longer has the signature it had then is not replaced. What
+    memboard writes is recorded as settled, so the next command does not wait for it. The
+    probe hears of each written step (a crash test stops there: the operation is then incomplete).
     """
-    sigs = dict(sigs or {})
+    reads = reads or {}
+    sigs = {rel: seen.sig if seen else None for rel, seen in reads.items()}
+    aged = {rel for rel, seen in reads.items() if seen is not None and aged_read(seen)}
     done: list[str] = []
     localstate.write_local(root, plan)  # local state first: a move copies there before the root loses anything
     try:
         for number in range(1, len(plan.changes) + 1):
-            done.append(_write_step(root, plan, number, sigs, done, settle_wait))
+            done.append(_write_step(root, plan, number, sigs, aged, done, settle_wait))
             try:
                 probe.current().after_step(number)
             except Exception as exc:

@@ -98,6 +98,7 @@ def atomic_write(
     expect: bytes | Unset | None = ANY,
     sig: Signature | None = None,
     note: Callable[[Signature], None] | None = None,
+    by_signature: bool = False,
 ) -> Signature:
     """Write data to path via a temp file in the same folder, fsync, then rename over it; the new file's signature.
 
@@ -105,8 +106,9 @@ def atomic_write(
     With `expect` (the bytes the plan read, None for "absent"), the file is compared once
     more after the temp file is flushed, and its signature (sig when given) looked at
     immediately before the rename; if a writer that skips the lock (a hand edit, a sync tool)
-    changed it, ChangedUnderfoot is raised and nothing is replaced. `note` is called with the new
-    file's signature right before the rename. On any failure the temp file and the folders
+    changed it, ChangedUnderfoot is raised and nothing is replaced (by_signature: sig came from a read
+    of a file that had not changed for a while, see settle.aged_read, so its signature alone tells,
+    and the file is not read again). `note` is called with the new file's signature right before the rename. On any failure the temp file and the folders
     created for it are removed.
     """
     target = _through_link(path)
@@ -126,7 +128,10 @@ def atomic_write(
             os.fsync(fh.fileno())
             written = signature(os.fstat(fh.fileno()))
         checked = time.time()
-        if not isinstance(expect, Unset):
+        if by_signature and sig is not None:
+            if _stat_sig(target) != sig:  # the last look, right before the rename
+                raise ChangedUnderfoot(f"{path.name} changed while memboard was writing it")
+        elif not isinstance(expect, Unset):
             seen = still(target, expect, sig, "while memboard was writing it")
             if _stat_sig(target) != seen.sig:  # the last look, right before the rename
                 raise ChangedUnderfoot(f"{path.name} changed while memboard was writing it")

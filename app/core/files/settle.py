@@ -17,8 +17,8 @@ import os
 import re
 import time
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .. import config
 from ..errors import MemboardError
@@ -34,14 +34,27 @@ ROW_RE = re.compile(rb"^[ \t]*\|[ \t]*(\d{4}-\d{2}-\d{2}-\d{4}-[^|\s]+)[^\n]*", 
 HEADER_RE = re.compile(rb"^[ \t]*\|[^\n]*Session ID[^\n]*\n", re.M)
 
 
+AGED_NS = 2_000_000_000  # a file read this long after its last change: only a new change can give it a new mtime
+
+
+def aged_read(seen: Seen) -> bool:
+    """Whether the file read had not changed for AGED_NS when it was read: any later save then gives it
+    another mtime (two seconds is coarser than every filesystem's mtime clock, FAT's included), so
+    an unchanged signature (device, inode, size, mtime) means unchanged bytes, without reading them."""
+    return seen.sig is not None and seen.at_ns - seen.sig[3] >= AGED_NS
+
+
 def signature(st: os.stat_result) -> Signature:
     """A file's identity and version: (device, inode, size, mtime_ns)."""
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-@dataclass(frozen=True)
-class Seen:
-    """One read of a file: its bytes (None when absent), its signature and the wall-clock time of the read."""
+class Seen(NamedTuple):
+    """One read of a file: its bytes (None when absent), its signature and the wall-clock time of the read.
+
+    A typed NamedTuple, not a dataclass: `memboard search` reads through this module, and importing
+    `dataclasses` would cost it about 5 ms of its budget (twice Python's own start).
+    """
 
     data: bytes | None
     sig: Signature | None

@@ -14,7 +14,10 @@ MAX_ID_LENGTH = 120
 # ASCII only: `\d` in a str pattern also takes fullwidth and other Unicode digits, and IDs
 # end up in file names and in Referenced By
 AGENT_RE = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?", re.ASCII)
-ID_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})-([0-9]{2})([0-9]{2})-([a-z0-9](?:[a-z0-9-]*[a-z0-9])?)", re.ASCII)
+# a Session ID's shape, with the hour and minute ranges in the pattern: only the date is left to check
+ID_SHAPE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}-(?:[01][0-9]|2[0-3])[0-5][0-9]-[a-z0-9](?:[a-z0-9-]*[a-z0-9])?", re.ASCII)
+DAYS: dict[str, bool] = {}  # `YYYY-MM-DD` -> whether it is a day of the calendar, for the days checked so far
+DAYS_KEPT = 4096
 
 
 def _describe(value: str) -> str:
@@ -23,19 +26,25 @@ def _describe(value: str) -> str:
     return repr(shown)
 
 
+def _real_date(day: str) -> bool:
+    """Whether `YYYY-MM-DD` (digits in place) names a day of the calendar (remembered: rows share days)."""
+    known = DAYS.get(day)
+    if known is None:
+        try:
+            datetime(int(day[:4]), int(day[5:7]), int(day[8:10]))
+            known = True
+        except ValueError:
+            known = False
+        if len(DAYS) < DAYS_KEPT:
+            DAYS[day] = known
+    return known
+
+
 def is_valid_id(value: str) -> bool:
     """Tell whether value is a well-formed Session ID that is safe as a file name."""
     if not isinstance(value, str) or len(value) > MAX_ID_LENGTH or not value.isascii():
         return False
-    m = ID_RE.fullmatch(value)
-    if not m:
-        return False
-    year, month, day, hour, minute = (int(g) for g in m.groups()[:5])
-    try:
-        datetime(year, month, day, hour, minute)
-    except ValueError:
-        return False
-    return True
+    return ID_SHAPE_RE.fullmatch(value) is not None and _real_date(value[:10])
 
 
 def check_id(value: str, what: str = "session ID") -> str:

@@ -8,12 +8,14 @@ on a large index and keeps the hook path free of heavy imports.)
 
 from __future__ import annotations
 
+import gc
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from ..errors import Refused
-from .ids import is_valid_id
+from .ids import DAYS, ID_SHAPE_RE, MAX_ID_LENGTH, is_valid_id
 from .markers import marker_lines, marker_refusal
 from .text import (
     BOM,
@@ -59,7 +61,7 @@ WHITESPACE = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, ra
 _WS_BYTES = b"(?:" + b"|".join(re.escape(ch.encode("utf-8")) for ch in WHITESPACE) + b")"
 # in UTF-8 bytes: a newline followed by a line that does not start with `|` once stripped (not a table line)
 NOT_TABLE_LINE_RE = re.compile(b"\n(?!" + _WS_BYTES + b"*\\|)")
-NO_PIPE_FIRST_RE = re.compile(b"\n(?!\\|)")  # cheap pre-filter: most table lines start with `|` right away
+NO_PIPE_FIRST_RE = re.compile(b"\n[^|]")  # cheap pre-filter: most table lines start with `|` right away
 NO_REFS = "-"
 
 
@@ -76,33 +78,74 @@ def format_refs(ids: list[str]) -> str:
     return ", ".join(ids) if ids else NO_REFS
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, eq=False)
 class Row:
-    """One table line of the index: where it is, its raw cells and its known fields."""
+    """One table line of the index: where it is, its raw cells and its known fields.
+
+    A field's value is read from its cell when asked for (`\\|` unescaped): a large index makes
+    100k rows, and most callers ask for a few fields of each. `fields` maps each known field
+    to its cell (shared by every row of one header); `known` holds the values of a row read
+    cell by cell (escaped pipes, or cells that do not line up with the header). Rows compare
+    and hash by line, cells and problem.
+    """
 
     line: int
     raw_cells: tuple[str, ...]
-    values: dict[str, str] = field(compare=False)
+    fields: dict[str, int] = field(repr=False)
     problem: str | None = None
+    known: dict[str, str] | None = field(default=None, repr=False)
+    offset: int = field(default=-1, repr=False)  # where its line starts in the file's bytes (-1: not known)
+    id: str = ""  # the Session ID cell
+    status: str = ""  # the Status cell
+
+    def __eq__(self, other: object) -> bool:
+        """Same line, same cells, same problem."""
+        if not isinstance(other, Row):
+            return NotImplemented
+        return (self.line, self.raw_cells, self.problem) == (other.line, other.raw_cells, other.problem)
+
+    def __hash__(self) -> int:
+        """The hash of line, cells and problem."""
+        return hash((self.line, self.raw_cells, self.problem))
 
     @property
-    def id(self) -> str:
-        """The Session ID cell."""
-        return self.values.get("id", "")
-
-    @property
-    def status(self) -> str:
-        """The Status cell."""
-        return self.values.get("status", "")
+    def values(self) -> dict[str, str]:
+        """Every known field's value (a new dict)."""
+        if self.known is not None:
+            return dict(self.known)
+        cells = self.raw_cells
+        return {name: unescape(cells[pos]) for name, pos in self.fields.items()}
 
     @property
     def refs(self) -> list[str]:
         """Referenced By as a list."""
-        return parse_refs(self.values.get("referenced_by", ""))
+        return parse_refs(self.get("referenced_by"))
 
     def get(self, name: str, default: str = "") -> str:
         """A known field's value."""
-        return self.values.get(name, default)
+        if self.known is not None:
+            return self.known.get(name, default)
+        pos = self.fields.get(name)
+        if pos is None:
+            return default
+        raw = self.raw_cells[pos]
+        return unescape(raw) if "\\" in raw else raw
+
+
+def _field_positions(columns: list[str]) -> dict[str, int]:
+    """Each known field's cell in a header's columns (the last one where a column repeats)."""
+    return {FIELD_OF_COLUMN[c]: pos for pos, c in enumerate(columns) if c in FIELD_OF_COLUMN}
+
+
+def row_problem(sid: str, status: str | None) -> str | None:
+    """Why a row whose cells line up with the header cannot be used (its ID or Status), or None."""
+    if not sid.isascii():
+        return "Session ID has characters outside ASCII (fullwidth or other Unicode digits?); IDs are ASCII"
+    if not is_valid_id(sid):
+        return "Session ID is not of the form YYYY-MM-DD-HHMM-agent-name"
+    if status not in STATUSES:
+        return f"Status {status!r} is not idle, active or stale"
+    return None
 
 
 class IndexFile:
@@ -223,35 +266,85 @@ class IndexFile:
             self._table_end = (self.header_line or 0) + 2 + count
         return self._table_end
 
+    def header_bytes(self) -> bytes:
+        """The table's header and separator lines as they are in the file (b"" without a table)."""
+        return self.data[self._header_off : self._rows_off] if self.header_line is not None else b""
+
     def row_span(self) -> tuple[int, int]:
         """Byte offsets in data where the table's row lines start and end ((0, 0) without a table)."""
         return (self._rows_off, self._end_off) if self.header_line is not None else (0, 0)
 
+    @cached_property
     def _positions(self) -> list[tuple[int, str]]:
         """(cell position, field name) of every known column of the header."""
         return [(pos, FIELD_OF_COLUMN[c]) for pos, c in enumerate(self.columns) if c in FIELD_OF_COLUMN]
 
-    def _row_of(self, i: int, line: str, positions: list[tuple[int, str]]) -> Row:
-        """The Row of table line number i whose text is line."""
+    def column_of(self, name: str) -> int:
+        """The cell of a known field an edit writes (its first column of that name)."""
+        at = self._columns_at.get(name)
+        if at is None:
+            raise ValueError(f"{COLUMN_OF_FIELD[name]} is not a column of this table")
+        return at
+
+    @cached_property
+    def _columns_at(self) -> dict[str, int]:
+        """Each known field's first column (where edits write it, as `columns.index` finds it)."""
+        out: dict[str, int] = {}
+        for pos, c in enumerate(self.columns):
+            if c in FIELD_OF_COLUMN:
+                out.setdefault(FIELD_OF_COLUMN[c], pos)
+        return out
+
+    @cached_property
+    def _fields(self) -> dict[str, int]:
+        """Each known field's cell (shared by every row)."""
+        return _field_positions(self.columns)
+
+    def _row_of(self, i: int, line: str, offset: int = -1) -> Row:
+        """The Row of table line number i whose text is line (at byte offset in data, -1 when not known)."""
+        return self._reader(i, line, offset)
+
+    @cached_property
+    def _reader(self) -> Callable[[int, str, int], Row]:
+        """How a row of this table is read: most rows have no escaped pipe and as many cells as the header,
+        so their cells are the pieces between pipes (split_cells' result) and a well-formed ID and Status
+        are checked in place; any other row is read cell by cell. (100k rows: everything at hand.)"""
+        fields, width, irregular = self._fields, len(self.columns) + 1, self._irregular_row
+        if "id" not in fields or "status" not in fields:
+            return irregular
+        at_id, at_status, strip, shaped, days = fields["id"], fields["status"], str.strip, ID_SHAPE_RE.fullmatch, DAYS
+
+        def read(number: int, line: str, offset: int) -> Row:
+            if "\\" not in line:
+                parts = line.split("|")
+                if not parts[-1].strip():
+                    parts.pop()
+                if len(parts) == width:
+                    cells = tuple(map(strip, parts))[1:]
+                    sid, status = cells[at_id], cells[at_status]
+                    if status in STATUSES and len(sid) <= MAX_ID_LENGTH and shaped(sid) and days.get(sid[:10]):
+                        problem = None  # (is_valid_id's answer for an ID whose day was checked before)
+                    else:
+                        problem = row_problem(sid, status)
+                    return Row(number, cells, fields, problem, None, offset, sid, status)
+            return irregular(number, line, offset)
+
+        return read
+
+    def _irregular_row(self, i: int, line: str, offset: int) -> Row:
+        """A row read cell by cell: escaped pipes, or cells that do not line up with the header."""
         width = len(self.columns)
         cells = split_cells(line_body(line)) or []
-        problem = None
-        if len(cells) != width:
-            problem = f"has {len(cells)} cells, the header has {width}"
         values = {}
-        for pos, name in positions:
+        for pos, name in self._positions:
             if pos < len(cells):
                 raw = cells[pos]
                 values[name] = unescape(raw) if "\\" in raw else raw
-        if problem is None:
-            sid = values.get("id", "")
-            if not sid.isascii():
-                problem = "Session ID has characters outside ASCII (fullwidth or other Unicode digits?); IDs are ASCII"
-            elif not is_valid_id(sid):
-                problem = "Session ID is not of the form YYYY-MM-DD-HHMM-agent-name"
-            elif values.get("status") not in STATUSES:
-                problem = f"Status {values.get('status')!r} is not idle, active or stale"
-        return Row(i, tuple(cells), values, problem)
+        if len(cells) != width:
+            problem: str | None = f"has {len(cells)} cells, the header has {width}"
+        else:
+            problem = row_problem(values.get("id", ""), values.get("status"))
+        return Row(i, tuple(cells), self._fields, problem, values, offset, values.get("id", ""), values.get("status", ""))
 
     @property
     def rows(self) -> list[Row]:
@@ -260,10 +353,46 @@ class IndexFile:
             if self.header_line is None:
                 self._rows = []
             else:
-                positions = self._positions()
-                lines = self.lines
-                self._rows = [self._row_of(i, lines[i], positions) for i in range(self.header_line + 2, self.table_end)]
+                collecting = gc.isenabled()
+                gc.disable()  # 100k rows and their cells hold no cycles: no collection passes over them while they grow
+                try:
+                    self._rows = list(self._read_rows_from_bytes())
+                finally:
+                    if collecting:
+                        gc.enable()
         return self._rows
+
+    def iter_rows(self) -> Iterator[Row]:
+        """Every table row in file order, read one line at a time and kept by no one (a large index
+        streams through in little memory); the same rows as `rows`."""
+        if self._rows is not None or self.header_line is None:
+            return iter(self.rows)
+        return self._read_rows_from_bytes()
+
+    def _read_rows_from_bytes(self) -> Iterator[Row]:
+        """The table's rows, each line decoded on its own (no list of every line of the file is made)."""
+        data, end, row_of = self.data, self._end_off, self._reader
+        pos, number = self._rows_off, (self.header_line or 0) + 2
+        while pos < end:
+            nl = data.find(b"\n", pos, end)
+            stop = end if nl < 0 else nl + 1
+            yield row_of(number, data[pos:stop].decode("utf-8", "surrogateescape"), pos)  # (text.decode: 100k calls)
+            pos, number = stop, number + 1
+
+    def span_of(self, row: Row) -> tuple[int, int] | None:
+        """The byte offsets where row's line starts and ends (its ending included), when the row knows them."""
+        if row.offset < 0:
+            return None
+        nl = self.data.find(b"\n", row.offset)
+        return row.offset, len(self.data) if nl < 0 else nl + 1
+
+    def locate(self, row: Row) -> tuple[str, tuple[int, int] | None]:
+        """The text of row's line (with its ending) and, when the row knows where it is, the byte offsets
+        where that line starts and ends (read from those bytes: no list of every line is made)."""
+        span = self.span_of(row)
+        if span is None:
+            return self.lines[row.line], None
+        return decode(self.data[span[0] : span[1]]), span
 
     # -- queries -----------------------------------------------------------------------
 
@@ -275,7 +404,7 @@ class IndexFile:
     def find(self, session_id: str) -> list[Row]:
         """All rows whose Session ID cell equals session_id."""
         if self._rows is not None or self.header_line is None or not session_id or "|" in session_id or "\n" in session_id:
-            return [r for r in self.rows if r.values.get("id") == session_id]
+            return [r for r in self.rows if r.id == session_id]
         # rows not parsed yet: only table lines whose bytes contain the ID at all can hold it
         data = self.data
         key = encode(session_id)
@@ -283,22 +412,21 @@ class IndexFile:
         at = data.find(key, start, end)
         if at < 0:
             return []
-        positions = self._positions()
         found = []
         while at >= 0:
             line_start = data.rfind(b"\n", start, at) + 1 or start
             nl = data.find(b"\n", at, end)
             line_end = end if nl < 0 else nl + 1
             number = self.header_line + 2 + data.count(b"\n", start, line_start)
-            row = self._row_of(number, decode(data[line_start:line_end]), positions)
-            if row.values.get("id") == session_id:
+            row = self._row_of(number, decode(data[line_start:line_end]), line_start)
+            if row.id == session_id:
                 found.append(row)
             at = data.find(key, line_end, end)
         return found
 
     def ids(self) -> set[str]:
         """Every Session ID in the table (including those of malformed rows)."""
-        return {r.values.get("id", "") for r in self.rows}
+        return {r.id for r in self.rows}
 
     def _ending_before(self, offset: int) -> str:
         """The ending of the line that ends at byte offset (exclusive)."""
@@ -364,6 +492,7 @@ class IndexEdit:
         self.replace: dict[int, str] = {}
         self.appended: list[str] = []
         self.cells: dict[int, list[str]] = {}  # pending cells of rows already changed in this edit
+        self.spans: dict[int, tuple[int, int] | None] = {}  # where each replaced line is in the bytes, when known
 
     def _render(self, raw_cells: list[str], ending: str) -> str:
         """A table line from raw cells."""
@@ -371,24 +500,35 @@ class IndexEdit:
 
     def set_fields(self, row: Row, changes: dict[str, str]) -> IndexEdit:
         """Rewrite row's line with the given field changes; other cells keep their raw text."""
-        cols = self.index.columns
         if self.replace.get(row.line) == "":  # deleted in this edit: nothing to set
             return self
-        cells = list(self.cells.get(row.line, row.raw_cells))
-        changed = False
+        base = self.cells.get(row.line, row.raw_cells)
+        cells: list[str] | None = None
         for name, value in changes.items():
-            col = COLUMN_OF_FIELD[name]
-            pos = cols.index(col)
-            if unescape(cells[pos]) != value:
+            pos = self.index.column_of(name)
+            raw = base[pos]
+            if (unescape(raw) if "\\" in raw else raw) != value:
+                if cells is None:
+                    cells = list(base)
                 cells[pos] = escape(value)
-                changed = True
-        if not changed:  # a no-op keeps the line's own spacing
+        if cells is None:  # a no-op keeps the line's own spacing
             return self
         self.cells[row.line] = cells
-        original = self.index.lines[row.line]
-        new = self._render(cells, line_ending(original) or "")
-        if line_body(new) != line_body(original):
+        span = self.index.span_of(row)
+        if span is None:
+            original = self.index.lines[row.line]
+            new = self._render(cells, line_ending(original) or "")
+            same = line_body(new) == line_body(original)
+        else:  # compared in bytes: no decoding of the old line (organize rewrites 40k rows at 100k)
+            data, (start, end) = self.index.data, span
+            ending = "\r\n" if data.endswith(b"\r\n", start, end) else "\n" if data.endswith(b"\n", start, end) else ""
+            body = "| " + " | ".join(cells) + " |"
+            new = body + ending
+            old = data[start : end - 1] if data.endswith(b"\n", start, end) else data[start:end]
+            same = body.encode("utf-8", "surrogateescape") == (old[:-1] if old.endswith(b"\r") else old)  # line_body
+        if not same:
             self.replace[row.line] = new
+            self.spans[row.line] = span
         else:
             self.replace.pop(row.line, None)
         return self
@@ -401,6 +541,7 @@ class IndexEdit:
     def delete(self, row: Row) -> IndexEdit:
         """Remove row's line."""
         self.replace[row.line] = ""
+        self.spans[row.line] = self.index.span_of(row)
         return self
 
     def append(self, values: dict[str, str]) -> IndexEdit:
@@ -421,6 +562,28 @@ class IndexEdit:
         lead = eol if at == len(data) and at > index._start and data[at - 1] != 0x0A else ""
         view = memoryview(data)  # one copy of a large index, not three
         return b"".join((view[:at], encode(lead + "".join(line + eol for line in self.appended)), view[at:]))
+
+    def _patched(self) -> bytes | None:
+        """The new bytes when the edit only rewrites or deletes rows whose place in the bytes is known:
+        the old bytes with those lines replaced (no line list of the whole file needed), else None."""
+        if self.appended or not self.replace:
+            return None
+        replace, spans = self.replace, self.spans
+        view = memoryview(self.index.data)
+        pieces: list[bytes | memoryview] = []
+        append = pieces.append
+        done = 0
+        for line in sorted(replace):  # in line order, which is the order of their bytes
+            span = spans.get(line)
+            if span is None:
+                return None
+            append(view[done : span[0]])
+            new = replace[line]
+            if new:
+                append(new.encode("utf-8", "surrogateescape"))  # (text.encode: 100k calls)
+            done = span[1]
+        append(view[done:])
+        return b"".join(pieces)
 
     def to_text(self) -> str:
         """The new file text (without BOM)."""
@@ -464,6 +627,8 @@ class IndexEdit:
         if data and (b"\x00" in data or data.startswith((b"\xff\xfe", b"\xfe\xff"))) and (self.replace or self.appended):
             raise Refused("index.md holds NUL bytes (UTF-16 or binary?); memboard writes only UTF-8 text, convert it first")
         spliced = self._spliced()
+        if spliced is None:
+            spliced = self._patched()
         if spliced is not None:
             return spliced
         text = self.to_text()
@@ -477,4 +642,4 @@ def readable_rows(data: bytes, markers: list[int]) -> list[Row]:
     lines = data.split(b"\n")
     kept = [i for i in range(len(lines)) if i not in skip]
     index = IndexFile(b"\n".join(lines[i] for i in kept))
-    return [replace(row, line=kept[row.line]) for row in index.rows]
+    return [replace(row, line=kept[row.line], offset=-1) for row in index.rows]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,7 @@ from ..errors import Refused, UsageError
 from .ids import is_valid_id
 from .text import (
     BOM,
+    BOM_BYTES,
     CLOSING_FENCE_RE,
     decode,
     encode,
@@ -44,6 +46,7 @@ ID_BYTES_RE = re.compile(rb"\d{4}-\d{2}-\d{2}-\d{4}-[a-z0-9]")
 BULLET_RE = re.compile(r"^ {0,3}[-*+][ \t]+")
 ORDERED_LEAD_RE = re.compile(r"^\d{1,9}(?=[.)])")
 QUOTE_LINE_RE = re.compile(r"^ {0,3}>")
+PLAIN_START_RE = re.compile(r"[^\W_]")  # a letter or digit (any script): no Markdown block starts with one
 ESCAPABLE = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 CONTEXT_INSTRUCTION = "Summarize what has happened in this agent session so far."
@@ -118,6 +121,16 @@ TEMPLATE = """# Session: {id}
 
 
 
+
+def _with_empty_sections(template: str) -> str:
+    """The template with `- None` already in the sections a snapshot made from a row leaves empty."""
+    for name in ("decisions", "files", "questions", "actions", "superseded"):
+        template = template.replace("{" + name + "}", "- None")
+    return template
+
+
+BARE_TEMPLATE = _with_empty_sections(TEMPLATE)
+
 if TYPE_CHECKING:
     from .blocks import Block
 
@@ -132,10 +145,13 @@ def read_blocks(lines: list[str]) -> list[Block]:
 
 def _reads_as_paragraph(text: str) -> bool:
     """Whether one line on its own is read as a single paragraph."""
+    if PLAIN_START_RE.match(text) and not ORDERED_LEAD_RE.match(text):
+        return True  # it starts with a letter or digit (not a numbered list's `1.`): no block starts so
     blocks = read_blocks([text + "\n"])
     return len(blocks) == 1 and blocks[0].kind == "para"
 
 
+@lru_cache(maxsize=4096)  # the same Summary on many rows (doctor writes a snapshot for each of 57k rows at 100k)
 def safe_line(value: str) -> str:
     """A one-line value as text that reads as one paragraph (or list item content).
 
@@ -181,6 +197,17 @@ def render_template(
     superseded: list[str] | None = None,
 ) -> str:
     """A new snapshot exactly in the seed's template, filled with the given values."""
+    if not (decisions or files or questions or actions or superseded):  # (doctor: 58k of them at 100k rows)
+        return BARE_TEMPLATE.format(
+            id=session_id,
+            agent=agent,
+            topic=escape(topic),
+            status=status,
+            started=started,
+            updated=updated,
+            context=safe_line(context) or CONTEXT_INSTRUCTION,
+            continues=_bullets(continues, "- None"),
+        )
     return TEMPLATE.format(
         id=session_id,
         agent=agent,
@@ -196,6 +223,17 @@ def render_template(
         continues=_bullets(continues, "- None"),
         superseded=_bullets(superseded, "- None"),
     )
+
+
+def text_of(data: bytes) -> str:
+    """A snapshot file's text as `Snapshot(data).text()` has it (its BOM dropped), without parsing it."""
+    text = decode(data)
+    return text[1:] if text.startswith(BOM) else text
+
+
+def with_text(data: bytes, text: str) -> bytes:
+    """The bytes of a snapshot file that held data and now holds text (its BOM kept), as `Snapshot.to_bytes`."""
+    return encode((BOM if data.startswith(BOM_BYTES) else "") + text)
 
 
 def lists_an_id(data: bytes) -> bool:

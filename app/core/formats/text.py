@@ -70,29 +70,19 @@ def split_cells(body: str) -> list[str] | None:
         if (cells and cells[-1].strip() == "" and s.endswith("|")) or (len(cells) > 1 and cells[-1].strip() == ""):
             cells.pop()
         return [c.strip() for c in cells]
-    cells = []
-    buf: list[str] = []
-    i, n = 0, len(s)
-    ended_with_pipe = False
-    while i < n:
-        ch = s[i]
-        if ch == "\\" and i + 1 < n:
-            buf.append(s[i : i + 2])
-            i += 2
-            ended_with_pipe = False
-            continue
-        if ch == "|":
-            cells.append("".join(buf).strip())
-            buf = []
-            ended_with_pipe = True
+    # a pipe is escaped when an odd run of backslashes stands right before it (each backslash escapes the
+    # character after it, left to right, and a run starts fresh after any other character)
+    pieces = s.split("|")
+    cells = [pieces[0]]
+    for piece in pieces[1:]:
+        last = cells[-1]
+        if (len(last) - len(last.rstrip("\\"))) % 2:
+            cells[-1] = last + "|" + piece
         else:
-            buf.append(ch)
-            if not ch.isspace():
-                ended_with_pipe = False
-        i += 1
-    rest = "".join(buf).strip()
-    if rest or not ended_with_pipe:
-        cells.append(rest)
+            cells.append(piece)
+    cells = [c.strip() for c in cells]
+    if len(cells) > 1 and not cells[-1]:  # nothing after the last pipe: no cell there
+        cells.pop()
     return cells
 
 
@@ -103,7 +93,9 @@ def unescape(raw: str) -> str:
 
 def escape(value: str) -> str:
     """The raw cell text for a value: one line, pipes escaped so they stay in the cell."""
-    value = " ".join(value.replace("\r", " ").replace("\n", " ").split(" ")).strip()
+    value = value.replace("\r", " ").replace("\n", " ").strip()
+    if "|" not in value:  # nothing to escape (most values)
+        return value + " " if value.endswith("\\") else value
     out: list[str] = []
     for ch in value:
         if ch == "|":

@@ -10,7 +10,7 @@ from ..formats.archive import render_archive_index
 from ..formats.clock import format_ts
 from ..formats.index import IndexFile, Row, format_refs
 from ..formats.layout import INDEX, TEMP_SUFFIX, archive_dir, archive_index_path, archive_session_path, session_path
-from ..formats.snapshot import Snapshot
+from ..formats.sources import continues_from
 from ..plan import Change, Check, Plan
 from ..results import ArchiveResult
 from .checks import file_exists, row_absent
@@ -52,6 +52,7 @@ def released_check(session_id: str, released: list[str]) -> Check:
     return Check(
         "sources no longer list the archived session",
         lambda r: all(session_id not in x.refs for src in released for x in load_index(r).find(src)),
+        INDEX,
     )
 
 
@@ -72,7 +73,7 @@ def plan_archive(root: MemoryRoot, session_id: str, when: datetime) -> Plan[Arch
     folder = archive_dir(session_id)
     if root.exists(folder) and not holds_nothing(root, folder):
         raise Refused(f"archive/{session_id}/ already exists (half-finished archive?); run `memboard doctor`")
-    sources = [s for s in Snapshot(snap_bytes).continues_from() if s != session_id]
+    sources = [s for s in continues_from(snap_bytes) if s != session_id]
     edit = index.edit()
     released = []
     for src in sources:

@@ -13,7 +13,8 @@ from ..files.root import MemoryRoot
 from ..formats.clock import parse
 from ..formats.index import IndexEdit, IndexFile, Row
 from ..formats.layout import INDEX, SESSIONS
-from ..formats.snapshot import Snapshot, lists_an_id
+from ..formats.snapshot import lists_an_id
+from ..formats.sources import continues_from
 from ..plan import Change, Check, Plan
 from ..results import OrganizeResult
 from .common import has_meaningful_summary, load_index
@@ -42,7 +43,7 @@ def continued_sources(root: MemoryRoot, ids: set[str]) -> dict[str, list[str]]:
         if data is None or not lists_an_id(data):
             continue
         sid = copied_session(sid, data) or sid  # a sync-conflict copy speaks for its original, not as a session
-        for src in Snapshot(data).continues_from():
+        for src in continues_from(data):
             if src in ids and sid not in out.get(src, []):
                 out.setdefault(src, []).append(sid)
     return out
@@ -67,8 +68,9 @@ class Pass:
 
     def protection(self, row: Row) -> str | None:
         """Why a row is protected from organize: its references, or a snapshot continuing from it."""
-        if row.refs:
-            return "Referenced By " + ", ".join(row.refs)
+        refs = row.refs
+        if refs:
+            return "Referenced By " + ", ".join(refs)
         if row.id in self.fallback:
             return "listed in Continues From of " + ", ".join(self.fallback[row.id])
         return None
@@ -100,8 +102,9 @@ class Pass:
 
     def stale(self, row: Row) -> None:
         """A stale row stays (protected when referenced)."""
-        if row.refs:
-            self.put("protected", row.id, "Referenced By " + ", ".join(row.refs))
+        refs = row.refs
+        if refs:
+            self.put("protected", row.id, "Referenced By " + ", ".join(refs))
         else:
             self.put("stale", row.id)
 
@@ -113,7 +116,7 @@ def organized_check(deleted: set[str], marked: set[str]) -> Check:
         fresh = load_index(r)
         return not (deleted & fresh.ids()) and all(row.status == "stale" for row in fresh.rows if row.id in marked)
 
-    return Check("deleted rows are gone and marked rows are stale", holds)
+    return Check("deleted rows are gone and marked rows are stale", holds, INDEX)
 
 
 def plan_organize(root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_STALE_DAYS) -> Plan[OrganizeResult]:
@@ -122,10 +125,13 @@ def plan_organize(root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_ST
         raise UsageError("--stale-days must be 0 or more")
     before = root.read(INDEX)
     index = IndexFile(before or b"")
-    sorting = Pass(index.edit(), continued_sources(root, index.ids()), root.session_ids_on_disk(), when - timedelta(days=stale_days))
-    counts = Counter(row.id for row in index.rows)
+    ids = index.ids()
+    sorting = Pass(index.edit(), continued_sources(root, ids), root.session_ids_on_disk(), when - timedelta(days=stale_days))
+    twice: set[str] = set()  # IDs of more than one row (usually none: as many IDs as rows)
+    if len(ids) < len(index.rows):
+        twice = {sid for sid, n in Counter(row.id for row in index.rows).items() if n > 1}
     for row in index.rows:
-        if row.problem or counts[row.id] > 1:
+        if row.problem or row.id in twice:
             sorting.put("malformed", row.id or f"line {row.line + 1}")
             sorting.reasons[row.id] = row.problem or "duplicate Session ID"
         elif row.status == "idle":
@@ -141,6 +147,6 @@ def plan_organize(root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_ST
         plan.changes.append(Change("modify", INDEX, before, after))
         plan.checks.append(organized_check(set(lists["deleted"]), set(lists["marked_stale"])))
     for key, label in LABELS:
-        ids = lists[key]
-        plan.report.append(f"{label}: {len(ids)}" + (" — " + ", ".join(ids) if ids else ""))
+        listed = lists[key]
+        plan.report.append(f"{label}: {len(listed)}" + (" — " + ", ".join(listed) if listed else ""))
     return plan

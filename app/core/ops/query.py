@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Literal
 
@@ -13,6 +14,7 @@ from ..formats.index import STATUSES, IndexFile, Row, parse_refs, readable_rows
 from ..formats.layout import INDEX, archive_index_path, archive_session_path, session_path
 from ..formats.markers import marker_warning
 from ..formats.snapshot import Snapshot
+from ..formats.sources import continues_from
 from ..results import ChainNode, ChainState, ChainView, RowView, SessionView
 from .common import load_index
 
@@ -23,7 +25,11 @@ def clean(text: str) -> str:
     """Text safe to print or dump as JSON: bytes that were not UTF-8 become U+FFFD."""
     if text.isascii():
         return text
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    try:
+        text.encode("utf-8")  # no stand-in for an undecodable byte (the usual case): the text as it is
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def row_view(row: Row, has_snapshot: bool) -> RowView:
@@ -64,33 +70,50 @@ def archived_row_view(meta: dict[str, str], has_snapshot: bool) -> RowView:
     )
 
 
-def viewed_rows(root: MemoryRoot, warnings: list[str] | None, session_id: str | None = None) -> list[Row]:
-    """The index's rows for viewing (all, or session_id's), read through any merge-conflict
-    markers, which add a warning to warnings."""
+def viewed_rows(root: MemoryRoot, warnings: list[str] | None) -> Iterable[Row]:
+    """The index's rows for viewing, streamed, read through any merge-conflict markers, which add a
+    warning to warnings (before the first row is read)."""
     data = root.read(INDEX) or b""
     index = IndexFile(data)
     markers = index.conflict_lines
     if not markers:
-        return index.rows if session_id is None else index.find(session_id)
-    rows = readable_rows(data, markers)
+        return index.iter_rows()
     if warnings is not None:
         warnings.append(marker_warning(markers))
-    return rows if session_id is None else [r for r in rows if r.id == session_id]
+    return readable_rows(data, markers)
 
 
-def list_rows(root: MemoryRoot, status: str | None = None, warnings: list[str] | None = None) -> list[RowView]:
-    """Rows of the index (optionally of one status); warnings collects what the reader should know."""
+def viewed_session(root: MemoryRoot, warnings: list[str] | None, session_id: str) -> list[Row]:
+    """The rows of session_id for viewing (read through merge-conflict markers, as viewed_rows)."""
+    data = root.read(INDEX) or b""
+    index = IndexFile(data)
+    markers = index.conflict_lines
+    if not markers:
+        return index.find(session_id)
+    if warnings is not None:
+        warnings.append(marker_warning(markers))
+    return [r for r in readable_rows(data, markers) if r.id == session_id]
+
+
+def iter_row_views(root: MemoryRoot, status: str | None = None, warnings: list[str] | None = None) -> Iterator[RowView]:
+    """Rows of the index (optionally of one status), one at a time: a large index streams through in
+    little memory. Bad usage is refused and warnings are collected before the first row comes."""
     if status is not None and status not in STATUSES:
         raise UsageError(f"unknown status {status!r}: use idle, active or stale")
     rows = viewed_rows(root, warnings)
     snaps = root.session_ids_on_disk()
-    return [row_view(r, r.id in snaps) for r in rows if status is None or r.status == status]
+    return (row_view(r, r.id in snaps) for r in rows if status is None or r.status == status)
+
+
+def list_rows(root: MemoryRoot, status: str | None = None, warnings: list[str] | None = None) -> list[RowView]:
+    """Rows of the index (optionally of one status); warnings collects what the reader should know."""
+    return list(iter_row_views(root, status, warnings))
 
 
 def show(root: MemoryRoot, session_id: str, warnings: list[str] | None = None) -> SessionView:
     """One session: its row (live or archived), snapshot text and metadata."""
     check_id(session_id)
-    rows = viewed_rows(root, warnings, session_id)
+    rows = viewed_session(root, warnings, session_id)
     if rows:
         data = root.read(session_path(session_id))
         return SessionView(
@@ -171,7 +194,7 @@ class Graph:
                     data = self.root.read(archive_session_path(sid))
             except Exception:
                 data = None
-            self._continues[sid] = Snapshot(data).continues_from() if data else []
+            self._continues[sid] = continues_from(data) if data else []
         return self._continues[sid]
 
     def referenced_by(self, sid: str) -> list[str]:

@@ -8,6 +8,7 @@ steps 1..N-1 will leave on disk. No file is written here.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ class PlannedRoot(MemoryRoot):
         self.base = base
         self.path = base.path
         self.real = base.real
+        self._local = threading.local()  # its own reads' state (MemoryRoot.steady), as MemoryRoot keeps it
         self.overlay: dict[str, bytes | None] = {}
 
     def lay(self, plan: Plan[Any]) -> None:

@@ -8,7 +8,7 @@ from datetime import datetime
 from ...files.root import MemoryRoot
 from ...formats.index import IndexEdit, IndexFile, Row, parse_refs
 from ...formats.layout import INDEX, TEMP_SUFFIX
-from ...formats.snapshot import Snapshot
+from ...formats.snapshot import text_of, with_text
 from ...formats.text import encode
 from ...plan import Change, Plan
 from ...results import DoctorResult, Finding
@@ -45,6 +45,7 @@ class Checkup:
         self.restored: dict[str, dict[str, str]] = {}  # orphan snapshot ID -> the row this repair appends
         self.snaps = root.session_ids_on_disk() - set(copied)
         self.archived = root.archived_ids()
+        self._referrers: dict[str, list[str]] | None = None
 
     def add(self, kind: str, sid: str, message: str, fix: str | None = None, subject: str | None = None) -> None:
         """Record a finding (fix: what --fix does, None when a person has to act)."""
@@ -67,8 +68,20 @@ class Checkup:
         data = self.root.read(rel)
         if data is None:
             return None
-        self.new_texts[rel] = (data, Snapshot(data).text())
+        self.new_texts[rel] = (data, text_of(data))
         return self.new_texts[rel][1]
+
+    def referrers(self, sid: str) -> list[str]:
+        """The live rows whose Referenced By (as read) lists sid, in file order: one pass over every row,
+        made on first use, instead of one per question."""
+        if self._referrers is None:
+            self._referrers = {}
+            for src, row in self.live.items():
+                for ref in row.refs:
+                    listed = self._referrers.setdefault(ref, [])
+                    if not listed or listed[-1] != src:
+                        listed.append(src)
+        return self._referrers.get(sid, [])
 
     def refs_of(self, sid: str) -> list[str]:
         """Referenced By of a live or restored row, as this repair leaves it so far."""
@@ -83,9 +96,8 @@ class Checkup:
             if old is None:
                 plan.changes.append(Change("create", rel, None, encode(text)))
                 continue
-            snap = Snapshot(old)
-            if snap.text() != text:
-                plan.changes.append(Change("modify", rel, old, snap.to_bytes(text)))
+            if text_of(old) != text:
+                plan.changes.append(Change("modify", rel, old, with_text(old, text)))
         for rel in stray_temp_files(self.root):
             self.add("stray_temp", rel, f"{rel} is a temp file left by an interrupted write", "delete it", rel)
             plan.changes.append(Change("delete", rel, self.root.read(rel), None))
@@ -93,7 +105,8 @@ class Checkup:
         if self.edit is not None:
             for values in self.restored.values():
                 self.edit.append(values)
-            after = self.edit.to_bytes()
-            if self.edit.changed and after != self.before:
-                plan.changes.append(Change.write(INDEX, self.before, after))
+            if self.edit.changed:  # (an unchanged edit would render the whole index only to find it the same)
+                after = self.edit.to_bytes()
+                if after != self.before:
+                    plan.changes.append(Change.write(INDEX, self.before, after))
         return plan

@@ -7,7 +7,8 @@ from ...errors import MemboardError
 from ...formats.ids import is_valid_id
 from ...formats.index import Row, format_refs
 from ...formats.layout import session_path
-from ...formats.snapshot import Snapshot, add_items, lists_an_id
+from ...formats.snapshot import add_items, lists_an_id
+from ...formats.sources import continues_from
 from .checkup import Checkup
 
 
@@ -18,7 +19,7 @@ def with_source(text: str, src: str) -> str | None:
         fixed = add_items(text, "Continues From", [src])
     except MemboardError:
         return None
-    return fixed if src in Snapshot(fixed).continues_from() else None
+    return fixed if src in continues_from(fixed) else None
 
 
 def source_link(c: Checkup, sid: str, src: str, linkable: set[str], additions: dict[str, list[str]]) -> None:
@@ -43,7 +44,7 @@ def check_continues_from(c: Checkup, linkable: set[str]) -> dict[str, list[str]]
         rel = session_path(sid)
         if rel not in c.new_texts and not lists_an_id(c.root.read(rel) or b""):
             continue  # no ID under Continues From: skip the Markdown parse (1,000 snapshots take seconds)
-        for src in Snapshot(c.snapshot_text(rel) or "").continues_from():
+        for src in continues_from(c.snapshot_text(rel) or ""):
             source_link(c, sid, src, linkable, additions)
     return additions
 
@@ -56,7 +57,7 @@ def one_sided_reference(c: Checkup, src: str, ref: str) -> None:
         c.add("one_sided_link", ref, f"{src} lists it in Referenced By, but it has no snapshot: run "
               f"`memboard continue {src} --as {ref}` to record the link there, or "
               f"`memboard release {src} --as {ref}` to drop it", subject=src)
-    elif src not in Snapshot(text).continues_from():
+    elif src not in continues_from(text):
         fixed = with_source(text, src)
         if fixed is not None:
             c.new_texts[rel] = (c.new_texts[rel][0], fixed)

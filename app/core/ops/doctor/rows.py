@@ -54,9 +54,15 @@ def duplicate_id(c: Checkup, sid: str, rows: list[Row]) -> None:
 
 def check_rows(c: Checkup) -> None:
     """Malformed rows and duplicate IDs; collect the usable rows."""
+    by_id = c.by_id
     for row in c.index.rows:
-        c.by_id.setdefault(row.id, []).append(row)
-        malformed_row(c, row)
+        same = by_id.get(row.id)
+        if same is None:
+            by_id[row.id] = [row]
+        else:
+            same.append(row)
+        if row.problem:
+            malformed_row(c, row)
     for sid, rows in c.by_id.items():
         if len(rows) > 1:
             duplicate_id(c, sid, rows)

@@ -15,7 +15,12 @@ from .checkup import OP, Checkup
 
 def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Finding], Plan[DoctorResult]]:
     """All findings and one plan that repairs the fixable ones."""
-    when = when or datetime.now()
+    with root.steady():
+        return _diagnose(root, when or datetime.now())
+
+
+def _diagnose(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[DoctorResult]]:
+    """diagnose, its folders resolved once."""
     elsewhere = not_a_memory_root(root.real)
     if elsewhere:  # never walk a home folder or `/` looking for memboard's files
         findings = [leftovers.not_a_memory_root(root, elsewhere)]

@@ -11,6 +11,7 @@ from ...formats.ids import is_valid_id
 from ...formats.index import COLUMN_OF_FIELD, Row, format_refs
 from ...formats.layout import archive_dir, archive_index_path, archive_session_path, session_path
 from ...formats.snapshot import Snapshot, render_template
+from ...formats.sources import continues_from
 from ...formats.text import encode
 from ...plan import Change
 from ..archive import archived_row, holds_nothing
@@ -64,8 +65,7 @@ def _finish_archive(c: Checkup, sid: str, row: Row, has_snap: bool) -> None:
         data = c.root.read(session_path(sid))
         c.file_changes.append(Change("move", session_path(sid), data, data, dest=moved_rel))
         steps.append(f"move the snapshot to {moved_rel}")
-    snap = Snapshot(c.root.read(moved_rel if moved else session_path(sid)) or b"")
-    for src in snap.continues_from():
+    for src in continues_from(c.root.read(moved_rel if moved else session_path(sid)) or b""):
         if src in c.live and sid in c.live[src].refs:
             c.change_row(c.live[src], {"referenced_by": format_refs([r for r in c.live[src].refs if r != sid])})
     c.index_edit().delete(row)
@@ -117,7 +117,7 @@ def missing_snapshot(c: Checkup, sid: str, row: Row) -> None:
     text = render_template(
         sid, row.get("agent"), row.get("topic"), row.get("started_at"), row.get("updated_at"),
         context=row.get("summary"), status=row.status,
-        continues=[src for src, other in c.live.items() if sid in other.refs] or None,
+        continues=c.referrers(sid) or None,
     )
     c.new_texts[rel] = (None, text)
     c.add("missing_snapshot", sid, f"{row.status} row has no snapshot", f"create {rel} from the row", rel)
@@ -132,7 +132,7 @@ def check_live_rows(c: Checkup) -> None:
             half_archived(c, sid, row, has_snap)
         elif has_snap:
             row_behind_snapshot(c, sid, row)
-        else:
+        elif row.status != "idle":
             missing_snapshot(c, sid, row)
 
 

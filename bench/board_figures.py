@@ -263,7 +263,11 @@ async def until_loaded(app, limit: float = 600.0) -> float:
     deadline = time.monotonic() + limit
     while True:
         model = getattr(app, "model", None)
-        if model is not None and model.complete and not any(w.group == "reload" and not w.is_finished for w in app.workers):
+        if (
+            model is not None
+            and model.complete
+            and not any(w.group == "reload" and not w.is_finished for w in app.workers)
+        ):
             return time.time()
         if time.monotonic() > deadline:
             raise TimeoutError("the board never finished loading")
@@ -314,7 +318,9 @@ def child(kind: str, root: str, task: str, runs: int) -> None:
     os._exit(0)
 
 
-def spawn(kind: str, root: Path, state: Path, task: str = "paint", runs: int = 1, timeout: float = 600.0) -> tuple[float, dict]:
+def spawn(
+    kind: str, root: Path, state: Path, task: str = "paint", runs: int = 1, timeout: float = 600.0
+) -> tuple[float, dict]:
     """Run one measuring process; (seconds from spawn to its first data frame, its report)."""
     env = bench_env(state, {"PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))})
     cmd = [sys.executable, "-m", "bench.board_figures", kind, str(root), task, str(runs)]

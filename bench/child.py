@@ -37,8 +37,13 @@ def main(argv: list[str]) -> int:
     if code == 0 and expect is not None and expect not in out:
         code, err = 97, err + b"\nexpected output missing: " + expect
     peak = usage.ru_maxrss / (1024 * 1024) if sys.platform == "darwin" else usage.ru_maxrss / 1024
-    report = {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": peak, "code": code,
-              "err": err.decode("utf-8", "replace")[-2000:]}
+    report = {
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "peak_mb": peak,
+        "code": code,
+        "err": err.decode("utf-8", "replace")[-2000:],
+    }
     print(json.dumps(report))
     return 0
 

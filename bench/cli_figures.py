@@ -39,8 +39,15 @@ IDLE_AGE = 60.0  # seconds: how long ago the index "was last written" before eac
 
 def payload(conversation: str, source: str = "startup") -> bytes:
     """A Claude Code SessionStart payload."""
-    return json.dumps({"session_id": conversation, "transcript_path": "/tmp/bench.jsonl", "cwd": "/tmp",
-                       "hook_event_name": "SessionStart", "source": source}).encode("utf-8")
+    return json.dumps(
+        {
+            "session_id": conversation,
+            "transcript_path": "/tmp/bench.jsonl",
+            "cwd": "/tmp",
+            "hook_event_name": "SessionStart",
+            "source": source,
+        }
+    ).encode("utf-8")
 
 
 def memboard_cmd() -> list[str]:
@@ -71,8 +78,14 @@ def idle(path: Path) -> None:
 
 
 def run_series(
-    cmd: Callable[[int], list[str]], base: list[str], runs: int, env: dict, baseline: str,
-    prepare: Callable[[int], None] | None = None, stdin: Callable[[int], bytes | None] | None = None, warmup: bool = True,
+    cmd: Callable[[int], list[str]],
+    base: list[str],
+    runs: int,
+    env: dict,
+    baseline: str,
+    prepare: Callable[[int], None] | None = None,
+    stdin: Callable[[int], bytes | None] | None = None,
+    warmup: bool = True,
     expect: str | None = None,
 ) -> Measured:
     """runs of cmd(i) (after an untimed warm-up, i = -1), each right after one of base."""
@@ -121,10 +134,24 @@ def measure_commands(cache: RootCache, rows: int, runs: int, state: Path, warmup
         idle(index)
 
     hook, answered = mb + ["hook", "claude", "--root", str(work)], "Your Memory Session ID is:"
-    series("memboard hook claude (new chat)", lambda i: hook, FILELOCK, "import filelock", prepare=fresh,
-           stdin=lambda i: payload(f"bench-{rows}-{i}-{time.time_ns()}"), expect=answered)
-    series("memboard hook claude (resume)", lambda i: hook, FILELOCK, "import filelock", prepare=lambda i: idle(index),
-           stdin=lambda i: payload(f"bench-{rows}-resumed", "resume"), expect=answered)
+    series(
+        "memboard hook claude (new chat)",
+        lambda i: hook,
+        FILELOCK,
+        "import filelock",
+        prepare=fresh,
+        stdin=lambda i: payload(f"bench-{rows}-{i}-{time.time_ns()}"),
+        expect=answered,
+    )
+    series(
+        "memboard hook claude (resume)",
+        lambda i: hook,
+        FILELOCK,
+        "import filelock",
+        prepare=lambda i: idle(index),
+        stdin=lambda i: payload(f"bench-{rows}-resumed", "resume"),
+        expect=answered,
+    )
     series("memboard register", lambda i: mb + ["register", "--root", str(work)], prepare=fresh)
     series("memboard list --json", lambda i: mb + ["list", "--json", "--root", str(pristine)])
     series("memboard organize --dry-run", lambda i: mb + ["organize", "--dry-run", "--root", str(work)], prepare=fresh)
@@ -148,14 +175,25 @@ def measure_commands(cache: RootCache, rows: int, runs: int, state: Path, warmup
     print(f"    memboard search @ {rows:,}", file=sys.stderr, flush=True)
     out["memboard search (warm cache)"] = run_series(lambda i: search, PASS, count, search_env, "python -c pass")
     out["memboard search (cold: builds the cache)"] = run_series(
-        lambda i: search, PASS, 1 if rows >= BIG_ROOT_ROWS else min(count, 3), search_env, "python -c pass", prepare=cold,
-        warmup=False)
+        lambda i: search,
+        PASS,
+        1 if rows >= BIG_ROOT_ROWS else min(count, 3),
+        search_env,
+        "python -c pass",
+        prepare=cold,
+        warmup=False,
+    )
     return out
 
 
 def measure_baselines(state: Path, runs: int) -> dict[str, list[Sample]]:
     """`python -c pass`, `import filelock` and `import memboard.cli` on their own."""
     env = bench_env(state)
-    return {name: [sample(cmd, env) for _ in range(runs)]
-            for name, cmd in (("python -c pass", PASS), ("python -c 'import filelock'", FILELOCK),
-                              ("python -c 'import memboard.cli'", IMPORT_CLI))}
+    return {
+        name: [sample(cmd, env) for _ in range(runs)]
+        for name, cmd in (
+            ("python -c pass", PASS),
+            ("python -c 'import filelock'", FILELOCK),
+            ("python -c 'import memboard.cli'", IMPORT_CLI),
+        )
+    }

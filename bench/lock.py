@@ -114,9 +114,26 @@ def worker(root: str, name: str, deadline: float, log_path: str, sources: list[s
             elif r < 0.25 or not mine:
                 argv = ["register", "--agent", name]
             elif r < 0.40:
-                argv = ["register", "--manual", "--agent", name, "--topic", f"{name} topic", "--summary", "work in progress", "--json"]
+                argv = [
+                    "register",
+                    "--manual",
+                    "--agent",
+                    name,
+                    "--topic",
+                    f"{name} topic",
+                    "--summary",
+                    "work in progress",
+                    "--json",
+                ]
             elif r < 0.58:
-                argv = ["update", rng.choice(mine), "--summary", f"{name} update {rng.random():.4f}", "--snapshot", str(snap_file)]
+                argv = [
+                    "update",
+                    rng.choice(mine),
+                    "--summary",
+                    f"{name} update {rng.random():.4f}",
+                    "--snapshot",
+                    str(snap_file),
+                ]
             elif r < 0.70:
                 src, as_id = rng.choice(sources), rng.choice(mine)
                 argv = ["continue", src, "--as", as_id]
@@ -187,15 +204,40 @@ def run_stress(root: Path, seconds: float = 20.0, workers: int = 8, use_editor: 
     me = str(Path(__file__).resolve())
     for w in range(workers):
         log = work / f"w{w}.jsonl"
-        args = [sys.executable, me, "--worker", f"w{w}", "--root", str(root), "--deadline", str(deadline),
-                "--log", str(log), "--sources", ",".join(sources), "--seed", str(seed * 100 + w)]
+        args = [
+            sys.executable,
+            me,
+            "--worker",
+            f"w{w}",
+            "--root",
+            str(root),
+            "--deadline",
+            str(deadline),
+            "--log",
+            str(log),
+            "--sources",
+            ",".join(sources),
+            "--seed",
+            str(seed * 100 + w),
+        ]
         procs.append((log, subprocess.Popen(args, env=env)))
     ed_log = work / "editor.jsonl"
     ed = None
     if use_editor:
         # the editor stops early so its last save is followed by many memboard writes
-        args = [sys.executable, me, "--editor", "--root", str(root), "--deadline", str(deadline - seconds * 0.2),
-                "--log", str(ed_log), "--seed", str(seed)]
+        args = [
+            sys.executable,
+            me,
+            "--editor",
+            "--root",
+            str(root),
+            "--deadline",
+            str(deadline - seconds * 0.2),
+            "--log",
+            str(ed_log),
+            "--seed",
+            str(seed),
+        ]
         ed = subprocess.Popen(args, env=env)
     for _, p in procs:
         p.wait(timeout=seconds + 120)
@@ -353,8 +395,10 @@ def main(argv: list[str] | None = None) -> int:
     failed = 0
     for mode in modes:
         os.environ["BENCH_LOCK_QUEUE"] = mode
-        print(f"== lock: {'FIFO ticket queue on filelock' if mode != '0' else 'plain filelock (polling)'}; "
-              f"{args.workers} writers, {args.rows} rows, {args.seconds:g}s, editor {'off' if args.no_editor else 'on'}")
+        print(
+            f"== lock: {'FIFO ticket queue on filelock' if mode != '0' else 'plain filelock (polling)'}; "
+            f"{args.workers} writers, {args.rows} rows, {args.seconds:g}s, editor {'off' if args.no_editor else 'on'}"
+        )
         failed += run_once(base / f"memory-{mode}", args)
     return 1 if failed else 0
 

@@ -57,7 +57,9 @@ def worker(root: str, agent: str, count: int, out: str, go: str) -> None:
         except Exception as exc:  # a failed registration is reported, not a lost row
             failures.append(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     elapsed = time.perf_counter() - start
-    Path(out).write_text(json.dumps({"ids": ids, "waits": waits, "holds": holds, "failures": failures, "elapsed": elapsed}))
+    Path(out).write_text(
+        json.dumps({"ids": ids, "waits": waits, "holds": holds, "failures": failures, "elapsed": elapsed})
+    )
 
 
 def measure(root: Path, state: Path, processes: int = 8, per_process: int = 10) -> dict:
@@ -73,7 +75,16 @@ def measure(root: Path, state: Path, processes: int = 8, per_process: int = 10) 
     procs = []
     for n in range(processes):
         out = work / f"worker-{n}.json"
-        cmd = [sys.executable, "-m", "bench.lock_throughput", str(root), f"bench-writer-{n + 1}", str(per_process), str(out), str(go)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "bench.lock_throughput",
+            str(root),
+            f"bench-writer-{n + 1}",
+            str(per_process),
+            str(out),
+            str(go),
+        ]
         procs.append((subprocess.Popen(cmd, cwd=REPO, env=env, stderr=subprocess.PIPE), out))
     time.sleep(0.5 + 0.1 * processes)  # let every worker import and reach the start line
     start = time.perf_counter()

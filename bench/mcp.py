@@ -47,22 +47,78 @@ def operations(sid: str) -> list[Operation]:
         ("show one session", ["show", sid, "--json"], "session_show", {"session_id": sid}, None),
         ("list every row", ["list", "--json"], "session_list", {"limit": 10_000}, None),
         ("search", ["search", "parser", "--json"], "search", {"query": "parser"}, None),
-        ("update --dry-run", ["update", sid, "--snapshot", "-", "--dry-run"], "session_update",
-         {"session_id": sid, "snapshot": SNAPSHOT, "dry_run": True}, SNAPSHOT.encode()),
-        ("register --manual (a write)", ["register", "--manual", "--agent", "bench-agent", "--json"], "session_register",
-         {"agent": "bench-agent"}, None),
+        (
+            "update --dry-run",
+            ["update", sid, "--snapshot", "-", "--dry-run"],
+            "session_update",
+            {"session_id": sid, "snapshot": SNAPSHOT, "dry_run": True},
+            SNAPSHOT.encode(),
+        ),
+        (
+            "register --manual (a write)",
+            ["register", "--manual", "--agent", "bench-agent", "--json"],
+            "session_register",
+            {"agent": "bench-agent"},
+            None,
+        ),
         ("session_context (row, snapshot, chain, notes)", None, "session_context", {"session_id": sid}, None),
-        ("note save, a new note (a write)", ["note", "save", "--title", "Bench {n}", "--type", "fact", "--scope", "ops",
-                                             "--topic-key", "bench/mcp/{n}", "--what", "- 同步 fact {n}", "--json"],
-         "mem_save", {"title": "Bench {n}", "type": "fact", "scope": "ops", "topic_key": "bench/mcp/{n}",
-                      "what": "- 同步 fact {n}"}, None),
-        ("note save over a note (a write)", ["note", "save", "--title", "Keep the vault rule 1", "--type", "fact", "--scope",
-                                             "project", "--topic-key", NOTE, "--what", UPDATE, "--json"],
-         "mem_save", {"title": "Keep the vault rule 1", "type": "fact", "scope": "project", "topic_key": NOTE,
-                      "what": UPDATE}, None),
+        (
+            "note save, a new note (a write)",
+            [
+                "note",
+                "save",
+                "--title",
+                "Bench {n}",
+                "--type",
+                "fact",
+                "--scope",
+                "ops",
+                "--topic-key",
+                "bench/mcp/{n}",
+                "--what",
+                "- 同步 fact {n}",
+                "--json",
+            ],
+            "mem_save",
+            {
+                "title": "Bench {n}",
+                "type": "fact",
+                "scope": "ops",
+                "topic_key": "bench/mcp/{n}",
+                "what": "- 同步 fact {n}",
+            },
+            None,
+        ),
+        (
+            "note save over a note (a write)",
+            [
+                "note",
+                "save",
+                "--title",
+                "Keep the vault rule 1",
+                "--type",
+                "fact",
+                "--scope",
+                "project",
+                "--topic-key",
+                NOTE,
+                "--what",
+                UPDATE,
+                "--json",
+            ],
+            "mem_save",
+            {"title": "Keep the vault rule 1", "type": "fact", "scope": "project", "topic_key": NOTE, "what": UPDATE},
+            None,
+        ),
         ("note show / mem_get", ["note", "show", NOTE, "--json"], "mem_get", {"note_id": NOTE}, None),
         ("note search 同步 / mem_search", ["note", "search", "同步", "--json"], "mem_search", {"query": "同步"}, None),
-        ("note list --status active / mem_context", ["note", "list", "--status", "active", "--json"], "mem_context", {}, None),
+        (
+            "note list --status active / mem_context",
+            ["note", "list", "--status", "active", "--json"],
+            "mem_context",
+            {},
+            None,
+        ),
     ]
 
 
@@ -77,9 +133,13 @@ def filled(value, n: str):
     return value
 
 
-async def server_figures(root: Path, env: dict, ops, runs: int) -> tuple[list[float], list[float], dict[str, list[float]]]:
+async def server_figures(
+    root: Path, env: dict, ops, runs: int
+) -> tuple[list[float], list[float], dict[str, list[float]]]:
     """Start times (spawn to initialized; then to the tool list) of fresh servers, and tool-call times on one server."""
-    params = StdioServerParameters(command=memboard_cmd()[0], args=[*memboard_cmd()[1:], "mcp", "--root", str(root)], env=env)
+    params = StdioServerParameters(
+        command=memboard_cmd()[0], args=[*memboard_cmd()[1:], "mcp", "--root", str(root)], env=env
+    )
     starts, listed = [], []
     calls: dict[str, list[float]] = {name: [] for name, *_ in ops}
     for run in range(runs + 1):  # the first start warms the caches and is not counted
@@ -115,9 +175,14 @@ def measure(rows: int = 10_000, runs: int = 7, notes: int = 10_000) -> dict:
         sid = manifest.snapshots[len(manifest.snapshots) // 2]
         ops = operations(sid)
         passes = [run_once(PASS, env) for _ in range(runs)]
-        cli = {name: [run_once(memboard_cmd() + filled(args, f"c{i}") + ["--root", str(manifest.path)], env, stdin)
-                      for i in range(runs)]
-               for name, args, _tool, _arguments, stdin in ops if args is not None}
+        cli = {
+            name: [
+                run_once(memboard_cmd() + filled(args, f"c{i}") + ["--root", str(manifest.path)], env, stdin)
+                for i in range(runs)
+            ]
+            for name, args, _tool, _arguments, stdin in ops
+            if args is not None
+        }
         starts, listed, calls = anyio.run(server_figures, manifest.path, env, ops, runs)
     return {
         "rows": rows,
@@ -125,8 +190,9 @@ def measure(rows: int = 10_000, runs: int = 7, notes: int = 10_000) -> dict:
         "python -c pass": median(passes),
         "start": median(starts),
         "start and tool list": median(listed),
-        "operations": {name: {"cli": median(cli[name]) if name in cli else None, "mcp": median(calls[name])}
-                       for name, *_ in ops},
+        "operations": {
+            name: {"cli": median(cli[name]) if name in cli else None, "mcp": median(calls[name])} for name, *_ in ops
+        },
     }
 
 

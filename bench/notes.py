@@ -98,8 +98,15 @@ def generate_notes(root: Path, count: int) -> list[str]:
 def _figure(rows: list[dict], name: str, times: list[float], base: list[float], note: str = "") -> None:
     """Record and print one figure (ms, median) beside its baseline."""
     value, baseline = median(times) * 1000, median(base) * 1000 if base else float("nan")
-    rows.append({"figure": name, "median_ms": round(value, 1), "baseline_ms": round(baseline, 1), "runs": len(times),
-                 "note": note})
+    rows.append(
+        {
+            "figure": name,
+            "median_ms": round(value, 1),
+            "baseline_ms": round(baseline, 1),
+            "runs": len(times),
+            "note": note,
+        }
+    )
     ratio = f"{value / baseline:.2f}× python -c pass ({baseline:.0f} ms)" if base else ""
     print(f"| {name} | {value:,.1f} ms ×{len(times)} | {ratio} | {note} |")
 
@@ -119,13 +126,32 @@ def run(count: int, runs: int) -> list[dict]:
         start = time.perf_counter()
         outcome = search_run(MemoryRoot(root), "同步")
         build = time.perf_counter() - start
-        _figure(rows, "first build of the search cache (in process)", [build], [], f"{outcome.backend}, {len(outcome.hits)} hits")
+        _figure(
+            rows,
+            "first build of the search cache (in process)",
+            [build],
+            [],
+            f"{outcome.backend}, {len(outcome.hits)} hits",
+        )
         counter = iter(range(10**6))
 
         def new_note(_i: int) -> list[str]:
             n = next(counter)
-            return [*cmd, "note", "save", "--title", f"Bench note {n}", "--type", "fact", "--scope", "ops",
-                    "--topic-key", f"bench/new/n{n}", "--what", f"- 同步 fact {n}"]
+            return [
+                *cmd,
+                "note",
+                "save",
+                "--title",
+                f"Bench note {n}",
+                "--type",
+                "fact",
+                "--scope",
+                "ops",
+                "--topic-key",
+                f"bench/new/n{n}",
+                "--what",
+                f"- 同步 fact {n}",
+            ]
 
         times, base = time_process([], env, runs, before_each=new_note, baseline=PASS)
         _figure(rows, "memboard note save (new note)", times, base)
@@ -133,15 +159,30 @@ def run(count: int, runs: int) -> list[dict]:
 
         def update_note(_i: int) -> list[str]:
             n = next(updates)
-            return [*cmd, "note", "save", "--title", "Keep the vault rule 1", "--type", "fact", "--scope", "project",
-                    "--topic-key", "bench/project/n1", "--what", "- The vault runs 1 times a day.\n" + f"- Update {n}."]
+            return [
+                *cmd,
+                "note",
+                "save",
+                "--title",
+                "Keep the vault rule 1",
+                "--type",
+                "fact",
+                "--scope",
+                "project",
+                "--topic-key",
+                "bench/project/n1",
+                "--what",
+                "- The vault runs 1 times a day.\n" + f"- Update {n}.",
+            ]
 
         times, base = time_process([], env, runs, before_each=update_note, baseline=PASS)
         _figure(rows, "memboard note save (update, same key)", times, base)
-        for name, args in (("memboard note list --json", ["note", "list", "--json"]),
-                           ("memboard note search 同步 (warm cache)", ["note", "search", "同步"]),
-                           ("memboard note search vault (warm cache)", ["note", "search", "vault"]),
-                           ("memboard search 同步 --kind note", ["search", "同步", "--kind", "note"])):
+        for name, args in (
+            ("memboard note list --json", ["note", "list", "--json"]),
+            ("memboard note search 同步 (warm cache)", ["note", "search", "同步"]),
+            ("memboard note search vault (warm cache)", ["note", "search", "vault"]),
+            ("memboard search 同步 --kind note", ["search", "同步", "--kind", "note"]),
+        ):
             times, base = time_process([*cmd, *args], env, runs, baseline=PASS)
             _figure(rows, name, times, base)
     return rows

@@ -106,8 +106,13 @@ async def _first_paint(root: Path) -> dict:
 
     start = time.perf_counter()
     listed = len(list_notes(MemoryRoot(root)))
-    return {"first_paint": first, "fully_loaded": loaded, "notes": shown, "list_notes": time.perf_counter() - start,
-            "listed": listed}
+    return {
+        "first_paint": first,
+        "fully_loaded": loaded,
+        "notes": shown,
+        "list_notes": time.perf_counter() - start,
+        "listed": listed,
+    }
 
 
 async def _filter(root: Path) -> dict:
@@ -172,8 +177,9 @@ def child_main(kind: str, root: Path) -> dict:
 
 def child_result(kind: str, root: Path) -> dict:
     """Run kind on root in a fresh Python process; its JSON result."""
-    proc = subprocess.run([sys.executable, __file__, "--child", kind, str(root)], capture_output=True, text=True,
-                          timeout=900)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", kind, str(root)], capture_output=True, text=True, timeout=900
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"bench child {kind} failed: {proc.stderr.strip().splitlines()[-3:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -190,14 +196,20 @@ def run(count: int, runs: int) -> dict:
         paints = [child_result("paint", root) for _ in range(runs)]
         best = min(paints, key=lambda r: r["first_paint"])
         listing = median([p["list_notes"] for p in paints])
-        print(f"notes view first paint (n → first rows on screen): best {best['first_paint'] * 1000:.0f} ms, "
-              f"median {median([p['first_paint'] for p in paints]) * 1000:.0f} ms ×{runs}")
-        print(f"notes view fully loaded ({best['notes']:,} notes read): {best['fully_loaded'] * 1000:.0f} ms; "
-              f"list_notes of every note in process: median {listing * 1000:.0f} ms")
+        print(
+            f"notes view first paint (n → first rows on screen): best {best['first_paint'] * 1000:.0f} ms, "
+            f"median {median([p['first_paint'] for p in paints]) * 1000:.0f} ms ×{runs}"
+        )
+        print(
+            f"notes view fully loaded ({best['notes']:,} notes read): {best['fully_loaded'] * 1000:.0f} ms; "
+            f"list_notes of every note in process: median {listing * 1000:.0f} ms"
+        )
         typed = child_result("filter", root)
         keys = ", ".join(f"{t * 1000:.1f}" for t in typed["keystrokes"])
-        print(f"filter keystroke → repaint (typing 'cache'): median {typed['median'] * 1000:.1f} ms, "
-              f"max {typed['max'] * 1000:.1f} ms (target ≤ 50 ms) [{keys} ms; {typed['shown']:,} shown]")
+        print(
+            f"filter keystroke → repaint (typing 'cache'): median {typed['median'] * 1000:.1f} ms, "
+            f"max {typed['max'] * 1000:.1f} ms (target ≤ 50 ms) [{keys} ms; {typed['shown']:,} shown]"
+        )
         saved = child_result("saved", root)
         print(f"note saved by another writer → on screen: {saved['saved_to_shown'] * 1000:.0f} ms (target ≤ 1000 ms)")
     return {"notes": count, "paint": paints, "filter": typed, "saved": saved}

@@ -24,10 +24,7 @@ from tests.support.roots import HEADER as HEADER_LINE
 NOW = "2026-06-01 09:30"
 HEADER = HEADER_LINE + SEPARATOR
 PREAMBLE = (
-    "# Memory Index\n"
-    "\n"
-    "Working board of the agents of this vault. One row per live session; see the protocol.\n"
-    "\n"
+    "# Memory Index\n\nWorking board of the agents of this vault. One row per live session; see the protocol.\n\n"
 )
 POSTSCRIPT = "\n<!-- notes under the table survive every write -->\n"
 
@@ -108,7 +105,9 @@ def _ts(when: datetime) -> str:
     return when.strftime("%Y-%m-%d %H:%M")
 
 
-def _snapshot(sid: str, agent: str, topic: str, status: str, started: str, updated: str, summary: str, sources: list[str]) -> str:
+def _snapshot(
+    sid: str, agent: str, topic: str, status: str, started: str, updated: str, summary: str, sources: list[str]
+) -> str:
     """A snapshot in the seed's template, with a few items per section."""
     continues = "\n".join(f"- {s}" for s in sources) if sources else "None"
     return (
@@ -188,7 +187,9 @@ def generate(path: Path, rows: int, seed: int = 6) -> Manifest:
     lines = [PREAMBLE, HEADER]
     for r in records:
         refs = ", ".join(r["refs"]) if r["refs"] else "-"
-        line = row_line(r["id"], r["status"], refs, r["summary"], r["topic"], r["updated"], r["keywords"], r["agent"], r["started"])
+        line = row_line(
+            r["id"], r["status"], refs, r["summary"], r["topic"], r["updated"], r["keywords"], r["agent"], r["started"]
+        )
         lines.append(line + "\n")
         manifest.cjk_rows += r["cjk"]
         manifest.pipe_rows += r["pipe"]
@@ -200,7 +201,9 @@ def generate(path: Path, rows: int, seed: int = 6) -> Manifest:
 
     for i in with_snapshot:
         r = records[i]
-        text = _snapshot(r["id"], r["agent"], r["topic"], r["status"], r["started"], r["updated"], r["summary"], r["sources"])
+        text = _snapshot(
+            r["id"], r["agent"], r["topic"], r["status"], r["started"], r["updated"], r["summary"], r["sources"]
+        )
         (path / "sessions" / f"{r['id']}.md").write_text(text, encoding="utf-8")
         manifest.snapshots.append(r["id"])
         if not r["refs"]:

@@ -52,6 +52,7 @@ APPEND_TARGET_MS = 1000.0
 LOCK_PROCESSES = 8
 LOCK_CAP_ROWS = 100_000
 
+
 @dataclass
 class Figure:
     """One line of the results table: a median of runs, its spread, and what it is held to."""
@@ -166,7 +167,9 @@ def render_markdown(figures: list[Figure]) -> str:
     out = ["| " + " | ".join(HEAD) + " |", "|---|--:|--:|--:|--:|--:|--:|---|--:|--:|---|---|"]
     for f in figures:
         out.append("| " + " | ".join(c.replace("|", "\\|") for c in _cells(f, "–")) + " |")
-    notes = [f"- {f.figure} @ {f'{f.n:,}' if f.n else '–'}: {f.note}" for f in figures if f.note and f.value is not None]
+    notes = [
+        f"- {f.figure} @ {f'{f.n:,}' if f.n else '–'}: {f.note}" for f in figures if f.note and f.value is not None
+    ]
     return "\n".join(out + ([""] + notes if notes else []))
 
 
@@ -190,8 +193,22 @@ def command_figure(name: str, n: int, m: cli_figures.Measured) -> Figure:
     walls, base = [s.wall for s in m.samples], [s.wall for s in m.base]
     value, b = median(walls), median(base)
     cpu = median([s.cpu for s in m.samples])
-    return Figure(name, n, value, "s", len(walls), m.baseline, b, ratio(value, b), low=min(walls), high=max(walls), cpu=cpu,
-                  peak_mb=max(s.peak_mb for s in m.samples), load=median(m.loads), cpu_ratio=ratio(cpu, median([s.cpu for s in m.base])))
+    return Figure(
+        name,
+        n,
+        value,
+        "s",
+        len(walls),
+        m.baseline,
+        b,
+        ratio(value, b),
+        low=min(walls),
+        high=max(walls),
+        cpu=cpu,
+        peak_mb=max(s.peak_mb for s in m.samples),
+        load=median(m.loads),
+        cpu_ratio=ratio(cpu, median([s.cpu for s in m.base])),
+    )
 
 
 def hold(fig: Figure, n: int, at: int, limit: float, text: str) -> None:
@@ -200,7 +217,9 @@ def hold(fig: Figure, n: int, at: int, limit: float, text: str) -> None:
         fig.target, fig.passed = text, fig.ratio <= limit
 
 
-def cli_section(results: Results, cache: RootCache, sizes, runs: int, state: Path, warmup: bool) -> dict[int, dict[str, Figure]]:
+def cli_section(
+    results: Results, cache: RootCache, sizes, runs: int, state: Path, warmup: bool
+) -> dict[int, dict[str, Figure]]:
     """Whole-process figures of every command at every size; by size and name (for the growth figures)."""
     print("CLI whole-process figures", file=sys.stderr)
     alone = cli_figures.measure_baselines(state, runs)
@@ -208,8 +227,18 @@ def cli_section(results: Results, cache: RootCache, sizes, runs: int, state: Pat
     interpreter_mb = max(s.peak_mb for s in alone["python -c pass"])
     for name, samples in alone.items():
         walls = [s.wall for s in samples]
-        fig = Figure(name, None, median(walls), "s", len(walls), low=min(walls), high=max(walls),
-                     cpu=median([s.cpu for s in samples]), peak_mb=max(s.peak_mb for s in samples), load=os.getloadavg()[0])
+        fig = Figure(
+            name,
+            None,
+            median(walls),
+            "s",
+            len(walls),
+            low=min(walls),
+            high=max(walls),
+            cpu=median([s.cpu for s in samples]),
+            peak_mb=max(s.peak_mb for s in samples),
+            load=os.getloadavg()[0],
+        )
         if name != "python -c pass":
             fig.baseline_name, fig.baseline, fig.ratio = "python -c pass", pass_s, ratio(fig.value, pass_s)
         results.add(fig)
@@ -222,9 +251,20 @@ def cli_section(results: Results, cache: RootCache, sizes, runs: int, state: Pat
             continue
         floors = measured["memboard list --json"].base
         walls = [s.wall for s in floors]
-        results.add(Figure("floor: read + split index.md", n, median(walls), "s", len(walls), low=min(walls), high=max(walls),
-                           cpu=median([s.cpu for s in floors]), peak_mb=max(s.peak_mb for s in floors),
-                           note="python -c \"open(p,'rb').read().split(b'\\n')\": the baseline of the commands below"))
+        results.add(
+            Figure(
+                "floor: read + split index.md",
+                n,
+                median(walls),
+                "s",
+                len(walls),
+                low=min(walls),
+                high=max(walls),
+                cpu=median([s.cpu for s in floors]),
+                peak_mb=max(s.peak_mb for s in floors),
+                note="python -c \"open(p,'rb').read().split(b'\\n')\": the baseline of the commands below",
+            )
+        )
         figs = by_size[n] = {}
         for name, m in measured.items():
             fig = figs[name] = command_figure(name, n, m)
@@ -240,9 +280,21 @@ def cli_section(results: Results, cache: RootCache, sizes, runs: int, state: Pat
         if listing is not None and n == TARGET_ROWS:
             index_mb = cache.get(n).index_bytes / (1024 * 1024)
             allowed = 3 * index_mb + interpreter_mb
-            results.add(Figure("memboard list --json peak memory", n, listing.peak_mb, "MiB", listing.runs,
-                               "3× index.md + python -c pass", allowed, ratio(listing.peak_mb, allowed), "≤ 1×",
-                               (listing.peak_mb or 0) <= allowed, note=f"index.md is {index_mb:.0f} MiB"))
+            results.add(
+                Figure(
+                    "memboard list --json peak memory",
+                    n,
+                    listing.peak_mb,
+                    "MiB",
+                    listing.runs,
+                    "3× index.md + python -c pass",
+                    allowed,
+                    ratio(listing.peak_mb, allowed),
+                    "≤ 1×",
+                    (listing.peak_mb or 0) <= allowed,
+                    note=f"index.md is {index_mb:.0f} MiB",
+                )
+            )
     return by_size
 
 
@@ -251,9 +303,18 @@ def hook_own(results: Results, n: int, m: cli_figures.Measured) -> None:
     own = [s.wall - b.wall for s, b in zip(m.samples, m.base)]
     own_cpu = median([s.cpu - b.cpu for s, b in zip(m.samples, m.base)])
     target = HOOK_OWN_MS.get(n)
-    fig = Figure("memboard hook claude (new chat): own cost", n, median(own) * 1000, "ms", len(own),
-                 low=min(own) * 1000, high=max(own) * 1000, cpu=own_cpu, load=median(m.loads),
-                 note="each run's whole process minus `python -c \"import filelock\"` run just before it (CPU: the same difference)")
+    fig = Figure(
+        "memboard hook claude (new chat): own cost",
+        n,
+        median(own) * 1000,
+        "ms",
+        len(own),
+        low=min(own) * 1000,
+        high=max(own) * 1000,
+        cpu=own_cpu,
+        load=median(m.loads),
+        note='each run\'s whole process minus `python -c "import filelock"` run just before it (CPU: the same difference)',
+    )
     if target is not None:
         fig.target, fig.passed = f"≤ {target:g} ms", fig.value is not None and fig.value <= target
     results.add(fig)
@@ -269,8 +330,17 @@ def growth_section(results: Results, by_size: dict[int, dict[str, Figure]], smal
         if before is None or before.value is None or fig.value is None:
             continue
         grown = fig.value / before.value
-        results.add(Figure(f"growth {small // 1000}k → {big // 1000}k: {name}", None, grown, "×", target=f"≤ {GROWTH_LIMIT:g}×",
-                           passed=grown <= GROWTH_LIMIT, note=f"{scale:g}× the rows: linear is {scale:g}×, a start-up bound command less"))
+        results.add(
+            Figure(
+                f"growth {small // 1000}k → {big // 1000}k: {name}",
+                None,
+                grown,
+                "×",
+                target=f"≤ {GROWTH_LIMIT:g}×",
+                passed=grown <= GROWTH_LIMIT,
+                note=f"{scale:g}× the rows: linear is {scale:g}×, a start-up bound command less",
+            )
+        )
 
 
 def board_section(results: Results, cache: RootCache, sizes, runs: int, state: Path, quick: bool) -> None:
@@ -288,24 +358,69 @@ def board_section(results: Results, cache: RootCache, sizes, runs: int, state: P
                 paints[kind].append(board_figures.spawn(kind, root, state))
         bare_s = median([s for s, _ in paints["bare"]])
         bare_mb = max(rep["peak_rss_mb"] for _, rep in paints["bare"])
-        results.add(Figure("bare Textual app first paint", n, bare_s, "s", runs, peak_mb=bare_mb, load=os.getloadavg()[0],
-                           note="baseline: reads index.md, splits and keeps its lines, shows 40 in one Static"))
+        results.add(
+            Figure(
+                "bare Textual app first paint",
+                n,
+                bare_s,
+                "s",
+                runs,
+                peak_mb=bare_mb,
+                load=os.getloadavg()[0],
+                note="baseline: reads index.md, splits and keeps its lines, shows 40 in one Static",
+            )
+        )
         first = [s for s, _ in paints["board"]]
         loaded = [rep["loaded_at"] - rep["painted_at"] + s for s, rep in paints["board"]]
         board_mb = max(rep["peak_rss_mb"] for _, rep in paints["board"])
-        fig = Figure("board first paint", n, median(first), "s", runs, "bare app", bare_s, ratio(median(first), bare_s),
-                     low=min(first), high=max(first), load=os.getloadavg()[0])
+        fig = Figure(
+            "board first paint",
+            n,
+            median(first),
+            "s",
+            runs,
+            "bare app",
+            bare_s,
+            ratio(median(first), bare_s),
+            low=min(first),
+            high=max(first),
+            load=os.getloadavg()[0],
+        )
         hold(fig, n, n, PAINT_TARGET_RATIO, f"≤ {PAINT_TARGET_RATIO:g}× bare")
         results.add(fig)
-        results.add(Figure("board fully loaded", n, median(loaded), "s", runs, "bare app", bare_s, ratio(median(loaded), bare_s),
-                           low=min(loaded), high=max(loaded), note="until the model holds the whole index"))
-        mem = Figure("board peak memory (loaded)", n, board_mb, "MiB", runs, "bare app", bare_mb, ratio(board_mb, bare_mb),
-                     note="the child's own VmHWM after loading")
+        results.add(
+            Figure(
+                "board fully loaded",
+                n,
+                median(loaded),
+                "s",
+                runs,
+                "bare app",
+                bare_s,
+                ratio(median(loaded), bare_s),
+                low=min(loaded),
+                high=max(loaded),
+                note="until the model holds the whole index",
+            )
+        )
+        mem = Figure(
+            "board peak memory (loaded)",
+            n,
+            board_mb,
+            "MiB",
+            runs,
+            "bare app",
+            bare_mb,
+            ratio(board_mb, bare_mb),
+            note="the child's own VmHWM after loading",
+        )
         hold(mem, n, TARGET_ROWS, MEMORY_TARGET_RATIO, f"≤ {MEMORY_TARGET_RATIO:g}× bare")
         results.add(mem)
         plan_figures(results, root, n, max(1, runs // 2), state)
         if n == max(sizes):
-            board_interaction(results, cache, n, runs, state, bare_mb, "" if n >= 100_000 else "the filter target is set at 100k rows")
+            board_interaction(
+                results, cache, n, runs, state, bare_mb, "" if n >= 100_000 else "the filter target is set at 100k rows"
+            )
 
 
 def plan_figures(results: Results, root: Path, n: int, runs: int, state: Path) -> None:
@@ -316,13 +431,34 @@ def plan_figures(results: Results, root: Path, n: int, runs: int, state: Path) -
             _, rep = board_figures.spawn("board", root, state, task)
             made.append(rep["plan_s"])
             shown.append(rep["preview_s"])
-        fig = Figure(f"board {task} plan ready", n, median(made), "s", runs, low=min(made), high=max(made), load=os.getloadavg()[0],
-                     note=f"`{key}`{' and enter' if task == 'organize' else ''} until the preview is made with the plan and its patch")
+        fig = Figure(
+            f"board {task} plan ready",
+            n,
+            median(made),
+            "s",
+            runs,
+            low=min(made),
+            high=max(made),
+            load=os.getloadavg()[0],
+            note=f"`{key}`{' and enter' if task == 'organize' else ''} until the preview is made with the plan and its patch",
+        )
         if task == "organize":
-            fig.target, fig.passed = (f"≤ {PLAN_TARGET_S:g} s", median(made) <= PLAN_TARGET_S) if n == TARGET_ROWS else ("", None)
+            fig.target, fig.passed = (
+                (f"≤ {PLAN_TARGET_S:g} s", median(made) <= PLAN_TARGET_S) if n == TARGET_ROWS else ("", None)
+            )
         results.add(fig)
-        results.add(Figure(f"board {task} preview on screen", n, median(shown), "s", runs, low=min(shown), high=max(shown),
-                           note="for the record: the preview's own rendering (the board's UI) comes after the plan"))
+        results.add(
+            Figure(
+                f"board {task} preview on screen",
+                n,
+                median(shown),
+                "s",
+                runs,
+                low=min(shown),
+                high=max(shown),
+                note="for the record: the preview's own rendering (the board's UI) comes after the plan",
+            )
+        )
 
 
 def board_crosscheck(results: Results, sizes, state: Path, quick: bool) -> None:
@@ -335,12 +471,42 @@ def board_crosscheck(results: Results, sizes, state: Path, quick: bool) -> None:
     note = "cross-check: bench/board.py's own index and clock (from the child's first line of Python, best of 5)"
     for n in sizes:
         fp = own.first_paint(n, work, datatable=False)
-        results.add(Figure(f"board first paint ({label})", n, fp["board"], "s", 5, "its bare app", fp["bare"], fp["ratio"], note=note))
+        results.add(
+            Figure(
+                f"board first paint ({label})",
+                n,
+                fp["board"],
+                "s",
+                5,
+                "its bare app",
+                fp["bare"],
+                fp["ratio"],
+                note=note,
+            )
+        )
     big = max(sizes)
     fk = own.filter_keystroke(big, work)
-    results.add(Figure(f"filter keystroke ({label})", big, fk["median"] * 1000, "ms", len(fk["keystrokes"]), note=f"cross-check: typing 'topic 77' into the box directly; worst {fk['max'] * 1000:.0f} ms"))
+    results.add(
+        Figure(
+            f"filter keystroke ({label})",
+            big,
+            fk["median"] * 1000,
+            "ms",
+            len(fk["keystrokes"]),
+            note=f"cross-check: typing 'topic 77' into the box directly; worst {fk['max'] * 1000:.0f} ms",
+        )
+    )
     ap = own.external_append(big, work)
-    results.add(Figure(f"external append ({label})", big, ap["append_to_shown"] * 1000, "ms", 1, note="cross-check: one in-place append (open 'a') at the end of the table"))
+    results.add(
+        Figure(
+            f"external append ({label})",
+            big,
+            ap["append_to_shown"] * 1000,
+            "ms",
+            1,
+            note="cross-check: one in-place append (open 'a') at the end of the table",
+        )
+    )
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -353,7 +519,9 @@ def bench_module(name: str, *needs: str):
     return mod if all(hasattr(mod, attr) for attr in needs) else None
 
 
-def board_interaction(results: Results, cache: RootCache, n: int, runs: int, state: Path, bare_mb: float, note: str) -> None:
+def board_interaction(
+    results: Results, cache: RootCache, n: int, runs: int, state: Path, bare_mb: float, note: str
+) -> None:
     """Filter keystroke, external append and peak memory of the board at n rows."""
     root = cache.get(n).path
     _, echo = board_figures.spawn("input", root, state, "filter")
@@ -372,20 +540,50 @@ def board_interaction(results: Results, cache: RootCache, n: int, runs: int, sta
         f"worst {max(keys):.0f} ms; until the last frame (pane too) median {median(settled):.0f} ms"
     )
     results.add(
-        Figure("filter keystroke → repaint", n, filt, "ms", len(keys), "Input echo", echo_ms, ratio(filt, echo_ms), f"≤ {FILTER_TARGET_MS:g} ms",
-               filt <= FILTER_TARGET_MS, "; ".join(filter(None, [note, how])), low=min(keys), high=max(keys))
+        Figure(
+            "filter keystroke → repaint",
+            n,
+            filt,
+            "ms",
+            len(keys),
+            "Input echo",
+            echo_ms,
+            ratio(filt, echo_ms),
+            f"≤ {FILTER_TARGET_MS:g} ms",
+            filt <= FILTER_TARGET_MS,
+            "; ".join(filter(None, [note, how])),
+            low=min(keys),
+            high=max(keys),
+        )
     )
     work = cache.copy(n)
     _, rep = board_figures.spawn("board", work, state, "append", runs)
     shutil.rmtree(work, ignore_errors=True)
     app_ms = median(rep["append_ms"])
     results.add(
-        Figure("external append → on board", n, app_ms, "ms", runs, target=f"≤ {APPEND_TARGET_MS:g} ms", passed=app_ms <= APPEND_TARGET_MS,
-               note=f"worst {max(rep['append_ms']):.0f} ms; the row is written by another process, whole file, atomic rename")
+        Figure(
+            "external append → on board",
+            n,
+            app_ms,
+            "ms",
+            runs,
+            target=f"≤ {APPEND_TARGET_MS:g} ms",
+            passed=app_ms <= APPEND_TARGET_MS,
+            note=f"worst {max(rep['append_ms']):.0f} ms; the row is written by another process, whole file, atomic rename",
+        )
     )
     mem = max(ends)
-    fig = Figure("board peak memory (loaded and filtered)", n, mem, "MiB", len(ends), "bare app", bare_mb, ratio(mem, bare_mb),
-                 note="the child's own VmHWM after loading and filtering")
+    fig = Figure(
+        "board peak memory (loaded and filtered)",
+        n,
+        mem,
+        "MiB",
+        len(ends),
+        "bare app",
+        bare_mb,
+        ratio(mem, bare_mb),
+        note="the child's own VmHWM after loading and filtering",
+    )
     hold(fig, n, TARGET_ROWS, MEMORY_TARGET_RATIO, f"≤ {MEMORY_TARGET_RATIO:g}× bare")
     results.add(fig)
 
@@ -395,7 +593,11 @@ def lock_section(results: Results, cache: RootCache, sizes, per_process: int, st
     print("lock figures", file=sys.stderr)
     for n in sizes:
         if n > LOCK_CAP_ROWS:
-            results.unavailable("lock wait (8 writers)", n, f"skipped above {LOCK_CAP_ROWS // 1000}k rows: each write holds the lock for seconds")
+            results.unavailable(
+                "lock wait (8 writers)",
+                n,
+                f"skipped above {LOCK_CAP_ROWS // 1000}k rows: each write holds the lock for seconds",
+            )
             continue
         if quick and n != min(sizes):
             results.unavailable("lock wait (8 writers)", n, "skipped in --quick")
@@ -406,8 +608,31 @@ def lock_section(results: Results, cache: RootCache, sizes, per_process: int, st
         shutil.rmtree(root, ignore_errors=True)
         how = f"{LOCK_PROCESSES} processes × {k} registrations, {rep['per_second']:.1f} registrations/s, {rep['failed']} failed"
         hold = rep["hold_p50"]
-        results.add(Figure("lock wait p50 (8 writers)", n, rep["wait_p50"], "s", rep["registrations"], "lock hold p50", hold, ratio(rep["wait_p50"], hold), note=how))
-        results.add(Figure("lock wait p99 (8 writers)", n, rep["wait_p99"], "s", rep["registrations"], "lock hold p50", hold, ratio(rep["wait_p99"], hold)))
+        results.add(
+            Figure(
+                "lock wait p50 (8 writers)",
+                n,
+                rep["wait_p50"],
+                "s",
+                rep["registrations"],
+                "lock hold p50",
+                hold,
+                ratio(rep["wait_p50"], hold),
+                note=how,
+            )
+        )
+        results.add(
+            Figure(
+                "lock wait p99 (8 writers)",
+                n,
+                rep["wait_p99"],
+                "s",
+                rep["registrations"],
+                "lock hold p50",
+                hold,
+                ratio(rep["wait_p99"], hold),
+            )
+        )
         results.add(
             Figure(
                 "rows lost (8 writers)",
@@ -430,7 +655,12 @@ def parse_args(argv=None):
     here = Path(__file__).resolve().parent
     p = argparse.ArgumentParser(description="Run memboard's benchmarks and print every figure beside its baseline.")
     p.add_argument("--quick", action="store_true", help="only 1k and 10k rows, fewer runs (about a minute on 2 cores)")
-    p.add_argument("--json", metavar="PATH", default=str(here / "results.json"), help="where to write the figures as JSON (default bench/results.json)")
+    p.add_argument(
+        "--json",
+        metavar="PATH",
+        default=str(here / "results.json"),
+        help="where to write the figures as JSON (default bench/results.json)",
+    )
     p.add_argument("--runs", type=int, help="runs per whole-process figure (default 7, --quick 5)")
     p.add_argument("--sizes", help="comma-separated row counts instead of the defaults")
     p.add_argument("--only", choices=["cli", "board", "lock"], action="append", help="run only these sections")
@@ -469,11 +699,15 @@ def main(argv=None) -> int:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
     duration, load_after = time.time() - started, os.getloadavg()
-    machine = (f"{os.cpu_count()} cores, Python {platform.python_version()} on {platform.platform()}; load average "
-               f"{load_before[0]:.1f} at the start, {load_after[0]:.1f} at the end")
+    machine = (
+        f"{os.cpu_count()} cores, Python {platform.python_version()} on {platform.platform()}; load average "
+        f"{load_before[0]:.1f} at the start, {load_after[0]:.1f} at the end"
+    )
     print()
-    print(f"Run of {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))} (`python bench/run.py"
-          f"{' --quick' if args.quick else ''}`, {duration:.0f} s; {machine})")
+    print(
+        f"Run of {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))} (`python bench/run.py"
+        f"{' --quick' if args.quick else ''}`, {duration:.0f} s; {machine})"
+    )
     print()
     print(render_table(results.figures))
     if args.markdown:
@@ -495,7 +729,15 @@ def main(argv=None) -> int:
         "memboard": " ".join(cli_figures.memboard_cmd()),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         "seconds": round(duration, 1),
-        "roots": {str(n): {k: v for k, v in asdict(m).items() if k in ("rows", "cjk_rows", "pipe_rows", "referenced_rows", "index_bytes")} | {"snapshots": len(m.snapshots)} for n, m in cache.manifests.items()},
+        "roots": {
+            str(n): {
+                k: v
+                for k, v in asdict(m).items()
+                if k in ("rows", "cjk_rows", "pipe_rows", "referenced_rows", "index_bytes")
+            }
+            | {"snapshots": len(m.snapshots)}
+            for n, m in cache.manifests.items()
+        },
     }
     payload = {"meta": meta, "figures": [asdict(f) for f in results.figures]}
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)

@@ -26,7 +26,9 @@ class Sample:
     peak_mb: float
 
 
-def sample(cmd: Sequence[str], env: dict, stdin: bytes | None = None, timeout: float = 600, expect: str | None = None) -> Sample:
+def sample(
+    cmd: Sequence[str], env: dict, stdin: bytes | None = None, timeout: float = 600, expect: str | None = None
+) -> Sample:
     """Run cmd once under bench/child.py (whose stdout must hold expect, when given); a non-zero exit is a BenchFailure."""
     import json
     import sys

@@ -67,8 +67,10 @@ def hand_id(n: int) -> str:
 
 def hand_row(n: int) -> bytes:
     """The n-th hand row: stale, so organize leaves it alone."""
-    return (f"| {hand_id(n)} | hand | hand topic {n} | added by hand | hand | stale | - | "
-            "2026-04-01 09:00 | 2026-04-01 09:00 |\n").encode()
+    return (
+        f"| {hand_id(n)} | hand | hand topic {n} | added by hand | hand | stale | - | "
+        "2026-04-01 09:00 | 2026-04-01 09:00 |\n"
+    ).encode()
 
 
 def build_root(path: Path, rows: int = 400) -> dict[str, str]:
@@ -124,11 +126,29 @@ def call(argv: list[str], stdin: bytes | None = None) -> tuple[int, str, str]:
     return code, raw.getvalue().decode("utf-8", "replace"), err.getvalue()
 
 
-def pick(kind: str, name: str, rng: random.Random, mine: list[str], refs: list[tuple[str, str]],
-         sources: list[str], snap: str, n: int) -> tuple[list[str], bytes | None]:
+def pick(
+    kind: str,
+    name: str,
+    rng: random.Random,
+    mine: list[str],
+    refs: list[tuple[str, str]],
+    sources: list[str],
+    snap: str,
+    n: int,
+) -> tuple[list[str], bytes | None]:
     """The argv (and hook stdin) of one command of this kind; falls back to register when it cannot run."""
     if kind == "manual":
-        return ["register", "--manual", "--agent", name, "--topic", f"{name} topic", "--summary", "work", "--json"], None
+        return [
+            "register",
+            "--manual",
+            "--agent",
+            name,
+            "--topic",
+            f"{name} topic",
+            "--summary",
+            "work",
+            "--json",
+        ], None
     if kind == "update" and mine:
         return ["update", rng.choice(mine), "--summary", f"{name} update {n}", "--snapshot", snap], None
     if kind == "continue" and mine:
@@ -208,7 +228,14 @@ def worker(root: str, name: str, deadline: float, log_path: str, sources: list[s
             argv, stdin = pick(kind, name, rng, mine, refs, sources, snap, n)
             start = time.time()
             code, out, err = call([*argv, "--root", root], stdin)
-            event = {"kind": label(argv), "argv": argv, "code": code, "err": err.strip(), "start": start, "end": time.time()}
+            event = {
+                "kind": label(argv),
+                "argv": argv,
+                "code": code,
+                "err": err.strip(),
+                "start": start,
+                "end": time.time(),
+            }
             if code == 0:
                 note(event, argv, out, mine, refs)
             if argv[0] == "hook" and "announced" not in event:
@@ -333,8 +360,9 @@ def editor(root: str, deadline: float, log_path: str, seed: int, window: float, 
 # -- driver and check -------------------------------------------------------------------------
 
 
-def run(root: Path, seconds: float = 20.0, workers: int = 3, seed: int = 1, window: float = WINDOW,
-        pause: float = 0.8) -> dict:
+def run(
+    root: Path, seconds: float = 20.0, workers: int = 3, seed: int = 1, window: float = WINDOW, pause: float = 0.8
+) -> dict:
     """Run workers and the editor (pausing up to `pause` of the window) as separate processes on root; their logs."""
     work = Path(tempfile.mkdtemp(prefix="memboard-torn-"))
     env = dict(os.environ)
@@ -348,12 +376,44 @@ def run(root: Path, seconds: float = 20.0, workers: int = 3, seed: int = 1, wind
     procs = []
     for w in range(workers):
         log = work / f"w{w}.jsonl"
-        args = [sys.executable, me, "--worker", f"w{w}", "--root", str(root), "--deadline", str(deadline),
-                "--log", str(log), "--sources", ",".join(sources), "--seed", str(seed * 100 + w)]
+        args = [
+            sys.executable,
+            me,
+            "--worker",
+            f"w{w}",
+            "--root",
+            str(root),
+            "--deadline",
+            str(deadline),
+            "--log",
+            str(log),
+            "--sources",
+            ",".join(sources),
+            "--seed",
+            str(seed * 100 + w),
+        ]
         procs.append((log, subprocess_popen(args, env)))
     ed_log = work / "editor.jsonl"
-    ed = subprocess_popen([sys.executable, me, "--editor", "--root", str(root), "--deadline", str(deadline - 2),
-                           "--log", str(ed_log), "--seed", str(seed), "--window", str(window), "--pause", str(pause)], env)
+    ed = subprocess_popen(
+        [
+            sys.executable,
+            me,
+            "--editor",
+            "--root",
+            str(root),
+            "--deadline",
+            str(deadline - 2),
+            "--log",
+            str(ed_log),
+            "--seed",
+            str(seed),
+            "--window",
+            str(window),
+            "--pause",
+            str(pause),
+        ],
+        env,
+    )
     for _, p in procs:
         p.wait(timeout=seconds + 120)
     ed.wait(timeout=seconds + 120)
@@ -369,8 +429,13 @@ def run(root: Path, seconds: float = 20.0, workers: int = 3, seed: int = 1, wind
             checked, done, path = line.split(" ", 2)
             if Path(path) == index:
                 windows.append((float(checked), float(done)))
-    return {"events": events, "saves": saves, "windows": windows, "seconds": seconds,
-            "exit_codes": [p.returncode for _, p in procs] + [ed.returncode]}
+    return {
+        "events": events,
+        "saves": saves,
+        "windows": windows,
+        "seconds": seconds,
+        "exit_codes": [p.returncode for _, p in procs] + [ed.returncode],
+    }
 
 
 def subprocess_popen(args: list[str], env: dict):
@@ -620,14 +685,18 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("MEMBOARD_CONFIG", str(base / "state" / "config.toml"))
     root = base / "memory"
     seeded = build_root(root, args.rows)
-    print(f"== {args.workers} workers, editor saving by truncate+chunks (pauses up to {args.pause:g} of the window) / "
-          f"rename / append, {args.rows} rows, {args.seconds:g} s, settle window {args.window:g} s")
+    print(
+        f"== {args.workers} workers, editor saving by truncate+chunks (pauses up to {args.pause:g} of the window) / "
+        f"rename / append, {args.rows} rows, {args.seconds:g} s, settle window {args.window:g} s"
+    )
     result = run(root, args.seconds, args.workers, args.seed, args.window, args.pause)
     problems = check(root, seeded, result) + converge(root)
     for key, value in figures(result).items():
         print(f"{key}: {value}")
-    print(f"races (an editor's and a memboard last-look-to-write window overlapped): {result['races']}, "
-          f"rows lost to them and excused: {result['excused']}")
+    print(
+        f"races (an editor's and a memboard last-look-to-write window overlapped): {result['races']}, "
+        f"rows lost to them and excused: {result['excused']}"
+    )
     reasons: dict[str, int] = {}
     for e in result["events"]:
         if e["code"] == 1 or (e["kind"] == "hook" and "announced" not in e):

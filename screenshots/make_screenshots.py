@@ -157,7 +157,10 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [s for s in SCENES if not names or s.name in names]
     unknown = set(names) - {s.name for s in SCENES}
     if unknown:
-        print(f"unknown scene(s): {', '.join(sorted(unknown))}; known: {', '.join(s.name for s in SCENES)}", file=sys.stderr)
+        print(
+            f"unknown scene(s): {', '.join(sorted(unknown))}; known: {', '.join(s.name for s in SCENES)}",
+            file=sys.stderr,
+        )
         return 2
     with tempfile.TemporaryDirectory(prefix="memboard-shots-") as tmp:
         os.environ.setdefault("MEMBOARD_NOW", FIXED_NOW)

@@ -83,4 +83,3 @@ def cli(root):
         return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
 
     return run
-

@@ -42,7 +42,12 @@ def test_no_function_is_longer_than_80_lines():
 
 def test_no_assert_statements_in_the_app():
     """Invariants are real error paths: `python -O` removes asserts."""
-    found = [f"{name}:{node.lineno}" for name, _lines, tree in sources() for node in ast.walk(tree) if isinstance(node, ast.Assert)]
+    found = [
+        f"{name}:{node.lineno}"
+        for name, _lines, tree in sources()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assert)
+    ]
     assert found == []
 
 

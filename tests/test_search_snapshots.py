@@ -56,8 +56,12 @@ def searched(query: str, *keys: str):
         await wait_for(pilot, lambda: screen.query_text == query)
         if keys:
             await pilot.press(*keys)
-            await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen)
-                           and bool(app.screen.query("#session-snapshot, #session-none")))
+            await wait_for(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, SessionScreen) and bool(app.screen.query("#session-snapshot, #session-none"))
+                ),
+            )
         await pilot.pause()
 
     return run_before

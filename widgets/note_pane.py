@@ -56,8 +56,10 @@ def change_text(change: NoteChange, colour: Colour) -> Text:
     """A change as text: statements left out first, then changed fields, then each changed section."""
     out = Text()
     if change.left_out:
-        out.append(f"{len(change.left_out)} earlier statement(s) left out (kept in the revision)\n",
-                   style=Style(bold=True) + colour("left-out"))
+        out.append(
+            f"{len(change.left_out)} earlier statement(s) left out (kept in the revision)\n",
+            style=Style(bold=True) + colour("left-out"),
+        )
         for statement in change.left_out:
             out.append("  ✗ " + statement.splitlines()[0] + "\n", style=colour("left-out"))
     else:

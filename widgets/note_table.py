@@ -268,7 +268,9 @@ class NoteTable(ScrollView, can_focus=True):
         if index == self.cursor:
             base = base + self._style("cursor" if self.has_focus else "cursor-blurred")
         problem = row.view.problem is not None
-        status_style = self._style("problem" if problem else row.status) if problem or row.status in STATUSES else Style()
+        status_style = (
+            self._style("problem" if problem else row.status) if problem or row.status in STATUSES else Style()
+        )
         superseded = row.status == "superseded"
         segments = [Segment("! " if problem else "  ", base + status_style if problem else base)]
         for column, col_width in layout:

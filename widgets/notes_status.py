@@ -17,8 +17,18 @@ class NotesStatus(Static):
 
     COMPONENT_CLASSES = {"notes-status--active", "notes-status--superseded", "notes-status--problem"}
 
-    def show(self, counts: dict[str, int], types: dict[str, int], *, problems: int, shown: int, status: str,
-             note_type: str, text: str, loading: bool) -> None:
+    def show(
+        self,
+        counts: dict[str, int],
+        types: dict[str, int],
+        *,
+        problems: int,
+        shown: int,
+        status: str,
+        note_type: str,
+        text: str,
+        loading: bool,
+    ) -> None:
         """Render both lines from the view's state (status and note_type are `all` when not filtered)."""
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append("▤ notes ", style="bold")

@@ -284,7 +284,11 @@ class SessionTable(ScrollView, can_focus=True):
             text = set_cell_size(_clean(column.text(row, self.now)), col_width) + " "
             if column is STATUS_COLUMN or (column is TOPIC_COLUMN and row.problem):
                 style = base + status_style
-            elif column in (REFS_COLUMN, AGE_COLUMN) or (column is AGENT_COLUMN) or (row.status == "idle" and not row.problem):
+            elif (
+                column in (REFS_COLUMN, AGE_COLUMN)
+                or (column is AGENT_COLUMN)
+                or (row.status == "idle" and not row.problem)
+            ):
                 style = base + dim
             else:
                 style = base

@@ -132,7 +132,11 @@ class MemboardApp(App):
         yield BoardBanner(id="banner")
         with Horizontal(id="filter-bar"):
             yield Static("filter ›", id="filter-label")
-            yield FilterInput(placeholder="ID, agent, topic, summary, keywords (enter keeps, escape clears)", id="filter", compact=True)
+            yield FilterInput(
+                placeholder="ID, agent, topic, summary, keywords (enter keeps, escape clears)",
+                id="filter",
+                compact=True,
+            )
         with Horizontal(id="main"):
             yield SessionTable(id="table")
             yield SnapshotPane(id="pane")
@@ -415,8 +419,13 @@ class MemboardApp(App):
     def _show_revision(self) -> None:
         """Show the current revision, having an older one prepared first (off the UI thread) when needed."""
         detail, row = self.detail, self.table.current
-        if (detail is not None and row is not None and detail.session_id == row.id and detail.revisions
-                and self.revision_position not in detail.pane.views):
+        if (
+            detail is not None
+            and row is not None
+            and detail.session_id == row.id
+            and detail.revisions
+            and self.revision_position not in detail.pane.views
+        ):
             self._prepare_revisions(detail, self.revision_position)
         self._show_pane(row)
 

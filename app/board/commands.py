@@ -73,5 +73,10 @@ class BoardCommands(Provider):
         for command in self.offered():
             score = matcher.match(command.name)
             if score > 0:
-                yield Hit(score, command.display(matcher.highlight(command.name)), command.run, text=command.name,
-                          help=command.help)
+                yield Hit(
+                    score,
+                    command.display(matcher.highlight(command.name)),
+                    command.run,
+                    text=command.name,
+                    help=command.help,
+                )

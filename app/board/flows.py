@@ -108,8 +108,16 @@ class FlowHost(Protocol):
     def post_message(self, message: Message) -> bool:
         """Queue a message for the board (from any thread); False when the board is closing."""
 
-    def run_worker(self, work: Callable[[], None], *, name: str = "", group: str = "default",
-                   exit_on_error: bool = True, exclusive: bool = False, thread: bool = False) -> Worker[None]:
+    def run_worker(
+        self,
+        work: Callable[[], None],
+        *,
+        name: str = "",
+        group: str = "default",
+        exit_on_error: bool = True,
+        exclusive: bool = False,
+        thread: bool = False,
+    ) -> Worker[None]:
         """Run work in a worker (the flows use one thread worker, group "flow")."""
 
 
@@ -220,8 +228,9 @@ class BoardFlows:
     def start(self, op: str, body: Callable[..., None], *args: Any) -> None:
         """Run body(*args) as the flow worker (thread, group "flow"), explaining any error in a modal."""
         work = partial(self.run, op, body, *args)
-        self.worker = self.host.run_worker(work, name=op, group="flow", exclusive=True, thread=True,
-                                           exit_on_error=False)
+        self.worker = self.host.run_worker(
+            work, name=op, group="flow", exclusive=True, thread=True, exit_on_error=False
+        )
 
     # -- in the flow's thread ---------------------------------------------------------------
 
@@ -233,8 +242,11 @@ class BoardFlows:
             except MemboardError as exc:
                 self.refuse(op, op.capitalize(), exc)
             except Exception as exc:
-                self.ask(MessageScreen(f"{op.capitalize()}: failed", f"{type(exc).__name__}: {exc}",
-                                       footnote=UNEXPECTED_NOTE))
+                self.ask(
+                    MessageScreen(
+                        f"{op.capitalize()}: failed", f"{type(exc).__name__}: {exc}", footnote=UNEXPECTED_NOTE
+                    )
+                )
                 self.finish(op, f"{op} failed: {exc}", applied=True, severity="error")
         except BoardClosed:
             return  # the board is gone: nobody to tell, nothing more to write
@@ -263,8 +275,16 @@ class BoardFlows:
         except NoActiveWorker:  # run outside a worker (a test's stand-in host): never closed
             return False
 
-    def finish(self, op: str, outcome: str, *, applied: bool = False, severity: SeverityLevel = "information",
-               select_id: str | None = None, clear_marks: bool = False) -> None:
+    def finish(
+        self,
+        op: str,
+        outcome: str,
+        *,
+        applied: bool = False,
+        severity: SeverityLevel = "information",
+        select_id: str | None = None,
+        clear_marks: bool = False,
+    ) -> None:
         """Report the flow's end and wait until the board shows its result (re-read when applied)."""
         finished = FlowFinished(op, outcome, applied, severity, select_id, clear_marks)
         if self.host.post_message(finished):
@@ -324,8 +344,9 @@ class BoardFlows:
             except MemboardError as exc:
                 self.refuse(op, title, exc)
                 return None
-            self.finish(op, outcome_of(plan), applied=True, select_id=select(plan) if select else None,
-                        clear_marks=clear_marks)
+            self.finish(
+                op, outcome_of(plan), applied=True, select_id=select(plan) if select else None, clear_marks=clear_marks
+            )
             return plan
 
     # -- the flows (each a worker body) -----------------------------------------------------
@@ -335,9 +356,7 @@ class BoardFlows:
         title = f"Continue from {source_id}"
         rows = sorted(list_rows(self.host.memory_root), key=lambda r: r.updated_at or "", reverse=True)
         choices = [
-            Choice(r.id, f"{r.agent} · {r.status} · {r.topic}")
-            for r in rows
-            if r.id != source_id and not r.problem
+            Choice(r.id, f"{r.agent} · {r.status} · {r.topic}") for r in rows if r.id != source_id and not r.problem
         ]
         picked = self.ask(
             SessionPicker(
@@ -378,13 +397,15 @@ class BoardFlows:
             self.ask(MessageScreen(title, f"{source_id} is referenced by nobody: nothing to release.", error=False))
             self.finish("release", "nothing to release")
             return
-        picked = self.ask(SessionPicker(f"{title}: which reference?", choices,
-                                         hint=f"The session picked stops continuing from {source_id}."))
+        picked = self.ask(
+            SessionPicker(
+                f"{title}: which reference?", choices, hint=f"The session picked stops continuing from {source_id}."
+            )
+        )
         if picked is None:
             self.finish("release", "release cancelled: nothing written")
             return
-        self.preview_and_apply("release", f"{title} from {picked}",
-                               lambda r: plan_release(r, source_id, picked))
+        self.preview_and_apply("release", f"{title} from {picked}", lambda r: plan_release(r, source_id, picked))
 
     def flow_archive(self, ids: list[str]) -> None:
         """Archive one session, or several in one combined preview applied one by one."""
@@ -415,15 +436,21 @@ class BoardFlows:
             seq = plan_sequence(root, "archive", pending, build_one)
             if not seq.steps:
                 reasons = "\n".join(f"{sid}: {why}" for sid, why in seq.refused.items())
-                self.ask(MessageScreen(f"{title}: refused", reasons,
-                                        footnote=f"Already done: {', '.join(done)}." if done else "Nothing was written."))
+                self.ask(
+                    MessageScreen(
+                        f"{title}: refused",
+                        reasons,
+                        footnote=f"Already done: {', '.join(done)}." if done else "Nothing was written.",
+                    )
+                )
                 self.finish("archive", f"archive refused: {said_done()}", applied=bool(done), severity="warning")
                 return
             refusals = [f"{sid} will not be archived: {why}" for sid, why in seq.refused.items()]
             combined = seq.combined()
             order = "order: " + " → ".join(sid for sid, _ in seq.steps)
-            screen = PreviewScreen(title, combined, report=[order, *combined.report], notes=notes, refusals=refusals,
-                                   diff=combined.diff())
+            screen = PreviewScreen(
+                title, combined, report=[order, *combined.report], notes=notes, refusals=refusals, diff=combined.diff()
+            )
             if not self.ask(screen):
                 self.finish("archive", f"archive cancelled: {said_done()}", applied=bool(done))
                 return
@@ -438,16 +465,23 @@ class BoardFlows:
                     self.incomplete("archive", f"{title} ({said_done()})", exc)
                     return
                 except MemboardError as exc:
-                    self.ask(MessageScreen(f"Archive {sid}: refused", str(exc),
-                                            footnote=f"Stopped here; {said_done()}."))
-                    self.finish("archive", f"archive stopped at {sid}: {said_done()}", applied=bool(done),
-                                 severity="warning")
+                    self.ask(
+                        MessageScreen(f"Archive {sid}: refused", str(exc), footnote=f"Stopped here; {said_done()}.")
+                    )
+                    self.finish(
+                        "archive", f"archive stopped at {sid}: {said_done()}", applied=bool(done), severity="warning"
+                    )
                     return
                 done.append(sid)
             if not stale:
                 skipped = f"; not archived: {', '.join(seq.refused)}" if seq.refused else ""
-                self.finish("archive", said_done() + skipped, applied=True, clear_marks=True,
-                             severity="warning" if seq.refused else "information")
+                self.finish(
+                    "archive",
+                    said_done() + skipped,
+                    applied=True,
+                    clear_marks=True,
+                    severity="warning" if seq.refused else "information",
+                )
                 return
             pending = [sid for sid in pending if sid not in done]
             notes = [STALE_NOTE + (f" Already {said_done()}." if done else "")]
@@ -486,8 +520,11 @@ class BoardFlows:
             try:
                 plan = build(root)
             except MemboardError as exc:
-                self.ask(MessageScreen(f"{title}: cannot preview", str(exc),
-                                        footnote="Nothing was written. Back to the editor."))
+                self.ask(
+                    MessageScreen(
+                        f"{title}: cannot preview", str(exc), footnote="Nothing was written. Back to the editor."
+                    )
+                )
                 continue
             self.preview_and_apply("update", title, build, plan=plan)
             return

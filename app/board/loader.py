@@ -31,7 +31,9 @@ def snapshot_ids(root: MemoryRoot) -> set[str]:
     return root.session_ids_on_disk()
 
 
-def read_model(root: MemoryRoot, now: datetime, data: bytes | None = None, previous: BoardModel | None = None) -> BoardModel:
+def read_model(
+    root: MemoryRoot, now: datetime, data: bytes | None = None, previous: BoardModel | None = None
+) -> BoardModel:
     """The whole index as a board model (reusing previous's rows before the first change)."""
     if data is None:
         data = root.read(INDEX) or b""

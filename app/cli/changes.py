@@ -64,8 +64,14 @@ def run_plan(args: argparse.Namespace, build: Builder) -> int:
     return 0
 
 
-def register_plan(agent: str, manual: bool = False, topic: str | None = None, summary: str | None = None,
-                  snapshot: str | None = None, allow_secrets: bool = False) -> Builder:
+def register_plan(
+    agent: str,
+    manual: bool = False,
+    topic: str | None = None,
+    summary: str | None = None,
+    snapshot: str | None = None,
+    allow_secrets: bool = False,
+) -> Builder:
     """The builder of a registration: SessionStart (an idle row) or, with manual, a snapshot and an active row."""
     when = clock.now()
     if manual:
@@ -75,11 +81,19 @@ def register_plan(agent: str, manual: bool = False, topic: str | None = None, su
     return lambda root: plan_register(root, when, agent)
 
 
-def update_plan(session_id: str, topic: str | None = None, summary: str | None = None, keywords: str | None = None,
-                snapshot: str | None = None, allow_secrets: bool = False) -> Builder:
+def update_plan(
+    session_id: str,
+    topic: str | None = None,
+    summary: str | None = None,
+    keywords: str | None = None,
+    snapshot: str | None = None,
+    allow_secrets: bool = False,
+) -> Builder:
     """The builder of a session update (the snapshot merged by the merge policy, then the row)."""
     when = clock.now()
-    return lambda root: plan_update(root, session_id, when, topic, summary, keywords, snapshot, allow_secrets=allow_secrets)
+    return lambda root: plan_update(
+        root, session_id, when, topic, summary, keywords, snapshot, allow_secrets=allow_secrets
+    )
 
 
 def continue_plan(source_id: str, as_id: str | None, agent: str, allow_secrets: bool = False) -> Builder:
@@ -149,11 +163,18 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         return 0
     if args.json:  # --fix --json: the findings, then what was (or would be) changed
         plan = execute(root, lambda r: repair_plan(r, when), dry_run=args.dry_run)
-        dump({"findings": [finding_json(f) for f in findings], "dry_run": bool(args.dry_run),
-              "changes": [c.describe() for c in plan.changes]})
+        dump(
+            {
+                "findings": [finding_json(f) for f in findings],
+                "dry_run": bool(args.dry_run),
+                "changes": [c.describe() for c in plan.changes],
+            }
+        )
         return 0
     out = sys.stderr if args.fix and args.dry_run else sys.stdout  # a dry run's stdout is the patch alone
-    out.write("".join(f"{f.kind}\t{f.id or '-'}\t{f.message}{f'  → fix: {f.fix}' if f.fix else ''}\n" for f in findings))
+    out.write(
+        "".join(f"{f.kind}\t{f.id or '-'}\t{f.message}{f'  → fix: {f.fix}' if f.fix else ''}\n" for f in findings)
+    )
     if not findings:
         print("no problems found", file=out)
     if not args.fix:

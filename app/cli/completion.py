@@ -83,8 +83,11 @@ def _tables(root: Node) -> str:
     valued = [(pattern, "yes") for pattern, _ in values]
     positional = [(f"{n.path}:{i}", " ".join(c)) for n in nodes for i, c in enumerate(n.positionals)]
     return (
-        _case("_memboard_subcommands", subs) + _case("_memboard_options", opts) + _case("_memboard_value", values)
-        + _case("_memboard_takes_value", valued, "no") + _case("_memboard_positional", positional)
+        _case("_memboard_subcommands", subs)
+        + _case("_memboard_options", opts)
+        + _case("_memboard_value", values)
+        + _case("_memboard_takes_value", valued, "no")
+        + _case("_memboard_positional", positional)
     )
 
 
@@ -178,7 +181,7 @@ def _fish(root: Node) -> str:
             names = " ".join(f"-l {f[2:]}" if f.startswith("--") else f"-s {f[1:]}" for f in flags)
             value = {"-": "", "": " -x", "dir": " -x -a '(__fish_complete_directories)'", "file": " -r -F"}.get(kind)
             if value is None:
-                value = f" -x -a {_fish_quote(kind[len('words:'):])}"
+                value = f" -x -a {_fish_quote(kind[len('words:') :])}"
             lines.append(f"{when} {names}{value} -d {_fish_quote(help_text)}")
         for choices in node.positionals[:1]:
             if choices:

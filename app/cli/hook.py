@@ -45,7 +45,9 @@ def add_arguments(parser) -> None:
 
     # no argparse `choices`: an unknown tool is logged and exits 0 like every other hook failure
     parser.add_argument("tool", metavar="{" + ",".join(NAMES) + "}", help="the agent whose hook JSON arrives on stdin")
-    parser.add_argument("--agent", metavar="NAME", help="agent name (default: config agent_name, else <tool>-main-agent)")
+    parser.add_argument(
+        "--agent", metavar="NAME", help="agent name (default: config agent_name, else <tool>-main-agent)"
+    )
     parser.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help="memory root folder")
 
 
@@ -121,7 +123,6 @@ def lock_wait() -> float:
 def resolve_root(cli_root: str | None, cfg: dict, payload: dict):
     """The root by the usual order; for the `./memory` step the payload's project folders count too."""
 
-
     try:
         return config.resolve_root(cli_root, cfg)
     except UsageError:
@@ -141,7 +142,6 @@ def resolve_root(cli_root: str | None, cfg: dict, payload: dict):
 def log_folders(root_path) -> list[str]:
     """Where a hook's log line goes: the root's local state folder (a folder that is a memory root), else the
     state folder itself (a foreign folder, `/` or the home folder gets no state folder of its own)."""
-
 
     targets = []
     if root_path is not None and os.path.isdir(root_path):
@@ -208,7 +208,11 @@ def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=
     """The whole hook: read stdin, register, print the tool's JSON; exit 0 whatever happens."""
     root_path = None
     if tool not in TOOLS:
-        log_line(quiet_root(cli_root), tool, f"ignored: unknown tool {tool[:40]!r} (use {', '.join(NAMES)}); no Session ID reported")
+        log_line(
+            quiet_root(cli_root),
+            tool,
+            f"ignored: unknown tool {tool[:40]!r} (use {', '.join(NAMES)}); no Session ID reported",
+        )
         return 0
     try:
         if stdin is None and sys.stdin is not None and sys.stdin.isatty():
@@ -219,7 +223,11 @@ def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=
             raise HookInputError(f"stdin is larger than {MAX_INPUT} bytes")
         payload = parse_payload(raw)
         if not is_session_start(payload):
-            log_line(quiet_root(cli_root), tool, f"ignored: event {str(payload.get('hook_event_name'))[:40]!r} is not SessionStart")
+            log_line(
+                quiet_root(cli_root),
+                tool,
+                f"ignored: event {str(payload.get('hook_event_name'))[:40]!r} is not SessionStart",
+            )
             return 0
 
         cfg = config.load()
@@ -282,11 +290,21 @@ def main(argv: list[str]) -> int:
 
         def error(self, message: str):
             """Log one line and exit 0 (a hook never fails the agent)."""
-            named = [w.partition("=")[2] or (argv[i + 1] if i + 1 < len(argv) else "") for i, w in enumerate(argv) if w.partition("=")[0] == "--root"]
-            log_line(quiet_root(named[-1] if named else None), "?", f"ignored: bad hook arguments {' '.join(argv)[:80]!r}: {message}")
+            named = [
+                w.partition("=")[2] or (argv[i + 1] if i + 1 < len(argv) else "")
+                for i, w in enumerate(argv)
+                if w.partition("=")[0] == "--root"
+            ]
+            log_line(
+                quiet_root(named[-1] if named else None),
+                "?",
+                f"ignored: bad hook arguments {' '.join(argv)[:80]!r}: {message}",
+            )
             self.exit(0)
 
-    parser = FailOpenParser(prog="memboard hook", description="Register a session from an agent's SessionStart hook JSON on stdin.")
+    parser = FailOpenParser(
+        prog="memboard hook", description="Register a session from an agent's SessionStart hook JSON on stdin."
+    )
     add_arguments(parser)
     args = parser.parse_args(argv)
     return cmd_hook(args)

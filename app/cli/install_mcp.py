@@ -136,8 +136,11 @@ def _root_note() -> None:
     try:
         resolve_root(None)
     except UsageError:
-        print("memboard: note: no memory root is configured; the server needs one: "
-              "`memboard config set root DIR`, or install-mcp --root DIR", file=sys.stderr)
+        print(
+            "memboard: note: no memory root is configured; the server needs one: "
+            "`memboard config set root DIR`, or install-mcp --root DIR",
+            file=sys.stderr,
+        )
 
 
 def cmd_install_mcp(args: argparse.Namespace) -> int:
@@ -154,7 +157,9 @@ def cmd_install_mcp(args: argparse.Namespace) -> int:
         print("dry run: nothing written", file=sys.stderr)
         return 0
     saved = write_config(path, before, after)
-    print(f"installed: {path} starts the memboard MCP server for {args.tool}" + (f" (backup: {saved})" if saved else ""))
+    print(
+        f"installed: {path} starts the memboard MCP server for {args.tool}" + (f" (backup: {saved})" if saved else "")
+    )
     return 0
 
 

@@ -86,7 +86,9 @@ def _remove_one(text: str, path: Path) -> str:
 def remove(text: str, paths: Sequence[Path]) -> str:
     """The text without the items at paths (applied from the last index backwards, so that
     removing one does not shift the others)."""
-    for path in sorted(paths, key=lambda p: [(0, part) if isinstance(part, int) else (1, part) for part in p], reverse=True):
+    for path in sorted(
+        paths, key=lambda p: [(0, part) if isinstance(part, int) else (1, part) for part in p], reverse=True
+    ):
         text = _remove_one(text, path)
     return text
 

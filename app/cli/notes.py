@@ -68,16 +68,27 @@ def _run(args: argparse.Namespace, build: Callable[[MemoryRoot], Plan[Any]]) -> 
 
 def cmd_save(args: argparse.Namespace) -> int:
     """note save --title T --type X --scope S [texts] [--topic-key KEY] [--choice C]."""
-    draft = NoteDraft(args.title, args.type, args.scope, args.what or "", args.why or "", args.where or "",
-                      args.learned or "", args.topic_key, args.project, args.session)
+    draft = NoteDraft(
+        args.title,
+        args.type,
+        args.scope,
+        args.what or "",
+        args.why or "",
+        args.where or "",
+        args.learned or "",
+        args.topic_key,
+        args.project,
+        args.session,
+    )
     when = clock.now()
     return _run(args, lambda root: plan_note_save(root, draft, when, args.choice, args.allow_secrets))
 
 
 def cmd_update(args: argparse.Namespace) -> int:
     """note update ID [values]."""
-    fields = NoteFields(args.title, args.type, args.scope, args.what, args.why, args.where, args.learned,
-                        args.project, args.session)
+    fields = NoteFields(
+        args.title, args.type, args.scope, args.what, args.why, args.where, args.learned, args.project, args.session
+    )
     when = clock.now()
     return _run(args, lambda root: plan_note_update(root, args.id, fields, when, args.choice, args.allow_secrets))
 
@@ -96,8 +107,18 @@ def cmd_show(args: argparse.Namespace) -> int:
         dump(note_detail_json(detail))
     elif args.block:
         n = detail.note
-        draft = NoteDraft(n.title, n.type, n.scope, detail.what, detail.why, detail.where, detail.learned,
-                          n.topic_key, n.project or None, n.session or None)
+        draft = NoteDraft(
+            n.title,
+            n.type,
+            n.scope,
+            detail.what,
+            detail.why,
+            detail.where,
+            detail.learned,
+            n.topic_key,
+            n.project or None,
+            n.session or None,
+        )
         sys.stdout.write(render_update(draft))
     else:
         sys.stdout.write(detail.text)
@@ -118,7 +139,9 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     """note search QUERY [filters] [--json]: notes only, active first."""
-    filters = SearchFilters(status=args.status, limit=args.limit, note_type=args.type, scope=args.scope, project=args.project)
+    filters = SearchFilters(
+        status=args.status, limit=args.limit, note_type=args.type, scope=args.scope, project=args.project
+    )
     return print_hits(search_notes(root_of(args), args.query, filters), args.json)
 
 

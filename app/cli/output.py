@@ -81,8 +81,20 @@ def indented(value: object, level: int = 0) -> str:
     return opening + inner + ("," + inner).join(parts) + "\n" + "  " * level + closing
 
 
-ROW_KEYS = ("id", "agent", "topic", "summary", "keywords", "status", "referenced_by", "started_at", "updated_at", "line",
-            "problem", "has_snapshot")
+ROW_KEYS = (
+    "id",
+    "agent",
+    "topic",
+    "summary",
+    "keywords",
+    "status",
+    "referenced_by",
+    "started_at",
+    "updated_at",
+    "line",
+    "problem",
+    "has_snapshot",
+)
 # a row of `list --json` as an item of its array, laid out as indented() lays it out, a `%s` for each value
 ROW_TEXT = "{" + ",".join("\n    " + json.dumps(key) + ": %s" for key in ROW_KEYS) + "\n  }"
 
@@ -94,8 +106,20 @@ def row_text(row: RowView, level: int = 1) -> str:
     e = encode_string
     refs = "[\n      " + ",\n      ".join(map(e, row.referenced_by)) + "\n    ]" if row.referenced_by else "[]"
     problem = "null" if row.problem is None else e(row.problem)
-    return ROW_TEXT % (e(row.id), e(row.agent), e(row.topic), e(row.summary), e(row.keywords), e(row.status), refs,
-                       e(row.started_at), e(row.updated_at), row.line, problem, SCALARS[row.has_snapshot])
+    return ROW_TEXT % (
+        e(row.id),
+        e(row.agent),
+        e(row.topic),
+        e(row.summary),
+        e(row.keywords),
+        e(row.status),
+        refs,
+        e(row.started_at),
+        e(row.updated_at),
+        row.line,
+        problem,
+        SCALARS[row.has_snapshot],
+    )
 
 
 def dump_array(items: Iterable[Any], encode: Callable[[Any, int], str] = indented, chunk: int = 512) -> None:
@@ -200,14 +224,21 @@ def result_json(result: object) -> JSON:
     if isinstance(result, OrganizeResult):
         return organize_json(result)
     if isinstance(result, ArchiveResult):
-        return {"session_id": result.session_id, "action": result.action, "released": result.released, "archive": result.archive}
+        return {
+            "session_id": result.session_id,
+            "action": result.action,
+            "released": result.released,
+            "archive": result.archive,
+        }
     if isinstance(result, DoctorResult):
         return {"findings": [finding_json(f) for f in result.findings]}
     if isinstance(result, NoteSaveResult):
         return note_save_json(result)
     if isinstance(result, MemoryUpdateResult):
-        return {"notes": [note_save_json(r) for r in result.notes],
-                "summary": update_json(result.summary) if result.summary is not None else None}
+        return {
+            "notes": [note_save_json(r) for r in result.notes],
+            "summary": update_json(result.summary) if result.summary is not None else None,
+        }
     if isinstance(result, NoteLinkResult):
         return {"note_id": result.note_id, "superseded_by": result.superseded_by}
     raise TypeError(f"no JSON for {type(result).__name__}")

@@ -63,9 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _registration_commands(sub: Sub, changing: argparse.ArgumentParser) -> None:
     """register [--manual]."""
-    p = sub.add_parser("register", parents=[changing], help="register a session (idle row; --manual: active with snapshot)",
-                       description="SessionStart registration appends an idle row with the protocol's defaults. "
-                       "--manual writes a snapshot from the template and an active row.")
+    p = sub.add_parser(
+        "register",
+        parents=[changing],
+        help="register a session (idle row; --manual: active with snapshot)",
+        description="SessionStart registration appends an idle row with the protocol's defaults. "
+        "--manual writes a snapshot from the template and an active row.",
+    )
     p.add_argument("--agent", metavar="NAME", help="agent name (default: config agent_name or cursor-main-agent)")
     p.add_argument("--manual", action="store_true", help="manual registration: snapshot + active row")
     p.add_argument("--topic", metavar="T", help="topic (with --manual)")
@@ -78,9 +82,13 @@ def _registration_commands(sub: Sub, changing: argparse.ArgumentParser) -> None:
 
 def _session_commands(sub: Sub, changing: argparse.ArgumentParser) -> None:
     """update, continue and release: one session and its references."""
-    p = sub.add_parser("update", parents=[changing], help="update a session: merge its snapshot, promote to active",
-                       description="Merges FILE (or stdin) into the session's snapshot by section, creating the snapshot "
-                       "when missing; old items are never dropped. Then updates only the session's index row.")
+    p = sub.add_parser(
+        "update",
+        parents=[changing],
+        help="update a session: merge its snapshot, promote to active",
+        description="Merges FILE (or stdin) into the session's snapshot by section, creating the snapshot "
+        "when missing; old items are never dropped. Then updates only the session's index row.",
+    )
     p.add_argument("id", metavar="ID")
     p.add_argument("--snapshot", metavar="FILE|-", help="snapshot text with '## ' sections to merge")
     p.add_argument("--topic", metavar="T")
@@ -90,9 +98,13 @@ def _session_commands(sub: Sub, changing: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-secrets", action="store_true", help=ALLOW_SECRETS_HELP)
     p.set_defaults(handler="changes:cmd_update")
 
-    p = sub.add_parser("continue", parents=[changing], help="continue from a source session",
-                       description="Records Continues From in the current snapshot and Referenced By on the source row. "
-                       "Without --as, registers a new session manually first.")
+    p = sub.add_parser(
+        "continue",
+        parents=[changing],
+        help="continue from a source session",
+        description="Records Continues From in the current snapshot and Referenced By on the source row. "
+        "Without --as, registers a new session manually first.",
+    )
     p.add_argument("source", metavar="SOURCE_ID")
     p.add_argument("--as", dest="as_id", metavar="ID", help="the current session's ID")
     p.add_argument("--agent", metavar="NAME", help="agent name for a new registration (without --as)")
@@ -109,11 +121,17 @@ def _session_commands(sub: Sub, changing: argparse.ArgumentParser) -> None:
 
 def _maintenance_commands(sub: Sub, changing: argparse.ArgumentParser) -> None:
     """organize and archive."""
-    p = sub.add_parser("organize", parents=[changing], help="delete idle rows, mark overdue active rows stale",
-                       description="The default organize pass: deletes idle rows (keeping referenced ones and reporting "
-                       "idle rows that have a snapshot), marks active rows stale when Updated At is older than N days, "
-                       "they have a snapshot or a meaningful Summary, and nobody references them.")
-    p.add_argument("--stale-days", type=int, metavar="N", help="days without update before active becomes stale (default 14)")
+    p = sub.add_parser(
+        "organize",
+        parents=[changing],
+        help="delete idle rows, mark overdue active rows stale",
+        description="The default organize pass: deletes idle rows (keeping referenced ones and reporting "
+        "idle rows that have a snapshot), marks active rows stale when Updated At is older than N days, "
+        "they have a snapshot or a meaningful Summary, and nobody references them.",
+    )
+    p.add_argument(
+        "--stale-days", type=int, metavar="N", help="days without update before active becomes stale (default 14)"
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(handler="changes:cmd_organize")
 
@@ -143,10 +161,13 @@ def _view_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
 
 def _agent_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
     """Agent integration: hook, whoami, install-hook, uninstall-hook."""
-    p = sub.add_parser("hook", help="read an agent's SessionStart hook JSON on stdin and register (fail-open)",
-                       description="Registers an idle row for the agent's conversation (the same conversation always gets "
-                       "the same Session ID) and prints the tool's JSON answer. Never fails: errors are logged to "
-                       "hook.log in memboard's local state folder and exit 0 without a Session ID.")
+    p = sub.add_parser(
+        "hook",
+        help="read an agent's SessionStart hook JSON on stdin and register (fail-open)",
+        description="Registers an idle row for the agent's conversation (the same conversation always gets "
+        "the same Session ID) and prints the tool's JSON answer. Never fails: errors are logged to "
+        "hook.log in memboard's local state folder and exit 0 without a Session ID.",
+    )
     hook.add_arguments(p)
     p.set_defaults(handler="hook:cmd_hook")
 
@@ -155,43 +176,63 @@ def _agent_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print conversation, session_id and state as JSON")
     p.set_defaults(handler="views:cmd_whoami")
 
-    p = sub.add_parser("install-hook", help="add `memboard hook` to Cursor, Claude Code or Codex settings",
-                       description="Merges a SessionStart hook entry into the tool's JSON config without touching other "
-                       "hooks; shows the change as a diff and keeps a backup of the file it changes.")
+    p = sub.add_parser(
+        "install-hook",
+        help="add `memboard hook` to Cursor, Claude Code or Codex settings",
+        description="Merges a SessionStart hook entry into the tool's JSON config without touching other "
+        "hooks; shows the change as a diff and keeps a backup of the file it changes.",
+    )
     _hook_file_arguments(p)
     p.add_argument("--command", metavar="CMD", help="the memboard command to run (default: this memboard, absolute)")
     p.set_defaults(handler="install:cmd_install_hook")
 
-    p = sub.add_parser("uninstall-hook", help="remove the hook install-hook added (nothing else)",
-                       description="Removes memboard's SessionStart entry from the tool's JSON config, keeping every other "
-                       "hook, setting and the file's formatting; shows the change as a diff and keeps a backup.")
+    p = sub.add_parser(
+        "uninstall-hook",
+        help="remove the hook install-hook added (nothing else)",
+        description="Removes memboard's SessionStart entry from the tool's JSON config, keeping every other "
+        "hook, setting and the file's formatting; shows the change as a diff and keeps a backup.",
+    )
     _hook_file_arguments(p)
     p.set_defaults(handler="install:cmd_uninstall_hook")
 
 
 def _mcp_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
     """mcp, install-mcp and uninstall-mcp: the memory served to agents over MCP."""
-    p = sub.add_parser("mcp", parents=[common], help="MCP server on stdio for agents (needs memboard[mcp])",
-                       description="Serves the memory root to an agent over the Model Context Protocol on stdin/stdout: "
-                       "the session tools (context, show, list, chain, search, register, update, continue, release, "
-                       "archive, organize), each change planned, locked, written and verified as the commands do. "
-                       "Agents start it themselves (see install-mcp); logs go to stderr.")
+    p = sub.add_parser(
+        "mcp",
+        parents=[common],
+        help="MCP server on stdio for agents (needs memboard[mcp])",
+        description="Serves the memory root to an agent over the Model Context Protocol on stdin/stdout: "
+        "the session tools (context, show, list, chain, search, register, update, continue, release, "
+        "archive, organize), each change planned, locked, written and verified as the commands do. "
+        "Agents start it themselves (see install-mcp); logs go to stderr.",
+    )
     p.set_defaults(handler="server:cmd_mcp")
 
-    p = sub.add_parser("install-mcp", help="add the memboard MCP server to Claude Code, Cursor or Codex",
-                       description="Adds a `memboard` server entry to the agent's MCP config (Claude Code: .mcp.json or "
-                       "~/.claude.json; Cursor: .cursor/mcp.json or ~/.cursor/mcp.json; Codex: .codex/config.toml or "
-                       "~/.codex/config.toml), keeping every other entry and the file's formatting; shows the change as "
-                       "a diff and keeps a backup.")
+    p = sub.add_parser(
+        "install-mcp",
+        help="add the memboard MCP server to Claude Code, Cursor or Codex",
+        description="Adds a `memboard` server entry to the agent's MCP config (Claude Code: .mcp.json or "
+        "~/.claude.json; Cursor: .cursor/mcp.json or ~/.cursor/mcp.json; Codex: .codex/config.toml or "
+        "~/.codex/config.toml), keeping every other entry and the file's formatting; shows the change as "
+        "a diff and keeps a backup.",
+    )
     _hook_file_arguments(p)
-    p.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS,
-                   help="serve this memory root (written into the entry as an absolute path; default: the server finds "
-                   "it as every command does, through MEMBOARD_ROOT or the config's root)")
+    p.add_argument(
+        "--root",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="serve this memory root (written into the entry as an absolute path; default: the server finds "
+        "it as every command does, through MEMBOARD_ROOT or the config's root)",
+    )
     p.set_defaults(handler="install_mcp:cmd_install_mcp")
 
-    p = sub.add_parser("uninstall-mcp", help="remove the MCP server entry install-mcp added (nothing else)",
-                       description="Removes the `memboard` server entry from the agent's MCP config, keeping every other "
-                       "entry and the file's formatting; shows the change as a diff and keeps a backup.")
+    p = sub.add_parser(
+        "uninstall-mcp",
+        help="remove the MCP server entry install-mcp added (nothing else)",
+        description="Removes the `memboard` server entry from the agent's MCP config, keeping every other "
+        "entry and the file's formatting; shows the change as a diff and keeps a backup.",
+    )
     _hook_file_arguments(p)
     p.set_defaults(handler="install_mcp:cmd_uninstall_mcp")
 
@@ -208,9 +249,12 @@ def _setup_commands(sub: Sub) -> None:
     csub.add_parser("path", help="print where the config file lives").set_defaults(action="path")
     p.set_defaults(handler="config:cmd_config")
 
-    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)",
-                       description="Prints a completion script for the shell, generated from this command line's own "
-                       "parser. Install: see the README's Shell completion section.")
+    p = sub.add_parser(
+        "completion",
+        help="print a shell completion script (bash, zsh or fish)",
+        description="Prints a completion script for the shell, generated from this command line's own "
+        "parser. Install: see the README's Shell completion section.",
+    )
     p.add_argument("shell", choices=["bash", "zsh", "fish"])
     p.set_defaults(handler="completion:cmd_completion")
 
@@ -229,8 +273,12 @@ def _text_options(p: argparse.ArgumentParser, required: bool) -> None:
     p.add_argument("--title", required=required, metavar="T", help="short and searchable: verb + object")
     p.add_argument("--type", required=required, choices=NOTE_TYPES, help="what kind of note")
     p.add_argument("--scope", required=required, choices=NOTE_SCOPES, help="where it applies")
-    for name, what in (("what", "what was decided, found or done"), ("why", "why"), ("where", "where it applies: files, "
-                       "projects, commands"), ("learned", "what to remember next time")):
+    for name, what in (
+        ("what", "what was decided, found or done"),
+        ("why", "why"),
+        ("where", "where it applies: files, projects, commands"),
+        ("learned", "what to remember next time"),
+    ):
         p.add_argument(f"--{name}", metavar="TEXT", help=f"{what} (Markdown)")
     p.add_argument("--project", metavar="P", help="the project it belongs to")
     p.add_argument("--session", metavar="ID", help="the Memory Session ID that saves it")
@@ -241,23 +289,36 @@ def _text_options(p: argparse.ArgumentParser, required: bool) -> None:
 
 def _note_commands(sub: Sub, common: argparse.ArgumentParser, changing: argparse.ArgumentParser) -> None:
     """note save, update, apply, show, list, search and key (seed 001's typed notes)."""
-    note = sub.add_parser("note", help="typed notes: save, update, show, list, search, apply a Memory Update block",
-                          description="Typed notes (preference, fact, decision, ...) kept as notes/<topic/key>.md.")
+    note = sub.add_parser(
+        "note",
+        help="typed notes: save, update, show, list, search, apply a Memory Update block",
+        description="Typed notes (preference, fact, decision, ...) kept as notes/<topic/key>.md.",
+    )
     nsub = note.add_subparsers(dest="note_command", metavar="ACTION", required=True)
-    p = nsub.add_parser("save", parents=[changing], help="save a note under its topic key (same key: the same note)",
-                        description="Saves a note. The same topic key updates the same note (the previous text is kept "
-                        "as a revision); a new preference supersedes the old; a decision that drops earlier statements "
-                        "is refused until saved again with --choice.")
+    p = nsub.add_parser(
+        "save",
+        parents=[changing],
+        help="save a note under its topic key (same key: the same note)",
+        description="Saves a note. The same topic key updates the same note (the previous text is kept "
+        "as a revision); a new preference supersedes the old; a decision that drops earlier statements "
+        "is refused until saved again with --choice.",
+    )
     _text_options(p, required=True)
-    p.add_argument("--topic-key", metavar="KEY", help="segments of a-z 0-9 . _ - joined by / (default: from scope, type, title)")
+    p.add_argument(
+        "--topic-key", metavar="KEY", help="segments of a-z 0-9 . _ - joined by / (default: from scope, type, title)"
+    )
     p.set_defaults(handler="notes:cmd_save")
     p = nsub.add_parser("update", parents=[changing], help="change some values of a note (by note ID or topic key)")
     p.add_argument("id", metavar="ID")
     _text_options(p, required=False)
     p.set_defaults(handler="notes:cmd_update")
-    p = nsub.add_parser("apply", parents=[changing], help="apply a Memory Update block (from FILE, or stdin with -)",
-                        description="Reads '## Memory Update' and '## Session Summary' blocks (see the README) and applies "
-                        "them as one plan: all of them, or nothing when one is a conflict.")
+    p = nsub.add_parser(
+        "apply",
+        parents=[changing],
+        help="apply a Memory Update block (from FILE, or stdin with -)",
+        description="Reads '## Memory Update' and '## Session Summary' blocks (see the README) and applies "
+        "them as one plan: all of them, or nothing when one is a conflict.",
+    )
     p.add_argument("file", nargs="?", default="-", metavar="FILE|-")
     p.add_argument("--choice", choices=NOTE_CHOICES, help="settle conflicts of notes printed without a choice")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

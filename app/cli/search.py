@@ -34,21 +34,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_parser(sub, common) -> None:
     """Add `search` to the command parsers."""
-    p = sub.add_parser("search", parents=[common], help="find sessions and notes by text (rows, snapshots, archive, notes)",
-                       description=DESCRIPTION)
+    p = sub.add_parser(
+        "search",
+        parents=[common],
+        help="find sessions and notes by text (rows, snapshots, archive, notes)",
+        description=DESCRIPTION,
+    )
     p.add_argument("query", metavar="QUERY")
     p.add_argument("--kind", choices=["session", "note"], help="only sessions, or only notes")
-    p.add_argument("--status", metavar="S",
-                   help="only results with status S: idle, active or stale (archived: the original); notes: active or superseded")
+    p.add_argument(
+        "--status",
+        metavar="S",
+        help="only results with status S: idle, active or stale (archived: the original); notes: active or superseded",
+    )
     p.add_argument("--agent", metavar="NAME", help="only sessions of this agent")
     p.add_argument("--since", metavar="T", help="only sessions updated at or after T (YYYY-MM-DD[ HH:MM] or ISO 8601)")
     p.add_argument("--until", metavar="T", help="only sessions updated at or before T (a date alone: its whole day)")
     state = p.add_mutually_exclusive_group()
     state.add_argument("--live", action="store_true", help="only live sessions (rows and snapshots)")
     state.add_argument("--archived", action="store_true", help="only archived sessions")
-    p.add_argument("--section", metavar="NAME", help="only matches in this cell or snapshot section (Topic, Decisions, ...)")
+    p.add_argument(
+        "--section", metavar="NAME", help="only matches in this cell or snapshot section (Topic, Decisions, ...)"
+    )
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N results (default 20)")
-    p.add_argument("--syntax", action="store_true", help="QUERY is an SQLite FTS5 expression (AND, OR, NOT, \"phrases\")")
+    p.add_argument("--syntax", action="store_true", help='QUERY is an SQLite FTS5 expression (AND, OR, NOT, "phrases")')
     p.add_argument("--json", action="store_true", help="stable JSON (see README)")
     p.set_defaults(handler="search:cmd_search")
 
@@ -90,8 +99,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     """search QUERY [filters] [--json]."""
     root = MemoryRoot(resolve_root(getattr(args, "root", None)))
     state = "live" if args.live else "archived" if args.archived else None
-    filters = SearchFilters(args.status, args.agent, args.since, args.until, state, args.section, args.limit, args.syntax,
-                            args.kind)
+    filters = SearchFilters(
+        args.status, args.agent, args.since, args.until, state, args.section, args.limit, args.syntax, args.kind
+    )
     tty = sys.stderr.isatty()
     try:
         outcome = run(root, args.query, filters, _progress if tty else None)

@@ -30,9 +30,30 @@ class Tool:
 TOOLS: dict[str, Tool] = {
     tool.name: tool
     for tool in (
-        Tool("claude", "claude-main-agent", ".claude/settings.json", "SessionStart", "claude", ("session_id", "conversation_id")),
-        Tool("codex", "codex-main-agent", ".codex/hooks.json", "SessionStart", "claude", ("session_id", "conversation_id")),
-        Tool("cursor", "cursor-main-agent", ".cursor/hooks.json", "sessionStart", "cursor", ("conversation_id", "session_id")),
+        Tool(
+            "claude",
+            "claude-main-agent",
+            ".claude/settings.json",
+            "SessionStart",
+            "claude",
+            ("session_id", "conversation_id"),
+        ),
+        Tool(
+            "codex",
+            "codex-main-agent",
+            ".codex/hooks.json",
+            "SessionStart",
+            "claude",
+            ("session_id", "conversation_id"),
+        ),
+        Tool(
+            "cursor",
+            "cursor-main-agent",
+            ".cursor/hooks.json",
+            "sessionStart",
+            "cursor",
+            ("conversation_id", "session_id"),
+        ),
     )
 }
 NAMES = tuple(sorted(TOOLS))

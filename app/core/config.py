@@ -73,9 +73,7 @@ def resolve_root(cli_root: str | None, cfg: dict[str, Any] | None = None) -> Pat
     local = Path("memory")
     if local.is_dir():
         return local
-    raise UsageError(
-        "no memory root: pass --root DIR, set MEMBOARD_ROOT, or run `memboard config set root DIR`"
-    )
+    raise UsageError("no memory root: pass --root DIR, set MEMBOARD_ROOT, or run `memboard config set root DIR`")
 
 
 def parse_value(key: str, raw: str, themes: Collection[str] | None = None) -> object:

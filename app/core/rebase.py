@@ -60,7 +60,9 @@ def _rows_at_table_end(base: list[bytes], a: tuple[int, int, list[bytes]], b: tu
     at = a[0]
     if not (a[0] == a[1] == b[0] == b[1] and at > 0 and a[2] and b[2]):
         return False
-    if not base[at - 1].lstrip(b" \t").startswith(b"|") or (at < len(base) and base[at].lstrip(b" \t").startswith(b"|")):
+    if not base[at - 1].lstrip(b" \t").startswith(b"|") or (
+        at < len(base) and base[at].lstrip(b" \t").startswith(b"|")
+    ):
         return False
     if not all(_row(line) for line in a[2] + b[2]):
         return False

@@ -39,7 +39,10 @@ def change(plan: Plan[Any], dry_run: bool) -> CallToolResult:
     out["report"] = list(plan.report)
     if dry_run:
         out["diff"] = plan.patch().decode("utf-8", "replace")  # the bytes `--dry-run` prints, as text
-        out["notes"] = [*encoding_notes(plan), "dry run: nothing written" if plan.changes else "dry run: nothing to change"]
+        out["notes"] = [
+            *encoding_notes(plan),
+            "dry run: nothing written" if plan.changes else "dry run: nothing to change",
+        ]
     else:
         out["message"] = plan.success
     return ok(out)

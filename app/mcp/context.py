@@ -74,9 +74,18 @@ def note_context(
             return GLOBAL
         return None
 
-    ranked = [(near, v) for v in _newest_first(views) if v.status == "active" and v.id not in mine
-              for near in [nearness(v)] if near is not None]
+    ranked = [
+        (near, v)
+        for v in _newest_first(views)
+        if v.status == "active" and v.id not in mine
+        for near in [nearness(v)]
+        if near is not None
+    ]
     related = [v for _near, v in sorted(ranked, key=lambda pair: pair[0])]
     shown = related[:limit]
-    return {"session": [note_json(v) for v in own], "related": [note_json(v) for v in shown],
-            "total": len(related), "omitted": len(related) - len(shown)}
+    return {
+        "session": [note_json(v) for v in own],
+        "related": [note_json(v) for v in shown],
+        "total": len(related),
+        "omitted": len(related) - len(shown),
+    }

@@ -41,16 +41,24 @@ from .sessions import READS, WRITES, DryRun, SessionId, Tool
 
 NoteType = Literal["preference", "fact", "decision", "gotcha", "episode", "pattern", "config", "bugfix"]
 Scope = Literal["global", "project", "tool", "ops"]
-TYPE_HELP = ("preference (the user's choice or taste), fact (non-obvious, found out), decision (architecture, design, "
-             "tool, process or naming settled), gotcha (a trap), episode (what happened), pattern (a reusable way), "
-             "config (a setting), bugfix (a root cause and its fix)")
-SCOPE_HELP = "global (everywhere), project (one project: give project), tool (a tool or library), ops (deployment, environments)"
-KEY_HELP = ("the topic's stable key: segments of lowercase a-z, 0-9, '.', '_' and '-' joined by '/' (no '..', no empty "
-            "or hidden segment), such as project/shop/database; leave it out to derive <scope>/<type>/<slug of the title> "
-            "(mem_suggest_topic_key tells it)")
-CHOICE_HELP = ("only after a `conflict` answer, once the user has chosen: supersede (the new note replaces the old one, "
-               "which is kept, marked superseded) or keep_both (the new note is saved beside the old one under the key "
-               "the conflict names, both active, each with its scope)")
+TYPE_HELP = (
+    "preference (the user's choice or taste), fact (non-obvious, found out), decision (architecture, design, "
+    "tool, process or naming settled), gotcha (a trap), episode (what happened), pattern (a reusable way), "
+    "config (a setting), bugfix (a root cause and its fix)"
+)
+SCOPE_HELP = (
+    "global (everywhere), project (one project: give project), tool (a tool or library), ops (deployment, environments)"
+)
+KEY_HELP = (
+    "the topic's stable key: segments of lowercase a-z, 0-9, '.', '_' and '-' joined by '/' (no '..', no empty "
+    "or hidden segment), such as project/shop/database; leave it out to derive <scope>/<type>/<slug of the title> "
+    "(mem_suggest_topic_key tells it)"
+)
+CHOICE_HELP = (
+    "only after a `conflict` answer, once the user has chosen: supersede (the new note replaces the old one, "
+    "which is kept, marked superseded) or keep_both (the new note is saved beside the old one under the key "
+    "the conflict names, both active, each with its scope)"
+)
 NoteId = Annotated[str, Field(description="a note ID (its topic key, or <key>~<n> for an earlier note moved aside)")]
 Items = list[str] | str | None
 ITEMS = " (a list of items, or Markdown text whose list items or lines are the items)"
@@ -90,18 +98,30 @@ class NoteTools:
 
     def mem_save(
         self,
-        title: Annotated[str, Field(min_length=1, description="short and searchable: verb + object, such as "
-                                                             "'Choose PostgreSQL for the shop database'")],
+        title: Annotated[
+            str,
+            Field(
+                min_length=1,
+                description="short and searchable: verb + object, such as 'Choose PostgreSQL for the shop database'",
+            ),
+        ],
         type: Annotated[NoteType, Field(description=TYPE_HELP)],
         scope: Annotated[Scope, Field(description=SCOPE_HELP)],
-        what: Annotated[str, Field(description="what was decided, found or done (Markdown: each list item is a statement; "
-                                               "headings of level 3 and below only)")],
+        what: Annotated[
+            str,
+            Field(
+                description="what was decided, found or done (Markdown: each list item is a statement; "
+                "headings of level 3 and below only)"
+            ),
+        ],
         why: Annotated[str, Field(description="why (Markdown)")] = "",
         where: Annotated[str, Field(description="where it applies: files, projects, commands (Markdown)")] = "",
         learned: Annotated[str, Field(description="what to remember next time (Markdown)")] = "",
         topic_key: Annotated[str | None, Field(description=KEY_HELP)] = None,
         project: Annotated[str | None, Field(description="the project it belongs to, such as shop")] = None,
-        session_id: Annotated[str | None, Field(description="your Memory Session ID: the note records which session saved it")] = None,
+        session_id: Annotated[
+            str | None, Field(description="your Memory Session ID: the note records which session saved it")
+        ] = None,
         choice: Annotated[Choice | None, Field(description=CHOICE_HELP)] = None,
         dry_run: DryRun = False,
     ) -> CallToolResult:
@@ -132,7 +152,9 @@ class NoteTools:
         where: Annotated[str | None, _text("the whole new Where")] = None,
         learned: Annotated[str | None, _text("the whole new Learned")] = None,
         project: Annotated[str | None, Field(description="a new project; leave it out to keep the note's own")] = None,
-        session_id: Annotated[str | None, Field(description="your Memory Session ID, recorded as the note's session")] = None,
+        session_id: Annotated[
+            str | None, Field(description="your Memory Session ID, recorded as the note's session")
+        ] = None,
         choice: Annotated[Choice | None, Field(description=CHOICE_HELP)] = None,
         dry_run: DryRun = False,
     ) -> CallToolResult:
@@ -161,13 +183,21 @@ class NoteTools:
 
     def mem_search(
         self,
-        query: Annotated[str, Field(min_length=1, description="text to find, literally and in any case "
-                                                             "(two-character Chinese words and parts of words too)")],
+        query: Annotated[
+            str,
+            Field(
+                min_length=1,
+                description="text to find, literally and in any case "
+                "(two-character Chinese words and parts of words too)",
+            ),
+        ],
         type: Annotated[NoteType | None, Field(description="only notes of this type")] = None,
         scope: Annotated[Scope | None, Field(description="only notes of this scope")] = None,
         project: Annotated[str | None, Field(description="only notes of this project")] = None,
-        status: Annotated[Literal["active", "superseded"] | None, Field(description="only notes with this status "
-                                                                                     "(default: any, active ones first)")] = None,
+        status: Annotated[
+            Literal["active", "superseded"] | None,
+            Field(description="only notes with this status (default: any, active ones first)"),
+        ] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="at most this many notes")] = DEFAULT_LIMIT,
     ) -> CallToolResult:
         """Find typed notes (mem_search) before deciding something that may have been decided, when the user says
@@ -192,8 +222,10 @@ class NoteTools:
     def mem_context(
         self,
         project: Annotated[str | None, Field(description="the project you work on: its notes come first")] = None,
-        session_id: Annotated[str | None, Field(description="your Memory Session ID: the notes it saved, and those "
-                                                            "of the projects they belong to")] = None,
+        session_id: Annotated[
+            str | None,
+            Field(description="your Memory Session ID: the notes it saved, and those of the projects they belong to"),
+        ] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="at most this many related notes")] = CONTEXT_LIMIT,
     ) -> CallToolResult:
         """The notes to know before you start or resume work (mem_context), compact (metadata only, no texts):
@@ -215,7 +247,9 @@ class NoteTools:
         discoveries: Annotated[Items, Field(description="non-obvious findings, traps, root causes" + ITEMS)] = None,
         accomplished: Annotated[Items, Field(description="what was done" + ITEMS)] = None,
         next_steps: Annotated[Items, Field(description="what comes next" + ITEMS)] = None,
-        relevant: Annotated[Items, Field(description="relevant notes (notes/<key>.md), files and commands" + ITEMS)] = None,
+        relevant: Annotated[
+            Items, Field(description="relevant notes (notes/<key>.md), files and commands" + ITEMS)
+        ] = None,
         dry_run: DryRun = False,
     ) -> CallToolResult:
         """Close a session (mem_session_summary): before you say the work is done, merge its summary into your
@@ -227,5 +261,9 @@ class NoteTools:
         preferences and findings worth keeping as notes with mem_save too.
         """
         when = clock.now()
-        return self.apply(lambda root: plan_session_summary(root, session_id, goal, instructions, discoveries, accomplished,
-                                                            next_steps, relevant, when=when), dry_run)
+        return self.apply(
+            lambda root: plan_session_summary(
+                root, session_id, goal, instructions, discoveries, accomplished, next_steps, relevant, when=when
+            ),
+            dry_run,
+        )

@@ -72,8 +72,10 @@ class MemoryServer(MCPServer):
         known = self.parameters.get(name)
         unknown = sorted(set(arguments) - known) if known is not None else []
         if known is not None and unknown:
-            return failure(f"{name}: unknown argument(s) {', '.join(unknown)}; it takes {', '.join(sorted(known)) or 'none'}; "
-                           "nothing written")
+            return failure(
+                f"{name}: unknown argument(s) {', '.join(unknown)}; it takes {', '.join(sorted(known)) or 'none'}; "
+                "nothing written"
+            )
         if self.turn is None:
             self.turn = anyio.Lock()
         try:

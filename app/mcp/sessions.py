@@ -39,11 +39,16 @@ Tool = Callable[..., CallToolResult]
 
 SessionId = Annotated[
     str,
-    Field(description="a Memory Session ID, YYYY-MM-DD-HHMM-agent-name, as `Your Memory Session ID is: ...` reported it"),
+    Field(
+        description="a Memory Session ID, YYYY-MM-DD-HHMM-agent-name, as `Your Memory Session ID is: ...` reported it"
+    ),
 ]
 DryRun = Annotated[
     bool,
-    Field(strict=True, description="true: write nothing and answer the exact diff the change would make (as `--dry-run` prints it)"),
+    Field(
+        strict=True,
+        description="true: write nothing and answer the exact diff the change would make (as `--dry-run` prints it)",
+    ),
 ]
 Status = Literal["idle", "active", "stale"]
 OneLine = Annotated[str | None, Field(description="one line of text; leave it out to keep the current value")]
@@ -54,8 +59,10 @@ SNAPSHOT_HELP = (
 Snapshot = Annotated[str | None, Field(description=SNAPSHOT_HELP)]
 Agent = Annotated[
     str | None,
-    Field(description="your agent name, such as claude-main-agent (default: the config's agent_name, else cursor-main-agent); "
-          "never a task name: put the task in the topic"),
+    Field(
+        description="your agent name, such as claude-main-agent (default: the config's agent_name, else cursor-main-agent); "
+        "never a task name: put the task in the topic"
+    ),
 ]
 
 
@@ -95,7 +102,9 @@ class SessionTools:
         session_id: Annotated[str | None, Field(description="your Memory Session ID, when you know it")] = None,
         conversation_id: Annotated[
             str | None,
-            Field(description="your agent's own conversation/session ID, which the session-start hook mapped to a Memory Session ID"),
+            Field(
+                description="your agent's own conversation/session ID, which the session-start hook mapped to a Memory Session ID"
+            ),
         ] = None,
     ) -> CallToolResult:
         """Your own session, at the start of work or after a context reset: its Memory Session ID, row, snapshot,
@@ -108,8 +117,10 @@ class SessionTools:
         hook registered, it answers an error; then register with session_register.
         """
         if session_id is None and conversation_id is None:
-            raise UsageError("pass session_id or conversation_id: memboard never takes the latest row as yours; "
-                             "without either, register with session_register")
+            raise UsageError(
+                "pass session_id or conversation_id: memboard never takes the latest row as yours; "
+                "without either, register with session_register"
+            )
         root = self.root()
         if conversation_id is not None:
             mapped = self._mapped(root, conversation_id)
@@ -133,12 +144,16 @@ class SessionTools:
             raise UsageError(f"invalid conversation_id {conversation_id[:60]!r}: one line, at most 200 characters")
         info = whoami(root, conversation_id)
         if info.state == "unknown" or info.session_id is None:
-            raise Refused(f"no Memory Session ID recorded for conversation {conversation_id} (no session-start hook "
-                          "registered it); register with session_register")
+            raise Refused(
+                f"no Memory Session ID recorded for conversation {conversation_id} (no session-start hook "
+                "registered it); register with session_register"
+            )
         if info.state != "live":
             gone = "archived" if info.state == "archived" else "no longer in index.md"
-            raise Refused(f"conversation {conversation_id} was registered as {info.session_id}, but that row is {gone}; "
-                          "register a new session with session_register")
+            raise Refused(
+                f"conversation {conversation_id} was registered as {info.session_id}, but that row is {gone}; "
+                "register a new session with session_register"
+            )
         return info.session_id
 
     def session_show(self, session_id: SessionId) -> CallToolResult:
@@ -153,7 +168,9 @@ class SessionTools:
     def session_list(
         self,
         status: Annotated[Status | None, Field(description="only rows with this status")] = None,
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="at most this many rows: the last ones, newest registrations")] = LIST_LIMIT,
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_LIMIT, description="at most this many rows: the last ones, newest registrations")
+        ] = LIST_LIMIT,
     ) -> CallToolResult:
         """The rows of index.md in file order (new sessions are appended, so the newest come last): Session ID,
         agent, topic, summary, keywords, status, Referenced By, Started At, Updated At.
@@ -164,8 +181,14 @@ class SessionTools:
         warnings: list[str] = []
         rows = list_rows(self.root(), status, warnings)
         shown = rows[-limit:]
-        return ok({"total": len(rows), "omitted": len(rows) - len(shown), "rows": [row_json(r) for r in shown],
-                   "warnings": warnings})
+        return ok(
+            {
+                "total": len(rows),
+                "omitted": len(rows) - len(shown),
+                "rows": [row_json(r) for r in shown],
+                "warnings": warnings,
+            }
+        )
 
     def session_chain(self, session_id: SessionId) -> CallToolResult:
         """A session's reference chain both ways: the sessions it continues from (its Continues From, recursively)
@@ -175,13 +198,29 @@ class SessionTools:
 
     def search(
         self,
-        query: Annotated[str, Field(min_length=1, description="text to find, literally and in any case (quotes, AND, * are searched for)")],
-        status: Annotated[Status | None, Field(description="only sessions with this status (archived ones: their last status)")] = None,
+        query: Annotated[
+            str,
+            Field(
+                min_length=1, description="text to find, literally and in any case (quotes, AND, * are searched for)"
+            ),
+        ],
+        status: Annotated[
+            Status | None, Field(description="only sessions with this status (archived ones: their last status)")
+        ] = None,
         agent: Annotated[str | None, Field(description="only sessions of this agent name")] = None,
-        since: Annotated[str | None, Field(description="only sessions updated at or after this time: YYYY-MM-DD[ HH:MM] or ISO 8601")] = None,
-        until: Annotated[str | None, Field(description="only sessions updated at or before this time (a date alone: its whole day)")] = None,
-        state: Annotated[Literal["live", "archived"] | None, Field(description="only live sessions, or only archived ones")] = None,
-        section: Annotated[str | None, Field(description="only matches in this row cell or snapshot section, such as Topic or Decisions")] = None,
+        since: Annotated[
+            str | None, Field(description="only sessions updated at or after this time: YYYY-MM-DD[ HH:MM] or ISO 8601")
+        ] = None,
+        until: Annotated[
+            str | None, Field(description="only sessions updated at or before this time (a date alone: its whole day)")
+        ] = None,
+        state: Annotated[
+            Literal["live", "archived"] | None, Field(description="only live sessions, or only archived ones")
+        ] = None,
+        section: Annotated[
+            str | None,
+            Field(description="only matches in this row cell or snapshot section, such as Topic or Decisions"),
+        ] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="at most this many sessions")] = DEFAULT_LIMIT,
     ) -> CallToolResult:
         """Find earlier work: full-text search over index rows, live snapshots and archived sessions, best match
@@ -196,7 +235,9 @@ class SessionTools:
     def session_register(
         self,
         topic: Annotated[str | None, Field(description="what this session works on (default 未設定)")] = None,
-        summary: Annotated[str | None, Field(description="one or two sentences on what this session has done or decided so far")] = None,
+        summary: Annotated[
+            str | None, Field(description="one or two sentences on what this session has done or decided so far")
+        ] = None,
         snapshot: Snapshot = None,
         agent: Agent = None,
         dry_run: DryRun = False,
@@ -214,7 +255,9 @@ class SessionTools:
         self,
         session_id: SessionId,
         topic: OneLine = None,
-        summary: Annotated[str | None, Field(description="the row's Summary: the same facts as Current Context, shorter (one line)")] = None,
+        summary: Annotated[
+            str | None, Field(description="the row's Summary: the same facts as Current Context, shorter (one line)")
+        ] = None,
         keywords: Annotated[str | None, Field(description="comma-separated keywords for the row")] = None,
         snapshot: Snapshot = None,
         dry_run: DryRun = False,
@@ -231,8 +274,13 @@ class SessionTools:
     def session_continue(
         self,
         source_id: Annotated[str, Field(description="the Memory Session ID to continue from")],
-        session_id: Annotated[str | None, Field(description="your own Memory Session ID; leave it out only when you have none "
-                                                              "(a new session is then registered manually first)")] = None,
+        session_id: Annotated[
+            str | None,
+            Field(
+                description="your own Memory Session ID; leave it out only when you have none "
+                "(a new session is then registered manually first)"
+            ),
+        ] = None,
         agent: Agent = None,
         dry_run: DryRun = False,
     ) -> CallToolResult:
@@ -264,8 +312,14 @@ class SessionTools:
 
     def memory_organize(
         self,
-        stale_days: Annotated[int | None, Field(ge=0, le=36500, description="days without update before an active row "
-                                                                             "becomes stale (default: the config's, else 14)")] = None,
+        stale_days: Annotated[
+            int | None,
+            Field(
+                ge=0,
+                le=36500,
+                description="days without update before an active row becomes stale (default: the config's, else 14)",
+            ),
+        ] = None,
         dry_run: DryRun = False,
     ) -> CallToolResult:
         """Organize the memory, only when the user asks (整理 memory, 清理 memory): delete idle rows (not those
@@ -275,4 +329,3 @@ class SessionTools:
         Archives nothing; the answer lists what was deleted, marked, kept and protected.
         """
         return self.apply(organize_plan(stale_days), dry_run)
-

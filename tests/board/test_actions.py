@@ -78,9 +78,38 @@ async def test_the_board_footer_draws_the_tables_footer_entries_in_order():
     footer = await footer_text(bindings("app"))
     shown = [e for e in ACTIONS if e.owner == "app" and e.footer]
     assert footer.split() == [
-        "/", "filter", "1234", "status", "n", "notes", "⏎", "open", "␣", "mark", "c", "continue", "r", "release",
-        "a", "archive", "o", "organize", "u", "update", "g", "chain", "d", "doctor", "f", "find", "A", "archived",
-        "?", "help", "q", "quit",
+        "/",
+        "filter",
+        "1234",
+        "status",
+        "n",
+        "notes",
+        "⏎",
+        "open",
+        "␣",
+        "mark",
+        "c",
+        "continue",
+        "r",
+        "release",
+        "a",
+        "archive",
+        "o",
+        "organize",
+        "u",
+        "update",
+        "g",
+        "chain",
+        "d",
+        "doctor",
+        "f",
+        "find",
+        "A",
+        "archived",
+        "?",
+        "help",
+        "q",
+        "quit",
     ]
     assert len(shown) == 19  # the four status keys share one label
 
@@ -89,18 +118,43 @@ def test_every_binding_of_the_board_comes_from_the_table():
     assert bindings("app") == MemboardApp.BINDINGS
     assert bindings("filter") == FilterInput.BINDINGS
     assert bindings("table") == SessionTable.BINDINGS
-    for screen, owner in ((PreviewScreen, "preview"), (MessageScreen, "message"), (SessionPicker, "picker"),
-                          (StaleDaysScreen, "stale"), (UpdateScreen, "update"), (ChainScreen, "chain"),
-                          (HelpScreen, "help"), (SearchScreen, "search"), (ArchiveScreen, "archived"),
-                          (SessionScreen, "session")):
+    for screen, owner in (
+        (PreviewScreen, "preview"),
+        (MessageScreen, "message"),
+        (SessionPicker, "picker"),
+        (StaleDaysScreen, "stale"),
+        (UpdateScreen, "update"),
+        (ChainScreen, "chain"),
+        (HelpScreen, "help"),
+        (SearchScreen, "search"),
+        (ArchiveScreen, "archived"),
+        (SessionScreen, "session"),
+    ):
         assert bindings(owner) == screen.BINDINGS, screen
     # every bound action exists on the class that binds it
     for entry in ACTIONS:
         if entry.owner == "app":
             assert hasattr(MemboardApp, f"action_{entry.action_name}"), entry
     assert board_only() == {
-        "filter", "status", "notes", "session_notes", "open", "mark", "continue_session", "release", "archive",
-        "organize", "update", "chain", "doctor", "sort", "reverse_sort", "revision", "leave_pane", "search", "archived",
+        "filter",
+        "status",
+        "notes",
+        "session_notes",
+        "open",
+        "mark",
+        "continue_session",
+        "release",
+        "archive",
+        "organize",
+        "update",
+        "chain",
+        "doctor",
+        "sort",
+        "reverse_sort",
+        "revision",
+        "leave_pane",
+        "search",
+        "archived",
     }
 
 
@@ -134,6 +188,8 @@ async def test_help_screen_and_palette_on_the_running_board(demo_root):
         assert screen.query_one("#help-box").border_subtitle == "esc / q / ? close"
         await pilot.press("escape", "ctrl+p", *"archive")
         await pilot.pause(0.3)
-        shown = [str(app.screen.query_one("CommandList").get_option_at_index(i).prompt)
-                 for i in range(app.screen.query_one("CommandList").option_count)]
+        shown = [
+            str(app.screen.query_one("CommandList").get_option_at_index(i).prompt)
+            for i in range(app.screen.query_one("CommandList").option_count)
+        ]
         assert any(line.startswith("Archive  a") for line in shown), shown

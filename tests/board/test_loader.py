@@ -89,7 +89,13 @@ def test_file_watch_sees_index_and_snapshot_changes(root):
 
 
 def snap(**kw) -> str:
-    base: dict[str, Any] = dict(session_id="2026-05-01-1000-agent0", agent="agent0", topic="t", started="2026-05-01 10:00", updated="2026-05-02 10:00")
+    base: dict[str, Any] = dict(
+        session_id="2026-05-01-1000-agent0",
+        agent="agent0",
+        topic="t",
+        started="2026-05-01 10:00",
+        updated="2026-05-02 10:00",
+    )
     base.update(kw)
     return render_template(**base)
 

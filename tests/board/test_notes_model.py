@@ -16,9 +16,22 @@ TYPES = ("decision", "preference", "fact", "weird")
 
 def view(i: int, status: str = "active", note_type: str = "decision", session: str = "") -> NoteView:
     """Note number i."""
-    return NoteView(f"topic/n{i:03d}", f"notes/topic/n{i:03d}.md", f"Title {i} vault" if i % 2 else f"Title {i}",
-                    note_type, "project", f"topic/n{i:03d}", status, [], [], f"p{i % 3}", session,
-                    "2026-05-01 09:00", f"2026-05-{1 + i % 28:02d} 09:00", None if note_type != "weird" else "bad type")
+    return NoteView(
+        f"topic/n{i:03d}",
+        f"notes/topic/n{i:03d}.md",
+        f"Title {i} vault" if i % 2 else f"Title {i}",
+        note_type,
+        "project",
+        f"topic/n{i:03d}",
+        status,
+        [],
+        [],
+        f"p{i % 3}",
+        session,
+        "2026-05-01 09:00",
+        f"2026-05-{1 + i % 28:02d} 09:00",
+        None if note_type != "weird" else "bad type",
+    )
 
 
 def model(count: int = 30) -> NotesModel:
@@ -37,7 +50,9 @@ def test_counts_per_status_type_and_problem():
 def test_filters_combine_text_status_and_type():
     m = model()
     rows = m.view("vault p1", "active", "preference")
-    assert [r.id for r in rows] == [f"topic/n{i:03d}" for i in range(30) if i % 2 and i % 3 == 1 and i % 5 and i % 4 == 1]
+    assert [r.id for r in rows] == [
+        f"topic/n{i:03d}" for i in range(30) if i % 2 and i % 3 == 1 and i % 5 and i % 4 == 1
+    ]
 
 
 @given(st.lists(st.sampled_from("vault ti1 p0"), max_size=12))

@@ -60,8 +60,18 @@ async def test_n_opens_the_notes_view_and_n_goes_back_to_the_session_table(root_
         ids = shown_ids(screen)
         assert ids == sorted(ids) and len(ids) == 13 and f"{PROSE}~1" in ids
         footer = plain(screen.query_one(KeyBar))
-        for words in ("/ filter", "123 status", "t type", "e edit", "s supersede", "m mark", "g chain", "o session",
-                      "n sessions", "? help"):
+        for words in (
+            "/ filter",
+            "123 status",
+            "t type",
+            "e edit",
+            "s supersede",
+            "m mark",
+            "g chain",
+            "o session",
+            "n sessions",
+            "? help",
+        ):
             assert words in footer, footer
         assert "archive" not in footer
         await pilot.click(KeyBar, offset=(footer.index("n sessions"), 0))  # a click on a key runs it, here
@@ -284,8 +294,20 @@ async def test_a_note_saved_by_another_process_appears_keeping_cursor_and_filter
         await pilot.press("slash", *"vault", "enter", "2", "down")
         before = shown_ids(screen)
         assert screen.table.current is not None and screen.table.current.id == before[1]
-        await asyncio.to_thread(save_note, root_with_notes, "--title", "Vault offline copies", "--type", "fact",
-                                "--scope", "ops", "--topic-key", "ops/vault/offline", "--what", "- Phones keep a copy.")
+        await asyncio.to_thread(
+            save_note,
+            root_with_notes,
+            "--title",
+            "Vault offline copies",
+            "--type",
+            "fact",
+            "--scope",
+            "ops",
+            "--topic-key",
+            "ops/vault/offline",
+            "--what",
+            "- Phones keep a copy.",
+        )
         await wait_until(pilot, lambda: "ops/vault/offline" in shown_ids(screen))
         assert screen.table.current.id == before[1]  # the cursor stayed on its note
         assert screen.filter_text == "vault" and screen.status_filter == "active"
@@ -301,9 +323,18 @@ async def test_the_pane_follows_its_note_when_another_process_changes_it(root_wi
     async with app.run_test(size=(160, 45)) as pilot:
         await open_notes(pilot)
         screen = await select(pilot, "tool/gotcha/crlf-breaks-the-table-parser")
-        await asyncio.to_thread(save_note, root_with_notes, "--title", "CRLF breaks the table parser", "--type",
-                                "gotcha", "--scope", "tool", "--what",
-                                "- A row ending in CRLF kept the CR in its last cell.\n- Also in the header.")
+        await asyncio.to_thread(
+            save_note,
+            root_with_notes,
+            "--title",
+            "CRLF breaks the table parser",
+            "--type",
+            "gotcha",
+            "--scope",
+            "tool",
+            "--what",
+            "- A row ending in CRLF kept the CR in its last cell.\n- Also in the header.",
+        )
         await wait_until(pilot, lambda: screen.query_one("#note-change", Static).display)
         assert "+- Also in the header." in plain(screen.query_one("#note-change", Static))
 
@@ -331,8 +362,10 @@ async def test_a_root_without_notes_says_how_they_come(tmp_path):
 async def test_notes_with_broken_metadata_are_shown_and_counted_never_hidden(root_with_notes, tmp_path):
     folder = root_with_notes / "notes" / "hand"
     folder.mkdir()
-    (folder / "broken.md").write_bytes(b"# Broken\n\n## Metadata\n\n| Field | Value |\n|---|---|\n| Title | Broken \xff |\n"
-                                       b"| Type | wizard |\n| Scope | tool |\n| Topic Key | hand/broken |\n\n## What\n\nx\n")
+    (folder / "broken.md").write_bytes(
+        b"# Broken\n\n## Metadata\n\n| Field | Value |\n|---|---|\n| Title | Broken \xff |\n"
+        b"| Type | wizard |\n| Scope | tool |\n| Topic Key | hand/broken |\n\n## What\n\nx\n"
+    )
     outside = tmp_path / "outside.md"
     outside.write_text("# Outside\n", encoding="utf-8")
     (folder / "linked.md").symlink_to(outside)  # a symlink is no note (the store leaves it out too)
@@ -377,8 +410,12 @@ async def test_a_note_edited_in_place_by_hand_shows_too(root_with_notes):
         with open(path, "r+", encoding="utf-8") as fh:  # in place, as some editors save: its folder does not change
             fh.write(text)
             fh.truncate()
-        await wait_until(pilot, lambda: screen.model.by_id["tool/gotcha/crlf-breaks-the-table-parser"].view.title
-                         == "CRLF broke the parser")
+        await wait_until(
+            pilot,
+            lambda: (
+                screen.model.by_id["tool/gotcha/crlf-breaks-the-table-parser"].view.title == "CRLF broke the parser"
+            ),
+        )
 
 
 async def test_escape_sequences_in_a_note_never_reach_the_terminal(tmp_path):
@@ -386,8 +423,9 @@ async def test_escape_sequences_in_a_note_never_reach_the_terminal(tmp_path):
     shows it as U+FFFD in the table, the pane, the chain and the editor."""
     root = notes_root(tmp_path / "memory")
     path = root / "notes" / "tool" / "gotcha" / "crlf-breaks-the-table-parser.md"
-    text = path.read_text(encoding="utf-8").replace("| Title | CRLF breaks the table parser |",
-                                                    "| Title | CRLF \x1b[2J\x1b[31mbreaks \u202eit |")
+    text = path.read_text(encoding="utf-8").replace(
+        "| Title | CRLF breaks the table parser |", "| Title | CRLF \x1b[2J\x1b[31mbreaks \u202eit |"
+    )
     path.write_text(text.replace("- A row ending", "- \x1b]0;pwned\x07A row ending"), encoding="utf-8")
     app = board(root)
     async with app.run_test(size=(160, 45)) as pilot:

@@ -55,8 +55,11 @@ async def search_for(pilot, screen: SearchScreen, text: str, keys: bool = False)
         await pilot.press(*text)
     else:
         box.insert_text_at_cursor(text)
-    await until(pilot, lambda: screen.query_text == box.value.strip() and not status(screen).startswith("searching"),
-                f"the answer to {box.value!r}")
+    await until(
+        pilot,
+        lambda: screen.query_text == box.value.strip() and not status(screen).startswith("searching"),
+        f"the answer to {box.value!r}",
+    )
     return screen.hits
 
 
@@ -148,7 +151,7 @@ async def test_a_two_character_cjk_word_and_an_id_piece_are_found(demo_root, ids
         screen.query_one(Input).value = ""
         hits = await search_for(pilot, screen, "0930-codex")
         assert [h.id for h in hits] == [ids["archived3"]]
-        assert hits[0].snippet[hits[0].spans[0][0]:hits[0].spans[0][1]] == "0930-codex"
+        assert hits[0].snippet[hits[0].spans[0][0] : hits[0].spans[0][1]] == "0930-codex"
 
 
 async def test_fts_operators_are_searched_literally(write_index, make_row, root):
@@ -160,7 +163,7 @@ async def test_fts_operators_are_searched_literally(write_index, make_row, root)
         hits = await search_for(pilot, screen, '"a" AND -b*')
         assert [h.id for h in hits] == ["2026-05-01-1000-alpha"]
         assert not screen.query_one("#search-status").has_class("-error")
-        assert "1 result for «\"a\" AND -b*»" in status(screen)
+        assert '1 result for «"a" AND -b*»' in status(screen)
         screen.query_one(Input).value = ""
         hits = await search_for(pilot, screen, "NEAR(a b)")
         assert hits == [] and "No matches for «NEAR(a b)»" in status(screen)
@@ -223,8 +226,22 @@ async def test_an_answer_to_an_older_query_never_replaces_a_newer_one(demo_root,
 
 def fake_hit(sid: str) -> SearchHit:
     """A live session hit whose snippet is its ID."""
-    return SearchHit("session", sid, "live", "active", "x", "t", "2026-01-01 00:00", "row", "Session ID", "index.md",
-                     sid, ((0, 4),), 5001, 1)
+    return SearchHit(
+        "session",
+        sid,
+        "live",
+        "active",
+        "x",
+        "t",
+        "2026-01-01 00:00",
+        "row",
+        "Session ID",
+        "index.md",
+        sid,
+        ((0, 4),),
+        5001,
+        1,
+    )
 
 
 async def test_empty_and_too_long_queries_say_why_without_searching(demo_root, monkeypatch):

@@ -156,7 +156,9 @@ def test_existing_archive_folder_is_refused(cli, root, mem, whole_tree):
     mem.index(row_line(SID))
     mem.snapshot(SID)
     (root / "archive" / SID).mkdir(parents=True)
-    (root / "archive" / SID / "notes.txt").write_text("someone's file\n", encoding="utf-8")  # an empty one blocks nothing
+    (root / "archive" / SID / "notes.txt").write_text(
+        "someone's file\n", encoding="utf-8"
+    )  # an empty one blocks nothing
     before = whole_tree()
     assert cli("archive", SID).code == 1
     assert whole_tree() == before
@@ -182,7 +184,11 @@ def test_archived_session_is_shown_from_archive(cli, root, mem):
     mem.snapshot(SID)
     assert cli("archive", SID).code == 0
     info = json.loads(cli("show", SID, "--json").out)
-    assert info["archived"] is True and info["row"]["status"] == "active" and info["row"]["archived_at"] == "2026-06-01 09:30"
+    assert (
+        info["archived"] is True
+        and info["row"]["status"] == "active"
+        and info["row"]["archived_at"] == "2026-06-01 09:30"
+    )
     assert info["snapshot_path"] == f"archive/{SID}/session.md"
 
 

@@ -49,7 +49,9 @@ def test_snapshot_without_row_gets_an_active_row(cli, root, mem):
     assert kinds(cli) == [("orphan_snapshot", A)]
     fix(cli)
     row = mem.rows(cli)[A]
-    assert row["status"] == "active" and row["summary"] == "Worked on the thing." and row["agent"] == "cursor-main-agent"
+    assert (
+        row["status"] == "active" and row["summary"] == "Worked on the thing." and row["agent"] == "cursor-main-agent"
+    )
     assert kinds(cli) == []
 
 

@@ -34,25 +34,49 @@ def commands(live: str, follower: str, idle: str, archived: str | None) -> list[
     """Every command, in its JSON, dry-run and plain forms, on a root with these sessions:
     live (referenced by follower), follower (continues from live), an idle row, an archived one."""
     out = [
-        ["list"], ["list", "--json"], ["list", "--status", "active", "--json"],
-        ["show", live], ["show", live, "--json"], ["show", follower, "--json"],
-        ["chain", live], ["chain", live, "--json"], ["chain", follower, "--json"],
-        ["doctor"], ["doctor", "--json"], ["doctor", "--fix", "--dry-run"], ["doctor", "--fix", "--json", "--dry-run"],
-        ["doctor", "--fix"], ["doctor", "--fix", "--json"],
-        ["register", "--dry-run"], ["register", "--json"], ["register"],
+        ["list"],
+        ["list", "--json"],
+        ["list", "--status", "active", "--json"],
+        ["show", live],
+        ["show", live, "--json"],
+        ["show", follower, "--json"],
+        ["chain", live],
+        ["chain", live, "--json"],
+        ["chain", follower, "--json"],
+        ["doctor"],
+        ["doctor", "--json"],
+        ["doctor", "--fix", "--dry-run"],
+        ["doctor", "--fix", "--json", "--dry-run"],
+        ["doctor", "--fix"],
+        ["doctor", "--fix", "--json"],
+        ["register", "--dry-run"],
+        ["register", "--json"],
+        ["register"],
         ["register", "--manual", "--topic", "T", "--summary", "S", "--dry-run"],
         ["register", "--manual", "--topic", "T", "--summary", "S", "--json"],
-        ["update", live, "--summary", "new", "--dry-run"], ["update", live, "--summary", "new", "--json"],
+        ["update", live, "--summary", "new", "--dry-run"],
+        ["update", live, "--summary", "new", "--json"],
         ["update", idle, "--summary", "promoted", "--keywords", "k2", "--json"],
-        ["update", follower, "--snapshot", "<INPUT>", "--dry-run"], ["update", follower, "--snapshot", "<INPUT>", "--json"],
-        ["continue", live, "--as", idle, "--dry-run"], ["continue", live, "--as", idle, "--json"],
-        ["continue", live, "--json"], ["continue", live],
-        ["release", live, "--as", follower, "--dry-run"], ["release", live, "--as", follower, "--json"],
+        ["update", follower, "--snapshot", "<INPUT>", "--dry-run"],
+        ["update", follower, "--snapshot", "<INPUT>", "--json"],
+        ["continue", live, "--as", idle, "--dry-run"],
+        ["continue", live, "--as", idle, "--json"],
+        ["continue", live, "--json"],
+        ["continue", live],
+        ["release", live, "--as", follower, "--dry-run"],
+        ["release", live, "--as", follower, "--json"],
         ["release", live, "--as", follower],
-        ["organize"], ["organize", "--dry-run"], ["organize", "--json"], ["organize", "--stale-days", "0", "--json"],
-        ["archive", follower, "--dry-run"], ["archive", follower, "--json"], ["archive", idle, "--json"],
-        ["archive", live], ["archive", live, "--dry-run"],
-        ["search", "work", "--json"], ["search", "topic"],
+        ["organize"],
+        ["organize", "--dry-run"],
+        ["organize", "--json"],
+        ["organize", "--stale-days", "0", "--json"],
+        ["archive", follower, "--dry-run"],
+        ["archive", follower, "--json"],
+        ["archive", idle, "--json"],
+        ["archive", live],
+        ["archive", live, "--dry-run"],
+        ["search", "work", "--json"],
+        ["search", "topic"],
     ]
     if archived:
         out += [["show", archived, "--json"], ["show", archived], ["chain", archived, "--json"]]
@@ -75,9 +99,14 @@ def tricky(root: Path) -> tuple[str, str, str, str | None]:
 def bench(root: Path) -> tuple[str, str, str, str | None]:
     """A 120-row benchmark root (bench/roots.py)."""
     generate(root, 120)
-    rows = [line.strip("|").split(" | ") for line in (root / "index.md").read_text(encoding="utf-8").splitlines()
-            if line.startswith("| 2")]
-    live, follower = next((cells[0].strip(), cells[6].split(",")[0].strip()) for cells in rows if cells[6].strip() != "-")
+    rows = [
+        line.strip("|").split(" | ")
+        for line in (root / "index.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("| 2")
+    ]
+    live, follower = next(
+        (cells[0].strip(), cells[6].split(",")[0].strip()) for cells in rows if cells[6].strip() != "-"
+    )
     idle = next(cells[0].strip() for cells in rows if cells[5] == "idle")
     return live, follower, idle, None
 
@@ -122,7 +151,11 @@ def run(argv: list[str], root: Path, capsysbinary) -> bytes:
     except SystemExit as exc:
         code = exc.code
     captured = capsysbinary.readouterr()
-    return f"$ memboard {' '.join(argv)}\nexit {code}\n".encode() + shown("stdout", captured.out) + shown("stderr", captured.err)
+    return (
+        f"$ memboard {' '.join(argv)}\nexit {code}\n".encode()
+        + shown("stdout", captured.out)
+        + shown("stderr", captured.err)
+    )
 
 
 def shown(name: str, data: bytes) -> bytes:
@@ -167,6 +200,10 @@ def test_command_output_is_unchanged(name, tmp_path, capsysbinary):
     want = path.read_bytes()
     if got != want:
         got_lines, want_lines = got.split(b"\n"), want.split(b"\n")
-        first = next((i for i, (a, b) in enumerate(zip(got_lines, want_lines)) if a != b), min(len(got_lines), len(want_lines)))
+        first = next(
+            (i for i, (a, b) in enumerate(zip(got_lines, want_lines)) if a != b), min(len(got_lines), len(want_lines))
+        )
         context = b"\n".join(want_lines[max(0, first - 8) : first + 1]).decode("utf-8", "replace")
-        pytest.fail(f"{name}: output differs at line {first + 1}:\nwant ...{context}\ngot  {got_lines[first:first + 1]!r}")
+        pytest.fail(
+            f"{name}: output differs at line {first + 1}:\nwant ...{context}\ngot  {got_lines[first : first + 1]!r}"
+        )

@@ -44,8 +44,14 @@ def legacy(root, mem):
     (state / "hook.log").write_text("2026-05-30T08:00:00\tmemboard hook claude\tnewer old line\n", encoding="utf-8")
     (state / "hook.log.1").write_text("2026-05-29T08:00:00\tmemboard hook claude\toldest line\n", encoding="utf-8")
     local(root).mkdir(parents=True)
-    (local(root) / "hook.log").write_text("2026-06-01T09:00:00\tmemboard hook claude\tafter the upgrade\n", encoding="utf-8")
-    return {rel: data for rel, data in tree(root, folders=True).items() if rel.startswith(".memboard/") and not rel.endswith("/")}
+    (local(root) / "hook.log").write_text(
+        "2026-06-01T09:00:00\tmemboard hook claude\tafter the upgrade\n", encoding="utf-8"
+    )
+    return {
+        rel: data
+        for rel, data in tree(root, folders=True).items()
+        if rel.startswith(".memboard/") and not rel.endswith("/")
+    }
 
 
 def test_changes_keep_revisions_and_hook_state_out_of_the_root(cli, root, mem):
@@ -69,13 +75,18 @@ def test_doctor_moves_an_older_memboards_state_into_local_state(cli, root, legac
     before, local_before = whole_tree(), tree(local(root), folders=True)
     dry = cli("doctor", "--fix", "--dry-run")
     assert dry.code == 0 and "+++ /dev/null" in dry.out
-    assert whole_tree() == before and tree(local(root), folders=True) == local_before  # a preview writes nothing anywhere
+    assert (
+        whole_tree() == before and tree(local(root), folders=True) == local_before
+    )  # a preview writes nothing anywhere
     res = cli("doctor", "--fix")
     assert res.code == 0, res.err
     assert not (root / ".memboard").exists()  # the emptied folders go too
     for name, text in REVS.items():
         assert (local(root) / "revisions" / A / name).read_text(encoding="utf-8") == text
-    assert legacy[f".memboard/{shard_path(CONV)}"].splitlines()[1] in (local(root) / shard_path(CONV)).read_bytes().splitlines()
+    assert (
+        legacy[f".memboard/{shard_path(CONV)}"].splitlines()[1]
+        in (local(root) / shard_path(CONV)).read_bytes().splitlines()
+    )
     assert (local(root) / "hook.log").read_text(encoding="utf-8").splitlines() == [
         "2026-05-29T08:00:00\tmemboard hook claude\toldest line",
         "2026-05-30T08:00:00\tmemboard hook claude\tnewer old line",

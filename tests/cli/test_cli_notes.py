@@ -19,8 +19,16 @@ SID = "2026-05-30-1000-claude-code"
 KEY = "project/db/engine"
 
 
-def save(cli, title: str, note_type: str, what: str, key: str | None = KEY, *extra: str, scope: str = "project",
-         env: dict | None = None):
+def save(
+    cli,
+    title: str,
+    note_type: str,
+    what: str,
+    key: str | None = KEY,
+    *extra: str,
+    scope: str = "project",
+    env: dict | None = None,
+):
     """Run `note save` with the given values (and extra arguments)."""
     args = ["note", "save", "--title", title, "--type", note_type, "--scope", scope, "--what", what]
     if key is not None:
@@ -41,11 +49,24 @@ def shown(cli, note_id: str) -> dict:
 
 
 def test_save_writes_one_file_per_topic_key_in_the_documented_form(cli, root):
-    res = save(cli, "Use PostgreSQL", "decision", "- Use PostgreSQL 15.", KEY, "--why", "Row locks.", "--project", "shop",
-               "--session", SID)
+    res = save(
+        cli,
+        "Use PostgreSQL",
+        "decision",
+        "- Use PostgreSQL 15.",
+        KEY,
+        "--why",
+        "Row locks.",
+        "--project",
+        "shop",
+        "--session",
+        SID,
+    )
     assert res.code == 0, res.err
     assert res.out == f"saved note {KEY} (decision, project)\n"
-    assert note_file(root, KEY) == f"""# Use PostgreSQL
+    assert (
+        note_file(root, KEY)
+        == f"""# Use PostgreSQL
 
 ## Metadata
 
@@ -75,6 +96,7 @@ Row locks.
 
 ## Learned
 """
+    )
     view = shown(cli, KEY)
     assert view["note"]["status"] == "active" and view["what"] == "- Use PostgreSQL 15." and view["revisions"] == 1
 
@@ -96,7 +118,12 @@ def test_same_key_updates_the_same_note_and_keeps_the_previous_text_as_a_revisio
     res = save(cli, "Port", "config", "- The API listens on 8080.\n- Metrics on 9100.", KEY, "--json")
     assert res.code == 0, res.err
     out = json.loads(res.out)
-    assert (out["outcome"], out["added"], out["dropped"], out["revision"]) == ("updated", ["- Metrics on 9100."], [], True)
+    assert (out["outcome"], out["added"], out["dropped"], out["revision"]) == (
+        "updated",
+        ["- Metrics on 9100."],
+        [],
+        True,
+    )
     assert sorted(p.name for p in (root / "notes" / "project" / "db").iterdir()) == ["engine.md"]
     assert "- Metrics on 9100." in note_file(root, KEY)
     view = shown(cli, KEY)
@@ -106,7 +133,10 @@ def test_same_key_updates_the_same_note_and_keeps_the_previous_text_as_a_revisio
     out = json.loads(res.out)
     assert (out["outcome"], out["dropped"]) == ("updated", ["- The API listens on 8080.", "- Metrics on 9100."])
     assert "8080" not in note_file(root, KEY) and "8080" in shown(cli, KEY)["previous"]
-    assert save(cli, "Port", "config", "- The API listens on 9090.").out == f"note {KEY} already says this; nothing to change\n"
+    assert (
+        save(cli, "Port", "config", "- The API listens on 9090.").out
+        == f"note {KEY} already says this; nothing to change\n"
+    )
 
 
 def test_a_new_preference_supersedes_the_old_with_links_both_ways(cli, root):
@@ -160,9 +190,33 @@ def test_a_conflict_in_a_dry_run_also_exits_1_and_a_dry_run_writes_nothing(cli, 
     assert whole_tree() == before
 
 
-HOSTILE_KEYS = ["..", "../x", "/abs", "/etc/passwd", "a//b", "a/", "A/b", "a/../b", "a/./b", ".hidden", "a/.x", "a.",
-                "con", "a/nul.md", "筆記/x", "ｆｕｌｌ", "a b", "a\\b", "a~1", "a:b", "x" * 65, "/".join(["a"] * 11),
-                "a/" * 70 + "a", "tab\there", "new\nline"]
+HOSTILE_KEYS = [
+    "..",
+    "../x",
+    "/abs",
+    "/etc/passwd",
+    "a//b",
+    "a/",
+    "A/b",
+    "a/../b",
+    "a/./b",
+    ".hidden",
+    "a/.x",
+    "a.",
+    "con",
+    "a/nul.md",
+    "筆記/x",
+    "ｆｕｌｌ",
+    "a b",
+    "a\\b",
+    "a~1",
+    "a:b",
+    "x" * 65,
+    "/".join(["a"] * 11),
+    "a/" * 70 + "a",
+    "tab\there",
+    "new\nline",
+]
 
 
 @pytest.mark.parametrize("key", HOSTILE_KEYS)
@@ -177,14 +231,39 @@ def test_hostile_topic_keys_are_usage_errors_and_write_nothing(cli, root, whole_
 def test_secrets_in_any_text_are_refused_and_nothing_is_written(cli, root, whole_tree):
     before = whole_tree()
     for option in ("--what", "--why", "--where", "--learned", "--title"):
-        args = ["note", "save", "--title", "T", "--type", "fact", "--scope", "global", option, "db password=Hunter2Hunter2"]
+        args = [
+            "note",
+            "save",
+            "--title",
+            "T",
+            "--type",
+            "fact",
+            "--scope",
+            "global",
+            option,
+            "db password=Hunter2Hunter2",
+        ]
         res = cli(*args)
         assert res.code == 1 and "credential" in res.err and "Hunter2" not in res.err, (option, res.err)
     block = "## Memory Update\n\n- title: T\n- type: fact\n- scope: ops\n\n### What\n\npostgres://app:s3cretpw@db:5432/app\n"
     assert cli("note", "apply", "-", input=block).code == 1
     assert whole_tree() == before
-    assert cli("note", "save", "--title", "T", "--type", "fact", "--scope", "global", "--what", "password=Hunter2Hunter2",
-               "--allow-secrets").code == 0
+    assert (
+        cli(
+            "note",
+            "save",
+            "--title",
+            "T",
+            "--type",
+            "fact",
+            "--scope",
+            "global",
+            "--what",
+            "password=Hunter2Hunter2",
+            "--allow-secrets",
+        ).code
+        == 0
+    )
 
 
 def _spawn(root: Path, *args: str) -> subprocess.Popen:
@@ -194,8 +273,24 @@ def _spawn(root: Path, *args: str) -> subprocess.Popen:
 
 
 def test_concurrent_saves_on_different_keys_lose_nothing(root):
-    procs = [_spawn(root, "note", "save", "--title", f"N{i}", "--type", "fact", "--scope", "ops", "--topic-key",
-                    f"ops/n{i}", "--what", f"fact number {i}") for i in range(8)]
+    procs = [
+        _spawn(
+            root,
+            "note",
+            "save",
+            "--title",
+            f"N{i}",
+            "--type",
+            "fact",
+            "--scope",
+            "ops",
+            "--topic-key",
+            f"ops/n{i}",
+            "--what",
+            f"fact number {i}",
+        )
+        for i in range(8)
+    ]
     for p in procs:
         _out, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
@@ -204,8 +299,24 @@ def test_concurrent_saves_on_different_keys_lose_nothing(root):
 
 
 def test_concurrent_saves_on_the_same_key_lose_nothing(root):
-    procs = [_spawn(root, "note", "save", "--title", "Shared", "--type", "fact", "--scope", "ops", "--topic-key",
-                    "ops/shared", "--what", f"writer {i} was here") for i in range(6)]
+    procs = [
+        _spawn(
+            root,
+            "note",
+            "save",
+            "--title",
+            "Shared",
+            "--type",
+            "fact",
+            "--scope",
+            "ops",
+            "--topic-key",
+            "ops/shared",
+            "--what",
+            f"writer {i} was here",
+        )
+        for i in range(6)
+    ]
     for p in procs:
         _out, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
@@ -270,13 +381,19 @@ def test_a_memory_update_block_round_trips(cli, root):
 def test_apply_is_all_or_nothing_and_bad_blocks_are_usage_errors(cli, root, whole_tree):
     assert save(cli, "Database", "decision", "- Use PostgreSQL.").code == 0
     before = whole_tree()
-    two = ("## Memory Update\n- title: A\n- type: fact\n- scope: ops\n- what: new fact\n\n"
-           f"## Memory Update\n- title: Database\n- type: decision\n- scope: project\n- topic_key: {KEY}\n- what: Use MySQL.\n")
+    two = (
+        "## Memory Update\n- title: A\n- type: fact\n- scope: ops\n- what: new fact\n\n"
+        f"## Memory Update\n- title: Database\n- type: decision\n- scope: project\n- topic_key: {KEY}\n- what: Use MySQL.\n"
+    )
     res = cli("note", "apply", "-", input=two)
     assert res.code == 1 and "decision conflict" in res.err
     assert whole_tree() == before
-    for bad in ("no block here\n", "## Memory Update\n- titel: x\n- type: fact\n- scope: ops\n",
-                "## Memory Update\n- title: x\n- type: fact\n", "## Memory Update\n- title: x\n- type: guess\n- scope: ops\n"):
+    for bad in (
+        "no block here\n",
+        "## Memory Update\n- titel: x\n- type: fact\n- scope: ops\n",
+        "## Memory Update\n- title: x\n- type: fact\n",
+        "## Memory Update\n- title: x\n- type: guess\n- scope: ops\n",
+    ):
         res = cli("note", "apply", "-", input=bad)
         assert res.code == 2 and len(res.err.strip().splitlines()) == 1, (bad, res.err)
     assert whole_tree() == before
@@ -300,9 +417,16 @@ Relevant Notes/Files: notes/memory/sync-flow.md
     res = cli("note", "apply", "-", input=block)
     assert res.code == 0, res.err
     snap = mem.snap(SID)
-    for line in ("- Goal: 把筆記搬進 memboard", "- Accomplished: wrote the note store", "- Discovery: the parser drops CRLF",
-                 "- Instruction: answer in English", "- wire the MCP tools", "- notes/memory/sync-flow.md",
-                 "- Use plain Markdown.", "- Write tests."):
+    for line in (
+        "- Goal: 把筆記搬進 memboard",
+        "- Accomplished: wrote the note store",
+        "- Discovery: the parser drops CRLF",
+        "- Instruction: answer in English",
+        "- wire the MCP tools",
+        "- notes/memory/sync-flow.md",
+        "- Use plain Markdown.",
+        "- Write tests.",
+    ):
         assert line in snap, line
     row = mem.rows(cli)[SID]
     assert row["status"] == "active" and row["summary"] == "把筆記搬進 memboard — Accomplished: wrote the note store"
@@ -316,7 +440,13 @@ def test_search_finds_notes_by_two_character_chinese_words_and_says_their_kind(c
     assert {(h["kind"], h["id"]) for h in hits} == {("session", SID), ("note", "memory/sync-flow")}
     note = next(h for h in hits if h["kind"] == "note")
     assert (note["where"], note["section"], note["path"], note["type"], note["scope"], note["project"]) == (
-        "note", "Title", "notes/memory/sync-flow.md", "decision", "project", "ai-context")
+        "note",
+        "Title",
+        "notes/memory/sync-flow.md",
+        "decision",
+        "project",
+        "ai-context",
+    )
     assert "type" not in next(h for h in hits if h["kind"] == "session")
     assert [h["kind"] for h in json.loads(cli("search", "同步", "--kind", "note", "--json").out)] == ["note"]
     assert [h["kind"] for h in json.loads(cli("search", "同步", "--kind", "session", "--json").out)] == ["session"]
@@ -331,7 +461,9 @@ def test_note_search_puts_active_notes_first_and_sees_new_saves(cli, root):
         assert save(cli, "Editor", "preference", text, key, scope="global").code == 0
     ids = [h["id"] for h in json.loads(cli("note", "search", "同步", "--json").out)]
     assert ids == [key, f"{key}~1"]
-    assert [h["id"] for h in json.loads(cli("note", "search", "同步", "--status", "superseded", "--json").out)] == [f"{key}~1"]
+    assert [h["id"] for h in json.loads(cli("note", "search", "同步", "--status", "superseded", "--json").out)] == [
+        f"{key}~1"
+    ]
     assert save(cli, "Other", "fact", "同步 again", "ops/other", scope="ops").code == 0
     assert "ops/other" in [h["id"] for h in json.loads(cli("search", "同步", "--json").out)]
 
@@ -346,7 +478,9 @@ def test_update_by_note_id_changes_only_the_given_values(cli, root):
 
 
 def test_existing_commands_leave_notes_alone(cli, root, mem):
-    mem.index(row_line("2026-01-01-0900-old-agent", updated="2026-01-01 09:00"), row_line(SID, updated="2026-05-30 10:00"))
+    mem.index(
+        row_line("2026-01-01-0900-old-agent", updated="2026-01-01 09:00"), row_line(SID, updated="2026-05-30 10:00")
+    )
     mem.snapshot(SID)
     assert cli("note", "apply", "-", input=BLOCK).code == 0
     notes_before = tree(root / "notes")
@@ -362,7 +496,9 @@ def test_doctor_finds_note_problems_and_fixes_links(cli, root):
     assert save(cli, "Theme", "preference", "Dark.", key, scope="global").code == 0
     assert save(cli, "Theme", "preference", "Light.", key, scope="global").code == 0
     path = root / "notes" / f"{key}.md"
-    path.write_text(path.read_text(encoding="utf-8").replace(f"| Supersedes | {key}~1 |", "| Supersedes | - |"), encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(f"| Supersedes | {key}~1 |", "| Supersedes | - |"), encoding="utf-8"
+    )
     (root / "notes" / "Bad Name.md").write_text("# x\n", encoding="utf-8")
     broken = root / "notes" / "ops" / "broken.md"
     broken.parent.mkdir(parents=True)
@@ -382,8 +518,15 @@ def test_a_supersede_stopped_midway_is_recognised_and_undone_by_doctor(cli, root
     assert save(cli, "Theme", "preference", "Dark.", key, scope="global").code == 0
     assert save(cli, "Theme", "preference", "Light.", key, scope="global").code == 0
     before = tree(root / "notes")
-    res = save(cli, "Theme", "preference", "Solarized.", key, env={"FAULT_AFTER_STEP": str(step), "FAULT_MODE": "kill"},
-               scope="global")
+    res = save(
+        cli,
+        "Theme",
+        "preference",
+        "Solarized.",
+        key,
+        env={"FAULT_AFTER_STEP": str(step), "FAULT_MODE": "kill"},
+        scope="global",
+    )
     assert res.code != 0
     assert "theme~2.md" in {p.name for p in (root / "notes" / "global" / "preference").iterdir()}
     kinds = {f["kind"] for f in json.loads(cli("doctor", "--json").out)}
@@ -405,9 +548,11 @@ def test_git_apply_of_a_save_dry_run_writes_exactly_what_the_save_writes(tmp_pat
     """A supersede (a new file, a changed one) and an update, on a hand-edited note: CRLF, BOM, an extra row
     and section, no final newline."""
     key = "global/preference/theme"
-    hand = ("\ufeff# Theme\r\n\r\n## Metadata\r\n\r\n| Field | Value |\r\n|---|---|\r\n| Title | Theme |\r\n"
-            "| Type | preference |\r\n| Scope | global |\r\n| Topic Key | global/preference/theme |\r\n| Status | active |\r\n"
-            "| Reviewer | ana |\r\n\r\n## What\r\n\r\nDark.\r\n\r\n## Links\r\n\r\n- [[other]]").encode("utf-8")
+    hand = (
+        "\ufeff# Theme\r\n\r\n## Metadata\r\n\r\n| Field | Value |\r\n|---|---|\r\n| Title | Theme |\r\n"
+        "| Type | preference |\r\n| Scope | global |\r\n| Topic Key | global/preference/theme |\r\n| Status | active |\r\n"
+        "| Reviewer | ana |\r\n\r\n## What\r\n\r\nDark.\r\n\r\n## Links\r\n\r\n- [[other]]"
+    ).encode("utf-8")
     previewed, real = tmp_path / "previewed", tmp_path / "real"
     for folder in (previewed, real):
         (folder / "notes" / "global" / "preference").mkdir(parents=True)

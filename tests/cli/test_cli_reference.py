@@ -23,7 +23,12 @@ def test_continue_as_updates_both_sides(cli, root, mem):
     assert rows[SRC]["referenced_by"] == [CUR]
     src = rows[SRC]
     assert (src["topic"], src["summary"], src["keywords"], src["status"], src["updated_at"]) == (
-        "Index work", "Parser done.", "parser", "active", "2026-05-31 09:00")
+        "Index work",
+        "Parser done.",
+        "parser",
+        "active",
+        "2026-05-31 09:00",
+    )
     assert rows[CUR]["status"] == "active" and rows[CUR]["updated_at"] == NOW
     snap = mem.snap(CUR)
     assert f"## Continues From\n\n- {SRC}\n" in snap

@@ -53,7 +53,10 @@ def test_register_adds_table_to_index_without_one(cli, root):
 
 
 def test_register_default_agent_and_agent_option(cli, root):
-    assert cli("register", "--agent", "claude-agent").out.strip() == "Your Memory Session ID is: 2026-06-01-0930-claude-agent"
+    assert (
+        cli("register", "--agent", "claude-agent").out.strip()
+        == "Your Memory Session ID is: 2026-06-01-0930-claude-agent"
+    )
     rows = json.loads(cli("list", "--json").out)
     assert rows[0]["agent"] == "claude-agent"
 
@@ -94,9 +97,17 @@ def test_manual_registration_writes_template_snapshot_and_active_row(cli, root):
     assert res.out.strip().splitlines()[-1] == f"Your Memory Session ID is: {SID}"
     row = json.loads(cli("list", "--json").out)[0]
     assert row == {
-        "id": SID, "agent": "cursor-main-agent", "topic": "Index parser", "summary": "Built the line parser.",
-        "keywords": "manual-registration, cursor-agent, session-snapshot", "status": "active", "referenced_by": [],
-        "started_at": "2026-06-01 09:30", "updated_at": "2026-06-01 09:30", "line": 3, "problem": None,
+        "id": SID,
+        "agent": "cursor-main-agent",
+        "topic": "Index parser",
+        "summary": "Built the line parser.",
+        "keywords": "manual-registration, cursor-agent, session-snapshot",
+        "status": "active",
+        "referenced_by": [],
+        "started_at": "2026-06-01 09:30",
+        "updated_at": "2026-06-01 09:30",
+        "line": 3,
+        "problem": None,
         "has_snapshot": True,
     }
     snap = (root / "sessions" / f"{SID}.md").read_text(encoding="utf-8")
@@ -223,8 +234,12 @@ def test_register_imports_nothing_heavy(root):
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "memboard", "register", "--root", str(root)],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "memboard", "register", "--root", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     imported = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines() if "|" in line}
     assert not imported & {"textual", "rich", "mistletoe"}

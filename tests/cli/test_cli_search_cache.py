@@ -113,8 +113,10 @@ def test_an_old_unchanged_index_edited_in_place_is_reread(cli, two, root):
 
 
 def test_many_rows_one_changed_row_is_the_only_one_reindexed(cli, mem, root):
-    rows = [row_line(f"2026-05-{1 + i // 1440:02d}-{(i // 60) % 24:02d}{i % 60:02d}-claude-code", topic=f"topic {i}")
-            for i in range(300)]
+    rows = [
+        row_line(f"2026-05-{1 + i // 1440:02d}-{(i // 60) % 24:02d}{i % 60:02d}-claude-code", topic=f"topic {i}")
+        for i in range(300)
+    ]
     mem.index(*rows)
     assert len(found(cli, "topic 1", "--limit", "1000")) == 111  # topic 1, 10-19, 100-199
     con = sqlite3.connect(cache_file())
@@ -167,7 +169,9 @@ def test_a_cache_busy_in_another_process_is_bypassed_by_scanning(cli, two, root)
     try:
         assert holder.stdout.readline().strip() == "locked"
         index = root / "index.md"
-        index.write_text(index.read_text(encoding="utf-8").replace("Parser rewrite", "Grammar rewrite"), encoding="utf-8")
+        index.write_text(
+            index.read_text(encoding="utf-8").replace("Parser rewrite", "Grammar rewrite"), encoding="utf-8"
+        )
         stamp = path.stat().st_mtime_ns
         assert found(cli, "grammar") == [(SID_B, "live", "Topic")]  # fresh, so not from the stale cache
         assert found(cli, "Parser rewrite") == []
@@ -228,8 +232,17 @@ def test_without_fts5_the_files_are_scanned_with_the_same_results(cli, two, mem,
     mem.snapshot(SID_B, text=snapshot_text(SID_B, decisions=["同步 the lock and the parser", "LOCK twice"]))
     assert cli("archive", SID_A).code == 0
     no_fts = {"MEMBOARD_SEARCH_NO_FTS": "1"}
-    queries = [["lock"], ["同步"], ["parser"], ["2026-05"], ["lock", "--section", "Decisions"], ["lock", "--archived"],
-               ["a", "--limit", "3"], ["queue"], ["nothing here"]]
+    queries = [
+        ["lock"],
+        ["同步"],
+        ["parser"],
+        ["2026-05"],
+        ["lock", "--section", "Decisions"],
+        ["lock", "--archived"],
+        ["a", "--limit", "3"],
+        ["queue"],
+        ["nothing here"],
+    ]
     for args in queries:
         fts = cli("search", *args, "--json")
         scan = cli("search", *args, "--json", env=no_fts)
@@ -245,7 +258,9 @@ def test_without_fts5_the_files_are_scanned_with_the_same_results(cli, two, mem,
 
 def test_snapshot_bytes_that_are_not_utf8_are_indexed_with_replacement_characters(cli, two, root):
     snap = root / "sessions" / f"{SID_B}.md"
-    snap.write_bytes(snapshot_text(SID_B).encode("utf-8").replace(b"Worked on the thing.", b"Worked \xff\xfe on the zebra."))
+    snap.write_bytes(
+        snapshot_text(SID_B).encode("utf-8").replace(b"Worked on the thing.", b"Worked \xff\xfe on the zebra.")
+    )
     res = cli("search", "zebra", "--json")
     assert res.code == 0, res.err
     hit = json.loads(res.out)[0]
@@ -283,7 +298,11 @@ def test_names_and_arguments_that_are_not_utf8(cli, two, root, tmp_path):
     res = cli("search", "parser", "--json", "--root", str(odd), use_root=False)
     assert res.code == 0, res.err
     assert [h["id"] for h in json.loads(res.out)] == [SID_B]
-    for args in (["ab" + os.fsdecode(b"\xff")], ["x", "--agent", os.fsdecode(b"\xff")], ["x", "--section", os.fsdecode(b"\xfe")]):
+    for args in (
+        ["ab" + os.fsdecode(b"\xff")],
+        ["x", "--agent", os.fsdecode(b"\xff")],
+        ["x", "--section", os.fsdecode(b"\xfe")],
+    ):
         res = cli("search", *args)
         assert res.code == 2 and "not UTF-8" in res.err and len(res.err.strip().splitlines()) == 1, res.err
 

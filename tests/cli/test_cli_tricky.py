@@ -13,7 +13,12 @@ from tests.support.roots import TRICKY_ACTIVE, TRICKY_IDLE, TRICKY_LINES, TRICKY
 
 NOW = "2026-06-01 09:30"
 NEW_ID = "2026-06-01-0930-cursor-main-agent"
-LINE_OF = {sid: i for i, line in enumerate(TRICKY_LINES) for sid in [TRICKY_ACTIVE, TRICKY_IDLE, TRICKY_SOURCE, TRICKY_OLD] if f"| {sid} |" in line}
+LINE_OF = {
+    sid: i
+    for i, line in enumerate(TRICKY_LINES)
+    for sid in [TRICKY_ACTIVE, TRICKY_IDLE, TRICKY_SOURCE, TRICKY_OLD]
+    if f"| {sid} |" in line
+}
 MALFORMED = 8
 TABLE_END = 11  # the blank line after the table
 
@@ -189,10 +194,19 @@ def test_doctor_fix_changes_only_the_repaired_line(cli, root, tricky, mem):
     assert [f["kind"] for f in doc] == ["malformed_row"]
 
 
-@pytest.mark.parametrize("args", [
-    ("register",), ("register", "--manual"), ("update", TRICKY_ACTIVE), ("continue", TRICKY_SOURCE),
-    ("continue", TRICKY_SOURCE, "--as", TRICKY_ACTIVE), ("organize",), ("archive", TRICKY_OLD), ("doctor", "--fix"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("register",),
+        ("register", "--manual"),
+        ("update", TRICKY_ACTIVE),
+        ("continue", TRICKY_SOURCE),
+        ("continue", TRICKY_SOURCE, "--as", TRICKY_ACTIVE),
+        ("organize",),
+        ("archive", TRICKY_OLD),
+        ("doctor", "--fix"),
+    ],
+)
 def test_every_operation_in_sequence_keeps_the_frame(cli, root, tricky, args):
     """Preamble, header, separator, malformed row and trailer bytes stay identical."""
     assert cli(*args).code == 0
@@ -216,7 +230,10 @@ def test_crlf_bom_snapshot_survives_update_continue_release_archive(cli, root, t
         assert b"\n" not in data.replace(b"\r\n", b""), "a bare LF crept in"
         return data
 
-    assert cli("update", TRICKY_OLD, "--summary", "更新了", "--snapshot", "-", input="## Decisions\n\n- 新決定\n").code == 0
+    assert (
+        cli("update", TRICKY_OLD, "--summary", "更新了", "--snapshot", "-", input="## Decisions\n\n- 新決定\n").code
+        == 0
+    )
     data = check()
     assert "- 新決定\r\n".encode() in data and "更新了\r\n".encode() in data
     assert cli("continue", TRICKY_SOURCE, "--as", TRICKY_OLD).code == 0

@@ -18,7 +18,12 @@ def test_update_promotes_idle_and_creates_the_missing_snapshot(cli, root, mem):
     res = cli("update", SID, "--topic", "Parser", "--summary", "Wrote the parser.")
     assert res.code == 0, res.err
     row = mem.rows(cli)[SID]
-    assert (row["status"], row["topic"], row["summary"], row["updated_at"]) == ("active", "Parser", "Wrote the parser.", NOW)
+    assert (row["status"], row["topic"], row["summary"], row["updated_at"]) == (
+        "active",
+        "Parser",
+        "Wrote the parser.",
+        NOW,
+    )
     assert row["started_at"] == "2026-05-31 09:00" and row["agent"] == "cursor-main-agent"
     snap = mem.snap(SID)
     assert snap.startswith(f"# Session: {SID}\n")
@@ -76,7 +81,13 @@ def test_update_with_new_snapshot_missing_all_items_still_keeps_them(cli, root, 
     blind = snapshot_text(SID).split("## Current Context")[0] + "## Current Context\n\nOnly new stuff.\n"
     assert cli("update", SID, "--snapshot", "-", input=blind).code == 0
     snap = mem.snap(SID)
-    for item in ["Worked on the thing.", "- Use plain Markdown.", "- app/core/index.py", "- Should X happen?", "- Write tests."]:
+    for item in [
+        "Worked on the thing.",
+        "- Use plain Markdown.",
+        "- app/core/index.py",
+        "- Should X happen?",
+        "- Write tests.",
+    ]:
         assert item in snap and item in old
     assert "Only new stuff." in snap
 

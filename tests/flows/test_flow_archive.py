@@ -28,7 +28,6 @@ async def test_archive_confirm_writes_exactly_the_previewed_plan(sample_root):
     assert LONER not in live_ids(app)
 
 
-
 async def test_archive_cancel_writes_nothing(sample_root):
     before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)

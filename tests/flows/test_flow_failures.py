@@ -66,8 +66,9 @@ async def test_row_gone_since_the_preview_is_refused_and_nothing_written(sample_
         await pilot.press("a")
         await wait_for_screen(pilot, PreviewScreen)
         index = sample_root / "index.md"
-        index.write_text("".join(l for l in index.read_text(encoding="utf-8").splitlines(True) if LONER not in l),
-                         encoding="utf-8")
+        index.write_text(
+            "".join(l for l in index.read_text(encoding="utf-8").splitlines(True) if LONER not in l), encoding="utf-8"
+        )
         during = tree(sample_root, skip=(".memboard",))
         await pilot.press("enter")
         screen = await wait_for_screen(pilot, MessageScreen)
@@ -141,7 +142,7 @@ async def test_a_conflicted_index_refuses_a_flow_before_any_preview(sample_root)
     index = sample_root / "index.md"
     lines = index.read_text(encoding="utf-8").splitlines(keepends=True)
     at = next(i for i, line in enumerate(lines) if line.startswith(f"| {LONER} "))
-    lines[at:at + 1] = ["<<<<<<< HEAD\n", lines[at], "=======\n", lines[at], ">>>>>>> laptop\n"]
+    lines[at : at + 1] = ["<<<<<<< HEAD\n", lines[at], "=======\n", lines[at], ">>>>>>> laptop\n"]
     index.write_text("".join(lines), encoding="utf-8")
     before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)

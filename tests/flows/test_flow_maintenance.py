@@ -75,8 +75,10 @@ async def test_update_stale_preview_is_shown_again(sample_root):
         await pilot.press("ctrl+s")
         first = await wait_for_screen(pilot, PreviewScreen)
         snap = sample_root / "sessions" / f"{LONER}.md"
-        snap.write_text(snap.read_text(encoding="utf-8").replace("- app/board/demo.py", "- app/board/demo.py\n- added.md"),
-                        encoding="utf-8")
+        snap.write_text(
+            snap.read_text(encoding="utf-8").replace("- app/board/demo.py", "- app/board/demo.py\n- added.md"),
+            encoding="utf-8",
+        )
         during = tree(sample_root, skip=(".memboard",))
         await pilot.press("enter")
         await wait_for_screen(pilot, PreviewScreen, not_this=first)
@@ -142,7 +144,9 @@ async def test_doctor_shows_findings_and_applies_repairs(sample_root):
         await ready(pilot)
         await pilot.press("d")
         screen = await wait_for_screen(pilot, PreviewScreen)
-        assert any(f"idle_with_snapshot {PLACEHOLDER}" in line and "set Status to active" in line for line in screen.report)
+        assert any(
+            f"idle_with_snapshot {PLACEHOLDER}" in line and "set Status to active" in line for line in screen.report
+        )
         await pilot.press("enter")
         await wait_for_flow(pilot)
     assert row_of(sample_root, PLACEHOLDER)[5] == "active"

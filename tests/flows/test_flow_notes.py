@@ -106,8 +106,11 @@ async def test_edit_with_text_outside_the_sections_goes_back_to_the_editor(notes
 
 def test_sections_of_refuses_what_it_cannot_place():
     assert sections_of("## What\n\n- a\n\n## learned\n\nb\n") == {"What": "- a", "Why": "", "Where": "", "Learned": "b"}
-    for text, words in (("x\n## What\n", "above the first section"), ("## What\n## Notes\n", "unknown section"),
-                        ("## What\na\n## What\nb\n", "written twice")):
+    for text, words in (
+        ("x\n## What\n", "above the first section"),
+        ("## What\n## Notes\n", "unknown section"),
+        ("## What\na\n## What\nb\n", "written twice"),
+    ):
         with pytest.raises(UsageError, match=words):
             sections_of(text)
 
@@ -195,7 +198,9 @@ async def test_supersede_picks_the_newer_note_and_links_both(notes):
         await pilot.press("enter")
         preview = await wait_for_screen(pilot, PreviewScreen)
         newer = "tool/bugfix/retry-renames-while-obsidian-holds-the-file"
-        assert f"{CRLF} will be marked superseded by {newer}" in str(preview.query_one("#preview-report", Static).render())
+        assert f"{CRLF} will be marked superseded by {newer}" in str(
+            preview.query_one("#preview-report", Static).render()
+        )
         diff = preview_diff(preview)
         assert "+| Status | superseded |" in diff and f"+| Superseded By | {newer} |" in diff
         assert f"+| Supersedes | {CRLF} |" in diff
@@ -268,7 +273,9 @@ async def test_a_note_changed_while_its_preview_is_open_is_previewed_again(notes
         await pilot.press("m")
         first = await wait_for_screen(pilot, PreviewScreen)
         path = note_file(notes, CRLF)
-        path.write_bytes(path.read_bytes().replace(b"Windows editors save CRLF.", b"Windows editors save CRLF. Always."))
+        path.write_bytes(
+            path.read_bytes().replace(b"Windows editors save CRLF.", b"Windows editors save CRLF. Always.")
+        )
         changed = path.read_bytes()
         await pilot.press("enter")
         again = await wait_for_screen(pilot, PreviewScreen, not_this=first)
@@ -285,7 +292,9 @@ async def test_a_credential_typed_into_a_note_is_refused_and_the_editor_comes_ba
     app = board(notes)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_notes(pilot)
-        editor = await edit(pilot, CRLF, lambda t: t.replace("## Where", "## Where\n\npostgres://admin:hunter22@db.internal/prod"))
+        editor = await edit(
+            pilot, CRLF, lambda t: t.replace("## Where", "## Where\n\npostgres://admin:hunter22@db.internal/prod")
+        )
         await pilot.press("ctrl+s")
         message = await wait_for_screen(pilot, MessageScreen)
         assert "cannot preview" in message.title_text and "where" in message.message.lower()

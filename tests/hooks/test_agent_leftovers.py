@@ -31,7 +31,16 @@ def legacy_map(root, conversation: str, sid: str) -> None:
 
 
 def test_a_conflicted_index_fails_the_hook_open(cli, root):
-    text = "# Memory Index\n\n" + HEADER + SEPARATOR + "<<<<<<< HEAD\n" + row(OLD, "ours") + "=======\n" + row(OLD, "theirs") + ">>>>>>> b\n"
+    text = (
+        "# Memory Index\n\n"
+        + HEADER
+        + SEPARATOR
+        + "<<<<<<< HEAD\n"
+        + row(OLD, "ours")
+        + "=======\n"
+        + row(OLD, "theirs")
+        + ">>>>>>> b\n"
+    )
     (root / "index.md").write_text(text, encoding="utf-8")
     res = cli("hook", "claude", input=encoded(claude_payload()))
     assert (res.code, res.out) == (0, "")

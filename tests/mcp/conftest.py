@@ -27,8 +27,12 @@ from tests.conftest import FIXED_NOW
 def server_env(state: Path, **extra: str) -> dict[str, str]:
     """The server's environment: this one, with memboard's state and config in state and the suite's fixed clock."""
     env = {k: v for k, v in os.environ.items() if k != "MEMBOARD_ROOT"}
-    env.update(MEMBOARD_STATE_DIR=str(state), MEMBOARD_CONFIG=str(state / "config.toml"), MEMBOARD_NOW=FIXED_NOW,
-               MEMBOARD_SETTLE_SECONDS="0.05")
+    env.update(
+        MEMBOARD_STATE_DIR=str(state),
+        MEMBOARD_CONFIG=str(state / "config.toml"),
+        MEMBOARD_NOW=FIXED_NOW,
+        MEMBOARD_SETTLE_SECONDS="0.05",
+    )
     env.update(extra)
     return env
 
@@ -81,9 +85,10 @@ class Agent:
 @contextmanager
 def running(root: Path, state: Path, **env: str) -> Iterator[Agent]:
     """A server on root for the block, and a client connected to it."""
-    with start_blocking_portal() as portal, portal.wrap_async_context_manager(
-        connect(server_command(root), server_env(state, **env))
-    ) as session:
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(connect(server_command(root), server_env(state, **env))) as session,
+    ):
         yield Agent(portal, session, root, state)
 
 

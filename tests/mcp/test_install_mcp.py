@@ -12,16 +12,23 @@ import pytest
 
 from tests.mcp.conftest import connect, server_env
 
-CLAUDE_USER = json.dumps(
-    {
-        "numStartups": 12,
-        "projects": {"/home/u/proj": {"mcpServers": {}, "allowedTools": []}},
-        "mcpServers": {"github": {"type": "stdio", "command": "npx", "args": ["-y", "@mcp/github"], "env": {"GH": "$GH"}}},
-        "userID": "abc",
-    },
-    indent=2,
-) + "\n"
-CURSOR_USER = '{\n    "mcpServers": {\n        "playwright": {"command": "npx", "args": ["@playwright/mcp@latest"]}\n    }\n}\n'
+CLAUDE_USER = (
+    json.dumps(
+        {
+            "numStartups": 12,
+            "projects": {"/home/u/proj": {"mcpServers": {}, "allowedTools": []}},
+            "mcpServers": {
+                "github": {"type": "stdio", "command": "npx", "args": ["-y", "@mcp/github"], "env": {"GH": "$GH"}}
+            },
+            "userID": "abc",
+        },
+        indent=2,
+    )
+    + "\n"
+)
+CURSOR_USER = (
+    '{\n    "mcpServers": {\n        "playwright": {"command": "npx", "args": ["@playwright/mcp@latest"]}\n    }\n}\n'
+)
 CODEX_USER = (
     "# Codex settings\n"
     'model = "gpt-5"  # the default\n'
@@ -34,7 +41,11 @@ CODEX_USER = (
     "[profiles.fast]\n"
     'model = "gpt-5-mini"\n'
 )
-USER_FILES = {"claude": (".claude.json", CLAUDE_USER), "cursor": (".cursor/mcp.json", CURSOR_USER), "codex": (".codex/config.toml", CODEX_USER)}
+USER_FILES = {
+    "claude": (".claude.json", CLAUDE_USER),
+    "cursor": (".cursor/mcp.json", CURSOR_USER),
+    "codex": (".codex/config.toml", CODEX_USER),
+}
 PROJECT_FILES = {"claude": ".mcp.json", "cursor": ".cursor/mcp.json", "codex": ".codex/config.toml"}
 
 
@@ -133,7 +144,9 @@ def test_an_existing_entry_is_brought_up_to_date_keeping_its_other_keys(run, hom
     assert entry["env"] == {"A": "1"} and entry["command"] != "/old/memboard"
     codex = home / ".codex" / "config.toml"
     codex.parent.mkdir()
-    codex.write_text('[mcp_servers.memboard]\n# mine\ncommand = "/old/memboard"  # old path\nargs = ["mcp"]\nenv = { A = "1" }\n')
+    codex.write_text(
+        '[mcp_servers.memboard]\n# mine\ncommand = "/old/memboard"  # old path\nargs = ["mcp"]\nenv = { A = "1" }\n'
+    )
     assert run("install-mcp", "codex").code == 0
     text = codex.read_text()
     assert "# mine\n" in text and "# old path" in text and servers(codex, "codex")["memboard"]["env"] == {"A": "1"}

@@ -21,12 +21,37 @@ from tests.mcp.conftest import Agent, connect, running, server_command, server_e
 from tests.mcp.test_mcp_server import GITHUB_TOKEN, cli, register
 from tests.support.tree import tree
 
-NOTE_TOOLS = {"mem_save", "mem_update", "mem_session_summary", "mem_suggest_topic_key", "mem_search", "mem_get", "mem_context"}
-HOSTILE_KEYS = ["..", "../x", "/etc/passwd", "a//b", "A/b", "a/../b", ".hidden", "con", "筆記/x", "a b", "a\\b", "a~1",
-                "x" * 65, "/".join(["a"] * 11), "new\nline"]
+NOTE_TOOLS = {
+    "mem_save",
+    "mem_update",
+    "mem_session_summary",
+    "mem_suggest_topic_key",
+    "mem_search",
+    "mem_get",
+    "mem_context",
+}
+HOSTILE_KEYS = [
+    "..",
+    "../x",
+    "/etc/passwd",
+    "a//b",
+    "A/b",
+    "a/../b",
+    ".hidden",
+    "con",
+    "筆記/x",
+    "a b",
+    "a\\b",
+    "a~1",
+    "x" * 65,
+    "/".join(["a"] * 11),
+    "new\nline",
+]
 
 
-def save(agent: Agent, key: str | None, title: str, note_type: str, what: str, scope: str = "project", **more: Any) -> dict:
+def save(
+    agent: Agent, key: str | None, title: str, note_type: str, what: str, scope: str = "project", **more: Any
+) -> dict:
     """mem_save that must succeed; its answer."""
     fields = {"title": title, "type": note_type, "scope": scope, "what": what, **more}
     if key is not None:
@@ -36,8 +61,11 @@ def save(agent: Agent, key: str | None, title: str, note_type: str, what: str, s
 
 def written(agent: Agent) -> dict[str, bytes]:
     """Every file a save may write: the root's, and the note revisions in local state."""
-    kept = {f"state/{p.relative_to(agent.state).as_posix()}": p.read_bytes()
-            for p in agent.state.glob("roots/*/revisions/notes/**/*") if p.is_file()}
+    kept = {
+        f"state/{p.relative_to(agent.state).as_posix()}": p.read_bytes()
+        for p in agent.state.glob("roots/*/revisions/notes/**/*")
+        if p.is_file()
+    }
     return tree(agent.root) | kept
 
 
@@ -55,7 +83,10 @@ def test_the_note_tools_are_listed_with_their_enums_and_hints(agent):
     assert set(tools["mem_save"].input_schema["required"]) == {"title", "type", "scope", "what"}
     search_schema = tools["mem_search"].input_schema["properties"]
     assert [s.get("enum") for s in search_schema["status"]["anyOf"]] == [["active", "superseded"], None]
-    assert [s.get("enum") for s in tools["mem_update"].input_schema["properties"]["type"]["anyOf"]] == [list(TYPES), None]
+    assert [s.get("enum") for s in tools["mem_update"].input_schema["properties"]["type"]["anyOf"]] == [
+        list(TYPES),
+        None,
+    ]
     assert "conflict" in tools["mem_save"].description and "choice" in tools["mem_save"].description
     for name in ("mem_save", "mem_update", "mem_session_summary"):
         assert tools[name].annotations.read_only_hint is False and not tools[name].annotations.destructive_hint
@@ -66,8 +97,16 @@ def test_the_note_tools_are_listed_with_their_enums_and_hints(agent):
 def test_every_note_tool_works_from_save_to_session_summary(agent):
     key = agent.answer("mem_suggest_topic_key", scope="tool", type="gotcha", title="Café: CRLF breaks the parser")
     assert key == {"topic_key": "tool/gotcha/cafe-crlf-breaks-the-parser"}
-    saved = save(agent, None, "Café: CRLF breaks the parser", "gotcha", "- The parser drops CRLF lines.", scope="tool",
-                 why="Windows editors.", project="tools-demo")
+    saved = save(
+        agent,
+        None,
+        "Café: CRLF breaks the parser",
+        "gotcha",
+        "- The parser drops CRLF lines.",
+        scope="tool",
+        why="Windows editors.",
+        project="tools-demo",
+    )
     assert (saved["outcome"], saved["note_id"], saved["dry_run"]) == ("created", key["topic_key"], False)
     assert saved["changes"] == [f"create notes/{key['topic_key']}.md"] and saved["conflict"] is None
 
@@ -86,13 +125,23 @@ def test_every_note_tool_works_from_save_to_session_summary(agent):
     assert key["topic_key"] in [n["id"] for n in context["related"]] and "what" not in context["related"][0]
 
     sid = register(agent, topic="Notes over MCP", snapshot="## Decisions\n\n- Keep notes as Markdown\n")
-    summary = agent.answer("mem_session_summary", session_id=sid, goal="Wire the note tools",
-                           accomplished=["mem_save", "mem_get"], next_steps="- Bench them\n- Document them\n",
-                           relevant=[f"notes/{key['topic_key']}.md"])
+    summary = agent.answer(
+        "mem_session_summary",
+        session_id=sid,
+        goal="Wire the note tools",
+        accomplished=["mem_save", "mem_get"],
+        next_steps="- Bench them\n- Document them\n",
+        relevant=[f"notes/{key['topic_key']}.md"],
+    )
     assert summary["session_id"] == sid and "- Accomplished: mem_save" in summary["added"]
     snapshot = (agent.root / "sessions" / f"{sid}.md").read_text(encoding="utf-8")
-    for line in ("- Keep notes as Markdown", "- Goal: Wire the note tools", "- Bench them", "- Document them",
-                 f"- notes/{key['topic_key']}.md"):
+    for line in (
+        "- Keep notes as Markdown",
+        "- Goal: Wire the note tools",
+        "- Bench them",
+        "- Document them",
+        f"- notes/{key['topic_key']}.md",
+    ):
         assert line in snapshot, line
     row = agent.answer("session_show", session_id=sid)["row"]
     assert row["status"] == "active" and row["summary"] == "Wire the note tools — Accomplished: mem_save; mem_get"
@@ -103,7 +152,12 @@ def test_the_same_topic_key_updates_the_same_note_and_keeps_the_previous_text(ag
     assert save(agent, key, "Port", "config", "- The API listens on 8080.")["outcome"] == "created"
     first = note_file(agent, key)
     again = save(agent, key, "Port", "config", "- The API listens on 8080.\n- Metrics on 9100.")
-    assert (again["outcome"], again["added"], again["dropped"], again["revision"]) == ("updated", ["- Metrics on 9100."], [], True)
+    assert (again["outcome"], again["added"], again["dropped"], again["revision"]) == (
+        "updated",
+        ["- Metrics on 9100."],
+        [],
+        True,
+    )
     assert sorted(p.name for p in (agent.root / "notes" / "project" / "same-key").iterdir()) == ["port.md"]
     got = agent.answer("mem_get", note_id=key)
     assert got["previous"] == first and got["revisions"] >= 2 and "- Metrics on 9100." in got["what"]
@@ -119,7 +173,11 @@ def test_a_new_preference_supersedes_the_old_with_links_both_ways(agent):
     newer = save(agent, key, "Theme", "preference", "Light theme.", scope="global")
     assert (newer["outcome"], newer["superseded"], newer["dropped"]) == ("superseded", f"{key}~1", ["Dark theme."])
     now, before = agent.answer("mem_get", note_id=key), agent.answer("mem_get", note_id=f"{key}~1")
-    assert now["note"]["status"] == "active" and now["note"]["supersedes"] == [f"{key}~1"] and now["what"] == "Light theme."
+    assert (
+        now["note"]["status"] == "active"
+        and now["note"]["supersedes"] == [f"{key}~1"]
+        and now["what"] == "Light theme."
+    )
     assert before["note"]["status"] == "superseded" and before["note"]["superseded_by"] == [key]
     assert before["what"] == "Dark theme."
     hits = agent.answer("mem_search", query="theme", scope="global")["hits"]
@@ -200,8 +258,14 @@ def test_a_credential_in_any_text_is_refused_and_nothing_is_written(agent):
     save(agent, "ops/secrets/deploy", "Deploy", "config", "- Deploy with the CI token from the vault.")
     before = written(agent)
     for field in ("what", "why", "where", "learned", "title", "project"):
-        call = {"title": "Deploy", "type": "config", "scope": "ops", "what": "x", "topic_key": "ops/secrets/deploy",
-                field: f"token {GITHUB_TOKEN}"}
+        call = {
+            "title": "Deploy",
+            "type": "config",
+            "scope": "ops",
+            "what": "x",
+            "topic_key": "ops/secrets/deploy",
+            field: f"token {GITHUB_TOKEN}",
+        }
         message = agent.refusal("mem_save", **call)
         assert "refusing to write a credential" in message and "nothing written" in message, field
         assert GITHUB_TOKEN not in message and "--allow-secrets" not in message
@@ -230,8 +294,14 @@ def test_dry_run_answers_the_patch_the_command_line_prints_and_writes_nothing(ag
     sid = register(agent, topic="Dry run summary") if case == "summary" else ""
     before = written(agent)
     if case == "summary":
-        answer = agent.answer("mem_session_summary", session_id=sid, goal="Compare the dry runs",
-                              discoveries="both faces share the plan", next_steps=["ship it"], dry_run=True)
+        answer = agent.answer(
+            "mem_session_summary",
+            session_id=sid,
+            goal="Compare the dry runs",
+            discoveries="both faces share the plan",
+            next_steps=["ship it"],
+            dry_run=True,
+        )
         printed = cli(agent, "note", "apply", "-", "--dry-run", stdin=SUMMARY_BLOCK.format(sid=sid))
     elif case == "mem_update":
         answer = agent.answer("mem_update", note_id=key, what="- First statement.\n- Second.", dry_run=True)
@@ -239,8 +309,22 @@ def test_dry_run_answers_the_patch_the_command_line_prints_and_writes_nothing(ag
     else:
         what = "- Another statement." if case == "supersede" else "- First statement.\n- 第二點。"
         answer = save(agent, key, "Dry run", note_type, what, scope="global", dry_run=True)
-        printed = cli(agent, "note", "save", "--title", "Dry run", "--type", note_type, "--scope", "global", "--what", what,
-                      "--topic-key", key, "--dry-run")
+        printed = cli(
+            agent,
+            "note",
+            "save",
+            "--title",
+            "Dry run",
+            "--type",
+            note_type,
+            "--scope",
+            "global",
+            "--what",
+            what,
+            "--topic-key",
+            key,
+            "--dry-run",
+        )
     assert printed.returncode == 0, printed.stderr
     assert answer["dry_run"] is True and answer["changes"] and answer["diff"] == printed.stdout
     assert answer["notes"][-1] == "dry run: nothing written" and "message" not in answer
@@ -258,8 +342,16 @@ async def test_two_clients_saving_the_same_key_at_once_lose_nothing(tmp_path):
             outcomes = []
             for i in range(4):
                 for key, note_type in (("global/race/editor", "preference"), ("ops/race/port", "fact")):
-                    result = await session.call_tool("mem_save", {"title": "Race", "type": note_type, "scope": "global",
-                                                                  "topic_key": key, "what": f"- {name} said {i}."})
+                    result = await session.call_tool(
+                        "mem_save",
+                        {
+                            "title": "Race",
+                            "type": note_type,
+                            "scope": "global",
+                            "topic_key": key,
+                            "what": f"- {name} said {i}.",
+                        },
+                    )
                     assert not result.is_error, result.content[0].text
                     outcomes.append(json.loads(result.content[0].text)["outcome"])
             return outcomes
@@ -276,8 +368,13 @@ async def test_two_clients_saving_the_same_key_at_once_lose_nothing(tmp_path):
     kept = [(root / "notes" / "ops" / "race" / "port.md").read_text(encoding="utf-8")]
     kept += [p.read_text(encoding="utf-8") for p in state.glob("roots/*/revisions/notes/ops/race/port/*.md")]
     assert all(any(line in text for text in kept) for line in said)
-    doctor = subprocess.run([sys.executable, "-m", "memboard", "doctor", "--root", str(root)], capture_output=True, text=True,
-                            env=env, timeout=120)
+    doctor = subprocess.run(
+        [sys.executable, "-m", "memboard", "doctor", "--root", str(root)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert doctor.stdout == "no problems found\n", doctor.stdout
 
 
@@ -289,7 +386,15 @@ def test_session_context_shows_the_sessions_notes_and_the_related_active_ones(tm
         sid = register(agent, topic="Shop database", snapshot="## Files / Artifacts\n\n- notes/ops/named/backup.md\n")
         agent.answer("session_continue", source_id=source, session_id=sid)
         other = register(agent, topic="Unrelated")
-        save(agent, "project/shop/database", "Use PostgreSQL", "decision", "- PostgreSQL 15.", project="shop", session_id=sid)
+        save(
+            agent,
+            "project/shop/database",
+            "Use PostgreSQL",
+            "decision",
+            "- PostgreSQL 15.",
+            project="shop",
+            session_id=sid,
+        )
         save(agent, "project/shop/cache", "Use Redis", "decision", "- Redis 7.", project="shop")
         save(agent, "ops/named/backup", "Backups", "config", "- Nightly.", scope="ops")
         save(agent, "tool/linked/parser", "Parser", "gotcha", "- CRLF.", scope="tool", session_id=source)
@@ -299,18 +404,40 @@ def test_session_context_shows_the_sessions_notes_and_the_related_active_ones(tm
 
         notes = agent.answer("session_context", session_id=sid)["notes"]
         assert [n["id"] for n in notes["session"]] == ["project/shop/database"]
-        assert [n["id"] for n in notes["related"]] == ["ops/named/backup", "tool/linked/parser", "project/shop/cache",
-                                                       "global/pref/lang"]
+        assert [n["id"] for n in notes["related"]] == [
+            "ops/named/backup",
+            "tool/linked/parser",
+            "project/shop/cache",
+            "global/pref/lang",
+        ]
         assert (notes["total"], notes["omitted"]) == (4, 0)
-        assert set(notes["related"][0]) == {"id", "path", "title", "type", "scope", "topic_key", "status", "supersedes",
-                                            "superseded_by", "project", "session", "created", "updated", "problem"}
-        assert [n["id"] for n in agent.answer("session_context", session_id=other)["notes"]["related"]] == ["global/pref/lang"]
+        assert set(notes["related"][0]) == {
+            "id",
+            "path",
+            "title",
+            "type",
+            "scope",
+            "topic_key",
+            "status",
+            "supersedes",
+            "superseded_by",
+            "project",
+            "session",
+            "created",
+            "updated",
+            "problem",
+        }
+        assert [n["id"] for n in agent.answer("session_context", session_id=other)["notes"]["related"]] == [
+            "global/pref/lang"
+        ]
 
         context = agent.answer("mem_context", session_id=sid, limit=2)
         assert [n["id"] for n in context["session"]] == ["project/shop/database"]
         assert [n["id"] for n in context["related"]] == ["project/shop/cache", "global/pref/lang"]
-        assert [n["id"] for n in agent.answer("mem_context", project="web")["related"]] == ["project/web/router",
-                                                                                            "global/pref/lang"]
+        assert [n["id"] for n in agent.answer("mem_context", project="web")["related"]] == [
+            "project/web/router",
+            "global/pref/lang",
+        ]
         everything = agent.answer("mem_context", limit=3)
         assert (everything["total"], everything["omitted"], len(everything["related"])) == (6, 3, 3)
         assert all(n["status"] == "active" for n in everything["related"])

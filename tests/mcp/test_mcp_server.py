@@ -21,10 +21,28 @@ from tests.support.hooks import claude_payload
 from tests.support.tree import tree
 
 PROJECT = Path(__file__).resolve().parents[2]
-READING = {"session_context", "session_show", "session_list", "session_chain", "search",
-           "mem_context", "mem_search", "mem_get", "mem_suggest_topic_key"}
-WRITING = {"session_register", "session_update", "session_continue", "session_release", "session_archive", "memory_organize",
-           "mem_save", "mem_update", "mem_session_summary"}
+READING = {
+    "session_context",
+    "session_show",
+    "session_list",
+    "session_chain",
+    "search",
+    "mem_context",
+    "mem_search",
+    "mem_get",
+    "mem_suggest_topic_key",
+}
+WRITING = {
+    "session_register",
+    "session_update",
+    "session_continue",
+    "session_release",
+    "session_archive",
+    "memory_organize",
+    "mem_save",
+    "mem_update",
+    "mem_session_summary",
+}
 ONE_SESSION = {"session_show", "session_chain", "session_update", "session_release", "session_archive"}
 GITHUB_TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
@@ -39,8 +57,13 @@ def register(agent: Agent, **fields: str) -> str:
 def cli(agent: Agent, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """The command line on the server's root, with the server's state and clock."""
     return subprocess.run(
-        [sys.executable, "-m", "memboard", *args, "--root", str(agent.root)], input=stdin, capture_output=True,
-        text=True, encoding="utf-8", env=server_env(agent.state), timeout=120,
+        [sys.executable, "-m", "memboard", *args, "--root", str(agent.root)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=server_env(agent.state),
+        timeout=120,
     )
 
 
@@ -68,20 +91,29 @@ def test_every_tool_has_a_description_and_a_schema_an_agent_can_follow(agent):
             assert spec.get("description"), f"{name}.{field} has no description"
         assert tool.annotations is not None and tool.annotations.read_only_hint is (name in READING), name
         if name in WRITING:
-            assert schema["properties"]["dry_run"]["type"] == "boolean" and schema["properties"]["dry_run"]["default"] is False
+            assert (
+                schema["properties"]["dry_run"]["type"] == "boolean"
+                and schema["properties"]["dry_run"]["default"] is False
+            )
         if name in ONE_SESSION:
             assert "session_id" in schema["required"], name
-    assert tools["session_archive"].annotations.destructive_hint and tools["memory_organize"].annotations.destructive_hint
+    assert (
+        tools["session_archive"].annotations.destructive_hint and tools["memory_organize"].annotations.destructive_hint
+    )
     assert not tools["session_update"].annotations.destructive_hint
 
 
 def test_every_tool_works_on_a_session_from_registration_to_archive(agent):
-    source = register(agent, topic="Parser rework", summary="Rewrote the parser.", snapshot="## Decisions\n\n- Use mistletoe\n")
+    source = register(
+        agent, topic="Parser rework", summary="Rewrote the parser.", snapshot="## Decisions\n\n- Use mistletoe\n"
+    )
     context = agent.answer("session_context", session_id=source)
     assert context["session_id"] == source and context["message"] == f"Your Memory Session ID is: {source}"
     assert "- Use mistletoe" in context["snapshot"] and context["row"]["status"] == "active"
 
-    update = agent.answer("session_update", session_id=source, summary="Parser done.", snapshot="## Next Actions\n\n- Ship it\n")
+    update = agent.answer(
+        "session_update", session_id=source, summary="Parser done.", snapshot="## Next Actions\n\n- Ship it\n"
+    )
     assert update["added"] == ["- Ship it"] and update["dry_run"] is False
     assert "- Use mistletoe" in snapshot_of(agent, source) and "- Ship it" in snapshot_of(agent, source)
     assert agent.answer("session_show", session_id=source)["row"]["summary"] == "Parser done."
@@ -92,7 +124,9 @@ def test_every_tool_works_on_a_session_from_registration_to_archive(agent):
     current = register(agent, topic="Board", summary="Works on the board.")
     agent.answer("session_continue", source_id=source, session_id=current)
     assert [n["id"] for n in agent.answer("session_chain", session_id=source)["referenced_by"]] == [current]
-    assert [n["id"] for n in agent.answer("session_context", session_id=current)["related"]["continues_from"]] == [source]
+    assert [n["id"] for n in agent.answer("session_context", session_id=current)["related"]["continues_from"]] == [
+        source
+    ]
     assert agent.answer("session_release", source_id=source, session_id=current)["released"] == source
     assert agent.answer("session_show", session_id=source)["row"]["referenced_by"] == []
 
@@ -112,9 +146,13 @@ def test_continue_without_an_id_registers_the_agent_first(agent):
 
 def test_session_context_takes_the_hooks_conversation_and_never_guesses(agent):
     conversation = "c0ffee00-1111-4222-8333-944445555666"
-    hook = subprocess.run([sys.executable, "-m", "memboard", "hook", "claude", "--root", str(agent.root)],
-                          input=json.dumps(claude_payload(conversation)).encode(), capture_output=True,
-                          env=server_env(agent.state), timeout=120)
+    hook = subprocess.run(
+        [sys.executable, "-m", "memboard", "hook", "claude", "--root", str(agent.root)],
+        input=json.dumps(claude_payload(conversation)).encode(),
+        capture_output=True,
+        env=server_env(agent.state),
+        timeout=120,
+    )
     assert hook.returncode == 0, hook.stderr
     [sid] = re.findall(r"Your Memory Session ID is: (\S+?)[\"\\]", hook.stdout.decode())
     register(agent, topic="A later session")  # the latest row is not the hook's
@@ -124,7 +162,9 @@ def test_session_context_takes_the_hooks_conversation_and_never_guesses(agent):
 
     assert "never takes the latest row" in agent.refusal("session_context")
     assert "no Memory Session ID recorded" in agent.refusal("session_context", conversation_id="never-registered")
-    assert f"is mapped to {sid}" in agent.refusal("session_context", conversation_id=conversation, session_id="2026-01-01-0000-other")
+    assert f"is mapped to {sid}" in agent.refusal(
+        "session_context", conversation_id=conversation, session_id="2026-01-01-0000-other"
+    )
     assert "invalid conversation_id" in agent.refusal("session_context", conversation_id="two\tparts")
 
 
@@ -164,8 +204,11 @@ def test_bad_arguments_are_a_clear_tool_error_and_nothing_is_written(agent, tool
 @pytest.mark.parametrize(
     ("tool", "arguments", "command"),
     [
-        ("session_update", {"summary": "Now with a plan.", "snapshot": "## Decisions\n\n- Keep the lock\n"},
-         ["update", "{sid}", "--summary", "Now with a plan.", "--snapshot", "-"]),
+        (
+            "session_update",
+            {"summary": "Now with a plan.", "snapshot": "## Decisions\n\n- Keep the lock\n"},
+            ["update", "{sid}", "--summary", "Now with a plan.", "--snapshot", "-"],
+        ),
         ("session_archive", {}, ["archive", "{sid}"]),
         ("memory_organize", None, ["organize"]),
     ],
@@ -176,7 +219,9 @@ def test_dry_run_answers_the_patch_the_command_line_prints_and_writes_nothing(ag
     before = tree(agent.root)
     call = {} if arguments is None else {"session_id": sid, **arguments}
     answer = agent.answer(tool, dry_run=True, **call)
-    printed = cli(agent, *[w.replace("{sid}", sid) for w in command], "--dry-run", stdin="## Decisions\n\n- Keep the lock\n")
+    printed = cli(
+        agent, *[w.replace("{sid}", sid) for w in command], "--dry-run", stdin="## Decisions\n\n- Keep the lock\n"
+    )
     assert printed.returncode == 0, printed.stderr
     assert answer["dry_run"] is True and answer["changes"] and answer["diff"] == printed.stdout
     assert answer["notes"][-1] == "dry run: nothing written" and "message" not in answer
@@ -205,14 +250,19 @@ async def test_two_clients_writing_at_once_lose_nothing(tmp_path):
             return json.loads(result.content[0].text)
 
         async def registrations(session, name: str) -> list[str]:
-            return [(await answer(session, "session_register", agent=name, summary=f"{name} {i}"))["session_id"] for i in range(5)]
+            return [
+                (await answer(session, "session_register", agent=name, summary=f"{name} {i}"))["session_id"]
+                for i in range(5)
+            ]
 
         ids = await asyncio.gather(registrations(first, "alpha-agent"), registrations(second, "beta-agent"))
         shared = ids[0][0]
 
         async def updates(session, name: str) -> None:
             for i in range(4):
-                await answer(session, "session_update", session_id=shared, snapshot=f"## Decisions\n\n- {name} decision {i}\n")
+                await answer(
+                    session, "session_update", session_id=shared, snapshot=f"## Decisions\n\n- {name} decision {i}\n"
+                )
 
         await asyncio.gather(updates(first, "alpha"), updates(second, "beta"))
     index = (root / "index.md").read_text(encoding="utf-8")
@@ -245,8 +295,13 @@ def hostile_roots(tmp_path: Path) -> dict[str, tuple[Path, dict[str, str]]]:
 def test_a_server_on_a_missing_or_hostile_root_refuses_to_start_with_one_line(tmp_path):
     for name, (root, extra) in hostile_roots(tmp_path).items():
         before = tree(tmp_path)
-        done = subprocess.run(server_command(root), stdin=subprocess.DEVNULL, capture_output=True,
-                              env=server_env(tmp_path / "state", **extra), timeout=120)
+        done = subprocess.run(
+            server_command(root),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            env=server_env(tmp_path / "state", **extra),
+            timeout=120,
+        )
         err = done.stderr.decode()
         assert done.returncode == 2 and done.stdout == b"", (name, err)
         assert err.startswith("memboard: ") and err.count("\n") == 1, (name, err)
@@ -265,10 +320,18 @@ def test_a_root_that_goes_away_while_serving_is_an_error_of_that_call(tmp_path):
 
 
 def test_without_the_mcp_extra_it_says_so_in_one_line_and_exits_1(tmp_path):
-    code = ("import sys; sys.modules['mcp'] = None; from memboard.cli import main; "
-            f"raise SystemExit(main(['mcp', '--root', {str(tmp_path)!r}]))")
-    done = subprocess.run([sys.executable, "-c", code], stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          env=server_env(tmp_path / "state"), timeout=120)
+    code = (
+        "import sys; sys.modules['mcp'] = None; from memboard.cli import main; "
+        f"raise SystemExit(main(['mcp', '--root', {str(tmp_path)!r}]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=server_env(tmp_path / "state"),
+        timeout=120,
+    )
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith("memboard: memboard mcp needs the mcp SDK 2.x, which is not installed (")
     assert done.stderr.endswith("): pip install 'memboard[mcp]'\n") and done.stderr.count("\n") == 1
@@ -278,14 +341,37 @@ def test_stdout_carries_only_json_rpc_and_the_log_goes_to_stderr(tmp_path):
     root = tmp_path / "memory"
     root.mkdir()
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "session_register", "arguments": {"topic": "Raw"}}},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "session_update", "arguments": {"session_id": "bad"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "session_register", "arguments": {"topic": "Raw"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "session_update", "arguments": {"session_id": "bad"}},
+        },
     ]
-    proc = subprocess.Popen(server_command(root), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=server_env(tmp_path / "state"))
+    proc = subprocess.Popen(
+        server_command(root),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=server_env(tmp_path / "state"),
+    )
     guard = threading.Timer(120, proc.kill)
     guard.start()
     try:

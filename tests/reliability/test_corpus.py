@@ -20,12 +20,28 @@ from tests.support.roots import item_lines
 from tests.support.tree import tree
 
 COMMANDS = [
-    ["list"], ["list", "--json"], ["show", A], ["show", B, "--json"], ["chain", A], ["chain", B, "--json"],
-    ["doctor"], ["doctor", "--json"], ["doctor", "--fix", "--dry-run"], ["doctor", "--fix"],
-    ["register"], ["register", "--manual", "--topic", "T", "--summary", "S"],
-    ["update", A, "--summary", "new"], ["update", I, "--summary", "promoted", "--keywords", "k2"],
-    ["continue", A, "--as", I], ["continue", A], ["release", A, "--as", B],
-    ["organize"], ["organize", "--dry-run"], ["archive", B], ["archive", I], ["archive", A, "--dry-run"],
+    ["list"],
+    ["list", "--json"],
+    ["show", A],
+    ["show", B, "--json"],
+    ["chain", A],
+    ["chain", B, "--json"],
+    ["doctor"],
+    ["doctor", "--json"],
+    ["doctor", "--fix", "--dry-run"],
+    ["doctor", "--fix"],
+    ["register"],
+    ["register", "--manual", "--topic", "T", "--summary", "S"],
+    ["update", A, "--summary", "new"],
+    ["update", I, "--summary", "promoted", "--keywords", "k2"],
+    ["continue", A, "--as", I],
+    ["continue", A],
+    ["release", A, "--as", B],
+    ["organize"],
+    ["organize", "--dry-run"],
+    ["archive", B],
+    ["archive", I],
+    ["archive", A, "--dry-run"],
 ]
 READ_ONLY = {"list", "show", "chain"}
 
@@ -71,7 +87,9 @@ def check_no_byte_lost(argv, before: dict[str, bytes], after: dict[str, bytes]) 
                     continue  # organize deletes idle rows / marks stale; doctor repairs rows
                 # a row may change when it is named, or when it references a named session (archive and
                 # continue/release edit the source's Referenced By)
-                assert sid in named or any(n in line for n in named) or op == "register", f"{argv}: row line of {sid} changed"
+                assert sid in named or any(n in line for n in named) or op == "register", (
+                    f"{argv}: row line of {sid} changed"
+                )
         elif rel.startswith("sessions/"):
             lost = item_lines(data) - item_lines(after[rel])
             if op == "release":

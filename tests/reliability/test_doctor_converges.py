@@ -82,8 +82,12 @@ def test_a_row_behind_its_snapshot_is_caught_up_from_the_snapshot(root, cli, cap
     snap = root / "sessions" / f"{C}.md"
     revisions.record(MemoryRoot(root), C, snap.read_bytes())  # memboard saw this version
     text = snap.read_text(encoding="utf-8")
-    snap.write_text(text.replace("| Updated At | 2026-05-01 10:00 |", "| Updated At | 2026-05-20 08:15 |")
-                    .replace("| Topic | Gamma work |", "| Topic | Gamma, later |"), encoding="utf-8")
+    snap.write_text(
+        text.replace("| Updated At | 2026-05-01 10:00 |", "| Updated At | 2026-05-20 08:15 |").replace(
+            "| Topic | Gamma work |", "| Topic | Gamma, later |"
+        ),
+        encoding="utf-8",
+    )
     found = [f for f in doctor_json(cli) if f["kind"] == "row_behind_snapshot"]
     assert len(found) == 1 and found[0]["id"] == C and "Updated At" in found[0]["fix"]
     assert cli("doctor", "--fix").code == 0
@@ -93,7 +97,11 @@ def test_a_row_behind_its_snapshot_is_caught_up_from_the_snapshot(root, cli, cap
 
 
 def test_an_index_with_nul_bytes_is_named_not_called_healthy(root, cli):
-    text = "# Memory Index\n\n" + HEADER + "| 2026-05-01-0900-a | a | T | S | k | active | - | 2026-05-01 09:00 | 2026-05-01 09:00 |\n"
+    text = (
+        "# Memory Index\n\n"
+        + HEADER
+        + "| 2026-05-01-0900-a | a | T | S | k | active | - | 2026-05-01 09:00 | 2026-05-01 09:00 |\n"
+    )
     for data in (b"\xff\xfe" + text.encode("utf-16-le"), text.encode("utf-8").replace(b"| T |", b"| T\x00 |")):
         (root / "index.md").write_bytes(data)
         res = cli("doctor")
@@ -110,11 +118,27 @@ O1, O2 = "2026-05-05-0900-orphan1", "2026-05-06-0900-orphan2"
 H1, H2, H3 = "2026-05-07-0900-half1", "2026-05-07-0900-half2", "2026-05-07-0900-half3"
 GONE, OLD = "2026-04-01-0900-gone", "2026-04-02-0900-old"
 DAMAGES = [
-    "missing_snapshot", "idle_with_snapshot", "identical_duplicate", "orphan", "orphan_continues_from_live",
-    "orphan_continues_from_orphan", "live_continues_from_orphan", "refs_lack_continuation", "continuation_lacks_refs",
-    "refs_to_gone", "refs_to_archived", "half_meta_only", "half_meta_and_moved", "half_empty_folder",
-    "half_moved_only", "ref_to_half_archived", "half_continues_from_live", "archive_without_index", "stray_temp",
-    "stray_temp_in_archive", "row_behind",
+    "missing_snapshot",
+    "idle_with_snapshot",
+    "identical_duplicate",
+    "orphan",
+    "orphan_continues_from_live",
+    "orphan_continues_from_orphan",
+    "live_continues_from_orphan",
+    "refs_lack_continuation",
+    "continuation_lacks_refs",
+    "refs_to_gone",
+    "refs_to_archived",
+    "half_meta_only",
+    "half_meta_and_moved",
+    "half_empty_folder",
+    "half_moved_only",
+    "ref_to_half_archived",
+    "half_continues_from_live",
+    "archive_without_index",
+    "stray_temp",
+    "stray_temp_in_archive",
+    "row_behind",
 ]
 
 
@@ -126,10 +150,12 @@ def row(sid: str, status: str = "active", refs: str = "-", updated: str = "2026-
 def snap(sid: str, continues: Sequence[str] = (), updated: str = "2026-05-10 09:00", note: str = "") -> str:
     """A snapshot with one item of its own, so a lost line shows."""
     cont = "".join(f"- {c}\n" for c in continues) or "- None\n"
-    return (f"# Session: {sid}\n\n## Metadata\n\n| Field | Value |\n|---|---|\n| Session ID | {sid} |\n"
-            f"| Agent Name | {sid[16:]} |\n| Topic | Topic {sid[16:]} |\n| Status | active |\n"
-            f"| Started At | 2026-05-01 09:00 |\n| Updated At | {updated} |\n\n## Current Context\n\n"
-            f"Context of {sid}.{note}\n\n## Decisions\n\n- decision of {sid}\n\n## Continues From\n\n{cont}")
+    return (
+        f"# Session: {sid}\n\n## Metadata\n\n| Field | Value |\n|---|---|\n| Session ID | {sid} |\n"
+        f"| Agent Name | {sid[16:]} |\n| Topic | Topic {sid[16:]} |\n| Status | active |\n"
+        f"| Started At | 2026-05-01 09:00 |\n| Updated At | {updated} |\n\n## Current Context\n\n"
+        f"Context of {sid}.{note}\n\n## Decisions\n\n- decision of {sid}\n\n## Continues From\n\n{cont}"
+    )
 
 
 def build(path, damages: set[str]) -> None:
@@ -161,7 +187,12 @@ def build(path, damages: set[str]) -> None:
         if OLD in refs:
             other[f"archive/{OLD}/index.md"] = f"# Archived Session: {OLD}\n"
             other[f"archive/{OLD}/session.md"] = snap(OLD)
-    for damage, sid in (("half_meta_only", H1), ("half_meta_and_moved", H2), ("half_empty_folder", H3), ("half_moved_only", H3)):
+    for damage, sid in (
+        ("half_meta_only", H1),
+        ("half_meta_and_moved", H2),
+        ("half_empty_folder", H3),
+        ("half_moved_only", H3),
+    ):
         if damage not in damages:
             continue
         rows[sid] = row(sid)
@@ -193,7 +224,9 @@ def build(path, damages: set[str]) -> None:
         (path / rel).write_text(text, encoding="utf-8")
     if "row_behind" in damages and L3 in snaps:
         revisions.record(MemoryRoot(path), L3, snaps[L3].encode("utf-8"))
-        (path / "sessions" / f"{L3}.md").write_text(snap(L3, updated="2026-05-20 10:00", note=" More."), encoding="utf-8")
+        (path / "sessions" / f"{L3}.md").write_text(
+            snap(L3, updated="2026-05-20 10:00", note=" More."), encoding="utf-8"
+        )
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

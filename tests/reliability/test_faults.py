@@ -48,7 +48,10 @@ SNAPSHOT = "## Decisions\n\n- keep the lock fair\n\n## Open Questions\n\n- how b
 def seed(path) -> None:
     """A root with active A, B (continues from A), C (continues from A), an idle row."""
     root = MemoryRoot(path)
-    execute(root, lambda r: plan_manual(r, OLD, "alpha", "Alpha work", "Alpha summary.", "## Decisions\n\n- alpha decision\n"))
+    execute(
+        root,
+        lambda r: plan_manual(r, OLD, "alpha", "Alpha work", "Alpha summary.", "## Decisions\n\n- alpha decision\n"),
+    )
     execute(root, lambda r: plan_manual(r, OLD, "beta", "Beta work", "Beta summary."))
     execute(root, lambda r: plan_manual(r, OLD, "gamma", "Gamma work", "Gamma summary."))
     execute(root, lambda r: plan_register(r, OLD, "idle"))
@@ -76,23 +79,47 @@ def now() -> datetime:
 
 SCENARIOS = {
     # name: (seed, argv, in-process builder, subject ID or None)
-    "manual": (seed, ["register", "--manual", "--agent", "delta", "--topic", "Delta", "--summary", "Delta summary."],
-               lambda r: plan_manual(r, now(), "delta", "Delta", "Delta summary."), None),
-    "update": (seed, ["update", A, "--summary", "Alpha moved on.", "--snapshot", "{snap}"],
-               lambda r: plan_update(r, A, now(), summary="Alpha moved on.", snapshot_text=SNAPSHOT), A),
-    "update-creates-snapshot": (seed, ["update", IDLE, "--summary", "Now real work."],
-                                lambda r: plan_update(r, IDLE, now(), summary="Now real work."), IDLE),
-    "continue-as": (seed, ["continue", A, "--as", IDLE],
-                    lambda r: plan_continue(r, A, now(), as_id=IDLE), IDLE),
-    "continue-new": (seed, ["continue", A, "--agent", "delta"],
-                     lambda r: plan_continue(r, A, now(), agent="delta"), None),
+    "manual": (
+        seed,
+        ["register", "--manual", "--agent", "delta", "--topic", "Delta", "--summary", "Delta summary."],
+        lambda r: plan_manual(r, now(), "delta", "Delta", "Delta summary."),
+        None,
+    ),
+    "update": (
+        seed,
+        ["update", A, "--summary", "Alpha moved on.", "--snapshot", "{snap}"],
+        lambda r: plan_update(r, A, now(), summary="Alpha moved on.", snapshot_text=SNAPSHOT),
+        A,
+    ),
+    "update-creates-snapshot": (
+        seed,
+        ["update", IDLE, "--summary", "Now real work."],
+        lambda r: plan_update(r, IDLE, now(), summary="Now real work."),
+        IDLE,
+    ),
+    "continue-as": (seed, ["continue", A, "--as", IDLE], lambda r: plan_continue(r, A, now(), as_id=IDLE), IDLE),
+    "continue-new": (
+        seed,
+        ["continue", A, "--agent", "delta"],
+        lambda r: plan_continue(r, A, now(), agent="delta"),
+        None,
+    ),
     "release": (seed, ["release", A, "--as", B], lambda r: plan_release(r, A, B), B),
     "organize": (seed, ["organize"], lambda r: plan_organize(r, now(), 14), A),
     "archive": (seed, ["archive", C], lambda r: plan_archive(r, C, now()), C),
     "doctor": (seed_damaged, ["doctor", "--fix"], lambda r: diagnose(r, now())[1], B),
 }
-STEPS = {"manual": 2, "update": 2, "update-creates-snapshot": 2, "continue-as": 2, "continue-new": 2,
-         "release": 2, "organize": 1, "archive": 3, "doctor": 3}
+STEPS = {
+    "manual": 2,
+    "update": 2,
+    "update-creates-snapshot": 2,
+    "continue-as": 2,
+    "continue-new": 2,
+    "release": 2,
+    "organize": 1,
+    "archive": 3,
+    "doctor": 3,
+}
 CASES = [(name, step) for name, n in STEPS.items() for step in range(1, n + 1)]
 
 
@@ -129,7 +156,11 @@ def applied(root, ch) -> bool:
     path = root / ch.path
     if ch.kind == "move":
         dest = root / ch.dest
-        return not path.exists() and dest.exists() and dest.read_bytes() == (ch.after if ch.after is not None else ch.before)
+        return (
+            not path.exists()
+            and dest.exists()
+            and dest.read_bytes() == (ch.after if ch.after is not None else ch.before)
+        )
     if ch.kind == "delete":
         return not path.exists()
     return path.exists() and path.read_bytes() == ch.after
@@ -211,7 +242,7 @@ def test_crash_after_each_step_is_recognised_and_repaired(root, tmp_path, capsys
     assert temp_files(root) == [] and parse_problems(root) == []
     # no content lost: snapshot lines live on in sessions/ or archive/, rows in the index or an archive
     for rel, lines in snapshots_before.items():
-        sid = rel[len("sessions/"):-3]
+        sid = rel[len("sessions/") : -3]
         kept = b""
         for candidate in (root / rel, root / "archive" / sid / "session.md"):
             if candidate.is_file():

@@ -43,7 +43,11 @@ def commands(bad: str) -> list[list[str]]:
     from memboard.core.formats.ids import AGENT_RE
 
     agent = bad.replace("2026-06-01-0930-", "") or ".."
-    agents = [] if AGENT_RE.fullmatch(agent) else [["register", "--agent", agent], ["register", "--manual", "--agent", agent]]
+    agents = (
+        []
+        if AGENT_RE.fullmatch(agent)
+        else [["register", "--agent", agent], ["register", "--manual", "--agent", agent]]
+    )
     return agents + [
         ["update", bad, "--summary", "x"],
         ["continue", bad, "--as", GOOD],

@@ -40,11 +40,19 @@ def rows(draw, n: int):
     for i in range(n):
         agent = draw(agents)
         sid = f"2026-05-{1 + i // 60:02d}-10{i % 60:02d}-{agent}"
-        out.append({
-            "id": sid, "agent": agent, "topic": draw(cell_text), "summary": draw(cell_text),
-            "keywords": draw(cell_text), "status": draw(statuses), "referenced_by": "-",
-            "started_at": "2026-05-01 10:00", "updated_at": "2026-05-01 10:00",
-        })
+        out.append(
+            {
+                "id": sid,
+                "agent": agent,
+                "topic": draw(cell_text),
+                "summary": draw(cell_text),
+                "keywords": draw(cell_text),
+                "status": draw(statuses),
+                "referenced_by": "-",
+                "started_at": "2026-05-01 10:00",
+                "updated_at": "2026-05-01 10:00",
+            }
+        )
     return out
 
 
@@ -55,8 +63,22 @@ def index_files(draw):
 
     bom = draw(st.booleans())
     eol = draw(endings)
-    before = draw(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="|\r\n`~\x00"), max_size=20), max_size=3))
-    after = draw(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n`~\x00"), max_size=20), max_size=3))
+    before = draw(
+        st.lists(
+            st.text(
+                alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="|\r\n`~\x00"), max_size=20
+            ),
+            max_size=3,
+        )
+    )
+    after = draw(
+        st.lists(
+            st.text(
+                alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n`~\x00"), max_size=20
+            ),
+            max_size=3,
+        )
+    )
     head = "".join(line + draw(endings) for line in before) + "\n"
     base = head + HEADER + eol + SEP + eol
     index = IndexFile(base.encode("utf-8"))
@@ -108,7 +130,10 @@ def test_editing_one_row_changes_only_that_rows_line(data, draw):
     assert len(new.lines) == len(index.lines)
     changed = [i for i, (a, b) in enumerate(zip(index.lines, new.lines)) if a != b]
     assert set(changed) <= {row.line}
-    assert new.lines[row.line].endswith("\r\n" if index.lines[row.line].endswith("\r\n") else "\n") or line_body(index.lines[row.line]) != index.lines[row.line]
+    assert (
+        new.lines[row.line].endswith("\r\n" if index.lines[row.line].endswith("\r\n") else "\n")
+        or line_body(index.lines[row.line]) != index.lines[row.line]
+    )
     again = new.find(row.id)
     assert len(again) == 1 and again[0].get(field) == read_back(value)
     assert new.bom == index.bom

@@ -100,8 +100,9 @@ def test_waiters_get_the_lock_in_arrival_order(root, tmp_path):
     order = tmp_path / "order"
     waiters = []
     for n in range(4):
-        code = HOLD.replace("Path(sys.argv[2]).write_text(sys.argv[3])",
-                            "open(sys.argv[2], 'a').write(sys.argv[3] + '\\n')")
+        code = HOLD.replace(
+            "Path(sys.argv[2]).write_text(sys.argv[3])", "open(sys.argv[2], 'a').write(sys.argv[3] + '\\n')"
+        )
         waiters.append(subprocess.Popen([sys.executable, "-c", code, str(root), str(order), f"w{n}", "0.02"]))
         deadline = time.monotonic() + 20
         while len(list(queue_dir().iterdir())) < n + 2:  # the holder's ticket plus ours so far

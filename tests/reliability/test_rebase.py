@@ -31,6 +31,7 @@ def test_rebase_merges_disjoint_line_changes_and_refuses_overlaps():
 
 def hand_edit_during_step(monkeypatch, root, after_step: int, edit):
     """Make a 'hand edit' land on index.md right after the plan's step N (as an editor would save)."""
+
     def save() -> None:
         """Save the hand edit."""
         path = root / "index.md"

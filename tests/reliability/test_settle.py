@@ -142,7 +142,9 @@ def test_a_torn_read_between_two_steps_is_never_merged_onto(root, window, seeded
     path = root / "index.md"
     target = seed_id(3)
     saves = []
-    after_step(monkeypatch, 1, lambda: saves.append(PlainSave(path, path.read_bytes() + hand_row(1)).finish_after(0.15)))
+    after_step(
+        monkeypatch, 1, lambda: saves.append(PlainSave(path, path.read_bytes() + hand_row(1)).finish_after(0.15))
+    )
     plan = execute(MemoryRoot(root), update(target))
     saves[0].join()
     assert [c.path for c in plan.changes] == [f"sessions/{target}.md", "index.md"]
@@ -193,7 +195,8 @@ def test_an_index_that_never_settles_stops_commands_with_one_line_and_hooks_fail
     log = (folder_of(root.resolve()) / "hook.log").read_text(encoding="utf-8")
     assert "failed open" in log and "still being saved" in log
     assert (root / "index.md").read_bytes() == churn.data and not (root / "sessions" / f"{seed_id(3)}.md").read_text(
-        encoding="utf-8").count("never written")
+        encoding="utf-8"
+    ).count("never written")
     assert "no problems found" in cli("doctor").out
 
 
@@ -281,7 +284,10 @@ def _limit_file_size():
 def test_a_full_disk_before_the_first_step_says_nothing_written(root):
     proc = subprocess.run(
         [sys.executable, "-m", "memboard", "register", "--manual", "--summary", "x" * 2000, "--root", str(root)],
-        capture_output=True, text=True, timeout=60, preexec_fn=_limit_file_size,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_limit_file_size,
     )
     assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "nothing written" in proc.stderr and "incomplete" not in proc.stderr and "doctor" not in proc.stderr

@@ -38,9 +38,17 @@ def table_line(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def row_line(sid: str, status: str = "active", refs: str = "-", summary: str = "Did real work.", topic: str = "Topic",
-             updated: str = "2026-05-31 09:00", keywords: str = "kw", agent: str | None = None,
-             started: str | None = None) -> str:
+def row_line(
+    sid: str,
+    status: str = "active",
+    refs: str = "-",
+    summary: str = "Did real work.",
+    topic: str = "Topic",
+    updated: str = "2026-05-31 09:00",
+    keywords: str = "kw",
+    agent: str | None = None,
+    started: str | None = None,
+) -> str:
     """One index table line (no line ending)."""
     return table_line(row_cells(sid, status, refs, summary, topic, updated, keywords, agent, started))
 
@@ -55,7 +63,9 @@ def index_text(lines: list[str], preamble: str = PREAMBLE, extra: str = "") -> s
     return preamble + HEADER + SEPARATOR + "".join(line + "\n" for line in lines) + extra
 
 
-def snapshot_text(sid: str, continues: list[str] | None = None, decisions: list[str] | None = None, agent: str | None = None) -> str:
+def snapshot_text(
+    sid: str, continues: list[str] | None = None, decisions: list[str] | None = None, agent: str | None = None
+) -> str:
     """A snapshot in the seed's template with some content."""
     agent = agent or sid[16:]
     cont = "\n".join(f"- {c}" for c in continues) if continues else "- None"

@@ -32,9 +32,21 @@ def test_make_id_format_and_suffixes():
 def test_valid_ids():
     assert is_valid_id("2026-06-01-0930-cursor-main-agent")
     assert is_valid_id("2026-06-01-0930-cursor-main-agent-2")
-    for bad in ["2026-06-01-2460-a", "2026-02-30-0900-a", "2026-06-01-0930-", "2026-06-01-0930-A", "..",
-                "2026-06-01-0930-a/b", "2026-06-01-0930-a\\b", "C:x", "2026-06-01-0930-a\x00", "x" * 500,
-                "2026-06-01-0930-a\n", "2026-06-01-0930-a|b", "2026-06-01-0930--a"]:
+    for bad in [
+        "2026-06-01-2460-a",
+        "2026-02-30-0900-a",
+        "2026-06-01-0930-",
+        "2026-06-01-0930-A",
+        "..",
+        "2026-06-01-0930-a/b",
+        "2026-06-01-0930-a\\b",
+        "C:x",
+        "2026-06-01-0930-a\x00",
+        "x" * 500,
+        "2026-06-01-0930-a\n",
+        "2026-06-01-0930-a|b",
+        "2026-06-01-0930--a",
+    ]:
         assert not is_valid_id(bad), bad
         with pytest.raises(UsageError) as err:
             check_id(bad)
@@ -78,16 +90,23 @@ def test_age_label():
 
 
 def test_plan_diff_formats():
-    plan = Plan("t", None, [
-        Change("create", "sessions/x.md", None, b"a\n"),
-        Change("modify", "index.md", b"a\r\nb\r\n", b"a\r\nc\r\n"),
-        Change("move", "sessions/y.md", b"z\n", b"z\n", dest="archive/y/session.md"),
-        Change("delete", "old.md", b"q", None),
-    ])
+    plan = Plan(
+        "t",
+        None,
+        [
+            Change("create", "sessions/x.md", None, b"a\n"),
+            Change("modify", "index.md", b"a\r\nb\r\n", b"a\r\nc\r\n"),
+            Change("move", "sessions/y.md", b"z\n", b"z\n", dest="archive/y/session.md"),
+            Change("delete", "old.md", b"q", None),
+        ],
+    )
     diff = plan.diff()
     assert "--- /dev/null\n+++ b/sessions/x.md\n@@ -0,0 +1 @@\n+a\n" in diff
     assert "--- a/index.md\n+++ b/index.md\n" in diff and "-b\r\n+c\r\n" in diff  # the file's own line ends
-    assert "diff --git a/sessions/y.md b/archive/y/session.md\nrename from sessions/y.md\nrename to archive/y/session.md\n" in diff
+    assert (
+        "diff --git a/sessions/y.md b/archive/y/session.md\nrename from sessions/y.md\nrename to archive/y/session.md\n"
+        in diff
+    )
     assert "--- a/old.md\n+++ /dev/null\n" in diff and "\\ No newline at end of file" in diff
     assert plan.paths() == ["sessions/x.md", "index.md", "sessions/y.md", "archive/y/session.md", "old.md"]
     assert plan.expected_before()["archive/y/session.md"] is None

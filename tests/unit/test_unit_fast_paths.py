@@ -24,7 +24,9 @@ from memboard.core.formats.text import escape, line_body, split_cells, unescape
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEADER = "| " + " | ".join(COLUMNS) + " |"
 SEP = "|" + "|".join("---" for _ in COLUMNS) + "|"
-PLAIN_ID_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})-([0-9]{2})([0-9]{2})-([a-z0-9](?:[a-z0-9-]*[a-z0-9])?)", re.ASCII)
+PLAIN_ID_RE = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})-([0-9]{2})([0-9]{2})-([a-z0-9](?:[a-z0-9-]*[a-z0-9])?)", re.ASCII
+)
 
 
 def plain_split_cells(body: str) -> list[str] | None:
@@ -93,15 +95,32 @@ def plain_row(columns: list[str], line: str) -> tuple[tuple[str, ...], dict[str,
 
 ids = st.one_of(
     st.from_regex(r"20[0-9]{2}-[01][0-9]-[0-3][0-9]-[0-2][0-9][0-6][0-9]-[a-z0-9-]{1,8}", fullmatch=True),
-    st.sampled_from(["2026-02-29-1000-a", "2024-02-29-1000-a", "0000-01-01-0000-a", "2026-13-01-0000-a",
-                     "2026-01-01-2400-a", "2026-01-01-0060-a", "２026-01-01-1000-a", "2026-01-01-1000-a-", "x" * 130]),
+    st.sampled_from(
+        [
+            "2026-02-29-1000-a",
+            "2024-02-29-1000-a",
+            "0000-01-01-0000-a",
+            "2026-13-01-0000-a",
+            "2026-01-01-2400-a",
+            "2026-01-01-0060-a",
+            "２026-01-01-1000-a",
+            "2026-01-01-1000-a-",
+            "x" * 130,
+        ]
+    ),
 )
-cells = st.one_of(st.text(alphabet="ab |\\ \t\u3000-", max_size=10), st.sampled_from(list(STATUSES) + ["closed", ""]), ids)
+cells = st.one_of(
+    st.text(alphabet="ab |\\ \t\u3000-", max_size=10), st.sampled_from(list(STATUSES) + ["closed", ""]), ids
+)
 
 
 @SETTINGS
-@given(st.lists(st.one_of(ids, cells), min_size=0, max_size=11), st.sampled_from(["", " ", "  "]),
-       st.sampled_from(["\n", "\r\n", "", " \n"]), st.booleans())
+@given(
+    st.lists(st.one_of(ids, cells), min_size=0, max_size=11),
+    st.sampled_from(["", " ", "  "]),
+    st.sampled_from(["\n", "\r\n", "", " \n"]),
+    st.booleans(),
+)
 def test_rows_read_at_pipes_are_the_cell_by_cell_reading(parts, pad, ending, closed):
     line = "| " + f"{pad}|{pad}".join(parts) + (" |" if closed else "") + ending
     line = line if line.startswith("|") else "|" + line
@@ -115,7 +134,8 @@ def test_rows_read_at_pipes_are_the_cell_by_cell_reading(parts, pad, ending, clo
     assert (got.id, got.status) == (want_values.get("id", ""), want_values.get("status", ""))
     assert [r.raw_cells for r in IndexFile(data).iter_rows()] == [want_cells]
     assert {name: got.get(name) for name in FIELD_OF_COLUMN.values()} == {
-        name: want_values.get(name, "") for name in FIELD_OF_COLUMN.values()}
+        name: want_values.get(name, "") for name in FIELD_OF_COLUMN.values()
+    }
 
 
 def test_rows_under_a_header_with_repeated_and_unknown_columns():
@@ -159,14 +179,34 @@ def plain_parse(text: str) -> datetime | None:
 
 
 @SETTINGS
-@given(st.one_of(
-    st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}", fullmatch=True),
-    st.from_regex(r"[0-9+ _٣]{4}-[0-9 ]{1,2}-[0-9]{2}[ T]{1,2}[0-9]{1,2}:[0-9+]{2}(:[0-9]{2})?(Z|[+-][0-9]{2}:[0-9]{2})?",
-                  fullmatch=True),
-    st.sampled_from(["2026-02-29 10:00", "2024-02-29 10:00", "0000-01-01 00:00", "2026-01-01 24:00", "2026-1-01 10:00",
-                     "+026-01-01 10:00", "2_26-01-01 10:00", "2026-01-01 10:+5", " 2026-01-01 10:00 ", "20260101",
-                     "2026-01-01T10:00Z", "2026-01-01Z", "2026-W01-1", "2026-01-01  10:00", "２026-01-01 10:00"]),
-))
+@given(
+    st.one_of(
+        st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}", fullmatch=True),
+        st.from_regex(
+            r"[0-9+ _٣]{4}-[0-9 ]{1,2}-[0-9]{2}[ T]{1,2}[0-9]{1,2}:[0-9+]{2}(:[0-9]{2})?(Z|[+-][0-9]{2}:[0-9]{2})?",
+            fullmatch=True,
+        ),
+        st.sampled_from(
+            [
+                "2026-02-29 10:00",
+                "2024-02-29 10:00",
+                "0000-01-01 00:00",
+                "2026-01-01 24:00",
+                "2026-1-01 10:00",
+                "+026-01-01 10:00",
+                "2_26-01-01 10:00",
+                "2026-01-01 10:+5",
+                " 2026-01-01 10:00 ",
+                "20260101",
+                "2026-01-01T10:00Z",
+                "2026-01-01Z",
+                "2026-W01-1",
+                "2026-01-01  10:00",
+                "２026-01-01 10:00",
+            ]
+        ),
+    )
+)
 def test_timestamps_are_read_as_strptime_then_iso_8601_read_them(text):
     assert clock.parse(text) == plain_parse(text)
 
@@ -187,10 +227,14 @@ def test_cells_without_pipes_are_escaped_as_with_them(value):
 
 
 @SETTINGS
-@given(st.one_of(
-    st.text(alphabet=st.characters(blacklist_categories=("Cs", "Zl", "Zp", "Cc")), min_size=1, max_size=12),
-    st.from_regex(r"[0-9١]{1,11}[.)]? ?x?", fullmatch=True),
-).map(lambda s: " ".join(s.split())).filter(bool))
+@given(
+    st.one_of(
+        st.text(alphabet=st.characters(blacklist_categories=("Cs", "Zl", "Zp", "Cc")), min_size=1, max_size=12),
+        st.from_regex(r"[0-9١]{1,11}[.)]? ?x?", fullmatch=True),
+    )
+    .map(lambda s: " ".join(s.split()))
+    .filter(bool)
+)
 def test_one_line_values_are_paragraphs_as_the_markdown_reader_says(text):
     blocks = read_blocks([text + "\n"])
     assert _reads_as_paragraph(text) == (len(blocks) == 1 and blocks[0].kind == "para")
@@ -199,8 +243,11 @@ def test_one_line_values_are_paragraphs_as_the_markdown_reader_says(text):
 def table(n: int) -> bytes:
     """An index of n rows, one of them with an escaped pipe, CRLF on one, no final newline."""
     pipe, cr = " \\| x", "\r"
-    rows = [f"| 2026-05-31-{i // 60:02d}{i % 60:02d}-a | a | T{i} | S{pipe if i == 3 else ''} | K | "
-            f"{STATUSES[i % 3]} | - | 2026-05-31 09:00 | 2026-05-31 09:00 |{cr if i == 5 else ''}" for i in range(n)]
+    rows = [
+        f"| 2026-05-31-{i // 60:02d}{i % 60:02d}-a | a | T{i} | S{pipe if i == 3 else ''} | K | "
+        f"{STATUSES[i % 3]} | - | 2026-05-31 09:00 | 2026-05-31 09:00 |{cr if i == 5 else ''}"
+        for i in range(n)
+    ]
     return ("\ufeffpre\n\n" + HEADER + "\n" + SEP + "\n" + "\n".join(rows)).encode("utf-8")
 
 
@@ -231,14 +278,26 @@ def test_a_snapshot_made_from_a_row_is_the_template_filled_in(topic, context, co
     from memboard.core.formats import snapshot
 
     try:
-        made = snapshot.render_template("2026-05-31-0900-a", "a", topic, "s", "u", context, "active", continues=continues)
+        made = snapshot.render_template(
+            "2026-05-31-0900-a", "a", topic, "s", "u", context, "active", continues=continues
+        )
     except Exception as exc:  # a context that cannot be one line of text is refused the same way both times
         made = repr(exc)
     try:
         want = snapshot.TEMPLATE.format(
-            id="2026-05-31-0900-a", agent="a", topic=escape(topic), status="active", started="s", updated="u",
-            context=snapshot.safe_line(context) or snapshot.CONTEXT_INSTRUCTION, decisions="- None", files="- None",
-            questions="- None", actions="- None", continues=snapshot._bullets(continues, "- None"), superseded="- None",
+            id="2026-05-31-0900-a",
+            agent="a",
+            topic=escape(topic),
+            status="active",
+            started="s",
+            updated="u",
+            context=snapshot.safe_line(context) or snapshot.CONTEXT_INSTRUCTION,
+            decisions="- None",
+            files="- None",
+            questions="- None",
+            actions="- None",
+            continues=snapshot._bullets(continues, "- None"),
+            superseded="- None",
         )
     except Exception as exc:
         want = repr(exc)
@@ -246,8 +305,11 @@ def test_a_snapshot_made_from_a_row_is_the_template_filled_in(topic, context, co
 
 
 @SETTINGS
-@given(st.sampled_from(["\n", "\r\n", "\r\r\n", "", "\r"]), st.sampled_from(["|a|", "| a |", "|  a  |"]),
-       st.sampled_from(["active", "stale"]))
+@given(
+    st.sampled_from(["\n", "\r\n", "\r\r\n", "", "\r"]),
+    st.sampled_from(["|a|", "| a |", "|  a  |"]),
+    st.sampled_from(["active", "stale"]),
+)
 def test_a_row_set_in_place_is_rewritten_only_when_its_line_changes(ending, spacing, status):
     row_text = f"| 2026-05-31-0900-a | a | T | S | K | {status} | - | s | u |"
     if spacing != "| a |":

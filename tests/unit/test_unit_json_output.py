@@ -24,9 +24,20 @@ values = st.recursive(
     max_leaves=12,
 )
 rows = st.builds(
-    RowView, text, text, text, text, text, text, st.lists(text, max_size=3), text, text,
-    st.one_of(st.none(), st.integers(1, 10**6)), st.one_of(st.none(), text),
-    st.one_of(st.none(), st.booleans()), st.one_of(st.none(), text),
+    RowView,
+    text,
+    text,
+    text,
+    text,
+    text,
+    text,
+    st.lists(text, max_size=3),
+    text,
+    text,
+    st.one_of(st.none(), st.integers(1, 10**6)),
+    st.one_of(st.none(), text),
+    st.one_of(st.none(), st.booleans()),
+    st.one_of(st.none(), text),
 )
 
 

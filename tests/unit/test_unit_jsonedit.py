@@ -10,9 +10,11 @@ from hypothesis import strategies as st
 from memboard.cli import jsonedit
 
 ENTRY = {"type": "stdio", "command": "/bin/memboard", "args": ["mcp", "--root", "/m é"]}
-KEYS = st.text(alphabet="abé \"\\{}:,[]\n\u2028", max_size=6)
+KEYS = st.text(alphabet='abé "\\{}:,[]\n\u2028', max_size=6)
 SCALARS = st.none() | st.booleans() | st.integers() | KEYS
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=3), max_leaves=8)
+VALUES = st.recursive(
+    SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=3), max_leaves=8
+)
 DOCS = st.dictionaries(KEYS.filter(lambda k: k != "mcpServers"), VALUES, max_size=4)
 SERVERS = st.dictionaries(KEYS.filter(lambda k: k != "memboard"), VALUES, max_size=3)
 

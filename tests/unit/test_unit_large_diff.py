@@ -43,7 +43,11 @@ def patch(a: list[str], diff: str) -> list[str]:
 
 def rows(n: int) -> list[str]:
     """An index-like file: unique rows, with repeated blank and text lines around them."""
-    return ["# Memory\n", "\n"] + [f"| 2026-01-01-{k:05d}-agent | idle | - |\n" for k in range(n)] + ["\n", "notes\n", "\n"]
+    return (
+        ["# Memory\n", "\n"]
+        + [f"| 2026-01-01-{k:05d}-agent | idle | - |\n" for k in range(n)]
+        + ["\n", "notes\n", "\n"]
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))

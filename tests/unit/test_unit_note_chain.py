@@ -6,11 +6,25 @@ from memboard.core.ops.notes.chain import MAX_DEPTH, NoteChainNode, note_chain
 from memboard.core.results import NoteView
 
 
-def view(note_id: str, supersedes: tuple[str, ...] = (), superseded_by: tuple[str, ...] = (),
-         status: str = "active") -> NoteView:
+def view(
+    note_id: str, supersedes: tuple[str, ...] = (), superseded_by: tuple[str, ...] = (), status: str = "active"
+) -> NoteView:
     """A note's metadata with these links."""
-    return NoteView(note_id, f"notes/{note_id}.md", f"title of {note_id}", "preference", "global", note_id, status,
-                    list(supersedes), list(superseded_by), "", "", "2026-05-01 09:00", "2026-05-01 09:00")
+    return NoteView(
+        note_id,
+        f"notes/{note_id}.md",
+        f"title of {note_id}",
+        "preference",
+        "global",
+        note_id,
+        status,
+        list(supersedes),
+        list(superseded_by),
+        "",
+        "",
+        "2026-05-01 09:00",
+        "2026-05-01 09:00",
+    )
 
 
 def by_id(*views: NoteView) -> dict[str, NoteView]:
@@ -24,9 +38,11 @@ def ids(nodes: tuple[NoteChainNode, ...]) -> list[str]:
 
 
 def test_links_written_on_both_sides_are_followed_both_ways():
-    notes = by_id(view("a~1", superseded_by=("a~2",), status="superseded"),
-                  view("a~2", supersedes=("a~1",), superseded_by=("a",), status="superseded"),
-                  view("a", supersedes=("a~2",)))
+    notes = by_id(
+        view("a~1", superseded_by=("a~2",), status="superseded"),
+        view("a~2", supersedes=("a~1",), superseded_by=("a",), status="superseded"),
+        view("a", supersedes=("a~2",)),
+    )
     chain = note_chain(notes, "a~2")
     assert ids(chain.supersedes) == ["a~1"] and ids(chain.superseded_by) == ["a"]
     assert chain.supersedes[0].only_on is None and chain.superseded_by[0].only_on is None
@@ -60,8 +76,9 @@ def test_a_cycle_is_marked_and_not_followed_again():
 
 def test_a_long_chain_stops_at_max_depth_and_says_it_goes_on():
     count = MAX_DEPTH + 10
-    notes = by_id(*(view(f"k~{i}", superseded_by=(f"k~{i + 1}",), supersedes=(f"k~{i - 1}",) if i else ())
-                    for i in range(count)))
+    notes = by_id(
+        *(view(f"k~{i}", superseded_by=(f"k~{i + 1}",), supersedes=(f"k~{i - 1}",) if i else ()) for i in range(count))
+    )
     node = note_chain(notes, "k~0").superseded_by[0]
     depth = 1
     while node.children:

@@ -38,12 +38,29 @@ def test_session_summary_takes_lists_or_texts_and_keeps_the_snapshot(root):
     Mem(root).index(row_line(SID))
     Mem(root).snapshot(SID)
     memory = MemoryRoot(root)
-    plan = execute(memory, lambda r: plan_session_summary(
-        r, SID, "Ship the notes", instructions="- be terse\n- 用中文", discoveries=["CRLF"], accomplished=["store"],
-        next_steps=None, relevant="notes/a.md", when=WHEN))
+    plan = execute(
+        memory,
+        lambda r: plan_session_summary(
+            r,
+            SID,
+            "Ship the notes",
+            instructions="- be terse\n- 用中文",
+            discoveries=["CRLF"],
+            accomplished=["store"],
+            next_steps=None,
+            relevant="notes/a.md",
+            when=WHEN,
+        ),
+    )
     assert plan.op == "session summary" and plan.result.session_id == SID
     snap = (root / "sessions" / f"{SID}.md").read_text(encoding="utf-8")
-    for line in ("- Goal: Ship the notes", "- Instruction: 用中文", "- Discovery: CRLF", "- notes/a.md", "- Write tests."):
+    for line in (
+        "- Goal: Ship the notes",
+        "- Instruction: 用中文",
+        "- Discovery: CRLF",
+        "- notes/a.md",
+        "- Write tests.",
+    ):
         assert line in snap
     with pytest.raises(UsageError):
         plan_session_summary(memory, SID, "", when=WHEN)
@@ -82,7 +99,9 @@ def test_an_earlier_note_takes_only_changes_that_keep_its_statements(root):
     memory = MemoryRoot(root)
     saved(memory, NoteDraft("Theme", "preference", "global", "Dark.", topic_key="ui/theme"))
     saved(memory, NoteDraft("Theme", "preference", "global", "Light.", topic_key="ui/theme"))
-    result = execute(memory, lambda r: plan_note_update(r, "ui/theme~1", NoteFields(learned="It was the default."), WHEN)).result
+    result = execute(
+        memory, lambda r: plan_note_update(r, "ui/theme~1", NoteFields(learned="It was the default."), WHEN)
+    ).result
     assert (result.outcome, result.status) == ("updated", "superseded")
     assert show_note(memory, "ui/theme~1").learned == "It was the default."
     with pytest.raises(Refused):
@@ -91,8 +110,10 @@ def test_an_earlier_note_takes_only_changes_that_keep_its_statements(root):
 
 def test_one_block_may_save_a_topic_twice(root):
     memory = MemoryRoot(root)
-    block = ("## Memory Update\n- title: Port\n- type: config\n- scope: ops\n- topic_key: ops/port\n- what: 8080\n\n"
-             "## Memory Update\n- title: Port\n- type: config\n- scope: ops\n- topic_key: ops/port\n- what: 8080 and 9100\n")
+    block = (
+        "## Memory Update\n- title: Port\n- type: config\n- scope: ops\n- topic_key: ops/port\n- what: 8080\n\n"
+        "## Memory Update\n- title: Port\n- type: config\n- scope: ops\n- topic_key: ops/port\n- what: 8080 and 9100\n"
+    )
     result = execute(memory, lambda r: plan_memory_update(r, block, WHEN)).result
     assert [r.outcome for r in result.notes] == ["created", "updated"]
     assert show_note(memory, "ops/port").what == "8080 and 9100"

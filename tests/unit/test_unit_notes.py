@@ -28,17 +28,45 @@ from memboard.core.formats.topic import (
     suggest_topic_key,
 )
 
-NOTE = Note("Use PostgreSQL | 15", "decision", "project", "project/db", what="- Use PostgreSQL 15.\n- One primary.",
-            why="Row locks.", created="2026-06-01 09:30", updated="2026-06-01 09:30")
+NOTE = Note(
+    "Use PostgreSQL | 15",
+    "decision",
+    "project",
+    "project/db",
+    what="- Use PostgreSQL 15.\n- One primary.",
+    why="Row locks.",
+    created="2026-06-01 09:30",
+    updated="2026-06-01 09:30",
+)
 
-line_text = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=30).map(
-    lambda s: " ".join(s.split())
-).filter(bool)
+line_text = (
+    st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=30)
+    .map(lambda s: " ".join(s.split()))
+    .filter(bool)
+)
 body_line = st.one_of(
     line_text,
     line_text.map(lambda s: "- " + s),
-    st.sampled_from(["", "```", "~~~", "## heading", "# top", "---", "===", "    code", "> quote", "| a | b |", "<div>",
-                     "### Why", "1. one", "* star", "\t tab", "## Metadata"]),
+    st.sampled_from(
+        [
+            "",
+            "```",
+            "~~~",
+            "## heading",
+            "# top",
+            "---",
+            "===",
+            "    code",
+            "> quote",
+            "| a | b |",
+            "<div>",
+            "### Why",
+            "1. one",
+            "* star",
+            "\t tab",
+            "## Metadata",
+        ]
+    ),
 )
 body = st.lists(body_line, max_size=8).map("\n".join)
 
@@ -63,14 +91,22 @@ def test_any_text_reads_back_as_written_or_is_refused(what, why, learned):
 
 
 def test_an_edit_keeps_unknown_lines_sections_rows_crlf_and_bom():
-    text = render_note(NOTE).replace("| Updated |", "| Reviewer | ana |\n| Updated |") + "\n## Links\n\n- [[other note]]\n"
+    text = (
+        render_note(NOTE).replace("| Updated |", "| Reviewer | ana |\n| Updated |") + "\n## Links\n\n- [[other note]]\n"
+    )
     text = text.replace("## What\n", "Stray line before What.\n\n## What\n")
     data = ("\ufeff" + text.replace("\n", "\r\n")).encode()
     new = NOTE.with_changes(title="Use PostgreSQL 16", learned="Upgrade in place.", updated="2026-06-02 10:00")
     out = write_note(data, new)
     assert out.startswith(b"\xef\xbb\xbf") and b"\n" not in out.replace(b"\r\n", b"")
     decoded = out.decode("utf-8-sig")
-    for kept in ("| Reviewer | ana |", "Stray line before What.", "## Links", "- [[other note]]", "# Use PostgreSQL 16"):
+    for kept in (
+        "| Reviewer | ana |",
+        "Stray line before What.",
+        "## Links",
+        "- [[other note]]",
+        "# Use PostgreSQL 16",
+    ):
         assert kept in decoded
     assert read_note(out) == new
     assert write_note(out, new) == out
@@ -93,8 +129,30 @@ def test_valid_topic_keys(key):
     assert note_id_of(f"notes/{key}~3.md") == f"{key}~3"
 
 
-@pytest.mark.parametrize("key", ["", "..", "a/..", ".a", "a.", "A", "a//b", "a/", "/a", "con", "lpt1.txt", "x" * 65,
-                                 "中文", "a~1", "a~0", "a b", "a\x00b", 5, None])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "",
+        "..",
+        "a/..",
+        ".a",
+        "a.",
+        "A",
+        "a//b",
+        "a/",
+        "/a",
+        "con",
+        "lpt1.txt",
+        "x" * 65,
+        "中文",
+        "a~1",
+        "a~0",
+        "a b",
+        "a\x00b",
+        5,
+        None,
+    ],
+)
 def test_invalid_topic_keys(key):
     assert not is_topic_key(key)
     with pytest.raises(UsageError):
@@ -141,17 +199,34 @@ def test_memory_update_blocks_round_trip(draft, choice):
 
 
 def test_session_summary_blocks_round_trip_and_read_the_seeds_plain_form():
-    summary = SessionSummary("2026-06-01-0930-cursor-main-agent", "Ship notes", ("be terse",), ("CRLF",), ("tests",),
-                             ("merge",), ("notes/x.md",))
+    summary = SessionSummary(
+        "2026-06-01-0930-cursor-main-agent",
+        "Ship notes",
+        ("be terse",),
+        ("CRLF",),
+        ("tests",),
+        ("merge",),
+        ("notes/x.md",),
+    )
     assert parse_blocks(render_summary(summary)) == ([], [summary])
-    plain = ("## Session Summary\nSession: 2026-06-01-0930-cursor-main-agent\nGoal: 本轮目标\nInstructions: a\n"
-             "Discoveries: b\nAccomplished: c\nNext Steps: d\nRelevant Notes/Files: e\n")
-    assert parse_blocks(plain)[1][0] == SessionSummary("2026-06-01-0930-cursor-main-agent", "本轮目标", ("a",), ("b",),
-                                                       ("c",), ("d",), ("e",))
+    plain = (
+        "## Session Summary\nSession: 2026-06-01-0930-cursor-main-agent\nGoal: 本轮目标\nInstructions: a\n"
+        "Discoveries: b\nAccomplished: c\nNext Steps: d\nRelevant Notes/Files: e\n"
+    )
+    assert parse_blocks(plain)[1][0] == SessionSummary(
+        "2026-06-01-0930-cursor-main-agent", "本轮目标", ("a",), ("b",), ("c",), ("d",), ("e",)
+    )
 
 
-@pytest.mark.parametrize("bad", ["## Memory Update\n- titel: x\n", "## Memory Update\n- title: x\n### Notes\n",
-                                 "## Memory Update\n- title: x\n- title: y\n", "## Session Summary\n- goal: x\n"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "## Memory Update\n- titel: x\n",
+        "## Memory Update\n- title: x\n### Notes\n",
+        "## Memory Update\n- title: x\n- title: y\n",
+        "## Session Summary\n- goal: x\n",
+    ],
+)
 def test_bad_blocks_name_the_line(bad):
     with pytest.raises(UsageError, match="line"):
         parse_blocks(bad)

@@ -63,8 +63,16 @@ def test_the_cache_and_the_file_scan_give_the_same_results(corpus, monkeypatch, 
     query = text[start : start + data.draw(st.integers(1, 12))].strip()
     if not query:
         return
-    filters = data.draw(st.sampled_from([SearchFilters(limit=30), SearchFilters(limit=5, state="live"),
-                                         SearchFilters(section="Decisions"), SearchFilters(status="active", limit=10)]))
+    filters = data.draw(
+        st.sampled_from(
+            [
+                SearchFilters(limit=30),
+                SearchFilters(limit=5, state="live"),
+                SearchFilters(section="Decisions"),
+                SearchFilters(status="active", limit=10),
+            ]
+        )
+    )
     monkeypatch.delenv("MEMBOARD_SEARCH_NO_FTS", raising=False)
     cached = run(root, query, filters)
     monkeypatch.setenv("MEMBOARD_SEARCH_NO_FTS", "1")
@@ -148,8 +156,16 @@ def test_bad_queries_raise_usage_errors(corpus, query):
         search(root, query)
 
 
-@pytest.mark.parametrize("filters", [SearchFilters(limit=0), SearchFilters(status="closed"), SearchFilters(state="gone"),
-                                     SearchFilters(since="last week"), SearchFilters(limit=True)])
+@pytest.mark.parametrize(
+    "filters",
+    [
+        SearchFilters(limit=0),
+        SearchFilters(status="closed"),
+        SearchFilters(state="gone"),
+        SearchFilters(since="last week"),
+        SearchFilters(limit=True),
+    ],
+)
 def test_bad_filters_raise_usage_errors(corpus, filters):
     root, _ = corpus
     with pytest.raises(UsageError):

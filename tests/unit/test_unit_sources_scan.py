@@ -39,7 +39,9 @@ TRICKY = {
     "plain list": (template(f"- {B}\n- `{C}` the parser work\n- `{A}`, a backtick then a comma is no ID"), [B, C]),
     "bold and trailing comma": (template(f"- **{B}**\n- {C},\n* {B}"), [B, C]),
     "heading and ID in a backtick fence before the section": (
-        template(f"- {C}", before=f"```md\n## Continues From\n\n- {B}\n```"), [C]),
+        template(f"- {C}", before=f"```md\n## Continues From\n\n- {B}\n```"),
+        [C],
+    ),
     "tilde fence inside the section": (template(f"~~~\n- {B}\n## Next\n~~~\n- {C}"), [C]),
     "a longer fence holds a shorter one": (template(f"````\n```\n- {B}\n```\n````\n- {C}"), [C]),
     "a longer line closes a fence": (template(f"```\n- {B}\n`````  \n- {C}"), [C]),
@@ -68,13 +70,16 @@ def test_the_scan_reads_tricky_snapshots_as_the_markdown_reader(name):
     assert agree(text) == want
 
 
-@pytest.mark.parametrize("body", [
-    f"<div>\n- {B}\n</div>\n- {C}",  # HTML blocks are left to the reader
-    f"[{B}]: /url\n- {C}",  # a link reference definition
-    f"- {B}\n\t- {C}",  # a tab in the structure
-    f"> quote\n{B} lazy",  # a lazy line after a quote
-    f"- item\n  ```\n{B}",  # a lazy line after a fence inside an item
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        f"<div>\n- {B}\n</div>\n- {C}",  # HTML blocks are left to the reader
+        f"[{B}]: /url\n- {C}",  # a link reference definition
+        f"- {B}\n\t- {C}",  # a tab in the structure
+        f"> quote\n{B} lazy",  # a lazy line after a quote
+        f"- item\n  ```\n{B}",  # a lazy line after a fence inside an item
+    ],
+)
 def test_what_the_scan_does_not_follow_goes_to_the_reader(body):
     text = template(body)
     assert scan_sources(text) is None
@@ -94,18 +99,66 @@ def test_the_scan_loads_no_markdown_library():
 
 IDS = [A, B, "2026-02-30-1010-bad"]
 PIECES = [
-    "## Continues From", "## continues from ##", "## Decisions", "# Session: x", "### Continues From",
-    "Continues From", "---", "===", "- - -", "***", "```", "~~~", "````", "```py", "  ```", "    ```", "~~~ `x`",
-    "", " ", "    ", "- ", "-", "1. ", "2) ", "* ", "+ ", "  - ", "   - ", "    - ", "10. ", "- [x] ",
-    "> ", ">", "  > ", "| a | b |", "|---|---|", "|---|", "a | b", "<div>", "</div>", "[x]: /u",
-    "\t", "\u3000", "text", "None", "**", "`", "\\", "#", "## ", "  ", "      ",
+    "## Continues From",
+    "## continues from ##",
+    "## Decisions",
+    "# Session: x",
+    "### Continues From",
+    "Continues From",
+    "---",
+    "===",
+    "- - -",
+    "***",
+    "```",
+    "~~~",
+    "````",
+    "```py",
+    "  ```",
+    "    ```",
+    "~~~ `x`",
+    "",
+    " ",
+    "    ",
+    "- ",
+    "-",
+    "1. ",
+    "2) ",
+    "* ",
+    "+ ",
+    "  - ",
+    "   - ",
+    "    - ",
+    "10. ",
+    "- [x] ",
+    "> ",
+    ">",
+    "  > ",
+    "| a | b |",
+    "|---|---|",
+    "|---|",
+    "a | b",
+    "<div>",
+    "</div>",
+    "[x]: /u",
+    "\t",
+    "\u3000",
+    "text",
+    "None",
+    "**",
+    "`",
+    "\\",
+    "#",
+    "## ",
+    "  ",
+    "      ",
 ]
 line = st.lists(st.sampled_from(PIECES + IDS + [" ", ",", " note"]), max_size=4).map("".join)
 heading = st.sampled_from(["## Continues From", "Continues From\n---", "  ## Continues From #", "## continues from"])
 documents = st.one_of(
     st.lists(line, max_size=25).map("\n".join),
     st.tuples(st.lists(line, max_size=8), heading, st.lists(line, max_size=12), st.lists(line, max_size=4)).map(
-        lambda t: "\n".join([*t[0], t[1], *t[2], "## Next", *t[3]])),
+        lambda t: "\n".join([*t[0], t[1], *t[2], "## Next", *t[3]])
+    ),
 )
 
 

@@ -45,7 +45,9 @@ def test_a_table_is_added_after_the_others_with_comments_kept(tmp_path):
     after = tomledit.plan_set(path, ("mcp_servers", "memboard"), {"command": "memboard", "args": ["mcp"]}).after
     assert after.decode().startswith(CODEX)
     assert tomllib.loads(after.decode())["mcp_servers"] == {
-        "docs": {"command": "docs-mcp"}, "memboard": {"command": "memboard", "args": ["mcp"]}}
+        "docs": {"command": "docs-mcp"},
+        "memboard": {"command": "memboard", "args": ["mcp"]},
+    }
 
 
 def test_setting_a_table_again_updates_it_in_place(tmp_path):
@@ -115,7 +117,10 @@ ENTRY = {"command": "/bin/memboard", "args": ["mcp"]}
 def test_a_table_added_at_the_end_is_removed_to_the_same_bytes(text):
     data = text.encode()
     after = tomledit.add_table(data, SERVER, ENTRY)
-    assert after.startswith(data.rstrip(b"\r\n")) and tomllib.loads(after.decode("utf-8-sig"))["mcp_servers"]["memboard"] == ENTRY
+    assert (
+        after.startswith(data.rstrip(b"\r\n"))
+        and tomllib.loads(after.decode("utf-8-sig"))["mcp_servers"]["memboard"] == ENTRY
+    )
     back = tomledit.remove_value(after, SERVER)
     assert back == (data if data.endswith(b"\n") or not data else data + b"\n")
 
@@ -133,7 +138,9 @@ def test_removing_an_inline_table_goes_through_tomlkit_and_an_absent_one_changes
     out = tomledit.remove_value(b"[mcp_servers]\nmemboard = { command = 'x' }\nother = 1\n", SERVER)
     assert tomllib.loads(out.decode()) == {"mcp_servers": {"other": 1}}
     assert tomledit.remove_value(b"[mcp_servers.docs]\ncommand = 'd'\n", SERVER) is None
-    assert tomledit.remove_value(tomledit.add_table(None, SERVER, ENTRY), SERVER) == b""  # nothing left: delete the file
+    assert (
+        tomledit.remove_value(tomledit.add_table(None, SERVER, ENTRY), SERVER) == b""
+    )  # nothing left: delete the file
 
 
 def test_a_removal_that_would_drop_a_comment_is_refused():

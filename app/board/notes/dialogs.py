@@ -28,8 +28,10 @@ from ..loader import without_metadata
 from ..screens import SessionPicker
 from .model import printable, printable_view
 
-EDIT_HINT = ("What / Why / Where / Learned as Markdown under their `## ` headings (headings of level 3 and "
-             "below are fine inside them). The preview shows exactly what will be written.")
+EDIT_HINT = (
+    "What / Why / Where / Learned as Markdown under their `## ` headings (headings of level 3 and "
+    "below are fine inside them). The preview shows exactly what will be written."
+)
 
 
 def note_text(what: str, why: str, where: str, learned: str) -> str:
@@ -72,8 +74,14 @@ class NoteForm:
         """The form of a note as it is (control characters shown as U+FFFD: an edit that keeps one such section
         leaves it as it is; one that changes it writes what the preview shows)."""
         view = printable_view(detail.note)
-        return cls(view.id, view.title, view.type, view.scope, view.project,
-                   printable(note_text(detail.what, detail.why, detail.where, detail.learned)))
+        return cls(
+            view.id,
+            view.title,
+            view.type,
+            view.scope,
+            view.project,
+            printable(note_text(detail.what, detail.why, detail.where, detail.learned)),
+        )
 
     def changes_from(self, start: NoteForm) -> NoteFields:
         """Only what the person changed, as the store's NoteFields (a UsageError for unreadable sections)."""
@@ -173,8 +181,13 @@ class ConflictScreen(ModalScreen[str | None]):
         dropped = "\n".join(f"  ✗ {printable(s.splitlines()[0])}" for s in c.dropped)
         with Vertical(id="conflict-dialog"):
             yield Label(Text(f"Decision conflict on {c.note_id}"), id="conflict-title")
-            yield Static(Text(f"The edit drops or changes {len(c.dropped)} earlier statement(s) of this {c.type}, so the "
-                              f"store did not save it (nothing was written):\n{dropped}"), id="conflict-text")
+            yield Static(
+                Text(
+                    f"The edit drops or changes {len(c.dropped)} earlier statement(s) of this {c.type}, so the "
+                    f"store did not save it (nothing was written):\n{dropped}"
+                ),
+                id="conflict-text",
+            )
             with Horizontal(id="conflict-texts"):
                 with VerticalScroll(classes="conflict-side") as old:
                     old.border_title = "now"
@@ -182,9 +195,14 @@ class ConflictScreen(ModalScreen[str | None]):
                 with VerticalScroll(classes="conflict-side") as new:
                     new.border_title = "the edit"
                     yield Static(Text(printable(without_metadata(c.new_text))), classes="conflict-body")
-            yield Static(Text(f"supersede: the edit becomes {c.note_id}; the note as it is moves aside, marked "
-                              f"superseded, both linked · keep both: the edit is saved as {c.keep_both_id}, both "
-                              "active, each with its scope"), id="conflict-choices")
+            yield Static(
+                Text(
+                    f"supersede: the edit becomes {c.note_id}; the note as it is moves aside, marked "
+                    f"superseded, both linked · keep both: the edit is saved as {c.keep_both_id}, both "
+                    "active, each with its scope"
+                ),
+                id="conflict-choices",
+            )
             with Horizontal(id="conflict-buttons"):
                 yield Button("Supersede (s)", variant="warning", id="supersede")
                 yield Button("Keep both (k)", variant="primary", id="keep_both")
@@ -209,7 +227,9 @@ class ConflictScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-LEGEND = "enter jump to the note · space fold · esc close   marks: ↔? link written on one note only · ⊘ missing · ⟲ cycle"
+LEGEND = (
+    "enter jump to the note · space fold · esc close   marks: ↔? link written on one note only · ⊘ missing · ⟲ cycle"
+)
 
 
 def no_colour(part: str) -> Style:
@@ -280,8 +300,9 @@ class NoteChainScreen(ModalScreen[str | None]):
         """How many notes lie below, counted through the whole subtree."""
         return sum(1 + self.count(n.children) for n in nodes)
 
-    def add_nodes(self, parent: TreeNode[NoteChainNode | NoteChainView], nodes: tuple[NoteChainNode, ...],
-                  empty: str) -> None:
+    def add_nodes(
+        self, parent: TreeNode[NoteChainNode | NoteChainView], nodes: tuple[NoteChainNode, ...], empty: str
+    ) -> None:
         """Add chain nodes (recursively) under parent."""
         if not nodes:
             parent.add_leaf(Text(empty, style="dim italic"))

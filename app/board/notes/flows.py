@@ -59,8 +59,10 @@ def describe_save(plan: Plan[NoteSaveResult]) -> list[str]:
     lines = {
         "updated": [f"{r.note_id} will be rewritten in place; its text as it is now is kept as a revision"],
         "unchanged": [f"{r.note_id} already says this: nothing will be written"],
-        "superseded": [f"{r.note_id} will hold the edit; the note as it is moves aside to {r.superseded}, "
-                       "marked superseded, and both will name each other"],
+        "superseded": [
+            f"{r.note_id} will hold the edit; the note as it is moves aside to {r.superseded}, "
+            "marked superseded, and both will name each other"
+        ],
         "kept_both": [f"the edit will be saved as {r.note_id} beside {r.kept_beside}; both stay active"],
         "created": [f"{r.note_id} will be created"],
     }.get(r.outcome, list(plan.report))
@@ -80,8 +82,16 @@ class NoteFlows(BoardFlows):
         super().__init__(host)
         self.view = view
 
-    def finish(self, op: str, outcome: str, *, applied: bool = False, severity: SeverityLevel = "information",
-               select_id: str | None = None, clear_marks: bool = False) -> None:
+    def finish(
+        self,
+        op: str,
+        outcome: str,
+        *,
+        applied: bool = False,
+        severity: SeverityLevel = "information",
+        select_id: str | None = None,
+        clear_marks: bool = False,
+    ) -> None:
         """Report the flow's end to the notes view and wait until it shows the result (re-read when applied)."""
         finished = NoteFlowFinished(op, outcome, applied, severity, select_id)
         if self.view.post_message(finished):
@@ -127,11 +137,14 @@ class NoteFlows(BoardFlows):
                 continue
             if isinstance(planned, tuple):
                 plan, build = planned
-                self.preview_and_apply("edit", title, build, plan=plan, describe=describe_save,
-                                       select=lambda p: p.result.note_id)
+                self.preview_and_apply(
+                    "edit", title, build, plan=plan, describe=describe_save, select=lambda p: p.result.note_id
+                )
             return
 
-    def plan_edit(self, title: str, note_id: str, fields: NoteFields) -> tuple[Plan[NoteSaveResult], Builder] | str | None:
+    def plan_edit(
+        self, title: str, note_id: str, fields: NoteFields
+    ) -> tuple[Plan[NoteSaveResult], Builder] | str | None:
         """The edit's plan and its builder, settling a decision conflict with the person's choice.
 
         "edit" sends the person back to the editor; None ends the flow (cancelled, already told).
@@ -161,18 +174,27 @@ class NoteFlows(BoardFlows):
 
     def flow_supersede(self, note_id: str, choices: list[PickerChoice]) -> None:
         """Pick the note that replaces note_id, preview both files' links, apply."""
-        picked = self.ask(NotePicker(f"Supersede {note_id}: which note replaces it?", choices,
-                                     hint=f"{note_id} will be marked superseded by the note picked, "
-                                     "and that note will name it under Supersedes."))
+        picked = self.ask(
+            NotePicker(
+                f"Supersede {note_id}: which note replaces it?",
+                choices,
+                hint=f"{note_id} will be marked superseded by the note picked, "
+                "and that note will name it under Supersedes.",
+            )
+        )
         if picked is None:
             self.finish("supersede", "supersede cancelled: nothing written")
             return
         when = now()
         self.preview_and_apply(
-            "supersede", f"Supersede {note_id} with {picked}",
+            "supersede",
+            f"Supersede {note_id} with {picked}",
             lambda r: plan_note_supersede(r, note_id, picked, when),
-            describe=lambda p: [f"{note_id} will be marked superseded by {picked}, and {picked} will name it under "
-                                "Supersedes"] if not p.empty else ["both notes already say so: nothing to change"],
+            describe=lambda p: (
+                [f"{note_id} will be marked superseded by {picked}, and {picked} will name it under Supersedes"]
+                if not p.empty
+                else ["both notes already say so: nothing to change"]
+            ),
             select=lambda p: note_id,
         )
 
@@ -180,7 +202,8 @@ class NoteFlows(BoardFlows):
         """Preview the note's Status change, apply."""
         when = now()
         self.preview_and_apply(
-            "mark", f"Mark {note_id} {status}",
+            "mark",
+            f"Mark {note_id} {status}",
             lambda r: plan_note_mark(r, note_id, status, when),
             describe=lambda p: [f"{note_id} will be marked {status}; its links stay as they are"],
             select=lambda p: note_id,

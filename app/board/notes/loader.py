@@ -76,7 +76,9 @@ class NoteWatch(FileWatch):
             return folder_changed, set()
         return folder_changed, {key for key in notes.keys() | before.keys() if notes.get(key) != before.get(key)}
 
-    def _visit(self, path: str, prefix: str, depth: int, found: dict[str, Signature], folders: dict[str, Folder]) -> None:
+    def _visit(
+        self, path: str, prefix: str, depth: int, found: dict[str, Signature], folders: dict[str, Folder]
+    ) -> None:
         """Add the note files under path (their IDs start with prefix) to found, its folders to folders."""
         try:
             mtime = os.stat(path, follow_symlinks=False).st_mtime_ns
@@ -154,11 +156,17 @@ def note_change(previous: Note, current: Note) -> NoteChange:
     """How current differs from previous: metadata fields, sections, and the statements it left out (all of it
     printable)."""
     before, after = previous.cells(), current.cells()
-    fields = tuple(FieldChange(name, printable(before[name]), printable(after[name]))
-                   for name in FIELDS if before[name] != after[name])
+    fields = tuple(
+        FieldChange(name, printable(before[name]), printable(after[name]))
+        for name in FIELDS
+        if before[name] != after[name]
+    )
     old, new = previous.bodies(), current.bodies()
-    sections = tuple(SectionDiff(d.name, [printable(line) for line in d.lines])
-                     for d in (_section_diff(name, old[name], new[name]) for name in SECTIONS) if d is not None)
+    sections = tuple(
+        SectionDiff(d.name, [printable(line) for line in d.lines])
+        for d in (_section_diff(name, old[name], new[name]) for name in SECTIONS)
+        if d is not None
+    )
     return NoteChange(fields, sections, tuple(printable(s) for s in dropped_statements(previous, current)))
 
 

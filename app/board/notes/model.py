@@ -22,7 +22,9 @@ TYPE_FILTERS = (ALL, *TYPES)
 OTHER = "other"  # the count of notes whose Type is none of TYPES
 SORT_COLUMNS = ("id", "type", "scope", "status", "project", "updated")  # what a click on a header sorts by
 HIDDEN = {code for code in (*range(0x20), *range(0x7F, 0xA0)) if chr(code) not in "\n\t"} | {
-    *range(0x202A, 0x202F), *range(0x2066, 0x206A)}  # control characters, and bidi overrides that reorder text
+    *range(0x202A, 0x202F),
+    *range(0x2066, 0x206A),
+}  # control characters, and bidi overrides that reorder text
 SHOWN = dict.fromkeys(HIDDEN, "\ufffd")
 
 
@@ -34,16 +36,39 @@ def printable(text: str) -> str:
 
 def printable_view(view: NoteView) -> NoteView:
     """A note's metadata with every text printable (see printable); the same view when it is already."""
-    texts = [view.id, view.path, view.title, view.type, view.scope, view.topic_key, view.status, view.project,
-             view.session, view.created, view.updated, view.problem or "", *view.supersedes, *view.superseded_by]
+    texts = [
+        view.id,
+        view.path,
+        view.title,
+        view.type,
+        view.scope,
+        view.topic_key,
+        view.status,
+        view.project,
+        view.session,
+        view.created,
+        view.updated,
+        view.problem or "",
+        *view.supersedes,
+        *view.superseded_by,
+    ]
     if all(text.isprintable() for text in texts):
         return view
     return view._replace(
-        id=printable(view.id), path=printable(view.path), title=printable(view.title), type=printable(view.type),
-        scope=printable(view.scope), topic_key=printable(view.topic_key), status=printable(view.status),
-        project=printable(view.project), session=printable(view.session), created=printable(view.created),
-        updated=printable(view.updated), problem=printable(view.problem) if view.problem else view.problem,
-        supersedes=[printable(x) for x in view.supersedes], superseded_by=[printable(x) for x in view.superseded_by],
+        id=printable(view.id),
+        path=printable(view.path),
+        title=printable(view.title),
+        type=printable(view.type),
+        scope=printable(view.scope),
+        topic_key=printable(view.topic_key),
+        status=printable(view.status),
+        project=printable(view.project),
+        session=printable(view.session),
+        created=printable(view.created),
+        updated=printable(view.updated),
+        problem=printable(view.problem) if view.problem else view.problem,
+        supersedes=[printable(x) for x in view.supersedes],
+        superseded_by=[printable(x) for x in view.superseded_by],
     )
 
 
@@ -134,8 +159,9 @@ class NotesModel:
         rows = self._orders[column]
         return rows[::-1] if reverse else rows
 
-    def view(self, text: str = "", status: str = ALL, note_type: str = ALL, column: str = "id",
-             reverse: bool = False) -> list[NoteRow]:
+    def view(
+        self, text: str = "", status: str = ALL, note_type: str = ALL, column: str = "id", reverse: bool = False
+    ) -> list[NoteRow]:
         """Rows matching the text filter (every word, in ID, title, type, scope, project or session),
         the status and the type; typing that extends the previous text searches the previous result."""
         key = (status, note_type, column, reverse)
@@ -145,7 +171,7 @@ class NotesModel:
         if last is not None and last[0] == key and last[1] and needle.startswith(last[1]):
             rows = last[2]
             done = len(last[1].split()) - (0 if last[1][-1].isspace() else 1)
-            words = words[max(done, 0):]
+            words = words[max(done, 0) :]
         else:
             rows = self.ordered(column, reverse)
             if status != ALL:

@@ -54,8 +54,10 @@ FRESH_SECONDS = 3.0
 DETAIL_DELAY = 0.2
 GC_FREEZE_NOTES = 5_000
 ANYWHERE_KEYS = ("help", "quit")  # the App's keys the notes view's footer shows too
-NO_NOTES = ("No notes under notes/ yet. Agents save them with `memboard note save`, the MCP server's mem_save, "
-            "or a Memory Update block (`memboard note apply`); they show here as they are saved.")
+NO_NOTES = (
+    "No notes under notes/ yet. Agents save them with `memboard note save`, the MCP server's mem_save, "
+    "or a Memory Update block (`memboard note apply`); they show here as they are saved."
+)
 
 
 @dataclass
@@ -91,8 +93,12 @@ class NotesCommands(Provider):
     async def discover(self) -> Hits:
         """Every notes command, for the empty palette."""
         for entry in palette_entries(owner="notes"):
-            yield DiscoveryHit(f"{entry.palette}  {entry.key_text}", self.runner(entry.action), text=entry.palette,
-                               help=sentence(entry.help))
+            yield DiscoveryHit(
+                f"{entry.palette}  {entry.key_text}",
+                self.runner(entry.action),
+                text=entry.palette,
+                help=sentence(entry.help),
+            )
 
     async def search(self, query: str) -> Hits:
         """Notes commands matching the query."""
@@ -100,8 +106,13 @@ class NotesCommands(Provider):
         for entry in palette_entries(owner="notes"):
             score = matcher.match(entry.palette)
             if score > 0:
-                yield Hit(score, matcher.highlight(f"{entry.palette}  {entry.key_text}"), self.runner(entry.action),
-                          text=entry.palette, help=sentence(entry.help))
+                yield Hit(
+                    score,
+                    matcher.highlight(f"{entry.palette}  {entry.key_text}"),
+                    self.runner(entry.action),
+                    text=entry.palette,
+                    help=sentence(entry.help),
+                )
 
     def runner(self, action: str):
         """Run action on the notes view (the screen the palette was opened from)."""
@@ -118,8 +129,11 @@ def footer_bindings(board: MemboardApp) -> list[Binding]:
     """The notes view's footer: its own keys, then the App's help and quit (each naming where it runs, so a
     click on a key runs it on the right object)."""
     own = [replace(b, action=f"screen.{b.action}") for b in bindings("notes") if isinstance(b, Binding)]
-    anywhere = [replace(b, action=f"app.{b.action}") for b in board.BINDINGS
-                if isinstance(b, Binding) and b.action in ANYWHERE_KEYS]
+    anywhere = [
+        replace(b, action=f"app.{b.action}")
+        for b in board.BINDINGS
+        if isinstance(b, Binding) and b.action in ANYWHERE_KEYS
+    ]
     return own + anywhere
 
 
@@ -166,8 +180,12 @@ class NotesScreen(Screen[None]):
         yield NotesStatus(id="notes-status")
         with Horizontal(id="notes-filter-bar"):
             yield Static("filter ›", id="notes-filter-label")
-            yield NotesFilter(value=self.filter_text, placeholder="ID, title, type, scope, project, session "
-                              "(enter keeps, escape clears)", id="notes-filter", compact=True)
+            yield NotesFilter(
+                value=self.filter_text,
+                placeholder="ID, title, type, scope, project, session (enter keeps, escape clears)",
+                id="notes-filter",
+                compact=True,
+            )
         with Horizontal(id="notes-main"):
             yield NoteTable(id="note-table")
             yield NotePane(id="note-pane")
@@ -281,8 +299,9 @@ class NotesScreen(Screen[None]):
         """Filter and sort the model into the table, keeping the cursor's note."""
         table = self.table
         keep = table.current.id if table.current else None
-        rows = self.model.view(self.filter_text, self.status_filter, self.type_filter, self.sort_column,
-                               self.sort_reverse)
+        rows = self.model.view(
+            self.filter_text, self.status_filter, self.type_filter, self.sort_column, self.sort_reverse
+        )
         with self.app.batch_update():
             table.sort_column, table.sort_reverse = self.sort_column, self.sort_reverse
             table.set_rows(rows, self.model.now, keep)
@@ -291,10 +310,16 @@ class NotesScreen(Screen[None]):
     def _update_status(self) -> None:
         """Counts per status and type, what is shown and the filters, in the status lines."""
         model = self.model
-        self.query_one(NotesStatus).show(model.counts, model.type_counts, problems=model.problems,
-                                         shown=len(self.table.rows), status=self.status_filter,
-                                         note_type=self.type_filter, text=self.filter_text,
-                                         loading=not model.complete)
+        self.query_one(NotesStatus).show(
+            model.counts,
+            model.type_counts,
+            problems=model.problems,
+            shown=len(self.table.rows),
+            status=self.status_filter,
+            note_type=self.type_filter,
+            text=self.filter_text,
+            loading=not model.complete,
+        )
 
     # -- the pane ---------------------------------------------------------------------------
 
@@ -483,8 +508,11 @@ class NotesScreen(Screen[None]):
         row = self.selected("supersede")
         if row is None:
             return
-        choices = [PickerChoice(r.id, f"{r.view.type} · {r.view.title}")
-                   for r in self.model.ordered("updated", reverse=True) if r.id != row.id and r.status == "active"]
+        choices = [
+            PickerChoice(r.id, f"{r.view.type} · {r.view.title}")
+            for r in self.model.ordered("updated", reverse=True)
+            if r.id != row.id and r.status == "active"
+        ]
         self.flows.supersede(row.id, choices)
 
     def action_mark(self) -> None:

@@ -28,11 +28,18 @@ from .session import SessionScreen
 
 FRAME = 6  # the dialog's border and padding, and the table's scroll bar
 MIN_TOPIC = 20  # narrower than this, the Topic column takes the room of the columns named last
-COLUMNS = (("Session ID", "id"), ("Agent", "agent"), ("Topic", "topic"), ("Archived At", "archived_at"),
-           ("Updated At", "updated_at"))
+COLUMNS = (
+    ("Session ID", "id"),
+    ("Agent", "agent"),
+    ("Topic", "topic"),
+    ("Archived At", "archived_at"),
+    ("Updated At", "updated_at"),
+)
 DROPPED_FIRST = ("updated_at", "agent")  # the columns a narrow screen leaves out, in this order
-EMPTY = ("No archived sessions yet. Archiving a session (a on the table) moves its snapshot to archive/<id>/, "
-         "where it stays readable here and in search (f).")
+EMPTY = (
+    "No archived sessions yet. Archiving a session (a on the table) moves its snapshot to archive/<id>/, "
+    "where it stays readable here and in search (f)."
+)
 
 
 @dataclass
@@ -142,8 +149,9 @@ class ArchiveScreen(ModalScreen[None]):
         for title, key, width in columns:
             table.add_column(title, key=key, width=width)
         for row in self.shown:
-            table.add_row(*(Text(cell(row, key), no_wrap=True, overflow="ellipsis") for _, key, _ in columns),
-                          key=row.id)
+            table.add_row(
+                *(Text(cell(row, key), no_wrap=True, overflow="ellipsis") for _, key, _ in columns), key=row.id
+            )
         ids = [r.id for r in self.shown]
         if keep in ids:
             table.move_cursor(row=ids.index(keep))

@@ -30,7 +30,9 @@ def readable(lines: list[str]) -> list[str]:
     for number, line in enumerate(lines):
         if line.startswith(("new file mode", "deleted file mode")):
             continue
-        if line.startswith("diff --git") and not (number + 1 < len(lines) and lines[number + 1].startswith("rename from")):
+        if line.startswith("diff --git") and not (
+            number + 1 < len(lines) and lines[number + 1].startswith("rename from")
+        ):
             continue
         out.append(line)
     return out

@@ -229,8 +229,10 @@ class SearchScreen(ModalScreen[str | None]):
     def show_hits(self, hits: list[SearchHit]) -> None:
         """Put hits in the results list, the first one highlighted."""
         self.hits = hits
-        styles = {part: self.get_component_rich_style(f"search--{part}", partial=True)
-                  for part in ("id", "kind", "live", "archived", "where", "match")}
+        styles = {
+            part: self.get_component_rich_style(f"search--{part}", partial=True)
+            for part in ("id", "kind", "live", "archived", "where", "match")
+        }
         results = self.query_one(OptionList)
         results.clear_options()
         results.add_options([Option(hit_text(hit, styles), id=str(i)) for i, hit in enumerate(hits)])

@@ -33,7 +33,6 @@ TITLE_RE = re.compile(rb"^[ \t]{0,3}#{1,6}[ \t]+(?:Archived )?Session:[ \t]*(\S+
 META_ID_RE = re.compile(rb"^[ \t]*\|[ \t]*Session ID[ \t]*\|[ \t]*([^|\s]+)[ \t]*\|", re.MULTILINE)
 
 
-
 class Reader(Protocol):
     """What the search for copies reads: a memory root (files/root.py)."""
 

@@ -82,7 +82,9 @@ def _settled_build(root: MemoryRoot, build: Builder[R], budget: Budget) -> tuple
         if not pending:
             return plan, bases
         root.wait_settled(pending, budget)
-    raise NotSettled("the files to change kept changing while memboard read them (another program saving them over and over)")
+    raise NotSettled(
+        "the files to change kept changing while memboard read them (another program saving them over and over)"
+    )
 
 
 def _planned(plan: Plan[Any], rel: str) -> bytes | None:
@@ -175,7 +177,9 @@ def apply_exact(root: MemoryRoot, plan: Plan[R], build: Builder[R]) -> Plan[R]:
     with locked(root):
         seens = confirm(root, plan, budget)
         if seens is None:
-            raise StalePlan("the files changed since this preview; review the new plan", settled_build(root, build, budget))
+            raise StalePlan(
+                "the files changed since this preview; review the new plan", settled_build(root, build, budget)
+            )
         try:
             write_and_verify(root, plan, seens, SETTLE_WAIT)
         except ChangedUnderfoot:
@@ -326,7 +330,12 @@ def _incomplete(plan: Plan[Any], what: str, done: list[str]) -> Incomplete:
 
 
 def _write_step(
-    root: MemoryRoot, plan: Plan[Any], number: int, sigs: dict[str, Signature | None], aged: set[str], done: list[str],
+    root: MemoryRoot,
+    plan: Plan[Any],
+    number: int,
+    sigs: dict[str, Signature | None],
+    aged: set[str],
+    done: list[str],
     settle_wait: float,
 ) -> str:
     """Write step number (1-based); a short note of what was done. Before anything is written a failure says
@@ -400,7 +409,9 @@ def write_and_verify(
             try:
                 probe.current().after_step(number)
             except Exception as exc:
-                raise Incomplete(f"{plan.op} incomplete: {exc}; done: {', '.join(done)}; run `memboard doctor`") from None
+                raise Incomplete(
+                    f"{plan.op} incomplete: {exc}; done: {', '.join(done)}; run `memboard doctor`"
+                ) from None
         _verify(root, plan, settle_wait)
     finally:
         root.known.save()

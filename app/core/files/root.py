@@ -87,7 +87,9 @@ class MemoryRoot:
             raise UsageError(f"memory root {self.path} is not a folder")
         self.real = self.path.resolve()
         if _inside_wiki(self.real):
-            raise UsageError(f"memory root {self.path} is inside a wiki/ folder; Agent Memory lives beside wiki/, not in it")
+            raise UsageError(
+                f"memory root {self.path} is inside a wiki/ folder; Agent Memory lives beside wiki/, not in it"
+            )
         self.window = SETTLE_WINDOW
         self._local = threading.local()  # per thread: the reads a plan build made, pinned bytes for verification
         self._known: KnownFiles | None = None
@@ -116,7 +118,13 @@ class MemoryRoot:
         resolves to the folder's place plus its name (a pass over 3,000 snapshots then costs
         3,000 `lstat`s, not 3,000 walks of the whole path).
         """
-        if not rel or rel.startswith(("/", "\\")) or ".." in rel.replace("\\", "/").split("/") or ":" in rel or "\x00" in rel:
+        if (
+            not rel
+            or rel.startswith(("/", "\\"))
+            or ".." in rel.replace("\\", "/").split("/")
+            or ":" in rel
+            or "\x00" in rel
+        ):
             raise UsageError(f"refusing path {rel!r}: it would leave the memory root")
         path = self.path / rel
         folder, _, name = rel.replace("\\", "/").rpartition("/")
@@ -245,7 +253,9 @@ class MemoryRoot:
                 last = watch.get(rel)
                 if last is None or not seen.steady or (seen.sig, seen.data) != (last[0].sig, last[0].data):
                     watch[rel] = (seen, time.monotonic())
-                if seen.steady and (time.monotonic() - watch[rel][1] >= window or self.settled(rel, seen, reference, planned)):
+                if seen.steady and (
+                    time.monotonic() - watch[rel][1] >= window or self.settled(rel, seen, reference, planned)
+                ):
                     done[rel] = seen
                     if seen.sig is not None and seen.data is not None:
                         self.known.add(rel, seen.sig, seen.data)
@@ -256,7 +266,9 @@ class MemoryRoot:
             if elapsed >= budget.left:
                 budget.spend(elapsed)
                 names = ", ".join(rel for rel in pending if rel not in done)
-                raise NotSettled(f"{names} is still being saved by another program (it kept changing for {budget.total:g}s)")
+                raise NotSettled(
+                    f"{names} is still being saved by another program (it kept changing for {budget.total:g}s)"
+                )
             time.sleep(next_look(watch, done, window, budget.left - elapsed))
 
     def exists(self, rel: str) -> bool:

@@ -227,7 +227,9 @@ def add_table(data: bytes | None, keys: Sequence[str], mapping: Mapping[str, obj
         try:
             out = edit_value(data, keys, dict(mapping), where).removeprefix(BOM).decode("utf-8")
         except ValueError as exc:  # tomlkit: an inline table cannot hold a table
-            raise Refused(f"{where}: cannot add {'.'.join(keys)} ({exc}); add it by hand; nothing was written") from None
+            raise Refused(
+                f"{where}: cannot add {'.'.join(keys)} ({exc}); add it by hand; nothing was written"
+            ) from None
     return (BOM if data.startswith(BOM) else b"") + out.encode("utf-8")
 
 
@@ -295,10 +297,17 @@ def remove_value(data: bytes, keys: Sequence[str], where: str = "the file") -> b
         return None
     wanted = _without(parsed, keys)
     out = _cut_table(text, keys)
-    if out is None or (found := _parsed(out)) is None or _lookup(found, keys) is not None or _without(found, keys) != wanted:
+    if (
+        out is None
+        or (found := _parsed(out)) is None
+        or _lookup(found, keys) is not None
+        or _without(found, keys) != wanted
+    ):
         out = _tomlkit_without(text, keys)
         if _parsed(out) != wanted or _comments(out) != _comments(text):
-            raise Refused(f"{where}: cannot remove {'.'.join(keys)} and keep every comment; remove it by hand; nothing was written")
+            raise Refused(
+                f"{where}: cannot remove {'.'.join(keys)} and keep every comment; remove it by hand; nothing was written"
+            )
     if not out.strip():
         return b""
     return (BOM if data.startswith(BOM) else b"") + out.encode("utf-8")

@@ -148,7 +148,11 @@ class Table(block_token.Table):
         header = next(lines)
         start_line = lines.line_number()
         delimiter = next(lines, None)
-        if delimiter is None or not cls.delimiter_row_pattern.fullmatch(delimiter) or _cells(header) != _cells(delimiter):
+        if (
+            delimiter is None
+            or not cls.delimiter_row_pattern.fullmatch(delimiter)
+            or _cells(header) != _cells(delimiter)
+        ):
             lines.set_pos(anchor)
             return None
         if check_only:

@@ -15,7 +15,9 @@ MAX_ID_LENGTH = 120
 # end up in file names and in Referenced By
 AGENT_RE = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?", re.ASCII)
 # a Session ID's shape, with the hour and minute ranges in the pattern: only the date is left to check
-ID_SHAPE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}-(?:[01][0-9]|2[0-3])[0-5][0-9]-[a-z0-9](?:[a-z0-9-]*[a-z0-9])?", re.ASCII)
+ID_SHAPE_RE = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}-(?:[01][0-9]|2[0-3])[0-5][0-9]-[a-z0-9](?:[a-z0-9-]*[a-z0-9])?", re.ASCII
+)
 DAYS: dict[str, bool] = {}  # `YYYY-MM-DD` -> whether it is a day of the calendar, for the days checked so far
 DAYS_KEPT = 4096
 

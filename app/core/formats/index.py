@@ -57,7 +57,11 @@ FIELD_OF_COLUMN = dict(zip(COLUMNS, FIELDS))
 COLUMN_OF_FIELD = dict(zip(FIELDS, COLUMNS))
 STATUSES = ("idle", "active", "stale")
 # every character str.strip() removes (str.isspace), except the newline that ends a line
-WHITESPACE = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+WHITESPACE = (
+    "\t\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + "\u2028\u2029\u202f\u205f\u3000"
+)
 _WS_BYTES = b"(?:" + b"|".join(re.escape(ch.encode("utf-8")) for ch in WHITESPACE) + b")"
 # in UTF-8 bytes: a newline followed by a line that does not start with `|` once stripped (not a table line)
 NOT_TABLE_LINE_RE = re.compile(b"\n(?!" + _WS_BYTES + b"*\\|)")
@@ -344,7 +348,9 @@ class IndexFile:
             problem: str | None = f"has {len(cells)} cells, the header has {width}"
         else:
             problem = row_problem(values.get("id", ""), values.get("status"))
-        return Row(i, tuple(cells), self._fields, problem, values, offset, values.get("id", ""), values.get("status", ""))
+        return Row(
+            i, tuple(cells), self._fields, problem, values, offset, values.get("id", ""), values.get("status", "")
+        )
 
     @property
     def rows(self) -> list[Row]:
@@ -403,7 +409,13 @@ class IndexFile:
 
     def find(self, session_id: str) -> list[Row]:
         """All rows whose Session ID cell equals session_id."""
-        if self._rows is not None or self.header_line is None or not session_id or "|" in session_id or "\n" in session_id:
+        if (
+            self._rows is not None
+            or self.header_line is None
+            or not session_id
+            or "|" in session_id
+            or "\n" in session_id
+        ):
             return [r for r in self.rows if r.id == session_id]
         # rows not parsed yet: only table lines whose bytes contain the ID at all can hold it
         data = self.data
@@ -441,7 +453,10 @@ class IndexFile:
         candidates = []
         if self.has_table:
             # the table's last line, then the header line
-            candidates = [self._ending_before(self._end_off), self._ending_before(data.find(b"\n", self._header_off) + 1)]
+            candidates = [
+                self._ending_before(self._end_off),
+                self._ending_before(data.find(b"\n", self._header_off) + 1),
+            ]
         if len(data) > self._start:
             first = data.find(b"\n", self._start)
             candidates.append(self._ending_before(first + 1) if first >= 0 else "")
@@ -624,8 +639,14 @@ class IndexEdit:
     def to_bytes(self) -> bytes:
         """The new file bytes, with the BOM kept when the original had one."""
         data = self.index.data
-        if data and (b"\x00" in data or data.startswith((b"\xff\xfe", b"\xfe\xff"))) and (self.replace or self.appended):
-            raise Refused("index.md holds NUL bytes (UTF-16 or binary?); memboard writes only UTF-8 text, convert it first")
+        if (
+            data
+            and (b"\x00" in data or data.startswith((b"\xff\xfe", b"\xfe\xff")))
+            and (self.replace or self.appended)
+        ):
+            raise Refused(
+                "index.md holds NUL bytes (UTF-16 or binary?); memboard writes only UTF-8 text, convert it first"
+            )
         spliced = self._spliced()
         if spliced is None:
             spliced = self._patched()

@@ -44,14 +44,23 @@ from .note import NoteDraft
 
 HEADING_RE = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 FENCE_RE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
-FIELD_RE = re.compile(r"\s*(?:[-*+]\s+)?(?:\*\*|__)?([A-Za-z][A-Za-z _/-]*?)(?:\*\*|__)?\s*:(?:\*\*|__)?(?:\s+(.*?))?\s*$")
+FIELD_RE = re.compile(
+    r"\s*(?:[-*+]\s+)?(?:\*\*|__)?([A-Za-z][A-Za-z _/-]*?)(?:\*\*|__)?\s*:(?:\*\*|__)?(?:\s+(.*?))?\s*$"
+)
 ITEM_RE = re.compile(r"\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+(.*)$")
 NOTE_KEYS = {"title", "type", "scope", "topic_key", "project", "session", "choice", "what", "why", "where", "learned"}
 NOTE_SECTIONS = ("what", "why", "where", "learned")
 SUMMARY_LISTS = ("instructions", "discoveries", "accomplished", "next_steps", "relevant")
 SUMMARY_KEYS = {"session", "goal", *SUMMARY_LISTS}
-KEY_ALIASES = {"topic": "topic_key", "key": "topic_key", "next": "next_steps", "relevant_notes/files": "relevant",
-               "relevant_notes": "relevant", "relevant_files": "relevant", "session_id": "session"}
+KEY_ALIASES = {
+    "topic": "topic_key",
+    "key": "topic_key",
+    "next": "next_steps",
+    "relevant_notes/files": "relevant",
+    "relevant_notes": "relevant",
+    "relevant_files": "relevant",
+    "session_id": "session",
+}
 UPDATE_TITLE = "memory update"
 SUMMARY_TITLE = "session summary"
 
@@ -233,9 +242,16 @@ def _update(block: _Block) -> MemoryUpdate:
         if not f.get(need):
             raise UsageError(f"line {block.line}: the Memory Update block has no {need}")
     draft = NoteDraft(
-        title=f["title"], type=f["type"], scope=f["scope"], what=f.get("what", ""), why=f.get("why", ""),
-        where=f.get("where", ""), learned=f.get("learned", ""), topic_key=f.get("topic_key") or None,
-        project=f.get("project") or None, session=f.get("session") or None,
+        title=f["title"],
+        type=f["type"],
+        scope=f["scope"],
+        what=f.get("what", ""),
+        why=f.get("why", ""),
+        where=f.get("where", ""),
+        learned=f.get("learned", ""),
+        topic_key=f.get("topic_key") or None,
+        project=f.get("project") or None,
+        session=f.get("session") or None,
     )
     return MemoryUpdate(draft, f.get("choice") or None)
 
@@ -271,9 +287,15 @@ def parse_blocks(text: str) -> tuple[list[MemoryUpdate], list[SessionSummary]]:
 def render_update(draft: NoteDraft, choice: str | None = None) -> str:
     """A Memory Update block holding draft (parse_blocks reads it back as the same draft and choice)."""
     lines = ["## Memory Update", ""]
-    for key, value in (("title", draft.title), ("type", draft.type), ("scope", draft.scope),
-                       ("topic_key", draft.topic_key), ("project", draft.project), ("session", draft.session),
-                       ("choice", choice)):
+    for key, value in (
+        ("title", draft.title),
+        ("type", draft.type),
+        ("scope", draft.scope),
+        ("topic_key", draft.topic_key),
+        ("project", draft.project),
+        ("session", draft.session),
+        ("choice", choice),
+    ):
         if value:
             lines.append(f"- {key}: {value}")
     for name, body in (("What", draft.what), ("Why", draft.why), ("Where", draft.where), ("Learned", draft.learned)):

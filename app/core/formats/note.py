@@ -50,15 +50,34 @@ from .topic import SCOPES, TYPES, is_topic_key, split_note_id
 
 STATUSES = ("active", "superseded")
 SECTIONS = ("What", "Why", "Where", "Learned")
-FIELDS = ("Title", "Type", "Scope", "Topic Key", "Status", "Supersedes", "Superseded By", "Project", "Session",
-          "Created", "Updated")
+FIELDS = (
+    "Title",
+    "Type",
+    "Scope",
+    "Topic Key",
+    "Status",
+    "Supersedes",
+    "Superseded By",
+    "Project",
+    "Session",
+    "Created",
+    "Updated",
+)
 NONE = "-"
 MAX_TITLE = 200
 MAX_PROJECT = 100
 ATTRIBUTE_OF_FIELD = {
-    "Title": "title", "Type": "type", "Scope": "scope", "Topic Key": "topic_key", "Status": "status",
-    "Supersedes": "supersedes", "Superseded By": "superseded_by", "Project": "project", "Session": "session",
-    "Created": "created", "Updated": "updated",
+    "Title": "title",
+    "Type": "type",
+    "Scope": "scope",
+    "Topic Key": "topic_key",
+    "Status": "status",
+    "Supersedes": "supersedes",
+    "Superseded By": "superseded_by",
+    "Project": "project",
+    "Session": "session",
+    "Created": "created",
+    "Updated": "updated",
 }
 ATTRIBUTE_OF_SECTION = {"What": "what", "Why": "why", "Where": "where", "Learned": "learned"}
 FENCE_RE = re.compile(r" {0,3}(```|~~~)")

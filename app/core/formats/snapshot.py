@@ -120,8 +120,6 @@ TEMPLATE = """# Session: {id}
 """
 
 
-
-
 def _with_empty_sections(template: str) -> str:
     """The template with `- None` already in the sections a snapshot made from a row leaves empty."""
     for name in ("decisions", "files", "questions", "actions", "superseded"):
@@ -934,7 +932,9 @@ def _verify(old_text: str, new_text: str, expected: dict[str, set[str]], replace
         sec = new.section(name)
         missing = keys - ({it.key for it in sec.items} if sec else set())
         if missing:
-            raise Refused(f"cannot write the new items of {name} without changing the snapshot's structure; nothing written")
+            raise Refused(
+                f"cannot write the new items of {name} without changing the snapshot's structure; nothing written"
+            )
 
 
 def _check_kept(old: Snapshot, new: Snapshot, replaced: set[tuple[str, str]]) -> Snapshot:
@@ -950,7 +950,9 @@ def _check_kept(old: Snapshot, new: Snapshot, replaced: set[tuple[str, str]]) ->
             if is_placeholder(it.text) or (osec.name.casefold(), it.text) in replaced:
                 continue
             if _identity(it) not in kept:
-                raise Refused(f"the merge would change the earlier item {it.text.strip()[:60]!r} in {osec.name}; nothing written")
+                raise Refused(
+                    f"the merge would change the earlier item {it.text.strip()[:60]!r} in {osec.name}; nothing written"
+                )
     return new
 
 
@@ -988,5 +990,3 @@ def vanished(old_text: str, new_text: str) -> list[tuple[str, str]]:
             if not is_placeholder(it.text) and it.key not in new_keys:
                 out.append((sec.name, it.text.rstrip("\r\n")))
     return out
-
-

@@ -117,7 +117,9 @@ class _Scan:
             lines.pop()
         self.lines = [line[:-1] if line.endswith("\r") else line for line in lines]  # line_body of each
         # characters Python takes for white space but GitHub for text: blocks.py reads them as text
-        self.seen = [OTHER_SPACE_RE.sub(TEXT_MARK, b) for b in self.lines] if OTHER_SPACE_RE.search(text) else self.lines
+        self.seen = (
+            [OTHER_SPACE_RE.sub(TEXT_MARK, b) for b in self.lines] if OTHER_SPACE_RE.search(text) else self.lines
+        )
         self.n = len(self.lines)
 
     def at(self, i: int) -> str:

@@ -103,5 +103,3 @@ def plan_continue(
     ]
     plan.report.append(f"{as_id} continues from {source_id}")
     return plan
-
-

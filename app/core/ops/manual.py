@@ -32,7 +32,17 @@ def manual_snapshot(
     if snapshot_text:
         require_sections(snapshot_text)
         text = merge(text, snapshot_text).text
-        text = set_metadata(text, {"Session ID": sid, "Agent Name": agent, "Topic": topic, "Status": "active", "Started At": ts, "Updated At": ts})
+        text = set_metadata(
+            text,
+            {
+                "Session ID": sid,
+                "Agent Name": agent,
+                "Topic": topic,
+                "Status": "active",
+                "Started At": ts,
+                "Updated At": ts,
+            },
+        )
     return text.encode("utf-8")
 
 

@@ -29,6 +29,7 @@ LABELS = (
     ("malformed", "skipped (malformed or duplicate row)"),
 )
 
+
 def continued_sources(root: MemoryRoot, ids: set[str]) -> dict[str, list[str]]:
     """Fallback protection: source ID → live sessions whose snapshot lists it in Continues From."""
     out: dict[str, list[str]] = {}
@@ -81,7 +82,9 @@ class Pass:
         if protected:
             self.put("protected", row.id, protected)
         elif row.id in self.snapshots:
-            self.put("blocked", row.id, "idle row has a snapshot; resolve (update or archive) before organize deletes it")
+            self.put(
+                "blocked", row.id, "idle row has a snapshot; resolve (update or archive) before organize deletes it"
+            )
         else:
             self.put("deleted", row.id)
             self.edit.delete(row)
@@ -126,7 +129,9 @@ def plan_organize(root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_ST
     before = root.read(INDEX)
     index = IndexFile(before or b"")
     ids = index.ids()
-    sorting = Pass(index.edit(), continued_sources(root, ids), root.session_ids_on_disk(), when - timedelta(days=stale_days))
+    sorting = Pass(
+        index.edit(), continued_sources(root, ids), root.session_ids_on_disk(), when - timedelta(days=stale_days)
+    )
     twice: set[str] = set()  # IDs of more than one row (usually none: as many IDs as rows)
     if len(ids) < len(index.rows):
         twice = {sid for sid, n in Counter(row.id for row in index.rows).items() if n > 1}

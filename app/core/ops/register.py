@@ -69,5 +69,3 @@ def plan_register(root: MemoryRoot, when: datetime, agent: str) -> Plan[Register
         checks=[row_exists(sid, status="idle")],
         success=f"Your Memory Session ID is: {sid}",
     )
-
-

@@ -67,10 +67,10 @@ class PlannedRoot(MemoryRoot):
         for path, data in self.overlay.items():
             if not path.startswith(prefix):
                 continue
-            name = path[len(prefix):].split("/", 1)[0]
+            name = path[len(prefix) :].split("/", 1)[0]
             if data is not None:
                 names.add(name)
-            elif "/" not in path[len(prefix):]:
+            elif "/" not in path[len(prefix) :]:
                 names.discard(name)
         return sorted(names)
 

@@ -64,7 +64,9 @@ def updated_snapshot(
     if snap is not None:
         lost = vanished(snap.text(), text)
         if lost:  # the merge never drops items; this guards the guarantee
-            raise Refused(f"update would drop {len(lost)} item(s) of the old snapshot, e.g. {lost[0][1][:60]!r}; nothing written")
+            raise Refused(
+                f"update would drop {len(lost)} item(s) of the old snapshot, e.g. {lost[0][1][:60]!r}; nothing written"
+            )
     return (encode(text) if snap is None else snap.to_bytes(text)), merged
 
 
@@ -113,14 +115,17 @@ def plan_update(
     added_sources = [s for s in Snapshot(new).continues_from() if s not in known]
     linked = link_sources(index, edit, session_id, added_sources)  # Continues From never one-sided
     carried = [t for _, t in merged.carried] if merged else []
-    plan = Plan("update", UpdateResult(
-        session_id,
-        snapshot_created=old is None,
-        added=[t for _, t in merged.added] if merged else [],
-        marked=[t for _, t in merged.marked] if merged else [],
-        carried_over=carried,
-        continues_from=added_sources or None,
-    ))
+    plan = Plan(
+        "update",
+        UpdateResult(
+            session_id,
+            snapshot_created=old is None,
+            added=[t for _, t in merged.added] if merged else [],
+            marked=[t for _, t in merged.marked] if merged else [],
+            carried_over=carried,
+            continues_from=added_sources or None,
+        ),
+    )
     if new != old:
         plan.changes.append(Change.write(rel, old, new))
     plan.changes.append(Change("modify", INDEX, before, edit.to_bytes()))
@@ -129,7 +134,9 @@ def plan_update(
     if old is not None:
         plan.checks.append(kept_check(old, rel))
     if added_sources:
-        plan.report.append(f"continues from {', '.join(added_sources)} (Referenced By updated: {', '.join(linked) or 'already'})")
+        plan.report.append(
+            f"continues from {', '.join(added_sources)} (Referenced By updated: {', '.join(linked) or 'already'})"
+        )
     plan.report.append(f"updated {session_id} (active, Updated At {ts})")
     if old is None:
         plan.report.append(f"created {rel}")

@@ -429,7 +429,9 @@ class SearchCache:
 
     # -- incremental refresh --------------------------------------------------------------
 
-    def _refresh(self, con: sqlite3.Connection, stat: tuple[int, int] | None, files: dict[str, tuple[int, int]], taken: int) -> int:
+    def _refresh(
+        self, con: sqlite3.Connection, stat: tuple[int, int] | None, files: dict[str, tuple[int, int]], taken: int
+    ) -> int:
         """Bring the cache up to date with the files' stats (taken at `taken`); returns how many sources changed."""
         seen = self._meta(con, "index_stat", "listing")
         old_stat, old_files = _loads(seen.get("index_stat")), _loads(seen.get("listing")) or {}
@@ -449,7 +451,14 @@ class SearchCache:
             raise
         return changed
 
-    def _apply(self, con: sqlite3.Connection, stat: tuple[int, int] | None, files: dict[str, tuple[int, int]], taken: int, seen: tuple[Any, ...]) -> int:
+    def _apply(
+        self,
+        con: sqlite3.Connection,
+        stat: tuple[int, int] | None,
+        files: dict[str, tuple[int, int]],
+        taken: int,
+        seen: tuple[Any, ...],
+    ) -> int:
         """Inside a write transaction: re-index what changed since the meta's stats.
 
         The stats are read again (another process may have refreshed the cache since `seen`
@@ -476,8 +485,11 @@ class SearchCache:
                 writer.add(rec)
         writer.flush()
         writer.sync_sessions()
-        _set_meta(con, index_stat=marshal.dumps(_racy(stat, taken)),
-                  listing=marshal.dumps({p: _racy(s, taken) for p, s in files.items()}))
+        _set_meta(
+            con,
+            index_stat=marshal.dumps(_racy(stat, taken)),
+            listing=marshal.dumps({p: _racy(s, taken) for p, s in files.items()}),
+        )
         return changed
 
     def _refresh_rows(self, con: sqlite3.Connection, writer: _Writer, meta: dict[str, Any]) -> None:
@@ -523,8 +535,12 @@ class SearchCache:
             expression = _quoted(query)
         else:
             start = query.lower()
-            terms = [r[0] for r in self.con.execute("SELECT term FROM vocab WHERE term >= ? AND term < ?",
-                                                      (start, start + "\U0010ffff"))]
+            terms = [
+                r[0]
+                for r in self.con.execute(
+                    "SELECT term FROM vocab WHERE term >= ? AND term < ?", (start, start + "\U0010ffff")
+                )
+            ]
             if not terms:
                 return []
             expression = " OR ".join(_quoted(t) for t in terms)
@@ -606,8 +622,9 @@ class _Writer:
         """The next free document number of a session."""
         if sid not in self.seq:
             low = sid << SID_SHIFT
-            top = self.con.execute("SELECT max(id) FROM docs WHERE id BETWEEN ? AND ?",
-                                   (low, low | ((1 << SID_SHIFT) - 1))).fetchone()[0]
+            top = self.con.execute(
+                "SELECT max(id) FROM docs WHERE id BETWEEN ? AND ?", (low, low | ((1 << SID_SHIFT) - 1))
+            ).fetchone()[0]
             self.seq[sid] = 0 if top is None else (top & SEQ_MASK) + 1
         number = self.seq[sid]
         self.seq[sid] = number + 1
@@ -618,8 +635,25 @@ class _Writer:
         sid = self._sid(rec.kind, rec.key)
         rid = self.next_record
         self.next_record += 1
-        self.records.append((rid, sid, rec.kind, rec.key, rec.state, rec.source, rec.path, rec.fingerprint,
-                             rec.status, rec.agent, rec.topic, rec.updated_at, rec.note_type, rec.scope, rec.project))
+        self.records.append(
+            (
+                rid,
+                sid,
+                rec.kind,
+                rec.key,
+                rec.state,
+                rec.source,
+                rec.path,
+                rec.fingerprint,
+                rec.status,
+                rec.agent,
+                rec.topic,
+                rec.updated_at,
+                rec.note_type,
+                rec.scope,
+                rec.project,
+            )
+        )
         for doc in rec.docs:
             number = self._next_doc(sid)
             if number <= SEQ_MASK:
@@ -639,7 +673,9 @@ class _Writer:
         if not self.bulk:
             for part in range(0, len(self.docs), 500):
                 ids = [d[0] for d in self.docs[part : part + 500]]
-                self.con.execute(f"INSERT INTO fts(rowid, ftext) SELECT id, ftext FROM docs WHERE id IN ({_marks(ids)})", ids)
+                self.con.execute(
+                    f"INSERT INTO fts(rowid, ftext) SELECT id, ftext FROM docs WHERE id IN ({_marks(ids)})", ids
+                )
         self.records, self.docs, self.seq = [], [], {}
 
     def drop(self, where: str, params: tuple[object, ...]) -> None:
@@ -649,7 +685,8 @@ class _Writer:
             chunk = found[part : part + 500]
             ids = [r[0] for r in chunk]
             self.con.execute(
-                f"INSERT INTO fts(fts, rowid, ftext) SELECT 'delete', id, ftext FROM docs WHERE record IN ({_marks(ids)})", ids
+                f"INSERT INTO fts(fts, rowid, ftext) SELECT 'delete', id, ftext FROM docs WHERE record IN ({_marks(ids)})",
+                ids,
             )
             self.con.execute(f"DELETE FROM docs WHERE record IN ({_marks(ids)})", ids)
             self.con.execute(f"DELETE FROM records WHERE id IN ({_marks(ids)})", ids)
@@ -659,7 +696,8 @@ class _Writer:
         """Recompute the sessions whose records changed; forget those left without any."""
         for sid in sorted(self.touched):
             rows = self.con.execute(
-                "SELECT kind, key, state, source, status, agent, topic, updated_at, ntype, scope, project FROM records WHERE sid = ?", (sid,)
+                "SELECT kind, key, state, source, status, agent, topic, updated_at, ntype, scope, project FROM records WHERE sid = ?",
+                (sid,),
             ).fetchall()
             info = resolve(rows[0][0], rows[0][1], (r[2:] for r in rows)) if rows else None
             if info is None:
@@ -669,8 +707,10 @@ class _Writer:
         self.touched.clear()
 
 
-UPDATE_SESSION = ("UPDATE sessions SET state = ?, status = ?, agent = ?, topic = ?, updated_at = ?, updated_sort = ?, "
-                  "ntype = ?, scope = ?, project = ? WHERE sid = ?")
+UPDATE_SESSION = (
+    "UPDATE sessions SET state = ?, status = ?, agent = ?, topic = ?, updated_at = ?, updated_sort = ?, "
+    "ntype = ?, scope = ?, project = ? WHERE sid = ?"
+)
 
 
 def _marks(values: Sequence[object]) -> str:
@@ -680,8 +720,17 @@ def _marks(values: Sequence[object]) -> str:
 
 def _session_row(info: SessionInfo) -> tuple[object, ...]:
     """The sessions table's attribute columns of a session."""
-    return (info.state, info.status, info.agent, info.topic, info.updated_at, info.updated_sort, info.note_type, info.scope,
-            info.project)
+    return (
+        info.state,
+        info.status,
+        info.agent,
+        info.topic,
+        info.updated_at,
+        info.updated_sort,
+        info.note_type,
+        info.scope,
+        info.project,
+    )
 
 
 def _all_sessions(con: sqlite3.Connection) -> None:

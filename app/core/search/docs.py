@@ -78,7 +78,9 @@ class SessionInfo(NamedTuple):
     project: str = ""
 
 
-Facts = tuple[str, str, str, str, str, str, str, str, str]  # state, source, status, agent, topic, updated_at, type, scope, project
+Facts = tuple[
+    str, str, str, str, str, str, str, str, str
+]  # state, source, status, agent, topic, updated_at, type, scope, project
 
 
 def fold(name: str) -> str:
@@ -102,7 +104,17 @@ def doc_order(doc: Doc, path: str) -> tuple[int, int, str, str, str]:
 
 def facts(rec: Record) -> Facts:
     """What resolve() needs of a record."""
-    return (rec.state, rec.source, rec.status, rec.agent, rec.topic, rec.updated_at, rec.note_type, rec.scope, rec.project)
+    return (
+        rec.state,
+        rec.source,
+        rec.status,
+        rec.agent,
+        rec.topic,
+        rec.updated_at,
+        rec.note_type,
+        rec.scope,
+        rec.project,
+    )
 
 
 def resolve(kind: str, key: str, records: Iterable[Facts]) -> SessionInfo | None:
@@ -118,7 +130,9 @@ def resolve(kind: str, key: str, records: Iterable[Facts]) -> SessionInfo | None
     mine = [r for r in items if r[0] == state]
     rank = min(SOURCE_RANK.get(r[1], 9) for r in mine)
     best = max((r for r in mine if SOURCE_RANK.get(r[1], 9) == rank), key=lambda r: (sort_time(r[5]), r[2], r[3], r[4]))
-    return SessionInfo(kind, key, state, best[2], best[3], best[4], best[5], sort_time(best[5]), best[6], best[7], best[8])
+    return SessionInfo(
+        kind, key, state, best[2], best[3], best[4], best[5], sort_time(best[5]), best[6], best[7], best[8]
+    )
 
 
 def _regular(path: str) -> tuple[int, int] | None:

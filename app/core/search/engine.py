@@ -85,7 +85,9 @@ class SearchFilters(NamedTuple):
         for value, option in ((self.agent, "--agent"), (self.section, "--section"), (self.project, "--project")):
             if value is not None:
                 _utf8(value, option)
-        return self._replace(since=_time_text(self.since, "--since", False), until=_time_text(self.until, "--until", True))
+        return self._replace(
+            since=_time_text(self.since, "--since", False), until=_time_text(self.until, "--until", True)
+        )
 
     def passes(self, info: SessionInfo) -> bool:
         """Whether a session passes the status, agent, state and time filters (the cache's SQL says the same)."""
@@ -94,8 +96,12 @@ class SearchFilters(NamedTuple):
             return False
         if self.agent is not None and info.agent != self.agent:
             return False
-        for want, have in ((self.kind, info.kind), (self.note_type, info.note_type), (self.scope, info.scope),
-                           (self.project, info.project)):
+        for want, have in (
+            (self.kind, info.kind),
+            (self.note_type, info.note_type),
+            (self.scope, info.scope),
+            (self.project, info.project),
+        ):
             if want is not None and want != have:
                 return False
         if self.state is not None and info.state != self.state:
@@ -107,8 +113,15 @@ class SearchFilters(NamedTuple):
     def sql(self) -> tuple[str, list[str]]:
         """The same filters as an SQL condition on the sessions table `s`."""
         parts, args = [], []
-        for column, value in (("status", self.status), ("agent", self.agent), ("state", self.state), ("kind", self.kind),
-                              ("ntype", self.note_type), ("scope", self.scope), ("project", self.project)):
+        for column, value in (
+            ("status", self.status),
+            ("agent", self.agent),
+            ("state", self.state),
+            ("kind", self.kind),
+            ("ntype", self.note_type),
+            ("scope", self.scope),
+            ("project", self.project),
+        ):
             if value is not None:
                 parts.append(f" AND s.{column} = ?")
                 args.append(value)
@@ -150,7 +163,9 @@ class SearchHit(NamedTuple):
     topic: str  # a note's: its Title
     updated_at: str
     where: str  # "row" (an index row, or an archived row's metadata), "snapshot" or "note"
-    section: str  # the cell (Topic, Summary, ...), snapshot section (Decisions, ...) or note field or section (What, ...)
+    section: (
+        str  # the cell (Topic, Summary, ...), snapshot section (Decisions, ...) or note field or section (What, ...)
+    )
     path: str  # the file the match is in, relative to the root
     snippet: str
     spans: tuple[tuple[int, int], ...] = ()  # [start, end) of each match in snippet
@@ -270,12 +285,21 @@ def make_snippet(text: str, matcher: Matcher) -> tuple[str, tuple[tuple[int, int
     return "".join(out), tuple(spans)
 
 
-def build_hits(ranked: list[Ranked], candidates: dict[tuple[str, str], list[Candidate]], matcher: Matcher,
-               filters: SearchFilters, matching_ids: set[int] | None = None) -> list[SearchHit]:
+def build_hits(
+    ranked: list[Ranked],
+    candidates: dict[tuple[str, str], list[Candidate]],
+    matcher: Matcher,
+    filters: SearchFilters,
+    matching_ids: set[int] | None = None,
+) -> list[SearchHit]:
     """Hits for ranked sessions: each points at its best matching document, with a snippet."""
     hits = []
     for kind, key, best, n, info in ranked:
-        docs = [c for c in candidates.get((kind, key), []) if filters.section is None or fold(c[1].section) == fold(filters.section)]
+        docs = [
+            c
+            for c in candidates.get((kind, key), [])
+            if filters.section is None or fold(c[1].section) == fold(filters.section)
+        ]
         if matching_ids is not None:
             found = [c for c in docs if c[0] in matching_ids]
         else:
@@ -285,14 +309,37 @@ def build_hits(ranked: list[Ranked], candidates: dict[tuple[str, str], list[Cand
             continue
         _, doc, path = min(pool, key=lambda c: doc_order(c[1], c[2]))
         snippet, spans = make_snippet(doc.text, matcher)
-        hits.append(SearchHit(kind, key, info.state, info.status, info.agent, info.topic, info.updated_at,
-                              doc.place, doc.section, path, snippet, spans, best * 1000 + min(n, 999), n,
-                              info.note_type, info.scope, info.project))
+        hits.append(
+            SearchHit(
+                kind,
+                key,
+                info.state,
+                info.status,
+                info.agent,
+                info.topic,
+                info.updated_at,
+                doc.place,
+                doc.section,
+                path,
+                snippet,
+                spans,
+                best * 1000 + min(n, 999),
+                n,
+                info.note_type,
+                info.scope,
+                info.project,
+            )
+        )
     return hits
 
 
-def search(root: MemoryRoot | str, query: str, filters: SearchFilters | None = None,
-           progress: Callable[[str], None] | None = None, check_files: bool = True) -> list[SearchHit]:
+def search(
+    root: MemoryRoot | str,
+    query: str,
+    filters: SearchFilters | None = None,
+    progress: Callable[[str], None] | None = None,
+    check_files: bool = True,
+) -> list[SearchHit]:
     """Sessions matching query, best first (see the module's docstring); raises UsageError on bad input.
 
     progress receives short status lines while a cache is built. check_files=False skips the
@@ -302,8 +349,13 @@ def search(root: MemoryRoot | str, query: str, filters: SearchFilters | None = N
     return run(root, query, filters, progress, check_files).hits
 
 
-def run(root: MemoryRoot | str, query: str, filters: SearchFilters | None = None,
-        progress: Callable[[str], None] | None = None, check_files: bool = True) -> SearchOutcome:
+def run(
+    root: MemoryRoot | str,
+    query: str,
+    filters: SearchFilters | None = None,
+    progress: Callable[[str], None] | None = None,
+    check_files: bool = True,
+) -> SearchOutcome:
     """Search (as search() does), and say whether the cache answered or the files were scanned."""
     root = root if isinstance(root, MemoryRoot) else MemoryRoot(root)
     query = check_query(query)

@@ -14,8 +14,12 @@ from .docs import NOTE
 from .engine import SearchFilters, SearchHit, search
 
 
-def search_notes(root: MemoryRoot | str, query: str, filters: SearchFilters | None = None,
-                 progress: Callable[[str], None] | None = None) -> list[SearchHit]:
+def search_notes(
+    root: MemoryRoot | str,
+    query: str,
+    filters: SearchFilters | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[SearchHit]:
     """Notes matching query, active ones first (see the module's docstring); UsageError on bad input."""
     filters = (filters or SearchFilters())._replace(kind=NOTE)
     if filters.status is not None:

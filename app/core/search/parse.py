@@ -70,10 +70,23 @@ def row_record(line: bytes, columns: tuple[str, ...], fingerprint: int = 0) -> R
     key = values.get("Session ID", "")
     if not key:
         return None
-    docs = [Doc(ROW, col, weight, values[col]) for col, weight in CELL_WEIGHTS.items() if values.get(col, "") not in ("", "-")]
+    docs = [
+        Doc(ROW, col, weight, values[col])
+        for col, weight in CELL_WEIGHTS.items()
+        if values.get(col, "") not in ("", "-")
+    ]
     return Record(
-        SESSION, key, LIVE, ROW, INDEX, values.get("Status", ""), values.get("Agent Name", ""), values.get("Topic", ""),
-        values.get("Updated At", ""), docs, fingerprint,
+        SESSION,
+        key,
+        LIVE,
+        ROW,
+        INDEX,
+        values.get("Status", ""),
+        values.get("Agent Name", ""),
+        values.get("Topic", ""),
+        values.get("Updated At", ""),
+        docs,
+        fingerprint,
     )
 
 
@@ -123,8 +136,16 @@ def snapshot_record(data: bytes, key: str, state: str, path: str) -> Record:
         if body and body.casefold() not in PLACEHOLDERS:
             docs.append(Doc(SNAPSHOT, name, SECTION_WEIGHTS.get(name.casefold(), DEFAULT_SECTION_WEIGHT), body))
     return Record(
-        SESSION, key, state, SNAPSHOT, path, meta.get("Status", ""), meta.get("Agent Name", ""), meta.get("Topic", ""),
-        meta.get("Updated At", ""), docs,
+        SESSION,
+        key,
+        state,
+        SNAPSHOT,
+        path,
+        meta.get("Status", ""),
+        meta.get("Agent Name", ""),
+        meta.get("Topic", ""),
+        meta.get("Updated At", ""),
+        docs,
     )
 
 
@@ -135,10 +156,20 @@ def archived_row_record(data: bytes, key: str, path: str) -> Record:
         if name.casefold() == "metadata":
             meta = table_fields(body)
             break
-    docs = [Doc(ROW, col, weight, meta[col]) for col, weight in CELL_WEIGHTS.items() if meta.get(col, "") not in ("", "-")]
+    docs = [
+        Doc(ROW, col, weight, meta[col]) for col, weight in CELL_WEIGHTS.items() if meta.get(col, "") not in ("", "-")
+    ]
     return Record(
-        SESSION, key, ARCHIVED, ROW, path, meta.get("Original Status", ""), meta.get("Agent Name", ""), meta.get("Topic", ""),
-        meta.get("Updated At", ""), docs,
+        SESSION,
+        key,
+        ARCHIVED,
+        ROW,
+        path,
+        meta.get("Original Status", ""),
+        meta.get("Agent Name", ""),
+        meta.get("Topic", ""),
+        meta.get("Updated At", ""),
+        docs,
     )
 
 
@@ -165,7 +196,11 @@ def note_record(data: bytes, key: str, path: str) -> Record:
             meta = table_fields(body)
             break
     title = meta.get("Title", "")
-    docs = [Doc(NOTE, name, weight, meta[name]) for name, weight in NOTE_FIELD_WEIGHTS.items() if meta.get(name, "") not in ("", "-")]
+    docs = [
+        Doc(NOTE, name, weight, meta[name])
+        for name, weight in NOTE_FIELD_WEIGHTS.items()
+        if meta.get(name, "") not in ("", "-")
+    ]
     for name, body in parts:
         if name == TOP and body.lstrip("#").strip() in ("", title):
             continue
@@ -173,8 +208,20 @@ def note_record(data: bytes, key: str, path: str) -> Record:
             docs.append(Doc(NOTE, name, NOTE_SECTION_WEIGHTS.get(name.casefold(), DEFAULT_SECTION_WEIGHT), body))
     cell = {k: ("" if v == "-" else v) for k, v in meta.items()}
     return Record(
-        NOTE, key, LIVE, NOTE, path, cell.get("Status", ""), "", title, cell.get("Updated", ""), docs, 0,
-        cell.get("Type", ""), cell.get("Scope", ""), cell.get("Project", ""),
+        NOTE,
+        key,
+        LIVE,
+        NOTE,
+        path,
+        cell.get("Status", ""),
+        "",
+        title,
+        cell.get("Updated", ""),
+        docs,
+        0,
+        cell.get("Type", ""),
+        cell.get("Scope", ""),
+        cell.get("Project", ""),
     )
 
 
@@ -195,5 +242,3 @@ def file_record(root: str, path: str) -> Record | None:
 
 
 # -- listing ------------------------------------------------------------------------------
-
-

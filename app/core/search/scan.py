@@ -62,7 +62,9 @@ def _row_key(line: bytes, columns: tuple[str, ...]) -> str | None:
     return parts[1].decode("utf-8", "replace").strip()
 
 
-def scan(base: str, matcher: Matcher, filters: SearchFilters) -> tuple[list[Ranked], dict[tuple[str, str], list[Candidate]]]:
+def scan(
+    base: str, matcher: Matcher, filters: SearchFilters
+) -> tuple[list[Ranked], dict[tuple[str, str], list[Candidate]]]:
     """The ranked sessions matching in the files under base, and the best document of each."""
     tally = _Tally(matcher, fold(filters.section) if filters.section is not None else None)
     known: dict[tuple[str, str], list[Facts]] = {}

@@ -26,7 +26,8 @@ def index_conflict_markers(root: MemoryRoot) -> Finding | None:
     if not markers:
         return None
     return Finding(
-        CONFLICT_MARKERS, "",
+        CONFLICT_MARKERS,
+        "",
         f"index.md holds merge-conflict markers ({line_list(markers)}), left by a git merge, rebase or "
         "stash; every change is refused and nothing else is checked until they are gone: edit index.md, keep "
         "the rows you want from each side, delete the marker lines, then run memboard doctor again",
@@ -49,21 +50,32 @@ def state_in_root(root: MemoryRoot, findings: list[Finding], plan: Plan[DoctorRe
     """state_in_root: what an older memboard kept in the root's .memboard/ moves to local state (copied first)."""
     move = plan_legacy_move(root)
     if move.deletes:
-        kinds = [(move.count(f"{STATE}/revisions/"), "snapshot revision(s)"),
-                 (move.count(f"{STATE}/conversations/"), "conversation-map shard(s)"),
-                 (sum(f"{STATE}/{log}" in move.files for log in LEGACY_LOGS), "hook log file(s)")]
+        kinds = [
+            (move.count(f"{STATE}/revisions/"), "snapshot revision(s)"),
+            (move.count(f"{STATE}/conversations/"), "conversation-map shard(s)"),
+            (sum(f"{STATE}/{log}" in move.files for log in LEGACY_LOGS), "hook log file(s)"),
+        ]
         what = ", ".join(f"{n} {label}" for n, label in kinds if n)
-        findings.append(Finding(
-            "state_in_root", "",
-            f"{STATE}/ in the memory root holds {what} written by an older memboard; a synced root carries them to "
-            "every machine, and a revision keeps text later removed from a snapshot (a pasted secret)",
-            f"copy them to memboard's local state ({LocalState(root).path}), read the copies back, "
-            "then delete them from the root",
-            STATE,
-        ))
+        findings.append(
+            Finding(
+                "state_in_root",
+                "",
+                f"{STATE}/ in the memory root holds {what} written by an older memboard; a synced root carries them to "
+                "every machine, and a revision keeps text later removed from a snapshot (a pasted secret)",
+                f"copy them to memboard's local state ({LocalState(root).path}), read the copies back, "
+                "then delete them from the root",
+                STATE,
+            )
+        )
         plan.local += move.local
         plan.changes += move.deletes
     for rel in move.kept:
-        findings.append(Finding("state_in_root", "", f"{rel} is not memboard's to move (unknown, or local state "
-                                                    "holds a different file of that name); move or delete it by hand",
-                                subject=rel))
+        findings.append(
+            Finding(
+                "state_in_root",
+                "",
+                f"{rel} is not memboard's to move (unknown, or local state "
+                "holds a different file of that name); move or delete it by hand",
+                subject=rel,
+            )
+        )

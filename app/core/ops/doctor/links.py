@@ -28,13 +28,22 @@ def source_link(c: Checkup, sid: str, src: str, linkable: set[str], additions: d
     if src in linkable:
         if sid not in c.refs_of(src) and sid not in additions.get(src, []):
             additions.setdefault(src, []).append(sid)
-            c.add("one_sided_link", sid, f"continues from {src}, but {src} does not list it in Referenced By",
-                  f"add {sid} to {src}'s Referenced By", src)
+            c.add(
+                "one_sided_link",
+                sid,
+                f"continues from {src}, but {src} does not list it in Referenced By",
+                f"add {sid} to {src}'s Referenced By",
+                src,
+            )
     elif src in c.archived or src in c.finishing:
         c.add("link_to_archived", sid, f"continues from archived session {src} (history: nothing to do)", subject=src)
     else:
-        c.add("link_to_missing", sid, f"continues from {src}, which is neither live nor archived (history: nothing to do)",
-              subject=src)
+        c.add(
+            "link_to_missing",
+            sid,
+            f"continues from {src}, which is neither live nor archived (history: nothing to do)",
+            subject=src,
+        )
 
 
 def check_continues_from(c: Checkup, linkable: set[str]) -> dict[str, list[str]]:
@@ -54,16 +63,26 @@ def one_sided_reference(c: Checkup, src: str, ref: str) -> None:
     rel = session_path(ref)
     text = c.snapshot_text(rel) if ref in c.snaps or rel in c.new_texts else None
     if text is None:
-        c.add("one_sided_link", ref, f"{src} lists it in Referenced By, but it has no snapshot: run "
-              f"`memboard continue {src} --as {ref}` to record the link there, or "
-              f"`memboard release {src} --as {ref}` to drop it", subject=src)
+        c.add(
+            "one_sided_link",
+            ref,
+            f"{src} lists it in Referenced By, but it has no snapshot: run "
+            f"`memboard continue {src} --as {ref}` to record the link there, or "
+            f"`memboard release {src} --as {ref}` to drop it",
+            subject=src,
+        )
     elif src not in continues_from(text):
         fixed = with_source(text, src)
         if fixed is not None:
             c.new_texts[rel] = (c.new_texts[rel][0], fixed)
-        c.add("one_sided_link", ref, f"{src} lists it in Referenced By, but its Continues From lacks {src}"
-              + ("" if fixed is not None else " (its Markdown keeps memboard from adding it: edit it by hand)"),
-              f"add {src} to its Continues From" if fixed is not None else None, src)
+        c.add(
+            "one_sided_link",
+            ref,
+            f"{src} lists it in Referenced By, but its Continues From lacks {src}"
+            + ("" if fixed is not None else " (its Markdown keeps memboard from adding it: edit it by hand)"),
+            f"add {src} to its Continues From" if fixed is not None else None,
+            src,
+        )
 
 
 def reference_to_gone(c: Checkup, src: str, ref: str) -> None:

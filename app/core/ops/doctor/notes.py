@@ -82,8 +82,13 @@ def _names(c: NoteCheckup) -> None:
     for path in sorted(base.rglob("*.md")):
         rel = path.relative_to(c.root.path).as_posix()
         if rel not in named and not path.is_symlink() and path.is_file() and not path.name.startswith("."):
-            c.add("note_name", "", f"{rel} is not named by a topic key (lowercase a-z, 0-9, '.', '_', '-' segments "
-                  "joined by '/'): rename it to one, or move it out of notes/", subject=rel)
+            c.add(
+                "note_name",
+                "",
+                f"{rel} is not named by a topic key (lowercase a-z, 0-9, '.', '_', '-' segments "
+                "joined by '/'): rename it to one, or move it out of notes/",
+                subject=rel,
+            )
 
 
 def _metadata(c: NoteCheckup) -> None:
@@ -121,11 +126,18 @@ def _interrupted(c: NoteCheckup) -> None:
         for other, linked in c.notes.items():
             if other != key and other != note_id and note_id in linked.supersedes + linked.superseded_by:
                 now = c.current(other)
-                c.change(other, supersedes=tuple(key if x == note_id else x for x in now.supersedes),
-                         superseded_by=tuple(key if x == note_id else x for x in now.superseded_by))
-        c.add("note_interrupted_supersede", note_id,
-              f"{note_path(note_id)} is a copy of {key} that a save stopped making (it holds nothing {key} does not)",
-              f"point the links that moved to it back to {key} and delete it", note_path(key))
+                c.change(
+                    other,
+                    supersedes=tuple(key if x == note_id else x for x in now.supersedes),
+                    superseded_by=tuple(key if x == note_id else x for x in now.superseded_by),
+                )
+        c.add(
+            "note_interrupted_supersede",
+            note_id,
+            f"{note_path(note_id)} is a copy of {key} that a save stopped making (it holds nothing {key} does not)",
+            f"point the links that moved to it back to {key} and delete it",
+            note_path(key),
+        )
 
 
 def _links(c: NoteCheckup) -> None:
@@ -138,19 +150,28 @@ def _links(c: NoteCheckup) -> None:
                 target = c.notes.get(other)
                 if target is None or other in c.doomed:
                     if other not in c.doomed:
-                        c.add("note_link_to_missing", note_id, f"{note_path(note_id)} names {other} under "
-                              f"{FIELD_NAME[side]}, and there is no such note: restore it or remove the link by hand",
-                              subject=other)
+                        c.add(
+                            "note_link_to_missing",
+                            note_id,
+                            f"{note_path(note_id)} names {other} under "
+                            f"{FIELD_NAME[side]}, and there is no such note: restore it or remove the link by hand",
+                            subject=other,
+                        )
                     continue
                 if note_id in getattr(c.fixed.get(other, target), other_side):
                     continue
                 now = c.current(other)
                 extra = {"status": "superseded"} if other_side == "superseded_by" and now.status != "superseded" else {}
                 c.change(other, **{other_side: getattr(now, other_side) + (note_id,)}, **extra)
-                c.add("note_one_sided_link", note_id, f"{note_path(note_id)} names {other} under {FIELD_NAME[side]}, "
-                      f"but {other} does not name it under {FIELD_NAME[other_side]}",
-                      f"add {note_id} to {other}'s {FIELD_NAME[other_side]}" + (" and mark it superseded" if extra else ""),
-                      other)
+                c.add(
+                    "note_one_sided_link",
+                    note_id,
+                    f"{note_path(note_id)} names {other} under {FIELD_NAME[side]}, "
+                    f"but {other} does not name it under {FIELD_NAME[other_side]}",
+                    f"add {note_id} to {other}'s {FIELD_NAME[other_side]}"
+                    + (" and mark it superseded" if extra else ""),
+                    other,
+                )
 
 
 def check_notes(root: MemoryRoot, findings: list[Finding], plan: Plan[DoctorResult]) -> None:

@@ -35,8 +35,12 @@ def index_columns(c: Checkup) -> bool:
 def malformed_row(c: Checkup, row: Row) -> None:
     """malformed_row: a row memboard cannot parse is kept as it is and skipped."""
     if row.problem:
-        c.add("malformed_row", row.id, f"line {row.line + 1}: {row.problem}; memboard keeps the line as it "
-              "is and skips it: fix it by hand in index.md")
+        c.add(
+            "malformed_row",
+            row.id,
+            f"line {row.line + 1}: {row.problem}; memboard keeps the line as it "
+            "is and skips it: fix it by hand in index.md",
+        )
 
 
 def duplicate_id(c: Checkup, sid: str, rows: list[Row]) -> None:
@@ -44,12 +48,21 @@ def duplicate_id(c: Checkup, sid: str, rows: list[Row]) -> None:
     if len({r.raw_cells for r in rows}) == 1 and is_valid_id(sid):
         for extra in rows[1:]:
             c.index_edit().delete(extra)
-        c.add("duplicate_id", sid, f"{len(rows)} rows share this Session ID", f"delete {len(rows) - 1} identical copy line(s)")
+        c.add(
+            "duplicate_id",
+            sid,
+            f"{len(rows)} rows share this Session ID",
+            f"delete {len(rows) - 1} identical copy line(s)",
+        )
         if not rows[0].problem:
             c.live[sid] = rows[0]
     else:
-        c.add("duplicate_id", sid, f"{len(rows)} different rows share this Session ID: keep one by hand "
-              "(merge what the others say into it), then run doctor again")
+        c.add(
+            "duplicate_id",
+            sid,
+            f"{len(rows)} different rows share this Session ID: keep one by hand "
+            "(merge what the others say into it), then run doctor again",
+        )
 
 
 def check_rows(c: Checkup) -> None:

@@ -70,8 +70,18 @@ def _finish_archive(c: Checkup, sid: str, row: Row, has_snap: bool) -> None:
             c.change_row(c.live[src], {"referenced_by": format_refs([r for r in c.live[src].refs if r != sid])})
     c.index_edit().delete(row)
     c.finishing.add(sid)
-    what = "archive was started but the row is still in index.md" if has_meta else f"archive stopped before writing {meta_rel}"
-    c.add("half_archived", sid, what, "finish the archive (" + ", ".join(steps + ["remove the row"]) + ")", archive_dir(sid))
+    what = (
+        "archive was started but the row is still in index.md"
+        if has_meta
+        else f"archive stopped before writing {meta_rel}"
+    )
+    c.add(
+        "half_archived",
+        sid,
+        what,
+        "finish the archive (" + ", ".join(steps + ["remove the row"]) + ")",
+        archive_dir(sid),
+    )
 
 
 def half_archived(c: Checkup, sid: str, row: Row, has_snap: bool) -> None:
@@ -79,18 +89,38 @@ def half_archived(c: Checkup, sid: str, row: Row, has_snap: bool) -> None:
     folder, moved_rel = archive_dir(sid), archive_session_path(sid)
     moved = c.root.exists(moved_rel)
     if row.refs:  # finishing would archive a referenced session, which the protocol forbids
-        c.add("half_archived", sid, f"archive was started, but the row is referenced by {', '.join(row.refs)}; release "
-              f"those references, then run doctor --fix again (or remove {folder}/ to keep the session)", subject=folder)
+        c.add(
+            "half_archived",
+            sid,
+            f"archive was started, but the row is referenced by {', '.join(row.refs)}; release "
+            f"those references, then run doctor --fix again (or remove {folder}/ to keep the session)",
+            subject=folder,
+        )
     elif has_snap and moved:
-        c.add("half_archived", sid, f"the row, {session_path(sid)} and {moved_rel} all exist (a snapshot written after "
-              f"the archive moved the old one?): keep what you need in {moved_rel}, remove {session_path(sid)}, "
-              "then run doctor --fix again", subject=folder)
+        c.add(
+            "half_archived",
+            sid,
+            f"the row, {session_path(sid)} and {moved_rel} all exist (a snapshot written after "
+            f"the archive moved the old one?): keep what you need in {moved_rel}, remove {session_path(sid)}, "
+            "then run doctor --fix again",
+            subject=folder,
+        )
     elif not has_snap and not moved and holds_nothing(c.root, folder):
-        c.add("half_archived", sid, f"{folder}/ is an empty folder beside the live row; it blocks nothing "
-              "(remove it if you like; memboard archive works either way)", subject=folder)
+        c.add(
+            "half_archived",
+            sid,
+            f"{folder}/ is an empty folder beside the live row; it blocks nothing "
+            "(remove it if you like; memboard archive works either way)",
+            subject=folder,
+        )
     elif not has_snap and not moved:
-        c.add("half_archived", sid, f"{folder}/ exists but the session has no snapshot to archive: remove "
-              f"{folder}/ to keep it live, or delete its row by hand if it was archived", subject=folder)
+        c.add(
+            "half_archived",
+            sid,
+            f"{folder}/ exists but the session has no snapshot to archive: remove "
+            f"{folder}/ to keep it live, or delete its row by hand if it was archived",
+            subject=folder,
+        )
     else:
         _finish_archive(c, sid, row, has_snap)
 
@@ -104,9 +134,14 @@ def row_behind_snapshot(c: Checkup, sid: str, row: Row) -> None:
     if behind and revisions.latest(c.root, sid) not in (None, current):
         c.change_row(row, behind)
         names = ", ".join(COLUMN_OF_FIELD[name] for name in behind)
-        c.add("row_behind_snapshot", sid, "the snapshot's Updated At is newer than the row's (an update stopped "
-              "before its index write?)", f"set the row's {names} from the snapshot's Metadata (Summary and "
-              f"Keywords stay; `memboard update {sid} --summary ...` changes them)", session_path(sid))
+        c.add(
+            "row_behind_snapshot",
+            sid,
+            "the snapshot's Updated At is newer than the row's (an update stopped before its index write?)",
+            f"set the row's {names} from the snapshot's Metadata (Summary and "
+            f"Keywords stay; `memboard update {sid} --summary ...` changes them)",
+            session_path(sid),
+        )
 
 
 def missing_snapshot(c: Checkup, sid: str, row: Row) -> None:
@@ -115,8 +150,13 @@ def missing_snapshot(c: Checkup, sid: str, row: Row) -> None:
         return
     rel = session_path(sid)
     text = render_template(
-        sid, row.get("agent"), row.get("topic"), row.get("started_at"), row.get("updated_at"),
-        context=row.get("summary"), status=row.status,
+        sid,
+        row.get("agent"),
+        row.get("topic"),
+        row.get("started_at"),
+        row.get("updated_at"),
+        context=row.get("summary"),
+        status=row.status,
         continues=c.referrers(sid) or None,
     )
     c.new_texts[rel] = (None, text)
@@ -142,24 +182,44 @@ def orphan_snapshot(c: Checkup, sid: str) -> None:
     snap = Snapshot(c.root.read(session_path(sid)) or b"")
     meta = snap.metadata()
     c.restored[sid] = {
-        "id": sid, "agent": meta.get("Agent Name") or sid[16:], "topic": meta.get("Topic") or DEFAULT_TOPIC,
+        "id": sid,
+        "agent": meta.get("Agent Name") or sid[16:],
+        "topic": meta.get("Topic") or DEFAULT_TOPIC,
         "summary": first_paragraph(snap) or "Restored by memboard doctor from the snapshot.",
-        "keywords": MANUAL_KEYWORDS, "status": "active", "referenced_by": "-",
-        "started_at": meta.get("Started At") or ts, "updated_at": meta.get("Updated At") or ts,
+        "keywords": MANUAL_KEYWORDS,
+        "status": "active",
+        "referenced_by": "-",
+        "started_at": meta.get("Started At") or ts,
+        "updated_at": meta.get("Updated At") or ts,
     }
-    c.add("orphan_snapshot", sid, "snapshot without an index row", "append an active row from its Metadata", session_path(sid))
+    c.add(
+        "orphan_snapshot",
+        sid,
+        "snapshot without an index row",
+        "append an active row from its Metadata",
+        session_path(sid),
+    )
 
 
 def check_orphans(c: Checkup) -> None:
     """Snapshots without a row: stray files, sessions both live and archived, orphans restored as rows."""
     for sid in sorted(c.snaps - set(c.by_id)):
         if not is_valid_id(sid):
-            c.add("stray_file", sid, f"sessions/{sid}.md is not named by a valid Session ID: rename it to one "
-                  "(YYYY-MM-DD-HHMM-agent-name) or move it out of sessions/", subject=f"sessions/{sid}.md")
+            c.add(
+                "stray_file",
+                sid,
+                f"sessions/{sid}.md is not named by a valid Session ID: rename it to one "
+                "(YYYY-MM-DD-HHMM-agent-name) or move it out of sessions/",
+                subject=f"sessions/{sid}.md",
+            )
         elif sid in c.archived:
-            c.add("archived_and_live", sid, f"the snapshot is both in sessions/ and archive/{sid}/ without a row: "
-                  f"keep what you need in archive/{sid}/session.md and remove sessions/{sid}.md (or the reverse)",
-                  subject=archive_dir(sid))
+            c.add(
+                "archived_and_live",
+                sid,
+                f"the snapshot is both in sessions/ and archive/{sid}/ without a row: "
+                f"keep what you need in archive/{sid}/session.md and remove sessions/{sid}.md (or the reverse)",
+                subject=archive_dir(sid),
+            )
         else:
             orphan_snapshot(c, sid)
 
@@ -169,14 +229,25 @@ def archive_without_index(c: Checkup, sid: str, data: bytes) -> None:
     snap = Snapshot(data)
     meta = snap.metadata()
     values = {
-        "id": sid, "agent": meta.get("Agent Name", ""), "topic": meta.get("Topic", ""),
-        "summary": first_paragraph(snap), "keywords": "", "status": meta.get("Status", ""),
-        "referenced_by": "-", "started_at": meta.get("Started At", ""), "updated_at": meta.get("Updated At", ""),
+        "id": sid,
+        "agent": meta.get("Agent Name", ""),
+        "topic": meta.get("Topic", ""),
+        "summary": first_paragraph(snap),
+        "keywords": "",
+        "status": meta.get("Status", ""),
+        "referenced_by": "-",
+        "started_at": meta.get("Started At", ""),
+        "updated_at": meta.get("Updated At", ""),
     }
     text = encode(render_archive_index(values, format_ts(c.when)))
     c.file_changes.append(Change("create", archive_index_path(sid), None, text))
-    c.add("archive_without_index", sid, "archived snapshot without index.md", "create it from the snapshot",
-          archive_index_path(sid))
+    c.add(
+        "archive_without_index",
+        sid,
+        "archived snapshot without index.md",
+        "create it from the snapshot",
+        archive_index_path(sid),
+    )
 
 
 def check_archive_folders(c: Checkup) -> None:
@@ -186,7 +257,12 @@ def check_archive_folders(c: Checkup) -> None:
             continue
         data = c.root.read(archive_session_path(sid)) if c.root.exists(archive_session_path(sid)) else None
         if data is None:
-            c.add("empty_archive", sid, f"{archive_dir(sid)}/ has no index.md and no session.md: remove the folder "
-                  "if it holds nothing you need", subject=archive_dir(sid))
+            c.add(
+                "empty_archive",
+                sid,
+                f"{archive_dir(sid)}/ has no index.md and no session.md: remove the folder "
+                "if it holds nothing you need",
+                subject=archive_dir(sid),
+            )
         else:
             archive_without_index(c, sid, data)

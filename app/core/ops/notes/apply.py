@@ -48,8 +48,9 @@ def net_changes(changes: list[Change]) -> list[Change]:
     return out
 
 
-def plan_memory_update(root: MemoryRoot, text: str, when: datetime, choice: Choice | None = None,
-                       allow_secrets: bool = False) -> Plan[MemoryUpdateResult]:
+def plan_memory_update(
+    root: MemoryRoot, text: str, when: datetime, choice: Choice | None = None, allow_secrets: bool = False
+) -> Plan[MemoryUpdateResult]:
     """Apply every block of text (see formats/memory_update.py); choice settles conflicts for notes
     printed without one. A UsageError when text holds no block or a block is malformed."""
     if choice is not None:

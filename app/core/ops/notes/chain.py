@@ -81,16 +81,19 @@ class NoteGraph:
         """A chain node with its children in one direction, cycles and depth bounded."""
         view = self.views.get(note_id)
         state: NoteState = "note" if view is not None else "missing"
-        base = NoteChainNode(note_id, state, view.title if view else None, view.type if view else None,
-                             view.status if view else None)
+        base = NoteChainNode(
+            note_id, state, view.title if view else None, view.type if view else None, view.status if view else None
+        )
         if note_id in path:
             return base._replace(cycle=True)
         path = (*path, note_id)
         ahead = self.links(note_id, direction) if view is not None else []
         if ahead and len(path) > MAX_DEPTH:
             return base._replace(more=True)
-        children = tuple(self.node(other, direction, path)._replace(only_on=self.only_on(note_id, other, direction))
-                         for other in ahead)
+        children = tuple(
+            self.node(other, direction, path)._replace(only_on=self.only_on(note_id, other, direction))
+            for other in ahead
+        )
         return base._replace(children=children)
 
 
@@ -101,4 +104,3 @@ def note_chain(views: Mapping[str, NoteView], note_id: str) -> NoteChainView:
     older = graph.node(note_id, "older", ())
     newer = graph.node(note_id, "newer", ())
     return NoteChainView(note_id, me.title, me.type, me.status, older.children, newer.children)
-

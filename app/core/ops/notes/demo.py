@@ -27,6 +27,7 @@ DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
 
 
+# fmt: off
 def _drafts(sessions: dict[str, str]) -> list[tuple[timedelta, NoteDraft, Choice | None]]:
     """The saves, oldest first: (how long before now, the draft, the choice it is saved with)."""
     return [
@@ -76,13 +77,21 @@ def _drafts(sessions: dict[str, str]) -> list[tuple[timedelta, NoteDraft, Choice
                              "- Evaluate embeddings once the index passes 5k rows.", project="memboard",
                              session=sessions["embed"]), None),
     ]
+# fmt: on
 
 
 def _links(root: MemoryRoot, when: datetime) -> None:
     """Links the saves above do not make: one note superseded by another of a different topic, one
     marked superseded, and a link written on one side only to a note that is not there."""
-    execute(root, lambda r: plan_note_supersede(r, "tool/bugfix/hook-timed-out-on-a-100k-row-index",
-                                                "tool/pattern/hook-registration-stays-under-100-ms", when))
+    execute(
+        root,
+        lambda r: plan_note_supersede(
+            r,
+            "tool/bugfix/hook-timed-out-on-a-100k-row-index",
+            "tool/pattern/hook-registration-stays-under-100-ms",
+            when,
+        ),
+    )
     execute(root, lambda r: plan_note_mark(r, "project/decision/embeddings-for-search", "superseded", when + HOUR))
     _hand_link(root, "ops/config/lock-files-live-in-local-state", supersedes=("ops/config/lock-files-in-the-vault",))
     _hand_link(root, "project/decision/embeddings-for-search", superseded_by=("project/memboard/note-storage",))

@@ -88,10 +88,15 @@ def draft_note(draft: NoteDraft) -> Note:
         raise UsageError("a note needs a title")
     note_type = check_choice(draft.type, TYPES, "note type")
     scope = check_choice(draft.scope, SCOPES, "scope")
-    key = check_topic_key(draft.topic_key) if draft.topic_key is not None else suggest_topic_key(scope, note_type, title)
+    key = (
+        check_topic_key(draft.topic_key) if draft.topic_key is not None else suggest_topic_key(scope, note_type, title)
+    )
     session = check_id(draft.session) if draft.session else ""
     return Note(
-        title, note_type, scope, key,
+        title,
+        note_type,
+        scope,
+        key,
         project=one_line(draft.project, "project", MAX_PROJECT),
         session=session,
         what=normalize_body(draft.what, "what"),
@@ -103,8 +108,17 @@ def draft_note(draft: NoteDraft) -> Note:
 
 def refuse_note_secrets(note: Note, allow: bool) -> None:
     """Refuse (SecretFound, nothing written) a note whose text holds a credential."""
-    refuse_secrets({"title": note.title, "project": note.project, "what": note.what, "why": note.why,
-                    "where": note.where, "learned": note.learned}, allow)
+    refuse_secrets(
+        {
+            "title": note.title,
+            "project": note.project,
+            "what": note.what,
+            "why": note.why,
+            "where": note.where,
+            "learned": note.learned,
+        },
+        allow,
+    )
 
 
 def holds(note_id: str, status: str, **links: str) -> Check:
@@ -144,7 +158,9 @@ def _keep_revision(root: MemoryRoot, plan: Plan[NoteSaveResult], note_id: str, o
         plan.local.append(change)
 
 
-def _in_place(root: MemoryRoot, note_id: str, old: bytes, new: Note, added: list[str], dropped: list[str]) -> Plan[NoteSaveResult]:
+def _in_place(
+    root: MemoryRoot, note_id: str, old: bytes, new: Note, added: list[str], dropped: list[str]
+) -> Plan[NoteSaveResult]:
     """A plan that rewrites a note in place, keeping its previous text as a revision."""
     data = write_note(old, new)
     plan = Plan(OP, _result("updated", note_id, added, dropped, revision=True))
@@ -183,8 +199,9 @@ def superseded_copy(old: bytes, key: str) -> bytes:
     return write_note(old, note.with_changes(status="superseded", superseded_by=links))
 
 
-def _supersede(root: MemoryRoot, key: str, old: bytes, current: Note, new: Note, ts: str,
-               added: list[str], dropped: list[str]) -> Plan[NoteSaveResult]:
+def _supersede(
+    root: MemoryRoot, key: str, old: bytes, current: Note, new: Note, ts: str, added: list[str], dropped: list[str]
+) -> Plan[NoteSaveResult]:
     """A plan that moves the topic's note aside (superseded) and writes the new one in its place.
 
     Order: the earlier note's copy first (`<key>~<n>`), then the links of notes it links to,
@@ -194,8 +211,15 @@ def _supersede(root: MemoryRoot, key: str, old: bytes, current: Note, new: Note,
     taken = taken_ids(root, key)
     n = next(i for i in range(1, len(taken) + 2) if moved_id(key, i) not in taken)
     moved = moved_id(key, n)
-    fresh = new.with_changes(topic_key=key, status="active", supersedes=(moved,), superseded_by=(),
-                             project=new.project or current.project, created=ts, updated=ts)
+    fresh = new.with_changes(
+        topic_key=key,
+        status="active",
+        supersedes=(moved,),
+        superseded_by=(),
+        project=new.project or current.project,
+        created=ts,
+        updated=ts,
+    )
     plan = Plan(OP, _result("superseded", key, added, dropped, superseded=moved, revision=True))
     plan.changes.append(Change("create", note_path(moved), None, superseded_copy(old, key)))
     _relink(root, plan, current, key, moved)
@@ -219,7 +243,9 @@ def _keep_both_id(root: MemoryRoot, key: str, new: Note) -> tuple[str, bool]:
         there = read_note(data)
         if not dropped_statements(there, new) and not added_statements(there, new):
             return candidate, True
-    raise Refused(f"cannot derive a distinct key beside {key} to keep both notes; save with another topic key; nothing written")
+    raise Refused(
+        f"cannot derive a distinct key beside {key} to keep both notes; save with another topic key; nothing written"
+    )
 
 
 def _keep_both(root: MemoryRoot, key: str, new: Note, ts: str) -> Plan[NoteSaveResult]:
@@ -234,7 +260,9 @@ def _keep_both(root: MemoryRoot, key: str, new: Note, ts: str) -> Plan[NoteSaveR
     return plan
 
 
-def _conflict(root: MemoryRoot, key: str, old: bytes, current: Note, candidate: Note, dropped: list[str]) -> Plan[NoteSaveResult]:
+def _conflict(
+    root: MemoryRoot, key: str, old: bytes, current: Note, candidate: Note, dropped: list[str]
+) -> Plan[NoteSaveResult]:
     """A plan that writes nothing and carries the conflict: both texts and the statements dropped."""
     other, _ = _keep_both_id(root, key, candidate)
     conflict = NoteConflict(key, current.type, decoded(old), decoded(write_note(old, candidate)), dropped, other)
@@ -250,9 +278,19 @@ def _over(root: MemoryRoot, key: str, old: bytes, new: Note, ts: str, choice: st
     """The plan of a save over the topic's existing note (see the module's docstring)."""
     current = read_note(old)
     candidate = current.with_changes(
-        title=new.title, type=new.type, scope=new.scope, topic_key=key, project=new.project or current.project,
-        session=new.session or current.session, what=new.what, why=new.why, where=new.where, learned=new.learned,
-        status=current.status if current.status in STATUSES else "active", created=current.created or ts, updated=ts,
+        title=new.title,
+        type=new.type,
+        scope=new.scope,
+        topic_key=key,
+        project=new.project or current.project,
+        session=new.session or current.session,
+        what=new.what,
+        why=new.why,
+        where=new.where,
+        learned=new.learned,
+        status=current.status if current.status in STATUSES else "active",
+        created=current.created or ts,
+        updated=ts,
     )
     dropped, added = dropped_statements(current, candidate), added_statements(current, candidate)
     if current.status == "superseded":  # marked superseded where it stands: the new note takes its place
@@ -273,8 +311,9 @@ def _over(root: MemoryRoot, key: str, old: bytes, new: Note, ts: str, choice: st
     return _in_place(root, key, old, candidate, added, dropped)
 
 
-def plan_note_save(root: MemoryRoot, draft: NoteDraft, when: datetime, choice: Choice | None = None,
-                   allow_secrets: bool = False) -> Plan[NoteSaveResult]:
+def plan_note_save(
+    root: MemoryRoot, draft: NoteDraft, when: datetime, choice: Choice | None = None, allow_secrets: bool = False
+) -> Plan[NoteSaveResult]:
     """Save a note under its topic key by the conflict policy (see the module's docstring).
 
     choice settles a save that drops or changes earlier statements: `supersede` or `keep_both`;
@@ -291,8 +330,14 @@ def plan_note_save(root: MemoryRoot, draft: NoteDraft, when: datetime, choice: C
     return _over(root, new.topic_key, old, new, ts, choice)
 
 
-def plan_note_update(root: MemoryRoot, ref: str, fields: NoteFields, when: datetime, choice: Choice | None = None,
-                     allow_secrets: bool = False) -> Plan[NoteSaveResult]:
+def plan_note_update(
+    root: MemoryRoot,
+    ref: str,
+    fields: NoteFields,
+    when: datetime,
+    choice: Choice | None = None,
+    allow_secrets: bool = False,
+) -> Plan[NoteSaveResult]:
     """Change some values of a note named by its ID or topic key (seed 001's mem_update).
 
     The note's other values stay. On a topic's current note the change is a save by the same
@@ -310,19 +355,32 @@ def plan_note_update(root: MemoryRoot, ref: str, fields: NoteFields, when: datet
         why=current.why if pick["why"] is None else pick["why"],
         where=current.where if pick["where"] is None else pick["where"],
         learned=current.learned if pick["learned"] is None else pick["learned"],
-        topic_key=key, project=pick["project"], session=pick["session"],
+        topic_key=key,
+        project=pick["project"],
+        session=pick["session"],
     )
     if n == 0 and current.status != "superseded":
         return plan_note_save(root, draft, when, choice, allow_secrets)
     new = draft_note(draft)
     refuse_note_secrets(new, allow_secrets)
-    candidate = current.with_changes(title=new.title, type=new.type, scope=new.scope, project=new.project or current.project,
-                                     session=new.session or current.session, what=new.what, why=new.why, where=new.where,
-                                     learned=new.learned, updated=format_ts(when))
+    candidate = current.with_changes(
+        title=new.title,
+        type=new.type,
+        scope=new.scope,
+        project=new.project or current.project,
+        session=new.session or current.session,
+        what=new.what,
+        why=new.why,
+        where=new.where,
+        learned=new.learned,
+        updated=format_ts(when),
+    )
     dropped = dropped_statements(current, candidate)
     if dropped:
-        raise Refused(f"{note_id} is superseded: it keeps its statements (the change drops {dropped[0][:60]!r}); "
-                      "add to it, or save a new note on its topic; nothing written")
+        raise Refused(
+            f"{note_id} is superseded: it keeps its statements (the change drops {dropped[0][:60]!r}); "
+            "add to it, or save a new note on its topic; nothing written"
+        )
     if candidate.with_changes(updated=current.updated) == current:
         return Plan(OP, NoteSaveResult("unchanged", note_id, note_path(note_id), current.status, [], []))
     plan = _in_place(root, note_id, data, candidate, added_statements(current, candidate), [])
@@ -340,14 +398,18 @@ def plan_note_supersede(root: MemoryRoot, old_ref: str, new_ref: str, when: date
         raise Refused(f"{new_id} is itself superseded; pick the note that replaces {old_id} now; nothing written")
     ts = format_ts(when)
     plan = Plan("note supersede", NoteLinkResult(old_id, new_id))
-    marked = old_note.with_changes(status="superseded", superseded_by=tuple(dict.fromkeys(old_note.superseded_by + (new_id,))),
-                                   updated=ts)
+    marked = old_note.with_changes(
+        status="superseded", superseded_by=tuple(dict.fromkeys(old_note.superseded_by + (new_id,))), updated=ts
+    )
     linked = new_note.with_changes(supersedes=tuple(dict.fromkeys(new_note.supersedes + (old_id,))), updated=ts)
     if marked.with_changes(updated=old_note.updated) != old_note:
         plan.changes.append(Change("modify", note_path(old_id), old_data, write_note(old_data, marked)))
     if linked.with_changes(updated=new_note.updated) != new_note:
         plan.changes.append(Change("modify", note_path(new_id), new_data, write_note(new_data, linked)))
-    plan.checks += [holds(old_id, "superseded", superseded_by=new_id), holds(new_id, new_note.status, supersedes=old_id)]
+    plan.checks += [
+        holds(old_id, "superseded", superseded_by=new_id),
+        holds(new_id, new_note.status, supersedes=old_id),
+    ]
     plan.report.append(f"{old_id} superseded by {new_id}" if plan.changes else "nothing to change")
     return plan
 
@@ -360,8 +422,10 @@ def plan_note_mark(root: MemoryRoot, ref: str, status: str, when: datetime) -> P
     check_choice(status, STATUSES, "note status")
     note_id, data, current = load_note(root, ref)
     if status == "active" and (split_note_id(note_id) or ("", 0))[1]:
-        raise Refused(f"{note_id} was moved aside by a newer note on its topic; save its text under the topic instead; "
-                      "nothing written")
+        raise Refused(
+            f"{note_id} was moved aside by a newer note on its topic; save its text under the topic instead; "
+            "nothing written"
+        )
     result = NoteSaveResult("unchanged", note_id, note_path(note_id), status, [], [])
     if current.status == status:
         return Plan("note mark", result)

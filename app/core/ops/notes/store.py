@@ -39,8 +39,13 @@ class NoteFilters:
 
     def passes(self, view: NoteView) -> bool:
         """Whether a note passes every filter."""
-        wanted = ((self.type, view.type), (self.scope, view.scope), (self.project, view.project),
-                  (self.status, view.status), (self.session, view.session))
+        wanted = (
+            (self.type, view.type),
+            (self.scope, view.scope),
+            (self.project, view.project),
+            (self.status, view.status),
+            (self.session, view.session),
+        )
         return all(want is None or want == have for want, have in wanted)
 
 
@@ -151,4 +156,3 @@ def taken_ids(root: MemoryRoot, key: str) -> set[str]:
     names = root.listdir(folder)
     parent = key.rpartition("/")[0]
     return {f"{parent}/{n[:-3]}" if parent else n[:-3] for n in names if n.startswith(prefix) and n.endswith(".md")}
-

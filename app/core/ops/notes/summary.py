@@ -40,7 +40,8 @@ def summary_snapshot(summary: SessionSummary) -> str:
     """The snapshot sections a summary merges in (empty sections left out)."""
     sections = {
         "Current Context": ([f"Goal: {summary.goal}"] if summary.goal.strip() else [])
-        + [f"Accomplished: {x}" for x in summary.accomplished] + [f"Discovery: {x}" for x in summary.discoveries],
+        + [f"Accomplished: {x}" for x in summary.accomplished]
+        + [f"Discovery: {x}" for x in summary.discoveries],
         "Decisions": [f"Instruction: {x}" for x in summary.instructions],
         "Files / Artifacts": list(summary.relevant),
         "Next Actions": list(summary.next_steps),
@@ -63,13 +64,16 @@ def summary_line(summary: SessionSummary) -> str | None:
     return text if len(text) <= MAX_SUMMARY else text[: MAX_SUMMARY - 1].rstrip() + "…"
 
 
-def plan_summary(root: MemoryRoot, summary: SessionSummary, when: datetime, allow_secrets: bool = False) -> Plan[UpdateResult]:
+def plan_summary(
+    root: MemoryRoot, summary: SessionSummary, when: datetime, allow_secrets: bool = False
+) -> Plan[UpdateResult]:
     """Merge a session summary into its session's snapshot and row (see the module's docstring)."""
     text = summary_snapshot(summary)
     if not text:
         raise UsageError("the session summary is empty: give a goal or at least one item")
-    plan = plan_update(root, summary.session, when, summary=summary_line(summary), snapshot_text=text,
-                       allow_secrets=allow_secrets)
+    plan = plan_update(
+        root, summary.session, when, summary=summary_line(summary), snapshot_text=text, allow_secrets=allow_secrets
+    )
     plan.op = "session summary"
     return plan
 
@@ -93,7 +97,12 @@ def plan_session_summary(
     every earlier item (seed 000's policy); the row becomes active with the new Summary.
     """
     summary = SessionSummary(
-        session_id, " ".join((goal or "").split()), as_items(instructions), as_items(discoveries),
-        as_items(accomplished), as_items(next_steps), as_items(relevant),
+        session_id,
+        " ".join((goal or "").split()),
+        as_items(instructions),
+        as_items(discoveries),
+        as_items(accomplished),
+        as_items(next_steps),
+        as_items(relevant),
     )
     return plan_summary(root, summary, when, allow_secrets)

@@ -622,9 +622,17 @@ class MemboardApp(App):
 
         self.push_screen(SearchScreen(self.memory_root), self._search_chosen)
 
-    def _search_chosen(self, session_id: str | None) -> None:
-        """Select the live session chosen in search; one no longer on the table opens read-only."""
-        if session_id is None:
+    def _search_chosen(self, chosen: tuple[str, str] | None) -> None:
+        """Show the note chosen in search in the notes view; select the live session chosen (one no
+        longer on the table opens read-only)."""
+        if chosen is None:
+            return
+        kind, session_id = chosen
+        if kind == "note":
+            # lazy: the notes view loads when it is first opened (start-up stays light)
+            from .notes.screen import open_notes
+
+            open_notes(self, session_id)
             return
         if self.select_session(session_id):
             self.table.focus()

@@ -342,3 +342,26 @@ def test_list_archived_names_a_folder_without_metadata(root):
     assert [r.id for r in rows] == ["2026-05-02-1000-beta", "2026-05-01-1000-alpha"]
     assert rows[0].problem and "archive/2026-05-02-1000-beta/index.md" in rows[0].problem
     assert rows[1].problem == "no archive/2026-05-01-1000-alpha/index.md"
+
+
+async def test_enter_on_a_note_result_shows_it_in_the_notes_view(demo_root):
+    # lazy: the notes modules are only needed by this test
+    from memboard.board.notes.screen import NotesScreen
+    from memboard.core.files.execute import execute
+    from memboard.core.formats import clock
+    from memboard.core.formats.note import NoteDraft
+    from memboard.core.ops.notes.save import plan_note_save
+
+    draft = NoteDraft("Retry renames under Obsidian", "gotcha", "tool", "- Retry a refused rename.")
+    saved = execute(MemoryRoot(demo_root), lambda r: plan_note_save(r, draft, clock.now()))
+    note_id = saved.result.note_id
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_search(pilot)
+        hits = await search_for(pilot, screen, "Retry renames under")
+        assert [(h.kind, h.id) for h in hits] == [("note", note_id)]
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, NotesScreen), "the notes view")
+        notes = app.screen
+        assert isinstance(notes, NotesScreen)
+        assert notes.filter_text == note_id

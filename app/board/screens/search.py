@@ -88,7 +88,7 @@ def hit_text(hit: SearchHit, style: dict[str, Style]) -> Text:
     return out
 
 
-class SearchScreen(ModalScreen[str | None]):
+class SearchScreen(ModalScreen[tuple[str, str] | None]):
     """Search everything; returns the live Session ID chosen with enter (None when closed).
 
     An archived result opens read-only on top of it (SessionScreen).
@@ -256,9 +256,12 @@ class SearchScreen(ModalScreen[str | None]):
         self.open(self.hits[event.option_index])
 
     def open(self, hit: SearchHit) -> None:
-        """A live session: close and select its row; anything else: open it read-only on top."""
-        if hit.state == "live" and hit.session_id is not None:
-            self.dismiss(hit.session_id)
+        """A note: close and show it in the notes view; a live session: close and select its row;
+        an archived one: open it read-only on top. The answer is (kind, ID)."""
+        if hit.kind == "note":
+            self.dismiss(("note", hit.id))
+        elif hit.state == "live" and hit.session_id is not None:
+            self.dismiss(("session", hit.session_id))
         else:
             self.app.push_screen(SessionScreen(self.root, hit.id))
 

@@ -301,11 +301,18 @@ async def preview_ready(app, pilot, task: str, limit: float = 600.0) -> tuple[fl
         await pilot.press("enter")
     else:
         await pilot.press("d")
-    while not isinstance(app.screen, preview.PreviewScreen):
+    while not isinstance(app.screen, preview.PreviewScreen) or not app.screen.query("#preview-diff"):
         if time.monotonic() > deadline:
             raise TimeoutError(f"the {task} preview never showed (top screen {app.screen!r})")
         await asyncio.sleep(0.005)
-    return made[0] - start, time.perf_counter() - start
+    shown = time.perf_counter() - start
+    await pilot.pause()
+    await pilot.press("escape")  # cancel: the flow ends, writing nothing, before the app is taken down
+    while any(w.group == "flow" and not w.is_finished for w in app.workers):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the {task} flow never ended")
+        await asyncio.sleep(0.005)
+    return made[0] - start, shown
 
 
 def child(kind: str, root: str, task: str, runs: int) -> None:

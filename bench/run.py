@@ -107,6 +107,8 @@ def fmt_value(value: float | None, unit: str) -> str:
         return f"{value:.0f} MiB"
     if unit == "rows":
         return f"{value:.0f}"
+    if unit == "×":
+        return f"{value:.2f}×"
     return f"{value:g} {unit}".strip()
 
 

@@ -133,7 +133,8 @@ def _confirmed(stem: str, data: bytes, candidates: list[tuple[str, str]]) -> tup
 
 def copied_session(stem: str, data: bytes) -> str | None:
     """The Session ID that the snapshot file `sessions/<stem>.md` with these bytes is a conflict copy of, else None."""
-    found = _confirmed(stem, data, _snapshot_candidates(stem, set(), True))
+    candidates = _snapshot_candidates(stem, set(), True)
+    found = _confirmed(stem, data, candidates) if candidates else None  # (most names copy nothing: no title read)
     return found[0] if found else None
 
 

@@ -102,7 +102,7 @@ def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Seen
             seen = root.wait_settled({rel: (before, _planned(plan, rel))}, budget)[rel]
         if seen.data != before:
             return None
-        seens[rel] = seen
+        seens[rel] = seen._replace(data=before)  # the same bytes: the plan's copy, this read's is let go
     return seens if localstate.unchanged(root, plan) else None
 
 

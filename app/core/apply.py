@@ -33,6 +33,7 @@ DEFAULT_LOCK_TIMEOUT = 20.0
 POLL_INTERVAL = 0.002
 
 Builder = Callable[[MemoryRoot], Plan]
+Progress = Callable[[int, int], None]  # (file steps written, steps in the plan), called after each step
 Pending = dict[str, tuple[bytes | None, bytes | None]]  # file -> (bytes the plan read, bytes it writes)
 ANY = object()  # atomic_write: do not compare the file before replacing it
 REBUILDS = 8
@@ -286,8 +287,10 @@ def execute(
     )
 
 
-def apply_exact(root: MemoryRoot, plan: Plan, build: Builder) -> Plan:
-    """Apply exactly this previewed plan, or raise StalePlan with a fresh one; never blind."""
+def apply_exact(root: MemoryRoot, plan: Plan, build: Builder, progress: Progress | None = None) -> Plan:
+    """Apply exactly this previewed plan, or raise StalePlan with a fresh one; never blind.
+
+    progress, when given, is told after each file step (the board draws a progress bar)."""
     if plan.empty:
         return plan
     root.require_memory_root()
@@ -299,7 +302,7 @@ def apply_exact(root: MemoryRoot, plan: Plan, build: Builder) -> Plan:
         if sigs is None:
             raise StalePlan("the files changed since this preview; review the new plan", settled_build(root, build, budget))
         try:
-            write_and_verify(root, plan, sigs, SETTLE_WAIT)
+            write_and_verify(root, plan, sigs, SETTLE_WAIT, progress)
         except ChangedUnderfoot:
             raise StalePlan(
                 "the files changed while writing this preview; review the new plan", settled_build(root, build, budget)
@@ -683,7 +686,11 @@ def _verify(root: MemoryRoot, plan: Plan, settle_wait: float) -> None:
 
 
 def write_and_verify(
-    root: MemoryRoot, plan: Plan, sigs: dict[str, Signature | None] | None = None, settle_wait: float = SETTLE_WAIT
+    root: MemoryRoot,
+    plan: Plan,
+    sigs: dict[str, Signature | None] | None = None,
+    settle_wait: float = SETTLE_WAIT,
+    progress: Progress | None = None,
 ) -> None:
     """Write the plan's steps in order (caller holds the lock), then verify every step.
 
@@ -703,6 +710,8 @@ def write_and_verify(
                 _fault(number)
             except RuntimeError as exc:
                 raise Incomplete(f"{plan.op} incomplete: {exc}; done: {', '.join(done)}; run `memboard doctor`") from None
+            if progress is not None:
+                progress(number, len(plan.changes))
         _verify(root, plan, settle_wait)
     finally:
         root.known.save()

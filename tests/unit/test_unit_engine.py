@@ -129,6 +129,15 @@ def test_apply_exact_raises_stale_plan_instead_of_writing(tmp_path):
     assert err.value.fresh_plan.changes[0].before == b"changed\n"
 
 
+def test_apply_exact_reports_progress_after_each_file_step(tmp_path):
+    root = MemoryRoot(tmp_path)
+    apply.execute(root, lambda r: plan_register(r, WHEN, "a"))
+    plan = Plan("test", changes=[Change("create", f"notes/n{i}.md", None, b"x\n") for i in range(3)])
+    told: list[tuple[int, int]] = []
+    apply.apply_exact(root, plan, lambda r: plan, progress=lambda done, total: told.append((done, total)))
+    assert told == [(1, 3), (2, 3), (3, 3)]
+
+
 def test_dry_run_returns_plan_without_writing(tmp_path):
     root = MemoryRoot(tmp_path)
     plan = apply.execute(root, lambda r: plan_register(r, WHEN, "a"), dry_run=True)

@@ -21,11 +21,12 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from ..core import clock
+from ..core.apply import SETTLE_WAIT, settle_seconds
 from ..core.config import load as load_config
 from ..core.errors import MemboardError
 from ..core.ids import DEFAULT_AGENT, is_valid_id
 from ..core.index import STATUSES
-from ..core.root import INDEX, MemoryRoot
+from ..core.root import INDEX, Budget, MemoryRoot, NotSettled, whole
 from .actions import board_only, bindings
 from .flows import BoardFlows
 from .loader import (
@@ -88,6 +89,8 @@ class MemboardApp(App):
     TITLE = "memboard"
     CSS_PATH = [BOARD_TCSS]
     COMMANDS = App.COMMANDS | {board_commands}
+    # below 110 columns the pane folds away (enter opens it full width); the table gets the width
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-roomy")]
 
     # every key comes from the action table; `/` has priority: handled before the key is
     # forwarded, so letters typed right after it reach the box (check_action says when it yields)
@@ -97,6 +100,7 @@ class MemboardApp(App):
         """A board on the memory root at root_path; watch=False turns the file poller off."""
         super().__init__()
         self.memory_root = MemoryRoot(root_path)
+        self.memory_root.window = settle_seconds()
         try:
             self.config = load_config()
         except MemboardError:
@@ -169,7 +173,8 @@ class MemboardApp(App):
         """Marked rows' IDs in table order."""
         if not self.marks:
             return []
-        return [r.id for r in self.model.ordered(self.sort_column, self.sort_reverse) if r.id in self.marks]
+        rows = self.model.ordered(self.sort_column, self.sort_reverse)
+        return list(dict.fromkeys(r.id for r in rows if r.key in self.marks))
 
     def clear_marks(self) -> None:
         """Unmark every row."""
@@ -227,13 +232,14 @@ class MemboardApp(App):
         root = self.memory_root
         now = clock.now()
         try:
-            data = root.read(INDEX) or b""
+            found = root.read(INDEX)
         except MemboardError as exc:
             self.notify(str(exc), severity="error")
-            data = b""
+            found = b""
+        data = found or b""
         model = read_head(data, root, now)
         if model is None:
-            model = read_model(root, now, data)
+            model = read_model(root, now, data, missing=found is None)
         self._apply_model(model, set())
         self.show_notices(read_notices(root, model, []))  # up front: read-only, conflict markers (copies: the worker)
         if model.complete:
@@ -279,14 +285,20 @@ class MemboardApp(App):
         self._post_notices(model)
 
     def _read_changes(self, changed_snapshots: set[str] | None) -> str | None:
-        """Re-read the index (from the worker) and post the model; the error's text when it cannot be read."""
+        """Re-read the index (from the worker) and post the model; the error's text when it cannot be read.
+
+        A read that is not whole next to the last one shown (empty, cut mid-line, its header or
+        rows gone: an editor's save caught half-way) is not shown: the board keeps the last good
+        model and waits, by the core's settled-read rule, until the file settles.
+        """
         root = self.memory_root
-        now = clock.now()
         try:
-            data = root.read(INDEX) or b""
+            found = self._settled_index()
+        except NotSettled:
+            return None  # still being saved: keep the last good model; the next poll looks again
         except MemboardError as exc:
             return str(exc)
-        model = read_model(root, now, data, previous=self.model)
+        model = read_model(root, clock.now(), found or b"", previous=self.model, missing=found is None)
         if changed_snapshots is None:
             changed = observe_snapshots(root)
         else:
@@ -295,6 +307,15 @@ class MemboardApp(App):
         self.post_message(ModelLoaded(model, changed, reload_pane=changed_snapshots is None))
         self._post_notices(model)
         return None
+
+    def _settled_index(self) -> bytes | None:
+        """index.md's bytes (None when absent), waited for while they are not whole next to the last model's."""
+        root = self.memory_root
+        seen = root.read_seen(INDEX)
+        source = self.model.source
+        if source is None or not self.model.complete or whole(INDEX, seen.data or b"", source.data):
+            return seen.data
+        return root.wait_settled({INDEX: (source.data, None)}, Budget(SETTLE_WAIT))[INDEX].data
 
     def _post_notices(self, model: BoardModel) -> None:
         """Work out the banner's notices for a model (from a worker) and post them to the UI thread."""
@@ -336,8 +357,8 @@ class MemboardApp(App):
         if fresh:
             table.fresh = table.fresh | fresh
             self.set_timer(FRESH_SECONDS, self._clear_fresh)
-        if model.complete:
-            self.marks &= set(model.by_id)
+        if model.complete and self.marks:
+            self.marks &= {r.key for r in model.rows}
         before = table.current.id if table.current else None
         self._apply_view()
         after = table.current.id if table.current else None
@@ -360,8 +381,23 @@ class MemboardApp(App):
             table.marked = self.marks
             table.sort_column = self.sort_column
             table.sort_reverse = self.sort_reverse
+            table.empty_text = "" if rows else self.why_empty()
             table.set_rows(rows, self.model.now, keep)
             self._update_status()
+
+    def why_empty(self) -> str:
+        """One line saying why the table shows no row (no index.md, no rows, a filter that hides them all)."""
+        model = self.model
+        if model.missing:
+            return ("No index.md in this root yet: it appears when an agent's hook registers the first chat "
+                    "(or `memboard register`).")
+        if not model.rows:
+            return "index.md holds no session row yet: each chat an agent's hook registers adds one."
+        status = "" if self.status_filter == ALL else self.status_filter
+        if self.filter_text:
+            where = f" among the {status} rows" if status else ""
+            return f"No row matches “{self.filter_text}”{where}: escape in the filter box (/) clears it, 1 shows all."
+        return f"No {status} rows (of {len(model.rows):,}): 1 shows all, 2 3 4 the others."
 
     def _update_status(self) -> None:
         """Counts, filters and sort in the status line."""
@@ -407,7 +443,8 @@ class MemboardApp(App):
         """Show row in the pane, with its snapshot at revision_position once that is loaded."""
         detail = self.detail
         snapshot = detail.pane if detail is not None and row is not None and detail.session_id == row.id else None
-        self.query_one(SnapshotPane).show(row, snapshot, self.revision_position, self.model.now)
+        self.query_one(SnapshotPane).show(row, snapshot, self.revision_position, self.model.now,
+                                          empty=self.table.empty_text)
 
     def _show_revision(self) -> None:
         """Show the current revision, having an older one prepared first (off the UI thread) when needed."""
@@ -520,12 +557,12 @@ class MemboardApp(App):
         self._apply_view()
 
     def action_sort(self) -> None:
-        """Sort by the next column."""
-        keys = list(SORT_COLUMNS)
-        self.sort_column = keys[(keys.index(self.sort_column) + 1) % len(keys)]
+        """Sort by the next column on screen, left to right, then back to file order."""
+        keys = ["line", *self.table.visible_columns()]
+        at = keys.index(self.sort_column) if self.sort_column in keys else 0
+        self.sort_column = keys[(at + 1) % len(keys)]
         self.sort_reverse = False
         self._apply_view()
-        self.notify(f"sorted by {SORT_COLUMNS[self.sort_column]}", timeout=1.5)
 
     def sort_by(self, column: str, reverse: bool = False) -> None:
         """Sort by a column key of SORT_COLUMNS."""
@@ -542,10 +579,10 @@ class MemboardApp(App):
         row = self.table.current
         if row is None:
             return
-        if row.id in self.marks:
-            self.marks.discard(row.id)
+        if row.key in self.marks:
+            self.marks.discard(row.key)
         else:
-            self.marks.add(row.id)
+            self.marks.add(row.key)
         self.table.marked = self.marks
         self.table.move_cursor(self.table.cursor + 1)
         self.table.refresh()

@@ -15,7 +15,8 @@ from typing import Literal
 from textual.binding import Binding, BindingType
 from textual.keys import format_key
 
-Owner = Literal["", "app", "table", "filter", "preview", "message", "picker", "stale", "update", "chain", "help"]
+Owner = Literal["", "app", "table", "filter", "preview", "message", "picker", "stale", "update", "chain", "help",
+                "log", "planning", "confirm"]
 """Whose BINDINGS hold an entry ("" = nobody's: a widget handles the key itself, or a mouse gesture)."""
 
 
@@ -32,6 +33,7 @@ class Where(Enum):
     CHAIN = "In the reference chain"
     ANYWHERE = "Anywhere"
     MOUSE = "With the mouse"
+    LOG = "In the result log"
     HELP = "In this help"
 
 
@@ -51,11 +53,16 @@ class Action:
     owner: Owner = ""
     palette: str = ""
     """The command palette's name for it ("" = not offered there)."""
-    footer: bool = False
+    footer: tuple[str, ...] = ()
+    """The footers that show it: `board`, `pane`, `filter`, or a screen's (its owner name)."""
     group: str = ""
     """Consecutive footer entries of one group share its label (`1234 status`)."""
     priority: bool = False
     key_display: str | None = None
+    pinned: bool = False
+    """Shown at the right of every footer, whatever its width (help and quit)."""
+    text_key: str = ""
+    """The key a footer shows where a text box takes the others (`f1` for help, `ctrl+q` for quit)."""
 
     @property
     def action_name(self) -> str:
@@ -64,11 +71,9 @@ class Action:
 
     @property
     def key_text(self) -> str:
-        """The keys as a person reads them (`esc / n`, `[`, `ctrl+s`); a gesture as written."""
+        """Every key as a person reads it (`esc / n`, `[`, `ctrl+s`); a gesture as written."""
         if self.where is Where.MOUSE:
             return self.keys
-        if self.key_display:
-            return self.key_display
         return " / ".join(key_label(key) for key in self.keys.split(","))
 
 
@@ -79,49 +84,60 @@ def key_label(key: str) -> str:
 
 
 STATUS = "status"  # the footer group of the four status filters
+BOARD, PANE, FILTER = ("board",), ("pane",), ("filter",)
+TEXT_FOOTERS = frozenset({"filter", "update", "picker", "stale"})
+"""Footers of places where a text box takes letters (help and quit show their text_key there)."""
 
 ACTIONS: tuple[Action, ...] = (
     # the App's keys, in footer order
     Action("slash", "filter", "filter", "filter by text (ID, agent, topic, summary, keywords)", Where.BOARD, "app",
-           palette="Filter by text", footer=True, priority=True),
+           palette="Filter by text", footer=BOARD, priority=True),
     Action("1", "status('all')", "all", "show all rows", Where.BOARD, "app",
-           palette="Show all sessions", footer=True, group=STATUS),
+           palette="Show all sessions", footer=BOARD, group=STATUS),
     Action("2", "status('idle')", "idle", "show only idle rows", Where.BOARD, "app",
-           palette="Show idle sessions", footer=True, group=STATUS),
+           palette="Show idle sessions", footer=BOARD, group=STATUS),
     Action("3", "status('active')", "active", "show only active rows", Where.BOARD, "app",
-           palette="Show active sessions", footer=True, group=STATUS),
+           palette="Show active sessions", footer=BOARD, group=STATUS),
     Action("4", "status('stale')", "stale", "show only stale rows", Where.BOARD, "app",
-           palette="Show stale sessions", footer=True, group=STATUS),
+           palette="Show stale sessions", footer=BOARD, group=STATUS),
     Action("enter", "open", "open", "open the snapshot pane full width (again to go back)", Where.PANE, "app",
-           palette="Open snapshot", footer=True),
+           palette="Open snapshot", footer=BOARD),
     Action("space", "mark", "mark", "mark or unmark the row (archive acts on every marked row)", Where.BOARD, "app",
-           palette="Mark session", footer=True, key_display="␣"),
+           palette="Mark session", footer=BOARD, key_display="␣"),
     Action("c", "continue_session", "continue", "continue from the selected session (pick the one that continues)",
-           Where.FLOWS, "app", palette="Continue session", footer=True),
-    Action("r", "release", "release", "release one of the selected session's references", Where.FLOWS, "app",
-           palette="Release reference", footer=True),
+           Where.FLOWS, "app", palette="Continue session", footer=BOARD),
+    Action("r", "release", "release",
+           "release a reference of the selected session: one that continues from it, or one it continues from",
+           Where.FLOWS, "app", palette="Release reference", footer=BOARD),
     Action("a", "archive", "archive", "archive the selected session, or every marked one", Where.FLOWS, "app",
-           palette="Archive", footer=True),
+           palette="Archive", footer=BOARD),
     Action("o", "organize", "organize", "organize: delete idle rows, mark overdue active rows stale",
-           Where.FLOWS, "app",
-           palette="Organize memory", footer=True),
+           Where.FLOWS, "app", palette="Organize memory", footer=BOARD),
     Action("u", "update", "update", "update topic, summary, keywords and the snapshot", Where.FLOWS, "app",
-           palette="Update session", footer=True),
+           palette="Update session", footer=BOARD),
     Action("g", "chain", "chain", "the reference chain of the selected session", Where.FLOWS, "app",
-           palette="Reference chain", footer=True),
+           palette="Reference chain", footer=BOARD),
     Action("d", "doctor", "doctor", "doctor: find and repair inconsistencies", Where.FLOWS, "app",
-           palette="Doctor", footer=True),
-    Action("s", "sort", "sort", "sort by the next column", Where.BOARD, "app"),
+           palette="Doctor", footer=BOARD),
+    Action("l", "log", "log", "the result log: what each change did in this run", Where.BOARD, "app",
+           palette="Result log", footer=BOARD),
+    Action("s", "sort", "sort", "sort by the next column on screen (then back to file order)", Where.BOARD, "app",
+           footer=BOARD),
     Action("S", "reverse_sort", "reverse sort", "reverse the sort order", Where.BOARD, "app",
            palette="Reverse sort order"),
-    Action("left_square_bracket", "revision(-1)", "older revision", "step to an older snapshot revision",
-           Where.PANE, "app", palette="Older snapshot revision"),
-    Action("right_square_bracket", "revision(1)", "newer revision", "step to a newer snapshot revision",
-           Where.PANE, "app", palette="Newer snapshot revision"),
-    Action("escape", "leave_pane", "back", "leave the full-width pane", Where.PANE, "app"),
-    Action("question_mark", "help", "help", "this help", Where.ANYWHERE, "app", palette="Help", footer=True),
-    Action("q", "quit", "quit", "quit memboard", Where.ANYWHERE, "app", palette="Quit", footer=True),
-    Action("ctrl+p", "", "commands", "the command palette: every action by name, and themes", Where.ANYWHERE),
+    Action("escape", "leave_pane", "back", "leave the full-width pane", Where.PANE, "app", footer=PANE),
+    Action("left_square_bracket", "revision(-1)", "older", "step to an older snapshot revision",
+           Where.PANE, "app", palette="Older snapshot revision", footer=PANE, group="revision"),
+    Action("right_square_bracket", "revision(1)", "newer", "step to a newer snapshot revision",
+           Where.PANE, "app", palette="Newer snapshot revision", footer=PANE, group="revision"),
+    Action("question_mark,f1", "help", "help", "this help", Where.ANYWHERE, "app", palette="Help", pinned=True,
+           key_display="?", text_key="f1"),
+    Action("q", "quit", "quit", "quit memboard (asks first while a change or a draft is open)", Where.ANYWHERE,
+           "app", palette="Quit", pinned=True, text_key="ctrl+q"),
+    Action("ctrl+q", "quit", "quit", "quit, also from a text box", Where.ANYWHERE, "app", priority=True),
+    Action("ctrl+c", "quit", "quit", "quit (in a text box it copies the selection instead)", Where.ANYWHERE, "app"),
+    Action("ctrl+p", "", "commands", "the command palette: every action by name, and themes (a theme chosen "
+           "there is saved in the config)", Where.ANYWHERE),
     # moving in the table
     Action("up,k", "cursor_up", "up", "move up a row", Where.BOARD, "table"),
     Action("down,j", "cursor_down", "down", "move down a row", Where.BOARD, "table"),
@@ -130,31 +146,57 @@ ACTIONS: tuple[Action, ...] = (
     Action("home", "first", "first", "go to the first row", Where.BOARD, "table"),
     Action("end", "last", "last", "go to the last row", Where.BOARD, "table"),
     # the filter box
-    Action("enter", "", "keep", "keep the filter and go back to the table", Where.FILTER),
-    Action("escape", "clear_filter", "clear filter", "clear the filter and go back to the table", Where.FILTER,
-           "filter"),
+    Action("enter", "", "keep", "keep the filter and go back to the table", Where.FILTER, footer=FILTER),
+    Action("escape", "clear_filter", "clear", "clear the filter and go back to the table", Where.FILTER,
+           "filter", footer=FILTER),
     # modals
-    Action("enter,y", "confirm", "apply", "apply exactly the plan shown", Where.PREVIEW, "preview"),
-    Action("escape,n", "cancel", "cancel", "cancel: nothing is written", Where.PREVIEW, "preview"),
-    Action("enter,escape,space", "close", "OK", "close a message", Where.PREVIEW, "message"),
+    Action("enter,y", "confirm", "apply", "apply exactly the plan shown (above 200 file changes: press y twice)",
+           Where.PREVIEW, "preview", footer=("preview",), key_display="⏎/y"),
+    Action("escape,n", "cancel", "cancel", "cancel: nothing is written", Where.PREVIEW, "preview",
+           footer=("preview",), key_display="esc/n"),
+    Action("d", "toggle_diff", "exact diff", "switch between the changes in words and the exact diff (the "
+           "bytes --dry-run prints)", Where.PREVIEW, "preview", footer=("preview",)),
+    Action("up,down,pageup,pagedown", "", "scroll", "scroll the changes", Where.PREVIEW, footer=("preview",),
+           key_display="↑↓"),
+    Action("enter,escape,space", "close", "OK", "close a message", Where.PREVIEW, "message",
+           footer=("message", "message-plain"),
+           key_display="⏎"),
+    Action("f", "fix", "fix", "run the fix a message offers (release, update or doctor)", Where.PREVIEW, "message",
+           footer=("message",)),
+    Action("escape", "cancel", "cancel", "stop building a plan that takes long: nothing is written",
+           Where.PREVIEW, "planning", footer=("planning",)),
+    Action("y", "yes", "yes", "answer yes to a question (quit, discard a draft)", Where.PREVIEW, "confirm",
+           footer=("confirm", "confirm-draft")),
+    Action("k", "keep", "keep draft", "close the editor but keep the draft: u on the session opens it again",
+           Where.PREVIEW, "confirm", footer=("confirm-draft",)),
+    Action("escape,n", "no", "no", "answer no", Where.PREVIEW, "confirm", footer=("confirm", "confirm-draft"),
+           key_display="esc/n"),
     Action("ctrl+s", "preview", "preview", "preview the merged result (nothing is written yet)", Where.EDITOR,
-           "update", priority=True),
-    Action("escape", "cancel", "cancel", "close the editor without writing", Where.EDITOR, "update"),
-    Action("enter", "", "choose", "choose the highlighted session, or preview with these days", Where.PICKER),
-    Action("down", "move(1)", "next", "highlight the next session while typing a filter", Where.PICKER, "picker"),
-    Action("up", "move(-1)", "previous", "highlight the previous session", Where.PICKER, "picker"),
-    Action("escape", "cancel", "cancel", "cancel the flow: nothing is written", Where.PICKER, "picker"),
-    Action("escape", "cancel", "cancel", "cancel organize: nothing is written", Where.PICKER, "stale"),
-    Action("enter", "", "jump", "jump to the live session under the cursor", Where.CHAIN),
-    Action("space", "", "fold", "fold or unfold a branch", Where.CHAIN),
-    Action("escape,q", "close", "close", "close the chain", Where.CHAIN, "chain"),
+           "update", priority=True, footer=("update",)),
+    Action("tab", "", "next field", "move to the next field (shift+tab: back)", Where.EDITOR, footer=("update",)),
+    Action("escape", "cancel", "close", "close the editor (asks first when the draft changed; the draft can be "
+           "kept for later)", Where.EDITOR, "update", footer=("update",)),
+    Action("enter", "", "choose", "choose the highlighted session", Where.PICKER, footer=("picker",)),
+    Action("down", "move(1)", "next", "highlight the next session while typing a filter", Where.PICKER, "picker",
+           footer=("picker",), group="move", key_display="↓"),
+    Action("up", "move(-1)", "previous", "highlight the previous session", Where.PICKER, "picker",
+           footer=("picker",), group="move", key_display="↑"),
+    Action("escape", "cancel", "cancel", "cancel the flow: nothing is written", Where.PICKER, "picker",
+           footer=("picker",)),
+    Action("enter", "", "preview", "preview organize with these stale days", Where.PICKER, footer=("stale",)),
+    Action("escape", "cancel", "cancel", "cancel organize: nothing is written", Where.PICKER, "stale",
+           footer=("stale",)),
+    Action("enter", "", "jump", "jump to the live session under the cursor", Where.CHAIN, footer=("chain",)),
+    Action("space", "", "fold", "fold or unfold a branch", Where.CHAIN, footer=("chain",), key_display="␣"),
+    Action("escape,q", "close", "close", "close the chain", Where.CHAIN, "chain", footer=("chain",)),
+    Action("escape,l,q", "close", "close", "close the result log", Where.LOG, "log", footer=("log",)),
     # the mouse
     Action("click a row", "", "select", "select it", Where.MOUSE),
     Action("click a column header", "", "sort", "sort by it (again to reverse)", Where.MOUSE),
     Action("click a key below", "", "run", "run it", Where.MOUSE),
     Action("wheel", "", "scroll", "scroll the table, the pane or a preview", Where.MOUSE),
     # this help
-    Action("escape,q,question_mark", "close", "close", "close this help", Where.HELP, "help"),
+    Action("escape,q,question_mark", "close", "close", "close this help", Where.HELP, "help", footer=("help",)),
 )
 
 
@@ -168,8 +210,8 @@ def bindings(owner: Owner, table: tuple[Action, ...] = ACTIONS) -> list[BindingT
         group = None
         if entry.group:
             group = groups.setdefault(entry.group, Binding.Group(entry.group, compact=True))
-        out.append(Binding(entry.keys, entry.action, entry.label, show=entry.footer, key_display=entry.key_display,
-                           priority=entry.priority, group=group))
+        out.append(Binding(entry.keys, entry.action, entry.label, show=bool(entry.footer),
+                           key_display=entry.key_display, priority=entry.priority, group=group))
     return out
 
 
@@ -191,6 +233,20 @@ def help_sections(table: tuple[Action, ...] = ACTIONS) -> list[tuple[str, list[t
         if rows:
             out.append((where.value, rows))
     return out
+
+
+def footer_entries(context: str, table: tuple[Action, ...] = ACTIONS) -> list[Action]:
+    """What a footer shows in a place: its entries in table order, then the pinned ones (help, quit)."""
+    return [e for e in table if context in e.footer] + [e for e in table if e.pinned]
+
+
+def footer_key(entry: Action, context: str) -> str:
+    """The key a footer shows for an entry: its text_key where a text box takes letters, else its first key."""
+    if entry.text_key and context in TEXT_FOOTERS:
+        return key_label(entry.text_key)
+    if entry.key_display:
+        return entry.key_display
+    return key_label(entry.keys.split(",")[0])
 
 
 def close_hint(owner: Owner, table: tuple[Action, ...] = ACTIONS) -> str:

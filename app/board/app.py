@@ -19,6 +19,7 @@ from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Input, Static
+from textual.worker import Worker, WorkerState
 
 from ..core import clock
 from ..core.apply import SETTLE_WAIT, settle_seconds
@@ -51,6 +52,7 @@ from .messages import (
     RevisionsPrepared,
 )
 from .model import ALL, SORT_COLUMNS, BoardModel, BoardRow
+from .screens.confirm import LogEntry
 from memboard.styles import BOARD_TCSS
 from memboard.widgets.board_status import BoardBanner, BoardStatus
 from memboard.widgets.key_bar import KeyBar
@@ -58,6 +60,8 @@ from memboard.widgets.session_table import SessionTable
 from memboard.widgets.snapshot_pane import SnapshotPane
 
 DEFAULT_THEME = "textual-dark"
+TOAST_SECONDS = 4.0
+TOAST_WIDTH = 72  # a toast says this much of a flow's outcome; the result log (`l`) keeps all of it
 FRESH_SECONDS = 3.0
 POLL_SECONDS = 0.5
 DETAIL_DELAY = 0.2
@@ -81,6 +85,12 @@ class FilterInput(Input):
         """Clear the filter text and return to the table."""
         self.value = ""
         self.app.query_one(SessionTable).focus()
+
+
+def short(text: str, width: int = TOAST_WIDTH) -> str:
+    """A toast's text: the first line of text, cut at width with an ellipsis."""
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first if len(first) <= width else first[: width - 1].rstrip() + "…"
 
 
 class MemboardApp(App):
@@ -123,6 +133,9 @@ class MemboardApp(App):
         self._reload_lock = threading.Lock()  # one read at a time: models reach the UI in the order read
         self._waiting_flows: list[FlowFinished] = []  # applied flows whose end waits for the next refresh
         self.flows = BoardFlows(self)
+        self.run_log: list[LogEntry] = []  # what each flow did in this run (the `l` screen)
+        self._follow_up: tuple[str, str | None] | None = None  # a fix flow to start once the current flow ends
+        self._asking_quit = False
         self.sub_title = self.memory_root.path.name or str(self.memory_root.path)
 
     # -- layout ---------------------------------------------------------------------------
@@ -137,7 +150,7 @@ class MemboardApp(App):
         with Horizontal(id="main"):
             yield SessionTable(id="table")
             yield SnapshotPane(id="pane")
-        yield KeyBar(self.BINDINGS, id="keys")
+        yield KeyBar("board", id="keys")
 
     def on_mount(self) -> None:
         """Apply the theme, start reading the index and (unless off) the file watcher."""
@@ -530,6 +543,7 @@ class MemboardApp(App):
         # focus now, not via call_later: keys typed right after `/` must land in the box,
         # never on the board's single-letter actions
         self.screen.set_focus(box)
+        self.call_after_refresh(self.update_footer)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -541,6 +555,7 @@ class MemboardApp(App):
     def _filter_submitted(self, event: Input.Submitted) -> None:
         """Keep the filter and go back to the table (showing the selected snapshot now)."""
         self.table.focus()
+        self.call_after_refresh(self.update_footer)
         if self._detail_timer is not None:
             self._detail_timer.stop()
         self._show_current()
@@ -595,12 +610,59 @@ class MemboardApp(App):
             self.query_one(SnapshotPane).focus()
         else:
             self.table.focus()
+        self.call_after_refresh(self.update_footer)
 
     def action_leave_pane(self) -> None:
         """Leave the full-width pane (escape)."""
         if self.screen.has_class("-expanded"):
             self.screen.remove_class("-expanded")
             self.table.focus()
+            self.call_after_refresh(self.update_footer)
+
+    def update_footer(self) -> None:
+        """Show the keys of where the user is on the board: the table, the filter box or the full pane."""
+        if self.screen_stack and self.screen_stack[0].has_class("-expanded"):
+            context = "pane"
+        elif isinstance(self.focused, FilterInput):
+            context = "filter"
+        else:
+            context = "board"
+        try:
+            self.screen_stack[0].query_one("#keys", KeyBar).show(context)
+        except NoMatches:
+            pass
+
+    def on_descendant_focus(self) -> None:
+        """The focus moved on the board: its footer follows."""
+        self.call_after_refresh(self.update_footer)
+
+    def action_log(self) -> None:
+        """Show the result log: what each flow did in this run."""
+        from .screens.confirm import LogScreen
+
+        self.push_screen(LogScreen(self.run_log))
+
+    async def action_quit(self) -> None:
+        """Quit; while a flow is open (or an update draft is kept) ask first."""
+        if self._asking_quit:
+            return
+        busy = self.flows.running()
+        if not busy and not self.flows.drafts:
+            self.exit()
+            return
+        from .screens.confirm import QuestionScreen
+
+        what = "a change is open (nothing of it is written yet)" if busy else \
+            f"update drafts of {', '.join(self.flows.drafts)} are kept only while the board runs"
+        self._asking_quit = True
+
+        def answered(answer: str | None) -> None:
+            """Quit on yes."""
+            self._asking_quit = False
+            if answer == "yes":
+                self.exit()
+
+        self.push_screen(QuestionScreen("Quit memboard?", f"Quit now? {what[0].upper()}{what[1:]}."), answered)
 
     def action_revision(self, step: int) -> None:
         """Step to an older (-1) or newer (+1) snapshot revision."""
@@ -616,6 +678,26 @@ class MemboardApp(App):
             return
         self.revision_position = max(0, min(self.revision_position + step, len(detail.revisions) - 1))
         self._show_revision()
+
+    def search_themes(self) -> None:
+        """The palette's theme search; the theme chosen there is saved in the config."""
+        from textual.command import CommandPalette
+
+        from .commands import SavedThemes
+
+        self.push_screen(CommandPalette(providers=[SavedThemes], placeholder="Search for themes… (saved when chosen)"))
+
+    def choose_theme(self, name: str) -> None:
+        """Apply a theme and save it as the config's `theme`, with the same comment-keeping writer as `config set`."""
+        from ..core.config import set_value
+
+        self.theme = name
+        try:
+            set_value("theme", name, frozenset(self.available_themes))
+        except MemboardError as exc:
+            self.notify(short(f"theme {name} is used but not saved: {exc}"), severity="warning")
+            return
+        self.notify(f"theme {name} saved in the config", timeout=TOAST_SECONDS)
 
     def action_help(self) -> None:
         """Show the keys."""
@@ -674,14 +756,37 @@ class MemboardApp(App):
             self._flow_shown(finished)
 
     def _flow_shown(self, message: FlowFinished) -> None:
-        """Move the cursor if the flow asked, say what happened, and let the flow end."""
+        """Move the cursor if the flow asked, log what happened and say it in a short toast, and let the flow end."""
         try:
             if message.select_id:
                 self.select_session(message.select_id)
             if message.outcome:
-                self.notify(message.outcome, title=message.op, severity=message.severity)
+                self.run_log.append(LogEntry(clock.now(), message.op, message.outcome, message.severity,
+                                             list(message.details)))
+                text = short(message.outcome)
+                if text != message.outcome or message.details:
+                    text += "  (l: the whole result)"
+                self.clear_notifications()  # an earlier flow's toast is stale now
+                self.notify(text, title=message.op, severity=message.severity, timeout=TOAST_SECONDS)
+            self._follow_up = message.follow_up
         finally:
             message.shown.set_result(None)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """When a flow's worker ends, start the fix flow it offered and the user chose."""
+        worker = event.worker
+        if worker.group != "flow" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR,
+                                                         WorkerState.CANCELLED):
+            return
+        follow, self._follow_up = self._follow_up, None
+        if follow is None:
+            return
+        action, session_id = follow
+        if session_id and not self.select_session(session_id):
+            return
+        starts = {"release": self.flows.release, "update": self.flows.update, "doctor": self.flows.doctor}
+        if action in starts:
+            starts[action]()
 
     def on_jump_to_session(self, message: JumpToSession) -> None:
         """Move the cursor to the session chosen in the chain view."""

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.theme import ThemeProvider
 
 from .actions import ACTIONS, Action, palette_entries
 from .model import SORT_COLUMNS
+
+if TYPE_CHECKING:
+    from .app import MemboardApp
 
 KEY_STYLE = "$footer-key-foreground"  # the key bar's key colour
 
@@ -67,3 +71,13 @@ class BoardCommands(Provider):
             if score > 0:
                 yield Hit(score, command.display(matcher.highlight(command.name)), command.run, text=command.name,
                           help=command.help)
+
+
+class SavedThemes(ThemeProvider):
+    """The palette's theme list; the theme chosen is applied and saved in the config (`theme`)."""
+
+    @property
+    def commands(self) -> list[tuple[str, Callable[[], None]]]:
+        """Each theme by name, choosing it through the board (which saves it)."""
+        board = cast("MemboardApp", self.app)
+        return [(name, partial(board.choose_theme, name)) for name in sorted(board.available_themes)]

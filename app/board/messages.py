@@ -58,7 +58,8 @@ class AskScreen(Message):
 @dataclass
 class FlowFinished(Message):
     """A modal flow ended: applied, cancelled or refused. The App re-reads what it wrote, moves the
-    cursor, says so, and then completes `shown`, which the flow waits on."""
+    cursor, says so briefly (the result log keeps the details), and then completes `shown`, which
+    the flow waits on. follow_up names a flow to start once this one has ended (action, session)."""
 
     op: str
     outcome: str
@@ -66,6 +67,8 @@ class FlowFinished(Message):
     severity: SeverityLevel = "information"
     select_id: str | None = None
     clear_marks: bool = False
+    details: list[str] = field(default_factory=list)
+    follow_up: tuple[str, str | None] | None = None
     shown: Future[None] = field(default_factory=Future)
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from textual.widgets import Input, TextArea
 
-from memboard.board.screens import MessageScreen, PreviewScreen, StaleDaysScreen, UpdateScreen
+from memboard.board.screens import MessageScreen, PreviewScreen, QuestionScreen, StaleDaysScreen, UpdateScreen
 from memboard.core.snapshot import Snapshot
 
-from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
+from .driving import make_app, preview_diff, preview_words, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, tree_bytes
 
 
@@ -60,6 +60,9 @@ async def test_update_of_a_snapshot_without_sections_goes_back_to_the_editor(sam
         again = await wait_for_screen(pilot, UpdateScreen)
         assert again.query_one(TextArea).text == "just a line, no sections"
         await pilot.press("escape")
+        question = await wait_for_screen(pilot, QuestionScreen)
+        assert "draft" in question.text
+        await pilot.press("y")
         await wait_for_flow(pilot)
     assert tree_bytes(sample_root) == before
 
@@ -82,6 +85,8 @@ async def test_update_stale_preview_is_shown_again(sample_root):
         assert app.screen is not first and app.screen.notes
         assert tree_bytes(sample_root) == during
         await pilot.press("escape")
+        await wait_for_screen(pilot, UpdateScreen)  # a cancelled preview goes back to the editor
+        await pilot.press("escape")  # nothing edited: it closes without asking
         await wait_for_flow(pilot)
     assert tree_bytes(sample_root) == during
 
@@ -95,11 +100,15 @@ async def test_organize_previews_the_whole_pass_and_applies_it(sample_root):
         assert days.query_one(Input).value == "14"
         await pilot.press("enter")
         screen = await wait_for_screen(pilot, PreviewScreen)
-        report = "\n".join(screen.report)
-        assert f"deleted idle: 1 — {PLACEHOLDER}" in report
-        assert f"marked stale: 1 — {OVERDUE}" in report
-        assert f"protected (referenced): 1 — {SOURCE}" in report
-        assert f"kept active: 2 — {FOLLOWER}, {LONER}" in report
+        assert screen.view.headline == [
+            "Will delete 1 idle row and mark 1 active row stale (not updated for more than 14 days).",
+            "Leaves 2 active, 0 already stale, 1 protected, 0 blocked, 0 skipped.",
+        ]
+        words = preview_words(screen)
+        assert f"{OVERDUE}  (stale · Hook latency)\n      Status  active → stale\n" \
+               "      why: not updated for more than 14 days" in words
+        assert f"{PLACEHOLDER}  will be deleted  (idle · 未設定)\n      why: idle, referenced by nobody" in words
+        assert f"Protected: something still refers to it (1)\n  {SOURCE}  Referenced By {FOLLOWER}" in words
         diff = preview_diff(screen)
         assert f"-| {PLACEHOLDER} |" in diff
         await pilot.press("enter")
@@ -125,7 +134,7 @@ async def test_organize_stale_days_come_from_config_and_the_input(sample_root, m
         await pilot.press("enter")
         screen = await wait_for_screen(pilot, PreviewScreen)
         assert "stale after 1 days" in screen.title_text
-        assert any(line.startswith(f"marked stale: 2 — {OVERDUE}, {LONER}") for line in screen.report)
+        assert "mark 2 active rows stale (not updated for more than 1 days)" in screen.view.headline[0]
         await pilot.press("escape")
         await wait_for_flow(pilot)
     assert tree_bytes(sample_root) == before
@@ -141,7 +150,8 @@ async def test_doctor_shows_findings_and_applies_repairs(sample_root):
         await ready(pilot)
         await pilot.press("d")
         screen = await wait_for_screen(pilot, PreviewScreen)
-        assert any(f"idle_with_snapshot {PLACEHOLDER}" in line and "set Status to active" in line for line in screen.report)
+        words = preview_words(screen)
+        assert f"✓ idle_with_snapshot {PLACEHOLDER}: " in words and "will fix: set Status to active" in words
         await pilot.press("enter")
         await wait_for_flow(pilot)
     assert row_of(sample_root, PLACEHOLDER)[5] == "active"
@@ -154,7 +164,7 @@ async def test_doctor_on_a_healthy_root_has_nothing_to_write(sample_root):
         await ready(pilot)
         await pilot.press("d")
         screen = await wait_for_screen(pilot, PreviewScreen)
-        assert screen.report == ["No inconsistencies found."] and screen.plan.empty
+        assert screen.view.headline == ["No inconsistencies found: nothing to repair."] and screen.plan.empty
         await pilot.press("enter")
         await wait_for_flow(pilot)
     assert tree_bytes(sample_root) == before

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.widgets import OptionList, Tree
 
 from memboard.board.screens import ChainScreen, MessageScreen, PreviewScreen, SessionPicker
+from memboard.board.results import ChainNode
 from memboard.board.screens.chain import node_label
 from memboard.core.snapshot import Snapshot
 
@@ -33,7 +34,8 @@ async def test_continue_picks_the_current_session_and_links_both_sides(sample_ro
         listing = picker.query_one(OptionList)
         ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
         assert ids[1:] == [OVERDUE]
-        await pilot.press("down", "enter")
+        assert listing.highlighted == 1  # the first match, not "new session"
+        await pilot.press("enter")
         screen = await wait_for_screen(pilot, PreviewScreen)
         diff = preview_diff(screen)
         assert f"+++ b/sessions/{OVERDUE}.md" in diff and f"+- {LONER}" in diff
@@ -108,7 +110,8 @@ async def test_release_with_no_reference_explains_and_writes_nothing(sample_root
         app.select_session(LONER)
         await pilot.press("r")
         screen = await wait_for_screen(pilot, MessageScreen)
-        assert "referenced by nobody" in screen.message
+        assert screen.message == (f"{LONER} has no reference to release: no session continues from it, and it "
+                                  "continues from none.")
         await pilot.press("enter")
         await wait_for_flow(pilot)
     assert tree_bytes(sample_root) == before
@@ -123,7 +126,7 @@ async def test_chain_shows_both_directions_and_enter_jumps(sample_root):
         screen = await wait_for_screen(pilot, ChainScreen)
         tree = screen.query_one(Tree)
         up = tree.root.children[0]
-        assert [n.data["id"] for n in up.children] == [SOURCE]
+        assert [n.data.id for n in up.children] == [SOURCE]
         await pilot.press("down", "down", "enter")
         await wait_for_flow(pilot)
         assert not isinstance(app.screen, ChainScreen)
@@ -138,16 +141,16 @@ async def test_chain_escape_keeps_the_cursor(sample_root):
         await pilot.press("g")
         screen = await wait_for_screen(pilot, ChainScreen)
         down = screen.query_one(Tree).root.children[1]
-        assert [n.data["id"] for n in down.children] == [FOLLOWER]
+        assert [n.data.id for n in down.children] == [FOLLOWER]
         await pilot.press("escape")
         await wait_for_flow(pilot)
         assert app.current_session_id == SOURCE
 
 
 def test_chain_labels_mark_one_sided_missing_archived_and_cycles():
-    assert "one-sided" in node_label({"id": SOURCE, "state": "live", "status": "active", "one_sided": True}).plain
-    assert "missing" in node_label({"id": SOURCE, "state": "missing"}).plain
-    assert "archived" in node_label({"id": SOURCE, "state": "archived"}).plain
-    assert "cycle" in node_label({"id": SOURCE, "state": "live", "cycle": True}).plain
-    plain = node_label({"id": SOURCE, "state": "live", "status": "active", "topic": "[b]x[/b]"}).plain
+    assert "one-sided" in node_label(ChainNode(SOURCE, "live", "active", one_sided=True)).plain
+    assert "missing" in node_label(ChainNode(SOURCE, "missing")).plain
+    assert "archived" in node_label(ChainNode(SOURCE, "archived")).plain
+    assert "cycle" in node_label(ChainNode(SOURCE, "live", cycle=True)).plain
+    plain = node_label(ChainNode(SOURCE, "live", "active", "[b]x[/b]")).plain
     assert "[b]x[/b]" in plain and "one-sided" not in plain and "cycle" not in plain

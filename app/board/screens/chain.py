@@ -14,10 +14,12 @@ from textual.widgets.tree import TreeNode
 
 from ...core.index import STATUSES
 from memboard.styles import FLOWS_TCSS
+from memboard.widgets.key_bar import KeyBar
 
 from ..actions import bindings
+from ..results import Chain, ChainNode
 
-LEGEND = "enter jump to session · space fold · esc close   marks: ↔? one-sided link · ⊘ missing · ▣ archived · ⟲ cycle"
+LEGEND = "marks: ↔? one-sided link · ⊘ missing · ▣ archived · ⟲ cycle"
 
 
 def no_colour(part: str) -> Style:
@@ -25,24 +27,24 @@ def no_colour(part: str) -> Style:
     return Style()
 
 
-def node_label(node: dict, colour: Callable[[str], Style] = no_colour) -> Text:
+def node_label(node: ChainNode, colour: Callable[[str], Style] = no_colour) -> Text:
     """A chain node as one line: ID, status or state, topic and its marks (colours from colour(part))."""
     text = Text()
-    state = node.get("state", "live")
-    text.append(node["id"], style="bold" if state == "live" else "dim")
+    state = node.state
+    text.append(node.id, style="bold" if state == "live" else "dim")
     if state == "live":
-        status = node.get("status") or "?"
+        status = node.status or "?"
         text.append(f"  [{status}]", style=colour(status) if status in STATUSES else "")
-        topic = node.get("topic") or ""
+        topic = node.topic or ""
         if topic:
             text.append(f"  {topic}")
     elif state == "archived":
         text.append("  ▣ archived", style=colour("archived"))
     else:
         text.append("  ⊘ missing (neither live nor archived)", style=colour("missing"))
-    if node.get("one_sided"):
+    if node.one_sided:
         text.append("  ↔? one-sided link", style=colour("one-sided"))
-    if node.get("cycle"):
+    if node.cycle:
         text.append("  ⟲ cycle", style=colour("cycle"))
     return text
 
@@ -54,34 +56,32 @@ class ChainScreen(ModalScreen[str | None]):
     BINDINGS = bindings("chain")
     COMPONENT_CLASSES = {f"chain--{part}" for part in (*STATUSES, "archived", "missing", "one-sided", "cycle")}
 
-    def __init__(self, chain: dict):
-        """Show chain (memboard.core.ops.query.chain's result)."""
+    def __init__(self, chain: Chain):
+        """Show a session's chain."""
         super().__init__()
         self.chain = chain
 
     def compose(self) -> ComposeResult:
         """Title, the tree and the legend."""
         with Vertical(id="chain-dialog"):
-            yield Label(Text(f"Reference chain of {self.chain['id']}"), id="chain-title")
+            yield Label(Text(f"Reference chain of {self.chain.me.id}"), id="chain-title")
             yield self.build_tree()
             yield Static(Text(LEGEND), id="chain-legend")
+        yield KeyBar("chain")
 
     def build_tree(self) -> Tree:
         """The tree: the session at the root, its two directions below."""
-        me = {key: self.chain.get(key) for key in ("id", "state", "status", "topic")}
-        tree: Tree[dict] = Tree(node_label(me, self.colour), data=me, id="chain-tree")
+        me = self.chain.me
+        tree: Tree[ChainNode] = Tree(node_label(me, self.colour), data=me, id="chain-tree")
         tree.auto_expand = False
         tree.show_root = True
-        up = tree.root.add(
-            Text(f"Continues From (ancestors: {self.count(self.chain['continues_from'])})", style="bold"),
-            expand=True,
-        )
-        self.add_nodes(up, self.chain["continues_from"], "continues from nothing")
-        down = tree.root.add(
-            Text(f"Referenced By (descendants: {self.count(self.chain['referenced_by'])})", style="bold"),
-            expand=True,
-        )
-        self.add_nodes(down, self.chain["referenced_by"], "referenced by nobody")
+        ups, downs = self.chain.continues_from, self.chain.referenced_by
+        up = tree.root.add(Text(f"Continues From (ancestors: {sum(1 + n.count() for n in ups)})", style="bold"),
+                           expand=True)
+        self.add_nodes(up, ups, "continues from nothing")
+        down = tree.root.add(Text(f"Referenced By (descendants: {sum(1 + n.count() for n in downs)})",
+                                  style="bold"), expand=True)
+        self.add_nodes(down, downs, "referenced by nobody")
         tree.root.expand()
         return tree
 
@@ -89,20 +89,15 @@ class ChainScreen(ModalScreen[str | None]):
         """The colour of a part of a node's line (a status, archived, missing, one-sided, cycle), from the stylesheet."""
         return self.get_component_rich_style(f"chain--{part}", partial=True)
 
-    def count(self, nodes: list[dict]) -> int:
-        """How many nodes lie below, counted through the whole subtree."""
-        return sum(1 + self.count(n.get("children", [])) for n in nodes)
-
-    def add_nodes(self, parent: TreeNode, nodes: list[dict], empty: str) -> None:
+    def add_nodes(self, parent: TreeNode, nodes: tuple[ChainNode, ...], empty: str) -> None:
         """Add chain nodes (recursively) under parent."""
         if not nodes:
             parent.add_leaf(Text(empty, style="dim italic"))
             return
         for node in nodes:
-            children = node.get("children", [])
-            if children:
+            if node.children:
                 branch = parent.add(node_label(node, self.colour), data=node, expand=True)
-                self.add_nodes(branch, children, "")
+                self.add_nodes(branch, node.children, "")
             else:
                 parent.add_leaf(node_label(node, self.colour), data=node)
 
@@ -118,12 +113,12 @@ class ChainScreen(ModalScreen[str | None]):
         node = event.node.data
         if not node:
             return
-        if node.get("state") == "live":
-            self.dismiss(node["id"])
-        elif node.get("state") == "archived":
-            self.notify(f"{node['id']} is archived: it is not on the board", severity="warning")
+        if node.state == "live":
+            self.dismiss(node.id)
+        elif node.state == "archived":
+            self.notify(f"{node.id} is archived: it is not on the board", severity="warning")
         else:
-            self.notify(f"{node['id']} is missing: no row and no archive", severity="warning")
+            self.notify(f"{node.id} is missing: no row and no archive", severity="warning")
 
     def action_close(self) -> None:
         """Close without jumping."""

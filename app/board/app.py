@@ -379,6 +379,8 @@ class MemboardApp(App):
             self._load_detail(after)
         elif after is not None and after == before:
             self._show_pane(table.current)
+        elif after is None:
+            self._show_pane(None)  # no row: the pane says why
 
     def _clear_fresh(self) -> None:
         """End the highlight of new rows."""
@@ -396,14 +398,15 @@ class MemboardApp(App):
             table.sort_reverse = self.sort_reverse
             table.empty_text = "" if rows else self.why_empty()
             table.set_rows(rows, self.model.now, keep)
+            if not rows:
+                self._show_pane(None)
             self._update_status()
 
     def why_empty(self) -> str:
         """One line saying why the table shows no row (no index.md, no rows, a filter that hides them all)."""
         model = self.model
         if model.missing:
-            return ("No index.md in this root yet: it appears when an agent's hook registers the first chat "
-                    "(or `memboard register`).")
+            return "No index.md in this root yet: it appears when an agent's hook registers its first chat."
         if not model.rows:
             return "index.md holds no session row yet: each chat an agent's hook registers adds one."
         status = "" if self.status_filter == ALL else self.status_filter

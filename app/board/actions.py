@@ -60,7 +60,9 @@ class Action:
     priority: bool = False
     key_display: str | None = None
     pinned: bool = False
-    """Shown at the right of every footer, whatever its width (help and quit)."""
+    """Shown at the right of every footer, whatever its width (help and quit); bound on every modal too."""
+    in_modals: bool = False
+    """Bound on every modal as well, though not shown in footers (ctrl+c: quit, asking first)."""
     text_key: str = ""
     """The key a footer shows where a text box takes the others (`f1` for help, `ctrl+q` for quit)."""
 
@@ -87,6 +89,8 @@ STATUS = "status"  # the footer group of the four status filters
 BOARD, PANE, FILTER = ("board",), ("pane",), ("filter",)
 TEXT_FOOTERS = frozenset({"filter", "update", "picker", "stale"})
 """Footers of places where a text box takes letters (help and quit show their text_key there)."""
+MODALS = frozenset({"preview", "message", "picker", "stale", "update", "chain", "help", "log", "planning", "confirm"})
+"""Owners that are modal screens: the App's keys do not reach past them, so each binds help and quit itself."""
 
 ACTIONS: tuple[Action, ...] = (
     # the App's keys, in footer order
@@ -135,7 +139,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("q", "quit", "quit", "quit memboard (asks first while a change or a draft is open)", Where.ANYWHERE,
            "app", palette="Quit", pinned=True, text_key="ctrl+q"),
     Action("ctrl+q", "quit", "quit", "quit, also from a text box", Where.ANYWHERE, "app", priority=True),
-    Action("ctrl+c", "quit", "quit", "quit (in a text box it copies the selection instead)", Where.ANYWHERE, "app"),
+    Action("ctrl+c", "quit", "quit", "quit, asking first while a change or a draft is open (in a text box it "
+           "copies the selection instead)", Where.ANYWHERE, "app", in_modals=True),
     Action("ctrl+p", "", "commands", "the command palette: every action by name, and themes (a theme chosen "
            "there is saved in the config)", Where.ANYWHERE),
     # moving in the table
@@ -188,15 +193,15 @@ ACTIONS: tuple[Action, ...] = (
            footer=("stale",)),
     Action("enter", "", "jump", "jump to the live session under the cursor", Where.CHAIN, footer=("chain",)),
     Action("space", "", "fold", "fold or unfold a branch", Where.CHAIN, footer=("chain",), key_display="␣"),
-    Action("escape,q", "close", "close", "close the chain", Where.CHAIN, "chain", footer=("chain",)),
-    Action("escape,l,q", "close", "close", "close the result log", Where.LOG, "log", footer=("log",)),
+    Action("escape", "close", "close", "close the chain", Where.CHAIN, "chain", footer=("chain",)),
+    Action("escape,l", "close", "close", "close the result log", Where.LOG, "log", footer=("log",)),
     # the mouse
     Action("click a row", "", "select", "select it", Where.MOUSE),
     Action("click a column header", "", "sort", "sort by it (again to reverse)", Where.MOUSE),
     Action("click a key below", "", "run", "run it", Where.MOUSE),
     Action("wheel", "", "scroll", "scroll the table, the pane or a preview", Where.MOUSE),
     # this help
-    Action("escape,q,question_mark", "close", "close", "close this help", Where.HELP, "help", footer=("help",)),
+    Action("escape,question_mark", "close", "close", "close this help", Where.HELP, "help", footer=("help",)),
 )
 
 
@@ -212,6 +217,22 @@ def bindings(owner: Owner, table: tuple[Action, ...] = ACTIONS) -> list[BindingT
             group = groups.setdefault(entry.group, Binding.Group(entry.group, compact=True))
         out.append(Binding(entry.keys, entry.action, entry.label, show=bool(entry.footer),
                            key_display=entry.key_display, priority=entry.priority, group=group))
+    if owner in MODALS:
+        out += pinned_bindings(owner, table)
+    return out
+
+
+def pinned_bindings(owner: Owner, table: tuple[Action, ...] = ACTIONS) -> list[BindingType]:
+    """A modal's own bindings of the App keys that work everywhere (help, quit, ctrl+c), run in the App's
+    namespace: where a text box takes letters only their text keys (f1; ctrl+q has priority anyway; a text
+    box's own ctrl+c copies first), none for help over the help."""
+    out: list[BindingType] = []
+    for entry in table:
+        if not (entry.pinned or entry.in_modals) or (owner == "help" and entry.action == "help"):
+            continue
+        keys = entry.text_key if owner in TEXT_FOOTERS and entry.text_key else entry.keys
+        if keys and not any(Binding(keys, "").key == b.key for b in out if isinstance(b, Binding)):
+            out.append(Binding(keys, f"app.{entry.action}", entry.label, show=False))
     return out
 
 
@@ -236,8 +257,10 @@ def help_sections(table: tuple[Action, ...] = ACTIONS) -> list[tuple[str, list[t
 
 
 def footer_entries(context: str, table: tuple[Action, ...] = ACTIONS) -> list[Action]:
-    """What a footer shows in a place: its entries in table order, then the pinned ones (help, quit)."""
-    return [e for e in table if context in e.footer] + [e for e in table if e.pinned]
+    """What a footer shows in a place: its entries in table order, then the pinned ones (help, quit; not help
+    in the help itself)."""
+    pinned = [e for e in table if e.pinned and not (context == "help" and e.action == "help")]
+    return [e for e in table if context in e.footer] + pinned
 
 
 def footer_key(entry: Action, context: str) -> str:

@@ -649,6 +649,11 @@ class MemboardApp(App):
         """Quit; while a flow is open (or an update draft is kept) ask first."""
         if self._asking_quit:
             return
+        from .screens.waiting import ProgressScreen
+
+        if isinstance(self.screen, ProgressScreen):  # a write under way is never cut off
+            self.notify("A change is being written: quit once it is done.", severity="warning")
+            return
         busy = self.flows.running()
         if not busy and not self.flows.drafts:
             self.exit()

@@ -143,7 +143,7 @@ async def test_help_screen_and_palette_on_the_running_board(demo_root):
         screen = app.screen
         assert isinstance(screen, HelpScreen)
         assert screen.query_one("#help-keys").render().plain == key_table().plain
-        assert screen.query_one("#help-box").border_subtitle == "esc / q / ? close"
+        assert screen.query_one("#help-box").border_subtitle == "esc / ? close"
         await pilot.press("escape", "ctrl+p", *"archive")
         await pilot.pause(0.3)
         shown = [str(app.screen.query_one("CommandList").get_option_at_index(i).prompt)

@@ -222,8 +222,8 @@ class FlowRunner:
         reason = self.host.memory_root.read_only_reason()
         if reason is None:
             return False
-        self.ask(MessageScreen(f"{title}: refused", f"The memory root is read-only: {reason}. The board shows it, "
-                               "but no change can be written here."))
+        self.ask(MessageScreen(f"{title}: refused", f"Nothing can be written here: {reason}. The board still shows "
+                               "the memory; changes are refused before anything is planned."))
         self.finish(op, f"{op} refused: the root is read-only, nothing written", severity="warning")
         return True
 

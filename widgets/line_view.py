@@ -29,20 +29,49 @@ class Drawn(Protocol):
     spans: tuple[tuple[int, int, str], ...]
 
 
-def wrapped(text: str, width: int) -> list[str]:
-    """text cut into pieces of at most width cells (an empty line is one empty piece)."""
+Piece = tuple[int, int, int]
+"""A screen row of a line: its characters [start, end) and the indent drawn before them."""
+
+
+def char_pieces(text: str, width: int) -> list[Piece]:
+    """text cut every width cells, nothing dropped (the exact diff: every character where it is)."""
     if not text:
-        return [""]
+        return [(0, 0, 0)]
     if text.isascii():
-        return [text[i : i + width] for i in range(0, len(text), width)]
-    return chop_cells(text, width) or [""]
+        return [(i, min(i + width, len(text)), 0) for i in range(0, len(text), width)]
+    out: list[Piece] = []
+    start = 0
+    for chunk in chop_cells(text, width) or [""]:
+        out.append((start, start + len(chunk), 0))
+        start += len(chunk)
+    return out
 
 
-def rows_of(text: str, width: int) -> int:
-    """How many screen rows text takes at width."""
-    if text.isascii():
-        return max(1, -(-len(text) // width))
-    return len(wrapped(text, width))
+def word_pieces(text: str, width: int) -> list[Piece]:
+    """text wrapped at spaces where it can be (a word longer than the width is cut), each continuation
+    indented like the line itself (prose: a reason, a finding, a step). Text that is not ASCII is cut by
+    cells, as char_pieces does."""
+    if len(text) <= width or not text.isascii():
+        return char_pieces(text, width)
+    indent = len(text) - len(text.lstrip(" "))
+    if indent > width // 2:
+        indent = 0
+    out: list[Piece] = []
+    start = 0
+    while start < len(text):
+        lead = indent if out else 0
+        room = width - lead
+        if len(text) - start <= room:
+            out.append((start, len(text), lead))
+            break
+        cut = text.rfind(" ", start + 1, start + room + 1)
+        if cut <= start:
+            cut = start + room
+        out.append((start, cut, lead))
+        start = cut
+        while start < len(text) and text[start] == " ":
+            start += 1
+    return out
 
 
 class LineView(ScrollView, can_focus=True):
@@ -57,13 +86,15 @@ class LineView(ScrollView, can_focus=True):
     }
     """
 
-    def __init__(self, lines: Sequence[Drawn] = (), *, id: str | None = None, classes: str | None = None) -> None:
-        """A view of lines (set_lines replaces them)."""
+    def __init__(self, lines: Sequence[Drawn] = (), *, words: bool = True, id: str | None = None,
+                 classes: str | None = None) -> None:
+        """A view of lines (set_lines replaces them); words wraps at spaces, else every character stays put."""
         super().__init__(id=id, classes=classes)
         self.lines: list[Drawn] = list(lines)
+        self.words = words
         self._starts: list[int] = [0]
         self._width = 0
-        self._chunks: tuple[int, int, list[str]] | None = None  # (line, width, pieces) of the last line drawn
+        self._chunks: tuple[int, int, list[Piece]] | None = None  # (line, width, pieces) of the last line drawn
         self._styles: dict[str, Style] = {}
 
     @property
@@ -71,9 +102,10 @@ class LineView(ScrollView, can_focus=True):
         """Every line's text, one per line (what the view holds, unwrapped)."""
         return "\n".join(line.text for line in self.lines)
 
-    def set_lines(self, lines: Sequence[Drawn]) -> None:
-        """Show other lines, from the top."""
+    def set_lines(self, lines: Sequence[Drawn], *, words: bool = True) -> None:
+        """Show other lines, from the top (words: wrapped at spaces)."""
         self.lines = list(lines)
+        self.words = words
         self._width = 0
         self._chunks = None
         self._reflow()
@@ -88,8 +120,10 @@ class LineView(ScrollView, can_focus=True):
         self._width = width
         starts = [0]
         total = 0
+        cut = word_pieces if self.words else char_pieces
         for line in self.lines:
-            total += rows_of(line.text, width)
+            text = line.text
+            total += 1 if len(text) <= width and (text.isascii() or cell_len(text) <= width) else len(cut(text, width))
             starts.append(total)
         self._starts = starts
         self._chunks = None
@@ -117,11 +151,11 @@ class LineView(ScrollView, can_focus=True):
             style = self._styles[kind] = self.rich_style + self.get_component_rich_style(f"line-view--{kind}")
         return style
 
-    def _pieces(self, number: int, width: int) -> list[str]:
-        """Line number's wrapped pieces (the last line asked for is kept: its rows come one after another)."""
+    def _pieces(self, number: int, width: int) -> list[Piece]:
+        """Line number's screen rows (the last line asked for is kept: its rows come one after another)."""
         if self._chunks is not None and self._chunks[:2] == (number, width):
             return self._chunks[2]
-        pieces = wrapped(self.lines[number].text, width)
+        pieces = (word_pieces if self.words else char_pieces)(self.lines[number].text, width)
         self._chunks = (number, width, pieces)
         return pieces
 
@@ -134,13 +168,13 @@ class LineView(ScrollView, can_focus=True):
         number = bisect_right(self._starts, row) - 1
         line = self.lines[number]
         pieces = self._pieces(number, width)
-        index = min(row - self._starts[number], len(pieces) - 1)
-        start = sum(len(piece) for piece in pieces[:index])
-        piece = pieces[index]
-        segments = self._segments(line, piece, start)
-        used = cell_len(piece)
+        start, end, indent = pieces[min(row - self._starts[number], len(pieces) - 1)]
+        base = self._style(line.kind)
+        piece = line.text[start:end]
+        segments = ([Segment(" " * indent, base)] if indent else []) + self._segments(line, piece, start)
+        used = indent + cell_len(piece)
         if used < width:
-            segments.append(Segment(" " * (width - used), self._style(line.kind)))
+            segments.append(Segment(" " * (width - used), base))
         return Strip(segments).simplify()
 
     def _segments(self, line: Drawn, piece: str, start: int) -> list[Segment]:

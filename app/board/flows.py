@@ -258,7 +258,7 @@ class BoardFlows(FlowRunner):
         while True:
             seq, screen = self.sequence_preview(title, pending, when)
             if not seq.steps:
-                reasons = "\n".join(f"{sid}: {why}" for sid, why in seq.refused.items())
+                reasons = "\n".join(f"{sid}: {board_words(why)}" for sid, why in seq.refused.items())
                 self.ask(MessageScreen(f"{title}: refused", reasons, footnote=f"Already {said_done(done)}."
                                        if done else "Nothing was written."))
                 self.finish("archive", f"archive refused: {said_done(done)}", applied=bool(done), severity="warning",
@@ -277,7 +277,7 @@ class BoardFlows(FlowRunner):
                 skipped = f"; not archived: {', '.join(seq.refused)}" if seq.refused else ""
                 self.finish("archive", said_done(done) + skipped, applied=True, clear_marks=True,
                             severity="warning" if seq.refused else "information",
-                            details=[f"{sid}: {why}" for sid, why in seq.refused.items()])
+                            details=[f"{sid}: {board_words(why)}" for sid, why in seq.refused.items()])
             return
 
     def archive_steps(self, title: str, seq: Sequence, done: list[tuple[str, Plan]], when: datetime) -> str:
@@ -307,7 +307,7 @@ class BoardFlows(FlowRunner):
         self.ask(MessageScreen(f"Archive {sid}: refused", board_words(str(error)),
                                footnote=f"Stopped here; {said_done(done)}."))
         self.finish("archive", f"archive stopped at {sid}: {said_done(done)}", applied=bool(done), severity="warning",
-                    details=[str(error)])
+                    details=[board_words(str(error))])
         return "stopped"
 
     def flow_update(self, session_id: str) -> None:
@@ -352,7 +352,7 @@ class BoardFlows(FlowRunner):
         try:
             plan = self.planned(title, lambda: build(self.host.memory_root))
         except MemboardError as exc:
-            self.ask(MessageScreen(f"{title}: cannot preview", str(exc), footnote="Nothing was written. Back to the "
+            self.ask(MessageScreen(f"{title}: cannot preview", board_words(str(exc)), footnote="Nothing was written. Back to the "
                                    "editor, your draft as you left it."))
             return False
         outcome = self.preview_and_apply("update", title, build, plan=plan, words=plain_words(update_words),

@@ -61,3 +61,18 @@ async def test_the_preview_says_in_words_that_the_bom_and_line_endings_change():
         notes = [str(n.render()) for n in app.screen.query(".preview-note")]
         assert "index.md: byte order mark (BOM) removed" in notes
         assert "index.md: line endings CRLF → LF" in notes
+
+
+def test_prose_wraps_at_spaces_with_its_indent_and_the_exact_diff_keeps_every_character():
+    from memboard.widgets.line_view import char_pieces, word_pieces
+
+    text = "  1. Will archive 2026-05-01-0000-bulk-agent: its row leaves index.md, its snapshot moves"
+    pieces = word_pieces(text, 30)
+    rows = [" " * indent + text[start:end] for start, end, indent in pieces]
+    assert all(len(r) <= 30 for r in rows) and rows[0] == "  1. Will archive"
+    assert all(r.startswith("  ") and not r.startswith("   ") for r in rows[1:])  # the line's own indent
+    assert " ".join(r.strip() for r in rows) == text.strip()  # no word lost
+    assert "".join(text[start:end] for start, end, _ in char_pieces(text, 30)) == text
+    assert all(indent == 0 for _, _, indent in char_pieces(text, 30))
+    wide = "同步策略" * 10
+    assert "".join(wide[start:end] for start, end, _ in word_pieces(wide, 15)) == wide  # cut by cells

@@ -45,6 +45,7 @@ async def test_a_toast_is_one_short_line_and_the_log_keeps_the_whole_result(samp
         assert first < second  # newest first
         assert f"archived {OVERDUE}; not archived: {SOURCE}" in text
         assert f"          {SOURCE}: {SOURCE} is still referenced by {FOLLOWER}" in text  # the details, in full
+        assert f"select {SOURCE} and press r" in text and "memboard release" not in text  # in the board's keys
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, LogScreen)

@@ -120,7 +120,8 @@ class LogScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         """Title and the entries."""
         with Vertical(id="log-dialog"):
-            yield Label(Text(f"Result log: {len(self.entries)} change(s) in this run"), id="log-title")
+            count = len(self.entries)
+            yield Label(Text(f"Result log: {count} {'change' if count == 1 else 'changes'} in this run"), id="log-title")
             yield LineView(log_lines(self.entries), id="log-body")
         yield KeyBar("log")
 

@@ -79,7 +79,7 @@ class PreviewScreen(ModalScreen[bool]):
         """Switch between the changes in words and the exact diff."""
         self.raw = not self.raw
         body = self.query_one("#preview-body", LineView)
-        body.set_lines(self.view.raw if self.raw else self.view.readable)
+        body.set_lines(self.view.raw if self.raw else self.view.readable, words=not self.raw)
         body.border_title = RAW_TITLE if self.raw else READABLE_TITLE
 
     def action_confirm(self) -> None:
@@ -90,7 +90,9 @@ class PreviewScreen(ModalScreen[bool]):
             again.update(Text(f"{' · '.join(self.view.counts)}. This is a large change: press y again to apply "
                               "it, esc to cancel."))
             again.display = True
-            self.query_one("#confirm", Button).label = f"Apply {self.view.total:,} changes (y again)"
+            button = self.query_one("#confirm", Button)
+            button.label = f"Apply {self.view.total:,} changes (y again)"
+            button.refresh(layout=True)
             return
         self.dismiss(True)
 

@@ -37,7 +37,7 @@ from ..core.root import MemoryRoot
 from .messages import AskScreen, FlowFinished
 from .planview import PlanView, ViewLine, build
 from .screens import MessageScreen, PlanningScreen, PreviewScreen, ProgressScreen, Tally
-from .wording import board_words, fix_for
+from .wording import board_words, done_words, fix_for
 
 STALE_NOTE = (
     "The files changed since the last preview (another writer was here). Nothing was written; "
@@ -102,7 +102,7 @@ class FlowHost(Protocol):
 
 def outcome_of(plan: Plan) -> str:
     """The line that tells the user what an applied plan did."""
-    return plan.success or "; ".join(plan.report) or f"{plan.op} done"
+    return done_words(plan)
 
 
 def plain_words(words: Callable[[Plan], list[str]]) -> Words:

@@ -165,6 +165,20 @@ def doctor_words(plan: Plan) -> tuple[list[str], list[ViewLine]]:
     return headline, block
 
 
+def done_words(plan: Plan) -> str:
+    """What an applied plan did, in one line for a toast and the result log."""
+    if plan.op.startswith("doctor"):
+        found = results.findings(plan)
+        fixed = sum(1 for f in found if f.fix)
+        return f"doctor repaired {fixed:,} of {len(found):,} {'inconsistency' if len(found) == 1 else 'inconsistencies'}"
+    if plan.op == "organize":
+        groups = results.organize(plan).groups
+        deleted, stale = len(groups["deleted"]), len(groups["marked_stale"])
+        return (f"organize deleted {deleted:,} idle {'row' if deleted == 1 else 'rows'} and marked {stale:,} "
+                f"{'row' if stale == 1 else 'rows'} stale")
+    return plan.success or "; ".join(plan.report) or f"{plan.op} done"
+
+
 # -- the core's messages in the board's keys --------------------------------------------------
 
 REWRITES = (

@@ -113,6 +113,7 @@ async def test_organize_previews_the_whole_pass_and_applies_it(sample_root):
         assert f"-| {PLACEHOLDER} |" in diff
         await pilot.press("enter")
         await wait_for_flow(pilot)
+        assert app.run_log[-1].outcome == "organize deleted 1 idle row and marked 1 row stale"
     assert PLACEHOLDER not in (sample_root / "index.md").read_text(encoding="utf-8")
     assert row_of(sample_root, OVERDUE)[5] == "stale"
     assert row_of(sample_root, OVERDUE)[8] == "2026-04-02 16:00"
@@ -154,6 +155,7 @@ async def test_doctor_shows_findings_and_applies_repairs(sample_root):
         assert f"✓ idle_with_snapshot {PLACEHOLDER}: " in words and "will fix: set Status to active" in words
         await pilot.press("enter")
         await wait_for_flow(pilot)
+        assert app.run_log[-1].outcome == "doctor repaired 1 of 1 inconsistency"  # no command line in it
     assert row_of(sample_root, PLACEHOLDER)[5] == "active"
 
 

@@ -104,7 +104,9 @@ class ProgressScreen(ModalScreen[None]):
         yield KeyBar("progress")
 
     def line(self) -> Text:
-        """`writing 1,234 of 11,365 file changes…`."""
+        """`writing 1,234 of 11,365 file changes…`, then `verifying…` once every change is written."""
+        if self.tally.done >= self.tally.total:
+            return Text(f"all {self.tally.total:,} file changes written; verifying them… (under the root's lock)")
         return Text(f"writing {self.tally.done:,} of {self.tally.total:,} file changes… (under the root's lock; "
                     "the board waits until it is done)")
 

@@ -49,9 +49,9 @@ def char_pieces(text: str, width: int) -> list[Piece]:
 
 def word_pieces(text: str, width: int) -> list[Piece]:
     """text wrapped at spaces where it can be (a word longer than the width is cut), each continuation
-    indented like the line itself (prose: a reason, a finding, a step). Text that is not ASCII is cut by
-    cells, as char_pieces does."""
-    if len(text) <= width or not text.isascii():
+    indented like the line itself (prose: a reason, a finding, a step). Text with wide characters (CJK) is
+    cut by cells, as char_pieces does."""
+    if len(text) <= width or not (text.isascii() or cell_len(text) == len(text)):
         return char_pieces(text, width)
     indent = len(text) - len(text.lstrip(" "))
     if indent > width // 2:

@@ -53,6 +53,7 @@ from .messages import (
 )
 from .model import ALL, SORT_COLUMNS, BoardModel, BoardRow
 from .screens.confirm import LogEntry
+from .wording import board_words
 from memboard.styles import BOARD_TCSS
 from memboard.widgets.board_status import BoardBanner, BoardStatus
 from memboard.widgets.key_bar import KeyBar
@@ -247,7 +248,7 @@ class MemboardApp(App):
         try:
             found = root.read(INDEX)
         except MemboardError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(board_words(str(exc)), severity="error")
             found = b""
         data = found or b""
         model = read_head(data, root, now)
@@ -310,7 +311,7 @@ class MemboardApp(App):
         except NotSettled:
             return None  # still being saved: keep the last good model; the next poll looks again
         except MemboardError as exc:
-            return str(exc)
+            return board_words(str(exc))
         model = read_model(root, clock.now(), found or b"", previous=self.model, missing=found is None)
         if changed_snapshots is None:
             changed = observe_snapshots(root)

@@ -209,13 +209,15 @@ class FlowRunner:
         if self.host.post_message(finished):
             self.wait(finished.shown)
 
-    def refuse(self, op: str, title: str, exc: Exception, session_id: str | None = None) -> None:
-        """Explain a refusal in the board's words, offering its fix flow where there is one; nothing was written."""
+    def refuse(self, op: str, title: str, exc: Exception, session_id: str | None = None) -> bool:
+        """Explain a refusal in the board's words, offering its fix flow where there is one; nothing was written.
+        True when the user chose the fix (it starts once this flow ends)."""
         text = board_words(str(exc))
         fix = fix_for(str(exc), session_id)
         answer = self.ask(MessageScreen(f"{title}: refused", text, fix=fix))
         follow = (fix.action, fix.session_id) if fix is not None and answer == "fix" else None
         self.finish(op, f"{op} refused: nothing written", severity="warning", details=[text], follow_up=follow)
+        return follow is not None
 
     def refuse_read_only(self, op: str, title: str) -> bool:
         """Refuse a changing flow up front on a root memboard cannot write; True when refused."""
@@ -271,8 +273,9 @@ class FlowRunner:
         """Build (unless given), preview, and on confirm apply exactly the previewed plan.
 
         A stale preview is rebuilt and shown again; a refusal is explained. Returns "applied",
-        "cancelled" (at the preview; reported unless back_on_cancel) or "ended" (refused, failed,
-        nothing to change).
+        "cancelled" (at the preview; reported unless back_on_cancel), "refused" (at apply, nothing
+        written, no fix flow chosen) or "ended" (refused before a preview, failed half-way, nothing
+        to change, or a fix flow chosen).
         """
         root = self.host.memory_root
         try:
@@ -302,8 +305,7 @@ class FlowRunner:
                 self.incomplete(op, title, exc)
                 return "ended"
             except MemboardError as exc:
-                self.refuse(op, title, exc, session_id)
-                return "ended"
+                return "ended" if self.refuse(op, title, exc, session_id) else "refused"
             self.finish(op, outcome_of(plan), applied=True, select_id=select(plan) if select else None,
                         clear_marks=clear_marks, details=list(plan.report))
             return "applied"

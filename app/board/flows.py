@@ -357,7 +357,7 @@ class BoardFlows(FlowRunner):
             return False
         outcome = self.preview_and_apply("update", title, build, plan=plan, words=plain_words(update_words),
                                          back_on_cancel=True, session_id=session_id)
-        return outcome != "cancelled"
+        return outcome not in ("cancelled", "refused")  # back to the editor, the draft as it was
 
     def flow_organize(self) -> None:
         """Ask stale days, preview the whole organize pass, apply."""

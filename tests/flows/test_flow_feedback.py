@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual.widgets import Input, OptionList, TextArea
 
-from memboard.board.screens import LogScreen, PreviewScreen, QuestionScreen, SessionPicker, UpdateScreen
+from memboard.board.screens import LogScreen, MessageScreen, PreviewScreen, QuestionScreen, SessionPicker, UpdateScreen
 from memboard.core.snapshot import Snapshot
 
 from .driving import make_app, mark, ready, wait_for_flow, wait_for_screen
@@ -98,7 +98,7 @@ async def test_the_update_draft_survives_a_cancelled_preview_and_can_be_kept_for
         await pilot.press("u")
         kept = await wait_for_screen(pilot, UpdateScreen, not_this=again)
         assert kept.query_one("#update-topic", Input).value == "Draft topic"
-        assert "(your kept draft)" in str(kept.query_one("#update-title").render())
+        assert "(your draft: not written yet)" in str(kept.query_one("#update-title").render())
         await pilot.press("escape")
         await wait_for_screen(pilot, QuestionScreen)
         await pilot.press("y")  # discard it now
@@ -129,3 +129,30 @@ async def test_release_on_a_follower_releases_what_it_continues_from(sample_root
         await wait_for_flow(pilot)
     assert row_of(sample_root, SOURCE)[6] == "-"
     assert Snapshot((sample_root / "sessions" / f"{FOLLOWER}.md").read_bytes()).continues_from() == []
+
+
+async def test_an_update_refused_at_apply_goes_back_to_the_editor_with_the_draft(sample_root):
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.select_session(LONER)
+        await pilot.press("u")
+        editor = await wait_for_screen(pilot, UpdateScreen)
+        editor.query_one("#update-topic", Input).value = "Draft topic"
+        await pilot.press("ctrl+s")
+        await wait_for_screen(pilot, PreviewScreen)
+        index = sample_root / "index.md"  # the row goes while the preview is open
+        index.write_text("".join(line for line in index.read_text(encoding="utf-8").splitlines(True)
+                                 if LONER not in line), encoding="utf-8")
+        during = tree_bytes(sample_root)
+        await pilot.press("enter")
+        message = await wait_for_screen(pilot, MessageScreen)
+        assert f"unknown session {LONER}" in message.message
+        await pilot.press("enter")
+        again = await wait_for_screen(pilot, UpdateScreen, not_this=editor)
+        assert again.query_one("#update-topic", Input).value == "Draft topic"  # not lost
+        await pilot.press("escape")
+        await wait_for_screen(pilot, QuestionScreen)
+        await pilot.press("y")
+        await wait_for_flow(pilot)
+    assert tree_bytes(sample_root) == during

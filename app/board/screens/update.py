@@ -92,7 +92,7 @@ class UpdateScreen(ModalScreen[EditorResult]):
     def compose(self) -> ComposeResult:
         """Three inputs, the snapshot text area and the buttons."""
         with Vertical(id="update-dialog"):
-            kept = " (your kept draft)" if self.form != self.start else ""
+            kept = " (your draft: not written yet)" if self.form != self.start else ""
             yield Label(Text(f"Update {self.form.session_id}{kept}"), id="update-title")
             with Horizontal(classes="update-field"):
                 yield Label("Topic", classes="update-label")

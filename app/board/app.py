@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import os
 import threading
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -29,7 +30,6 @@ from ..core.ids import DEFAULT_AGENT, is_valid_id
 from ..core.index import STATUSES
 from ..core.root import INDEX, Budget, MemoryRoot, NotSettled, whole
 from .actions import board_only, bindings
-from .flows import BoardFlows
 from .loader import (
     CopyScan,
     FileWatch,
@@ -47,18 +47,20 @@ from .messages import (
     FlowFinished,
     FlowsShown,
     JumpToSession,
+    LogEntry,
     ModelLoaded,
     NoticesLoaded,
     RevisionsPrepared,
 )
 from .model import ALL, SORT_COLUMNS, BoardModel, BoardRow
-from .screens.confirm import LogEntry
-from .wording import board_words
 from memboard.styles import BOARD_TCSS
 from memboard.widgets.board_status import BoardBanner, BoardStatus
 from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.session_table import SessionTable
 from memboard.widgets.snapshot_pane import SnapshotPane
+
+if TYPE_CHECKING:
+    from .flows import BoardFlows
 
 DEFAULT_THEME = "textual-dark"
 TOAST_SECONDS = 4.0
@@ -86,6 +88,12 @@ class FilterInput(Input):
         """Clear the filter text and return to the table."""
         self.value = ""
         self.app.query_one(SessionTable).focus()
+
+
+def appended(data: bytes | None, before: bytes) -> bool:
+    """Whether data is before with whole lines added at its end (a hook's append): whole without
+    comparing rows, which costs a scan of both files at 100k rows."""
+    return data is not None and data.startswith(before) and (data.endswith(b"\n") or not before.endswith(b"\n"))
 
 
 def short(text: str, width: int = TOAST_WIDTH) -> str:
@@ -133,11 +141,20 @@ class MemboardApp(App):
         self._detail_timer: Timer | None = None
         self._reload_lock = threading.Lock()  # one read at a time: models reach the UI in the order read
         self._waiting_flows: list[FlowFinished] = []  # applied flows whose end waits for the next refresh
-        self.flows = BoardFlows(self)
+        self._flows: BoardFlows | None = None  # built when a flow first starts: its modules load then
         self.run_log: list[LogEntry] = []  # what each flow did in this run (the `l` screen)
         self._follow_up: tuple[str, str | None] | None = None  # a fix flow to start once the current flow ends
         self._asking_quit = False
         self.sub_title = self.memory_root.path.name or str(self.memory_root.path)
+
+    @property
+    def flows(self) -> BoardFlows:
+        """The modal flows (continue, release, archive, update, organize, doctor, chain), built on first use."""
+        if self._flows is None:
+            from .flows import BoardFlows
+
+            self._flows = BoardFlows(self)
+        return self._flows
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -248,6 +265,8 @@ class MemboardApp(App):
         try:
             found = root.read(INDEX)
         except MemboardError as exc:
+            from .wording import board_words
+
             self.notify(board_words(str(exc)), severity="error")
             found = b""
         data = found or b""
@@ -311,6 +330,8 @@ class MemboardApp(App):
         except NotSettled:
             return None  # still being saved: keep the last good model; the next poll looks again
         except MemboardError as exc:
+            from .wording import board_words
+
             return board_words(str(exc))
         model = read_model(root, clock.now(), found or b"", previous=self.model, missing=found is None)
         if changed_snapshots is None:
@@ -327,7 +348,8 @@ class MemboardApp(App):
         root = self.memory_root
         seen = root.read_seen(INDEX)
         source = self.model.source
-        if source is None or not self.model.complete or whole(INDEX, seen.data or b"", source.data):
+        if source is None or not self.model.complete or appended(seen.data, source.data) or \
+                whole(INDEX, seen.data or b"", source.data):
             return seen.data
         return root.wait_settled({INDEX: (source.data, None)}, Budget(SETTLE_WAIT))[INDEX].data
 
@@ -655,14 +677,16 @@ class MemboardApp(App):
         if isinstance(self.screen, ProgressScreen):  # a write under way is never cut off
             self.notify("A change is being written: quit once it is done.", severity="warning")
             return
-        busy = self.flows.running()
-        if not busy and not self.flows.drafts:
+        flows = self._flows
+        busy = flows is not None and flows.running()
+        drafts = list(flows.drafts) if flows is not None else []
+        if not busy and not drafts:
             self.exit()
             return
         from .screens.confirm import QuestionScreen
 
         what = "a change is open (nothing of it is written yet)" if busy else \
-            f"update drafts of {', '.join(self.flows.drafts)} are kept only while the board runs"
+            f"update drafts of {', '.join(drafts)} are kept only while the board runs"
         self._asking_quit = True
 
         def answered(answer: str | None) -> None:

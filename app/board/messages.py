@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Callable
 
 from textual.message import Message
@@ -84,3 +85,14 @@ class JumpToSession(Message):
     """Move the board's cursor to a session (from the chain view)."""
 
     session_id: str
+
+
+@dataclass
+class LogEntry:
+    """What one flow did in this run: when, which, its one-line outcome and the details."""
+
+    at: datetime
+    op: str
+    outcome: str
+    severity: str = "information"
+    details: list[str] = field(default_factory=list)

@@ -2,7 +2,8 @@
 planning and progress, the result log."""
 
 from .chain import ChainScreen
-from .confirm import LogEntry, LogScreen, QuestionScreen
+from ..messages import LogEntry
+from .confirm import LogScreen, QuestionScreen
 from .pickers import NEW_SESSION, Choice, SessionPicker, StaleDaysScreen
 from .preview import MessageScreen, PreviewScreen
 from .update import EditorResult, UpdateForm, UpdateScreen

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -16,6 +15,7 @@ from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.line_view import LineView
 
 from ..actions import bindings
+from ..messages import LogEntry
 from ..planview import ViewLine
 
 
@@ -79,17 +79,6 @@ class QuestionScreen(ModalScreen[str]):
         """The `keep` answer, where the question has one."""
         if any(choice.value == KEEP.value for choice in self.choices):
             self.dismiss(KEEP.value)
-
-
-@dataclass
-class LogEntry:
-    """What one flow did in this run: when, which, its one-line outcome and the details."""
-
-    at: datetime
-    op: str
-    outcome: str
-    severity: str = "information"
-    details: list[str] = field(default_factory=list)
 
 
 def log_lines(entries: list[LogEntry]) -> list[ViewLine]:

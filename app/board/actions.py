@@ -155,7 +155,7 @@ ACTIONS: tuple[Action, ...] = (
     Action("escape", "clear_filter", "clear", "clear the filter and go back to the table", Where.FILTER,
            "filter", footer=FILTER),
     # modals
-    Action("enter,y", "confirm", "apply", "apply exactly the plan shown (above 200 file changes: press y twice)",
+    Action("enter,y", "confirm", "apply", "apply exactly the plan shown (above 200 file changes or index rows: press y twice)",
            Where.PREVIEW, "preview", footer=("preview",), key_display="⏎/y"),
     Action("escape,n", "cancel", "cancel", "cancel: nothing is written", Where.PREVIEW, "preview",
            footer=("preview",), key_display="esc/n"),

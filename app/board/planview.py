@@ -47,6 +47,8 @@ class PlanView:
     """The plan's unified diff: exactly what `--dry-run` prints."""
     total: int
     """The number of file changes."""
+    rows: int = 0
+    """The number of index rows added, deleted or changed."""
     notes: list[str] = field(default_factory=list)
     """What a diff shows poorly (a BOM, line endings, a final newline), in words."""
 
@@ -211,4 +213,5 @@ def build(plan: Plan, headline: list[str], blocks: list[ViewLine] | None = None,
     summary = [counts(files)] + ([row_counts(files)] if row_counts(files) else [])
     if not readable:
         readable = [ViewLine("Nothing to show: no file will be touched.", "muted")]
-    return PlanView(headline, summary, readable, diff_lines(diff), diff, len(plan.changes), encoding_notes(plan))
+    rows = sum(len(f.rows) for f in files)
+    return PlanView(headline, summary, readable, diff_lines(diff), diff, len(plan.changes), rows, encoding_notes(plan))

@@ -121,7 +121,7 @@ async def test_a_large_plan_asks_twice_and_is_written_under_a_progress_bar_a_sma
         assert app.screen is screen and tree_bytes(sample_root) == before
         again = screen.query_one("#preview-again")
         assert again.display and "210 file changes" in str(again.render()) and "press y again" in str(again.render())
-        assert str(screen.query_one("#confirm", Button).label) == "Apply 210 changes (y again)"
+        assert str(screen.query_one("#confirm", Button).label) == "Apply: y again"
         await pilot.press("y")
         await wait_for_flow(pilot)
     assert "ProgressScreen" in pushed
@@ -241,3 +241,26 @@ async def test_marked_archive_says_deleted_for_a_placeholder(sample_root):
         await wait_for_flow(pilot)
         assert app.run_log[-1].outcome == f"archived {LONER}; deleted placeholder row {PLACEHOLDER}"
     assert not (sample_root / "archive" / PLACEHOLDER).exists()
+
+
+async def test_one_file_with_many_row_changes_asks_twice_too(sample_root):
+    idle = [(f"2026-05-{1 + n // 60:02d}-{n // 60:02d}{n % 60:02d}-idle-agent", "idle-agent", "未設定", "x", "k",
+             "idle", "-", "2026-05-01 10:00", "2026-05-01 10:00") for n in range(201)]
+    index = sample_root / "index.md"
+    index.write_text(index.read_text(encoding="utf-8").replace(
+        "\nNotes below", "".join(row_line(r) for r in idle) + "\nNotes below"), encoding="utf-8")
+    app = make_app(sample_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("o")
+        await wait_for_screen(pilot, StaleDaysScreen)
+        await pilot.press("enter")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        assert screen.view.counts == ["1 file change: 1 changed", "index.md: 202 rows deleted, 1 row changed"]
+        before = tree_bytes(sample_root)
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.screen is screen and screen.armed and tree_bytes(sample_root) == before
+        await pilot.press("y")
+        await wait_for_flow(pilot)
+    assert "idle-agent" not in index.read_text(encoding="utf-8")

@@ -18,7 +18,7 @@ from ..actions import bindings
 from ..planview import PlanView
 from ..wording import Fix
 
-CONFIRM_AGAIN = 200  # above this many file changes, the first `y` repeats the counts and asks again
+CONFIRM_AGAIN = 200  # above this many file changes (or index rows), the first `y` repeats the counts and asks again
 READABLE_TITLE = "what will change · d: the exact diff"
 RAW_TITLE = "the exact diff (what --dry-run prints) · d: back to words"
 
@@ -83,15 +83,15 @@ class PreviewScreen(ModalScreen[bool]):
         body.border_title = RAW_TITLE if self.raw else READABLE_TITLE
 
     def action_confirm(self) -> None:
-        """Apply this plan; a large one asks once more, repeating its counts."""
-        if self.view.total > CONFIRM_AGAIN and not self.armed:
+        """Apply this plan; a large one (over 200 file changes or index rows) asks once more, repeating its counts."""
+        if max(self.view.total, self.view.rows) > CONFIRM_AGAIN and not self.armed:
             self.armed = True
             again = self.query_one("#preview-again", Static)
             again.update(Text(f"{' · '.join(self.view.counts)}. This is a large change: press y again to apply "
                               "it, esc to cancel."))
             again.display = True
             button = self.query_one("#confirm", Button)
-            button.label = f"Apply {self.view.total:,} changes (y again)"
+            button.label = "Apply: y again"
             button.refresh(layout=True)
             return
         self.dismiss(True)

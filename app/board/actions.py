@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.keys import format_key
 
 Owner = Literal["", "app", "table", "filter", "preview", "message", "picker", "stale", "update", "chain", "help",
-                "log", "planning", "confirm"]
+                "log", "planning", "confirm", "progress"]
 """Whose BINDINGS hold an entry ("" = nobody's: a widget handles the key itself, or a mouse gesture)."""
 
 
@@ -89,7 +89,8 @@ STATUS = "status"  # the footer group of the four status filters
 BOARD, PANE, FILTER = ("board",), ("pane",), ("filter",)
 TEXT_FOOTERS = frozenset({"filter", "update", "picker", "stale"})
 """Footers of places where a text box takes letters (help and quit show their text_key there)."""
-MODALS = frozenset({"preview", "message", "picker", "stale", "update", "chain", "help", "log", "planning", "confirm"})
+MODALS = frozenset({"preview", "message", "picker", "stale", "update", "chain", "help", "log", "planning", "confirm",
+                    "progress"})
 """Owners that are modal screens: the App's keys do not reach past them, so each binds help and quit itself."""
 
 ACTIONS: tuple[Action, ...] = (

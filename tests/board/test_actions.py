@@ -15,6 +15,7 @@ from memboard.board.screens import (
     MessageScreen,
     PlanningScreen,
     PreviewScreen,
+    ProgressScreen,
     QuestionScreen,
     SessionPicker,
     StaleDaysScreen,
@@ -105,7 +106,7 @@ def test_every_binding_of_the_board_comes_from_the_table():
     for screen, owner in ((PreviewScreen, "preview"), (MessageScreen, "message"), (SessionPicker, "picker"),
                           (StaleDaysScreen, "stale"), (UpdateScreen, "update"), (ChainScreen, "chain"),
                           (HelpScreen, "help"), (LogScreen, "log"), (QuestionScreen, "confirm"),
-                          (PlanningScreen, "planning")):
+                          (PlanningScreen, "planning"), (ProgressScreen, "progress")):
         assert screen.BINDINGS == bindings(owner), screen
     # every bound action exists on the class that binds it
     for entry in ACTIONS:

@@ -147,3 +147,32 @@ async def test_a_theme_chosen_in_the_palette_is_saved_in_the_config_keeping_its_
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         assert app.theme == "nord"
+
+
+async def test_no_key_quits_while_a_change_is_being_written(root):
+    from memboard.board.screens import ProgressScreen, Tally
+
+    make_root(root)
+    app = make_app(root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        tally = Tally(300, 120)
+        app.push_screen(ProgressScreen("Doctor", tally))
+        screen = await wait_for_screen(pilot, ProgressScreen)
+        assert "writing 120 of 300 file changes" in str(screen.query_one("#progress-line").render())
+        for key in ("q", "ctrl+c", "ctrl+q"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen is screen and not app._exit, key
+        assert [n.message for n in app._notifications][-1] == "A change is being written: quit once it is done."
+        await pilot.press("question_mark")  # the footer's ? help works here too
+        await wait_for_screen(pilot, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+        tally.done = 300
+        await pilot.pause(0.3)
+        assert "verifying" in str(screen.query_one("#progress-line").render())
+        tally.ended = True
+        await pilot.pause(0.3)
+        assert not isinstance(app.screen, ProgressScreen)

@@ -85,9 +85,11 @@ class Tally:
 
 
 class ProgressScreen(ModalScreen[None]):
-    """A progress bar while a plan is written; it closes itself when the write ends (no key stops a write)."""
+    """A progress bar while a plan is written; it closes itself when the write ends (no key stops a write:
+    quit says so, help opens over it)."""
 
     CSS_PATH = FLOWS_TCSS
+    BINDINGS = bindings("progress")
 
     def __init__(self, title: str, tally: Tally):
         """Show tally's progress under title."""

@@ -124,6 +124,9 @@ async def test_columns_follow_the_width_and_s_sorts_only_by_columns_on_screen(de
                 assert not pane.region.width
                 await pilot.press("enter")  # ...and enter opens it full width
                 assert pane.region.width > 90
+                await pilot.press("escape", "slash", *"zzz")  # no row, no scrollbar: the same columns
+                await pilot.pause()
+                assert not app.table.rows and "agent" not in app.table.visible_columns()
                 await pilot.press("escape")
             keys = ["line", *app.table.visible_columns()]
             seen = []

@@ -1,5 +1,5 @@
 """Run memboard as a module: python -m memboard."""
 
-from memboard.cli import main
+from memboard.cli.entry import main
 
 raise SystemExit(main())

@@ -283,12 +283,16 @@ def run(sizes: list[int], datatable_max: int = 10_000) -> dict:
             fp = first_paint(n, work, datatable=n <= datatable_max)
             results["first_paint"].append(fp)
             dt = f"{fp['datatable']:.3f}s" if fp["datatable"] is not None else "skipped"
-            print(f"{n:>8} {fp['board']:>8.3f}s {fp['board_fully_loaded']:>8.3f}s {fp['bare']:>8.3f}s {fp['ratio']:>6.2f} {dt:>10}")
+            print(
+                f"{n:>8} {fp['board']:>8.3f}s {fp['board_fully_loaded']:>8.3f}s {fp['bare']:>8.3f}s {fp['ratio']:>6.2f} {dt:>10}"
+            )
         big = max(sizes)
         fk = filter_keystroke(big, work)
         results["filter"] = fk
         keys = ", ".join(f"{t * 1000:.0f}" for t in fk["keystrokes"])
-        print(f"filter keystroke to repaint at {big} rows: median {fk['median'] * 1000:.1f} ms, max {fk['max'] * 1000:.1f} ms (target <= 50 ms) [{keys} ms]")
+        print(
+            f"filter keystroke to repaint at {big} rows: median {fk['median'] * 1000:.1f} ms, max {fk['max'] * 1000:.1f} ms (target <= 50 ms) [{keys} ms]"
+        )
         ap = external_append(big, work)
         results["append"] = ap
         print(f"external append until shown at {big} rows: {ap['append_to_shown']:.3f} s (target <= 1 s)")

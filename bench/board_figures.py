@@ -4,10 +4,13 @@ filter keystroke to repaint, an external append until it shows, and peak memory.
 Every measurement is a separate Python process (so imports count the same for every
 contender) that runs its App headless with `App.run_test(size=(120, 40))`. First paint is
 the wall-clock moment the first frame shows a data row (a Session ID), minus the moment the
-parent spawned the process; the child also reports its peak resident memory.
+parent spawned the process; fully loaded is the moment the board's model holds the whole index
+(the bare app's is its first paint). The child reports its own peak resident memory from
+/proc/self/status (VmHWM; `ru_maxrss` would report the benchmark runner's size, which a child
+keeps across exec: see bench/child.py).
 
-- bare: reads index.md, splits it naively on newlines and shows the first 40 lines in one
-  Static. The floor: Python + Textual + reading the file, nothing memboard does.
+- bare: reads index.md, splits it naively on newlines, keeps the lines and shows the first 40
+  in one Static. The floor: Python + Textual + holding the file's text, nothing memboard does.
 - datatable: reads index.md, splits table lines naively on `|`, and loads every row into
   Textual's DataTable (what a first board might do; slow past a few thousand rows).
 - input: the bare app with a text Input; the floor of a keystroke echoed on screen.
@@ -40,7 +43,15 @@ APPEND_MARK = "apx"
 
 
 def peak_rss_mb() -> float:
-    """This process's peak resident memory in MiB."""
+    """This process's own peak resident memory in MiB (VmHWM where Linux has it: ru_maxrss keeps the size
+    of the process that started this one)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
@@ -128,12 +139,12 @@ def build_app(kind: str, root: str):
     index_path = Path(root) / "index.md"
 
     class BareApp(App):
-        """Reads the file, splits it on newlines, shows the first screenful in one Static."""
+        """Reads the file, splits it on newlines, keeps the lines, shows the first screenful in one Static."""
 
         def compose(self) -> ComposeResult:
             """One Static with the first 40 lines."""
-            lines = index_path.read_text(encoding="utf-8").split("\n")
-            yield Static("\n".join(lines[:40]), markup=False)
+            self.lines = index_path.read_text(encoding="utf-8").split("\n")
+            yield Static("\n".join(self.lines[:40]), markup=False)
 
     class InputApp(BareApp):
         """The bare app plus a text Input: the floor of a keystroke echoed on screen."""
@@ -204,7 +215,11 @@ async def run_child(kind: str, root: str, task: str, runs: int) -> dict:
     report: dict = {}
     async with app.run_test(size=SIZE) as pilot:
         report["painted_at"] = await clock.until_painted()
+        report["loaded_at"] = await until_loaded(app) if kind == "board" else report["painted_at"]
         report["peak_rss_mb"] = peak_rss_mb()
+        if task in ("organize", "doctor"):
+            report["plan_s"], report["preview_s"] = await preview_ready(app, pilot, task)
+            report["peak_rss_mb_end"] = peak_rss_mb()
         if task == "filter":
             if kind == "board":
                 await pilot.press("slash")
@@ -242,6 +257,57 @@ async def run_child(kind: str, root: str, task: str, runs: int) -> dict:
     return report
 
 
+async def until_loaded(app, limit: float = 600.0) -> float:
+    """Wait until the board's model holds the whole index (its first paint may come from its head); the
+    wall-clock moment."""
+    deadline = time.monotonic() + limit
+    while True:
+        model = getattr(app, "model", None)
+        if (
+            model is not None
+            and model.complete
+            and not any(w.group == "reload" and not w.is_finished for w in app.workers)
+        ):
+            return time.time()
+        if time.monotonic() > deadline:
+            raise TimeoutError("the board never finished loading")
+        await asyncio.sleep(0.005)
+
+
+async def preview_ready(app, pilot, task: str, limit: float = 600.0) -> tuple[float, float]:
+    """Seconds from asking for an organize (its stale days confirmed) or doctor preview until its plan and
+    patch are made (the preview screen is created with them), and until that preview is on screen."""
+    from memboard.board.screens import preview
+    from memboard.board.screens.pickers import StaleDaysScreen
+
+    made: list[float] = []
+    original = preview.PreviewScreen.__init__
+
+    def noting(self, *args, **kwargs) -> None:
+        made.append(time.perf_counter())
+        original(self, *args, **kwargs)
+
+    preview.PreviewScreen.__init__ = noting
+    deadline = time.monotonic() + limit
+    start = time.perf_counter()
+    if task == "organize":
+        await pilot.press("o")
+        while not isinstance(app.screen, StaleDaysScreen):
+            if time.monotonic() > deadline:
+                raise TimeoutError("the stale days question never showed")
+            await asyncio.sleep(0.005)
+        await pilot.pause()
+        start = time.perf_counter()
+        await pilot.press("enter")
+    else:
+        await pilot.press("d")
+    while not isinstance(app.screen, preview.PreviewScreen):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the {task} preview never showed (top screen {app.screen!r})")
+        await asyncio.sleep(0.005)
+    return made[0] - start, time.perf_counter() - start
+
+
 def child(kind: str, root: str, task: str, runs: int) -> None:
     """Process entry point: measure, print one JSON line, leave without teardown."""
     import asyncio
@@ -252,7 +318,9 @@ def child(kind: str, root: str, task: str, runs: int) -> None:
     os._exit(0)
 
 
-def spawn(kind: str, root: Path, state: Path, task: str = "paint", runs: int = 1, timeout: float = 600.0) -> tuple[float, dict]:
+def spawn(
+    kind: str, root: Path, state: Path, task: str = "paint", runs: int = 1, timeout: float = 600.0
+) -> tuple[float, dict]:
     """Run one measuring process; (seconds from spawn to its first data frame, its report)."""
     env = bench_env(state, {"PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))})
     cmd = [sys.executable, "-m", "bench.board_figures", kind, str(root), task, str(runs)]

@@ -1,27 +1,53 @@
-"""Whole-process figures of the command line on generated roots, beside `python -c pass`."""
+"""Whole-process figures of the command line on generated roots, each beside its baseline run in turn.
+
+Every run goes through bench/child.py, which reports the command's own wall time, CPU time and peak
+memory (not the benchmark runner's: see child.py). Baselines, run just before each run of a
+command so that both meet the same load:
+
+- the floor: `python -c "open(index,'rb').read().split(b'\\n')"` on the same root (reading and
+  splitting the file is what any command of a whole index must do);
+- `python -c pass` for `memboard search` (a search must start about as fast as Python);
+- `python -c "import filelock"` for the hook: its own cost is its time minus that one.
+
+Changing commands work on their own copy of the root; each run starts from the same files with
+an index.md last changed a minute ago (an index that is not being written: no settle wait).
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .roots import RootCache
-from .timing import bench_env, time_process
+from .roots import Manifest, RootCache
+from .timing import Sample, bench_env, sample
 
 PYTHON = sys.executable
 PASS = [PYTHON, "-c", "pass"]
+FILELOCK = [PYTHON, "-c", "import filelock"]
 IMPORT_CLI = [PYTHON, "-c", "import memboard.cli"]
 BIG_ROOT_ROWS = 100_000
-BIG_ROOT_RUNS = 5  # a 100k-row command takes seconds; 5 runs keep the full run within minutes
-CLAUDE_SESSION_START = {
-    "session_id": "9f1c2d3e-bench",
-    "transcript_path": "/tmp/bench-transcript.jsonl",
-    "cwd": "/tmp",
-    "hook_event_name": "SessionStart",
-    "source": "startup",
-}
+BIG_ROOT_RUNS = 5  # a 100k-row command takes a second or two: 5 runs keep the full run within minutes
+SEARCH_WORD = "obsidian"
+IDLE_AGE = 60.0  # seconds: how long ago the index "was last written" before each run
+
+
+def payload(conversation: str, source: str = "startup") -> bytes:
+    """A Claude Code SessionStart payload."""
+    return json.dumps(
+        {
+            "session_id": conversation,
+            "transcript_path": "/tmp/bench.jsonl",
+            "cwd": "/tmp",
+            "hook_event_name": "SessionStart",
+            "source": source,
+        }
+    ).encode("utf-8")
 
 
 def memboard_cmd() -> list[str]:
@@ -30,61 +56,144 @@ def memboard_cmd() -> list[str]:
     return [str(script)] if script.exists() else [PYTHON, "-m", "memboard"]
 
 
-def measure_import(state: Path, runs: int, warmup: bool = True) -> tuple[list[float], list[float]]:
-    """Wall times of `python -c "import memboard.cli"`, each after a `python -c pass`."""
-    return time_process(IMPORT_CLI, bench_env(state), runs, warmup=warmup, baseline=PASS)
+def floor_cmd(root: Path) -> list[str]:
+    """Reading and splitting root's index, as a whole process."""
+    return [PYTHON, "-c", f"open({str(root / 'index.md')!r}, 'rb').read().split(b'\\n')"]
 
 
-def has_command(name: str, state: Path) -> bool:
-    """Whether this memboard build has the sub-command `name`."""
-    import subprocess
+@dataclass
+class Measured:
+    """A command's samples, and its baseline's taken just before each."""
 
-    proc = subprocess.run(memboard_cmd() + [name, "--help"], capture_output=True, env=bench_env(state))
-    return proc.returncode == 0
+    samples: list[Sample] = field(default_factory=list)
+    base: list[Sample] = field(default_factory=list)
+    baseline: str = "floor"
+    loads: list[float] = field(default_factory=list)
 
 
-def measure_commands(
-    cache: RootCache, rows: int, runs: int, state: Path, include_hook: bool, warmup: bool = True
-) -> dict[str, tuple[list[float], list[float]]]:
-    """Wall times of each CLI figure at `rows` rows (and of `python -c pass` run beside each)."""
-    mb = memboard_cmd()
-    env = bench_env(state)
-    manifest = cache.get(rows)
-    out: dict[str, tuple[list[float], list[float]]] = {}
+def idle(path: Path) -> None:
+    """Make path look written IDLE_AGE seconds ago (an index nobody is writing)."""
+    then = time.time() - IDLE_AGE
+    os.utime(path, (then, then))
 
-    def measure(cmd, **kw):
-        """Time cmd with `python -c pass` interleaved as its baseline."""
-        return time_process(cmd, env, count, warmup=warmup, baseline=PASS, **kw)
 
-    count = min(runs, BIG_ROOT_RUNS) if rows >= BIG_ROOT_ROWS else runs
-
-    if include_hook:
-        root = cache.copy(rows)
-        stdin = json.dumps(CLAUDE_SESSION_START).encode("utf-8")
-        out["memboard hook claude"] = measure(mb + ["hook", "claude", "--root", str(root)], stdin=stdin)
-        shutil.rmtree(root, ignore_errors=True)
-
-    root = cache.copy(rows)
-    out["memboard register"] = measure(mb + ["register", "--root", str(root)])
-    shutil.rmtree(root, ignore_errors=True)
-
-    root = cache.copy(rows)
-    out["memboard list --json"] = measure(mb + ["list", "--json", "--root", str(root)])
-    out["memboard organize --dry-run"] = measure(mb + ["organize", "--dry-run", "--root", str(root)])
-
-    def fresh_index(_i: int) -> None:
-        """Organize deletes idle rows: each run starts from the pristine index."""
-        cache.restore_index(rows, root)
-
-    out["memboard organize"] = measure(mb + ["organize", "--root", str(root)], before_each=fresh_index)
-    cache.restore_index(rows, root)
-
-    targets = iter(manifest.archivable)
-
-    def next_target(_i: int) -> list[str]:
-        """Each archive run archives a different session that has a snapshot and no references."""
-        return mb + ["archive", next(targets), "--root", str(root)]
-
-    out["memboard archive"] = measure(mb + ["archive"], before_each=next_target)
-    shutil.rmtree(root, ignore_errors=True)
+def run_series(
+    cmd: Callable[[int], list[str]],
+    base: list[str],
+    runs: int,
+    env: dict,
+    baseline: str,
+    prepare: Callable[[int], None] | None = None,
+    stdin: Callable[[int], bytes | None] | None = None,
+    warmup: bool = True,
+    expect: str | None = None,
+) -> Measured:
+    """runs of cmd(i) (after an untimed warm-up, i = -1), each right after one of base."""
+    out = Measured(baseline=baseline)
+    for i in range(-1 if warmup else 0, runs):
+        if prepare:
+            prepare(i)
+        data = stdin(i) if stdin else None
+        if i < 0:
+            sample(cmd(i), env, data, expect=expect)
+            continue
+        out.base.append(sample(base, env))
+        out.loads.append(os.getloadavg()[0])
+        out.samples.append(sample(cmd(i), env, data, expect=expect))
     return out
+
+
+def chain_target(manifest: Manifest) -> str:
+    """A session with a snapshot that continues from another (chain and show have something to walk)."""
+    for sid in reversed(manifest.snapshots):
+        text = (manifest.path / "sessions" / f"{sid}.md").read_text(encoding="utf-8")
+        if "## Continues From\n\n- " in text:
+            return sid
+    return manifest.snapshots[-1]
+
+
+def measure_commands(cache: RootCache, rows: int, runs: int, state: Path, warmup: bool = True) -> dict[str, Measured]:
+    """Every command's figures at `rows` rows."""
+    mb, env = memboard_cmd(), bench_env(state)
+    manifest = cache.get(rows)
+    count = min(runs, BIG_ROOT_RUNS) if rows >= BIG_ROOT_ROWS else runs
+    out: dict[str, Measured] = {}
+    pristine = manifest.path
+    floor = floor_cmd(pristine)
+
+    def series(name: str, cmd, base=floor, baseline="floor", **kw) -> None:
+        print(f"    {name} @ {rows:,}", file=sys.stderr, flush=True)
+        out[name] = run_series(cmd, base, count, env, baseline, warmup=warmup, **kw)
+
+    work = cache.copy(rows)
+    index = work / "index.md"
+
+    def fresh(_i: int) -> None:
+        """Back to the pristine index, last written a minute ago."""
+        cache.restore_index(rows, work)
+        idle(index)
+
+    hook, answered = mb + ["hook", "claude", "--root", str(work)], "Your Memory Session ID is:"
+    series(
+        "memboard hook claude (new chat)",
+        lambda i: hook,
+        FILELOCK,
+        "import filelock",
+        prepare=fresh,
+        stdin=lambda i: payload(f"bench-{rows}-{i}-{time.time_ns()}"),
+        expect=answered,
+    )
+    series(
+        "memboard hook claude (resume)",
+        lambda i: hook,
+        FILELOCK,
+        "import filelock",
+        prepare=lambda i: idle(index),
+        stdin=lambda i: payload(f"bench-{rows}-resumed", "resume"),
+        expect=answered,
+    )
+    series("memboard register", lambda i: mb + ["register", "--root", str(work)], prepare=fresh)
+    series("memboard list --json", lambda i: mb + ["list", "--json", "--root", str(pristine)])
+    series("memboard organize --dry-run", lambda i: mb + ["organize", "--dry-run", "--root", str(work)], prepare=fresh)
+    series("memboard organize", lambda i: mb + ["organize", "--root", str(work)], prepare=fresh)
+    series("memboard doctor", lambda i: mb + ["doctor", "--root", str(pristine)])
+    target = chain_target(manifest)
+    series("memboard show", lambda i: mb + ["show", target, "--root", str(pristine)])
+    series("memboard chain", lambda i: mb + ["chain", target, "--root", str(pristine)])
+    archivable = iter(manifest.archivable)
+    series("memboard archive", lambda i: mb + ["archive", next(archivable), "--root", str(work)], prepare=fresh)
+    shutil.rmtree(work, ignore_errors=True)
+
+    search_state = state / f"search-{rows}"
+    search_env = bench_env(search_state)
+
+    def cold(_i: int) -> None:
+        """No search cache yet: the search builds it."""
+        shutil.rmtree(search_state / "search", ignore_errors=True)
+
+    search = mb + ["search", SEARCH_WORD, "--root", str(pristine)]
+    print(f"    memboard search @ {rows:,}", file=sys.stderr, flush=True)
+    out["memboard search (warm cache)"] = run_series(lambda i: search, PASS, count, search_env, "python -c pass")
+    out["memboard search (cold: builds the cache)"] = run_series(
+        lambda i: search,
+        PASS,
+        1 if rows >= BIG_ROOT_ROWS else min(count, 3),
+        search_env,
+        "python -c pass",
+        prepare=cold,
+        warmup=False,
+    )
+    return out
+
+
+def measure_baselines(state: Path, runs: int) -> dict[str, list[Sample]]:
+    """`python -c pass`, `import filelock` and `import memboard.cli` on their own."""
+    env = bench_env(state)
+    return {
+        name: [sample(cmd, env) for _ in range(runs)]
+        for name, cmd in (
+            ("python -c pass", PASS),
+            ("python -c 'import filelock'", FILELOCK),
+            ("python -c 'import memboard.cli'", IMPORT_CLI),
+        )
+    }

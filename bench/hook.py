@@ -39,10 +39,16 @@ def make_root(folder: Path, rows: int) -> Path:
         sid = f"{stamp}-{AGENTS[i % 3]}-{i}"
         status = ("idle", "active", "stale")[i % 3]
         topic = TOPICS[i % len(TOPICS)]
-        summary = "sessionStart 自動註冊，尚未整理主題。" if status == "idle" else f"Worked on item {i}: parser, 快照合併 and the board"
+        summary = (
+            "sessionStart 自動註冊，尚未整理主題。"
+            if status == "idle"
+            else f"Worked on item {i}: parser, 快照合併 and the board"
+        )
         refs = previous if i % 10 == 0 and previous else "-"
         ts = f"2025-{1 + (i // 28) % 12:02d}-{day:02d} {i % 24:02d}:{i % 60:02d}"
-        out.append(f"| {sid} | {AGENTS[i % 3]} | {topic} | {summary} | kw{i % 7}, memory | {status} | {refs} | {ts} | {ts} |\n")
+        out.append(
+            f"| {sid} | {AGENTS[i % 3]} | {topic} | {summary} | kw{i % 7}, memory | {status} | {refs} | {ts} | {ts} |\n"
+        )
         previous = sid
     out.append("\nNotes below the table stay untouched.\n")
     (folder / "index.md").write_text("".join(out), encoding="utf-8")
@@ -52,7 +58,7 @@ def make_root(folder: Path, rows: int) -> Path:
 def state_folder(root: Path, state: Path | None = None) -> Path:
     """The root's folder in memboard's local state (under state, else this process's state folder)."""
     from memboard.core.config import state_dir
-    from memboard.core.localstate import ROOTS, root_key
+    from memboard.core.files.localstate import ROOTS, root_key
 
     return (state or state_dir()) / ROOTS / root_key(root.resolve())
 
@@ -60,13 +66,15 @@ def state_folder(root: Path, state: Path | None = None) -> Path:
 def make_map(root: Path, rows: int, state: Path | None = None) -> dict[str, bytes]:
     """A conversation map with one entry per row (as after `rows` hooked chats), in the root's local
     state under state; returns shard bytes by path."""
-    from memboard.core.hookmap import HEADER, shard_path
+    from memboard.core.formats.conversations import HEADER, shard_path
 
     shards: dict[str, list[bytes]] = {}
     for i in range(rows):
         conv = f"{i:08x}-1111-4222-8333-{i:012x}"
         sid = f"2025-{1 + (i // 28) % 12:02d}-{1 + i % 28:02d}-{i % 24:02d}{i % 60:02d}-{AGENTS[i % 3]}-{i}"
-        shards.setdefault(shard_path(conv), [HEADER]).append(f"{conv}\t{sid}\t{AGENTS[i % 3].split('-')[0]}\t2025-01-01 10:00\n".encode())
+        shards.setdefault(shard_path(conv), [HEADER]).append(
+            f"{conv}\t{sid}\t{AGENTS[i % 3].split('-')[0]}\t2025-01-01 10:00\n".encode()
+        )
     out = {}
     folder = state_folder(root, state)
     for rel, parts in shards.items():
@@ -129,8 +137,13 @@ def measure(rows: int, runs: int = 15) -> dict:
         shards = make_map(root, rows, state)
         folder = state_folder(root, state)
         cmd = hook_command() + ["--root", str(root)]
-        payload = {"transcript_path": "/tmp/t.jsonl", "cwd": str(base), "hook_event_name": "SessionStart", "source": "startup"}
-        from memboard.core.hookmap import shard_path
+        payload = {
+            "transcript_path": "/tmp/t.jsonl",
+            "cwd": str(base),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        }
+        from memboard.core.formats.conversations import shard_path
 
         def fresh(conversation: str) -> None:
             """Back to the generated root: the index and the shard this conversation lands in."""
@@ -154,7 +167,9 @@ def measure(rows: int, runs: int = 15) -> dict:
             if b"Your Memory Session ID is:" not in out:
                 raise RuntimeError(f"hook reported no Session ID: {out!r}")
             new.append(seconds)
-            seconds, out = _timed(cmd, env, json.dumps(dict(payload, session_id=conv, source="resume")).encode(), resume_cpu)
+            seconds, out = _timed(
+                cmd, env, json.dumps(dict(payload, session_id=conv, source="resume")).encode(), resume_cpu
+            )
             if b"Your Memory Session ID is:" not in out:
                 raise RuntimeError(f"resume reported no Session ID: {out!r}")
             resume.append(seconds)
@@ -191,7 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args(argv)
-    print(f"{'rows':>8} {'index':>9} {'hook new':>10} {'hook resume':>12} {'python -c pass':>15} {'new/pass':>9} {'resume/pass':>12} {'cpu new/pass':>13} {'min new/pass':>13}")
+    print(
+        f"{'rows':>8} {'index':>9} {'hook new':>10} {'hook resume':>12} {'python -c pass':>15} {'new/pass':>9} {'resume/pass':>12} {'cpu new/pass':>13} {'min new/pass':>13}"
+    )
     for rows in args.rows:
         r = measure(rows, args.runs)
         print(

@@ -2,7 +2,7 @@
 
 Usage: python bench/lock.py [--seconds S] [--workers N] [--rows R] [--no-editor] [--keep DIR] [--compare]
 
---compare runs twice, first with plain filelock (MEMBOARD_LOCK_QUEUE=0), then with the FIFO
+--compare runs twice, first with plain filelock (BENCH_LOCK_QUEUE=0), then with the FIFO
 ticket queue, and prints both sets of figures.
 
 Each worker is its own Python process looping over the real CLI entry point (`register`,
@@ -50,7 +50,7 @@ def seed_id(n: int) -> str:
 
 def build_root(path: Path, rows: int = 1200) -> dict:
     """A root with `rows` rows: 15% idle placeholders, the rest active/stale with snapshots."""
-    from memboard.core.snapshot import render_template
+    from memboard.core.formats.snapshot import render_template
 
     path.mkdir(parents=True, exist_ok=True)
     (path / "sessions").mkdir(exist_ok=True)
@@ -96,6 +96,9 @@ def _call(argv: list[str]) -> tuple[int, str, str]:
 
 def worker(root: str, name: str, deadline: float, log_path: str, sources: list[str], seed: int) -> None:
     """Loop over mixed commands until deadline; log one JSON line per command."""
+    from bench.probes import install_from_env
+
+    install_from_env()
     rng = random.Random(seed)
     mine: list[str] = []  # IDs this worker registered and believes live
     refs: list[tuple[str, str]] = []  # (source, as_id) continuations
@@ -111,9 +114,26 @@ def worker(root: str, name: str, deadline: float, log_path: str, sources: list[s
             elif r < 0.25 or not mine:
                 argv = ["register", "--agent", name]
             elif r < 0.40:
-                argv = ["register", "--manual", "--agent", name, "--topic", f"{name} topic", "--summary", "work in progress", "--json"]
+                argv = [
+                    "register",
+                    "--manual",
+                    "--agent",
+                    name,
+                    "--topic",
+                    f"{name} topic",
+                    "--summary",
+                    "work in progress",
+                    "--json",
+                ]
             elif r < 0.58:
-                argv = ["update", rng.choice(mine), "--summary", f"{name} update {rng.random():.4f}", "--snapshot", str(snap_file)]
+                argv = [
+                    "update",
+                    rng.choice(mine),
+                    "--summary",
+                    f"{name} update {rng.random():.4f}",
+                    "--snapshot",
+                    str(snap_file),
+                ]
             elif r < 0.70:
                 src, as_id = rng.choice(sources), rng.choice(mine)
                 argv = ["continue", src, "--as", as_id]
@@ -175,7 +195,7 @@ def run_stress(root: Path, seconds: float = 20.0, workers: int = 8, use_editor: 
     work = Path(tempfile.mkdtemp(prefix="memboard-stress-"))
     stats = work / "lock-stats.txt"
     env = dict(os.environ)
-    env["MEMBOARD_LOCK_STATS"] = str(stats)
+    env["BENCH_LOCK_STATS"] = str(stats)
     env.setdefault("MEMBOARD_NOW", NOW)
     sources = [seed_id(n) for n in range(1, 400) if n % 7 and n % 11][:40]
     start = time.time() + 1.0  # let every process import before the clock starts
@@ -184,22 +204,47 @@ def run_stress(root: Path, seconds: float = 20.0, workers: int = 8, use_editor: 
     me = str(Path(__file__).resolve())
     for w in range(workers):
         log = work / f"w{w}.jsonl"
-        args = [sys.executable, me, "--worker", f"w{w}", "--root", str(root), "--deadline", str(deadline),
-                "--log", str(log), "--sources", ",".join(sources), "--seed", str(seed * 100 + w)]
+        args = [
+            sys.executable,
+            me,
+            "--worker",
+            f"w{w}",
+            "--root",
+            str(root),
+            "--deadline",
+            str(deadline),
+            "--log",
+            str(log),
+            "--sources",
+            ",".join(sources),
+            "--seed",
+            str(seed * 100 + w),
+        ]
         procs.append((log, subprocess.Popen(args, env=env)))
     ed_log = work / "editor.jsonl"
     ed = None
     if use_editor:
         # the editor stops early so its last save is followed by many memboard writes
-        args = [sys.executable, me, "--editor", "--root", str(root), "--deadline", str(deadline - seconds * 0.2),
-                "--log", str(ed_log), "--seed", str(seed)]
+        args = [
+            sys.executable,
+            me,
+            "--editor",
+            "--root",
+            str(root),
+            "--deadline",
+            str(deadline - seconds * 0.2),
+            "--log",
+            str(ed_log),
+            "--seed",
+            str(seed),
+        ]
         ed = subprocess.Popen(args, env=env)
     for _, p in procs:
         p.wait(timeout=seconds + 120)
     if ed:
         ed.wait(timeout=seconds + 120)
     events = []
-    for log, p in procs:
+    for log, _proc in procs:
         events += [json.loads(l) for l in log.read_text(encoding="utf-8").splitlines() if l.strip()]
     edits = [json.loads(l) for l in ed_log.read_text(encoding="utf-8").splitlines()] if ed_log.exists() else []
     waits, holds = [], []
@@ -247,8 +292,8 @@ def figures(result: dict) -> dict:
 
 def check(root: Path, seeded: dict, result: dict) -> list[str]:
     """Everything that went wrong, as lines (empty when the run kept every promise)."""
-    from memboard.core.index import IndexFile
-    from memboard.core.snapshot import Snapshot
+    from memboard.core.formats.index import IndexFile
+    from memboard.core.formats.snapshot import Snapshot
 
     problems: list[str] = []
     events = result["events"]
@@ -346,12 +391,14 @@ def main(argv: list[str] | None = None) -> int:
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="memboard-bench-"))
     os.environ.setdefault("MEMBOARD_STATE_DIR", str(base / "state"))
     os.environ.setdefault("MEMBOARD_CONFIG", str(base / "state" / "config.toml"))
-    modes = ["0", "1"] if args.compare else [os.environ.get("MEMBOARD_LOCK_QUEUE", "1")]
+    modes = ["0", "1"] if args.compare else [os.environ.get("BENCH_LOCK_QUEUE", "1")]
     failed = 0
     for mode in modes:
-        os.environ["MEMBOARD_LOCK_QUEUE"] = mode
-        print(f"== lock: {'FIFO ticket queue on filelock' if mode != '0' else 'plain filelock (polling)'}; "
-              f"{args.workers} writers, {args.rows} rows, {args.seconds:g}s, editor {'off' if args.no_editor else 'on'}")
+        os.environ["BENCH_LOCK_QUEUE"] = mode
+        print(
+            f"== lock: {'FIFO ticket queue on filelock' if mode != '0' else 'plain filelock (polling)'}; "
+            f"{args.workers} writers, {args.rows} rows, {args.seconds:g}s, editor {'off' if args.no_editor else 'on'}"
+        )
         failed += run_once(base / f"memory-{mode}", args)
     return 1 if failed else 0
 

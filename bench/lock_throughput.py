@@ -1,7 +1,7 @@
 """Lock throughput: 8 processes register at once on one root; lock waits and rows lost.
 
 Each worker is a separate Python process running the CLI's own path (`execute` with
-`plan_register`) in a loop, with `memboard.core.apply.locked` wrapped to record how long
+`plan_register`) in a loop, with `memboard.core.files.execute.locked` wrapped to record how long
 each registration waited for the root's lock and how long it then held it. Afterwards the index must hold every
 reported Session ID exactly once: a missing one is a lost row.
 """
@@ -24,10 +24,10 @@ GO_FILE = "go"
 
 def worker(root: str, agent: str, count: int, out: str, go: str) -> None:
     """Register `count` sessions as `agent`, recording lock waits; write them to out as JSON."""
-    import memboard.core.apply as apply
-    from memboard.core import clock
+    import memboard.core.files.execute as apply
+    from memboard.core.files.root import MemoryRoot
+    from memboard.core.formats import clock
     from memboard.core.ops.register import plan_register
-    from memboard.core.root import MemoryRoot
 
     waits: list[float] = []
     holds: list[float] = []
@@ -53,16 +53,18 @@ def worker(root: str, agent: str, count: int, out: str, go: str) -> None:
     for _ in range(count):
         try:
             plan = apply.execute(memory, lambda r: plan_register(r, clock.now(), agent))
-            ids.append(plan.result["session_id"])
+            ids.append(plan.result.session_id)
         except Exception as exc:  # a failed registration is reported, not a lost row
             failures.append(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     elapsed = time.perf_counter() - start
-    Path(out).write_text(json.dumps({"ids": ids, "waits": waits, "holds": holds, "failures": failures, "elapsed": elapsed}))
+    Path(out).write_text(
+        json.dumps({"ids": ids, "waits": waits, "holds": holds, "failures": failures, "elapsed": elapsed})
+    )
 
 
 def measure(root: Path, state: Path, processes: int = 8, per_process: int = 10) -> dict:
     """Run the workers concurrently on root; lock wait percentiles, throughput, rows lost."""
-    from memboard.core.index import IndexFile
+    from memboard.core.formats.index import IndexFile
 
     before = len(IndexFile((root / "index.md").read_bytes()).rows)
     work = state / f"lock-{os.getpid()}-{time.time_ns()}"
@@ -73,7 +75,16 @@ def measure(root: Path, state: Path, processes: int = 8, per_process: int = 10) 
     procs = []
     for n in range(processes):
         out = work / f"worker-{n}.json"
-        cmd = [sys.executable, "-m", "bench.lock_throughput", str(root), f"bench-writer-{n + 1}", str(per_process), str(out), str(go)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "bench.lock_throughput",
+            str(root),
+            f"bench-writer-{n + 1}",
+            str(per_process),
+            str(out),
+            str(go),
+        ]
         procs.append((subprocess.Popen(cmd, cwd=REPO, env=env, stderr=subprocess.PIPE), out))
     time.sleep(0.5 + 0.1 * processes)  # let every worker import and reach the start line
     start = time.perf_counter()

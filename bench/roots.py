@@ -6,8 +6,8 @@ sources to later sessions whose snapshots list them under Continues From, and a 
 idle, active and stale rows. The last row is an hour before the benchmark clock, so recent
 active rows stay active while old ones are overdue for organize.
 
-Nothing here imports memboard: the generator writes the protocol's format directly, so the
-benchmarks measure memboard reading files it did not write itself.
+Nothing here imports memboard: the generator writes the protocol's format directly (with the rows
+of tests/support/roots.py), so the benchmarks measure memboard reading files it did not write itself.
 """
 
 from __future__ import annotations
@@ -18,16 +18,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from tests.support.roots import DEFAULT_SUMMARY, DEFAULT_TOPIC, SEPARATOR, row_line
+from tests.support.roots import HEADER as HEADER_LINE
+
 NOW = "2026-06-01 09:30"
-HEADER = (
-    "| Session ID | Agent Name | Topic | Summary | Keywords | Status | Referenced By | Started At | Updated At |\n"
-    "|---|---|---|---|---|---|---|---|---|\n"
-)
+HEADER = HEADER_LINE + SEPARATOR
 PREAMBLE = (
-    "# Memory Index\n"
-    "\n"
-    "Working board of the agents of this vault. One row per live session; see the protocol.\n"
-    "\n"
+    "# Memory Index\n\nWorking board of the agents of this vault. One row per live session; see the protocol.\n\n"
 )
 POSTSCRIPT = "\n<!-- notes under the table survive every write -->\n"
 
@@ -80,8 +77,6 @@ KEYWORDS = (
     "記憶, 索引, 整理",
     "archive, organize",
 )
-DEFAULT_TOPIC = "未設定"
-DEFAULT_SUMMARY = "sessionStart 自動註冊，尚未整理主題。"
 
 CJK_SHARE = 0.30
 PIPE_SHARE = 0.05
@@ -110,7 +105,9 @@ def _ts(when: datetime) -> str:
     return when.strftime("%Y-%m-%d %H:%M")
 
 
-def _snapshot(sid: str, agent: str, topic: str, status: str, started: str, updated: str, summary: str, sources: list[str]) -> str:
+def _snapshot(
+    sid: str, agent: str, topic: str, status: str, started: str, updated: str, summary: str, sources: list[str]
+) -> str:
     """A snapshot in the seed's template, with a few items per section."""
     continues = "\n".join(f"- {s}" for s in sources) if sources else "None"
     return (
@@ -143,7 +140,7 @@ def generate(path: Path, rows: int, seed: int = 6) -> Manifest:
     starts.reverse()
 
     records = []
-    for i, start in enumerate(starts):
+    for start in starts:
         agent = AGENTS[rng.randrange(len(AGENTS))]
         sid = f"{start:%Y-%m-%d-%H%M}-{agent}"
         roll = rng.random()
@@ -190,10 +187,10 @@ def generate(path: Path, rows: int, seed: int = 6) -> Manifest:
     lines = [PREAMBLE, HEADER]
     for r in records:
         refs = ", ".join(r["refs"]) if r["refs"] else "-"
-        lines.append(
-            f"| {r['id']} | {r['agent']} | {r['topic']} | {r['summary']} | {r['keywords']} | {r['status']} "
-            f"| {refs} | {r['started']} | {r['updated']} |\n"
+        line = row_line(
+            r["id"], r["status"], refs, r["summary"], r["topic"], r["updated"], r["keywords"], r["agent"], r["started"]
         )
+        lines.append(line + "\n")
         manifest.cjk_rows += r["cjk"]
         manifest.pipe_rows += r["pipe"]
         manifest.referenced_rows += bool(r["refs"])
@@ -204,7 +201,9 @@ def generate(path: Path, rows: int, seed: int = 6) -> Manifest:
 
     for i in with_snapshot:
         r = records[i]
-        text = _snapshot(r["id"], r["agent"], r["topic"], r["status"], r["started"], r["updated"], r["summary"], r["sources"])
+        text = _snapshot(
+            r["id"], r["agent"], r["topic"], r["status"], r["started"], r["updated"], r["summary"], r["sources"]
+        )
         (path / "sessions" / f"{r['id']}.md").write_text(text, encoding="utf-8")
         manifest.snapshots.append(r["id"])
         if not r["refs"]:

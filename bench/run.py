@@ -26,26 +26,36 @@ if __package__ in (None, ""):
     # Run as `python bench/run.py`: import the bench package from the repository, not bench/.
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bench import board_figures, cli_figures, lock_throughput  # noqa: E402
-from bench.roots import RootCache  # noqa: E402
-from bench.timing import BenchFailure, median  # noqa: E402
+from bench import board_figures, cli_figures, lock_throughput
+from bench.roots import RootCache
+from bench.timing import BenchFailure, median
 
 FULL_SIZES = (1_000, 10_000, 100_000)
 QUICK_SIZES = (1_000, 10_000)
-HOOK_TARGET_ROWS = 10_000
-HOOK_TARGET_RATIO = 5.0
+TARGET_ROWS = 100_000  # where the targets of the commands, the board's memory and its organize plan are set
+TARGETS = {  # command: (largest ratio to the floor at TARGET_ROWS, as the table says it)
+    "memboard doctor": (20.0, "≤ 20× floor"),
+    "memboard organize": (15.0, "≤ 15× floor"),
+    "memboard organize --dry-run": (15.0, "≤ 15× floor"),
+    "memboard list --json": (15.0, "≤ 15× floor"),
+    "memboard archive": (4.0, "≤ 4× floor"),
+    "memboard register": (4.0, "≤ 4× floor"),
+}
+HOOK_OWN_MS = {10_000: 25.0, 100_000: 80.0}  # the hook's own cost (its time minus `import filelock`)
+SEARCH_LIMIT = 2.0  # memboard search on an up-to-date cache, × python -c pass
+GROWTH_LIMIT = 12.0  # a command's time at 100k over its time at 10k
 PAINT_TARGET_RATIO = 1.5
+MEMORY_TARGET_RATIO = 1.6
+PLAN_TARGET_S = 2.0
 FILTER_TARGET_MS = 50.0
 APPEND_TARGET_MS = 1000.0
-DATATABLE_CAP_ROWS = 10_000
-DATATABLE_QUICK_CAP_ROWS = 1_000
 LOCK_PROCESSES = 8
 LOCK_CAP_ROWS = 100_000
 
 
 @dataclass
 class Figure:
-    """One line of the results table."""
+    """One line of the results table: a median of runs, its spread, and what it is held to."""
 
     figure: str
     n: int | None
@@ -58,6 +68,12 @@ class Figure:
     target: str = ""
     passed: bool | None = None
     note: str = ""
+    low: float | None = None  # the fastest and slowest run
+    high: float | None = None
+    cpu: float | None = None  # median CPU seconds of the command's own process
+    peak_mb: float | None = None  # the command's own peak resident memory (largest of its runs)
+    load: float | None = None  # the 1-minute load average while it ran (median)
+    cpu_ratio: float | None = None  # median CPU seconds over the baseline's (steadier than wall time on a busy machine)
 
 
 class Results:
@@ -101,29 +117,44 @@ def ratio(value: float | None, baseline: float | None) -> float | None:
     return value / baseline
 
 
+def _spread(f: Figure) -> str:
+    """The fastest and slowest run, when there are several."""
+    if f.low is None or f.high is None or f.runs < 2:
+        return ""
+    return f"{fmt_value(f.low, f.unit)}–{fmt_value(f.high, f.unit)}"
+
+
+def _cells(f: Figure, dash: str) -> tuple[str, ...]:
+    """A figure's cells, in the order of HEAD."""
+    base = f"{f.baseline_name} {fmt_value(f.baseline, f.unit)}".strip() if f.baseline_name else dash
+    result = "PASS" if f.passed else ("FAIL" if f.passed is False else "")
+    value = fmt_value(f.value, f.unit) if f.value is not None else f.note
+    runs = f" ×{f.runs}" if f.runs > 1 and f.value is not None else ""
+    return (
+        f.figure,
+        f"{f.n:,}" if f.n else dash,
+        value + runs,
+        _spread(f) or dash,
+        f"{f.cpu * 1000:.0f} ms" if f.cpu is not None else dash,
+        f"{f.peak_mb:.0f} MiB" if f.peak_mb is not None else dash,
+        f"{f.load:.1f}" if f.load is not None else dash,
+        base,
+        f"{f.ratio:.2f}×" if f.ratio is not None else dash,
+        f"{f.cpu_ratio:.2f}×" if f.cpu_ratio is not None else dash,
+        f.target or dash,
+        result,
+    )
+
+
+HEAD = ("figure", "N", "median", "min–max", "CPU", "peak", "load", "baseline", "ratio", "CPU ratio", "target", "result")
+
+
 def render_table(figures: list[Figure]) -> str:
     """The results as one fixed-width text table."""
-    head = ("figure", "N", "median", "baseline", "ratio", "target", "result")
-    rows = []
-    for f in figures:
-        base = f"{f.baseline_name} {fmt_value(f.baseline, f.unit)}".strip() if f.baseline_name else "-"
-        result = "PASS" if f.passed else ("FAIL" if f.passed is False else "")
-        value = fmt_value(f.value, f.unit) if f.value is not None else f.note
-        runs = f" ×{f.runs}" if f.runs > 1 and f.value is not None else ""
-        rows.append(
-            (
-                f.figure,
-                f"{f.n:,}" if f.n else "-",
-                value + runs,
-                base,
-                f"{f.ratio:.2f}×" if f.ratio is not None else "-",
-                f.target or "-",
-                result,
-            )
-        )
-    widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]
+    rows = [_cells(f, "-") for f in figures]
+    widths = [max(len(str(r[i])) for r in rows + [HEAD]) for i in range(len(HEAD))]
     line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
-    out = [line(head), line(tuple("-" * w for w in widths))]
+    out = [line(HEAD), line(tuple("-" * w for w in widths))]
     out += [line(r) for r in rows]
     notes = [f"- {f.figure} @ {f.n or '-'}: {f.note}" for f in figures if f.note and f.value is not None]
     if notes:
@@ -132,56 +163,351 @@ def render_table(figures: list[Figure]) -> str:
 
 
 def render_markdown(figures: list[Figure]) -> str:
-    """The results as a Markdown table (for the README), notes folded into the last column."""
-    out = ["| figure | N | median | baseline | ratio | target | result |", "|---|--:|--:|---|--:|---|---|"]
+    """The results as a Markdown table (for the README), notes below it."""
+    out = ["| " + " | ".join(HEAD) + " |", "|---|--:|--:|--:|--:|--:|--:|---|--:|--:|---|---|"]
     for f in figures:
-        base = f"{f.baseline_name} {fmt_value(f.baseline, f.unit)}".strip() if f.baseline_name else "–"
-        value = fmt_value(f.value, f.unit) if f.value is not None else f.note
-        result = "PASS" if f.passed else ("FAIL" if f.passed is False else "")
-        cells = [
-            f.figure,
-            f"{f.n:,}" if f.n else "–",
-            value + (f" ×{f.runs}" if f.runs > 1 and f.value is not None else ""),
-            base,
-            f"{f.ratio:.2f}×" if f.ratio is not None else "–",
-            f.target or "–",
-            result,
-        ]
-        out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    notes = [f"- {f.figure} @ {f'{f.n:,}' if f.n else '–'}: {f.note}" for f in figures if f.note and f.value is not None]
+        out.append("| " + " | ".join(c.replace("|", "\\|") for c in _cells(f, "–")) + " |")
+    notes = [
+        f"- {f.figure} @ {f'{f.n:,}' if f.n else '–'}: {f.note}" for f in figures if f.note and f.value is not None
+    ]
     return "\n".join(out + ([""] + notes if notes else []))
+
+
+def failures(figures: list[Figure]) -> list[str]:
+    """One named line per missed target; growth past GROWTH_LIMIT is a FAILURE."""
+    out = []
+    for f in figures:
+        if f.passed is not False:
+            continue
+        where = f" @ {f.n:,}" if f.n else ""
+        kind = "FAILURE" if f.figure.startswith("growth") else "missed"
+        out.append(f"{kind}: {f.figure}{where}: {fmt_value(f.value, f.unit)} (target {f.target})")
+    return out
 
 
 # -- figures ------------------------------------------------------------------------------
 
 
-def cli_section(results: Results, cache: RootCache, sizes, runs: int, state: Path, warmup: bool) -> None:
-    """Whole-process figures of the CLI (and the hook), each vs `python -c pass` run beside it."""
+def command_figure(name: str, n: int, m: cli_figures.Measured) -> Figure:
+    """A command's figure: the median of its runs beside the median of the baseline run before each."""
+    walls, base = [s.wall for s in m.samples], [s.wall for s in m.base]
+    value, b = median(walls), median(base)
+    cpu = median([s.cpu for s in m.samples])
+    return Figure(
+        name,
+        n,
+        value,
+        "s",
+        len(walls),
+        m.baseline,
+        b,
+        ratio(value, b),
+        low=min(walls),
+        high=max(walls),
+        cpu=cpu,
+        peak_mb=max(s.peak_mb for s in m.samples),
+        load=median(m.loads),
+        cpu_ratio=ratio(cpu, median([s.cpu for s in m.base])),
+    )
+
+
+def hold(fig: Figure, n: int, at: int, limit: float, text: str) -> None:
+    """Hold fig's ratio to limit when n is the size the target is set at."""
+    if n == at and fig.ratio is not None:
+        fig.target, fig.passed = text, fig.ratio <= limit
+
+
+def cli_section(
+    results: Results, cache: RootCache, sizes, runs: int, state: Path, warmup: bool
+) -> dict[int, dict[str, Figure]]:
+    """Whole-process figures of every command at every size; by size and name (for the growth figures)."""
     print("CLI whole-process figures", file=sys.stderr)
-    hook_mod = bench_module("hook", "measure")
-    hook_cli = hook_mod is None and cli_figures.has_command("hook", state)
-    imp, base = cli_figures.measure_import(state, runs, warmup)
-    results.add(Figure("python -c pass", None, median(base), "s", runs, note="the baseline; each figure below runs it beside itself"))
-    results.add(Figure("python -c 'import memboard.cli'", None, median(imp), "s", runs, "python -c pass", median(base), ratio(median(imp), median(base))))
+    alone = cli_figures.measure_baselines(state, runs)
+    pass_s = median([s.wall for s in alone["python -c pass"]])
+    interpreter_mb = max(s.peak_mb for s in alone["python -c pass"])
+    for name, samples in alone.items():
+        walls = [s.wall for s in samples]
+        fig = Figure(
+            name,
+            None,
+            median(walls),
+            "s",
+            len(walls),
+            low=min(walls),
+            high=max(walls),
+            cpu=median([s.cpu for s in samples]),
+            peak_mb=max(s.peak_mb for s in samples),
+            load=os.getloadavg()[0],
+        )
+        if name != "python -c pass":
+            fig.baseline_name, fig.baseline, fig.ratio = "python -c pass", pass_s, ratio(fig.value, pass_s)
+        results.add(fig)
+    by_size: dict[int, dict[str, Figure]] = {}
     for n in sizes:
-        if hook_mod is not None:
-            hook_figures(results, hook_mod, cache, n, min(runs, cli_figures.BIG_ROOT_RUNS) if n >= cli_figures.BIG_ROOT_ROWS else runs)
-        elif not hook_cli:
-            results.unavailable("memboard hook claude", n, "hook not built yet", hook_target(n))
         try:
-            times = cli_figures.measure_commands(cache, n, runs, state, include_hook=hook_cli, warmup=warmup)
+            measured = cli_figures.measure_commands(cache, n, runs, state, warmup=warmup)
         except BenchFailure as exc:
             results.unavailable("memboard CLI", n, str(exc))
             continue
-        for name, (values, base_values) in times.items():
-            value, pass_s = median(values), median(base_values)
-            r = ratio(value, pass_s)
-            fig = Figure(name, n, value, "s", len(values), "python -c pass", pass_s, r)
-            if name == "memboard hook claude":
-                fig.target = hook_target(n)
-                if n == HOOK_TARGET_ROWS and r is not None:
-                    fig.passed = r <= HOOK_TARGET_RATIO
+        floors = measured["memboard list --json"].base
+        walls = [s.wall for s in floors]
+        results.add(
+            Figure(
+                "floor: read + split index.md",
+                n,
+                median(walls),
+                "s",
+                len(walls),
+                low=min(walls),
+                high=max(walls),
+                cpu=median([s.cpu for s in floors]),
+                peak_mb=max(s.peak_mb for s in floors),
+                note="python -c \"open(p,'rb').read().split(b'\\n')\": the baseline of the commands below",
+            )
+        )
+        figs = by_size[n] = {}
+        for name, m in measured.items():
+            fig = figs[name] = command_figure(name, n, m)
+            if name in TARGETS:
+                limit, text = TARGETS[name]
+                hold(fig, n, TARGET_ROWS, limit, text)
+            if name.startswith("memboard search (warm"):
+                hold(fig, n, n, SEARCH_LIMIT, f"≤ {SEARCH_LIMIT:g}× python -c pass")
             results.add(fig)
+            if name.startswith("memboard hook claude (new chat)"):
+                hook_own(results, n, m)
+        listing = figs.get("memboard list --json")
+        if listing is not None and n == TARGET_ROWS:
+            index_mb = cache.get(n).index_bytes / (1024 * 1024)
+            allowed = 3 * index_mb + interpreter_mb
+            results.add(
+                Figure(
+                    "memboard list --json peak memory",
+                    n,
+                    listing.peak_mb,
+                    "MiB",
+                    listing.runs,
+                    "3× index.md + python -c pass",
+                    allowed,
+                    ratio(listing.peak_mb, allowed),
+                    "≤ 1×",
+                    (listing.peak_mb or 0) <= allowed,
+                    note=f"index.md is {index_mb:.0f} MiB",
+                )
+            )
+    return by_size
+
+
+def hook_own(results: Results, n: int, m: cli_figures.Measured) -> None:
+    """The hook's own cost: each run's time minus `import filelock` run just before it."""
+    own = [s.wall - b.wall for s, b in zip(m.samples, m.base)]
+    own_cpu = median([s.cpu - b.cpu for s, b in zip(m.samples, m.base)])
+    target = HOOK_OWN_MS.get(n)
+    fig = Figure(
+        "memboard hook claude (new chat): own cost",
+        n,
+        median(own) * 1000,
+        "ms",
+        len(own),
+        low=min(own) * 1000,
+        high=max(own) * 1000,
+        cpu=own_cpu,
+        load=median(m.loads),
+        note='each run\'s whole process minus `python -c "import filelock"` run just before it (CPU: the same difference)',
+    )
+    if target is not None:
+        fig.target, fig.passed = f"≤ {target:g} ms", fig.value is not None and fig.value <= target
+    results.add(fig)
+
+
+def growth_section(results: Results, by_size: dict[int, dict[str, Figure]], small: int, big: int) -> None:
+    """Each command's time at big rows over its time at small: a growth past GROWTH_LIMIT is a FAILURE."""
+    if small not in by_size or big not in by_size:
+        return
+    scale = big / small
+    for name, fig in by_size[big].items():
+        before = by_size[small].get(name)
+        if before is None or before.value is None or fig.value is None:
+            continue
+        grown = fig.value / before.value
+        results.add(
+            Figure(
+                f"growth {small // 1000}k → {big // 1000}k: {name}",
+                None,
+                grown,
+                "×",
+                target=f"≤ {GROWTH_LIMIT:g}×",
+                passed=grown <= GROWTH_LIMIT,
+                note=f"{scale:g}× the rows: linear is {scale:g}×, a start-up bound command less",
+            )
+        )
+
+
+def board_section(results: Results, cache: RootCache, sizes, runs: int, state: Path, quick: bool) -> None:
+    """Board figures per size: first paint and fully loaded and peak memory beside the bare app; the organize
+    and doctor plans; at the largest size, the filter keystroke and an external append."""
+    print("board figures", file=sys.stderr)
+    if not board_figures.board_available():
+        results.unavailable("board first paint", None, "board not built yet")
+        return
+    for n in sizes:
+        root = cache.get(n).path
+        paints: dict[str, list[tuple[float, dict]]] = {"bare": [], "board": []}
+        for _ in range(runs):  # interleaved, so a burst of load hits both alike
+            for kind in paints:
+                paints[kind].append(board_figures.spawn(kind, root, state))
+        bare_s = median([s for s, _ in paints["bare"]])
+        bare_mb = max(rep["peak_rss_mb"] for _, rep in paints["bare"])
+        results.add(
+            Figure(
+                "bare Textual app first paint",
+                n,
+                bare_s,
+                "s",
+                runs,
+                peak_mb=bare_mb,
+                load=os.getloadavg()[0],
+                note="baseline: reads index.md, splits and keeps its lines, shows 40 in one Static",
+            )
+        )
+        first = [s for s, _ in paints["board"]]
+        loaded = [rep["loaded_at"] - rep["painted_at"] + s for s, rep in paints["board"]]
+        board_mb = max(rep["peak_rss_mb"] for _, rep in paints["board"])
+        fig = Figure(
+            "board first paint",
+            n,
+            median(first),
+            "s",
+            runs,
+            "bare app",
+            bare_s,
+            ratio(median(first), bare_s),
+            low=min(first),
+            high=max(first),
+            load=os.getloadavg()[0],
+        )
+        hold(fig, n, n, PAINT_TARGET_RATIO, f"≤ {PAINT_TARGET_RATIO:g}× bare")
+        results.add(fig)
+        results.add(
+            Figure(
+                "board fully loaded",
+                n,
+                median(loaded),
+                "s",
+                runs,
+                "bare app",
+                bare_s,
+                ratio(median(loaded), bare_s),
+                low=min(loaded),
+                high=max(loaded),
+                note="until the model holds the whole index",
+            )
+        )
+        mem = Figure(
+            "board peak memory (loaded)",
+            n,
+            board_mb,
+            "MiB",
+            runs,
+            "bare app",
+            bare_mb,
+            ratio(board_mb, bare_mb),
+            note="the child's own VmHWM after loading",
+        )
+        hold(mem, n, TARGET_ROWS, MEMORY_TARGET_RATIO, f"≤ {MEMORY_TARGET_RATIO:g}× bare")
+        results.add(mem)
+        plan_figures(results, root, n, max(1, runs // 2), state)
+        if n == max(sizes):
+            board_interaction(
+                results, cache, n, runs, state, bare_mb, "" if n >= 100_000 else "the filter target is set at 100k rows"
+            )
+
+
+def plan_figures(results: Results, root: Path, n: int, runs: int, state: Path) -> None:
+    """Organize and doctor on the board: until their plan and patch are made, and until the preview shows."""
+    for task, key in (("organize", "o"), ("doctor", "d")):
+        made, shown = [], []
+        for _ in range(runs):
+            _, rep = board_figures.spawn("board", root, state, task)
+            made.append(rep["plan_s"])
+            shown.append(rep["preview_s"])
+        fig = Figure(
+            f"board {task} plan ready",
+            n,
+            median(made),
+            "s",
+            runs,
+            low=min(made),
+            high=max(made),
+            load=os.getloadavg()[0],
+            note=f"`{key}`{' and enter' if task == 'organize' else ''} until the preview is made with the plan and its patch",
+        )
+        if task == "organize":
+            fig.target, fig.passed = (
+                (f"≤ {PLAN_TARGET_S:g} s", median(made) <= PLAN_TARGET_S) if n == TARGET_ROWS else ("", None)
+            )
+        results.add(fig)
+        results.add(
+            Figure(
+                f"board {task} preview on screen",
+                n,
+                median(shown),
+                "s",
+                runs,
+                low=min(shown),
+                high=max(shown),
+                note="for the record: the preview's own rendering (the board's UI) comes after the plan",
+            )
+        )
+
+
+def board_crosscheck(results: Results, sizes, state: Path, quick: bool) -> None:
+    """The board helper's own measurements (bench/board.py, its own index, best of 5) beside ours."""
+    own = bench_module("board", "first_paint", "filter_keystroke", "external_append")
+    label = "bench/board.py"
+    if own is None:
+        return
+    work = Path(tempfile.mkdtemp(prefix="board-crosscheck-", dir=state))
+    note = "cross-check: bench/board.py's own index and clock (from the child's first line of Python, best of 5)"
+    for n in sizes:
+        fp = own.first_paint(n, work, datatable=False)
+        results.add(
+            Figure(
+                f"board first paint ({label})",
+                n,
+                fp["board"],
+                "s",
+                5,
+                "its bare app",
+                fp["bare"],
+                fp["ratio"],
+                note=note,
+            )
+        )
+    big = max(sizes)
+    fk = own.filter_keystroke(big, work)
+    results.add(
+        Figure(
+            f"filter keystroke ({label})",
+            big,
+            fk["median"] * 1000,
+            "ms",
+            len(fk["keystrokes"]),
+            note=f"cross-check: typing 'topic 77' into the box directly; worst {fk['max'] * 1000:.0f} ms",
+        )
+    )
+    ap = own.external_append(big, work)
+    results.add(
+        Figure(
+            f"external append ({label})",
+            big,
+            ap["append_to_shown"] * 1000,
+            "ms",
+            1,
+            note="cross-check: one in-place append (open 'a') at the end of the table",
+        )
+    )
+    shutil.rmtree(work, ignore_errors=True)
 
 
 def bench_module(name: str, *needs: str):
@@ -193,99 +519,9 @@ def bench_module(name: str, *needs: str):
     return mod if all(hasattr(mod, attr) for attr in needs) else None
 
 
-def hook_figures(results: Results, hook_mod, cache: RootCache, n: int, runs: int) -> None:
-    """The hook's figures from bench/hook.py's measure(), run on this run's generated root."""
-    if hasattr(hook_mod, "make_root"):
-        # Same rows as every other figure: bench/hook.py builds its root through make_root.
-        hook_mod.make_root = lambda folder, rows: Path(shutil.copytree(cache.get(rows).path, folder, dirs_exist_ok=True))
-    rep = hook_mod.measure(n, runs)
-    pass_s = rep["python_pass_s"]
-    for key, label in (("hook_new_s", "memboard hook claude (new chat)"), ("hook_resume_s", "memboard hook claude (resume)")):
-        if key not in rep:
-            continue
-        r = ratio(rep[key], pass_s)
-        fig = Figure(label, n, rep[key], "s", rep.get("runs", runs), "python -c pass", pass_s, r, hook_target(n))
-        if n == HOOK_TARGET_ROWS and r is not None:
-            fig.passed = r <= HOOK_TARGET_RATIO
-        results.add(fig)
-
-
-def hook_target(n: int) -> str:
-    """The hook's target text at n rows (the target is set at 10k rows; others are reported)."""
-    return f"≤ {HOOK_TARGET_RATIO:g}×" if n == HOOK_TARGET_ROWS else "(report)"
-
-
-def board_section(results: Results, cache: RootCache, sizes, runs: int, state: Path, quick: bool) -> None:
-    """Board figures: first paint vs a bare app and vs DataTable; filter; external append; memory."""
-    print("board figures", file=sys.stderr)
-    have_board = board_figures.board_available()
-    why = "board not built yet"
-    paint_target = f"≤ {PAINT_TARGET_RATIO:g}× bare"
-    for n in sizes:
-        root = cache.get(n).path
-        dt_cap = DATATABLE_QUICK_CAP_ROWS if quick else DATATABLE_CAP_ROWS
-        dt_runs = (runs if n <= 1_000 else min(runs, 3)) if n <= dt_cap else 0
-        contenders = {"bare": runs, "datatable": dt_runs, "board": runs if have_board else 0}
-        paints: dict[str, list[float]] = {k: [] for k in contenders}
-        mems: dict[str, list[float]] = {k: [] for k in contenders}
-        for i in range(runs):  # interleaved, so a burst of load hits every contender alike
-            for kind, count in contenders.items():
-                if i < count:
-                    seconds, rep = board_figures.spawn(kind, root, state)
-                    paints[kind].append(seconds)
-                    mems[kind].append(rep["peak_rss_mb"])
-        bare_s, bare_mem = median(paints["bare"]), median(mems["bare"])
-        results.add(Figure("bare Textual app first paint", n, bare_s, "s", runs, note="baseline: reads index.md, splits lines, shows 40"))
-        dt_s = None
-        if dt_runs:
-            dt_s = median(paints["datatable"])
-            results.add(Figure("DataTable all rows first paint", n, dt_s, "s", dt_runs, "bare app", bare_s, ratio(dt_s, bare_s), note="for the record"))
-        else:
-            why_dt = "skipped in --quick above 1k rows" if quick and n <= DATATABLE_CAP_ROWS else f"skipped above {DATATABLE_CAP_ROWS // 1000}k rows: tens of seconds"
-            results.unavailable("DataTable all rows first paint", n, why_dt)
-        if not have_board:
-            results.unavailable("board first paint", n, why, paint_target)
-        else:
-            paint_s = median(paints["board"])
-            r = ratio(paint_s, bare_s)
-            results.add(Figure("board first paint", n, paint_s, "s", runs, "bare app", bare_s, r, paint_target, r is not None and r <= PAINT_TARGET_RATIO))
-            if dt_s is not None:
-                results.add(Figure("board first paint vs DataTable", n, paint_s, "s", runs, "DataTable", dt_s, ratio(paint_s, dt_s), note="for the record"))
-        if n != max(sizes):
-            continue
-        note = "" if n >= 100_000 else "the filter target is set at 100k rows"
-        if not have_board:
-            results.unavailable("filter keystroke → repaint", n, why, f"≤ {FILTER_TARGET_MS:g} ms")
-            results.unavailable("external append → on board", n, why, f"≤ {APPEND_TARGET_MS:g} ms")
-            results.unavailable("board peak memory", n, why)
-            continue
-        board_interaction(results, cache, n, runs, state, bare_mem, note)
-
-
-def board_crosscheck(results: Results, sizes, state: Path, quick: bool) -> None:
-    """The board helper's own measurements (bench/board.py, its own index, best of 5) beside ours."""
-    own = bench_module("board", "first_paint", "filter_keystroke", "external_append", "peak_memory")
-    label = "bench/board.py"
-    if own is None:
-        return
-    if quick:
-        results.unavailable(f"board first paint ({label})", None, "cross-check skipped in --quick")
-        return
-    work = Path(tempfile.mkdtemp(prefix="board-crosscheck-", dir=state))
-    note = "cross-check: bench/board.py's own index and clock (from the child's first line of Python, best of 5)"
-    for n in sizes:
-        fp = own.first_paint(n, work, datatable=False)
-        results.add(Figure(f"board first paint ({label})", n, fp["board"], "s", 5, "its bare app", fp["bare"], fp["ratio"], note=note))
-    big = max(sizes)
-    fk = own.filter_keystroke(big, work)
-    results.add(Figure(f"filter keystroke ({label})", big, fk["median"] * 1000, "ms", len(fk["keystrokes"]), note=f"cross-check: typing 'topic 77' into the box directly; worst {fk['max'] * 1000:.0f} ms"))
-    ap = own.external_append(big, work)
-    results.add(Figure(f"external append ({label})", big, ap["append_to_shown"] * 1000, "ms", 1, note="cross-check: one in-place append (open 'a') at the end of the table"))
-    results.add(Figure(f"board peak memory ({label})", big, own.peak_memory(big, work), "MiB", 1, note="cross-check: RSS after first paint and full load"))
-    shutil.rmtree(work, ignore_errors=True)
-
-
-def board_interaction(results: Results, cache: RootCache, n: int, runs: int, state: Path, bare_mem: float, note: str) -> None:
+def board_interaction(
+    results: Results, cache: RootCache, n: int, runs: int, state: Path, bare_mb: float, note: str
+) -> None:
     """Filter keystroke, external append and peak memory of the board at n rows."""
     root = cache.get(n).path
     _, echo = board_figures.spawn("input", root, state, "filter")
@@ -304,18 +540,52 @@ def board_interaction(results: Results, cache: RootCache, n: int, runs: int, sta
         f"worst {max(keys):.0f} ms; until the last frame (pane too) median {median(settled):.0f} ms"
     )
     results.add(
-        Figure("filter keystroke → repaint", n, filt, "ms", len(keys), "Input echo", echo_ms, ratio(filt, echo_ms), f"≤ {FILTER_TARGET_MS:g} ms", filt <= FILTER_TARGET_MS, "; ".join(filter(None, [note, how])))
+        Figure(
+            "filter keystroke → repaint",
+            n,
+            filt,
+            "ms",
+            len(keys),
+            "Input echo",
+            echo_ms,
+            ratio(filt, echo_ms),
+            f"≤ {FILTER_TARGET_MS:g} ms",
+            filt <= FILTER_TARGET_MS,
+            "; ".join(filter(None, [note, how])),
+            low=min(keys),
+            high=max(keys),
+        )
     )
     work = cache.copy(n)
     _, rep = board_figures.spawn("board", work, state, "append", runs)
     shutil.rmtree(work, ignore_errors=True)
     app_ms = median(rep["append_ms"])
     results.add(
-        Figure("external append → on board", n, app_ms, "ms", runs, target=f"≤ {APPEND_TARGET_MS:g} ms", passed=app_ms <= APPEND_TARGET_MS,
-               note=f"worst {max(rep['append_ms']):.0f} ms; the row is written by another process, whole file, atomic rename")
+        Figure(
+            "external append → on board",
+            n,
+            app_ms,
+            "ms",
+            runs,
+            target=f"≤ {APPEND_TARGET_MS:g} ms",
+            passed=app_ms <= APPEND_TARGET_MS,
+            note=f"worst {max(rep['append_ms']):.0f} ms; the row is written by another process, whole file, atomic rename",
+        )
     )
-    mem = median(ends)
-    results.add(Figure("board peak memory", n, mem, "MiB", len(ends), "bare app", bare_mem, ratio(mem, bare_mem), note="peak RSS after loading and filtering"))
+    mem = max(ends)
+    fig = Figure(
+        "board peak memory (loaded and filtered)",
+        n,
+        mem,
+        "MiB",
+        len(ends),
+        "bare app",
+        bare_mb,
+        ratio(mem, bare_mb),
+        note="the child's own VmHWM after loading and filtering",
+    )
+    hold(fig, n, TARGET_ROWS, MEMORY_TARGET_RATIO, f"≤ {MEMORY_TARGET_RATIO:g}× bare")
+    results.add(fig)
 
 
 def lock_section(results: Results, cache: RootCache, sizes, per_process: int, state: Path, quick: bool) -> None:
@@ -323,7 +593,11 @@ def lock_section(results: Results, cache: RootCache, sizes, per_process: int, st
     print("lock figures", file=sys.stderr)
     for n in sizes:
         if n > LOCK_CAP_ROWS:
-            results.unavailable("lock wait (8 writers)", n, f"skipped above {LOCK_CAP_ROWS // 1000}k rows: each write holds the lock for seconds")
+            results.unavailable(
+                "lock wait (8 writers)",
+                n,
+                f"skipped above {LOCK_CAP_ROWS // 1000}k rows: each write holds the lock for seconds",
+            )
             continue
         if quick and n != min(sizes):
             results.unavailable("lock wait (8 writers)", n, "skipped in --quick")
@@ -334,8 +608,31 @@ def lock_section(results: Results, cache: RootCache, sizes, per_process: int, st
         shutil.rmtree(root, ignore_errors=True)
         how = f"{LOCK_PROCESSES} processes × {k} registrations, {rep['per_second']:.1f} registrations/s, {rep['failed']} failed"
         hold = rep["hold_p50"]
-        results.add(Figure("lock wait p50 (8 writers)", n, rep["wait_p50"], "s", rep["registrations"], "lock hold p50", hold, ratio(rep["wait_p50"], hold), note=how))
-        results.add(Figure("lock wait p99 (8 writers)", n, rep["wait_p99"], "s", rep["registrations"], "lock hold p50", hold, ratio(rep["wait_p99"], hold)))
+        results.add(
+            Figure(
+                "lock wait p50 (8 writers)",
+                n,
+                rep["wait_p50"],
+                "s",
+                rep["registrations"],
+                "lock hold p50",
+                hold,
+                ratio(rep["wait_p50"], hold),
+                note=how,
+            )
+        )
+        results.add(
+            Figure(
+                "lock wait p99 (8 writers)",
+                n,
+                rep["wait_p99"],
+                "s",
+                rep["registrations"],
+                "lock hold p50",
+                hold,
+                ratio(rep["wait_p99"], hold),
+            )
+        )
         results.add(
             Figure(
                 "rows lost (8 writers)",
@@ -358,12 +655,18 @@ def parse_args(argv=None):
     here = Path(__file__).resolve().parent
     p = argparse.ArgumentParser(description="Run memboard's benchmarks and print every figure beside its baseline.")
     p.add_argument("--quick", action="store_true", help="only 1k and 10k rows, fewer runs (about a minute on 2 cores)")
-    p.add_argument("--json", metavar="PATH", default=str(here / "results.json"), help="where to write the figures as JSON (default bench/results.json)")
+    p.add_argument(
+        "--json",
+        metavar="PATH",
+        default=str(here / "results.json"),
+        help="where to write the figures as JSON (default bench/results.json)",
+    )
     p.add_argument("--runs", type=int, help="runs per whole-process figure (default 7, --quick 5)")
     p.add_argument("--sizes", help="comma-separated row counts instead of the defaults")
     p.add_argument("--only", choices=["cli", "board", "lock"], action="append", help="run only these sections")
     p.add_argument("--markdown", action="store_true", help="also print the table as Markdown (for the README)")
     p.add_argument("--keep", metavar="DIR", help="generate the roots in DIR and keep them")
+    p.add_argument("--crosscheck", action="store_true", help="also run bench/board.py's own board figures beside ours")
     return p.parse_args(argv)
 
 
@@ -378,30 +681,44 @@ def main(argv=None) -> int:
     state = base / "state"
     cache = RootCache(base / "roots")
     results = Results()
-    started = time.time()
+    started, load_before = time.time(), os.getloadavg()
     try:
         print(f"generating roots {', '.join(f'{n:,}' for n in sizes)} rows in {base}", file=sys.stderr)
         for n in sizes:
             cache.get(n)
         if "cli" in sections:
-            cli_section(results, cache, sizes, runs, state, warmup=not args.quick)
+            by_size = cli_section(results, cache, sizes, runs, state, warmup=not args.quick)
+            growth_section(results, by_size, 10_000, 100_000)
         if "board" in sections:
             board_section(results, cache, sizes, board_runs, state, args.quick)
-            board_crosscheck(results, sizes, state, args.quick)
+            if args.crosscheck:
+                board_crosscheck(results, sizes, state, args.quick)
         if "lock" in sections:
             lock_section(results, cache, sizes, 5 if args.quick else 10, state, args.quick)
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
-    duration = time.time() - started
+    duration, load_after = time.time() - started, os.getloadavg()
+    machine = (
+        f"{os.cpu_count()} cores, Python {platform.python_version()} on {platform.platform()}; load average "
+        f"{load_before[0]:.1f} at the start, {load_after[0]:.1f} at the end"
+    )
+    print()
+    print(
+        f"Run of {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))} (`python bench/run.py"
+        f"{' --quick' if args.quick else ''}`, {duration:.0f} s; {machine})"
+    )
     print()
     print(render_table(results.figures))
     if args.markdown:
         print()
         print(render_markdown(results.figures))
-    failed = [f for f in results.figures if f.passed is False]
-    print(f"\n{len(results.figures)} figures in {duration:.0f} s; {len(failed)} target(s) missed")
+    missed = failures(results.figures)
+    print(f"\n{len(results.figures)} figures in {duration:.0f} s; {len(missed)} target(s) missed")
+    for line in missed:
+        print(line)
     meta = {
+        "machine": machine,
         "python": platform.python_version(),
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
@@ -412,7 +729,15 @@ def main(argv=None) -> int:
         "memboard": " ".join(cli_figures.memboard_cmd()),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         "seconds": round(duration, 1),
-        "roots": {str(n): {k: v for k, v in asdict(m).items() if k in ("rows", "cjk_rows", "pipe_rows", "referenced_rows", "index_bytes")} | {"snapshots": len(m.snapshots)} for n, m in cache.manifests.items()},
+        "roots": {
+            str(n): {
+                k: v
+                for k, v in asdict(m).items()
+                if k in ("rows", "cjk_rows", "pipe_rows", "referenced_rows", "index_bytes")
+            }
+            | {"snapshots": len(m.snapshots)}
+            for n, m in cache.manifests.items()
+        },
     }
     payload = {"meta": meta, "figures": [asdict(f) for f in results.figures]}
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)

@@ -22,9 +22,9 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bench.cli_figures import PASS, memboard_cmd  # noqa: E402
-from bench.roots import generate  # noqa: E402
-from bench.timing import bench_env, median, percentile, time_process  # noqa: E402
+from bench.cli_figures import PASS, memboard_cmd
+from bench.roots import generate
+from bench.timing import bench_env, median, percentile, time_process
 
 CJK = ["同步", "快照", "封存流程", "換行", "跳脫的直線符號", "鉤子註冊延遲"]
 ENGLISH = ["obsidian", "Windows", "lock", "merge policy", "wiki/tools/obsidian-sync.md", "vault sync"]
@@ -127,8 +127,15 @@ def add_archived(root: Path, count: int) -> list[str]:
         if sid in out:
             sid += f"-{n}"
         when = f"{sid[:10]} {sid[11:13]}:{sid[13:15]}"
-        values = {"id": sid, "agent": "codex-cli", "topic": topics[n % len(topics)], "when": when, "n": n,
-                  "summary": f"Archived work {n}: checked the merge policy and 換行 handling.", "keywords": "archive, 同步"}
+        values = {
+            "id": sid,
+            "agent": "codex-cli",
+            "topic": topics[n % len(topics)],
+            "when": when,
+            "n": n,
+            "summary": f"Archived work {n}: checked the merge policy and 換行 handling.",
+            "keywords": "archive, 同步",
+        }
         folder = root / "archive" / sid
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "index.md").write_text(ARCHIVE_INDEX.format(**values), encoding="utf-8")
@@ -176,7 +183,7 @@ def query_figures(report: Report, root: Path) -> None:
     "The query itself" is search(check_files=False): open the cache, rank, fetch the best
     documents, make snippets. search() adds the stat pass over the root's files.
     """
-    from memboard.core.search import run
+    from memboard.core.search.engine import run
 
     groups = {"CJK": CJK, "English": ENGLISH + [_id_piece(root)], COMMON_GROUP: COMMON}
     for name, queries in groups.items():
@@ -195,21 +202,35 @@ def query_figures(report: Report, root: Path) -> None:
             scans.append(time.perf_counter() - start)
         target = name != COMMON_GROUP
         p95 = percentile(query, 95)
-        report.add(f"query itself, warm cache, {name}: p95 of {len(queries)} queries", _ms(p95),
-                   f"≤ {QUERY_TARGET_MS:.0f} ms" if target else "(report)",
-                   p95 * 1000 <= QUERY_TARGET_MS if target else None, f"p50 {_ms(percentile(query, 50))}")
-        report.add(f"  search() with its stat pass, {name}: p95", _ms(percentile(full, 95)), "(report)", None,
-                   f"p50 {_ms(percentile(full, 50))}")
+        report.add(
+            f"query itself, warm cache, {name}: p95 of {len(queries)} queries",
+            _ms(p95),
+            f"≤ {QUERY_TARGET_MS:.0f} ms" if target else "(report)",
+            p95 * 1000 <= QUERY_TARGET_MS if target else None,
+            f"p50 {_ms(percentile(query, 50))}",
+        )
+        report.add(
+            f"  search() with its stat pass, {name}: p95",
+            _ms(percentile(full, 95)),
+            "(report)",
+            None,
+            f"p50 {_ms(percentile(full, 50))}",
+        )
         ratio = median(scans) / median(query)
-        report.add(f"  plain in-process scan, {name}", _ms(median(scans)),
-                   f"≥ {SCAN_RATIO_TARGET:.0f}× the query" if target else "(report)",
-                   ratio >= SCAN_RATIO_TARGET if target else None,
-                   f"query {ratio:.0f}× faster, search() {median(scans) / median(full):.0f}× (medians)")
+        report.add(
+            f"  plain in-process scan, {name}",
+            _ms(median(scans)),
+            f"≥ {SCAN_RATIO_TARGET:.0f}× the query" if target else "(report)",
+            ratio >= SCAN_RATIO_TARGET if target else None,
+            f"query {ratio:.0f}× faster, search() {median(scans) / median(full):.0f}× (medians)",
+        )
     os.environ["MEMBOARD_SEARCH_NO_FTS"] = "1"
     try:
         start = time.perf_counter()
         run(root, "obsidian")
-        report.add("search() without FTS5 (the file-scan fallback), English", _ms(time.perf_counter() - start), "(report)")
+        report.add(
+            "search() without FTS5 (the file-scan fallback), English", _ms(time.perf_counter() - start), "(report)"
+        )
     finally:
         del os.environ["MEMBOARD_SEARCH_NO_FTS"]
 
@@ -231,19 +252,28 @@ def process_figures(report: Report, root: Path, state: Path, runs: int) -> None:
     for q in ("同步", "obsidian"):
         times, base = time_process(cmd + ["search", q, "--root", str(root)], env, runs, baseline=PASS)
         ratio = median(times) / median(base)
-        report.add(f"memboard search {q} (whole process, unchanged root)", _ms(median(times)),
-                   f"≤ {PROCESS_TARGET:.0f}× python -c pass", ratio <= PROCESS_TARGET,
-                   f"python -c pass {_ms(median(base))}: {ratio:.2f}×")
+        report.add(
+            f"memboard search {q} (whole process, unchanged root)",
+            _ms(median(times)),
+            f"≤ {PROCESS_TARGET:.0f}× python -c pass",
+            ratio <= PROCESS_TARGET,
+            f"python -c pass {_ms(median(base))}: {ratio:.2f}×",
+        )
         scan_cmd = [sys.executable, "-c", PLAIN_SCAN, str(root), q]
         times, scan = time_process(cmd + ["search", q, "--root", str(root)], env, runs, baseline=scan_cmd)
         ratio = median(times) / median(scan)
-        report.add("  … beside a plain whole-process scan", _ms(median(scan)),
-                   f"search ≤ {PROCESS_SCAN_TARGET}× of it", ratio <= PROCESS_SCAN_TARGET, f"{ratio:.2f}×")
+        report.add(
+            "  … beside a plain whole-process scan",
+            _ms(median(scan)),
+            f"search ≤ {PROCESS_SCAN_TARGET}× of it",
+            ratio <= PROCESS_SCAN_TARGET,
+            f"{ratio:.2f}×",
+        )
 
 
 def change_figures(report: Report, root: Path) -> None:
     """One changed file (a snapshot, a row, an appended row) reflected in the next search()."""
-    from memboard.core.search import run
+    from memboard.core.search.engine import run
 
     snap = sorted((root / "sessions").iterdir())[len(list((root / "sessions").iterdir())) // 2]
     index = root / "index.md"
@@ -253,10 +283,16 @@ def change_figures(report: Report, root: Path) -> None:
     row = data[mid:row_end]
     cells = row.split(b" | ")
     edits = [
-        ("a snapshot edited", lambda: snap.write_text(snap.read_text(encoding="utf-8") + "\n- zeppelinsnap\n",
-                                                      encoding="utf-8"), "zeppelinsnap"),
-        ("one row changed in index.md", lambda: _write(index, data[:mid] + b" | ".join(cells[:2] + [b"zeppelinrow"] + cells[3:])
-                                                         + data[row_end:]), "zeppelinrow"),
+        (
+            "a snapshot edited",
+            lambda: snap.write_text(snap.read_text(encoding="utf-8") + "\n- zeppelinsnap\n", encoding="utf-8"),
+            "zeppelinsnap",
+        ),
+        (
+            "one row changed in index.md",
+            lambda: _write(index, data[:mid] + b" | ".join(cells[:2] + [b"zeppelinrow"] + cells[3:]) + data[row_end:]),
+            "zeppelinrow",
+        ),
         ("one row appended to index.md", lambda: _write(index, _appended(index.read_bytes())), "zeppelinnew"),
     ]
     run(root, "warm")
@@ -266,15 +302,22 @@ def change_figures(report: Report, root: Path) -> None:
         outcome = run(root, word)
         took = time.perf_counter() - start
         ok = bool(outcome.hits) and outcome.backend == "cache"
-        report.add(f"{name} → next search() sees it", _ms(took), f"≤ {CHANGE_TARGET_MS:.0f} ms",
-                   ok and took * 1000 <= CHANGE_TARGET_MS, f"refreshed {outcome.refreshed} source(s)")
+        report.add(
+            f"{name} → next search() sees it",
+            _ms(took),
+            f"≤ {CHANGE_TARGET_MS:.0f} ms",
+            ok and took * 1000 <= CHANGE_TARGET_MS,
+            f"refreshed {outcome.refreshed} source(s)",
+        )
 
 
 def _appended(data: bytes) -> bytes:
     """index bytes with one new row after the table's last row."""
     at = data.rindex(b"|\n") + 2
-    row = (b"| 2026-06-01-0931-codex-cli | codex-cli | zeppelinnew | new row | kw | idle | - "
-           b"| 2026-06-01 09:31 | 2026-06-01 09:31 |\n")
+    row = (
+        b"| 2026-06-01-0931-codex-cli | codex-cli | zeppelinnew | new row | kw | idle | - "
+        b"| 2026-06-01 09:31 | 2026-06-01 09:31 |\n"
+    )
     return data[:at] + row + data[at:]
 
 
@@ -287,21 +330,34 @@ def _write(path: Path, data: bytes) -> None:
 
 def build_figures(report: Report, root: Path, state: Path) -> None:
     """The first build, in a process of its own so its peak memory can be read."""
-    code = ("import os, resource, sys, time; from memboard.core.search import run; t = time.perf_counter(); "
-            "o = run(sys.argv[1], 'obsidian'); print(time.perf_counter() - t, o.built, "
-            "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); status = '/proc/self/status'; "
-            "print(open(status).read() if os.path.exists(status) else '')")
-    lines = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, env=bench_env(state),
-                           check=True).stdout.splitlines()
+    code = (
+        "import os, resource, sys, time; from memboard.core.search.engine import run; t = time.perf_counter(); "
+        "o = run(sys.argv[1], 'obsidian'); print(time.perf_counter() - t, o.built, "
+        "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); status = '/proc/self/status'; "
+        "print(open(status).read() if os.path.exists(status) else '')"
+    )
+    lines = subprocess.run(
+        [sys.executable, "-c", code, str(root)], capture_output=True, text=True, env=bench_env(state), check=True
+    ).stdout.splitlines()
     out = lines[0].split()
     size = sum(p.stat().st_size for p in (state / "search").glob("*.sqlite3"))
-    report.add("first build of the cache (in process)", f"{float(out[0]):.1f} s", "(report)", None,
-               f"cache {size / 2**20:.0f} MiB")
+    report.add(
+        "first build of the cache (in process)",
+        f"{float(out[0]):.1f} s",
+        "(report)",
+        None,
+        f"cache {size / 2**20:.0f} MiB",
+    )
     # Linux keeps ru_maxrss across exec (it would count this bench's own memory): VmHWM is the process's own
     hwm = [line.split()[1] for line in lines if line.startswith("VmHWM:")]
     peak = (int(hwm[0]) if hwm else int(out[2])) / 1024
-    report.add("  peak memory of that process", f"{peak:.0f} MiB", "≤ 200 MiB (bounded)", peak <= 200,
-               f"index.md is {(root / 'index.md').stat().st_size / 2**20:.0f} MiB")
+    report.add(
+        "  peak memory of that process",
+        f"{peak:.0f} MiB",
+        "≤ 200 MiB (bounded)",
+        peak <= 200,
+        f"index.md is {(root / 'index.md').stat().st_size / 2**20:.0f} MiB",
+    )
 
 
 def import_figures(report: Report, root: Path, state: Path) -> None:
@@ -310,8 +366,9 @@ def import_figures(report: Report, root: Path, state: Path) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True, env=bench_env(state))
     names = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     heavy = sorted({n.split(".")[0] for n in names} & set(HEAVY))
-    report.add("modules memboard search imports", f"{len(names)}", "no textual, rich, mistletoe", not heavy,
-               ", ".join(heavy))
+    report.add(
+        "modules memboard search imports", f"{len(names)}", "no textual, rich, mistletoe", not heavy, ", ".join(heavy)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -328,8 +385,11 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.update({k: v for k, v in bench_env(state).items() if k.startswith("MEMBOARD_")})
         manifest = generate(root, args.rows)
         add_archived(root, args.archived)
-        print(f"root: {args.rows:,} rows, {len(manifest.snapshots):,} live snapshots, {args.archived:,} archived sessions; "
-              f"{sys.platform}, {os.cpu_count()} cores", flush=True)
+        print(
+            f"root: {args.rows:,} rows, {len(manifest.snapshots):,} live snapshots, {args.archived:,} archived sessions; "
+            f"{sys.platform}, {os.cpu_count()} cores",
+            flush=True,
+        )
         report = Report()
         build_figures(report, root, state)
         query_figures(report, root)

@@ -16,13 +16,39 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from memboard.core.secrets import scan  # noqa: E402
+from memboard.core.secrets import scan
 
-WORDS = (
-    "the session token api decision keep lock fair index rows archive snapshot password reset flow "
-    "https://github.com/org/repo 2026-05-01-0900-cursor-main-agent 3f786850e387550fdab836ed7e6dc881de23001b "
-    "key: value api_key=$API_KEY /home/u/proj/src/auth.py postgres://localhost:5432/app - | # > 整理 memory"
-).split()
+WORDS = [
+    "the",
+    "session",
+    "token",
+    "api",
+    "decision",
+    "keep",
+    "lock",
+    "fair",
+    "index",
+    "rows",
+    "archive",
+    "snapshot",
+    "password",
+    "reset",
+    "flow",
+    "https://github.com/org/repo",
+    "2026-05-01-0900-cursor-main-agent",
+    "3f786850e387550fdab836ed7e6dc881de23001b",
+    "key:",
+    "value",
+    "api_key=$API_KEY",
+    "/home/u/proj/src/auth.py",
+    "postgres://localhost:5432/app",
+    "-",
+    "|",
+    "#",
+    ">",
+    "整理",
+    "memory",
+]
 
 
 def note(lines: int, seed: int = 1) -> str:

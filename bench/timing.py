@@ -6,12 +6,43 @@ import os
 import statistics
 import subprocess
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+
+CHILD = Path(__file__).resolve().parent / "child.py"
 
 
 class BenchFailure(RuntimeError):
     """A measured command failed, so its figure cannot be reported."""
+
+
+@dataclass
+class Sample:
+    """One run of a command, measured by bench/child.py: its own wall and CPU seconds, its own peak memory."""
+
+    wall: float
+    cpu: float
+    peak_mb: float
+
+
+def sample(
+    cmd: Sequence[str], env: dict, stdin: bytes | None = None, timeout: float = 600, expect: str | None = None
+) -> Sample:
+    """Run cmd once under bench/child.py (whose stdout must hold expect, when given); a non-zero exit is a BenchFailure."""
+    import json
+    import sys
+
+    wrapper = [sys.executable, str(CHILD), *(["--expect", expect] if expect else []), *cmd]
+    proc = subprocess.run(wrapper, input=stdin, capture_output=True, env=env, timeout=timeout)
+    lines = proc.stdout.decode("utf-8", "replace").strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        raise BenchFailure(f"bench/child.py failed: {proc.stderr.decode('utf-8', 'replace')[-300:]}")
+    rep = json.loads(lines[-1])
+    if rep["code"] != 0:
+        err = rep["err"].strip().splitlines()
+        raise BenchFailure(f"{' '.join(cmd[-4:])} exited {rep['code']}: {err[-1] if err else ''}")
+    return Sample(rep["wall"], rep["cpu"], rep["peak_mb"])
 
 
 def median(values: Sequence[float]) -> float:
@@ -31,7 +62,7 @@ def percentile(values: Sequence[float], q: float) -> float:
 def bench_env(state: Path, extra: dict | None = None) -> dict:
     """An environment that keeps memboard away from the user's config, state and root."""
     env = dict(os.environ)
-    for name in ("MEMBOARD_ROOT", "MEMBOARD_FAULT_AFTER_STEP", "MEMBOARD_FAULT_MODE"):
+    for name in ("MEMBOARD_ROOT",):
         env.pop(name, None)
     state.mkdir(parents=True, exist_ok=True)
     env["MEMBOARD_STATE_DIR"] = str(state)

@@ -12,7 +12,7 @@ settle window (before the first chunk too); write a temp file and rename it over
 append one row. Each save adds one hand row. The editor re-reads the file before each save
 and checks, right before it writes, that the file it read is still the one at the path, as a
 careful editor does; memboard logs the same last-look-to-rename window of each of its writes
-(MEMBOARD_REPLACE_LOG). Afterwards `check` demands: every seeded row that nothing removed on
+(BENCH_REPLACE_LOG). Afterwards `check` demands: every seeded row that nothing removed on
 purpose, every hand row and every Session ID memboard announced is in the index or the
 archive; the index parses; every command exited 0 or 1 with one line; doctor --fix
 converges. A row lost where an editor window and a memboard window overlapped (both
@@ -67,13 +67,15 @@ def hand_id(n: int) -> str:
 
 def hand_row(n: int) -> bytes:
     """The n-th hand row: stale, so organize leaves it alone."""
-    return (f"| {hand_id(n)} | hand | hand topic {n} | added by hand | hand | stale | - | "
-            "2026-04-01 09:00 | 2026-04-01 09:00 |\n").encode()
+    return (
+        f"| {hand_id(n)} | hand | hand topic {n} | added by hand | hand | stale | - | "
+        "2026-04-01 09:00 | 2026-04-01 09:00 |\n"
+    ).encode()
 
 
 def build_root(path: Path, rows: int = 400) -> dict[str, str]:
     """A root whose table ends the file: every 7th row an idle placeholder, the rest with snapshots."""
-    from memboard.core.snapshot import render_template
+    from memboard.core.formats.snapshot import render_template
 
     (path / "sessions").mkdir(parents=True, exist_ok=True)
     lines = ["# Memory Index\n", "\n", "Notes above the table.\n", "\n", HEADER]
@@ -108,7 +110,7 @@ def call(argv: list[str], stdin: bytes | None = None) -> tuple[int, str, str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             if stdin is not None:
-                from memboard import hook
+                from memboard.cli import hook
 
                 code = hook.run(argv[1], argv[argv.index("--root") + 1], None, stdin=io.BytesIO(stdin))
             else:
@@ -124,11 +126,29 @@ def call(argv: list[str], stdin: bytes | None = None) -> tuple[int, str, str]:
     return code, raw.getvalue().decode("utf-8", "replace"), err.getvalue()
 
 
-def pick(kind: str, name: str, rng: random.Random, mine: list[str], refs: list[tuple[str, str]],
-         sources: list[str], snap: str, n: int) -> tuple[list[str], bytes | None]:
+def pick(
+    kind: str,
+    name: str,
+    rng: random.Random,
+    mine: list[str],
+    refs: list[tuple[str, str]],
+    sources: list[str],
+    snap: str,
+    n: int,
+) -> tuple[list[str], bytes | None]:
     """The argv (and hook stdin) of one command of this kind; falls back to register when it cannot run."""
     if kind == "manual":
-        return ["register", "--manual", "--agent", name, "--topic", f"{name} topic", "--summary", "work", "--json"], None
+        return [
+            "register",
+            "--manual",
+            "--agent",
+            name,
+            "--topic",
+            f"{name} topic",
+            "--summary",
+            "work",
+            "--json",
+        ], None
     if kind == "update" and mine:
         return ["update", rng.choice(mine), "--summary", f"{name} update {n}", "--snapshot", snap], None
     if kind == "continue" and mine:
@@ -188,6 +208,9 @@ def last_line(path: Path) -> str:
 
 def worker(root: str, name: str, deadline: float, log_path: str, sources: list[str], seed: int) -> None:
     """Loop over every changing command (each kind in turn, shuffled) until deadline; one JSON line each."""
+    from bench.probes import install_from_env
+
+    install_from_env()
     rng = random.Random(seed)
     mine: list[str] = []
     refs: list[tuple[str, str]] = []
@@ -205,7 +228,14 @@ def worker(root: str, name: str, deadline: float, log_path: str, sources: list[s
             argv, stdin = pick(kind, name, rng, mine, refs, sources, snap, n)
             start = time.time()
             code, out, err = call([*argv, "--root", root], stdin)
-            event = {"kind": label(argv), "argv": argv, "code": code, "err": err.strip(), "start": start, "end": time.time()}
+            event = {
+                "kind": label(argv),
+                "argv": argv,
+                "code": code,
+                "err": err.strip(),
+                "start": start,
+                "end": time.time(),
+            }
             if code == 0:
                 note(event, argv, out, mine, refs)
             if argv[0] == "hook" and "announced" not in event:
@@ -288,10 +318,10 @@ def save_rename(path: Path, n: int, rng: random.Random) -> dict | None:
 
 
 def save_append(path: Path, n: int) -> dict:
-    """Append one row (one write)."""
+    """Append one row (one write); its window opens with the file (a rename after that leaves it the old file)."""
+    check = time.time()
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
     try:
-        check = time.time()
         os.write(fd, hand_row(n))
         mod = time.time()
         lost = os.fstat(fd).st_nlink == 0
@@ -330,12 +360,13 @@ def editor(root: str, deadline: float, log_path: str, seed: int, window: float, 
 # -- driver and check -------------------------------------------------------------------------
 
 
-def run(root: Path, seconds: float = 20.0, workers: int = 3, seed: int = 1, window: float = WINDOW,
-        pause: float = 0.8) -> dict:
+def run(
+    root: Path, seconds: float = 20.0, workers: int = 3, seed: int = 1, window: float = WINDOW, pause: float = 0.8
+) -> dict:
     """Run workers and the editor (pausing up to `pause` of the window) as separate processes on root; their logs."""
     work = Path(tempfile.mkdtemp(prefix="memboard-torn-"))
     env = dict(os.environ)
-    env["MEMBOARD_REPLACE_LOG"] = str(work / "replaced.txt")
+    env["BENCH_REPLACE_LOG"] = str(work / "replaced.txt")
     env["MEMBOARD_SETTLE_SECONDS"] = str(window)
     env.setdefault("MEMBOARD_NOW", NOW)
     sources = [seed_id(n) for n in range(1, 200) if n % 7 and n % 5][:30]
@@ -345,12 +376,44 @@ def run(root: Path, seconds: float = 20.0, workers: int = 3, seed: int = 1, wind
     procs = []
     for w in range(workers):
         log = work / f"w{w}.jsonl"
-        args = [sys.executable, me, "--worker", f"w{w}", "--root", str(root), "--deadline", str(deadline),
-                "--log", str(log), "--sources", ",".join(sources), "--seed", str(seed * 100 + w)]
+        args = [
+            sys.executable,
+            me,
+            "--worker",
+            f"w{w}",
+            "--root",
+            str(root),
+            "--deadline",
+            str(deadline),
+            "--log",
+            str(log),
+            "--sources",
+            ",".join(sources),
+            "--seed",
+            str(seed * 100 + w),
+        ]
         procs.append((log, subprocess_popen(args, env)))
     ed_log = work / "editor.jsonl"
-    ed = subprocess_popen([sys.executable, me, "--editor", "--root", str(root), "--deadline", str(deadline - 2),
-                           "--log", str(ed_log), "--seed", str(seed), "--window", str(window), "--pause", str(pause)], env)
+    ed = subprocess_popen(
+        [
+            sys.executable,
+            me,
+            "--editor",
+            "--root",
+            str(root),
+            "--deadline",
+            str(deadline - 2),
+            "--log",
+            str(ed_log),
+            "--seed",
+            str(seed),
+            "--window",
+            str(window),
+            "--pause",
+            str(pause),
+        ],
+        env,
+    )
     for _, p in procs:
         p.wait(timeout=seconds + 120)
     ed.wait(timeout=seconds + 120)
@@ -366,8 +429,13 @@ def run(root: Path, seconds: float = 20.0, workers: int = 3, seed: int = 1, wind
             checked, done, path = line.split(" ", 2)
             if Path(path) == index:
                 windows.append((float(checked), float(done)))
-    return {"events": events, "saves": saves, "windows": windows, "seconds": seconds,
-            "exit_codes": [p.returncode for _, p in procs] + [ed.returncode]}
+    return {
+        "events": events,
+        "saves": saves,
+        "windows": windows,
+        "seconds": seconds,
+        "exit_codes": [p.returncode for _, p in procs] + [ed.returncode],
+    }
 
 
 def subprocess_popen(args: list[str], env: dict):
@@ -391,7 +459,7 @@ def races(result: dict) -> list[tuple[dict, tuple[float, float]]]:
 
 def check(root: Path, seeded: dict, result: dict) -> list[str]:
     """Everything that went wrong, as lines (empty when every promise held)."""
-    from memboard.core.index import IndexFile
+    from memboard.core.formats.index import IndexFile
 
     problems: list[str] = []
     for e in result["events"]:
@@ -462,10 +530,10 @@ def figures(result: dict) -> dict:
 
 def converge(root: Path) -> list[str]:
     """Run doctor --fix once; what a second doctor would still fix (empty when it converged)."""
-    from memboard.core import clock
-    from memboard.core.apply import execute
+    from memboard.core.files.execute import execute
+    from memboard.core.files.root import MemoryRoot
+    from memboard.core.formats import clock
     from memboard.core.ops.doctor import diagnose
-    from memboard.core.root import MemoryRoot
 
     mroot = MemoryRoot(root)
     execute(mroot, lambda r: diagnose(r, clock.now())[1])
@@ -480,11 +548,11 @@ def stall_trial(base: Path, pause: float, rows: int, window: float) -> int:
     """One plain save that stops half written (mid-row) for `pause` seconds while `update` runs; rows lost."""
     import shutil
 
-    from memboard.core import clock
-    from memboard.core.apply import execute
-    from memboard.core.index import IndexFile
+    from memboard.core.files.execute import execute
+    from memboard.core.files.root import MemoryRoot
+    from memboard.core.formats import clock
+    from memboard.core.formats.index import IndexFile
     from memboard.core.ops.update import plan_update
-    from memboard.core.root import MemoryRoot
 
     root = base / "stall"
     shutil.rmtree(root, ignore_errors=True)
@@ -511,7 +579,7 @@ def stall_trial(base: Path, pause: float, rows: int, window: float) -> int:
 
 def row_ids_of(data: bytes) -> set[str]:
     """Session IDs of the table rows in data."""
-    from memboard.core.index import IndexFile
+    from memboard.core.formats.index import IndexFile
 
     return {r.id for r in IndexFile(data).rows}
 
@@ -533,9 +601,9 @@ def stall_scan(trials: int, window: float, rows: int = 300) -> list[tuple[float,
 
 def idle_cost(runs: int = 20) -> dict:
     """Seconds memboard slept waiting for index.md to settle, per kind of index (total over runs commands)."""
-    from memboard.core import clock
-    from memboard.core import root as root_module
-    from memboard.core.apply import execute
+    from memboard.core.files import root as root_module
+    from memboard.core.files.execute import execute
+    from memboard.core.formats import clock
     from memboard.core.ops.update import plan_update
 
     base = Path(tempfile.mkdtemp(prefix="memboard-idle-"))
@@ -617,14 +685,18 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("MEMBOARD_CONFIG", str(base / "state" / "config.toml"))
     root = base / "memory"
     seeded = build_root(root, args.rows)
-    print(f"== {args.workers} workers, editor saving by truncate+chunks (pauses up to {args.pause:g} of the window) / "
-          f"rename / append, {args.rows} rows, {args.seconds:g} s, settle window {args.window:g} s")
+    print(
+        f"== {args.workers} workers, editor saving by truncate+chunks (pauses up to {args.pause:g} of the window) / "
+        f"rename / append, {args.rows} rows, {args.seconds:g} s, settle window {args.window:g} s"
+    )
     result = run(root, args.seconds, args.workers, args.seed, args.window, args.pause)
     problems = check(root, seeded, result) + converge(root)
     for key, value in figures(result).items():
         print(f"{key}: {value}")
-    print(f"races (an editor's and a memboard last-look-to-write window overlapped): {result['races']}, "
-          f"rows lost to them and excused: {result['excused']}")
+    print(
+        f"races (an editor's and a memboard last-look-to-write window overlapped): {result['races']}, "
+        f"rows lost to them and excused: {result['excused']}"
+    )
     reasons: dict[str, int] = {}
     for e in result["events"]:
         if e["code"] == 1 or (e["kind"] == "hook" and "announced" not in e):

@@ -1,4 +1,4 @@
-"""Render the README's screenshots (SVG) of the board on the demo root.
+"""Render the README's screenshots (SVG) of the board on the demo root (with its notes, as `memboard demo` makes it).
 
 Usage: python screenshots/make_screenshots.py [SCENE ...]   (no names: every scene)
 
@@ -13,9 +13,9 @@ import asyncio
 import os
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable
 
 HERE = Path(__file__).resolve().parent
 SIZE = (120, 40)
@@ -55,8 +55,8 @@ async def settle(pilot) -> None:
 
 def demo_id(name: str) -> str:
     """A demo session's ID at the fixed clock."""
-    from memboard.core.clock import now
-    from memboard.core.demo import demo_ids
+    from memboard.core.formats.clock import now
+    from memboard.core.ops.demo import demo_ids
 
     return demo_ids(now())[name]
 
@@ -158,6 +158,16 @@ async def chain_view(pilot) -> None:
     await wait_for_screen(pilot, "ChainScreen")
 
 
+@scene("notes", "`n`: the notes view, with counts per status and type, and the pane on a note's last change")
+async def notes_view(pilot) -> None:
+    """Open the notes view on a decision updated since its first save."""
+    await pilot.press("n")
+    await wait_for_screen(pilot, "NotesScreen")
+    await settle(pilot)
+    pilot.app.screen.select_note("project/memboard/note-storage")
+    await settle(pilot)
+
+
 async def wait_for_screen(pilot, name: str) -> None:
     """Wait (bounded) until the flow's worker has pushed the named screen."""
     for _ in range(200):
@@ -175,7 +185,7 @@ async def shoot(item: Scene, root: Path, out: Path) -> Path:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await item.steps(pilot)
-        if app.screen is app.screen_stack[0]:
+        if not app.screen.is_modal:
             await settle(pilot)
         else:  # a flow's worker waits on the open modal: waiting for workers would never end
             await pilot.pause()
@@ -189,17 +199,19 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [s for s in SCENES if not names or s.name in names]
     unknown = set(names) - {s.name for s in SCENES}
     if unknown:
-        print(f"unknown scene(s): {', '.join(sorted(unknown))}; known: {', '.join(s.name for s in SCENES)}", file=sys.stderr)
+        print(
+            f"unknown scene(s): {', '.join(sorted(unknown))}; known: {', '.join(s.name for s in SCENES)}",
+            file=sys.stderr,
+        )
         return 2
     with tempfile.TemporaryDirectory(prefix="memboard-shots-") as tmp:
         os.environ.setdefault("MEMBOARD_NOW", FIXED_NOW)
         os.environ["MEMBOARD_STATE_DIR"] = str(Path(tmp) / "state")
         os.environ["MEMBOARD_CONFIG"] = str(Path(tmp) / "config.toml")
-        from memboard.core.clock import now
-        from memboard.core.demo import build_demo
+        from memboard.board.run import make_demo
 
         for item in chosen:
-            root = build_demo(Path(tmp) / item.name / "memory", now())
+            root = make_demo(Path(tmp) / item.name / "memory")
             path = asyncio.run(shoot(item, root, HERE))
             print(f"{path.relative_to(HERE.parent)}  {item.title}")
     return 0

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.support.faults import memboard_module
+
 # CI replays the same examples every run (a red CI then means a real regression); local runs
 # keep exploring new examples.
 settings.register_profile("ci", derandomize=True, deadline=None, database=None)
@@ -64,14 +66,18 @@ def root(tmp_path) -> Path:
 
 @pytest.fixture
 def cli(root):
-    """Run `memboard ARGS --root <root>` as a subprocess and return code, stdout, stderr."""
+    """Run `memboard ARGS --root <root>` as a subprocess and return code, stdout, stderr.
+
+    An env naming a fault (FAULT_AFTER_STEP, see tests/support/faults.py) runs the command
+    through the fault launcher instead, which installs that fault first.
+    """
 
     def run(*args: str, input: str | bytes | None = None, env: dict | None = None, use_root: bool = True) -> Result:
-        cmd = [sys.executable, "-m", "memboard", *args]
-        if use_root:
-            cmd += ["--root", str(root)]
         full_env = dict(os.environ)
         full_env.update(env or {})
+        cmd = [sys.executable, "-m", *memboard_module(full_env), *args]
+        if use_root:
+            cmd += ["--root", str(root)]
         data = input.encode("utf-8") if isinstance(input, str) else input
         proc = subprocess.run(cmd, input=data, capture_output=True, env=full_env, timeout=120)
         return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))

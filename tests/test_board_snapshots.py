@@ -6,8 +6,8 @@ import pytest
 from textual.widgets import Input
 
 from memboard.board.app import MemboardApp
-from memboard.core.clock import now
-from memboard.core.demo import build_demo, demo_ids
+from memboard.core.formats.clock import now
+from memboard.core.ops.demo import build_demo, demo_ids
 
 SIZE = (120, 40)
 

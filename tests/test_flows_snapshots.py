@@ -6,8 +6,6 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, TextArea
 
-from flows.driving import make_app, mark, ready, wait_for_flow, wait_for_screen
-from flows.sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, make_root
 from memboard.board.screens import (
     ChainScreen,
     LogScreen,
@@ -18,6 +16,8 @@ from memboard.board.screens import (
     StaleDaysScreen,
     UpdateScreen,
 )
+from tests.flows.driving import make_app, mark, ready, wait_for_flow, wait_for_screen
+from tests.flows.sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, make_root
 
 SIZE = (120, 40)
 
@@ -41,10 +41,10 @@ def open_flow(kind, key: str, select: str | None = None, marks: tuple[str, ...] 
             app.select_session(select)
         await pilot.press(key)
         screen = await wait_for_screen(pilot, kind)
-        for widget in screen.query(Input):
-            widget.cursor_blink = False
-        for widget in screen.query(TextArea):
-            widget.cursor_blink = False
+        for field in screen.query(Input):
+            field.cursor_blink = False
+        for area in screen.query(TextArea):
+            area.cursor_blink = False
         if typed:
             await pilot.press(*typed)
         await pilot.pause()
@@ -148,7 +148,7 @@ class TestRoundTwoSnapshots:
 
     @SIZES
     def test_a_large_plan_asks_again(self, board, root, size, snap_compare):
-        from flows.test_previews import add_sessions
+        from tests.flows.test_previews import add_sessions
 
         ids = add_sessions(root, 70)
 

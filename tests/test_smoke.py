@@ -8,7 +8,10 @@ def test_register_appends_idle_row_and_reports_id(cli, root):
     assert res.code == 0, res.err
     assert res.out.strip() == "Your Memory Session ID is: 2026-06-01-0930-cursor-main-agent"
     text = (root / "index.md").read_text(encoding="utf-8")
-    assert "| 2026-06-01-0930-cursor-main-agent | cursor-main-agent | 未設定 | sessionStart 自動註冊，尚未整理主題。 | sessionStart, cursor-agent | idle | - | 2026-06-01 09:30 | 2026-06-01 09:30 |" in text
+    assert (
+        "| 2026-06-01-0930-cursor-main-agent | cursor-main-agent | 未設定 | sessionStart 自動註冊，尚未整理主題。 | sessionStart, cursor-agent | idle | - | 2026-06-01 09:30 | 2026-06-01 09:30 |"
+        in text
+    )
     assert not (root / "sessions").exists()
 
 

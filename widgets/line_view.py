@@ -8,7 +8,8 @@ stylesheet) and spans of other kinds inside it. Text is never parsed as markup.
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from rich.cells import cell_len, chop_cells
 from rich.segment import Segment
@@ -17,16 +18,40 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-KINDS = ("text", "file", "row", "field", "added", "removed", "hunk", "header", "context", "muted", "section",
-         "changed", "refusal", "note", "group", "headline")
+KINDS = (
+    "text",
+    "file",
+    "row",
+    "field",
+    "added",
+    "removed",
+    "hunk",
+    "header",
+    "context",
+    "muted",
+    "section",
+    "changed",
+    "refusal",
+    "note",
+    "group",
+    "headline",
+)
 
 
 class Drawn(Protocol):
-    """What a line must offer: its text, its kind and emphasised (start, end, kind) spans."""
+    """What a line must offer: its text, its kind and emphasised (start, end, kind) spans (read-only)."""
 
-    text: str
-    kind: str
-    spans: tuple[tuple[int, int, str], ...]
+    @property
+    def text(self) -> str:
+        """The line's characters."""
+
+    @property
+    def kind(self) -> str:
+        """Its kind: the component class `line-view--<kind>` styles it."""
+
+    @property
+    def spans(self) -> tuple[tuple[int, int, str], ...]:
+        """Emphasised character ranges and their kinds."""
 
 
 Piece = tuple[int, int, int]
@@ -86,8 +111,9 @@ class LineView(ScrollView, can_focus=True):
     }
     """
 
-    def __init__(self, lines: Sequence[Drawn] = (), *, words: bool = True, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self, lines: Sequence[Drawn] = (), *, words: bool = True, id: str | None = None, classes: str | None = None
+    ) -> None:
         """A view of lines (set_lines replaces them); words wraps at spaces, else every character stays put."""
         super().__init__(id=id, classes=classes)
         self.lines: list[Drawn] = list(lines)

@@ -8,9 +8,9 @@ as-is: it is never parsed as markup.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -293,13 +293,13 @@ class SessionTable(ScrollView, can_focus=True):
         segments = [Segment(mark + " ", base + self._style("problem") if row.problem or row.dups else base)]
         for column, col_width in layout:
             text = set_cell_size(_clean(column.text(row, self.now)), col_width) + " "
-            if column is STATUS_COLUMN:
+            if column is STATUS_COLUMN or (column is TOPIC_COLUMN and row.problem):
                 style = base + status_style
-            elif column is TOPIC_COLUMN and row.problem:
-                style = base + status_style
-            elif column in (REFS_COLUMN, AGE_COLUMN) or (column is AGENT_COLUMN):
-                style = base + dim
-            elif row.status == "idle" and not row.problem:
+            elif (
+                column in (REFS_COLUMN, AGE_COLUMN)
+                or (column is AGENT_COLUMN)
+                or (row.status == "idle" and not row.problem)
+            ):
                 style = base + dim
             else:
                 style = base

@@ -6,7 +6,7 @@ no reading, no parsing here.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from rich.style import Style
 from rich.text import Text
@@ -32,8 +32,10 @@ def metadata_text(row: BoardRow, now, colour: Colour) -> Text:
         out.append(row.problem + "\n", style=colour("problem"))
     if row.dups:
         out.append("duplicate Session ID: ", style=Style(bold=True) + colour("problem"))
-        out.append(f"row {row.dup} of {row.dups} with this ID; changes to it are refused until one is left "
-                   "(d: doctor)\n", style=colour("problem"))
+        out.append(
+            f"row {row.dup} of {row.dups} with this ID; changes to it are refused until one is left (d: doctor)\n",
+            style=colour("problem"),
+        )
     fields = [
         ("Agent", row.agent),
         ("Topic", row.topic),
@@ -101,6 +103,7 @@ class SnapshotPane(VerticalScroll, can_focus=True):
         found = self.query("#pane-markdown")
         if not found and not text:
             return
+        # lazy: mounted after the first paint (start-up stays light)
         from textual.widgets import Markdown
 
         if found:

@@ -22,14 +22,22 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
-from ..core import clock
-from ..core.apply import SETTLE_WAIT, settle_seconds
+from memboard.styles import BOARD_TCSS
+from memboard.widgets.board_status import BoardBanner, BoardStatus
+from memboard.widgets.key_bar import KeyBar
+from memboard.widgets.session_table import SessionTable
+from memboard.widgets.snapshot_pane import SnapshotPane
+
 from ..core.config import load as load_config
 from ..core.errors import MemboardError
-from ..core.ids import DEFAULT_AGENT, is_valid_id
-from ..core.index import STATUSES
-from ..core.root import INDEX, Budget, MemoryRoot, NotSettled, whole
-from .actions import board_only, bindings
+from ..core.files.execute import SETTLE_WAIT
+from ..core.files.root import MemoryRoot
+from ..core.files.settle import Budget, NotSettled, settle_seconds, whole
+from ..core.formats import clock
+from ..core.formats.ids import DEFAULT_AGENT, is_valid_id
+from ..core.formats.index import STATUSES
+from ..core.formats.layout import INDEX
+from .actions import bindings, board_only
 from .loader import (
     CopyScan,
     FileWatch,
@@ -53,16 +61,12 @@ from .messages import (
     RevisionsPrepared,
 )
 from .model import ALL, SORT_COLUMNS, BoardModel, BoardRow
-from memboard.styles import BOARD_TCSS
-from memboard.widgets.board_status import BoardBanner, BoardStatus
-from memboard.widgets.key_bar import KeyBar
-from memboard.widgets.session_table import SessionTable
-from memboard.widgets.snapshot_pane import SnapshotPane
 
 if TYPE_CHECKING:
     from .flows import BoardFlows
 
 DEFAULT_THEME = "textual-dark"
+NOTES_VIEW = "notes"  # the name the notes view is installed under (notes/screen.py's NAME)
 TOAST_SECONDS = 4.0
 TOAST_WIDTH = 72  # a toast says this much of a flow's outcome; the result log (`l`) keeps all of it
 FRESH_SECONDS = 3.0
@@ -74,6 +78,7 @@ BOARD_ACTIONS = board_only()
 
 def board_commands():
     """The palette provider, imported when the palette first opens (keeps start-up light)."""
+    # lazy: the palette loads when it first opens (start-up stays light)
     from .commands import BoardCommands
 
     return BoardCommands
@@ -151,6 +156,7 @@ class MemboardApp(App):
     def flows(self) -> BoardFlows:
         """The modal flows (continue, release, archive, update, organize, doctor, chain), built on first use."""
         if self._flows is None:
+            # lazy: the flows and their screens load when the first flow starts (start-up stays light)
             from .flows import BoardFlows
 
             self._flows = BoardFlows(self)
@@ -164,7 +170,11 @@ class MemboardApp(App):
         yield BoardBanner(id="banner")
         with Horizontal(id="filter-bar"):
             yield Static("filter ›", id="filter-label")
-            yield FilterInput(placeholder="ID, agent, topic, summary, keywords (enter keeps, escape clears)", id="filter", compact=True)
+            yield FilterInput(
+                placeholder="ID, agent, topic, summary, keywords (enter keeps, escape clears)",
+                id="filter",
+                compact=True,
+            )
         with Horizontal(id="main"):
             yield SessionTable(id="table")
             yield SnapshotPane(id="pane")
@@ -265,6 +275,7 @@ class MemboardApp(App):
         try:
             found = root.read(INDEX)
         except MemboardError as exc:
+            # lazy: the board's wording loads with the flows, not at start-up
             from .wording import board_words
 
             self.notify(board_words(str(exc)), severity="error")
@@ -330,6 +341,7 @@ class MemboardApp(App):
         except NotSettled:
             return None  # still being saved: keep the last good model; the next poll looks again
         except MemboardError as exc:
+            # lazy: the board's wording loads with the flows, not at start-up
             from .wording import board_words
 
             return board_words(str(exc))
@@ -348,8 +360,12 @@ class MemboardApp(App):
         root = self.memory_root
         seen = root.read_seen(INDEX)
         source = self.model.source
-        if source is None or not self.model.complete or appended(seen.data, source.data) or \
-                whole(INDEX, seen.data or b"", source.data):
+        if (
+            source is None
+            or not self.model.complete
+            or appended(seen.data, source.data)
+            or whole(INDEX, seen.data or b"", source.data)
+        ):
             return seen.data
         return root.wait_settled({INDEX: (source.data, None)}, Budget(SETTLE_WAIT))[INDEX].data
 
@@ -482,15 +498,21 @@ class MemboardApp(App):
         """Show row in the pane, with its snapshot at revision_position once that is loaded."""
         detail = self.detail
         snapshot = detail.pane if detail is not None and row is not None and detail.session_id == row.id else None
-        self.query_one(SnapshotPane).show(row, snapshot, self.revision_position, self.model.now,
-                                          empty=self.table.empty_text)
+        self.query_one(SnapshotPane).show(
+            row, snapshot, self.revision_position, self.model.now, empty=self.table.empty_text
+        )
 
     def _show_revision(self) -> None:
         """Show the current revision, having an older one prepared first (off the UI thread) when needed."""
         detail, row = self.detail, self.table.current
-        if detail is not None and row is not None and detail.session_id == row.id and detail.revisions:
-            if self.revision_position not in detail.pane.views:
-                self._prepare_revisions(detail, self.revision_position)
+        if (
+            detail is not None
+            and row is not None
+            and detail.session_id == row.id
+            and detail.revisions
+            and self.revision_position not in detail.pane.views
+        ):
+            self._prepare_revisions(detail, self.revision_position)
         self._show_pane(row)
 
     @on(SessionTable.HeaderClicked)
@@ -664,29 +686,42 @@ class MemboardApp(App):
 
     def action_log(self) -> None:
         """Show the result log: what each flow did in this run."""
+        # lazy: the result log's screen loads on first use (start-up stays light)
         from .screens.confirm import LogScreen
 
         self.push_screen(LogScreen(self.run_log))
+
+    def _note_flow_running(self) -> bool:
+        """Whether the notes view (once opened) has a flow open: an edit, a supersede, a mark."""
+        if not self.is_screen_installed(NOTES_VIEW):
+            return False
+        runner = getattr(self.get_screen(NOTES_VIEW), "flows", None)
+        return bool(runner is not None and runner.running())
 
     async def action_quit(self) -> None:
         """Quit; while a flow is open (or an update draft is kept) ask first."""
         if self._asking_quit:
             return
+        # lazy: loaded with the flows, on first use
         from .screens.waiting import ProgressScreen
 
         if isinstance(self.screen, ProgressScreen):  # a write under way is never cut off
             self.notify("A change is being written: quit once it is done.", severity="warning")
             return
         flows = self._flows
-        busy = flows is not None and flows.running()
+        busy = (flows is not None and flows.running()) or self._note_flow_running()
         drafts = list(flows.drafts) if flows is not None else []
         if not busy and not drafts:
             self.exit()
             return
+        # lazy: the question's screen loads on first use (start-up stays light)
         from .screens.confirm import QuestionScreen
 
-        what = "a change is open (nothing of it is written yet)" if busy else \
-            f"update drafts of {', '.join(drafts)} are kept only while the board runs"
+        what = (
+            "a change is open (nothing of it is written yet)"
+            if busy
+            else f"update drafts of {', '.join(drafts)} are kept only while the board runs"
+        )
         self._asking_quit = True
 
         def answered(answer: str | None) -> None:
@@ -712,21 +747,41 @@ class MemboardApp(App):
         self.revision_position = max(0, min(self.revision_position + step, len(detail.revisions) - 1))
         self._show_revision()
 
+    def action_notes(self) -> None:
+        """Show the notes view (its own `n` comes back)."""
+        # lazy: the notes view loads when it is first opened (start-up stays light)
+        from .notes.screen import open_notes
+
+        open_notes(self)
+
+    def action_session_notes(self) -> None:
+        """Show the notes view filtered to the selected session's notes."""
+        # lazy: the notes view loads when it is first opened (start-up stays light)
+        from .notes.screen import open_notes
+
+        open_notes(self, self.current_session_id or "")
+
     def search_themes(self) -> None:
         """The palette's theme search; the theme chosen there is saved in the config."""
+        # lazy: the palette loads when it first opens (start-up stays light)
         from textual.command import CommandPalette
 
+        # lazy: loaded with the palette
         from .commands import SavedThemes
 
         self.push_screen(CommandPalette(providers=[SavedThemes], placeholder="Search for themes… (saved when chosen)"))
 
     def choose_theme(self, name: str) -> None:
         """Apply a theme and save it as the config's `theme`, with the same comment-keeping writer as `config set`."""
-        from ..core.config import set_value
+        # lazy: the config writer loads when a theme is first chosen
+        from ..core import config
+        from ..core.files import tomledit  # lazy: with the config writer
 
         self.theme = name
         try:
-            set_value("theme", name, frozenset(self.available_themes))
+            stored = config.parse_value("theme", name, frozenset(self.available_themes))
+            config.load()  # a config that is not valid TOML is refused, as by `config set`
+            tomledit.apply(tomledit.plan_set(config.config_path(), ("theme",), stored))
         except MemboardError as exc:
             self.notify(short(f"theme {name} is used but not saved: {exc}"), severity="warning")
             return
@@ -734,9 +789,46 @@ class MemboardApp(App):
 
     def action_help(self) -> None:
         """Show the keys."""
+        # lazy: its Markdown widget loads on first use (start-up stays light)
         from .screens.help import HelpScreen
 
         self.push_screen(HelpScreen())
+
+    # -- search and the archive (read-only views) ---------------------------------------------
+
+    def action_search(self) -> None:
+        """Search everything (rows, snapshots, the archive); enter on a live result selects its row."""
+        # lazy: search's screens and the search engine load on first use (start-up stays light)
+        from .screens.search import SearchScreen
+
+        self.push_screen(SearchScreen(self.memory_root), self._search_chosen)
+
+    def _search_chosen(self, chosen: tuple[str, str] | None) -> None:
+        """Show the note chosen in search in the notes view; select the live session chosen (one no
+        longer on the table opens read-only)."""
+        if chosen is None:
+            return
+        kind, session_id = chosen
+        if kind == "note":
+            # lazy: the notes view loads when it is first opened (start-up stays light)
+            from .notes.screen import open_notes
+
+            open_notes(self, session_id)
+            return
+        if self.select_session(session_id):
+            self.table.focus()
+        else:
+            # lazy: loaded with search, on first use
+            from .screens.session import SessionScreen
+
+            self.push_screen(SessionScreen(self.memory_root, session_id))
+
+    def action_archived(self) -> None:
+        """Browse the archived sessions (read-only)."""
+        # lazy: the archive's screen and its table widget load on first use (start-up stays light)
+        from .screens.archive import ArchiveScreen
+
+        self.push_screen(ArchiveScreen(self.memory_root))
 
     # -- the flows --------------------------------------------------------------------------
 
@@ -794,8 +886,9 @@ class MemboardApp(App):
             if message.select_id:
                 self.select_session(message.select_id)
             if message.outcome:
-                self.run_log.append(LogEntry(clock.now(), message.op, message.outcome, message.severity,
-                                             list(message.details)))
+                self.run_log.append(
+                    LogEntry(clock.now(), message.op, message.outcome, message.severity, list(message.details))
+                )
                 text = short(message.outcome)
                 if text != message.outcome or message.details:
                     text += "  (l: the whole result)"
@@ -808,8 +901,7 @@ class MemboardApp(App):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """When a flow's worker ends, start the fix flow it offered and the user chose."""
         worker = event.worker
-        if worker.group != "flow" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR,
-                                                         WorkerState.CANCELLED):
+        if worker.group != "flow" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
         follow, self._follow_up = self._follow_up, None
         if follow is None:

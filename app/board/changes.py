@@ -10,9 +10,10 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
-from ..core.index import COLUMN_OF_FIELD, FIELDS, IndexFile, Row, decode, encode
+from ..core.formats.index import COLUMN_OF_FIELD, FIELDS, IndexFile, Row
+from ..core.formats.layout import INDEX
+from ..core.formats.text import decode, encode
 from ..core.plan import Change
-from ..core.root import INDEX
 from .loader import merge_view
 from .paneview import SectionDiff
 
@@ -121,8 +122,9 @@ def row_changes(before: bytes | None, after: bytes | None) -> tuple[list[RowChan
         else:
             out.append(((1, order), RowChange(row.id or "(row without an ID)", "added", row.status, row.get("topic"))))
     for rows in pending.values():
-        out += [((0, at), RowChange(r.id or "(row without an ID)", "removed", r.status, r.get("topic")))
-                for at, r in rows]
+        out += [
+            ((0, at), RowChange(r.id or "(row without an ID)", "removed", r.status, r.get("topic"))) for at, r in rows
+        ]
     out.sort(key=lambda pair: pair[0])
     return [change for _, change in out], max(gone_other, came_other)
 

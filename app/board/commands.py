@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Callable, cast
+from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.theme import ThemeProvider
 
-from .actions import ACTIONS, Action, palette_entries
+from .actions import ACTIONS, Action, Where, palette_entries
 from .model import SORT_COLUMNS
 
 if TYPE_CHECKING:
@@ -58,19 +59,32 @@ def commands(app, table: tuple[Action, ...] = ACTIONS) -> list[Command]:
 class BoardCommands(Provider):
     """Board actions and sorting for the command palette."""
 
+    def offered(self) -> list[Command]:
+        """The board's commands; over another screen (the notes view) only those that act anywhere."""
+        listed = commands(self.app)
+        if self.screen is self.app.screen_stack[0]:
+            return listed
+        anywhere = {entry.palette for entry in ACTIONS if entry.where is Where.ANYWHERE}
+        return [command for command in listed if command.name in anywhere]
+
     async def discover(self) -> Hits:
         """All commands, for the empty palette."""
-        for command in commands(self.app):
+        for command in self.offered():
             yield DiscoveryHit(command.display(command.name), command.run, text=command.name, help=command.help)
 
     async def search(self, query: str) -> Hits:
         """Commands matching the query (by name; the key is shown beside it)."""
         matcher = self.matcher(query)
-        for command in commands(self.app):
+        for command in self.offered():
             score = matcher.match(command.name)
             if score > 0:
-                yield Hit(score, command.display(matcher.highlight(command.name)), command.run, text=command.name,
-                          help=command.help)
+                yield Hit(
+                    score,
+                    command.display(matcher.highlight(command.name)),
+                    command.run,
+                    text=command.name,
+                    help=command.help,
+                )
 
 
 class SavedThemes(ThemeProvider):

@@ -19,21 +19,22 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from functools import partial
-from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, Callable, Iterator, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import NoActiveWorker, Worker, get_current_worker
 
-from ..core.apply import apply_exact
 from ..core.errors import Incomplete, MemboardError, StalePlan
+from ..core.files.execute import apply_exact
+from ..core.files.root import MemoryRoot
 from ..core.plan import Plan
-from ..core.root import MemoryRoot
 from .messages import AskScreen, FlowFinished
 from .planview import PlanView, ViewLine, build
 from .screens import MessageScreen, PlanningScreen, PreviewScreen, ProgressScreen, Tally
@@ -43,7 +44,9 @@ STALE_NOTE = (
     "The files changed since the last preview (another writer was here). Nothing was written; "
     "this is the plan rebuilt from the current files. Review it again."
 )
-INCOMPLETE_NOTE = "Some steps were written. f runs doctor now (d on the board later): it finds and repairs what is left."
+INCOMPLETE_NOTE = (
+    "Some steps were written. f runs doctor now (d on the board later): it finds and repairs what is left."
+)
 UNEXPECTED_NOTE = "The board re-reads the files now; if anything looks half-done, press d (doctor)."
 
 WAIT_SECONDS = 0.1  # how often a waiting flow checks whether the board closed under it
@@ -95,8 +98,16 @@ class FlowHost(Protocol):
     def post_message(self, message: Message) -> bool:
         """Queue a message for the board (from any thread); False when the board is closing."""
 
-    def run_worker(self, work: Callable[[], None], *, name: str = "", group: str = "default",
-                   exit_on_error: bool = True, exclusive: bool = False, thread: bool = False) -> Worker[None]:
+    def run_worker(
+        self,
+        work: Callable[[], None],
+        *,
+        name: str = "",
+        group: str = "default",
+        exit_on_error: bool = True,
+        exclusive: bool = False,
+        thread: bool = False,
+    ) -> Worker[None]:
         """Run work in a worker (the flows use one thread worker, group "flow")."""
 
 
@@ -133,8 +144,9 @@ class FlowRunner:
 
     def start(self, op: str, body: Callable[..., None], *args: Any) -> None:
         """Run body(*args) as the flow worker (thread, group "flow"), explaining any error in a modal."""
-        self.worker = self.host.run_worker(lambda: self.run(op, body, *args), name=op, group="flow",
-                                           exclusive=True, thread=True, exit_on_error=False)
+        self.worker = self.host.run_worker(
+            lambda: self.run(op, body, *args), name=op, group="flow", exclusive=True, thread=True, exit_on_error=False
+        )
 
     # -- in the flow's thread -------------------------------------------------------------
 
@@ -148,8 +160,11 @@ class FlowRunner:
             except MemboardError as exc:
                 self.refuse(op, op.capitalize(), exc)
             except Exception as exc:
-                self.ask(MessageScreen(f"{op.capitalize()}: failed", f"{type(exc).__name__}: {exc}",
-                                       footnote=UNEXPECTED_NOTE))
+                self.ask(
+                    MessageScreen(
+                        f"{op.capitalize()}: failed", f"{type(exc).__name__}: {exc}", footnote=UNEXPECTED_NOTE
+                    )
+                )
                 self.finish(op, f"{op} failed: {exc}", applied=True, severity="error")
         except BoardClosed:
             return  # the board is gone: nobody to tell, nothing more to write
@@ -200,12 +215,20 @@ class FlowRunner:
             raise Cancelled()
         return self.wait(future)
 
-    def finish(self, op: str, outcome: str, *, applied: bool = False, severity: SeverityLevel = "information",
-               select_id: str | None = None, clear_marks: bool = False, details: list[str] | None = None,
-               follow_up: tuple[str, str | None] | None = None) -> None:
+    def finish(
+        self,
+        op: str,
+        outcome: str,
+        *,
+        applied: bool = False,
+        severity: SeverityLevel = "information",
+        select_id: str | None = None,
+        clear_marks: bool = False,
+        details: list[str] | None = None,
+        follow_up: tuple[str, str | None] | None = None,
+    ) -> None:
         """Report the flow's end and wait until the board shows its result (re-read when applied)."""
-        finished = FlowFinished(op, outcome, applied, severity, select_id, clear_marks, list(details or []),
-                                follow_up)
+        finished = FlowFinished(op, outcome, applied, severity, select_id, clear_marks, list(details or []), follow_up)
         if self.host.post_message(finished):
             self.wait(finished.shown)
 
@@ -224,8 +247,13 @@ class FlowRunner:
         reason = self.host.memory_root.read_only_reason()
         if reason is None:
             return False
-        self.ask(MessageScreen(f"{title}: refused", f"Nothing can be written here: {reason}. The board still shows "
-                               "the memory; changes are refused before anything is planned."))
+        self.ask(
+            MessageScreen(
+                f"{title}: refused",
+                f"Nothing can be written here: {reason}. The board still shows "
+                "the memory; changes are refused before anything is planned.",
+            )
+        )
         self.finish(op, f"{op} refused: the root is read-only, nothing written", severity="warning")
         return True
 
@@ -235,11 +263,17 @@ class FlowRunner:
         fix = fix_for("incomplete", None)
         answer = self.ask(MessageScreen(f"{title}: incomplete", text, footnote=INCOMPLETE_NOTE, fix=fix))
         follow = (fix.action, None) if fix is not None and answer == "fix" else None
-        self.finish(op, f"{op} incomplete: doctor repairs the rest", applied=True, severity="error", details=[text],
-                    follow_up=follow)
+        self.finish(
+            op,
+            f"{op} incomplete: doctor repairs the rest",
+            applied=True,
+            severity="error",
+            details=[text],
+            follow_up=follow,
+        )
 
     @staticmethod
-    def view(plan: Plan, words: Words | None) -> PlanView:
+    def plan_view(plan: Plan, words: Words | None) -> PlanView:
         """The preview's view of plan (call it off the UI thread: it diffs and parses)."""
         headline, block, reasons = words(plan) if words else (list(plan.report), [], {})
         return build(plan, headline, block, reasons)
@@ -266,10 +300,19 @@ class FlowRunner:
         with self.progress(title, len(plan.changes)) as tally:
             apply_exact(self.host.memory_root, plan, build_plan, progress=tally.step if tally else None)
 
-    def preview_and_apply(self, op: str, title: str, build_plan: Builder, *, plan: Plan | None = None,
-                          words: Words | None = None, select: Callable[[Plan], str | None] | None = None,
-                          clear_marks: bool = False, back_on_cancel: bool = False,
-                          session_id: str | None = None) -> str:
+    def preview_and_apply(
+        self,
+        op: str,
+        title: str,
+        build_plan: Builder,
+        *,
+        plan: Plan | None = None,
+        words: Words | None = None,
+        select: Callable[[Plan], str | None] | None = None,
+        clear_marks: bool = False,
+        back_on_cancel: bool = False,
+        session_id: str | None = None,
+    ) -> str:
         """Build (unless given), preview, and on confirm apply exactly the previewed plan.
 
         A stale preview is rebuilt and shown again; a refusal is explained. Returns "applied",
@@ -282,7 +325,7 @@ class FlowRunner:
             if plan is None:
                 plan, view = self.planned(title, lambda: self.plan_and_view(root, build_plan, words))
             else:
-                view = self.planned(title, partial(self.view, plan, words))
+                view = self.planned(title, partial(self.plan_view, plan, words))
         except MemboardError as exc:
             self.refuse(op, title, exc, session_id)
             return "ended"
@@ -299,18 +342,24 @@ class FlowRunner:
                 self.apply(plan, build_plan, title)
             except StalePlan as exc:
                 plan, notes = exc.fresh_plan, [STALE_NOTE]
-                view = self.planned(title, partial(self.view, plan, words))
+                view = self.planned(title, partial(self.plan_view, plan, words))
                 continue
             except Incomplete as exc:
                 self.incomplete(op, title, exc)
                 return "ended"
             except MemboardError as exc:
                 return "ended" if self.refuse(op, title, exc, session_id) else "refused"
-            self.finish(op, outcome_of(plan), applied=True, select_id=select(plan) if select else None,
-                        clear_marks=clear_marks, details=list(plan.report))
+            self.finish(
+                op,
+                outcome_of(plan),
+                applied=True,
+                select_id=select(plan) if select else None,
+                clear_marks=clear_marks,
+                details=list(plan.report),
+            )
             return "applied"
 
     def plan_and_view(self, root: MemoryRoot, build_plan: Builder, words: Words | None) -> tuple[Plan, PlanView]:
         """A plan and its preview's view, built together (in the planning thread)."""
         plan = build_plan(root)
-        return plan, self.view(plan, words)
+        return plan, self.plan_view(plan, words)

@@ -11,22 +11,24 @@ from datetime import datetime
 from functools import partial
 
 from ..core import config
-from ..core.apply import apply_exact
-from ..core.clock import now
 from ..core.errors import Incomplete, MemboardError, StalePlan
+from ..core.files.execute import apply_exact
+from ..core.files.root import MemoryRoot
+from ..core.formats.clock import now
+from ..core.formats.layout import session_path
+from ..core.formats.snapshot import Snapshot
 from ..core.ops.archive import plan_archive
 from ..core.ops.common import find_row, load_index
+from ..core.ops.continue_from import plan_continue
 from ..core.ops.doctor import diagnose
-from ..core.ops.organize import DEFAULT_STALE_DAYS, continued_sources, plan_organize
-from ..core.ops.reference import plan_continue, plan_release
+from ..core.ops.organize import continued_sources, plan_organize
+from ..core.ops.release import plan_release
+from ..core.ops.sequence import Sequence, plan_sequence
 from ..core.ops.update import plan_update
 from ..core.plan import Plan
-from ..core.root import MemoryRoot, session_path
-from ..core.snapshot import Snapshot
 from . import results
-from .flowrun import STALE_NOTE, BoardClosed, FlowHost, FlowRunner, outcome_of, plain_words
+from .flowrun import STALE_NOTE, BoardClosed, Builder, FlowHost, FlowRunner, outcome_of, plain_words
 from .messages import JumpToSession
-from .planned import Sequence, plan_sequence
 from .screens import (
     NEW_SESSION,
     ChainScreen,
@@ -49,18 +51,10 @@ from .wording import (
     update_words,
 )
 
-__all__ = ["BoardClosed", "BoardFlows", "FlowHost", "outcome_of", "stale_days_default"]
+__all__ = ["BoardClosed", "BoardFlows", "Builder", "FlowHost", "outcome_of"]
 
 REFERENCED_BY = "by"  # a release choice: a session that continues from the selected one
 CONTINUES_FROM = "from"  # a release choice: a session the selected one continues from
-
-
-def stale_days_default() -> int:
-    """Organize's stale days: config `stale_days`, else 14."""
-    try:
-        return max(0, int(config.load().get("stale_days", DEFAULT_STALE_DAYS)))
-    except (MemboardError, TypeError, ValueError):
-        return DEFAULT_STALE_DAYS
 
 
 def archive_at(root: MemoryRoot, sid: str, when: datetime) -> Plan:
@@ -159,12 +153,18 @@ class BoardFlows(FlowRunner):
             return
         rows = self.planned(title, lambda: results.listed_rows(self.host.memory_root))
         rows.sort(key=lambda r: r.updated_at, reverse=True)
-        choices = [Choice(r.id, f"{r.agent} · {r.status} · {r.topic}") for r in rows
-                   if r.id != source_id and not r.problem]
-        picked = self.ask(SessionPicker(
-            f"{title}: which session continues?", choices, new_label="new session (manual registration)",
-            hint=f"The selected row {source_id} is the source. Pick the current session, "
-                 "or register a new one that continues from it."))
+        choices = [
+            Choice(r.id, f"{r.agent} · {r.status} · {r.topic}") for r in rows if r.id != source_id and not r.problem
+        ]
+        picked = self.ask(
+            SessionPicker(
+                f"{title}: which session continues?",
+                choices,
+                new_label="new session (manual registration)",
+                hint=f"The selected row {source_id} is the source. Pick the current session, "
+                "or register a new one that continues from it.",
+            )
+        )
         if picked is None:
             self.finish("continue", "continue cancelled: nothing written")
             return
@@ -175,20 +175,29 @@ class BoardFlows(FlowRunner):
             """The continue plan, fixed to this moment."""
             return plan_continue(root, source_id, when, as_id, agent=agent)
 
-        self.preview_and_apply("continue", title, build, words=plain_words(lambda p: continue_words(p, as_id is None)),
-                               select=results.session_of, session_id=source_id)
+        self.preview_and_apply(
+            "continue",
+            title,
+            build,
+            words=plain_words(lambda p: continue_words(p, as_id is None)),
+            select=results.session_of,
+            session_id=source_id,
+        )
 
     def release_choices(self, session_id: str) -> list[Choice]:
         """What session_id can release: sessions that continue from it, and sessions it continues from."""
         root = self.host.memory_root
         index = load_index(root)
         row = find_row(index, session_id)
-        choices = [Choice(sid, "continues from it (listed in its Referenced By)", f"{REFERENCED_BY}\x00{sid}")
-                   for sid in row.refs]
+        choices = [
+            Choice(sid, "continues from it (listed in its Referenced By)", f"{REFERENCED_BY}\x00{sid}")
+            for sid in row.refs
+        ]
         for sid in continued_sources(root, {session_id}).get(session_id, []):
             if sid not in row.refs:
-                choices.append(Choice(sid, "lists it in Continues From only (one-sided link)",
-                                      f"{REFERENCED_BY}\x00{sid}"))
+                choices.append(
+                    Choice(sid, "lists it in Continues From only (one-sided link)", f"{REFERENCED_BY}\x00{sid}")
+                )
         snap = root.read(session_path(session_id))
         sources = Snapshot(snap).continues_from() if snap is not None else []
         sources += [r.id for r in index.rows if session_id in r.refs and r.id not in sources]
@@ -208,21 +217,35 @@ class BoardFlows(FlowRunner):
             self.refuse("release", title, exc)
             return
         if not choices:
-            self.ask(MessageScreen(title, f"{session_id} has no reference to release: no session continues from it, "
-                                   "and it continues from none.", error=False))
+            self.ask(
+                MessageScreen(
+                    title,
+                    f"{session_id} has no reference to release: no session continues from it, "
+                    "and it continues from none.",
+                    error=False,
+                )
+            )
             self.finish("release", "nothing to release")
             return
-        picked = self.ask(SessionPicker(f"{title}: which reference?", choices,
-                                        hint=f"Sessions that continue from {session_id}, and those it continues "
-                                             "from. The link is removed on both sides."))
+        picked = self.ask(
+            SessionPicker(
+                f"{title}: which reference?",
+                choices,
+                hint=f"Sessions that continue from {session_id}, and those it continues "
+                "from. The link is removed on both sides.",
+            )
+        )
         if picked is None:
             self.finish("release", "release cancelled: nothing written")
             return
         direction, other = picked.split("\x00", 1)
         source, follower = (session_id, other) if direction == REFERENCED_BY else (other, session_id)
-        when = now()
-        self.preview_and_apply("release", f"Release {source} from {follower}",
-                               lambda r: plan_release(r, source, follower, when), words=plain_words(release_words))
+        self.preview_and_apply(
+            "release",
+            f"Release {source} from {follower}",
+            lambda r: plan_release(r, source, follower),
+            words=plain_words(release_words),
+        )
 
     def flow_archive(self, ids: list[str]) -> None:
         """Archive one session, or several in one combined preview applied one by one."""
@@ -231,8 +254,14 @@ class BoardFlows(FlowRunner):
             return
         if len(ids) == 1:
             sid = ids[0]
-            self.preview_and_apply("archive", f"Archive {sid}", lambda r: plan_archive(r, sid, when),
-                                   words=plain_words(lambda p: [archive_words(p)]), clear_marks=True, session_id=sid)
+            self.preview_and_apply(
+                "archive",
+                f"Archive {sid}",
+                lambda r: plan_archive(r, sid, when),
+                words=plain_words(lambda p: [archive_words(p)]),
+                clear_marks=True,
+                session_id=sid,
+            )
             return
         self.archive_many(ids, when)
 
@@ -245,7 +274,7 @@ class BoardFlows(FlowRunner):
             seq = plan_sequence(root, "archive", pending, partial(archive_at, when=when))
             combined = seq.combined()
             headline, block = archive_sequence(seq.steps, seq.refused)
-            return seq, PreviewScreen(title, combined, self.view(combined, lambda p: (headline, block, {})))
+            return seq, PreviewScreen(title, combined, self.plan_view(combined, lambda p: (headline, block, {})))
 
         return self.planned(title, work)
 
@@ -259,10 +288,20 @@ class BoardFlows(FlowRunner):
             seq, screen = self.sequence_preview(title, pending, when)
             if not seq.steps:
                 reasons = "\n".join(f"{sid}: {board_words(why)}" for sid, why in seq.refused.items())
-                self.ask(MessageScreen(f"{title}: refused", reasons, footnote=f"Already {said_done(done)}."
-                                       if done else "Nothing was written."))
-                self.finish("archive", f"archive refused: {said_done(done)}", applied=bool(done), severity="warning",
-                            details=reasons.splitlines())
+                self.ask(
+                    MessageScreen(
+                        f"{title}: refused",
+                        reasons,
+                        footnote=f"Already {said_done(done)}." if done else "Nothing was written.",
+                    )
+                )
+                self.finish(
+                    "archive",
+                    f"archive refused: {said_done(done)}",
+                    applied=bool(done),
+                    severity="warning",
+                    details=reasons.splitlines(),
+                )
                 return
             screen.notes[:0] = notes
             if not self.ask(screen):
@@ -275,9 +314,14 @@ class BoardFlows(FlowRunner):
                 continue
             if stopped == "done":
                 skipped = f"; not archived: {', '.join(seq.refused)}" if seq.refused else ""
-                self.finish("archive", said_done(done) + skipped, applied=True, clear_marks=True,
-                            severity="warning" if seq.refused else "information",
-                            details=[f"{sid}: {board_words(why)}" for sid, why in seq.refused.items()])
+                self.finish(
+                    "archive",
+                    said_done(done) + skipped,
+                    applied=True,
+                    clear_marks=True,
+                    severity="warning" if seq.refused else "information",
+                    details=[f"{sid}: {board_words(why)}" for sid, why in seq.refused.items()],
+                )
             return
 
     def archive_steps(self, title: str, seq: Sequence, done: list[tuple[str, Plan]], when: datetime) -> str:
@@ -304,10 +348,18 @@ class BoardFlows(FlowRunner):
         if isinstance(error, Incomplete):
             self.incomplete("archive", f"{title} ({said_done(done)})", error)
             return "stopped"
-        self.ask(MessageScreen(f"Archive {sid}: refused", board_words(str(error)),
-                               footnote=f"Stopped here; {said_done(done)}."))
-        self.finish("archive", f"archive stopped at {sid}: {said_done(done)}", applied=bool(done), severity="warning",
-                    details=[board_words(str(error))])
+        self.ask(
+            MessageScreen(
+                f"Archive {sid}: refused", board_words(str(error)), footnote=f"Stopped here; {said_done(done)}."
+            )
+        )
+        self.finish(
+            "archive",
+            f"archive stopped at {sid}: {said_done(done)}",
+            applied=bool(done),
+            severity="warning",
+            details=[board_words(str(error))],
+        )
         return "stopped"
 
     def flow_update(self, session_id: str) -> None:
@@ -323,8 +375,13 @@ class BoardFlows(FlowRunner):
         except MemboardError as exc:
             self.refuse("update", title, exc, session_id)
             return
-        start = UpdateForm(session_id, row.get("topic"), row.get("summary"), row.get("keywords"),
-                           snap.decode("utf-8-sig", "replace") if snap is not None else "")
+        start = UpdateForm(
+            session_id,
+            row.get("topic"),
+            row.get("summary"),
+            row.get("keywords"),
+            snap.decode("utf-8-sig", "replace") if snap is not None else "",
+        )
         start, form = self.drafts.get(session_id, (start, start))
         while True:
             answer = self.ask(UpdateScreen(form, start=start, has_snapshot=snap is not None))
@@ -352,41 +409,58 @@ class BoardFlows(FlowRunner):
         try:
             plan = self.planned(title, lambda: build(self.host.memory_root))
         except MemboardError as exc:
-            self.ask(MessageScreen(f"{title}: cannot preview", board_words(str(exc)), footnote="Nothing was written. Back to the "
-                                   "editor, your draft as you left it."))
+            self.ask(
+                MessageScreen(
+                    f"{title}: cannot preview",
+                    board_words(str(exc)),
+                    footnote="Nothing was written. Back to the editor, your draft as you left it.",
+                )
+            )
             return False
-        outcome = self.preview_and_apply("update", title, build, plan=plan, words=plain_words(update_words),
-                                         back_on_cancel=True, session_id=session_id)
+        outcome = self.preview_and_apply(
+            "update",
+            title,
+            build,
+            plan=plan,
+            words=plain_words(update_words),
+            back_on_cancel=True,
+            session_id=session_id,
+        )
         return outcome not in ("cancelled", "refused")  # back to the editor, the draft as it was
 
     def flow_organize(self) -> None:
         """Ask stale days, preview the whole organize pass, apply."""
         if self.refuse_read_only("organize", "Organize memory"):
             return
-        days = self.ask(StaleDaysScreen(stale_days_default()))
+        days = self.ask(StaleDaysScreen(config.stale_days()))
         if days is None:
             self.finish("organize", "organize cancelled: nothing written")
             return
         when = now()
-        self.preview_and_apply("organize", f"Organize memory (stale after {days} days)",
-                               lambda r: plan_organize(r, when, days),
-                               words=lambda p: organize_words(p, results.updated_at(self.host.memory_root), when))
+        self.preview_and_apply(
+            "organize",
+            f"Organize memory (stale after {days} days)",
+            lambda r: plan_organize(r, when, days),
+            words=lambda p: organize_words(p, results.updated_at(self.host.memory_root), when),
+        )
 
     def flow_doctor(self) -> None:
         """Diagnose the root, preview the repairs, apply them."""
         if self.refuse_read_only("doctor", "Doctor"):
             return
         when = now()
-        self.preview_and_apply("doctor", "Doctor: findings and repairs", lambda r: diagnose(r, when)[1],
-                               words=lambda p: (*doctor_words(p), {}))
+        self.preview_and_apply(
+            "doctor",
+            "Doctor: findings and repairs",
+            lambda r: diagnose(r, when)[1],
+            words=lambda p: (*doctor_words(p), {}),
+        )
 
     def flow_chain(self, session_id: str) -> None:
         """Read the chain, show it as a tree, jump to the session picked."""
         root = self.host.memory_root
         try:
-            rows = load_index(root).find(session_id)
-            status, topic = (rows[0].status, rows[0].get("topic")) if rows else (None, None)
-            data = self.planned(f"Chain of {session_id}", lambda: results.chain(root, session_id, status, topic))
+            data = self.planned(f"Chain of {session_id}", lambda: results.chain(root, session_id))
         except MemboardError as exc:
             self.ask(MessageScreen(f"Chain of {session_id}", str(exc), footnote=""))
             return

@@ -11,12 +11,14 @@ import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from ..core import revisions
-from ..core.conflicts import ConflictCopy, find_copies, line_list, readable_rows
 from ..core.errors import MemboardError
-from ..core.index import IndexFile
-from ..core.root import ARCHIVE, INDEX, SESSIONS, MemoryRoot, session_path
-from ..core.snapshot import LIST_MARK_RE, Snapshot, vanished
+from ..core.files import revisions
+from ..core.files.copies import ConflictCopy, find_copies
+from ..core.files.root import MemoryRoot
+from ..core.formats.index import IndexFile, readable_rows
+from ..core.formats.layout import ARCHIVE, INDEX, SESSIONS, session_path
+from ..core.formats.markers import line_list
+from ..core.formats.snapshot import LIST_MARK_RE, Snapshot, vanished
 from .model import BoardModel, BoardRow, IndexSource
 from .paneview import PaneMerge, PaneRevision, PaneSnapshot, PolicyBreak, SectionDiff
 
@@ -29,8 +31,13 @@ def snapshot_ids(root: MemoryRoot) -> set[str]:
     return root.session_ids_on_disk()
 
 
-def read_model(root: MemoryRoot, now: datetime, data: bytes | None = None, previous: BoardModel | None = None,
-               missing: bool = False) -> BoardModel:
+def read_model(
+    root: MemoryRoot,
+    now: datetime,
+    data: bytes | None = None,
+    previous: BoardModel | None = None,
+    missing: bool = False,
+) -> BoardModel:
     """The whole index as a board model (reusing previous's rows before the first change); missing says
     index.md does not exist (data is then empty)."""
     if data is None:
@@ -220,8 +227,9 @@ class CopyScan:
         return tuple(_signature(str(self.root.path / rel)) for rel in (".", SESSIONS, ARCHIVE))
 
     def stale(self) -> bool:
-        """Whether a folder changed since the last scan."""
-        return self._folders() != self.signature
+        """Whether a folder changed since the last scan (never before the first one, which the board's
+        first read makes: until then every poll would start a reload of the whole index)."""
+        return self.signature is not None and self._folders() != self.signature
 
     def current(self) -> list[ConflictCopy]:
         """The copies, scanned again when a folder changed."""

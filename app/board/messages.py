@@ -3,10 +3,11 @@ sets itself up in __post_init__, which the dataclass __init__ calls)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 from textual.message import Message
 from textual.notifications import SeverityLevel

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..core.clock import age_label, parse
-from ..core.index import STATUSES, IndexFile, Row, encode, parse_refs
+from ..core.formats.clock import age_label, parse
+from ..core.formats.index import STATUSES, IndexFile, Row, parse_refs
 
 ALL = "all"
 STATUS_FILTERS = (ALL, *STATUSES)
@@ -30,6 +30,11 @@ SORT_COLUMNS: dict[str, str] = {
     "updated_at": "Updated At",
     "age": "Age",
 }
+
+
+def _same(value: str, _default: str) -> str:
+    """The value itself (BoardRow.from_row without a shared pool)."""
+    return value
 
 
 def fast_time(text: str) -> datetime | None:
@@ -67,20 +72,25 @@ class BoardRow:
     """How many rows share this Session ID (0 when it is not repeated)."""
 
     @classmethod
-    def from_row(cls, row: Row, has_snapshot: bool = False) -> "BoardRow":
-        """Build a board row from a parsed index row."""
-        v = row.values
+    def from_row(cls, row: Row, has_snapshot: bool = False, shared: dict[str, str] | None = None) -> BoardRow:
+        """Build a board row from a parsed index row.
+
+        shared, when given, keeps one copy of each text several rows hold (statuses, agents, the
+        placeholder topic and summary, timestamps): 100k rows hold far fewer distinct texts.
+        """
+        one = shared.setdefault if shared is not None else _same
+        get = row.get
         out = cls(
             row.line,
-            v.get("id", ""),
-            v.get("agent", ""),
-            v.get("topic", ""),
-            v.get("summary", ""),
-            v.get("keywords", ""),
-            v.get("status", ""),
-            v.get("referenced_by", ""),
-            v.get("started_at", ""),
-            v.get("updated_at", ""),
+            row.id,
+            one(get("agent"), get("agent")),
+            one(get("topic"), get("topic")),
+            one(get("summary"), get("summary")),
+            one(get("keywords"), get("keywords")),
+            one(row.status, row.status),
+            one(get("referenced_by"), get("referenced_by")),
+            one(get("started_at"), get("started_at")),
+            one(get("updated_at"), get("updated_at")),
             row.problem,
             has_snapshot,
         )
@@ -124,12 +134,9 @@ class IndexSource:
     prelude: bytes  # the header and separator lines
 
     @classmethod
-    def of(cls, index: IndexFile) -> "IndexSource":
+    def of(cls, index: IndexFile) -> IndexSource:
         """Remember an index's bytes and table position."""
-        prelude = b""
-        if index.header_line is not None:
-            prelude = encode(index.lines[index.header_line] + index.lines[index.header_line + 1])
-        return cls(index.data, index.header_line, index.table_end, prelude)
+        return cls(index.data, index.header_line, index.table_end, index.header_bytes())
 
 
 def sort_key(name: str):
@@ -161,7 +168,7 @@ class BoardModel:
         self.by_id: dict[str, BoardRow] = {}
         for r in rows:
             self.by_id.setdefault(r.id, r)
-        counts = {s: 0 for s in STATUSES}
+        counts = dict.fromkeys(STATUSES, 0)
         bad = 0
         for r in rows:
             r.dup = r.dups = 0
@@ -188,16 +195,17 @@ class BoardModel:
         return shared
 
     @classmethod
-    def from_index(cls, index: IndexFile, snapshot_ids: set[str], now: datetime, complete: bool = True) -> "BoardModel":
+    def from_index(cls, index: IndexFile, snapshot_ids: set[str], now: datetime, complete: bool = True) -> BoardModel:
         """Build the model from a parsed index and the IDs that have a snapshot."""
-        rows = [BoardRow.from_row(r, r.values.get("id", "") in snapshot_ids) for r in index.rows]
+        shared: dict[str, str] = {}  # one copy of each repeated text; rows stream in one at a time (100k rows)
+        rows = [BoardRow.from_row(r, r.id in snapshot_ids, shared) for r in index.iter_rows()]
         model = cls(rows, now, complete, list(index.problems))
         model.source = IndexSource.of(index)
         model.markers = list(index.conflict_lines)
         return model
 
     @classmethod
-    def empty(cls, now: datetime) -> "BoardModel":
+    def empty(cls, now: datetime) -> BoardModel:
         """A model with no rows."""
         return cls([], now)
 
@@ -234,7 +242,7 @@ class BoardModel:
         self._last_view = (key, needle, rows)
         return rows
 
-    def new_ids(self, previous: "BoardModel | None") -> set[str]:
+    def new_ids(self, previous: BoardModel | None) -> set[str]:
         """IDs present now that the previous model did not have (empty on a first read)."""
         if previous is None or not previous.complete or not previous.rows:
             return set()

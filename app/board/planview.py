@@ -57,7 +57,7 @@ def visible(line: str) -> str:
     """A diff line with its invisible characters drawn: `␍` for a CR (so a CRLF → LF change shows),
     `⟨BOM⟩`, `⟨U+2028⟩`-style marks for other control and separator characters, `⟨\\xe9⟩` for a
     byte that is not UTF-8."""
-    if line.isascii() and line.isprintable():
+    if line.isprintable():  # every character this draws is unprintable: a printable line stays as it is
         return line
     out = []
     for ch in line:
@@ -169,13 +169,29 @@ def row_lines(f: FileChange, reasons: dict[str, str]) -> list[ViewLine]:
                 start = 6 + width
                 old, new = fc.before or "''", fc.after or "''"
                 text = f"      {fc.column.ljust(width)}{old}{ARROW}{new}"
-                out.append(ViewLine(text, "field", ((start, start + len(old), "removed"),
-                                                    (start + len(old) + len(ARROW), len(text), "added"))))
+                out.append(
+                    ViewLine(
+                        text,
+                        "field",
+                        ((start, start + len(old), "removed"), (start + len(old) + len(ARROW), len(text), "added")),
+                    )
+                )
         else:
             word = "will be added" if row.kind == "added" else "will be deleted"
             text = f"  {row.session_id}  {word}" + (f"  ({about})" if about else "")
-            out.append(ViewLine(text, "row", ((len(row.session_id) + 4, len(row.session_id) + 4 + len(word),
-                                               "added" if row.kind == "added" else "removed"),)))
+            out.append(
+                ViewLine(
+                    text,
+                    "row",
+                    (
+                        (
+                            len(row.session_id) + 4,
+                            len(row.session_id) + 4 + len(word),
+                            "added" if row.kind == "added" else "removed",
+                        ),
+                    ),
+                )
+            )
         if row.session_id in reasons:
             out.append(ViewLine(f"      why: {reasons[row.session_id]}", "muted"))
     if f.other_lines:
@@ -199,8 +215,9 @@ def file_lines(files: list[FileChange], reasons: dict[str, str] | None = None) -
     return out
 
 
-def build(plan: Plan, headline: list[str], blocks: list[ViewLine] | None = None,
-          reasons: dict[str, str] | None = None) -> PlanView:
+def build(
+    plan: Plan, headline: list[str], blocks: list[ViewLine] | None = None, reasons: dict[str, str] | None = None
+) -> PlanView:
     """A plan's view: the headline given, then blocks (an op's own list: findings, rows kept) and the files."""
     diffs = [diff_change(ch) for ch in plan.changes]
     diff = "".join(diffs)

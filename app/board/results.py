@@ -1,164 +1,124 @@
-"""What the board reads from the core's results: plan results, listed rows, chain nodes, doctor findings.
+"""What the board reads from the core's results: plan results, listed rows, chains, doctor findings.
 
-The core hands these over as plain dicts; every read of one happens here and turns it into a
-small typed value, so that when the core returns typed results only this module changes.
-Plain Python (no Textual).
+The core returns typed results (memboard.core.results); every read of one by the board happens
+here, in a few small functions the flows and the wording call, so that a change to a result's
+shape touches this module only. Plain Python (no Textual).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Any
 
+from ..core.files.root import MemoryRoot
 from ..core.ops.query import chain as _chain
 from ..core.ops.query import list_rows as _list_rows
 from ..core.plan import Plan
-from ..core.root import MemoryRoot
+from ..core.results import (
+    ArchiveResult,
+    ChainView,
+    ContinueResult,
+    DoctorResult,
+    Finding,
+    ManualResult,
+    OrganizeResult,
+    ReleaseResult,
+    RowView,
+    UpdateResult,
+)
+
+__all__ = [
+    "ChainView",
+    "Finding",
+    "OrganizeResult",
+    "RowView",
+    "UpdateResult",
+    "archive_deletes",
+    "archive_released",
+    "chain",
+    "continued_source",
+    "findings",
+    "listed_rows",
+    "organize",
+    "organize_groups",
+    "released_source",
+    "session_of",
+    "update",
+    "updated_at",
+]
 
 
-@dataclass(frozen=True)
-class ListedRow:
-    """One row of the index as the core lists it (for the pickers)."""
-
-    id: str
-    agent: str
-    status: str
-    topic: str
-    updated_at: str
-    problem: str | None
-
-
-def listed_rows(root: MemoryRoot) -> list[ListedRow]:
+def listed_rows(root: MemoryRoot) -> list[RowView]:
     """Every row of the index, in file order."""
-    return [
-        ListedRow(r["id"] or "", r["agent"] or "", r["status"] or "", r["topic"] or "", r["updated_at"] or "",
-                  r["problem"])
-        for r in _list_rows(root)
-    ]
+    return _list_rows(root)
 
 
 def updated_at(root: MemoryRoot) -> dict[str, str]:
     """Each listed row's Updated At by Session ID (the first row of a repeated ID)."""
     out: dict[str, str] = {}
-    for row in listed_rows(root):
+    for row in _list_rows(root):
         out.setdefault(row.id, row.updated_at)
     return out
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One inconsistency doctor found, with its planned fix (None: it is not repaired automatically)."""
-
-    kind: str
-    id: str
-    message: str
-    fix: str | None
-
-
-def findings(plan: Plan) -> list[Finding]:
+def findings(plan: Plan[Any]) -> list[Finding]:
     """Doctor's findings from its repair plan."""
-    return [Finding(f["kind"], f.get("id") or "", f["message"], f.get("fix")) for f in plan.result.get("findings", [])]
+    result = plan.result
+    return list(result.findings) if isinstance(result, DoctorResult) else []
+
+
+def organize(plan: Plan[Any]) -> OrganizeResult:
+    """The organize plan's outcome: Session IDs per group, the reasons the core gave, the stale days."""
+    result = plan.result
+    if isinstance(result, OrganizeResult):
+        return result
+    return OrganizeResult([], [], [], [], [], [], [], {}, 0)
 
 
 ORGANIZE_GROUPS = ("deleted", "marked_stale", "kept_active", "protected", "blocked", "malformed", "stale")
 
 
-@dataclass(frozen=True)
-class OrganizeOutcome:
-    """Organize's verdict on every row: the IDs per group and the reason the core gave for some."""
-
-    groups: dict[str, list[str]]
-    reasons: dict[str, str]
-    stale_days: int
+def organize_groups(result: OrganizeResult) -> dict[str, list[str]]:
+    """An organize result's Session IDs by group name (ORGANIZE_GROUPS, in that order)."""
+    return {name: list(getattr(result, name)) for name in ORGANIZE_GROUPS}
 
 
-def organize(plan: Plan) -> OrganizeOutcome:
-    """The organize plan's outcome (groups in ORGANIZE_GROUPS order)."""
-    result = plan.result
-    return OrganizeOutcome({g: list(result.get(g, [])) for g in ORGANIZE_GROUPS}, dict(result.get("reasons", {})),
-                           int(result.get("stale_days", 0)))
-
-
-def session_of(plan: Plan) -> str | None:
+def session_of(plan: Plan[Any]) -> str | None:
     """The session a plan is about (the one that continues, releases, is updated or archived)."""
-    value = plan.result.get("session_id")
+    value = getattr(plan.result, "session_id", None)
     return value if isinstance(value, str) else None
 
 
-def archive_deletes(plan: Plan) -> bool:
+def archive_deletes(plan: Plan[Any]) -> bool:
     """Whether an archive plan deletes a placeholder row instead of archiving a snapshot."""
-    return plan.result.get("action") == "deleted"
+    return isinstance(plan.result, ArchiveResult) and plan.result.action == "deleted"
 
 
-def archive_released(plan: Plan) -> list[str]:
+def archive_released(plan: Plan[Any]) -> list[str]:
     """The references an archive plan releases first."""
-    return list(plan.result.get("released") or [])
+    return list(plan.result.released) if isinstance(plan.result, ArchiveResult) else []
 
 
-def continued_source(plan: Plan) -> str:
-    """The source a continue plan links to."""
-    return str(plan.result.get("continues_from") or "")
+def continued_source(plan: Plan[Any]) -> str:
+    """The source a continue plan links to (also a new session's, registered to continue)."""
+    result = plan.result
+    if isinstance(result, (ContinueResult, ManualResult)):
+        return result.continues_from or ""
+    return ""
 
 
-def released_source(plan: Plan) -> str:
+def released_source(plan: Plan[Any]) -> str:
     """The source a release plan unlinks."""
-    return str(plan.result.get("released") or "")
+    return plan.result.released if isinstance(plan.result, ReleaseResult) else ""
 
 
-@dataclass(frozen=True)
-class UpdateOutcome:
-    """What an update plan does to the snapshot."""
-
-    created: bool
-    added: int
-    marked: int
-    carried: int
-    continues_from: list[str]
-
-
-def update(plan: Plan) -> UpdateOutcome:
+def update(plan: Plan[Any]) -> UpdateResult:
     """The update plan's snapshot outcome."""
     result = plan.result
-    return UpdateOutcome(bool(result.get("snapshot_created")), len(result.get("added", [])),
-                         len(result.get("marked", [])), len(result.get("carried_over", [])),
-                         list(result.get("continues_from", [])))
+    if isinstance(result, UpdateResult):
+        return result
+    return UpdateResult(session_of(plan) or "", False, [], [], [], [])
 
 
-@dataclass(frozen=True)
-class ChainNode:
-    """A session in a reference chain: live, archived or missing, with its marks and its children."""
-
-    id: str
-    state: str = "live"
-    status: str | None = None
-    topic: str | None = None
-    one_sided: bool = False
-    cycle: bool = False
-    children: tuple["ChainNode", ...] = field(default=())
-
-    def count(self) -> int:
-        """How many nodes lie below this one, through the whole subtree."""
-        return sum(1 + child.count() for child in self.children)
-
-
-def chain_node(node: dict) -> ChainNode:
-    """A core chain node (and its children) as a ChainNode."""
-    return ChainNode(node["id"], node.get("state") or "live", node.get("status"), node.get("topic"),
-                     bool(node.get("one_sided")), bool(node.get("cycle")),
-                     tuple(chain_node(child) for child in node.get("children", [])))
-
-
-@dataclass(frozen=True)
-class Chain:
-    """A session's reference chain: the session itself, its ancestors and its descendants."""
-
-    me: ChainNode
-    continues_from: tuple[ChainNode, ...]
-    referenced_by: tuple[ChainNode, ...]
-
-
-def chain(root: MemoryRoot, session_id: str, status: str | None = None, topic: str | None = None) -> Chain:
-    """session_id's chain both ways; status and topic describe the session itself (from its row)."""
-    data = _chain(root, session_id)
-    me = ChainNode(data["id"], data.get("state") or "live", status, topic)
-    return Chain(me, tuple(chain_node(n) for n in data["continues_from"]),
-                 tuple(chain_node(n) for n in data["referenced_by"]))
+def chain(root: MemoryRoot, session_id: str) -> ChainView:
+    """session_id's reference chain both ways (with the session's own status and topic)."""
+    return _chain(root, session_id)

@@ -7,25 +7,27 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ..core.errors import UsageError
+from ..core.files.localstate import folder_of
+from ..core.formats.clock import now
+from ..core.ops.demo import build_demo
+from ..core.ops.notes.demo import build_demo_notes
+from .app import MemboardApp
+
 
 def run_board(path: str | os.PathLike) -> int:
     """Open the board on the memory root at path; returns the exit status."""
-    from .app import MemboardApp
-
     MemboardApp(path).run()
     return 0
 
 
 def make_demo(target: str | os.PathLike) -> Path:
-    """Generate the demo root into target (which must be empty or absent)."""
-    from ..core.clock import now
-    from ..core.demo import build_demo
-    from ..core.errors import UsageError
-
+    """Generate the demo root, its sessions and its notes, into target (which must be empty or absent)."""
     target = Path(target)
     if target.exists() and any(target.iterdir()):
         raise UsageError(f"{target} is not empty; choose an empty or new folder for the demo root")
-    return build_demo(target, now())
+    when = now()
+    return build_demo_notes(build_demo(target, when), when)
 
 
 def run_demo(keep: str | None = None) -> int:
@@ -33,8 +35,6 @@ def run_demo(keep: str | None = None) -> int:
     if keep:
         path = make_demo(keep)
         return run_board(path)
-    from ..core.localstate import folder_of
-
     with tempfile.TemporaryDirectory(prefix="memboard-demo-") as tmp:
         path = make_demo(Path(tmp) / "memory")
         try:

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Collection
 from pathlib import Path
+from typing import Any
 
 from .errors import UsageError
+from .formats.ids import check_agent
 
 CONFIG_ENV = "MEMBOARD_CONFIG"
 ROOT_ENV = "MEMBOARD_ROOT"
 STATE_ENV = "MEMBOARD_STATE_DIR"
 KEYS = {"root": str, "agent_name": str, "stale_days": int, "theme": str, "lock_timeout": float, "settle_seconds": float}
+DEFAULT_STALE_DAYS = 14  # the protocol's days without update before organize marks an active row stale
 MAX_SETTLE = 2.0  # a longer window than this would outlast the 5 s a command waits for a file to settle
 
 
@@ -39,7 +43,7 @@ def state_dir() -> Path:
     return base / "memboard"
 
 
-def load() -> dict:
+def load() -> dict[str, Any]:
     """The config as a dict ({} when there is no file); a broken file is a one-line error."""
     path = config_path()
     try:
@@ -48,7 +52,7 @@ def load() -> dict:
         return {}
     except OSError as exc:
         raise UsageError(f"cannot read config {path}: {exc.strerror or exc}") from None
-    import tomllib
+    import tomllib  # lazy: without a config file the hook never loads a TOML parser (about 2.7 ms)
 
     try:
         return tomllib.loads(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
@@ -56,7 +60,7 @@ def load() -> dict:
         raise UsageError(f"config {path} is not valid TOML: {exc}") from None
 
 
-def resolve_root(cli_root: str | None, cfg: dict | None = None) -> Path:
+def resolve_root(cli_root: str | None, cfg: dict[str, Any] | None = None) -> Path:
     """The memory root: --root, MEMBOARD_ROOT, config `root`, ./memory if it exists."""
     if cli_root:
         return Path(cli_root).expanduser()
@@ -69,9 +73,7 @@ def resolve_root(cli_root: str | None, cfg: dict | None = None) -> Path:
     local = Path("memory")
     if local.is_dir():
         return local
-    raise UsageError(
-        "no memory root: pass --root DIR, set MEMBOARD_ROOT, or run `memboard config set root DIR`"
-    )
+    raise UsageError("no memory root: pass --root DIR, set MEMBOARD_ROOT, or run `memboard config set root DIR`")
 
 
 def parse_value(key: str, raw: str, themes: Collection[str] | None = None) -> object:
@@ -90,8 +92,6 @@ def parse_value(key: str, raw: str, themes: Collection[str] | None = None) -> ob
             raise UsageError(f"root {path} is not a folder")
         return str(path)
     if key == "agent_name":
-        from .ids import check_agent
-
         return check_agent(text)
     if key == "stale_days":
         try:
@@ -118,8 +118,6 @@ def parse_value(key: str, raw: str, themes: Collection[str] | None = None) -> ob
             raise UsageError(f"settle_seconds must be between 0 and {MAX_SETTLE:g} seconds")
         return seconds
     if key == "theme":
-        import re
-
         if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,63}", text):
             raise UsageError(f"theme must be a theme name such as textual-dark or nord, not {raw!r}")
         if themes is not None and text not in themes:
@@ -128,20 +126,26 @@ def parse_value(key: str, raw: str, themes: Collection[str] | None = None) -> ob
     raise UsageError(f"config key {key!r} cannot be set")  # pragma: no cover - KEYS covers every key
 
 
-def render(cfg: dict) -> bytes:
-    """The config as TOML bytes (tomli-w)."""
-    import tomli_w
+def seconds_setting(env: str, key: str, default: float) -> float:
+    """A number of seconds from the environment variable env, else config key, else default."""
+    raw = os.environ.get(env)
+    if raw:
+        try:
+            return max(0.0, float(raw))
+        except ValueError:
+            pass
+    try:
+        value = load().get(key)
+    except UsageError:
+        value = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return default
 
-    return tomli_w.dumps(cfg).encode("utf-8")
 
-
-def set_value(key: str, raw: str, themes: Collection[str] | None = None) -> tuple[Path, object, bytes | None, bytes]:
-    """Validate and store one key, keeping the file's comments, layout and other keys;
-    returns (path, value, old bytes, new bytes)."""
-    from . import tomledit
-
-    value = parse_value(key, raw, themes)
-    load()  # a config that is not valid TOML is refused here, as by every other command
-    edit = tomledit.plan_set(config_path(), (key,), value)
-    tomledit.apply(edit)
-    return edit.path, value, edit.before, edit.after
+def stale_days(cfg: dict[str, Any] | None = None) -> int:
+    """Organize's days without update: config `stale_days`, else 14; any other value is a one-line UsageError."""
+    value = (load() if cfg is None else cfg).get("stale_days", DEFAULT_STALE_DAYS)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise UsageError(f"config stale_days must be a whole number of days, 0 or more, not {value!r}")
+    return value

@@ -1,5 +1,9 @@
 """Errors the core raises; each carries a one-line message for the user."""
 
+from __future__ import annotations
+
+from typing import Any
+
 
 class MemboardError(Exception):
     """A refusal or failure with a one-line reason; nothing was written."""
@@ -24,6 +28,7 @@ class Incomplete(MemboardError):
 class StalePlan(MemboardError):
     """The files changed since the plan was built; a fresh plan is attached."""
 
-    def __init__(self, message: str, fresh_plan=None):
+    def __init__(self, message: str, fresh_plan: Any = None):
+        """message: why; fresh_plan: the plan built again from the files as they are now."""
         super().__init__(message)
         self.fresh_plan = fresh_plan

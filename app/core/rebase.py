@@ -12,7 +12,6 @@ unless a Session ID is in both.
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter
 
 
@@ -27,6 +26,8 @@ def _split_lf(data: bytes) -> list[bytes]:
 
 def _hunks(base: list[bytes], other: list[bytes]) -> list[tuple[int, int, list[bytes]]]:
     """Changed regions of base as (start, end, replacement lines)."""
+    import difflib  # lazy: only a write that finds its file changed underneath merges (the hook's path loads it never)
+
     matcher = difflib.SequenceMatcher(None, base, other, autojunk=False)
     return [(i1, i2, other[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
@@ -59,7 +60,9 @@ def _rows_at_table_end(base: list[bytes], a: tuple[int, int, list[bytes]], b: tu
     at = a[0]
     if not (a[0] == a[1] == b[0] == b[1] and at > 0 and a[2] and b[2]):
         return False
-    if not base[at - 1].lstrip(b" \t").startswith(b"|") or (at < len(base) and base[at].lstrip(b" \t").startswith(b"|")):
+    if not base[at - 1].lstrip(b" \t").startswith(b"|") or (
+        at < len(base) and base[at].lstrip(b" \t").startswith(b"|")
+    ):
         return False
     if not all(_row(line) for line in a[2] + b[2]):
         return False

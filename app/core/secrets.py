@@ -47,25 +47,36 @@ RULES: list[Rule] = [
     _rule("private key", "private", r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"),
     # cloud
     _rule("AWS access key", "akia asia abia acca a3t", r"\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})\b"),
-    _rule(AWS_SECRET_KIND, "aws secret",
-          r"(?i)(?:aws.{0,20}?(?:secret|sk)|secret[_-]?access[_-]?key).{0,20}?[\"']?\s*(?:[:=]|=>)\s*[\"']?"
-          r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+    _rule(
+        AWS_SECRET_KIND,
+        "aws secret",
+        r"(?i)(?:aws.{0,20}?(?:secret|sk)|secret[_-]?access[_-]?key).{0,20}?[\"']?\s*(?:[:=]|=>)\s*[\"']?"
+        r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+    ),
     _rule("Google API key", "aiza", r"\b(AIza[0-9A-Za-z_-]{35})"),
     _rule("Google OAuth client secret", "gocspx", r"\b(GOCSPX-[A-Za-z0-9_-]{28})" + END),
     _rule("Azure storage account key", "accountkey", r"(?i)\bAccountKey\s*=\s*([A-Za-z0-9+/]{86}==)"),
     _rule("Azure shared access signature", "sig=", r"[?&;]sig=([A-Za-z0-9%+/=]{30,})"),
-    _rule("Azure AD client secret", "q~",
-          r"(?:^|[\\'\"`\s>=:(,)])([a-zA-Z0-9_~.]{3}[0-9]Q~[a-zA-Z0-9_~.-]{31,34})(?:$|[\\'\"`\s<),])"),
+    _rule(
+        "Azure AD client secret",
+        "q~",
+        r"(?:^|[\\'\"`\s>=:(,)])([a-zA-Z0-9_~.]{3}[0-9]Q~[a-zA-Z0-9_~.-]{31,34})(?:$|[\\'\"`\s<),])",
+    ),
     _rule("DigitalOcean token", "do_v1 dop_v1 dor_v1 doo_v1", r"\b(do[opr]_v1_[a-f0-9]{64})\b"),
     # source hosts and package registries
     _rule("GitHub token", "ghp_ gho_ ghu_ ghs_ ghr_", r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,})\b"),
     _rule("GitHub token", "github_pat_", r"\b(github_pat_[A-Za-z0-9_]{30,})\b"),
-    _rule("GitLab token", "glpat- gldt- glrt- glcbt- glimt- glagent- gloas- glft- glsoat- glffct-",
-          r"\b((?:glpat|gldt|glrt|glcbt|glimt|glagent|gloas|glft|glsoat|glffct)-[A-Za-z0-9_.-]{20,})" + END),
+    _rule(
+        "GitLab token",
+        "glpat- gldt- glrt- glcbt- glimt- glagent- gloas- glft- glsoat- glffct-",
+        r"\b((?:glpat|gldt|glrt|glcbt|glimt|glagent|gloas|glft|glsoat|glffct)-[A-Za-z0-9_.-]{20,})" + END,
+    ),
     _rule("GitLab token", "glptt-", r"\b(glptt-[0-9a-f]{40})\b"),
     _rule("GitLab token", "gr1348941", r"\b(GR1348941[A-Za-z0-9_-]{20})" + END),
     _rule("npm token", "npm_", r"\b(npm_[A-Za-z0-9]{36})\b"),
-    _rule("npm token", "_auth", r"(?i)(?<![A-Za-z0-9])_(?:authToken|auth|password)\s*=\s*[\"']?([^\s\"'$][^\s\"']{7,})"),
+    _rule(
+        "npm token", "_auth", r"(?i)(?<![A-Za-z0-9])_(?:authToken|auth|password)\s*=\s*[\"']?([^\s\"'$][^\s\"']{7,})"
+    ),
     _rule("PyPI token", "pypi-", r"\b(pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,})"),
     _rule("Docker Hub token", "dckr_pat_", r"\b(dckr_pat_[A-Za-z0-9_-]{27,})"),
     _rule("Hugging Face token", "hf_", r"\b(hf_[A-Za-z]{34})\b"),
@@ -75,7 +86,11 @@ RULES: list[Rule] = [
     # payments and messaging
     _rule("Stripe key", "sk_ rk_", r"\b((?:sk|rk)_(?:test|live|prod)_[A-Za-z0-9]{10,99})\b"),
     _rule("Stripe webhook secret", "whsec_", r"\b(whsec_[A-Za-z0-9]{32,})\b"),
-    _rule("Square token", "sq0atp- sq0csp- eaaa", r"\b((?:sq0atp|sq0csp)-[A-Za-z0-9_-]{22,43}|EAAA[A-Za-z0-9_-]{60})" + END),
+    _rule(
+        "Square token",
+        "sq0atp- sq0csp- eaaa",
+        r"\b((?:sq0atp|sq0csp)-[A-Za-z0-9_-]{22,43}|EAAA[A-Za-z0-9_-]{60})" + END,
+    ),
     _rule("Shopify token", "shpat_ shpca_ shppa_ shpss_", r"\b(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})\b"),
     _rule("Slack token", "xox", r"\b(xox[abposre]-[A-Za-z0-9-]{10,})\b"),
     _rule("Slack token", "xapp-", r"\b(xapp-[0-9]-[A-Z0-9]+-[0-9]+-[A-Za-z0-9]+)\b"),
@@ -84,12 +99,21 @@ RULES: list[Rule] = [
     _rule("Mailchimp API key", "-us", r"\b([0-9a-f]{32}-us[0-9]{1,2})\b"),
     _rule("Telegram bot token", ":a", r"(?<![0-9])([0-9]{5,16}:A[A-Za-z0-9_-]{34})" + END),
     # webhook URLs that carry their secret
-    _rule("Slack webhook URL", "hooks.slack.com",
-          r"(?:https?://)?hooks\.slack\.com/((?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56})"),
-    _rule("Discord webhook URL", "discord",
-          r"https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/([0-9]{17,20}/[A-Za-z0-9_-]{60,68})"),
-    _rule("Microsoft Teams webhook URL", "webhook.office.com",
-          r"https://[A-Za-z0-9-]+\.webhook\.office\.com/(webhookb2/[A-Za-z0-9@/_-]{40,})"),
+    _rule(
+        "Slack webhook URL",
+        "hooks.slack.com",
+        r"(?:https?://)?hooks\.slack\.com/((?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56})",
+    ),
+    _rule(
+        "Discord webhook URL",
+        "discord",
+        r"https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/([0-9]{17,20}/[A-Za-z0-9_-]{60,68})",
+    ),
+    _rule(
+        "Microsoft Teams webhook URL",
+        "webhook.office.com",
+        r"https://[A-Za-z0-9-]+\.webhook\.office\.com/(webhookb2/[A-Za-z0-9@/_-]{40,})",
+    ),
     # AI providers
     _rule("Anthropic API key", "sk-ant-", r"\b(sk-ant-[A-Za-z0-9_-]{20,})"),
     _rule("OpenAI API key", "sk-", r"\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,})"),
@@ -146,9 +170,24 @@ class SecretFound(MemboardError):
 
 # kinds whose first characters are a public, fixed prefix (showing them tells the kind, not the secret)
 PUBLIC_PREFIX_KINDS = {
-    "AWS access key", "GitHub token", "GitLab token", "npm token", "PyPI token", "Docker Hub token", "Stripe key",
-    "Stripe webhook secret", "Slack token", "Twilio API key", "SendGrid API key", "Anthropic API key", "OpenAI API key",
-    "Google API key", "JSON Web Token", "Hugging Face token", "Shopify token", "DigitalOcean token",
+    "AWS access key",
+    "GitHub token",
+    "GitLab token",
+    "npm token",
+    "PyPI token",
+    "Docker Hub token",
+    "Stripe key",
+    "Stripe webhook secret",
+    "Slack token",
+    "Twilio API key",
+    "SendGrid API key",
+    "Anthropic API key",
+    "OpenAI API key",
+    "Google API key",
+    "JSON Web Token",
+    "Hugging Face token",
+    "Shopify token",
+    "DigitalOcean token",
 }
 
 

@@ -6,13 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from bench.roots import generate
+from memboard.core.formats.index import IndexFile
+from memboard.core.formats.snapshot import Snapshot
 
-from bench.roots import generate  # noqa: E402
-from memboard.core.index import IndexFile  # noqa: E402
-from memboard.core.snapshot import Snapshot  # noqa: E402
+REPO = Path(__file__).resolve().parents[2]
 
 
 def has_cjk(text: str) -> bool:
@@ -60,12 +58,16 @@ def test_generator_is_deterministic(tmp_path):
     generate(tmp_path / "a", 200)
     generate(tmp_path / "b", 200)
     assert (tmp_path / "a" / "index.md").read_bytes() == (tmp_path / "b" / "index.md").read_bytes()
-    assert sorted(p.name for p in (tmp_path / "a" / "sessions").iterdir()) == sorted(p.name for p in (tmp_path / "b" / "sessions").iterdir())
+    assert sorted(p.name for p in (tmp_path / "a" / "sessions").iterdir()) == sorted(
+        p.name for p in (tmp_path / "b" / "sessions").iterdir()
+    )
 
 
 def test_run_py_describes_its_options():
     """`python bench/run.py --help` works without a package install of bench/."""
-    proc = subprocess.run([sys.executable, str(REPO / "bench" / "run.py"), "--help"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "run.py"), "--help"], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     assert "--quick" in proc.stdout and "--json" in proc.stdout
 
@@ -77,7 +79,9 @@ def test_table_marks_missing_figures_and_targets():
     table = render_table(
         [
             Figure("memboard register", 1000, 0.12, "s", 5, "python -c pass", 0.03, 4.0),
-            Figure("board first paint", 1000, None, "", target="≤ 1.5× bare", note="not available (board not built yet)"),
+            Figure(
+                "board first paint", 1000, None, "", target="≤ 1.5× bare", note="not available (board not built yet)"
+            ),
             Figure("rows lost (8 writers)", 1000, 0.0, "rows", 40, target="= 0", passed=True),
             Figure("filter keystroke → repaint", 100000, 80.0, "ms", 6, target="≤ 50 ms", passed=False),
         ]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from memboard.core.clock import now
-from memboard.core.demo import build_demo, demo_ids
-from memboard.core.index import COLUMNS
+from memboard.core.formats.clock import now
+from memboard.core.ops.demo import build_demo, demo_ids
+from tests.support.roots import index_text, row_cells, table_line
 
 
 @pytest.fixture
@@ -23,16 +23,9 @@ def ids() -> dict[str, str]:
     return demo_ids(now())
 
 
-def index_text(rows: list[list[str]], extra: str = "") -> str:
-    """An index.md with the given rows (cells as given) and optional raw extra lines."""
-    head = "| " + " | ".join(COLUMNS) + " |\n" + "|" + "---|" * len(COLUMNS) + "\n"
-    return "# Memory Index\n\n" + head + "".join("| " + " | ".join(r) + " |\n" for r in rows) + extra
-
-
 def row(sid: str, status: str = "active", topic: str = "topic", refs: str = "-", summary: str = "summary") -> list[str]:
     """Nine cells of a well-formed row."""
-    agent = sid[16:]
-    return [sid, agent, topic, summary, "kw", status, refs, "2026-05-30 10:00", "2026-05-31 10:00"]
+    return row_cells(sid, status, refs, summary, topic, updated="2026-05-31 10:00", started="2026-05-30 10:00")
 
 
 @pytest.fixture
@@ -41,7 +34,7 @@ def write_index(root):
 
     def write(rows: list[list[str]], extra: str = "") -> Path:
         path = root / "index.md"
-        path.write_text(index_text(rows, extra), encoding="utf-8")
+        path.write_text(index_text([table_line(r) for r in rows], extra=extra), encoding="utf-8")
         return path
 
     return write

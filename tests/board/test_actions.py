@@ -9,6 +9,7 @@ from textual.app import App
 from memboard.board.actions import ACTIONS, Action, Where, bindings, board_only, help_sections, palette_entries
 from memboard.board.app import FilterInput, MemboardApp
 from memboard.board.commands import commands
+from memboard.board.notes.dialogs import ConflictScreen, NoteChainScreen, NoteEditScreen
 from memboard.board.screens import (
     ChainScreen,
     LogScreen,
@@ -21,7 +22,10 @@ from memboard.board.screens import (
     StaleDaysScreen,
     UpdateScreen,
 )
+from memboard.board.screens.archive import ArchiveScreen
 from memboard.board.screens.help import HelpScreen, key_table
+from memboard.board.screens.search import SearchScreen
+from memboard.board.screens.session import SessionScreen
 from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.session_table import SessionTable
 
@@ -76,8 +80,42 @@ async def test_changing_one_entry_changes_bindings_footer_help_and_palette():
 async def test_the_board_footer_draws_the_tables_footer_entries_in_order():
     footer = await footer_text()
     assert footer.split() == [
-        "/", "filter", "1234", "status", "⏎", "open", "␣", "mark", "c", "continue", "r", "release", "a", "archive",
-        "o", "organize", "u", "update", "g", "chain", "d", "doctor", "l", "log", "s", "sort", "?", "help", "q", "quit",
+        "/",
+        "filter",
+        "1234",
+        "status",
+        "n",
+        "notes",
+        "⏎",
+        "open",
+        "␣",
+        "mark",
+        "c",
+        "continue",
+        "r",
+        "release",
+        "a",
+        "archive",
+        "o",
+        "organize",
+        "u",
+        "update",
+        "g",
+        "chain",
+        "d",
+        "doctor",
+        "f",
+        "find",
+        "A",
+        "archived",
+        "l",
+        "log",
+        "s",
+        "sort",
+        "?",
+        "help",
+        "q",
+        "quit",
     ]
 
 
@@ -92,7 +130,12 @@ async def test_help_and_quit_stay_in_the_footer_at_any_width_and_the_rest_gives_
 
 async def test_each_place_has_its_own_footer_and_text_boxes_show_f1_and_ctrl_q():
     preview = (await footer_text("preview")).split()
-    assert preview[:6] == ["⏎/y", "apply", "esc/n", "cancel", "d", "exact"] and preview[-4:] == ["?", "help", "q", "quit"]
+    assert preview[:6] == ["⏎/y", "apply", "esc/n", "cancel", "d", "exact"] and preview[-4:] == [
+        "?",
+        "help",
+        "q",
+        "quit",
+    ]
     assert (await footer_text("pane")).split() == ["esc", "back", "[]", "revision", "?", "help", "q", "quit"]
     editor = (await footer_text("update")).split()
     assert editor[:2] == ["ctrl+s", "preview"] and editor[-4:] == ["f1", "help", "ctrl+q", "quit"]
@@ -100,21 +143,54 @@ async def test_each_place_has_its_own_footer_and_text_boxes_show_f1_and_ctrl_q()
 
 
 def test_every_binding_of_the_board_comes_from_the_table():
-    assert MemboardApp.BINDINGS == bindings("app")
-    assert FilterInput.BINDINGS == bindings("filter")
-    assert SessionTable.BINDINGS == bindings("table")
-    for screen, owner in ((PreviewScreen, "preview"), (MessageScreen, "message"), (SessionPicker, "picker"),
-                          (StaleDaysScreen, "stale"), (UpdateScreen, "update"), (ChainScreen, "chain"),
-                          (HelpScreen, "help"), (LogScreen, "log"), (QuestionScreen, "confirm"),
-                          (PlanningScreen, "planning"), (ProgressScreen, "progress")):
-        assert screen.BINDINGS == bindings(owner), screen
+    assert bindings("app") == MemboardApp.BINDINGS
+    assert bindings("filter") == FilterInput.BINDINGS
+    assert bindings("table") == SessionTable.BINDINGS
+    for screen, owner in (
+        (PreviewScreen, "preview"),
+        (MessageScreen, "message"),
+        (SessionPicker, "picker"),
+        (StaleDaysScreen, "stale"),
+        (UpdateScreen, "update"),
+        (ChainScreen, "chain"),
+        (HelpScreen, "help"),
+        (LogScreen, "log"),
+        (QuestionScreen, "confirm"),
+        (PlanningScreen, "planning"),
+        (ProgressScreen, "progress"),
+        (SearchScreen, "search"),
+        (ArchiveScreen, "archived"),
+        (SessionScreen, "session"),
+        (NoteEditScreen, "update"),
+        (ConflictScreen, "conflict"),
+        (NoteChainScreen, "chain"),
+    ):
+        assert bindings(owner) == screen.BINDINGS, screen
     # every bound action exists on the class that binds it
     for entry in ACTIONS:
         if entry.owner == "app":
             assert hasattr(MemboardApp, f"action_{entry.action_name}"), entry
     assert board_only() == {
-        "filter", "status", "open", "mark", "continue_session", "release", "archive", "organize",
-        "update", "chain", "doctor", "log", "sort", "reverse_sort", "revision", "leave_pane",
+        "filter",
+        "status",
+        "notes",
+        "session_notes",
+        "open",
+        "mark",
+        "continue_session",
+        "release",
+        "archive",
+        "organize",
+        "update",
+        "chain",
+        "doctor",
+        "search",
+        "archived",
+        "log",
+        "sort",
+        "reverse_sort",
+        "revision",
+        "leave_pane",
     }
 
 
@@ -126,6 +202,7 @@ def test_help_lists_every_entry_with_navigation_mouse_ctrl_s_and_a_close_hint():
     assert headings == [where.value for where in Where]
     assert "ctrl+s" in text and "↑ / k" in text and "click a column header" in text and "ctrl+p" in text
     assert "? / f1" in text and "ctrl+c" in text and "wheel" in text
+    assert Where.SEARCH.value in text and Where.ARCHIVE.value in text and Where.SESSION.value in text
 
 
 def test_the_palette_offers_each_board_action_with_its_key():
@@ -133,6 +210,7 @@ def test_the_palette_offers_each_board_action_with_its_key():
     for entry in palette_entries():
         assert listed[entry.palette][0] == entry.key_text
     assert listed["Archive"][0] == "a" and listed["Filter by text"][0] == "/"
+    assert listed["Search everything"][0] == "f" and listed["Browse the archive"][0] == "A"
     assert listed["Sort by Topic"][0] == ""  # no key sorts by one column
 
 
@@ -147,6 +225,8 @@ async def test_help_screen_and_palette_on_the_running_board(demo_root):
         assert screen.query_one("#help-box").border_subtitle == "esc / ? close"
         await pilot.press("escape", "ctrl+p", *"archive")
         await pilot.pause(0.3)
-        shown = [str(app.screen.query_one("CommandList").get_option_at_index(i).prompt)
-                 for i in range(app.screen.query_one("CommandList").option_count)]
+        shown = [
+            str(app.screen.query_one("CommandList").get_option_at_index(i).prompt)
+            for i in range(app.screen.query_one("CommandList").option_count)
+        ]
         assert any(line.startswith("Archive  a") for line in shown), shown

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from memboard.board.app import MemboardApp
 from memboard.board.screens.help import HelpScreen
-from memboard.core.revisions import list_revisions
-from memboard.core.root import MemoryRoot
+from memboard.core.files.revisions import list_revisions
+from memboard.core.files.root import MemoryRoot
 from memboard.widgets.snapshot_pane import SnapshotPane
 
 SIZE = (120, 40)
@@ -37,7 +37,9 @@ def shown(app) -> list[str]:
 
 
 async def test_opens_with_every_row_and_unparseable_rows_marked(write_index, make_row, root):
-    write_index([make_row("2026-05-01-1000-alpha", "idle"), make_row("2026-05-02-1000-beta")], extra="| not | a | row |\n")
+    write_index(
+        [make_row("2026-05-01-1000-alpha", "idle"), make_row("2026-05-02-1000-beta")], extra="| not | a | row |\n"
+    )
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -190,7 +192,9 @@ async def test_external_snapshot_change_is_recorded_and_diffed(demo_root, ids):
         await settle(app, pilot)
         assert len(list_revisions(root, sid)) == 1  # the board recorded what it saw at open
         text = path.read_text(encoding="utf-8")
-        path.write_text(text.replace("- Is 40 ms acceptable on Windows?\n", "- Measure on macOS too\n"), encoding="utf-8")
+        path.write_text(
+            text.replace("- Is 40 ms acceptable on Windows?\n", "- Measure on macOS too\n"), encoding="utf-8"
+        )
         app.check_files()
         await settle(app, pilot)
         assert len(list_revisions(root, sid)) == 2

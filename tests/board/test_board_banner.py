@@ -8,8 +8,9 @@ import os
 import subprocess
 
 import pytest
+
 from memboard.board.app import MemboardApp
-from memboard.core.localstate import folder_of
+from memboard.core.files.localstate import folder_of
 from memboard.widgets.board_status import BoardBanner
 
 SIZE = (120, 40)
@@ -74,18 +75,27 @@ async def test_a_read_only_root_is_named_up_front(read_only_root):
 
 
 async def test_conflict_markers_are_named_and_both_sides_rows_shown(write_index, make_row, root):
-    conflict = "<<<<<<< HEAD\n| " + " | ".join(make_row(B, topic="ours")) + " |\n=======\n| " + \
-        " | ".join(make_row(B, topic="theirs")) + " |\n>>>>>>> laptop\n| " + " | ".join(make_row(C)) + " |\n"
+    conflict = (
+        "<<<<<<< HEAD\n| "
+        + " | ".join(make_row(B, topic="ours"))
+        + " |\n=======\n| "
+        + " | ".join(make_row(B, topic="theirs"))
+        + " |\n>>>>>>> laptop\n| "
+        + " | ".join(make_row(C))
+        + " |\n"
+    )
     write_index([make_row(A)], extra=conflict)
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert [(r.id, r.topic) for r in app.table.rows] == [(A, "topic"), (B, "ours"), (B, "theirs"), (C, "topic")]
         assert banner(app).display is True and banner(app).has_class("-error")
-        assert [text for _, text in banner(app).lines] == [(
-            "index.md has merge-conflict markers (lines 6, 8, 10): both sides shown; changes refused until "
-            "resolved by hand"
-        )]
+        assert [text for _, text in banner(app).lines] == [
+            (
+                "index.md has merge-conflict markers (lines 6, 8, 10): both sides shown; changes refused until "
+                "resolved by hand"
+            )
+        ]
 
 
 async def test_sync_conflict_copies_are_named_and_never_rows(write_index, make_row, root):
@@ -98,9 +108,15 @@ async def test_sync_conflict_copies_are_named_and_never_rows(write_index, make_r
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert [r.id for r in app.table.rows] == [A, B]
-        assert banner(app).lines == [("warning", (
-            "2 sync-conflict copies: index (Laptop's conflicted copy 2026-05-31).md, "
-            f"sessions/{A}-laptop.md; merge by hand (d: doctor)"))]
+        assert banner(app).lines == [
+            (
+                "warning",
+                (
+                    "2 sync-conflict copies: index (Laptop's conflicted copy 2026-05-31).md, "
+                    f"sessions/{A}-laptop.md; merge by hand (d: doctor)"
+                ),
+            )
+        ]
         assert not banner(app).has_class("-error")
 
 
@@ -113,7 +129,9 @@ async def test_a_copy_that_syncs_in_while_the_board_is_open_appears(write_index,
         (root / "index.sync-conflict-20260531-101500-ABCDEF7.md").write_bytes((root / "index.md").read_bytes())
         assert app.check_files() is True
         await settle(app, pilot)
-        assert banner(app).display is True and "index.sync-conflict-20260531-101500-ABCDEF7.md" in banner(app).lines[0][1]
+        assert (
+            banner(app).display is True and "index.sync-conflict-20260531-101500-ABCDEF7.md" in banner(app).lines[0][1]
+        )
 
 
 async def test_the_board_keeps_revisions_in_local_state(demo_root, ids):

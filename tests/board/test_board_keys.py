@@ -5,12 +5,12 @@ from __future__ import annotations
 from textual.command import CommandPalette
 from textual.widgets import Input
 
-from flows.driving import make_app, ready, wait_for_flow, wait_for_screen
-from flows.sample import LONER, make_root
 from memboard.board.app import MemboardApp
 from memboard.board.screens import PreviewScreen, QuestionScreen, StaleDaysScreen, UpdateScreen
 from memboard.board.screens.help import HelpScreen
 from memboard.widgets.key_bar import KeyBar
+from tests.flows.driving import make_app, ready, wait_for_flow, wait_for_screen
+from tests.flows.sample import LONER, make_root
 
 
 def footer(app) -> str:
@@ -176,3 +176,21 @@ async def test_no_key_quits_while_a_change_is_being_written(root):
         tally.ended = True
         await pilot.pause(0.3)
         assert not isinstance(app.screen, ProgressScreen)
+
+
+async def test_quit_asks_first_while_a_note_is_being_edited(tmp_path):
+    from memboard.board.notes.dialogs import NoteEditScreen
+    from tests.support.notes import STORAGE, board, notes_root, open_notes, select
+
+    app = board(notes_root(tmp_path / "memory"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_notes(pilot)
+        await select(pilot, STORAGE)
+        await pilot.press("e")
+        editor = await wait_for_screen(pilot, NoteEditScreen)
+        await pilot.press("ctrl+q")
+        question = await wait_for_screen(pilot, QuestionScreen)
+        assert "A change is open" in question.text
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is editor and not app._exit

@@ -6,9 +6,9 @@ import asyncio
 
 from memboard.board.app import MemboardApp
 from memboard.widgets.snapshot_pane import SnapshotPane
-
-from board.conftest import index_text, row
-from board.test_board_app import settle, shown
+from tests.board.conftest import row
+from tests.board.test_board_app import settle, shown
+from tests.support.roots import index_text, table_line
 
 ALPHA, BETA, GAMMA = "2026-05-01-1000-alpha", "2026-05-02-1000-beta", "2026-05-03-1000-gamma"
 
@@ -29,7 +29,7 @@ def record_models(app) -> list[int]:
 async def test_a_save_caught_half_way_keeps_the_last_good_rows_cursor_and_marks(root, monkeypatch):
     monkeypatch.setenv("MEMBOARD_SETTLE_SECONDS", "2.0")
     index = root / "index.md"
-    index.write_text(index_text([row(ALPHA), row(BETA), row(GAMMA)]), encoding="utf-8")
+    index.write_text(index_text([table_line(r) for r in [row(ALPHA), row(BETA), row(GAMMA)]]), encoding="utf-8")
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
@@ -42,7 +42,9 @@ async def test_a_save_caught_half_way_keeps_the_last_good_rows_cursor_and_marks(
         app.refresh_model()
         await asyncio.sleep(0.3)
         assert app.model.rows and shown(app) == [ALPHA, BETA, GAMMA]
-        index.write_text(index_text([row(ALPHA), row(BETA, topic="edited"), row(GAMMA)]), encoding="utf-8")
+        index.write_text(
+            index_text([table_line(r) for r in [row(ALPHA), row(BETA, topic="edited"), row(GAMMA)]]), encoding="utf-8"
+        )
         for _ in range(100):
             if app.model.by_id[BETA].topic == "edited":
                 break
@@ -56,7 +58,7 @@ async def test_a_save_caught_half_way_keeps_the_last_good_rows_cursor_and_marks(
 async def test_an_index_emptied_on_purpose_shows_empty_once_it_settles(root, monkeypatch):
     monkeypatch.setenv("MEMBOARD_SETTLE_SECONDS", "0.2")
     index = root / "index.md"
-    index.write_text(index_text([row(ALPHA)]), encoding="utf-8")
+    index.write_text(index_text([table_line(r) for r in [row(ALPHA)]]), encoding="utf-8")
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
@@ -116,7 +118,7 @@ async def test_columns_follow_the_width_and_s_sorts_only_by_columns_on_screen(de
         app = MemboardApp(demo_root, watch=False)
         async with app.run_test(size=(width, 30)) as pilot:
             await settle(app, pilot)
-            layout = dict((column.key, size) for column, size in app.table._layout())
+            layout = {column.key: size for column, size in app.table._layout()}
             widths[width] = layout
             pane = app.query_one(SnapshotPane)
             assert pane.display == (width >= 110), width  # narrow: the pane folds away

@@ -6,22 +6,19 @@ import json
 from pathlib import Path
 
 from memboard.board.run import make_demo
-from memboard.core.clock import now
-from memboard.core.demo import build_demo
-from memboard.core.index import IndexFile
-from memboard.core.revisions import list_revisions
-from memboard.core.root import MemoryRoot
-from memboard.core.snapshot import vanished
-
-
-def files(path):
-    return {p.relative_to(path).as_posix(): p.read_bytes() for p in path.rglob("*") if p.is_file() and ".memboard" not in p.parts}
+from memboard.core.files.revisions import list_revisions
+from memboard.core.files.root import MemoryRoot
+from memboard.core.formats.clock import now
+from memboard.core.formats.index import IndexFile
+from memboard.core.formats.snapshot import vanished
+from memboard.core.ops.demo import build_demo
+from tests.support.tree import tree
 
 
 def test_demo_is_deterministic_for_a_fixed_now(tmp_path):
     a = build_demo(tmp_path / "a", now())
     b = build_demo(tmp_path / "b", now())
-    assert files(a) == files(b)
+    assert tree(a, skip=(".memboard",)) == tree(b, skip=(".memboard",))
 
 
 def test_demo_holds_every_state(demo_root, ids):
@@ -76,7 +73,7 @@ def test_make_demo_into_a_new_folder(tmp_path):
 def test_the_throwaway_demo_takes_its_local_state_with_it(monkeypatch):
     """`memboard demo` without --keep leaves no revisions of its temp root in local state."""
     from memboard.board import run
-    from memboard.core.localstate import folder_of
+    from memboard.core.files.localstate import folder_of
 
     seen = []
 

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import pytest
 
-from memboard.board.loader import FileWatch, common_prefix, load_detail, merge_view, observe_snapshots, read_model, without_metadata
-from memboard.core.index import COLUMNS
-from memboard.core.revisions import list_revisions
-from memboard.core.root import MemoryRoot
-from memboard.core.snapshot import render_template
+from memboard.board.loader import (
+    FileWatch,
+    common_prefix,
+    load_detail,
+    merge_view,
+    observe_snapshots,
+    read_model,
+    without_metadata,
+)
+from memboard.core.files.revisions import list_revisions
+from memboard.core.files.root import MemoryRoot
+from memboard.core.formats.index import COLUMNS
+from memboard.core.formats.snapshot import render_template
 
 NOW = datetime(2026, 6, 1, 9, 30)
 HEAD = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"
@@ -80,7 +89,13 @@ def test_file_watch_sees_index_and_snapshot_changes(root):
 
 
 def snap(**kw) -> str:
-    base = dict(session_id="2026-05-01-1000-agent0", agent="agent0", topic="t", started="2026-05-01 10:00", updated="2026-05-02 10:00")
+    base: dict[str, Any] = dict(
+        session_id="2026-05-01-1000-agent0",
+        agent="agent0",
+        topic="t",
+        started="2026-05-01 10:00",
+        updated="2026-05-02 10:00",
+    )
     base.update(kw)
     return render_template(**base)
 

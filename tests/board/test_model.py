@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from memboard.board.model import ALL, BoardModel, fast_time
-from memboard.core.index import COLUMNS, IndexFile
+from memboard.core.formats.index import COLUMNS, IndexFile
 
 NOW = datetime(2026, 6, 1, 9, 30)
 HEAD = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"
@@ -21,7 +21,13 @@ def model_of(body: str, snaps: set[str] | None = None) -> BoardModel:
 
 SAMPLE = (
     line("2026-05-01-1000-alpha", "idle", topic="未設定", summary="sessionStart 自動註冊")
-    + line("2026-05-02-1000-beta", "active", topic="Hook latency", keywords="hooks, perf", refs="2026-05-03-1000-gamma, 2026-05-04-1000-delta")
+    + line(
+        "2026-05-02-1000-beta",
+        "active",
+        topic="Hook latency",
+        keywords="hooks, perf",
+        refs="2026-05-03-1000-gamma, 2026-05-04-1000-delta",
+    )
     + "| broken row | only three |\n"
     + line("2026-05-03-1000-gamma", "stale", topic="同步策略", summary="Git 同步", updated="2026-05-10 09:30")
     + line("2026-05-04-1000-delta", "active", topic="Board table", summary="virtualised [bold]rows[/bold]")
@@ -50,7 +56,7 @@ def test_status_filter_and_text_filter_over_id_agent_topic_summary_keywords():
 
 def test_sort_by_any_column_both_ways():
     model = model_of(SAMPLE)
-    good = lambda rows: [r.id for r in rows if not r.problem]  # noqa: E731
+    good = lambda rows: [r.id for r in rows if not r.problem]
     assert good(model.view(column="refs", reverse=True))[0] == "2026-05-02-1000-beta"
     assert good(model.view(column="topic"))[0] == "2026-05-04-1000-delta"  # "Board table" < "Hook…"
     assert good(model.view(column="updated_at"))[0] == "2026-05-03-1000-gamma"
@@ -76,11 +82,20 @@ def test_new_ids_only_after_a_complete_previous_read():
     assert second.new_ids(first) == {"2026-06-01-0900-eps"}
 
 
-
 def test_typing_narrows_from_the_previous_result_and_stays_correct():
     model = model_of(SAMPLE)
-    steps = [("b", ALL, "line", False), ("bo", ALL, "line", False), ("b", ALL, "line", False), ("b", "active", "id", True),
-             ("be", "active", "id", True), ("bet", ALL, "id", True), ("", ALL, "line", False), ("x", ALL, "line", False)]
+    steps = [
+        ("b", ALL, "line", False),
+        ("bo", ALL, "line", False),
+        ("b", ALL, "line", False),
+        ("b", "active", "id", True),
+        ("be", "active", "id", True),
+        ("bet", ALL, "id", True),
+        ("", ALL, "line", False),
+        ("x", ALL, "line", False),
+    ]
     for text, status, column, reverse in steps:
         fresh = model_of(SAMPLE)  # no previous query to narrow from
-        assert [r.id for r in model.view(text, status, column, reverse)] == [r.id for r in fresh.view(text, status, column, reverse)]
+        assert [r.id for r in model.view(text, status, column, reverse)] == [
+            r.id for r in fresh.view(text, status, column, reverse)
+        ]

@@ -8,14 +8,20 @@ from pathlib import Path
 
 import memboard.board.loader as loader
 from memboard.board.app import MemboardApp
-from memboard.core.revisions import record
-from memboard.core.root import MemoryRoot
-from memboard.core.snapshot import render_template
+from memboard.core.files.revisions import record
+from memboard.core.files.root import MemoryRoot
+from memboard.core.formats.snapshot import render_template
 from memboard.widgets.snapshot_pane import SnapshotPane
 
 WIDGETS = Path(__file__).resolve().parents[2] / "widgets"
 # what a widget may import from memboard: plain data of the board (rows, the pane's view, the action table)
-ALLOWED = {"memboard.board.model", "memboard.board.paneview", "memboard.board.actions"}
+ALLOWED = {
+    "memboard.board.model",
+    "memboard.board.paneview",
+    "memboard.board.actions",
+    "memboard.board.notes.model",
+    "memboard.board.notes.paneview",
+}
 SID = "2026-05-01-1000-alpha"
 
 
@@ -37,8 +43,14 @@ def test_widgets_import_no_loader_and_no_core_operation():
 
 def snapshot_text(n: int) -> str:
     """Revision n of the session's snapshot: one more decision each time."""
-    return render_template(session_id=SID, agent="alpha", topic="t", started="2026-05-01 10:00",
-                           updated="2026-05-02 10:00", decisions=[f"Decision {i}" for i in range(n + 1)])
+    return render_template(
+        session_id=SID,
+        agent="alpha",
+        topic="t",
+        started="2026-05-01 10:00",
+        updated="2026-05-02 10:00",
+        decisions=[f"Decision {i}" for i in range(n + 1)],
+    )
 
 
 async def test_stepping_back_past_the_prepared_revisions_prepares_them_off_the_ui_thread(

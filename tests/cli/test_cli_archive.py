@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from memroot import DEFAULT_SUMMARY, idle_line, row_line, snapshot_text
+
+from tests.support.roots import DEFAULT_SUMMARY, idle_line, row_line, snapshot_text
 
 SID = "2026-05-31-0900-cursor-main-agent"
 SRC = "2026-05-30-0800-claude-agent"
@@ -61,7 +62,7 @@ def test_archive_step_order_archive_index_then_move_then_row(cli, root, mem):
 def test_crash_after_archive_index_keeps_row_and_snapshot(cli, root, mem):
     before = mem.index(row_line(SID))
     mem.snapshot(SID)
-    res = cli("archive", SID, env={"MEMBOARD_FAULT_AFTER_STEP": "1", "MEMBOARD_FAULT_MODE": "kill"})
+    res = cli("archive", SID, env={"FAULT_AFTER_STEP": "1", "FAULT_MODE": "kill"})
     assert res.code != 0
     assert (root / "archive" / SID / "index.md").exists() and mem.has_snap(SID)
     assert (root / "index.md").read_bytes() == before
@@ -70,7 +71,7 @@ def test_crash_after_archive_index_keeps_row_and_snapshot(cli, root, mem):
 def test_crash_after_move_keeps_row_and_doctor_finishes(cli, root, mem):
     before = mem.index(row_line(SID, refs="-"), row_line(SRC, refs=SID))
     mem.snapshot(SID, continues=[SRC])
-    res = cli("archive", SID, env={"MEMBOARD_FAULT_AFTER_STEP": "2"})
+    res = cli("archive", SID, env={"FAULT_AFTER_STEP": "2"})
     assert res.code == 1 and "incomplete" in res.err
     assert (root / "archive" / SID / "session.md").exists() and not mem.has_snap(SID)
     assert (root / "index.md").read_bytes() == before
@@ -155,7 +156,9 @@ def test_existing_archive_folder_is_refused(cli, root, mem, whole_tree):
     mem.index(row_line(SID))
     mem.snapshot(SID)
     (root / "archive" / SID).mkdir(parents=True)
-    (root / "archive" / SID / "notes.txt").write_text("someone's file\n", encoding="utf-8")  # an empty one blocks nothing
+    (root / "archive" / SID / "notes.txt").write_text(
+        "someone's file\n", encoding="utf-8"
+    )  # an empty one blocks nothing
     before = whole_tree()
     assert cli("archive", SID).code == 1
     assert whole_tree() == before
@@ -181,7 +184,11 @@ def test_archived_session_is_shown_from_archive(cli, root, mem):
     mem.snapshot(SID)
     assert cli("archive", SID).code == 0
     info = json.loads(cli("show", SID, "--json").out)
-    assert info["archived"] is True and info["row"]["status"] == "active" and info["row"]["archived_at"] == "2026-06-01 09:30"
+    assert (
+        info["archived"] is True
+        and info["row"]["status"] == "active"
+        and info["row"]["archived_at"] == "2026-06-01 09:30"
+    )
     assert info["snapshot_path"] == f"archive/{SID}/session.md"
 
 

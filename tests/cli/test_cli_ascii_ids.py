@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from memroot import idle_line, row_line, snapshot_text
+
+from tests.support.roots import idle_line, row_line, snapshot_text
 
 A = "2026-05-01-0900-cursor-main-agent"
 FULLWIDTH = "２０２６-０５-０１-０９００-cursor-main-agent"  # U+FF10.. digits
@@ -21,8 +22,14 @@ def test_unicode_digit_ids_are_refused_as_arguments(cli, root, mem, whole_tree, 
     mem.index(row_line(A))
     mem.snapshot(A)
     before = whole_tree()
-    for argv in (["update", sid, "--summary", "s"], ["archive", sid], ["continue", A, "--as", sid],
-                 ["continue", sid, "--as", A], ["release", A, "--as", sid], ["show", sid]):
+    for argv in (
+        ["update", sid, "--summary", "s"],
+        ["archive", sid],
+        ["continue", A, "--as", sid],
+        ["continue", sid, "--as", A],
+        ["release", A, "--as", sid],
+        ["show", sid],
+    ):
         res = cli(*argv)
         assert res.code == 2, (argv, res.err)
         assert "invalid" in res.err and len(res.err.strip().splitlines()) == 1
@@ -30,8 +37,12 @@ def test_unicode_digit_ids_are_refused_as_arguments(cli, root, mem, whole_tree, 
 
 
 def test_existing_rows_with_unicode_digit_ids_are_malformed_reported_and_left_alone(cli, root, mem):
-    data = mem.index(idle_line(FULLWIDTH), row_line(ARABIC_INDIC, updated="2026-01-01 09:00"), idle_line(A),
-                     row_line("2026-05-02-0900-b", refs=FULLWIDTH))
+    data = mem.index(
+        idle_line(FULLWIDTH),
+        row_line(ARABIC_INDIC, updated="2026-01-01 09:00"),
+        idle_line(A),
+        row_line("2026-05-02-0900-b", refs=FULLWIDTH),
+    )
     rows = {r["id"]: r for r in json.loads(cli("list", "--json").out)}
     for sid in (FULLWIDTH, ARABIC_INDIC):
         assert rows[sid]["problem"] and "ASCII" in rows[sid]["problem"]
@@ -46,7 +57,9 @@ def test_existing_rows_with_unicode_digit_ids_are_malformed_reported_and_left_al
     assert FULLWIDTH in report["malformed"] and ARABIC_INDIC in report["malformed"]
     after = (root / "index.md").read_bytes()
     for sid in (FULLWIDTH, ARABIC_INDIC):  # their lines are kept byte for byte
-        line = next(l for l in data.splitlines(keepends=True) if sid.encode() in l and l.startswith(b"| " + sid.encode()))
+        line = next(
+            l for l in data.splitlines(keepends=True) if sid.encode() in l and l.startswith(b"| " + sid.encode())
+        )
         assert line in after
 
 

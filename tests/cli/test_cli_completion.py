@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from memboard.cli import build_parser
-from memboard.completion import describe
+from memboard.cli.completion import describe
+from memboard.cli.parser import build_parser
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +19,9 @@ def scripts(tmp_path_factory) -> dict:
     folder = tmp_path_factory.mktemp("completion")
     out = {}
     for shell in ("bash", "zsh", "fish"):
-        res = subprocess.run([sys.executable, "-m", "memboard", "completion", shell], capture_output=True, text=True, timeout=60)
+        res = subprocess.run(
+            [sys.executable, "-m", "memboard", "completion", shell], capture_output=True, text=True, timeout=60
+        )
         assert res.returncode == 0 and res.stderr == "", res.stderr
         (folder / shell).write_text(res.stdout)
         out[shell] = folder / shell
@@ -46,7 +48,11 @@ def test_bash_completes_a_command(scripts):
 def test_bash_completes_a_subcommands_options(scripts):
     assert bash_complete(scripts["bash"], "memboard", "archive", "--d") == ["--dry-run"]
     assert set(bash_complete(scripts["bash"], "memboard", "uninstall-hook", "claude", "--")) == {
-        "--help", "--user", "--project", "--dry-run"}
+        "--help",
+        "--user",
+        "--project",
+        "--dry-run",
+    }
     assert bash_complete(scripts["bash"], "memboard", "--root", "/tmp", "organize", "--st") == ["--stale-days"]
 
 
@@ -61,7 +67,8 @@ def test_bash_completes_choices_and_config_keys(scripts):
 def test_bash_completes_folders_for_dir_options(scripts, tmp_path):
     (tmp_path / "My Memory").mkdir()
     assert bash_complete(scripts["bash"], "memboard", "install-hook", "claude", "--project", f"{tmp_path}/My") == [
-        f"{tmp_path}/My Memory"]
+        f"{tmp_path}/My Memory"
+    ]
 
 
 def test_every_command_and_option_of_the_parser_is_in_each_script(scripts):
@@ -80,7 +87,7 @@ def test_every_command_and_option_of_the_parser_is_in_each_script(scripts):
 def test_zsh_script_parses_and_completes(scripts):
     program = (
         f"compdef() {{ :; }}; source '{scripts['zsh']}'; "
-        "compadd() { [[ $1 == -- ]] && shift; print -rl -- \"$@\"; }; "
+        'compadd() { [[ $1 == -- ]] && shift; print -rl -- "$@"; }; '
         "words=(memboard ar); CURRENT=2; _memboard; print -- ---; "
         "words=(memboard archive --); CURRENT=3; _memboard"
     )

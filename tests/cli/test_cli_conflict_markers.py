@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from memroot import HEADER, SEPARATOR, idle_line, row_line, snapshot_text
+
+from tests.support.roots import HEADER, SEPARATOR, idle_line, row_line, snapshot_text
 
 A = "2026-05-30-0800-claude-agent"  # above the conflict
 B = "2026-05-30-0900-cursor-main-agent"  # conflicted: one line per side
@@ -21,12 +22,22 @@ D = "2026-05-30-1100-claude-agent"  # below the conflict, active, with a snapsho
 def conflicted(base: bool = False) -> str:
     """An index as `git merge` leaves it (with the diff3 base section when base)."""
     middle = [f"||||||| merged common ancestors\n{row_line(B, topic='Base')}\n"] if base else []
-    return "".join([
-        "# Memory Index\n\n", HEADER, SEPARATOR, row_line(A) + "\n",
-        "<<<<<<< HEAD\n", row_line(B, topic="Ours") + "\n", *middle,
-        "=======\n", row_line(B, topic="Theirs") + "\n", ">>>>>>> laptop\n",
-        idle_line(C) + "\n", row_line(D) + "\n",
-    ])
+    return "".join(
+        [
+            "# Memory Index\n\n",
+            HEADER,
+            SEPARATOR,
+            row_line(A) + "\n",
+            "<<<<<<< HEAD\n",
+            row_line(B, topic="Ours") + "\n",
+            *middle,
+            "=======\n",
+            row_line(B, topic="Theirs") + "\n",
+            ">>>>>>> laptop\n",
+            idle_line(C) + "\n",
+            row_line(D) + "\n",
+        ]
+    )
 
 
 @pytest.fixture
@@ -78,7 +89,12 @@ def test_list_reads_both_sides_and_the_rows_below_and_warns(cli, conflict):
     assert res.code == 0
     rows = json.loads(res.out)
     assert [(r["id"], r["topic"], r["line"]) for r in rows] == [
-        (A, "Topic", 5), (B, "Ours", 7), (B, "Theirs", 9), (C, "未設定", 11), (D, "Topic", 12)]
+        (A, "Topic", 5),
+        (B, "Ours", 7),
+        (B, "Theirs", 9),
+        (C, "未設定", 11),
+        (D, "Topic", 12),
+    ]
     assert rows[-1]["has_snapshot"] is True
     assert "warning: index.md holds merge-conflict markers (lines 6, 8, 10)" in res.err
     plain = cli("list")

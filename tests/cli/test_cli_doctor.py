@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from memroot import idle_line, row_line, snapshot_text
+from tests.support.roots import idle_line, row_line, snapshot_text
 
 A = "2026-05-01-0900-cursor-main-agent"
 B = "2026-05-30-0800-claude-agent"
@@ -49,7 +49,9 @@ def test_snapshot_without_row_gets_an_active_row(cli, root, mem):
     assert kinds(cli) == [("orphan_snapshot", A)]
     fix(cli)
     row = mem.rows(cli)[A]
-    assert row["status"] == "active" and row["summary"] == "Worked on the thing." and row["agent"] == "cursor-main-agent"
+    assert (
+        row["status"] == "active" and row["summary"] == "Worked on the thing." and row["agent"] == "cursor-main-agent"
+    )
     assert kinds(cli) == []
 
 
@@ -112,7 +114,7 @@ def test_malformed_rows_are_reported_never_dropped(cli, root, mem):
 def test_half_finished_archive_is_finished(cli, root, mem):
     mem.index(row_line(A), row_line(B, refs=A))
     mem.snapshot(A, continues=[B])
-    assert cli("archive", A, env={"MEMBOARD_FAULT_AFTER_STEP": "1"}).code == 1
+    assert cli("archive", A, env={"FAULT_AFTER_STEP": "1"}).code == 1
     assert ("half_archived", A) in kinds(cli)
     fix(cli)
     assert (root / "archive" / A / "session.md").exists() and not mem.has_snap(A)

@@ -13,8 +13,20 @@ def test_full_lifecycle(cli, root):
     first = sid_of(cli("register"))  # chat 1 starts: idle placeholder
     second = sid_of(cli("register", env={"MEMBOARD_NOW": "2026-06-01 10:00"}))  # chat 2
     third = sid_of(cli("register", env={"MEMBOARD_NOW": "2026-06-01 10:05"}))  # chat 3, never used
-    assert cli("update", first, "--topic", "Parser", "--summary", "Wrote the parser.", "--snapshot", "-",
-               input="## Decisions\n\n- Line-based index parser.\n").code == 0
+    assert (
+        cli(
+            "update",
+            first,
+            "--topic",
+            "Parser",
+            "--summary",
+            "Wrote the parser.",
+            "--snapshot",
+            "-",
+            input="## Decisions\n\n- Line-based index parser.\n",
+        ).code
+        == 0
+    )
     assert cli("continue", first, "--as", second, env={"MEMBOARD_NOW": "2026-06-01 10:30"}).code == 0
     rows = {r["id"]: r for r in json.loads(cli("list", "--json").out)}
     assert rows[first]["referenced_by"] == [second] and rows[second]["status"] == "active"

@@ -8,7 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from memroot import row_line, snapshot_text, tree
+
+from tests.support.roots import row_line, snapshot_text
+from tests.support.tree import tree
 
 A = "2026-05-30-0800-claude-agent"
 B = "2026-05-31-0900-cursor-main-agent"
@@ -19,7 +21,7 @@ REVS = {"00000001780000000000-aaaaaaaaaaaa.md": SECRET_REV, "0000000178000000000
 
 def local(root: Path) -> Path:
     """The root's local state folder."""
-    from memboard.core.localstate import folder_of
+    from memboard.core.files.localstate import folder_of
 
     return folder_of(root.resolve())
 
@@ -27,7 +29,7 @@ def local(root: Path) -> Path:
 @pytest.fixture
 def legacy(root, mem):
     """A root as an older memboard left it: revisions, a conversation-map shard and hook logs in .memboard/."""
-    from memboard.core.hookmap import HEADER, shard_path
+    from memboard.core.formats.conversations import HEADER, shard_path
 
     mem.index(row_line(A))
     mem.snapshot(A)
@@ -42,8 +44,14 @@ def legacy(root, mem):
     (state / "hook.log").write_text("2026-05-30T08:00:00\tmemboard hook claude\tnewer old line\n", encoding="utf-8")
     (state / "hook.log.1").write_text("2026-05-29T08:00:00\tmemboard hook claude\toldest line\n", encoding="utf-8")
     local(root).mkdir(parents=True)
-    (local(root) / "hook.log").write_text("2026-06-01T09:00:00\tmemboard hook claude\tafter the upgrade\n", encoding="utf-8")
-    return {rel: data for rel, data in tree(root).items() if rel.startswith(".memboard/") and not rel.endswith("/")}
+    (local(root) / "hook.log").write_text(
+        "2026-06-01T09:00:00\tmemboard hook claude\tafter the upgrade\n", encoding="utf-8"
+    )
+    return {
+        rel: data
+        for rel, data in tree(root, folders=True).items()
+        if rel.startswith(".memboard/") and not rel.endswith("/")
+    }
 
 
 def test_changes_keep_revisions_and_hook_state_out_of_the_root(cli, root, mem):
@@ -58,22 +66,27 @@ def test_changes_keep_revisions_and_hook_state_out_of_the_root(cli, root, mem):
 
 
 def test_doctor_moves_an_older_memboards_state_into_local_state(cli, root, legacy, whole_tree):
-    from memboard.core.hookmap import shard_path
+    from memboard.core.formats.conversations import shard_path
 
     found = json.loads(cli("doctor", "--json").out)
     assert [f["kind"] for f in found] == ["state_in_root"]
     assert "2 snapshot revision(s), 1 conversation-map shard(s), 2 hook log file(s)" in found[0]["message"]
     assert str(local(root)) in found[0]["fix"]
-    before, local_before = whole_tree(), tree(local(root))
+    before, local_before = whole_tree(), tree(local(root), folders=True)
     dry = cli("doctor", "--fix", "--dry-run")
     assert dry.code == 0 and "+++ /dev/null" in dry.out
-    assert whole_tree() == before and tree(local(root)) == local_before  # a preview writes nothing anywhere
+    assert (
+        whole_tree() == before and tree(local(root), folders=True) == local_before
+    )  # a preview writes nothing anywhere
     res = cli("doctor", "--fix")
     assert res.code == 0, res.err
     assert not (root / ".memboard").exists()  # the emptied folders go too
     for name, text in REVS.items():
         assert (local(root) / "revisions" / A / name).read_text(encoding="utf-8") == text
-    assert legacy[f".memboard/{shard_path(CONV)}"].splitlines()[1] in (local(root) / shard_path(CONV)).read_bytes().splitlines()
+    assert (
+        legacy[f".memboard/{shard_path(CONV)}"].splitlines()[1]
+        in (local(root) / shard_path(CONV)).read_bytes().splitlines()
+    )
     assert (local(root) / "hook.log").read_text(encoding="utf-8").splitlines() == [
         "2026-05-29T08:00:00\tmemboard hook claude\toldest line",
         "2026-05-30T08:00:00\tmemboard hook claude\tnewer old line",
@@ -86,14 +99,14 @@ def test_doctor_moves_an_older_memboards_state_into_local_state(cli, root, legac
 
 def test_revisions_an_older_memboard_kept_are_still_read(root, legacy):
     from memboard.board.loader import load_detail
-    from memboard.core.root import MemoryRoot
+    from memboard.core.files.root import MemoryRoot
 
     detail = load_detail(MemoryRoot(root), A)
     assert detail.revisions == list(REVS.values())  # the current snapshot equals the newest
 
 
 def test_a_crash_midway_through_the_move_loses_nothing(cli, root, legacy):
-    res = cli("doctor", "--fix", env={"MEMBOARD_FAULT_AFTER_STEP": "2", "MEMBOARD_FAULT_MODE": "kill"})
+    res = cli("doctor", "--fix", env={"FAULT_AFTER_STEP": "2", "FAULT_MODE": "kill"})
     assert res.code == 137
     left = {rel for rel in legacy if (root / rel).exists()}
     assert 0 < len(left) < len(legacy)

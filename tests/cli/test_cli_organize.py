@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from memroot import DEFAULT_SUMMARY, idle_line, row_line
+
+from tests.support.roots import DEFAULT_SUMMARY, idle_line, row_line
 
 OLD = "2026-05-01 09:00"  # 31 days before the fixed clock
 RECENT = "2026-05-25 09:00"  # 7 days before
@@ -105,6 +106,19 @@ def test_stale_days_from_config(cli, root, mem):
         fh.write("stale_days = 3\n")
     mem.index(row_line(B, updated=RECENT))
     assert organize(cli)["marked_stale"] == [B]
+
+
+@pytest.mark.parametrize("value", ['"soon"', "2.5", "-3", "true"])
+def test_a_bad_stale_days_in_the_config_is_one_line_and_writes_nothing(cli, root, mem, whole_tree, value):
+    import os
+
+    with open(os.environ["MEMBOARD_CONFIG"], "w", encoding="utf-8") as fh:
+        fh.write(f"stale_days = {value}\n")
+    mem.index(row_line(A, updated=OLD))
+    before = whole_tree()
+    res = cli("organize")
+    assert res.code == 2 and res.err.count("\n") == 1 and "config stale_days must be a whole number" in res.err, res.err
+    assert whole_tree() == before
 
 
 def test_negative_stale_days_is_usage_error(cli, root, mem, whole_tree):

@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from memroot import HEADER, SEPARATOR, snapshot_text
+
+from tests.support.roots import HEADER, SEPARATOR, snapshot_text
+from tests.support.tree import tree
 
 A = "2026-05-01-0900-alpha"  # active, snapshot
 B = "2026-05-02-0900-beta"  # active, referenced by C
@@ -29,7 +31,9 @@ BREAKERS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 def row(sid: str, status: str = "active", refs: str = "-", topic: str = "Topic", summary: str = "Did work.") -> str:
     """One index line without its ending."""
-    return f"| {sid} | {sid[16:]} | {topic} | {summary} | kw | {status} | {refs} | 2026-05-01 09:00 | 2026-05-01 09:00 |"
+    return (
+        f"| {sid} | {sid[16:]} | {topic} | {summary} | kw | {status} | {refs} | 2026-05-01 09:00 | 2026-05-01 09:00 |"
+    )
 
 
 def archive_index(sid: str) -> str:
@@ -52,7 +56,13 @@ def base_files(topic: str, cell: str, line: str) -> dict[str, str]:
         row(D, topic=f"Delta {cell}", summary=f"delta {cell} work"),
         row(H),
     ]
-    index = f"# Memory Index\n\nNotes {cell} here.\n\n" + HEADER + SEPARATOR + "".join(r + "\n" for r in rows) + "\nAfter.\n"
+    index = (
+        f"# Memory Index\n\nNotes {cell} here.\n\n"
+        + HEADER
+        + SEPARATOR
+        + "".join(r + "\n" for r in rows)
+        + "\nAfter.\n"
+    )
     files = {"index.md": index}
     for sid, continues in ((A, None), (C, [B]), (E, None), (H, None)):
         text = snapshot_text(sid, continues=continues, decisions=[f"decided {line} firmly", "keep it"])
@@ -64,8 +74,8 @@ def base_files(topic: str, cell: str, line: str) -> dict[str, str]:
 def hostile(kind: str) -> dict[str, bytes]:
     """The scenario's files made hostile in one way."""
     if kind == "breakers":
-        files = base_files("Top" + BREAKERS + "ic", "a" + BREAKERS + "b", "x" + BREAKERS + "y")
-        return {k: v.encode("utf-8") for k, v in files.items()}
+        texts = base_files("Top" + BREAKERS + "ic", "a" + BREAKERS + "b", "x" + BREAKERS + "y")
+        return {k: v.encode("utf-8") for k, v in texts.items()}
     files = {k: v.encode("utf-8") for k, v in base_files("Topic", "plain", "plain").items()}
     out = {}
     for rel, data in files.items():
@@ -76,8 +86,12 @@ def hostile(kind: str) -> dict[str, bytes]:
         if kind in ("no-final-newline", "mixed"):
             data = data.rstrip(b"\r\n")
         if kind == "not-utf8":
-            data = data.replace(b"Notes plain", b"Notes caf\xe9 \xff\xfe").replace(b"decided plain", b"decided \xc3\x28 \x80")
-            data = data.replace(b"alpha plain summary", b"alpha \xe9t\xe9 summary").replace(b"Delta plain", b"Delta \xe9")
+            data = data.replace(b"Notes plain", b"Notes caf\xe9 \xff\xfe").replace(
+                b"decided plain", b"decided \xc3\x28 \x80"
+            )
+            data = data.replace(b"alpha plain summary", b"alpha \xe9t\xe9 summary").replace(
+                b"Delta plain", b"Delta \xe9"
+            )
         out[rel] = data
     if kind == "mixed":  # doctor deletes it: a path git must quote, with spaces and quotes
         out['notes/my "odd" notes/.x y.md.a1b2c3.memboard-tmp'] = b"half\r\na write"
@@ -109,19 +123,11 @@ def write_root(path: Path, files: dict[str, bytes]) -> None:
         target.write_bytes(data)
 
 
-def files_of(path: Path) -> dict[str, bytes]:
-    """Every file under path except git's and memboard's own state."""
-    out = {}
-    for p in sorted(path.rglob("*")):
-        rel = p.relative_to(path).as_posix()
-        if p.is_file() and not rel.startswith((".git/", ".memboard/")):
-            out[rel] = p.read_bytes()
-    return out
-
-
 def memboard(root: Path, argv: list[str]) -> subprocess.CompletedProcess:
     """Run memboard on root, bytes out."""
-    return subprocess.run([sys.executable, "-m", "memboard", *argv, "--root", str(root)], capture_output=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "memboard", *argv, "--root", str(root)], capture_output=True, timeout=120
+    )
 
 
 def git(cwd: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
@@ -140,14 +146,16 @@ def test_git_apply_of_the_dry_run_writes_exactly_what_the_command_writes(tmp_pat
     write_root(real, files)
     dry = memboard(previewed, [*argv, "--dry-run"])
     assert dry.returncode == 0, dry.stderr.decode("utf-8", "replace")
-    assert files_of(previewed) == files  # a dry run writes nothing
+    assert tree(previewed, skip=(".git", ".memboard")) == files  # a dry run writes nothing
     done = memboard(real, argv)
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
-    assert files_of(real) != files, "the command changed nothing: the case proves nothing"
+    assert tree(real, skip=(".git", ".memboard")) != files, "the command changed nothing: the case proves nothing"
     assert git(previewed, "init", "-q").returncode == 0
     applied = git(previewed, "apply", "--whitespace=nowarn", "-", stdin=dry.stdout)
-    assert applied.returncode == 0, applied.stderr.decode("utf-8", "replace") + "\n" + dry.stdout.decode("utf-8", "replace")
-    assert files_of(previewed) == files_of(real)
+    assert applied.returncode == 0, (
+        applied.stderr.decode("utf-8", "replace") + "\n" + dry.stdout.decode("utf-8", "replace")
+    )
+    assert tree(previewed, skip=(".git", ".memboard")) == tree(real, skip=(".git", ".memboard"))
 
 
 def test_a_dry_run_into_a_text_only_stream_still_prints_the_patch(tmp_path, capsys):

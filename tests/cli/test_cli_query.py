@@ -4,15 +4,27 @@ from __future__ import annotations
 
 import json
 
-from memroot import idle_line, row_line
+from tests.support.roots import idle_line, row_line
 
 A = "2026-05-01-0900-cursor-main-agent"
 B = "2026-05-30-0800-claude-agent"
 C = "2026-05-31-0900-codex-agent"
 GONE = "2026-04-01-0900-cursor-main-agent"
 
-ROW_KEYS = ["id", "agent", "topic", "summary", "keywords", "status", "referenced_by", "started_at", "updated_at",
-            "line", "problem", "has_snapshot"]
+ROW_KEYS = [
+    "id",
+    "agent",
+    "topic",
+    "summary",
+    "keywords",
+    "status",
+    "referenced_by",
+    "started_at",
+    "updated_at",
+    "line",
+    "problem",
+    "has_snapshot",
+]
 NODE_KEYS = ["id", "state", "topic", "status", "one_sided", "cycle", "children"]
 
 
@@ -129,19 +141,39 @@ def test_changing_commands_json_results(cli, root, mem):
     mem.index(row_line(A), idle_line(B))
     mem.snapshot(A)
     new = "2026-06-01-0930-cursor-main-agent"
-    assert run_json(cli, "register") == {"session_id": new, "status": "idle", "dry_run": False, "changes": ["modify index.md"]}
+    assert run_json(cli, "register") == {
+        "session_id": new,
+        "status": "idle",
+        "dry_run": False,
+        "changes": ["modify index.md"],
+    }
     out = run_json(cli, "register", "--manual", "--dry-run")
     assert list(out) == ["session_id", "status", "snapshot", "dry_run", "changes"] and out["dry_run"] is True
     out = run_json(cli, "continue", A, "--as", new)
-    assert out == {"session_id": new, "continues_from": A, "dry_run": False,
-                   "changes": [f"create sessions/{new}.md", "modify index.md"]}
+    assert out == {
+        "session_id": new,
+        "continues_from": A,
+        "dry_run": False,
+        "changes": [f"create sessions/{new}.md", "modify index.md"],
+    }
     out = run_json(cli, "release", A, "--as", new)
     assert out["session_id"] == new and out["released"] == A
     out = run_json(cli, "update", A)
     assert list(out) == ["session_id", "snapshot_created", "added", "marked", "carried_over", "dry_run", "changes"]
     out = run_json(cli, "organize", "--dry-run")
-    assert list(out) == ["deleted", "marked_stale", "kept_active", "protected", "blocked", "malformed", "stale",
-                         "reasons", "stale_days", "dry_run", "changes"]
+    assert list(out) == [
+        "deleted",
+        "marked_stale",
+        "kept_active",
+        "protected",
+        "blocked",
+        "malformed",
+        "stale",
+        "reasons",
+        "stale_days",
+        "dry_run",
+        "changes",
+    ]
     for sid, action in ((B, "deleted"), (A, "archived")):
         out = run_json(cli, "archive", sid)
         assert list(out) == ["session_id", "action", "released", "archive", "dry_run", "changes"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from memroot import idle_line, row_line
+
+from tests.support.roots import idle_line, row_line
 
 SRC = "2026-05-30-0800-claude-agent"
 CUR = "2026-05-31-0900-cursor-main-agent"
@@ -22,7 +23,12 @@ def test_continue_as_updates_both_sides(cli, root, mem):
     assert rows[SRC]["referenced_by"] == [CUR]
     src = rows[SRC]
     assert (src["topic"], src["summary"], src["keywords"], src["status"], src["updated_at"]) == (
-        "Index work", "Parser done.", "parser", "active", "2026-05-31 09:00")
+        "Index work",
+        "Parser done.",
+        "parser",
+        "active",
+        "2026-05-31 09:00",
+    )
     assert rows[CUR]["status"] == "active" and rows[CUR]["updated_at"] == NOW
     snap = mem.snap(CUR)
     assert f"## Continues From\n\n- {SRC}\n" in snap
@@ -113,7 +119,7 @@ def test_referenced_by_takes_session_ids_not_agent_names(cli, root, mem, name):
 def test_continue_failing_after_snapshot_is_incomplete(cli, root, mem):
     """Snapshot first, then the source row; a failure between must not claim the reference."""
     before = mem.index(row_line(SRC), row_line(CUR))
-    res = cli("continue", SRC, "--as", CUR, env={"MEMBOARD_FAULT_AFTER_STEP": "1"})
+    res = cli("continue", SRC, "--as", CUR, env={"FAULT_AFTER_STEP": "1"})
     assert res.code == 1 and "incomplete" in res.err and "continues from" not in res.out
     assert (root / "index.md").read_bytes() == before
     assert SRC in mem.snap(CUR)
@@ -175,7 +181,7 @@ def test_release_requires_as(cli, root, mem):
 def test_release_index_first_then_snapshot(cli, root, mem):
     mem.index(row_line(SRC, refs=CUR), row_line(CUR))
     mem.snapshot(CUR, continues=[SRC])
-    res = cli("release", SRC, "--as", CUR, env={"MEMBOARD_FAULT_AFTER_STEP": "1"})
+    res = cli("release", SRC, "--as", CUR, env={"FAULT_AFTER_STEP": "1"})
     assert res.code == 1 and "no longer references" not in res.out
     assert mem.rows(cli)[SRC]["referenced_by"] == [] and SRC in mem.snap(CUR)
 

@@ -10,6 +10,8 @@ import os
 
 import pytest
 
+from tests.support.tree import tree
+
 CHANGING = [
     ["register"],
     ["register", "--manual", "--topic", "t"],
@@ -18,19 +20,6 @@ CHANGING = [
     ["update", "2026-05-01-0900-cursor-main-agent", "--summary", "s"],
     ["archive", "2026-05-01-0900-cursor-main-agent"],
 ]
-
-
-def listing(folder) -> dict:
-    """Every path under folder with its bytes (folders as None)."""
-    out = {}
-    for base, dirs, files in os.walk(folder):
-        for name in dirs:
-            out[os.path.relpath(os.path.join(base, name), folder)] = None
-        for name in files:
-            path = os.path.join(base, name)
-            with open(path, "rb") as fh:
-                out[os.path.relpath(path, folder)] = fh.read()
-    return out
 
 
 def refused_in_one_line(res) -> None:
@@ -46,11 +35,11 @@ def test_a_folder_holding_other_files_is_refused_for_changes(cli, tmp_path, argv
     project = tmp_path / "project"
     (project / "src").mkdir(parents=True)
     (project / "README.md").write_text("# my project\n", encoding="utf-8")
-    before = listing(project)
+    before = tree(project, folders=True)
     res = cli(*argv, "--root", str(project), use_root=False)
     refused_in_one_line(res)
     assert "README.md" in res.err or "src" in res.err
-    assert listing(project) == before
+    assert tree(project, folders=True) == before
 
 
 @pytest.mark.parametrize("argv", CHANGING, ids=lambda a: "-".join(a[:2]))
@@ -58,11 +47,11 @@ def test_the_home_folder_is_refused_even_with_a_notes_folder(cli, tmp_path, argv
     home = tmp_path / "home"
     (home / "notes").mkdir(parents=True)  # a home folder may well hold a notes/ folder
     (home / ".bashrc").write_text("export X=1\n", encoding="utf-8")
-    before = listing(home)
+    before = tree(home, folders=True)
     res = cli(*argv, "--root", "~", use_root=False, env={"HOME": str(home), "USERPROFILE": str(home)})
     refused_in_one_line(res)
     assert "home folder" in res.err
-    assert listing(home) == before
+    assert tree(home, folders=True) == before
 
 
 def test_the_filesystem_root_is_refused_even_for_a_dry_run(cli):
@@ -93,11 +82,11 @@ def test_the_hook_fails_open_in_a_foreign_folder_and_writes_nothing_there(cli, t
     project = tmp_path / "project"
     project.mkdir()
     (project / "main.py").write_text("print('hi')\n", encoding="utf-8")
-    before = listing(project)
+    before = tree(project, folders=True)
     payload = json.dumps({"session_id": "abc", "hook_event_name": "SessionStart"}).encode()
     res = cli("hook", "claude", "--root", str(project), input=payload, use_root=False)
     assert (res.code, res.out, res.err) == (0, "", "")
-    assert listing(project) == before  # not even a .memboard/hook.log
+    assert tree(project, folders=True) == before  # not even a .memboard/hook.log
     log = (state_dir_path / "hook.log").read_text(encoding="utf-8").splitlines()
     assert len(log) == 1 and "is not a memory root" in log[0]
 

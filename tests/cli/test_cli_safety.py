@@ -10,7 +10,8 @@ import sys
 import time
 
 import pytest
-from memroot import idle_line, row_line
+
+from tests.support.roots import idle_line, row_line
 
 A = "2026-05-01-0900-cursor-main-agent"
 B = "2026-05-30-0800-claude-agent"
@@ -105,8 +106,22 @@ def test_refused_commands_write_nothing(cli, busy, whole_tree, args):
     assert whole_tree() == before
 
 
-BAD_IDS = ["..", "../x", "a/b", "a\\b", "C:x", "C:\\x", "2026-05-01-0900-a\nb", "x|y", "2026-05-01-0900-" + "a" * 500,
-           "2026-13-01-0900-a", "2026-05-01-0900-A", "2026-05-01-0900-a/../../b", " 2026-05-01-0900-a", ""]
+BAD_IDS = [
+    "..",
+    "../x",
+    "a/b",
+    "a\\b",
+    "C:x",
+    "C:\\x",
+    "2026-05-01-0900-a\nb",
+    "x|y",
+    "2026-05-01-0900-" + "a" * 500,
+    "2026-13-01-0900-a",
+    "2026-05-01-0900-A",
+    "2026-05-01-0900-a/../../b",
+    " 2026-05-01-0900-a",
+    "",
+]
 
 
 BAD_ID_COMMANDS = {
@@ -139,8 +154,8 @@ def test_bad_ids_are_usage_errors(cli, busy, whole_tree, cmd, bad):
 def test_nul_in_an_id_is_refused_by_the_core():
     """argv cannot carry a NUL byte (the OS refuses it), so the ID check is exercised directly."""
     from memboard.core.errors import UsageError
-    from memboard.core.ids import check_id
-    from memboard.core.root import session_path
+    from memboard.core.formats.ids import check_id
+    from memboard.core.formats.layout import session_path
 
     for bad in ["2026-05-01-0900-a\x00b", "\x00"]:
         with pytest.raises(UsageError):
@@ -181,8 +196,12 @@ def test_root_under_a_folder_merely_named_wiki_is_allowed(cli, tmp_path):
 
 def test_eight_concurrent_registrations_lose_nothing(root):
     procs = [
-        subprocess.Popen([sys.executable, "-m", "memboard", "register", "--root", str(root)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+        subprocess.Popen(
+            [sys.executable, "-m", "memboard", "register", "--root", str(root)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(os.environ),
+        )
         for _ in range(8)
     ]
     deadline = time.monotonic() + 60
@@ -204,9 +223,16 @@ def test_concurrent_mixed_writers_keep_every_row(root, mem):
     """Registrations racing an update and an organize: every registered row survives."""
     mem.index(row_line(A, updated="2026-05-31 09:00"))
     mem.snapshot(A)
-    cmds = [["register", "--agent", f"agent-{n}"] for n in range(6)] + [["update", A, "--summary", "x"], ["organize", "--stale-days", "100"]]
-    procs = [subprocess.Popen([sys.executable, "-m", "memboard", *c, "--root", str(root)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for c in cmds]
+    cmds = [["register", "--agent", f"agent-{n}"] for n in range(6)] + [
+        ["update", A, "--summary", "x"],
+        ["organize", "--stale-days", "100"],
+    ]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "memboard", *c, "--root", str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        for c in cmds
+    ]
     for p in procs:
         p.communicate(timeout=60)
         assert p.returncode == 0
@@ -219,12 +245,25 @@ def test_concurrent_mixed_writers_keep_every_row(root, mem):
     assert len(ids) == len(set(ids))
 
 
-@pytest.mark.parametrize("args", [("register",), ("register", "--manual"), ("update", A), ("continue", A),
-                                  ("organize",), ("archive", A), ("doctor", "--fix")], ids=lambda a: "-".join(a))
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("register",),
+        ("register", "--manual"),
+        ("update", A),
+        ("continue", A),
+        ("organize",),
+        ("archive", A),
+        ("doctor", "--fix"),
+    ],
+    ids=lambda a: "-".join(a),
+)
 def test_index_without_protocol_columns_is_refused_not_crashed(cli, root, whole_tree, args):
     (root / "index.md").write_text(
         "| Session ID | Agent Name | Topic | Status | Updated At |\n|---|---|---|---|---|\n"
-        f"| {A} | cursor-main-agent | t | idle | 2026-05-01 09:00 |\n", encoding="utf-8")
+        f"| {A} | cursor-main-agent | t | idle | 2026-05-01 09:00 |\n",
+        encoding="utf-8",
+    )
     before = whole_tree()
     res = cli(*args)
     assert res.code in (0, 1) and "Traceback" not in res.err
@@ -236,8 +275,21 @@ def test_index_without_protocol_columns_is_refused_not_crashed(cli, root, whole_
 @pytest.mark.skipif(os.name == "nt", reason="POSIX argv bytes")
 def test_non_utf8_argument_is_usage_error(root, busy, whole_tree):
     before = whole_tree()
-    proc = subprocess.run([sys.executable.encode(), b"-m", b"memboard", b"register", b"--manual", b"--topic", b"bad \xff",
-                           b"--root", str(root).encode()], capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable.encode(),
+            b"-m",
+            b"memboard",
+            b"register",
+            b"--manual",
+            b"--topic",
+            b"bad \xff",
+            b"--root",
+            str(root).encode(),
+        ],
+        capture_output=True,
+        timeout=60,
+    )
     assert proc.returncode == 2 and b"UTF-8" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert whole_tree() == before
 
@@ -259,5 +311,18 @@ def test_root_from_env_then_config(cli, root, mem, tmp_path):
 def test_no_root_anywhere_is_usage_error(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    proc = subprocess.run([sys.executable, "-m", "memboard", "list"], cwd=elsewhere, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "memboard", "list"], cwd=elsewhere, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv", [[], ["demo"]])
+def test_a_missing_textual_is_a_one_line_error(root, argv):
+    """The board needs Textual: without it `memboard` says so in one line and exits 1 (it never pretends)."""
+    code = "import sys; sys.modules['textual'] = None; from memboard.cli import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "--root", str(root), *argv], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "the board needs textual" in proc.stderr, proc.stderr

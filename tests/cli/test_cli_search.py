@@ -5,13 +5,29 @@ from __future__ import annotations
 import json
 
 import pytest
-from memroot import row_line, snapshot_text
+
+from tests.support.roots import row_line, snapshot_text
 
 SID_A = "2026-05-30-0900-claude-code"
 SID_B = "2026-05-31-0930-codex-cli"
 SID_C = "2026-05-29-1100-cursor-main-agent"
-JSON_KEYS = {"kind", "id", "state", "status", "agent", "topic", "updated_at", "where", "section", "path", "snippet",
-             "spans", "marked", "score", "matches"}
+JSON_KEYS = {
+    "kind",
+    "id",
+    "state",
+    "status",
+    "agent",
+    "topic",
+    "updated_at",
+    "where",
+    "section",
+    "path",
+    "snippet",
+    "spans",
+    "marked",
+    "score",
+    "matches",
+}
 
 
 def hits(cli, *args: str) -> list[dict]:
@@ -30,12 +46,28 @@ def ids(cli, *args: str) -> list[str]:
 def sample(mem):
     """Three live sessions with rows and snapshots in Chinese and English."""
     mem.index(
-        row_line(SID_A, topic="同步 Obsidian vault", summary="Moved the vault to wiki/tools/obsidian-sync.md",
-                 keywords="sync, vault", updated="2026-05-30 10:00"),
-        row_line(SID_B, status="stale", topic="Parser rewrite", summary="決定筆記同步流程，保留換行",
-                 keywords="parser", updated="2026-05-31 10:00"),
-        row_line(SID_C, topic="Release notes", summary="Drafted notes for Fix AND Ship (v2) -- see \"quoted\" text*",
-                 keywords="release", updated="2026-05-29 12:00"),
+        row_line(
+            SID_A,
+            topic="同步 Obsidian vault",
+            summary="Moved the vault to wiki/tools/obsidian-sync.md",
+            keywords="sync, vault",
+            updated="2026-05-30 10:00",
+        ),
+        row_line(
+            SID_B,
+            status="stale",
+            topic="Parser rewrite",
+            summary="決定筆記同步流程，保留換行",
+            keywords="parser",
+            updated="2026-05-31 10:00",
+        ),
+        row_line(
+            SID_C,
+            topic="Release notes",
+            summary='Drafted notes for Fix AND Ship (v2) -- see "quoted" text*',
+            keywords="release",
+            updated="2026-05-29 12:00",
+        ),
     )
     mem.snapshot(SID_A, decisions=["Index snapshots with trigram tokens", "Keep CRLF endings"])
     mem.snapshot(SID_C, decisions=["Ship on Friday: NEAR(the release) window"])
@@ -87,12 +119,28 @@ def test_substring_of_an_id(cli, sample):
 def test_path_is_found_literally(cli, sample, mem):
     mem.snapshot(SID_B, text=snapshot_text(SID_B).replace("- app/core/index.py", "- wiki/tools/obsidian-sync.md"))
     found = hits(cli, "wiki/tools/obsidian-sync.md")
-    assert {(h["id"], h["where"], h["section"]) for h in found} == {(SID_A, "row", "Summary"),
-                                                                   (SID_B, "snapshot", "Files / Artifacts")}
+    assert {(h["id"], h["where"], h["section"]) for h in found} == {
+        (SID_A, "row", "Summary"),
+        (SID_B, "snapshot", "Files / Artifacts"),
+    }
 
 
-@pytest.mark.parametrize("query", ['"quoted"', "text*", "Fix AND Ship", "-- see", "(v2)", "NEAR(the release)",
-                                   "Friday: NEAR", '"quoted" text*', "*", "(", "NOT"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"quoted"',
+        "text*",
+        "Fix AND Ship",
+        "-- see",
+        "(v2)",
+        "NEAR(the release)",
+        "Friday: NEAR",
+        '"quoted" text*',
+        "*",
+        "(",
+        "NOT",
+    ],
+)
 def test_query_syntax_characters_are_searched_literally(cli, sample, root, query):
     res = cli("search", "--json", "--root", str(root), "--", query, use_root=False)
     assert res.code == 0, res.err
@@ -120,13 +168,21 @@ def test_json_shape(cli, sample):
     assert set(hit) == JSON_KEYS
     assert hit["kind"] == "session" and hit["id"] == SID_A
     assert (hit["status"], hit["agent"], hit["topic"], hit["updated_at"]) == (
-        "active", "claude-code", "同步 Obsidian vault", "2026-05-30 10:00")
+        "active",
+        "claude-code",
+        "同步 Obsidian vault",
+        "2026-05-30 10:00",
+    )
     assert (hit["where"], hit["section"]) == ("row", "Topic")
     assert hit["matches"] == 3  # Topic, Keywords, Summary
     assert hit["score"] == 5 * 1000 + 3
-    rebuilt = "".join(
-        f"{hit['snippet'][prev:a]}«{hit['snippet'][a:b]}»" for prev, (a, b) in zip([0] + [s[1] for s in hit["spans"]], hit["spans"])
-    ) + hit["snippet"][hit["spans"][-1][1]:]
+    rebuilt = (
+        "".join(
+            f"{hit['snippet'][prev:a]}«{hit['snippet'][a:b]}»"
+            for prev, (a, b) in zip([0] + [s[1] for s in hit["spans"]], hit["spans"])
+        )
+        + hit["snippet"][hit["spans"][-1][1] :]
+    )
     assert rebuilt == hit["marked"]
 
 
@@ -187,9 +243,20 @@ def test_section_filter(cli, sample):
 # -- bad input ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args", [[""], ["   "], ["x" * 1001], ["x", "--limit", "0"], ["x", "--limit", "many"],
-                                  ["x", "--since", "yesterday"], ["x", "--status", "closed"], ["x", "--live", "--archived"],
-                                  ["x", "--section", " "]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [""],
+        ["   "],
+        ["x" * 1001],
+        ["x", "--limit", "0"],
+        ["x", "--limit", "many"],
+        ["x", "--since", "yesterday"],
+        ["x", "--status", "closed"],
+        ["x", "--live", "--archived"],
+        ["x", "--section", " "],
+    ],
+)
 def test_bad_input_is_a_one_line_usage_error(cli, sample, args):
     res = cli("search", *args)
     assert res.code == 2, (res.out, res.err)

@@ -8,10 +8,12 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
-from memroot import row_line, snapshot_text
+
+from tests.support.roots import row_line, snapshot_text
 
 SID_A = "2026-05-30-0900-claude-code"
 SID_B = "2026-05-31-0930-codex-cli"
@@ -111,8 +113,10 @@ def test_an_old_unchanged_index_edited_in_place_is_reread(cli, two, root):
 
 
 def test_many_rows_one_changed_row_is_the_only_one_reindexed(cli, mem, root):
-    rows = [row_line(f"2026-05-{1 + i // 1440:02d}-{(i // 60) % 24:02d}{i % 60:02d}-claude-code", topic=f"topic {i}")
-            for i in range(300)]
+    rows = [
+        row_line(f"2026-05-{1 + i // 1440:02d}-{(i // 60) % 24:02d}{i % 60:02d}-claude-code", topic=f"topic {i}")
+        for i in range(300)
+    ]
     mem.index(*rows)
     assert len(found(cli, "topic 1", "--limit", "1000")) == 111  # topic 1, 10-19, 100-199
     con = sqlite3.connect(cache_file())
@@ -165,7 +169,9 @@ def test_a_cache_busy_in_another_process_is_bypassed_by_scanning(cli, two, root)
     try:
         assert holder.stdout.readline().strip() == "locked"
         index = root / "index.md"
-        index.write_text(index.read_text(encoding="utf-8").replace("Parser rewrite", "Grammar rewrite"), encoding="utf-8")
+        index.write_text(
+            index.read_text(encoding="utf-8").replace("Parser rewrite", "Grammar rewrite"), encoding="utf-8"
+        )
         stamp = path.stat().st_mtime_ns
         assert found(cli, "grammar") == [(SID_B, "live", "Topic")]  # fresh, so not from the stale cache
         assert found(cli, "Parser rewrite") == []
@@ -226,8 +232,17 @@ def test_without_fts5_the_files_are_scanned_with_the_same_results(cli, two, mem,
     mem.snapshot(SID_B, text=snapshot_text(SID_B, decisions=["同步 the lock and the parser", "LOCK twice"]))
     assert cli("archive", SID_A).code == 0
     no_fts = {"MEMBOARD_SEARCH_NO_FTS": "1"}
-    queries = [["lock"], ["同步"], ["parser"], ["2026-05"], ["lock", "--section", "Decisions"], ["lock", "--archived"],
-               ["a", "--limit", "3"], ["queue"], ["nothing here"]]
+    queries = [
+        ["lock"],
+        ["同步"],
+        ["parser"],
+        ["2026-05"],
+        ["lock", "--section", "Decisions"],
+        ["lock", "--archived"],
+        ["a", "--limit", "3"],
+        ["queue"],
+        ["nothing here"],
+    ]
     for args in queries:
         fts = cli("search", *args, "--json")
         scan = cli("search", *args, "--json", env=no_fts)
@@ -243,7 +258,9 @@ def test_without_fts5_the_files_are_scanned_with_the_same_results(cli, two, mem,
 
 def test_snapshot_bytes_that_are_not_utf8_are_indexed_with_replacement_characters(cli, two, root):
     snap = root / "sessions" / f"{SID_B}.md"
-    snap.write_bytes(snapshot_text(SID_B).encode("utf-8").replace(b"Worked on the thing.", b"Worked \xff\xfe on the zebra."))
+    snap.write_bytes(
+        snapshot_text(SID_B).encode("utf-8").replace(b"Worked on the thing.", b"Worked \xff\xfe on the zebra.")
+    )
     res = cli("search", "zebra", "--json")
     assert res.code == 0, res.err
     hit = json.loads(res.out)[0]
@@ -281,7 +298,11 @@ def test_names_and_arguments_that_are_not_utf8(cli, two, root, tmp_path):
     res = cli("search", "parser", "--json", "--root", str(odd), use_root=False)
     assert res.code == 0, res.err
     assert [h["id"] for h in json.loads(res.out)] == [SID_B]
-    for args in (["ab" + os.fsdecode(b"\xff")], ["x", "--agent", os.fsdecode(b"\xff")], ["x", "--section", os.fsdecode(b"\xfe")]):
+    for args in (
+        ["ab" + os.fsdecode(b"\xff")],
+        ["x", "--agent", os.fsdecode(b"\xff")],
+        ["x", "--section", os.fsdecode(b"\xfe")],
+    ):
         res = cli("search", *args)
         assert res.code == 2 and "not UTF-8" in res.err and len(res.err.strip().splitlines()) == 1, res.err
 
@@ -312,6 +333,21 @@ def test_search_imports_no_board_or_markdown_parser(two, root):
     code = (
         "import sys; from memboard.cli import main; rc = main(['search', 'parser', '--root', sys.argv[1]]);"
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich', 'mistletoe'}); print(rc, heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=60).stdout
+    assert out.strip().splitlines()[-1] == "0 []"
+
+
+def test_a_search_on_a_fresh_cache_loads_neither_dataclasses_nor_json(two, root, cli):
+    # `memboard search` must start within twice Python's own start: dataclasses (with inspect, ast and
+    # tokenize) costs about 5 ms of that, json 1.5 ms, and a search on an up-to-date cache needs neither
+    old = time.time() - 60  # files saved a while ago: the cache holds them for good (no racy re-read)
+    for path in [root / "index.md", *root.glob("sessions/*.md")]:
+        os.utime(path, (old, old))
+    assert cli("search", "parser").code == 0  # builds the cache
+    code = (
+        "import sys; from memboard.cli import main; rc = main(['search', 'parser', '--root', sys.argv[1]]);"
+        "print(rc, sorted(m for m in ('dataclasses', 'json') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=60).stdout
     assert out.strip().splitlines()[-1] == "0 []"

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from memroot import idle_line, row_line, snapshot_text
+
+from tests.support.roots import idle_line, row_line, snapshot_text
 
 A = "2026-05-30-0800-claude-agent"
 B = "2026-05-31-0900-cursor-main-agent"
@@ -101,7 +102,8 @@ def test_copies_inside_an_archive_folder_are_named(cli, root, mem):
     (folder / "session (1).md").write_text(snapshot_text(A, decisions=["Other machine."]), encoding="utf-8")
     found = [f for f in findings(cli) if f["kind"] == "sync_conflict_copy"]
     assert [(f["id"], f["message"].split(";")[0]) for f in found] == [
-        (A, f"archive/{A}/session (1).md is a sync-conflict copy of archive/{A}/session.md (Google Drive naming)")]
+        (A, f"archive/{A}/session (1).md is a sync-conflict copy of archive/{A}/session.md (Google Drive naming)")
+    ]
 
 
 def test_organize_takes_a_copy_for_its_original_not_a_session_of_its_own(cli, root, mem):

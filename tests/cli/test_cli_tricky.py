@@ -8,11 +8,17 @@ import json
 import re
 
 import pytest
-from memroot import TRICKY_ACTIVE, TRICKY_IDLE, TRICKY_LINES, TRICKY_OLD, TRICKY_SOURCE
+
+from tests.support.roots import TRICKY_ACTIVE, TRICKY_IDLE, TRICKY_LINES, TRICKY_OLD, TRICKY_SOURCE
 
 NOW = "2026-06-01 09:30"
 NEW_ID = "2026-06-01-0930-cursor-main-agent"
-LINE_OF = {sid: i for i, line in enumerate(TRICKY_LINES) for sid in [TRICKY_ACTIVE, TRICKY_IDLE, TRICKY_SOURCE, TRICKY_OLD] if f"| {sid} |" in line}
+LINE_OF = {
+    sid: i
+    for i, line in enumerate(TRICKY_LINES)
+    for sid in [TRICKY_ACTIVE, TRICKY_IDLE, TRICKY_SOURCE, TRICKY_OLD]
+    if f"| {sid} |" in line
+}
 MALFORMED = 8
 TABLE_END = 11  # the blank line after the table
 
@@ -174,7 +180,7 @@ def test_archive_of_placeholder_removes_only_its_line(cli, root, tricky):
 
 def test_doctor_fix_changes_only_the_repaired_line(cli, root, tricky, mem):
     # a one-sided link: the source's snapshot continues from TRICKY_OLD, whose row does not know it
-    from memroot import snapshot_text
+    from tests.support.roots import snapshot_text
 
     mem.snapshot(TRICKY_SOURCE, snapshot_text(TRICKY_SOURCE, continues=[TRICKY_OLD], agent="claude-agent"))
     res = cli("doctor", "--fix")
@@ -188,10 +194,19 @@ def test_doctor_fix_changes_only_the_repaired_line(cli, root, tricky, mem):
     assert [f["kind"] for f in doc] == ["malformed_row"]
 
 
-@pytest.mark.parametrize("args", [
-    ("register",), ("register", "--manual"), ("update", TRICKY_ACTIVE), ("continue", TRICKY_SOURCE),
-    ("continue", TRICKY_SOURCE, "--as", TRICKY_ACTIVE), ("organize",), ("archive", TRICKY_OLD), ("doctor", "--fix"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("register",),
+        ("register", "--manual"),
+        ("update", TRICKY_ACTIVE),
+        ("continue", TRICKY_SOURCE),
+        ("continue", TRICKY_SOURCE, "--as", TRICKY_ACTIVE),
+        ("organize",),
+        ("archive", TRICKY_OLD),
+        ("doctor", "--fix"),
+    ],
+)
 def test_every_operation_in_sequence_keeps_the_frame(cli, root, tricky, args):
     """Preamble, header, separator, malformed row and trailer bytes stay identical."""
     assert cli(*args).code == 0
@@ -203,7 +218,7 @@ def test_every_operation_in_sequence_keeps_the_frame(cli, root, tricky, args):
 
 def test_crlf_bom_snapshot_survives_update_continue_release_archive(cli, root, tricky):
     """A snapshot with a BOM and CRLF endings keeps both through every snapshot-changing command."""
-    from memroot import snapshot_text
+    from tests.support.roots import snapshot_text
 
     path = root / "sessions" / f"{TRICKY_OLD}.md"
     original = b"\xef\xbb\xbf" + snapshot_text(TRICKY_OLD, agent="codex-agent").replace("\n", "\r\n").encode("utf-8")
@@ -215,7 +230,10 @@ def test_crlf_bom_snapshot_survives_update_continue_release_archive(cli, root, t
         assert b"\n" not in data.replace(b"\r\n", b""), "a bare LF crept in"
         return data
 
-    assert cli("update", TRICKY_OLD, "--summary", "更新了", "--snapshot", "-", input="## Decisions\n\n- 新決定\n").code == 0
+    assert (
+        cli("update", TRICKY_OLD, "--summary", "更新了", "--snapshot", "-", input="## Decisions\n\n- 新決定\n").code
+        == 0
+    )
     data = check()
     assert "- 新決定\r\n".encode() in data and "更新了\r\n".encode() in data
     assert cli("continue", TRICKY_SOURCE, "--as", TRICKY_OLD).code == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from memroot import idle_line, row_line, snapshot_text
+from tests.support.roots import idle_line, row_line, snapshot_text
 
 SID = "2026-05-31-0900-cursor-main-agent"
 OTHER = "2026-05-30-0800-claude-agent"
@@ -18,7 +18,12 @@ def test_update_promotes_idle_and_creates_the_missing_snapshot(cli, root, mem):
     res = cli("update", SID, "--topic", "Parser", "--summary", "Wrote the parser.")
     assert res.code == 0, res.err
     row = mem.rows(cli)[SID]
-    assert (row["status"], row["topic"], row["summary"], row["updated_at"]) == ("active", "Parser", "Wrote the parser.", NOW)
+    assert (row["status"], row["topic"], row["summary"], row["updated_at"]) == (
+        "active",
+        "Parser",
+        "Wrote the parser.",
+        NOW,
+    )
     assert row["started_at"] == "2026-05-31 09:00" and row["agent"] == "cursor-main-agent"
     snap = mem.snap(SID)
     assert snap.startswith(f"# Session: {SID}\n")
@@ -76,7 +81,13 @@ def test_update_with_new_snapshot_missing_all_items_still_keeps_them(cli, root, 
     blind = snapshot_text(SID).split("## Current Context")[0] + "## Current Context\n\nOnly new stuff.\n"
     assert cli("update", SID, "--snapshot", "-", input=blind).code == 0
     snap = mem.snap(SID)
-    for item in ["Worked on the thing.", "- Use plain Markdown.", "- app/core/index.py", "- Should X happen?", "- Write tests."]:
+    for item in [
+        "Worked on the thing.",
+        "- Use plain Markdown.",
+        "- app/core/index.py",
+        "- Should X happen?",
+        "- Write tests.",
+    ]:
         assert item in snap and item in old
     assert "Only new stuff." in snap
 
@@ -100,7 +111,7 @@ def test_update_changes_only_the_matching_row(cli, root, mem):
 def test_update_writes_snapshot_before_index(cli, root, mem):
     """A failure after the snapshot step leaves the index untouched and reports incomplete."""
     before = mem.index(idle_line(SID))
-    res = cli("update", SID, env={"MEMBOARD_FAULT_AFTER_STEP": "1"})
+    res = cli("update", SID, env={"FAULT_AFTER_STEP": "1"})
     assert res.code == 1 and "incomplete" in res.err
     assert mem.has_snap(SID) and (root / "index.md").read_bytes() == before
 
@@ -122,7 +133,7 @@ def test_update_of_a_different_session_needs_its_explicit_id(cli, root, mem):
 
 def test_update_records_revisions_of_the_snapshot(cli, root, mem):
     """Revisions are kept in memboard's local state, per root, never in the (synced) root."""
-    from memboard.core.localstate import folder_of
+    from memboard.core.files.localstate import folder_of
 
     mem.index(row_line(SID))
     mem.snapshot(SID)

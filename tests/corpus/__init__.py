@@ -5,32 +5,40 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memboard.core.snapshot import render_template
+from memboard.core.formats.snapshot import render_template
+from tests.support import roots
 
 HERE = Path(__file__).parent
 FILES = HERE / "files"
-HEADER = (
-    "| Session ID | Agent Name | Topic | Summary | Keywords | Status | Referenced By | Started At | Updated At |\n"
-    "|---|---|---|---|---|---|---|---|---|\n"
-)
+HEADER = roots.HEADER + roots.SEPARATOR
 A = "2026-05-01-1000-alpha"  # active, has a snapshot, referenced by B
 B = "2026-05-01-1100-beta"  # active, continues from A
 I = "2026-05-01-1200-idle"  # idle placeholder
 IDS = (A, B, I)
 
 
-def row(sid: str, status: str = "active", refs: str = "-", summary: str = "Real work.", agent: str | None = None) -> str:
+def row(
+    sid: str, status: str = "active", refs: str = "-", summary: str = "Real work.", agent: str | None = None
+) -> str:
     """One table line."""
     agent = agent or sid[16:]
     ts = f"{sid[:10]} {sid[11:13]}:{sid[13:15]}"
-    return f"| {sid} | {agent} | Topic of {agent} | {summary} | k | {status} | {refs} | {ts} | {ts} |\n"
+    return roots.row_line(sid, status, refs, summary, f"Topic of {agent}", ts, "k", agent) + "\n"
 
 
 def snap(sid: str, continues: list[str] | None = None) -> str:
     """A template snapshot for sid."""
     ts = f"{sid[:10]} {sid[11:13]}:{sid[13:15]}"
-    return render_template(sid, sid[16:], f"Topic of {sid[16:]}", ts, ts, context=f"Context of {sid}.",
-                           decisions=[f"decision of {sid}"], continues=continues)
+    return render_template(
+        sid,
+        sid[16:],
+        f"Topic of {sid[16:]}",
+        ts,
+        ts,
+        context=f"Context of {sid}.",
+        decisions=[f"decision of {sid}"],
+        continues=continues,
+    )
 
 
 def write(root: Path, rel: str, data: str | bytes) -> None:
@@ -42,32 +50,58 @@ def write(root: Path, rel: str, data: str | bytes) -> None:
 
 def healthy(root: Path, index: str | None = None) -> None:
     """The base most roots start from: A referenced by B, an idle row, snapshots for A and B."""
-    write(root, "index.md", index if index is not None else "# Memory\n\n" + HEADER + row(A, refs=B) + row(B) + row(I, "idle", summary="sessionStart 自動註冊，尚未整理主題。"))
+    write(
+        root,
+        "index.md",
+        index
+        if index is not None
+        else "# Memory\n\n"
+        + HEADER
+        + row(A, refs=B)
+        + row(B)
+        + row(I, "idle", summary="sessionStart 自動註冊，尚未整理主題。"),
+    )
     write(root, f"sessions/{A}.md", snap(A))
     write(root, f"sessions/{B}.md", snap(B, [A]))
 
 
 def malformed_table(root: Path) -> None:
     """Rows with too few/many cells, bad IDs, bad status, a row without the closing pipe."""
-    healthy(root, "# Memory\n\n" + HEADER + row(A, refs=B) + "| 2026-05-01-1300-short | short | only four |\n"
-            + "| not-an-id | x | t | s | k | active | - | a | b |\n" + row("2026-05-01-1400-odd", status="closed")
-            + row(B) + "| 2026-05-01-1500-open | open | t | s | k | idle | - | a | b\n"
-            + row(I, "idle") + "| 2026-05-01-1600-many | m | t | s | k | idle | - | a | b | extra | more |\n")
+    healthy(
+        root,
+        "# Memory\n\n"
+        + HEADER
+        + row(A, refs=B)
+        + "| 2026-05-01-1300-short | short | only four |\n"
+        + "| not-an-id | x | t | s | k | active | - | a | b |\n"
+        + row("2026-05-01-1400-odd", status="closed")
+        + row(B)
+        + "| 2026-05-01-1500-open | open | t | s | k | idle | - | a | b\n"
+        + row(I, "idle")
+        + "| 2026-05-01-1600-many | m | t | s | k | idle | - | a | b | extra | more |\n",
+    )
 
 
 def missing_columns(root: Path) -> None:
     """A table that lacks Keywords and Referenced By."""
     header = "| Session ID | Agent Name | Topic | Summary | Status | Started At | Updated At |\n|---|---|---|---|---|---|---|\n"
-    body = "".join(f"| {sid} | {sid[16:]} | t | s | {st} | 2026-05-01 10:00 | 2026-05-01 10:00 |\n" for sid, st in ((A, "active"), (B, "active"), (I, "idle")))
+    body = "".join(
+        f"| {sid} | {sid[16:]} | t | s | {st} | 2026-05-01 10:00 | 2026-05-01 10:00 |\n"
+        for sid, st in ((A, "active"), (B, "active"), (I, "idle"))
+    )
     healthy(root, header + body)
 
 
 def extra_columns(root: Path) -> None:
     """Unknown columns between and after the known ones; their cells must survive."""
-    header = ("| Session ID | Owner | Agent Name | Topic | Summary | Keywords | Status | Referenced By | Started At | Updated At | Notes |\n"
-              "|---|---|---|---|---|---|---|---|---|---|---|\n")
-    body = "".join(f"| {sid} | owner-{n} | {sid[16:]} | t | s | k | {st} | {refs} | 2026-05-01 10:00 | 2026-05-01 10:00 | keep me {n} |\n"
-                   for n, (sid, st, refs) in enumerate(((A, "active", B), (B, "active", "-"), (I, "idle", "-"))))
+    header = (
+        "| Session ID | Owner | Agent Name | Topic | Summary | Keywords | Status | Referenced By | Started At | Updated At | Notes |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n"
+    )
+    body = "".join(
+        f"| {sid} | owner-{n} | {sid[16:]} | t | s | k | {st} | {refs} | 2026-05-01 10:00 | 2026-05-01 10:00 | keep me {n} |\n"
+        for n, (sid, st, refs) in enumerate(((A, "active", B), (B, "active", "-"), (I, "idle", "-")))
+    )
     healthy(root, header + body)
 
 
@@ -90,8 +124,13 @@ def empty_snapshot_of_live_row(root: Path) -> None:
 
 def non_utf8(root: Path) -> None:
     """Latin-1 and stray bytes in cells, around the table and in a snapshot."""
-    index = ("# Memory \xe9t\xe9\n\n" + HEADER).encode("latin-1") + row(A, refs=B).encode().replace(b"Real work.", b"caf\xe9 \xff\xfe") \
-        + row(B).encode() + row(I, "idle").encode() + b"\ntrailing \x80\x81\n"
+    index = (
+        ("# Memory \xe9t\xe9\n\n" + HEADER).encode("latin-1")
+        + row(A, refs=B).encode().replace(b"Real work.", b"caf\xe9 \xff\xfe")
+        + row(B).encode()
+        + row(I, "idle").encode()
+        + b"\ntrailing \x80\x81\n"
+    )
     healthy(root, "")
     write(root, "index.md", index)
     write(root, f"sessions/{B}.md", snap(B, [A]).encode() + b"\n- stray \xff byte\n")
@@ -105,12 +144,23 @@ def huge_cells(root: Path) -> None:
 
 def pipes_and_backslashes(root: Path) -> None:
     """Escaped pipes, trailing backslashes, Windows paths, a cell that is only a backslash."""
-    healthy(root, HEADER + row(A, refs=B, summary=r"a \| b \\| c C:\Users\x\ ") + row(B, summary="\\") + row(I, "idle", summary=r"ends with \\"))
+    healthy(
+        root,
+        HEADER
+        + row(A, refs=B, summary=r"a \| b \\| c C:\Users\x\ ")
+        + row(B, summary="\\")
+        + row(I, "idle", summary=r"ends with \\"),
+    )
 
 
 def code_fence_table(root: Path) -> None:
     """A board-looking table inside a code fence before the real one (with a clashing ID)."""
-    fenced = "```markdown\n" + HEADER + row(A, status="idle", summary="fenced copy") + "```\n\n~~~\n| Session ID |\n|---|\n~~~\n\n"
+    fenced = (
+        "```markdown\n"
+        + HEADER
+        + row(A, status="idle", summary="fenced copy")
+        + "```\n\n~~~\n| Session ID |\n|---|\n~~~\n\n"
+    )
     healthy(root, "# Memory\n\n" + fenced + HEADER + row(A, refs=B) + row(B) + row(I, "idle"))
 
 
@@ -121,7 +171,13 @@ def only_fenced_table(root: Path) -> None:
 
 def mixed_crlf_bom(root: Path) -> None:
     """A BOM, CRLF on some lines and LF on others, no newline at the end; a CRLF BOM snapshot."""
-    text = "\ufeff# Memory\r\n\r\n" + HEADER.replace("\n", "\r\n", 1) + row(A, refs=B).replace("\n", "\r\n") + row(B) + row(I, "idle").rstrip("\n")
+    text = (
+        "\ufeff# Memory\r\n\r\n"
+        + HEADER.replace("\n", "\r\n", 1)
+        + row(A, refs=B).replace("\n", "\r\n")
+        + row(B)
+        + row(I, "idle").rstrip("\n")
+    )
     healthy(root, text)
     write(root, f"sessions/{A}.md", "\ufeff" + snap(A).replace("\n", "\r\n"))
 

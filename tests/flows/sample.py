@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from memboard.core.snapshot import render_template
-
-HEADER = (
-    "# Memory Index\n\n"
-    "| Session ID | Agent Name | Topic | Summary | Keywords | Status | Referenced By | Started At | Updated At |\n"
-    "|---|---|---|---|---|---|---|---|---|\n"
-)
+from memboard.core.formats.snapshot import render_template
+from tests.support.roots import index_text, table_line
 
 SOURCE = "2026-05-20-1000-cursor-main-agent"
 FOLLOWER = "2026-05-28-0900-claude-code"
@@ -19,19 +15,64 @@ OVERDUE = "2026-04-01-1200-codex"
 LONER = "2026-05-30-1500-cursor-main-agent"
 
 ROWS = [
-    (SOURCE, "cursor-main-agent", "索引解析器", "Line-based parser of index.md; keeps every byte.", "parser, index",
-     "active", FOLLOWER, "2026-05-20 10:00", "2026-05-29 18:00"),
-    (FOLLOWER, "claude-code", "Board flows", "Continues the parser work with the board's modal flows.", "board, flows",
-     "active", "-", "2026-05-28 09:00", "2026-05-31 11:00"),
-    (PLACEHOLDER, "cursor-main-agent", "未設定", "sessionStart 自動註冊，尚未整理主題。", "sessionStart, cursor-agent",
-     "idle", "-", "2026-05-31 08:00", "2026-05-31 08:00"),
-    (OVERDUE, "codex", "Hook latency", "Measured hook start-up; lazy imports keep it under 50 ms.", "hook, bench",
-     "active", "-", "2026-04-01 12:00", "2026-04-02 16:00"),
-    (LONER, "cursor-main-agent", "Demo root", "Generated demo sessions for screenshots.", "demo",
-     "active", "-", "2026-05-30 15:00", "2026-05-30 15:30"),
+    (
+        SOURCE,
+        "cursor-main-agent",
+        "索引解析器",
+        "Line-based parser of index.md; keeps every byte.",
+        "parser, index",
+        "active",
+        FOLLOWER,
+        "2026-05-20 10:00",
+        "2026-05-29 18:00",
+    ),
+    (
+        FOLLOWER,
+        "claude-code",
+        "Board flows",
+        "Continues the parser work with the board's modal flows.",
+        "board, flows",
+        "active",
+        "-",
+        "2026-05-28 09:00",
+        "2026-05-31 11:00",
+    ),
+    (
+        PLACEHOLDER,
+        "cursor-main-agent",
+        "未設定",
+        "sessionStart 自動註冊，尚未整理主題。",
+        "sessionStart, cursor-agent",
+        "idle",
+        "-",
+        "2026-05-31 08:00",
+        "2026-05-31 08:00",
+    ),
+    (
+        OVERDUE,
+        "codex",
+        "Hook latency",
+        "Measured hook start-up; lazy imports keep it under 50 ms.",
+        "hook, bench",
+        "active",
+        "-",
+        "2026-04-01 12:00",
+        "2026-04-02 16:00",
+    ),
+    (
+        LONER,
+        "cursor-main-agent",
+        "Demo root",
+        "Generated demo sessions for screenshots.",
+        "demo",
+        "active",
+        "-",
+        "2026-05-30 15:00",
+        "2026-05-30 15:30",
+    ),
 ]
 
-SNAPSHOTS = {
+SNAPSHOTS: dict[str, dict[str, Any]] = {
     SOURCE: dict(context="The index parser is line based.", decisions=["Never rewrite the whole table"]),
     FOLLOWER: dict(context="Building the board flows.", decisions=["Preview every change"], continues=[SOURCE]),
     OVERDUE: dict(context="Hook start-up measured.", actions=["Re-measure on Windows"]),
@@ -39,15 +80,10 @@ SNAPSHOTS = {
 }
 
 
-def row_line(cells: tuple) -> str:
-    """One index table line."""
-    return "| " + " | ".join(cells) + " |\n"
-
-
 def make_root(path: Path) -> Path:
     """Write the sample root into path (an existing empty folder) and return it."""
-    (path / "index.md").write_text(HEADER + "".join(row_line(r) for r in ROWS) + "\nNotes below the table stay.\n",
-                                   encoding="utf-8")
+    lines = [table_line(list(r)) for r in ROWS]
+    (path / "index.md").write_text(index_text(lines, extra="\nNotes below the table stay.\n"), encoding="utf-8")
     (path / "sessions").mkdir()
     by_id = {r[0]: r for r in ROWS}
     for sid, extra in SNAPSHOTS.items():
@@ -55,12 +91,3 @@ def make_root(path: Path) -> Path:
         text = render_template(sid, row[1], row[2], row[7], row[8], status=row[5], **extra)
         (path / "sessions" / f"{sid}.md").write_text(text, encoding="utf-8")
     return path
-
-
-def tree_bytes(path: Path) -> dict[str, bytes]:
-    """Every file under path (memboard's own .memboard/ state aside) with its bytes."""
-    return {
-        str(p.relative_to(path)): p.read_bytes()
-        for p in sorted(path.rglob("*"))
-        if p.is_file() and ".memboard" not in p.relative_to(path).parts
-    }

@@ -29,7 +29,7 @@ def _crlf_to_lf_plan():
     """A plan that drops a BOM and turns CRLF into LF (and has a U+2028 inside a cell)."""
     before = "\ufeff# Index\r\n| a\u2028b | x |\r\n".encode("utf-8")
     after = "# Index\n| a\u2028b | x |\n".encode("utf-8")
-    return Plan("organize", changes=[Change("modify", "index.md", before, after)])
+    return Plan("organize", None, changes=[Change("modify", "index.md", before, after)])
 
 
 def test_line_ending_bom_and_separator_changes_are_drawn_visibly():
@@ -44,7 +44,7 @@ def test_line_ending_bom_and_separator_changes_are_drawn_visibly():
 
 
 def test_a_byte_that_is_not_utf8_is_drawn_as_its_value():
-    plan = Plan("update", changes=[Change("modify", "index.md", b"caf\xe9\n", b"cafe\n")])
+    plan = Plan("update", None, changes=[Change("modify", "index.md", b"caf\xe9\n", b"cafe\n")])
     assert "-caf⟨\\xe9⟩" in [line.text for line in diff_lines(plan.diff())]
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from memboard.board.screens import MessageScreen, PreviewScreen
+from tests.support.tree import tree
 
 from .driving import live_ids, make_app, mark, preview_diff, preview_words, ready, wait_for_flow, wait_for_screen
-from .sample import FOLLOWER, LONER, OVERDUE, SOURCE, tree_bytes
+from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
 
 
 async def test_archive_confirm_writes_exactly_the_previewed_plan(sample_root):
@@ -27,9 +28,8 @@ async def test_archive_confirm_writes_exactly_the_previewed_plan(sample_root):
     assert LONER not in live_ids(app)
 
 
-
 async def test_archive_cancel_writes_nothing(sample_root):
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -40,12 +40,12 @@ async def test_archive_cancel_writes_nothing(sample_root):
             await pilot.press(key)
             await wait_for_flow(pilot)
             assert not isinstance(app.screen, PreviewScreen)
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before
     assert LONER in live_ids(app)
 
 
 async def test_archive_while_referenced_is_refused_in_a_modal(sample_root):
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -55,7 +55,7 @@ async def test_archive_while_referenced_is_refused_in_a_modal(sample_root):
         assert "still referenced by" in screen.message and FOLLOWER in screen.message
         await pilot.press("enter")
         await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before
 
 
 async def test_files_changed_meanwhile_show_a_new_preview_and_write_nothing(sample_root):
@@ -67,13 +67,13 @@ async def test_files_changed_meanwhile_show_a_new_preview_and_write_nothing(samp
         first = await wait_for_screen(pilot, PreviewScreen)
         index = sample_root / "index.md"
         index.write_bytes(index.read_bytes() + b"Edited by someone else.\n")
-        during = tree_bytes(sample_root)
+        during = tree(sample_root, skip=(".memboard",))
         await pilot.press("y")
         await wait_for_screen(pilot, PreviewScreen, not_this=first)
         second = app.screen
         assert isinstance(second, PreviewScreen) and second is not first
         assert "changed since the last preview" in " ".join(second.notes)
-        assert tree_bytes(sample_root) == during
+        assert tree(sample_root, skip=(".memboard",)) == during
         assert second.plan.changes[-1].before == index.read_bytes()
         await pilot.press("y")
         await wait_for_flow(pilot)
@@ -132,8 +132,9 @@ async def test_archive_of_a_placeholder_deletes_its_row(sample_root):
         app.select_session(PLACEHOLDER)
         await pilot.press("a")
         screen = await wait_for_screen(pilot, PreviewScreen)
-        assert screen.view.headline == [f"Will delete the placeholder row {PLACEHOLDER}: it has no snapshot, so there "
-                                        "is nothing to archive."]
+        assert screen.view.headline == [
+            f"Will delete the placeholder row {PLACEHOLDER}: it has no snapshot, so there is nothing to archive."
+        ]
         await pilot.press("enter")
         await wait_for_flow(pilot)
     assert PLACEHOLDER not in (sample_root / "index.md").read_text(encoding="utf-8")

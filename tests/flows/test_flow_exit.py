@@ -12,8 +12,8 @@ SCRIPT = textwrap.dedent(
     import asyncio, sys
     from pathlib import Path
     from memboard.board.app import MemboardApp
-    from memboard.core.clock import now
-    from memboard.core.demo import build_demo
+    from memboard.core.formats.clock import now
+    from memboard.core.ops.demo import build_demo
 
     root = build_demo(Path(sys.argv[1]), now())
 

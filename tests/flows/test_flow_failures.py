@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from memboard.board.screens import MessageScreen, PreviewScreen
+from memboard.core.files import probe
+from tests.support.faults import Faults
+from tests.support.tree import tree
 
 from .driving import count_refreshes, make_app, mark, ready, wait_for_flow, wait_for_screen
-from .sample import FOLLOWER, LONER, OVERDUE, SOURCE, tree_bytes
+from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
 
 
 async def test_a_failure_half_way_is_explained_and_points_to_doctor(sample_root, monkeypatch):
-    import memboard.core.apply as apply
+    import memboard.core.files.execute as apply
 
     real_step = apply._step
     steps = []
@@ -39,7 +42,8 @@ async def test_a_failure_half_way_is_explained_and_points_to_doctor(sample_root,
 
 
 async def test_a_crash_after_a_step_is_explained_and_points_to_doctor(sample_root, monkeypatch):
-    monkeypatch.setenv("MEMBOARD_FAULT_AFTER_STEP", "1")
+    fault = Faults(1)
+    monkeypatch.setattr(probe, "current", lambda: fault)
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -62,15 +66,16 @@ async def test_row_gone_since_the_preview_is_refused_and_nothing_written(sample_
         await pilot.press("a")
         await wait_for_screen(pilot, PreviewScreen)
         index = sample_root / "index.md"
-        index.write_text("".join(l for l in index.read_text(encoding="utf-8").splitlines(True) if LONER not in l),
-                         encoding="utf-8")
-        during = tree_bytes(sample_root)
+        index.write_text(
+            "".join(l for l in index.read_text(encoding="utf-8").splitlines(True) if LONER not in l), encoding="utf-8"
+        )
+        during = tree(sample_root, skip=(".memboard",))
         await pilot.press("enter")
         screen = await wait_for_screen(pilot, MessageScreen)
         assert f"unknown session {LONER}" in screen.message
         await pilot.press("enter")
         await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == during
+    assert tree(sample_root, skip=(".memboard",)) == during
 
 
 async def test_an_unexpected_error_is_shown_not_raised(sample_root, monkeypatch):
@@ -80,7 +85,7 @@ async def test_an_unexpected_error_is_shown_not_raised(sample_root, monkeypatch)
         raise ValueError("disk on fire")
 
     monkeypatch.setattr(flows, "plan_organize", broken)
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -92,7 +97,7 @@ async def test_an_unexpected_error_is_shown_not_raised(sample_root, monkeypatch)
         await pilot.press("enter")
         await wait_for_flow(pilot)
         assert app.is_running
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before
 
 
 async def test_a_second_flow_does_not_start_while_one_is_open(sample_root):
@@ -120,12 +125,12 @@ async def test_marked_archive_with_stale_files_previews_the_sequence_again(sampl
         first = await wait_for_screen(pilot, PreviewScreen)
         index = sample_root / "index.md"
         index.write_bytes(index.read_bytes() + b"late edit\n")
-        during = tree_bytes(sample_root)
+        during = tree(sample_root, skip=(".memboard",))
         await pilot.press("enter")
         await wait_for_screen(pilot, PreviewScreen, not_this=first)
         second = app.screen
         assert second is not first and "changed since the last preview" in second.notes[0]
-        assert tree_bytes(sample_root) == during
+        assert tree(sample_root, skip=(".memboard",)) == during
         await pilot.press("enter")
         await wait_for_flow(pilot)
     text = (sample_root / "index.md").read_text(encoding="utf-8")
@@ -137,9 +142,9 @@ async def test_a_conflicted_index_refuses_a_flow_before_any_preview(sample_root)
     index = sample_root / "index.md"
     lines = index.read_text(encoding="utf-8").splitlines(keepends=True)
     at = next(i for i, line in enumerate(lines) if line.startswith(f"| {LONER} "))
-    lines[at:at + 1] = ["<<<<<<< HEAD\n", lines[at], "=======\n", lines[at], ">>>>>>> laptop\n"]
+    lines[at : at + 1] = ["<<<<<<< HEAD\n", lines[at], "=======\n", lines[at], ">>>>>>> laptop\n"]
     index.write_text("".join(lines), encoding="utf-8")
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -149,4 +154,4 @@ async def test_a_conflicted_index_refuses_a_flow_before_any_preview(sample_root)
         assert "refused" in screen.title_text and "merge-conflict markers" in screen.message
         await pilot.press("enter")
         await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before

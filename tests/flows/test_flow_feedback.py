@@ -7,10 +7,11 @@ from __future__ import annotations
 from textual.widgets import Input, OptionList, TextArea
 
 from memboard.board.screens import LogScreen, MessageScreen, PreviewScreen, QuestionScreen, SessionPicker, UpdateScreen
-from memboard.core.snapshot import Snapshot
+from memboard.core.formats.snapshot import Snapshot
+from tests.support.tree import tree
 
 from .driving import make_app, mark, ready, wait_for_flow, wait_for_screen
-from .sample import FOLLOWER, LONER, OVERDUE, SOURCE, tree_bytes
+from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
 from .test_flow_maintenance import row_of
 
 
@@ -66,17 +67,20 @@ async def test_update_puts_a_new_summary_into_current_context_also_when_the_snap
         await pilot.press("enter")
         await wait_for_flow(pilot)
     assert row_of(sample_root, LONER)[3] == "Screenshots regenerated for round two."
-    context = [item.text for item in Snapshot((sample_root / "sessions" / f"{LONER}.md").read_bytes())
-               .items("Current Context")]
+    context = [
+        item.text for item in Snapshot((sample_root / "sessions" / f"{LONER}.md").read_bytes()).items("Current Context")
+    ]
     assert any("Screenshots regenerated for round two." in text for text in context)
     assert any("Demo root generator." in text for text in context)  # nothing lost
-    files = [item.text for item in Snapshot((sample_root / "sessions" / f"{LONER}.md").read_bytes())
-             .items("Files / Artifacts")]
+    files = [
+        item.text
+        for item in Snapshot((sample_root / "sessions" / f"{LONER}.md").read_bytes()).items("Files / Artifacts")
+    ]
     assert "app/board/demo.py" in " ".join(files) and "screenshots/make.py" in " ".join(files)
 
 
 async def test_the_update_draft_survives_a_cancelled_preview_and_can_be_kept_for_later(sample_root):
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -108,7 +112,7 @@ async def test_the_update_draft_survives_a_cancelled_preview_and_can_be_kept_for
         assert fresh.query_one("#update-topic", Input).value == "Demo root"
         await pilot.press("escape")
         await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before
 
 
 async def test_release_on_a_follower_releases_what_it_continues_from(sample_root):
@@ -123,8 +127,10 @@ async def test_release_on_a_follower_releases_what_it_continues_from(sample_root
         assert labels == [f"{SOURCE}  {FOLLOWER} continues from it"]
         await pilot.press("enter")
         screen = await wait_for_screen(pilot, PreviewScreen)
-        assert screen.view.headline == [f"{FOLLOWER} will stop continuing from {SOURCE}: it leaves {SOURCE}'s "
-                                        f"Referenced By, and {SOURCE} leaves its Continues From."]
+        assert screen.view.headline == [
+            f"{FOLLOWER} will stop continuing from {SOURCE}: it leaves {SOURCE}'s "
+            f"Referenced By, and {SOURCE} leaves its Continues From."
+        ]
         await pilot.press("enter")
         await wait_for_flow(pilot)
     assert row_of(sample_root, SOURCE)[6] == "-"
@@ -142,9 +148,11 @@ async def test_an_update_refused_at_apply_goes_back_to_the_editor_with_the_draft
         await pilot.press("ctrl+s")
         await wait_for_screen(pilot, PreviewScreen)
         index = sample_root / "index.md"  # the row goes while the preview is open
-        index.write_text("".join(line for line in index.read_text(encoding="utf-8").splitlines(True)
-                                 if LONER not in line), encoding="utf-8")
-        during = tree_bytes(sample_root)
+        index.write_text(
+            "".join(line for line in index.read_text(encoding="utf-8").splitlines(True) if LONER not in line),
+            encoding="utf-8",
+        )
+        during = tree(sample_root, skip=(".memboard",))
         await pilot.press("enter")
         message = await wait_for_screen(pilot, MessageScreen)
         assert f"unknown session {LONER}" in message.message
@@ -155,4 +163,4 @@ async def test_an_update_refused_at_apply_goes_back_to_the_editor_with_the_draft
         await wait_for_screen(pilot, QuestionScreen)
         await pilot.press("y")
         await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == during
+    assert tree(sample_root, skip=(".memboard",)) == during

@@ -10,7 +10,7 @@ import memboard.board.app as board_app
 from memboard.board.flows import BoardFlows, FlowHost
 from memboard.board.messages import AskScreen, FlowFinished
 from memboard.board.screens import PreviewScreen
-from memboard.core.root import MemoryRoot
+from memboard.core.files.root import MemoryRoot
 
 from .driving import live_ids, make_app, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER
@@ -63,8 +63,13 @@ def test_flows_need_nothing_but_the_flow_host(sample_root):
     asked, finished = host.told
     assert isinstance(asked, AskScreen) and isinstance(asked.screen, PreviewScreen)
     assert isinstance(finished, FlowFinished) and finished.applied and finished.clear_marks
-    assert flows.worker.options == {"name": "archive", "group": "flow", "exclusive": True, "thread": True,
-                                    "exit_on_error": False}
+    assert flows.worker.options == {
+        "name": "archive",
+        "group": "flow",
+        "exclusive": True,
+        "thread": True,
+        "exit_on_error": False,
+    }
     assert (sample_root / "archive" / LONER / "index.md").exists()
     assert LONER not in (sample_root / "index.md").read_text(encoding="utf-8")
 

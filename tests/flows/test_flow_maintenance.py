@@ -5,10 +5,11 @@ from __future__ import annotations
 from textual.widgets import Input, TextArea
 
 from memboard.board.screens import MessageScreen, PreviewScreen, QuestionScreen, StaleDaysScreen, UpdateScreen
-from memboard.core.snapshot import Snapshot
+from memboard.core.formats.snapshot import Snapshot
+from tests.support.tree import tree
 
 from .driving import make_app, preview_diff, preview_words, ready, wait_for_flow, wait_for_screen
-from .sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, tree_bytes
+from .sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE
 
 
 def row_of(root, sid: str) -> list[str]:
@@ -45,7 +46,7 @@ async def test_update_edits_fields_and_merges_the_snapshot(sample_root):
 
 
 async def test_update_of_a_snapshot_without_sections_goes_back_to_the_editor(sample_root):
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -64,7 +65,7 @@ async def test_update_of_a_snapshot_without_sections_goes_back_to_the_editor(sam
         assert "draft" in question.text
         await pilot.press("y")
         await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before
 
 
 async def test_update_stale_preview_is_shown_again(sample_root):
@@ -77,18 +78,20 @@ async def test_update_stale_preview_is_shown_again(sample_root):
         await pilot.press("ctrl+s")
         first = await wait_for_screen(pilot, PreviewScreen)
         snap = sample_root / "sessions" / f"{LONER}.md"
-        snap.write_text(snap.read_text(encoding="utf-8").replace("- app/board/demo.py", "- app/board/demo.py\n- added.md"),
-                        encoding="utf-8")
-        during = tree_bytes(sample_root)
+        snap.write_text(
+            snap.read_text(encoding="utf-8").replace("- app/board/demo.py", "- app/board/demo.py\n- added.md"),
+            encoding="utf-8",
+        )
+        during = tree(sample_root, skip=(".memboard",))
         await pilot.press("enter")
         await wait_for_screen(pilot, PreviewScreen, not_this=first)
         assert app.screen is not first and app.screen.notes
-        assert tree_bytes(sample_root) == during
+        assert tree(sample_root, skip=(".memboard",)) == during
         await pilot.press("escape")
         await wait_for_screen(pilot, UpdateScreen)  # a cancelled preview goes back to the editor
         await pilot.press("escape")  # nothing edited: it closes without asking
         await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == during
+    assert tree(sample_root, skip=(".memboard",)) == during
 
 
 async def test_organize_previews_the_whole_pass_and_applies_it(sample_root):
@@ -105,8 +108,10 @@ async def test_organize_previews_the_whole_pass_and_applies_it(sample_root):
             "Leaves 2 active, 0 already stale, 1 protected, 0 blocked, 0 skipped.",
         ]
         words = preview_words(screen)
-        assert f"{OVERDUE}  (stale · Hook latency)\n      Status  active → stale\n" \
-               "      why: not updated for more than 14 days" in words
+        assert (
+            f"{OVERDUE}  (stale · Hook latency)\n      Status  active → stale\n"
+            "      why: not updated for more than 14 days" in words
+        )
         assert f"{PLACEHOLDER}  will be deleted  (idle · 未設定)\n      why: idle, referenced by nobody" in words
         assert f"Protected: something still refers to it (1)\n  {SOURCE}  Referenced By {FOLLOWER}" in words
         diff = preview_diff(screen)
@@ -123,7 +128,7 @@ async def test_organize_stale_days_come_from_config_and_the_input(sample_root, m
     config = tmp_path / "config.toml"
     config.write_text("stale_days = 30\n", encoding="utf-8")
     monkeypatch.setenv("MEMBOARD_CONFIG", str(config))
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -138,7 +143,7 @@ async def test_organize_stale_days_come_from_config_and_the_input(sample_root, m
         assert "mark 2 active rows stale (not updated for more than 1 days)" in screen.view.headline[0]
         await pilot.press("escape")
         await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before
 
 
 async def test_doctor_shows_findings_and_applies_repairs(sample_root):
@@ -160,7 +165,7 @@ async def test_doctor_shows_findings_and_applies_repairs(sample_root):
 
 
 async def test_doctor_on_a_healthy_root_has_nothing_to_write(sample_root):
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -169,4 +174,4 @@ async def test_doctor_on_a_healthy_root_has_nothing_to_write(sample_root):
         assert screen.view.headline == ["No inconsistencies found: nothing to repair."] and screen.plan.empty
         await pilot.press("enter")
         await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before

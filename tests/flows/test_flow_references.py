@@ -5,12 +5,13 @@ from __future__ import annotations
 from textual.widgets import OptionList, Tree
 
 from memboard.board.screens import ChainScreen, MessageScreen, PreviewScreen, SessionPicker
-from memboard.board.results import ChainNode
 from memboard.board.screens.chain import node_label
-from memboard.core.snapshot import Snapshot
+from memboard.core.formats.snapshot import Snapshot
+from memboard.core.results import ChainNode
+from tests.support.tree import tree
 
 from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
-from .sample import FOLLOWER, LONER, OVERDUE, SOURCE, tree_bytes
+from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
 
 NEW_ID = "2026-06-01-0930-cursor-main-agent"
 
@@ -66,7 +67,7 @@ async def test_continue_as_a_new_session_registers_it(sample_root):
 
 
 async def test_continue_cancelled_in_the_picker_or_the_preview_writes_nothing(sample_root):
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -81,7 +82,7 @@ async def test_continue_cancelled_in_the_picker_or_the_preview_writes_nothing(sa
         await wait_for_screen(pilot, PreviewScreen)
         await pilot.press("n")
         await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before
 
 
 async def test_release_removes_the_reference_on_both_sides(sample_root):
@@ -103,18 +104,19 @@ async def test_release_removes_the_reference_on_both_sides(sample_root):
 
 
 async def test_release_with_no_reference_explains_and_writes_nothing(sample_root):
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         app.select_session(LONER)
         await pilot.press("r")
         screen = await wait_for_screen(pilot, MessageScreen)
-        assert screen.message == (f"{LONER} has no reference to release: no session continues from it, and it "
-                                  "continues from none.")
+        assert screen.message == (
+            f"{LONER} has no reference to release: no session continues from it, and it continues from none."
+        )
         await pilot.press("enter")
         await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before
 
 
 async def test_chain_shows_both_directions_and_enter_jumps(sample_root):
@@ -148,9 +150,9 @@ async def test_chain_escape_keeps_the_cursor(sample_root):
 
 
 def test_chain_labels_mark_one_sided_missing_archived_and_cycles():
-    assert "one-sided" in node_label(ChainNode(SOURCE, "live", "active", one_sided=True)).plain
-    assert "missing" in node_label(ChainNode(SOURCE, "missing")).plain
-    assert "archived" in node_label(ChainNode(SOURCE, "archived")).plain
-    assert "cycle" in node_label(ChainNode(SOURCE, "live", cycle=True)).plain
-    plain = node_label(ChainNode(SOURCE, "live", "active", "[b]x[/b]")).plain
+    assert "one-sided" in node_label(ChainNode(SOURCE, "live", None, "active", one_sided=True)).plain
+    assert "missing" in node_label(ChainNode(SOURCE, "missing", None, None)).plain
+    assert "archived" in node_label(ChainNode(SOURCE, "archived", None, None)).plain
+    assert "cycle" in node_label(ChainNode(SOURCE, "live", None, None, cycle=True)).plain
+    plain = node_label(ChainNode(SOURCE, "live", "[b]x[/b]", "active")).plain
     assert "[b]x[/b]" in plain and "one-sided" not in plain and "cycle" not in plain

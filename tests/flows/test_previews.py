@@ -13,14 +13,15 @@ from memboard.board.screens import (
     MessageScreen,
     PlanningScreen,
     PreviewScreen,
-    ProgressScreen,
     SessionPicker,
     StaleDaysScreen,
 )
-from memboard.core.snapshot import render_template
+from memboard.core.formats.snapshot import render_template
+from tests.support.roots import table_line
+from tests.support.tree import tree
 
 from .driving import make_app, mark, preview_words, ready, wait_for_flow, wait_for_screen
-from .sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, row_line, tree_bytes
+from .sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE
 
 
 def body(screen: PreviewScreen) -> str:
@@ -41,7 +42,9 @@ async def test_a_row_change_reads_as_the_cells_that_change_per_session(sample_ro
         assert screen.view.headline[0].startswith(f"{OVERDUE} will continue from {LONER}")
         assert "~ index.md  will change (+2 −2 lines)" in words
         assert f"  {LONER}  (active · Demo root)\n      Referenced By  - → {OVERDUE}" in words
-        assert f"  {OVERDUE}  (active · Hook latency)\n      Updated At     2026-04-02 16:00 → 2026-06-01 09:30" in words
+        assert (
+            f"  {OVERDUE}  (active · Hook latency)\n      Updated At     2026-04-02 16:00 → 2026-06-01 09:30" in words
+        )
         assert f"~ sessions/{OVERDUE}.md  will change" in words and "    ## Continues From" in words
         assert "|" not in "".join(line for line in words.splitlines() if "→" in line)  # no table lines
         await pilot.press("escape")
@@ -58,7 +61,8 @@ async def test_each_file_has_a_header_saying_what_will_happen_and_d_shows_the_dr
         screen = await wait_for_screen(pilot, PreviewScreen)
         assert screen.view.headline == [
             f"Will archive {LONER}: its row leaves index.md, its snapshot moves to archive/{LONER}/session.md and its "
-            f"row is kept in archive/{LONER}/index.md."]
+            f"row is kept in archive/{LONER}/index.md."
+        ]
         assert screen.view.counts == ["3 file changes: 1 created, 1 changed, 1 moved", "index.md: 1 row deleted"]
         headers = [line.text for line in screen.view.readable if line.kind == "file"]
         assert headers == [
@@ -81,13 +85,21 @@ def add_sessions(root, count: int) -> list[str]:
     ids = [f"2026-05-{1 + n // 60:02d}-{n // 60:02d}{n % 60:02d}-bulk-agent" for n in range(count)]
     index = root / "index.md"
     text = index.read_text(encoding="utf-8")
-    rows = "".join(row_line((sid, "bulk-agent", "Bulk", "Bulk work.", "bulk", "active", "-", "2026-05-01 10:00",
-                             "2026-05-01 10:00")) for sid in ids)
+    rows = "".join(
+        table_line(
+            [sid, "bulk-agent", "Bulk", "Bulk work.", "bulk", "active", "-", "2026-05-01 10:00", "2026-05-01 10:00"]
+        )
+        + "\n"
+        for sid in ids
+    )
     index.write_text(text.replace("\nNotes below", rows + "\nNotes below"), encoding="utf-8")
     for sid in ids:
         (root / "sessions" / f"{sid}.md").write_text(
-            render_template(sid, "bulk-agent", "Bulk", "2026-05-01 10:00", "2026-05-01 10:00", status="active",
-                            context="Bulk."), encoding="utf-8")
+            render_template(
+                sid, "bulk-agent", "Bulk", "2026-05-01 10:00", "2026-05-01 10:00", status="active", context="Bulk."
+            ),
+            encoding="utf-8",
+        )
     return ids
 
 
@@ -115,10 +127,10 @@ async def test_a_large_plan_asks_twice_and_is_written_under_a_progress_bar_a_sma
         await pilot.press("a")
         screen = await wait_for_screen(pilot, PreviewScreen)
         assert screen.view.counts[0] == "210 file changes: 70 created, 70 changed, 70 moved"
-        before = tree_bytes(sample_root)
+        before = tree(sample_root, skip=(".memboard",))
         await pilot.press("y")
         await pilot.pause()
-        assert app.screen is screen and tree_bytes(sample_root) == before
+        assert app.screen is screen and tree(sample_root, skip=(".memboard",)) == before
         again = screen.query_one("#preview-again")
         assert again.display and "210 file changes" in str(again.render()) and "press y again" in str(again.render())
         assert str(screen.query_one("#confirm", Button).label) == "Apply: y again"
@@ -140,7 +152,7 @@ async def test_planning_shows_the_time_it_takes_and_escape_drops_the_plan(sample
         return plan
 
     monkeypatch.setattr(board_flows, "plan_organize", slow)
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -159,15 +171,31 @@ async def test_planning_shows_the_time_it_takes_and_escape_drops_the_plan(sample
         assert built.wait(10)
         await pilot.pause(0.2)
         assert not isinstance(app.screen, PreviewScreen)  # the plan built late is dropped
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before
 
 
 async def test_organize_shows_every_reason_and_keeps_the_buttons_in_view_at_80x24(sample_root):
-    extra = [(f"2026-05-0{n}-1000-idle-agent", "idle-agent", "未設定", "x", "k", "idle", SOURCE if n == 1 else "-",
-              "2026-05-01 10:00", "2026-05-01 10:00") for n in range(1, 8)]
+    extra = [
+        (
+            f"2026-05-0{n}-1000-idle-agent",
+            "idle-agent",
+            "未設定",
+            "x",
+            "k",
+            "idle",
+            SOURCE if n == 1 else "-",
+            "2026-05-01 10:00",
+            "2026-05-01 10:00",
+        )
+        for n in range(1, 8)
+    ]
     index = sample_root / "index.md"
-    index.write_text(index.read_text(encoding="utf-8").replace(
-        "\nNotes below", "".join(row_line(r) for r in extra) + "\nNotes below"), encoding="utf-8")
+    index.write_text(
+        index.read_text(encoding="utf-8").replace(
+            "\nNotes below", "".join(table_line(list(r)) + "\n" for r in extra) + "\nNotes below"
+        ),
+        encoding="utf-8",
+    )
     app = make_app(sample_root)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
@@ -176,12 +204,17 @@ async def test_organize_shows_every_reason_and_keeps_the_buttons_in_view_at_80x2
         await pilot.press("enter")
         screen = await wait_for_screen(pilot, PreviewScreen)
         words = preview_words(screen)
-        for sid, why in ((SOURCE, f"Referenced By {FOLLOWER}"), (extra[0][0], f"Referenced By {SOURCE}"),
-                         (FOLLOWER, "updated 2026-05-31 11:00, within 14 days")):
+        for sid, why in (
+            (SOURCE, f"Referenced By {FOLLOWER}"),
+            (extra[0][0], f"Referenced By {SOURCE}"),
+            (FOLLOWER, "updated 2026-05-31 11:00, within 14 days"),
+        ):
             assert f"  {sid}  {why}" in words
         assert f"  {PLACEHOLDER}  will be deleted  (idle · 未設定)\n      why: idle, referenced by nobody" in words
-        assert f"  {OVERDUE}  (stale · Hook latency)\n      Status  active → stale\n" \
-               "      why: not updated for more than 14 days" in words
+        assert (
+            f"  {OVERDUE}  (stale · Hook latency)\n      Status  active → stale\n"
+            "      why: not updated for more than 14 days" in words
+        )
         for button in screen.query(Button):
             assert button.region.height and button.region.bottom <= 24, button  # on screen
         view = screen.query_one("#preview-body")
@@ -210,10 +243,10 @@ async def test_a_refusal_speaks_in_board_keys_and_offers_its_fix(sample_root):
 
 
 async def test_a_read_only_root_refuses_changing_flows_up_front(sample_root, monkeypatch):
-    from memboard.core.root import MemoryRoot
+    from memboard.core.files.root import MemoryRoot
 
     monkeypatch.setattr(MemoryRoot, "read_only_reason", lambda self: "the memory root folder is not writable")
-    before = tree_bytes(sample_root)
+    before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -224,7 +257,7 @@ async def test_a_read_only_root_refuses_changing_flows_up_front(sample_root, mon
             assert "the memory root folder is not writable" in message.message, key
             await pilot.press("enter")
             await wait_for_flow(pilot)
-    assert tree_bytes(sample_root) == before
+    assert tree(sample_root, skip=(".memboard",)) == before
 
 
 async def test_marked_archive_says_deleted_for_a_placeholder(sample_root):
@@ -235,8 +268,9 @@ async def test_marked_archive_says_deleted_for_a_placeholder(sample_root):
         mark(app, LONER)
         await pilot.press("a")
         screen = await wait_for_screen(pilot, PreviewScreen)
-        assert screen.view.headline[0] == ("Will archive 1 session and delete 1 placeholder row, one after another in "
-                                           "the order below.")
+        assert screen.view.headline[0] == (
+            "Will archive 1 session and delete 1 placeholder row, one after another in the order below."
+        )
         await pilot.press("enter")
         await wait_for_flow(pilot)
         assert app.run_log[-1].outcome == f"archived {LONER}; deleted placeholder row {PLACEHOLDER}"
@@ -244,11 +278,27 @@ async def test_marked_archive_says_deleted_for_a_placeholder(sample_root):
 
 
 async def test_one_file_with_many_row_changes_asks_twice_too(sample_root):
-    idle = [(f"2026-05-{1 + n // 60:02d}-{n // 60:02d}{n % 60:02d}-idle-agent", "idle-agent", "未設定", "x", "k",
-             "idle", "-", "2026-05-01 10:00", "2026-05-01 10:00") for n in range(201)]
+    idle = [
+        (
+            f"2026-05-{1 + n // 60:02d}-{n // 60:02d}{n % 60:02d}-idle-agent",
+            "idle-agent",
+            "未設定",
+            "x",
+            "k",
+            "idle",
+            "-",
+            "2026-05-01 10:00",
+            "2026-05-01 10:00",
+        )
+        for n in range(201)
+    ]
     index = sample_root / "index.md"
-    index.write_text(index.read_text(encoding="utf-8").replace(
-        "\nNotes below", "".join(row_line(r) for r in idle) + "\nNotes below"), encoding="utf-8")
+    index.write_text(
+        index.read_text(encoding="utf-8").replace(
+            "\nNotes below", "".join(table_line(list(r)) + "\n" for r in idle) + "\nNotes below"
+        ),
+        encoding="utf-8",
+    )
     app = make_app(sample_root)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -257,10 +307,10 @@ async def test_one_file_with_many_row_changes_asks_twice_too(sample_root):
         await pilot.press("enter")
         screen = await wait_for_screen(pilot, PreviewScreen)
         assert screen.view.counts == ["1 file change: 1 changed", "index.md: 202 rows deleted, 1 row changed"]
-        before = tree_bytes(sample_root)
+        before = tree(sample_root, skip=(".memboard",))
         await pilot.press("y")
         await pilot.pause()
-        assert app.screen is screen and screen.armed and tree_bytes(sample_root) == before
+        assert app.screen is screen and screen.armed and tree(sample_root, skip=(".memboard",)) == before
         await pilot.press("y")
         await wait_for_flow(pilot)
     assert "idle-agent" not in index.read_text(encoding="utf-8")

@@ -24,7 +24,7 @@ def test_measure_returns_the_hook_figures_on_a_small_root():
 
 
 def test_generated_root_is_a_realistic_index(tmp_path):
-    from memboard.core.index import IndexFile
+    from memboard.core.formats.index import IndexFile
 
     bench = load_bench()
     root = bench.make_root(tmp_path / "memory", 50)

@@ -103,7 +103,10 @@ def test_root_resolution_order(cli, tmp_path, config_file):
 def test_no_root_anywhere_says_how_to_set_it(cli, tmp_path):
     res = cli("list", use_root=False)
     assert res.code == 2
-    assert res.err.strip() == "memboard: no memory root: pass --root DIR, set MEMBOARD_ROOT, or run `memboard config set root DIR`"
+    assert (
+        res.err.strip()
+        == "memboard: no memory root: pass --root DIR, set MEMBOARD_ROOT, or run `memboard config set root DIR`"
+    )
 
 
 def test_config_root_then_hook_registers_there(cli, root):
@@ -115,8 +118,8 @@ def test_config_root_then_hook_registers_there(cli, root):
 
 
 def test_config_lock_timeout_bounds_a_writers_wait(cli, root):
-    from memboard.core.apply import locked
-    from memboard.core.root import MemoryRoot
+    from memboard.core.files.lock import locked
+    from memboard.core.files.root import MemoryRoot
 
     assert cli("config", "set", "lock_timeout", "0.2", use_root=False).code == 0
     with locked(MemoryRoot(root)):
@@ -179,4 +182,3 @@ def test_a_textual_theme_is_accepted(cli, config_file):
     config_file.write_text(COMMENTED)
     assert cli("config", "set", "theme", "dracula", use_root=False).code == 0
     assert config_file.read_text() == COMMENTED.replace('"nord"', '"dracula"')
-

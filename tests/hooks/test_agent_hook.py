@@ -9,10 +9,23 @@ import sys
 import time
 
 import pytest
-from hookdata import CONVERSATION, claude_payload, codex_payload, cursor_payload, encoded, local, log_lines, map_lines, rows_of
+
+from tests.support.hooks import (
+    CONVERSATION,
+    claude_payload,
+    codex_payload,
+    cursor_payload,
+    encoded,
+    local,
+    log_lines,
+    map_lines,
+)
+from tests.support.roots import index_text, row_line, rows_of
 
 SID = "2026-06-01-0930-claude-main-agent"
-CLAUDE_OK = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": f"Your Memory Session ID is: {SID}"}}
+CLAUDE_OK = {
+    "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": f"Your Memory Session ID is: {SID}"}
+}
 
 
 def test_claude_session_start_registers_an_idle_row_and_answers_in_claude_json(cli, root):
@@ -49,14 +62,20 @@ def test_codex_session_start_answers_like_claude_with_its_own_agent_name(cli, ro
     assert res.code == 0, res.err
     body = json.loads(res.out)
     assert body["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    assert body["hookSpecificOutput"]["additionalContext"] == "Your Memory Session ID is: 2026-06-01-0930-codex-main-agent"
+    assert (
+        body["hookSpecificOutput"]["additionalContext"] == "Your Memory Session ID is: 2026-06-01-0930-codex-main-agent"
+    )
     assert "| codex-main-agent |" in rows_of(root)[0]
 
 
 def test_resume_and_compact_of_the_same_conversation_reuse_the_session(cli, root):
     first = cli("hook", "claude", input=encoded(claude_payload()))
-    again = cli("hook", "claude", input=encoded(claude_payload(source="resume")), env={"MEMBOARD_NOW": "2026-06-01 11:00"})
-    compact = cli("hook", "claude", input=encoded(claude_payload(source="compact")), env={"MEMBOARD_NOW": "2026-06-02 08:00"})
+    again = cli(
+        "hook", "claude", input=encoded(claude_payload(source="resume")), env={"MEMBOARD_NOW": "2026-06-01 11:00"}
+    )
+    compact = cli(
+        "hook", "claude", input=encoded(claude_payload(source="compact")), env={"MEMBOARD_NOW": "2026-06-02 08:00"}
+    )
     assert json.loads(first.out) == json.loads(again.out) == json.loads(compact.out) == CLAUDE_OK
     assert len(rows_of(root)) == 1
     assert len(map_lines(root)) == 1
@@ -84,8 +103,12 @@ def _spawn(root, tool: str, payload: bytes, env: dict | None = None) -> subproce
     full.update(env or {})
     proc = subprocess.Popen(
         [sys.executable, "-m", "memboard", "hook", tool, "--root", str(root)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=full,
     )
+    assert proc.stdin is not None
     proc.stdin.write(payload)
     proc.stdin.close()
     return proc
@@ -129,7 +152,16 @@ def test_missing_optional_fields_are_fine(cli, root):
 
 @pytest.mark.parametrize(
     "stdin",
-    [b"", b"   \n", b"not json at all", b"\xff\xfe\x00garbage", b"[1, 2, 3]", b'"just a string"', b'{"session_id": "a', b"\xef\xbb\xbf\xef\xbb\xbf"],
+    [
+        b"",
+        b"   \n",
+        b"not json at all",
+        b"\xff\xfe\x00garbage",
+        b"[1, 2, 3]",
+        b'"just a string"',
+        b'{"session_id": "a',
+        b"\xef\xbb\xbf\xef\xbb\xbf",
+    ],
     ids=["empty", "blank", "text", "binary", "array", "string", "truncated", "only-boms"],
 )
 def test_garbage_on_stdin_fails_open_without_an_id(cli, root, stdin):
@@ -141,7 +173,9 @@ def test_garbage_on_stdin_fails_open_without_an_id(cli, root, stdin):
     assert len(logged) == 1 and "failed open, no Session ID reported" in logged[0]
 
 
-@pytest.mark.parametrize("bad", [{"session_id": "a\nb"}, {"session_id": "x" * 500}, {"session_id": ["a"]}, {"session_id": "#comment"}])
+@pytest.mark.parametrize(
+    "bad", [{"session_id": "a\nb"}, {"session_id": "x" * 500}, {"session_id": ["a"]}, {"session_id": "#comment"}]
+)
 def test_an_unusable_conversation_id_fails_open(cli, root, bad):
     res = cli("hook", "claude", input=encoded(bad))
     assert (res.code, res.out) == (0, "")
@@ -219,8 +253,8 @@ def test_the_hook_writes_nothing_of_its_own_into_the_root(cli, root):
 
 
 def test_a_held_lock_makes_the_hook_give_up_quickly(cli, root, state_dir):
-    from memboard.core.apply import locked
-    from memboard.core.root import MemoryRoot
+    from memboard.core.files.lock import locked
+    from memboard.core.files.root import MemoryRoot
 
     with locked(MemoryRoot(root)):
         start = time.monotonic()
@@ -247,7 +281,9 @@ def test_a_row_organized_away_gets_a_new_session_and_the_map_follows(cli, root):
     first = cli("hook", "claude", input=encoded(claude_payload()))
     assert cli("organize").code == 0  # deletes the idle row
     assert rows_of(root) == []
-    again = cli("hook", "claude", input=encoded(claude_payload(source="resume")), env={"MEMBOARD_NOW": "2026-06-03 10:00"})
+    again = cli(
+        "hook", "claude", input=encoded(claude_payload(source="resume")), env={"MEMBOARD_NOW": "2026-06-03 10:00"}
+    )
     new_sid = "2026-06-03-1000-claude-main-agent"
     assert json.loads(first.out) == CLAUDE_OK
     assert json.loads(again.out)["hookSpecificOutput"]["additionalContext"] == f"Your Memory Session ID is: {new_sid}"
@@ -296,23 +332,57 @@ def test_the_hook_imports_nothing_heavy(root):
     env = dict(os.environ)
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "memboard", "hook", "claude", "--root", str(root)],
-        input=encoded(claude_payload()), capture_output=True, env=env, timeout=60,
+        input=encoded(claude_payload()),
+        capture_output=True,
+        env=env,
+        timeout=60,
     )
     assert proc.returncode == 0 and b"Your Memory Session ID is:" in proc.stdout
-    imported = {line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines() if line.startswith("import time:")}
-    assert "memboard.hook" in imported and "filelock" in imported  # the trace is real
+    imported = {
+        line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines() if line.startswith("import time:")
+    }
+    assert "memboard.cli.hook" in imported and "filelock" in imported  # the trace is real
     assert not {m for m in imported if m.split(".")[0] in HEAVY}
+
+
+def test_the_hook_loads_only_what_it_uses_and_reads_the_index_to_plan_and_to_verify(root):
+    # argparse (only for arguments a hook does not send), difflib (only to merge onto a file changed
+    # underneath) and the patch maker stay unloaded; index.md is read once, under the lock, to plan the
+    # row and once more to verify the written bytes (an old index: its signature guards the rename)
+    (root / "index.md").write_text(index_text([row_line("2026-05-01-0900-agent-a")]), encoding="utf-8")
+    old = time.time() - 60
+    os.utime(root / "index.md", (old, old))
+    script = (
+        "import builtins, io, sys\n"
+        "root, payload = sys.argv[1:3]\n"
+        "sys.argv = ['memboard', 'hook', 'claude', '--root', root]\n"
+        "sys.stdin = io.TextIOWrapper(io.BytesIO(payload.encode()))\n"
+        "opened, real_open = [], builtins.open\n"
+        "def counting(file, *a, **k):\n"
+        "    if str(file).endswith('index.md'): opened.append(str(file))\n"
+        "    return real_open(file, *a, **k)\n"
+        "builtins.open = counting\n"
+        "from memboard.cli import main\n"
+        "code = main()\n"
+        "loaded = sorted(m for m in ('argparse', 'difflib', 'memboard.core.diff') if m in sys.modules)\n"
+        "print(code, loaded, len(opened))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(root), json.dumps(claude_payload())], capture_output=True, timeout=60
+    )
+    assert proc.stdout.decode().strip().splitlines()[-1] == "0 [] 2"
+    assert "claude-main-agent" in (root / "index.md").read_text(encoding="utf-8")
 
 
 def test_the_hook_path_in_process_leaves_heavy_modules_unloaded(root):
     script = (
         "import io, sys\n"
         "sys.argv = ['memboard', 'hook', 'codex', '--root', sys.argv[1]]\n"
-        "sys.stdin = io.TextIOWrapper(io.BytesIO(b'{\"session_id\": \"x\"}'))\n"
+        'sys.stdin = io.TextIOWrapper(io.BytesIO(b\'{"session_id": "x"}\'))\n'
         "from memboard.cli import main\n"
         "code = main()\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'mistletoe'))\n"
-        "print(code, heavy, 'memboard.core.hookmap' in sys.modules)\n"
+        "print(code, heavy, 'memboard.core.ops.session_start' in sys.modules)\n"
     )
     proc = subprocess.run([sys.executable, "-c", script, str(root)], capture_output=True, timeout=60)
     assert proc.stdout.decode().strip().splitlines()[-1] == "0 [] True"
@@ -337,12 +407,15 @@ def test_root_before_the_command_and_option_spellings_work(cli, root):
     assert len(rows_of(root)) == 2
 
 
-@pytest.mark.parametrize("argv", [
-    ["hook", "vim"],
-    ["hook", "vim", "--agent", "x"],
-    ["hook", "cursor", "--no-such-option"],
-    ["hook"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["hook", "vim"],
+        ["hook", "vim", "--agent", "x"],
+        ["hook", "cursor", "--no-such-option"],
+        ["hook"],
+    ],
+)
 def test_an_unknown_tool_or_bad_arguments_fail_open_with_one_log_line(cli, root, argv):
     """A hook never fails the agent: exit 0, nothing on stdout, no row, one log line."""
     res = cli(*argv, input=encoded(claude_payload()))
@@ -367,7 +440,9 @@ def test_an_archived_session_is_reported_and_the_next_start_gets_a_new_row(cli, 
     assert (root / "archive" / SID).is_dir()
     who = cli("whoami", "--conversation", CONVERSATION, "--json")
     assert who.code == 1 and json.loads(who.out)["state"] == "archived"
-    again = cli("hook", "claude", input=encoded(claude_payload(source="resume")), env={"MEMBOARD_NOW": "2026-06-05 08:00"})
+    again = cli(
+        "hook", "claude", input=encoded(claude_payload(source="resume")), env={"MEMBOARD_NOW": "2026-06-05 08:00"}
+    )
     assert "2026-06-05-0800-claude-main-agent" in again.out
     assert [l[1] for l in map_lines(root)] == [SID, "2026-06-05-0800-claude-main-agent"]
 
@@ -380,7 +455,9 @@ def test_a_terminal_on_stdin_fails_open_at_once(root):
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "memboard", "hook", "claude", "--root", str(root)],
-            stdin=follower, capture_output=True, timeout=30,
+            stdin=follower,
+            capture_output=True,
+            timeout=30,
         )
     finally:
         os.close(leader)

@@ -16,12 +16,12 @@ import shlex
 
 import pytest
 
-from memboard import install_hook
+from memboard.cli import install as install_hook
+from memboard.cli.install import hook_command, plan_install
 from memboard.core.errors import Refused
-from memboard.install_hook import hook_command, plan_install
 
 NASTY_WINDOWS = r"C:\Users\Jane Doe\My & Co (x86)\it's $HOME `x` ‘q’\Scripts\memboard.exe"
-NASTY_POSIX = "/home/Jane Doe/My & Co/it's $HOME `x` \"q\"/bin/memboard"
+NASTY_POSIX = '/home/Jane Doe/My & Co/it\'s $HOME `x` "q"/bin/memboard'
 PLAIN_WINDOWS = r"C:\Users\jane\AppData\Local\Programs\Python\Python311\Scripts\memboard.exe"
 SHORT = r"C:\Users\JANEDO~1\MYCO~1\Scripts\memboard.exe"
 
@@ -171,7 +171,11 @@ def test_python_module_form_uses_the_short_form_of_python(program):
     python = r"C:\Program Files\Python311\python.exe"
     program(python, "-m", "memboard")
     command = hook_command("codex", windows=True, short_path={python: r"C:\PROGRA~1\Python311\python.exe"}.get)
-    assert codex_cmd(command) == powershell(command) == [r"C:\PROGRA~1\Python311\python.exe", "-m", "memboard", "hook", "codex"]
+    assert (
+        codex_cmd(command)
+        == powershell(command)
+        == [r"C:\PROGRA~1\Python311\python.exe", "-m", "memboard", "hook", "codex"]
+    )
 
 
 def test_memboard_on_path_is_used_when_there_is_no_short_form(program, tmp_path, monkeypatch):
@@ -181,7 +185,11 @@ def test_memboard_on_path_is_used_when_there_is_no_short_form(program, tmp_path,
     program(str(exe))
     monkeypatch.setattr(install_hook.shutil, "which", lambda name: str(exe) if name == "memboard" else None)
     command = hook_command("codex", windows=True, short_path=lambda p: p)
-    assert command == "memboard hook codex" and codex_cmd(command) == powershell(command) == ["memboard", "hook", "codex"]
+    assert command == "memboard hook codex" and codex_cmd(command) == powershell(command) == [
+        "memboard",
+        "hook",
+        "codex",
+    ]
 
 
 def test_no_safe_form_is_refused_rather_than_written_broken(program, monkeypatch):
@@ -203,8 +211,21 @@ def test_the_old_double_quoted_form_fails_where_the_new_ones_do_not():
 
 def test_reinstall_on_windows_updates_an_old_entry_in_place(tmp_path, program):
     (tmp_path / ".claude").mkdir()
-    old = {"hooks": {"SessionStart": [{"hooks": [
-        {"type": "command", "command": r'"G:\My Drive\venv\Scripts\memboard.exe" hook claude', "timeout": 5}]}]}}
+    old = {
+        "hooks": {
+            "SessionStart": [
+                {
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": r'"G:\My Drive\venv\Scripts\memboard.exe" hook claude',
+                            "timeout": 5,
+                        }
+                    ]
+                }
+            ]
+        }
+    }
     (tmp_path / ".claude" / "settings.json").write_text(json.dumps(old, indent=2))
     program(r"G:\My Drive\venv\Scripts\memboard.exe")
     command = hook_command("claude", windows=True)

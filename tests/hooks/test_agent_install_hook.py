@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from hookdata import claude_payload, encoded
 
-from memboard.install_hook import hook_command, is_ours
+from memboard.cli.install import hook_command, is_ours
+from tests.support.hooks import claude_payload, encoded
 
 
 @pytest.fixture
@@ -103,7 +103,11 @@ def test_broken_json_is_refused_in_one_line_and_nothing_is_written(install, home
 
 @pytest.mark.parametrize(
     "content, what",
-    [('["a list"]', "expected an object"), ('{"hooks": []}', "hooks is not an object"), ('{"hooks": {"SessionStart": {}}}', "is not a list")],
+    [
+        ('["a list"]', "expected an object"),
+        ('{"hooks": []}', "hooks is not an object"),
+        ('{"hooks": {"SessionStart": {}}}', "is not a list"),
+    ],
 )
 def test_unexpected_shapes_are_refused(install, home, content, what):
     path = home / ".claude" / "settings.json"
@@ -118,7 +122,10 @@ def test_cursor_project_install_keeps_version_and_other_hooks(install, tmp_path)
     project = tmp_path / "my project"
     (project / ".cursor").mkdir(parents=True)
     path = project / ".cursor" / "hooks.json"
-    existing = {"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}], "sessionStart": [{"command": "./hello.sh"}]}}
+    existing = {
+        "version": 1,
+        "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}], "sessionStart": [{"command": "./hello.sh"}]},
+    }
     path.write_text(json.dumps(existing, indent=2) + "\n")
     res = install("cursor", "--project", str(project))
     assert res.code == 0, res.err
@@ -141,7 +148,13 @@ def test_cursor_new_file_gets_version_1(install, home):
 def test_an_old_memboard_entry_is_updated_in_place_not_duplicated(install, home):
     path = home / ".claude" / "settings.json"
     path.parent.mkdir()
-    old = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "/old/venv/bin/memboard hook claude", "timeout": 5}]}]}}
+    old = {
+        "hooks": {
+            "SessionStart": [
+                {"hooks": [{"type": "command", "command": "/old/venv/bin/memboard hook claude", "timeout": 5}]}
+            ]
+        }
+    }
     path.write_text(json.dumps(old))
     res = install("claude")
     assert res.code == 0
@@ -187,6 +200,8 @@ def test_installed_command_from_a_path_with_spaces_runs_the_hook(tmp_path, home,
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     assert command == f"'{script}' hook claude"
-    ran = subprocess.run(["sh", "-c", command], input=encoded(claude_payload()), capture_output=True, env=env, timeout=60)
+    ran = subprocess.run(
+        ["sh", "-c", command], input=encoded(claude_payload()), capture_output=True, env=env, timeout=60
+    )
     assert ran.returncode == 0
     assert "Your Memory Session ID is:" in json.loads(ran.stdout)["hookSpecificOutput"]["additionalContext"]

@@ -6,15 +6,8 @@ from __future__ import annotations
 
 import json
 
-from hookdata import (
-    CONVERSATION,
-    claude_payload,
-    encoded,
-    local,
-    log_lines,
-    map_lines,
-    rows_of,
-)
+from tests.support.hooks import CONVERSATION, claude_payload, encoded, local, log_lines, map_lines
+from tests.support.roots import rows_of
 
 SID = "2026-06-01-0930-claude-main-agent"
 OLD = "2026-05-20-0800-claude-main-agent"
@@ -29,8 +22,8 @@ def row(sid: str, topic: str = "未設定") -> str:
 
 def legacy_map(root, conversation: str, sid: str) -> None:
     """A conversation-map shard as an older memboard wrote it, under <root>/.memboard/conversations/."""
-    from memboard.core.hookmap import HEADER as MAP_HEADER
-    from memboard.core.hookmap import legacy_shard_path
+    from memboard.core.formats.conversations import HEADER as MAP_HEADER
+    from memboard.core.formats.conversations import legacy_shard_path
 
     path = root / legacy_shard_path(conversation)
     path.parent.mkdir(parents=True)
@@ -38,7 +31,16 @@ def legacy_map(root, conversation: str, sid: str) -> None:
 
 
 def test_a_conflicted_index_fails_the_hook_open(cli, root):
-    text = "# Memory Index\n\n" + HEADER + SEPARATOR + "<<<<<<< HEAD\n" + row(OLD, "ours") + "=======\n" + row(OLD, "theirs") + ">>>>>>> b\n"
+    text = (
+        "# Memory Index\n\n"
+        + HEADER
+        + SEPARATOR
+        + "<<<<<<< HEAD\n"
+        + row(OLD, "ours")
+        + "=======\n"
+        + row(OLD, "theirs")
+        + ">>>>>>> b\n"
+    )
     (root / "index.md").write_text(text, encoding="utf-8")
     res = cli("hook", "claude", input=encoded(claude_payload()))
     assert (res.code, res.out) == (0, "")

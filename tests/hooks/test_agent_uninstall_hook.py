@@ -111,7 +111,10 @@ def test_install_then_uninstall_leaves_no_file_when_install_created_it(run, home
 def test_install_then_uninstall_gives_back_the_installed_over_file(run, home, tool):
     path = home / FILES[tool]
     path.parent.mkdir()
-    original = json.dumps({"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}}, indent=2) + "\n"
+    original = (
+        json.dumps({"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}}, indent=2)
+        + "\n"
+    )
     path.write_text(original)
     assert run("install-hook", tool).code == 0
     assert run("uninstall-hook", tool).code == 0
@@ -124,7 +127,7 @@ def test_dry_run_previews_and_writes_nothing(run, home):
     path.parent.mkdir()
     path.write_text(with_ours)
     res = run("uninstall-hook", "codex", "--dry-run")
-    assert res.code == 0 and "-                    {\"type\": \"command\"" in res.out
+    assert res.code == 0 and '-                    {"type": "command"' in res.out
     assert "dry run: nothing written" in res.err
     assert path.read_text() == with_ours and backups(path) == []
 
@@ -132,12 +135,18 @@ def test_dry_run_previews_and_writes_nothing(run, home):
 def test_an_entry_inside_someone_elses_group_goes_alone(run, home):
     path = home / FILES["claude"]
     path.parent.mkdir()
-    group = {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"},
-                                             {"type": "command", "command": OURS.format(tool="claude")}]}
+    group = {
+        "matcher": "startup",
+        "hooks": [
+            {"type": "command", "command": "echo hi"},
+            {"type": "command", "command": OURS.format(tool="claude")},
+        ],
+    }
     path.write_text(json.dumps({"hooks": {"SessionStart": [group]}}, indent=2))
     assert run("uninstall-hook", "claude").code == 0
-    assert json.loads(path.read_text()) == {"hooks": {"SessionStart": [
-        {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}]}}
+    assert json.loads(path.read_text()) == {
+        "hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}]}
+    }
 
 
 def test_project_file_and_other_tools_entries_stay(run, tmp_path):
@@ -166,7 +175,7 @@ def test_missing_file_has_nothing_to_remove(run, home):
 
 
 def test_a_file_changed_after_the_preview_is_left_alone(tmp_path):
-    from memboard import install_hook
+    from memboard.cli import install as install_hook
     from memboard.core.errors import MemboardError
 
     with_ours, _ = claude_style("claude")
@@ -176,5 +185,5 @@ def test_a_file_changed_after_the_preview_is_left_alone(tmp_path):
     _, before, after = install_hook.plan_uninstall("claude", str(tmp_path))
     path.write_text(with_ours.replace("opus", "sonnet"))  # the user saves the file meanwhile
     with pytest.raises(MemboardError, match="changed while memboard was writing it; nothing was written"):
-        install_hook._write(path, before, after)
+        install_hook.write_config(path, before, after)
     assert path.read_text() == with_ours.replace("opus", "sonnet") and backups(path) == []

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tarfile
 import tomllib
+from email.message import Message
 from email.parser import Parser
 from pathlib import Path
 
@@ -25,26 +26,34 @@ def project_files() -> list[str]:
     try:
         out = subprocess.run(
             ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-            cwd=PROJECT, capture_output=True, check=True, timeout=60,
+            cwd=PROJECT,
+            capture_output=True,
+            check=True,
+            timeout=60,
         ).stdout
         names = [n for n in out.decode("utf-8").split("\0") if n]
     except (OSError, subprocess.CalledProcessError):
         skipped = {"__pycache__", ".git", ".hypothesis", ".pytest_cache", "build", "dist"}
         names = [
-            p.relative_to(PROJECT).as_posix() for p in PROJECT.rglob("*")
-            if p.is_file() and not skipped & set(p.relative_to(PROJECT).parts)
-            and not p.name.endswith((".pyc", ".egg-info")) and ".egg-info" not in p.as_posix()
+            p.relative_to(PROJECT).as_posix()
+            for p in PROJECT.rglob("*")
+            if p.is_file()
+            and not skipped & set(p.relative_to(PROJECT).parts)
+            and not p.name.endswith((".pyc", ".egg-info"))
+            and ".egg-info" not in p.as_posix()
         ]
     return sorted(n for n in names if (PROJECT / n).is_file())
 
 
 @pytest.fixture(scope="module")
-def sdist(tmp_path_factory) -> tuple[set[str], dict]:
+def sdist(tmp_path_factory) -> tuple[set[str], Message]:
     """Build the sdist from a copy of the project (setuptools' own build hook); its names and PKG-INFO."""
     import setuptools
 
     if int(setuptools.__version__.split(".")[0]) < 77:
-        pytest.skip(f"building the sdist needs setuptools>=77, found {setuptools.__version__} (pip install -e '.[test]')")
+        pytest.skip(
+            f"building the sdist needs setuptools>=77, found {setuptools.__version__} (pip install -e '.[test]')"
+        )
     src = tmp_path_factory.mktemp("src")
     for name in project_files():
         (src / name).parent.mkdir(parents=True, exist_ok=True)
@@ -57,8 +66,10 @@ def sdist(tmp_path_factory) -> tuple[set[str], dict]:
     with tarfile.open(archive) as tar:
         names = tar.getnames()
         prefix = names[0].split("/")[0] + "/"
-        info = tar.extractfile(prefix + "PKG-INFO").read().decode("utf-8")
-    inside = {n[len(prefix):] for n in names if n.startswith(prefix)}
+        member = tar.extractfile(prefix + "PKG-INFO")
+        assert member is not None
+        info = member.read().decode("utf-8")
+    inside = {n[len(prefix) :] for n in names if n.startswith(prefix)}
     return inside, Parser().parsestr(info)
 
 
@@ -66,9 +77,19 @@ def test_sdist_ships_the_whole_test_suite_benchmarks_screenshots_and_styles(sdis
     inside, _ = sdist
     wanted = [n for n in project_files() if n.split("/")[0] in SHIPPED_FOLDERS]
     assert wanted and [n for n in wanted if n not in inside] == []
-    for must in ("LICENSE", "README.md", "pyproject.toml", "tests/conftest.py", "tests/hooks/conftest.py",
-                 "tests/corpus/files/utf16.md", "screenshots/board.svg", "screenshots/make_screenshots.py",
-                 "styles/board.tcss", "app/cli.py", "widgets/session_table.py"):
+    for must in (
+        "LICENSE",
+        "README.md",
+        "pyproject.toml",
+        "tests/conftest.py",
+        "tests/hooks/conftest.py",
+        "tests/corpus/files/utf16.md",
+        "screenshots/board.svg",
+        "screenshots/make_screenshots.py",
+        "styles/board.tcss",
+        "app/cli/entry.py",
+        "widgets/session_table.py",
+    ):
         assert must in inside, must
     assert any(n.startswith("tests/__snapshots__/") and n.endswith(".svg") for n in inside)
     assert not [n for n in inside if "__pycache__" in n or n.endswith(".pyc")]
@@ -114,4 +135,4 @@ def test_readme_images_are_absolute_urls_of_files_in_the_repository():
     assert len(images) >= 6
     for url in images:
         assert url.startswith(RAW_BASE), url
-        assert (PROJECT / url[len(RAW_BASE):]).is_file(), url
+        assert (PROJECT / url[len(RAW_BASE) :]).is_file(), url

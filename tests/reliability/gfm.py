@@ -224,7 +224,9 @@ def read(text: str) -> tuple[list[str], list[Section]]:
             for li in node.children:
                 if li.tag == "li":
                     li_first, li_last = li.lines() or (first, last)
-                    sections[-1].units.append(Unit(f"{node.tag}>li", li.html(), _source(lines, li_first, min(li_last, last))))
+                    sections[-1].units.append(
+                        Unit(f"{node.tag}>li", li.html(), _source(lines, li_first, min(li_last, last)))
+                    )
         else:
             sections[-1].units.append(Unit(node.tag, node.html(), _source(lines, first, last)))
     return titles, sections

@@ -13,26 +13,42 @@ import shutil
 
 import pytest
 
-from corpus import A, B, I, ROOTS
 from memboard.cli import main
-from memboard.core.index import split_cells
-
-from .rootstate import image, item_lines
+from memboard.core.formats.text import split_cells
+from tests.corpus import ROOTS, A, B, I
+from tests.support.roots import item_lines
+from tests.support.tree import tree
 
 COMMANDS = [
-    ["list"], ["list", "--json"], ["show", A], ["show", B, "--json"], ["chain", A], ["chain", B, "--json"],
-    ["doctor"], ["doctor", "--json"], ["doctor", "--fix", "--dry-run"], ["doctor", "--fix"],
-    ["register"], ["register", "--manual", "--topic", "T", "--summary", "S"],
-    ["update", A, "--summary", "new"], ["update", I, "--summary", "promoted", "--keywords", "k2"],
-    ["continue", A, "--as", I], ["continue", A], ["release", A, "--as", B],
-    ["organize"], ["organize", "--dry-run"], ["archive", B], ["archive", I], ["archive", A, "--dry-run"],
+    ["list"],
+    ["list", "--json"],
+    ["show", A],
+    ["show", B, "--json"],
+    ["chain", A],
+    ["chain", B, "--json"],
+    ["doctor"],
+    ["doctor", "--json"],
+    ["doctor", "--fix", "--dry-run"],
+    ["doctor", "--fix"],
+    ["register"],
+    ["register", "--manual", "--topic", "T", "--summary", "S"],
+    ["update", A, "--summary", "new"],
+    ["update", I, "--summary", "promoted", "--keywords", "k2"],
+    ["continue", A, "--as", I],
+    ["continue", A],
+    ["release", A, "--as", B],
+    ["organize"],
+    ["organize", "--dry-run"],
+    ["archive", B],
+    ["archive", I],
+    ["archive", A, "--dry-run"],
 ]
 READ_ONLY = {"list", "show", "chain"}
 
 
 def outside(tmp, root) -> dict[str, bytes]:
     """Every file under tmp that is not inside root (where escapes would land)."""
-    return {k: v for k, v in image(tmp).items() if not k.startswith(root.name + "/")}
+    return {k: v for k, v in tree(tmp, links=False).items() if not k.startswith(root.name + "/")}
 
 
 def row_id(line: str) -> str | None:
@@ -71,7 +87,9 @@ def check_no_byte_lost(argv, before: dict[str, bytes], after: dict[str, bytes]) 
                     continue  # organize deletes idle rows / marks stale; doctor repairs rows
                 # a row may change when it is named, or when it references a named session (archive and
                 # continue/release edit the source's Referenced By)
-                assert sid in named or any(n in line for n in named) or op == "register", f"{argv}: row line of {sid} changed"
+                assert sid in named or any(n in line for n in named) or op == "register", (
+                    f"{argv}: row line of {sid} changed"
+                )
         elif rel.startswith("sessions/"):
             lost = item_lines(data) - item_lines(after[rel])
             if op == "release":
@@ -89,7 +107,7 @@ def test_every_command_on_every_hostile_root(tmp_path, capsysbinary, name):
         base = tmp_path / f"run{n}"
         root = base / "memory"
         shutil.copytree(template.parent, base, symlinks=True)
-        before, before_out = image(root), outside(base, root)
+        before, before_out = tree(root, links=False), outside(base, root)
         try:
             code = main([*argv, "--root", str(root)])
         except SystemExit as exc:  # argparse
@@ -98,7 +116,7 @@ def test_every_command_on_every_hostile_root(tmp_path, capsysbinary, name):
             failures.append(f"{argv}: {type(exc).__name__}: {exc}")
             continue
         captured = capsysbinary.readouterr()  # a dry run's patch is bytes (the root's own, UTF-8 or not)
-        after = image(root)
+        after = tree(root, links=False)
         if code not in (0, 1, 2):
             failures.append(f"{argv}: exit {code}")
         if code != 0:

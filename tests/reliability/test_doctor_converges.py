@@ -12,19 +12,22 @@ from __future__ import annotations
 import errno
 import json
 import shutil
+from collections.abc import Sequence
 from datetime import datetime
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memboard.cli import main
-from memboard.core import revisions
-from memboard.core.apply import execute
-from memboard.core.index import IndexFile
+from memboard.core.files import revisions
+from memboard.core.files.execute import execute
+from memboard.core.files.root import MemoryRoot
+from memboard.core.formats.index import IndexFile
 from memboard.core.ops.doctor import diagnose
-from memboard.core.root import MemoryRoot
+from tests.support.roots import item_lines, temp_files
+from tests.support.tree import tree
 
-from .rootstate import image, index_ids, item_lines, parse_problems, temp_files
+from .rootstate import index_ids, parse_problems
 from .test_faults import C, seed
 
 WHEN = datetime(2026, 6, 1, 9, 30)
@@ -45,9 +48,9 @@ def test_a_full_disk_during_archive_leaves_a_state_doctor_finishes_in_one_run(ro
     def full_disk(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    import memboard.core.apply as apply_module
+    import memboard.core.files.fs as fs_module
 
-    monkeypatch.setattr(apply_module.tempfile, "mkstemp", full_disk)
+    monkeypatch.setattr(fs_module.tempfile, "mkstemp", full_disk)
     assert main(["archive", C, "--root", str(root)]) == 1
     monkeypatch.undo()
     assert "nothing written" in capsys.readouterr().err
@@ -79,8 +82,12 @@ def test_a_row_behind_its_snapshot_is_caught_up_from_the_snapshot(root, cli, cap
     snap = root / "sessions" / f"{C}.md"
     revisions.record(MemoryRoot(root), C, snap.read_bytes())  # memboard saw this version
     text = snap.read_text(encoding="utf-8")
-    snap.write_text(text.replace("| Updated At | 2026-05-01 10:00 |", "| Updated At | 2026-05-20 08:15 |")
-                    .replace("| Topic | Gamma work |", "| Topic | Gamma, later |"), encoding="utf-8")
+    snap.write_text(
+        text.replace("| Updated At | 2026-05-01 10:00 |", "| Updated At | 2026-05-20 08:15 |").replace(
+            "| Topic | Gamma work |", "| Topic | Gamma, later |"
+        ),
+        encoding="utf-8",
+    )
     found = [f for f in doctor_json(cli) if f["kind"] == "row_behind_snapshot"]
     assert len(found) == 1 and found[0]["id"] == C and "Updated At" in found[0]["fix"]
     assert cli("doctor", "--fix").code == 0
@@ -90,7 +97,11 @@ def test_a_row_behind_its_snapshot_is_caught_up_from_the_snapshot(root, cli, cap
 
 
 def test_an_index_with_nul_bytes_is_named_not_called_healthy(root, cli):
-    text = "# Memory Index\n\n" + HEADER + "| 2026-05-01-0900-a | a | T | S | k | active | - | 2026-05-01 09:00 | 2026-05-01 09:00 |\n"
+    text = (
+        "# Memory Index\n\n"
+        + HEADER
+        + "| 2026-05-01-0900-a | a | T | S | k | active | - | 2026-05-01 09:00 | 2026-05-01 09:00 |\n"
+    )
     for data in (b"\xff\xfe" + text.encode("utf-16-le"), text.encode("utf-8").replace(b"| T |", b"| T\x00 |")):
         (root / "index.md").write_bytes(data)
         res = cli("doctor")
@@ -107,11 +118,27 @@ O1, O2 = "2026-05-05-0900-orphan1", "2026-05-06-0900-orphan2"
 H1, H2, H3 = "2026-05-07-0900-half1", "2026-05-07-0900-half2", "2026-05-07-0900-half3"
 GONE, OLD = "2026-04-01-0900-gone", "2026-04-02-0900-old"
 DAMAGES = [
-    "missing_snapshot", "idle_with_snapshot", "identical_duplicate", "orphan", "orphan_continues_from_live",
-    "orphan_continues_from_orphan", "live_continues_from_orphan", "refs_lack_continuation", "continuation_lacks_refs",
-    "refs_to_gone", "refs_to_archived", "half_meta_only", "half_meta_and_moved", "half_empty_folder",
-    "half_moved_only", "ref_to_half_archived", "half_continues_from_live", "archive_without_index", "stray_temp",
-    "stray_temp_in_archive", "row_behind",
+    "missing_snapshot",
+    "idle_with_snapshot",
+    "identical_duplicate",
+    "orphan",
+    "orphan_continues_from_live",
+    "orphan_continues_from_orphan",
+    "live_continues_from_orphan",
+    "refs_lack_continuation",
+    "continuation_lacks_refs",
+    "refs_to_gone",
+    "refs_to_archived",
+    "half_meta_only",
+    "half_meta_and_moved",
+    "half_empty_folder",
+    "half_moved_only",
+    "ref_to_half_archived",
+    "half_continues_from_live",
+    "archive_without_index",
+    "stray_temp",
+    "stray_temp_in_archive",
+    "row_behind",
 ]
 
 
@@ -120,13 +147,15 @@ def row(sid: str, status: str = "active", refs: str = "-", updated: str = "2026-
     return f"| {sid} | {sid[16:]} | Topic {sid[16:]} | Summary of {sid[16:]}. | kw | {status} | {refs} | 2026-05-01 09:00 | {updated} |\n"
 
 
-def snap(sid: str, continues: list[str] = (), updated: str = "2026-05-10 09:00", note: str = "") -> str:
+def snap(sid: str, continues: Sequence[str] = (), updated: str = "2026-05-10 09:00", note: str = "") -> str:
     """A snapshot with one item of its own, so a lost line shows."""
     cont = "".join(f"- {c}\n" for c in continues) or "- None\n"
-    return (f"# Session: {sid}\n\n## Metadata\n\n| Field | Value |\n|---|---|\n| Session ID | {sid} |\n"
-            f"| Agent Name | {sid[16:]} |\n| Topic | Topic {sid[16:]} |\n| Status | active |\n"
-            f"| Started At | 2026-05-01 09:00 |\n| Updated At | {updated} |\n\n## Current Context\n\n"
-            f"Context of {sid}.{note}\n\n## Decisions\n\n- decision of {sid}\n\n## Continues From\n\n{cont}")
+    return (
+        f"# Session: {sid}\n\n## Metadata\n\n| Field | Value |\n|---|---|\n| Session ID | {sid} |\n"
+        f"| Agent Name | {sid[16:]} |\n| Topic | Topic {sid[16:]} |\n| Status | active |\n"
+        f"| Started At | 2026-05-01 09:00 |\n| Updated At | {updated} |\n\n## Current Context\n\n"
+        f"Context of {sid}.{note}\n\n## Decisions\n\n- decision of {sid}\n\n## Continues From\n\n{cont}"
+    )
 
 
 def build(path, damages: set[str]) -> None:
@@ -158,7 +187,12 @@ def build(path, damages: set[str]) -> None:
         if OLD in refs:
             other[f"archive/{OLD}/index.md"] = f"# Archived Session: {OLD}\n"
             other[f"archive/{OLD}/session.md"] = snap(OLD)
-    for damage, sid in (("half_meta_only", H1), ("half_meta_and_moved", H2), ("half_empty_folder", H3), ("half_moved_only", H3)):
+    for damage, sid in (
+        ("half_meta_only", H1),
+        ("half_meta_and_moved", H2),
+        ("half_empty_folder", H3),
+        ("half_moved_only", H3),
+    ):
         if damage not in damages:
             continue
         rows[sid] = row(sid)
@@ -190,7 +224,9 @@ def build(path, damages: set[str]) -> None:
         (path / rel).write_text(text, encoding="utf-8")
     if "row_behind" in damages and L3 in snaps:
         revisions.record(MemoryRoot(path), L3, snaps[L3].encode("utf-8"))
-        (path / "sessions" / f"{L3}.md").write_text(snap(L3, updated="2026-05-20 10:00", note=" More."), encoding="utf-8")
+        (path / "sessions" / f"{L3}.md").write_text(
+            snap(L3, updated="2026-05-20 10:00", note=" More."), encoding="utf-8"
+        )
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -201,15 +237,15 @@ def test_one_fix_reaches_a_root_with_nothing_left_to_fix_and_loses_nothing(tmp_p
     path.mkdir()
     build(path, damages)
     root = MemoryRoot(path)
-    before = image(path)
+    before = tree(path, links=False)
     rows_before = {r.id for r in IndexFile(before["index.md"]).rows}
     findings, _ = diagnose(root, WHEN)
     assert findings, damages
     execute(root, lambda r: diagnose(r, WHEN)[1])
     again, repair = diagnose(root, WHEN)
-    assert not repair.changes and not [f.as_dict() for f in again if f.fix], (sorted(damages), [f.as_dict() for f in again])
+    assert not repair.changes and not [f for f in again if f.fix], (sorted(damages), again)
     assert temp_files(path) == [] and parse_problems(path) == []
-    after = image(path)
+    after = tree(path, links=False)
     kept = b"".join(v for k, v in after.items() if k.startswith(("sessions/", "archive/")))
     for rel, data in before.items():
         if rel.startswith("sessions/") and rel.endswith(".md") and not rel.startswith("sessions/."):

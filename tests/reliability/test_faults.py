@@ -18,19 +18,24 @@ from datetime import datetime
 
 import pytest
 
-from memboard.core import clock
-from memboard.core.apply import execute
+from memboard.core.files.execute import execute
+from memboard.core.files.root import MemoryRoot
+from memboard.core.formats import clock
+from memboard.core.formats.archive import render_archive_index
 from memboard.core.ops.archive import plan_archive
+from memboard.core.ops.continue_from import plan_continue
 from memboard.core.ops.doctor import diagnose
+from memboard.core.ops.manual import plan_manual
 from memboard.core.ops.organize import plan_organize
 from memboard.core.ops.query import show
-from memboard.core.ops.reference import plan_continue, plan_release
-from memboard.core.ops.register import plan_manual, plan_register
+from memboard.core.ops.register import plan_register
+from memboard.core.ops.release import plan_release
 from memboard.core.ops.update import plan_update
-from memboard.core.root import MemoryRoot
-from memboard.core.snapshot import render_archive_index, render_template
+from tests.support.faults import Faults, installed, memboard_module
+from tests.support.roots import item_lines, temp_files
+from tests.support.tree import content_changes, tree
 
-from .rootstate import content_changes, image, index_ids, item_lines, parse_problems, temp_files
+from .rootstate import index_ids, parse_problems
 
 OLD = datetime(2026, 5, 1, 10, 0)
 A = "2026-05-01-1000-alpha"
@@ -43,7 +48,10 @@ SNAPSHOT = "## Decisions\n\n- keep the lock fair\n\n## Open Questions\n\n- how b
 def seed(path) -> None:
     """A root with active A, B (continues from A), C (continues from A), an idle row."""
     root = MemoryRoot(path)
-    execute(root, lambda r: plan_manual(r, OLD, "alpha", "Alpha work", "Alpha summary.", "## Decisions\n\n- alpha decision\n"))
+    execute(
+        root,
+        lambda r: plan_manual(r, OLD, "alpha", "Alpha work", "Alpha summary.", "## Decisions\n\n- alpha decision\n"),
+    )
     execute(root, lambda r: plan_manual(r, OLD, "beta", "Beta work", "Beta summary."))
     execute(root, lambda r: plan_manual(r, OLD, "gamma", "Gamma work", "Gamma summary."))
     execute(root, lambda r: plan_register(r, OLD, "idle"))
@@ -56,7 +64,7 @@ def seed_damaged(path) -> None:
     seed(path)
     (path / "sessions" / f"{B}.md").unlink()  # active row B without snapshot -> create it
     # gamma half-archived: archive index written, snapshot not yet moved, row still live
-    from memboard.core.index import IndexFile
+    from memboard.core.formats.index import IndexFile
 
     row = IndexFile((path / "index.md").read_bytes()).find(C)[0]
     values = dict(row.values)
@@ -71,23 +79,47 @@ def now() -> datetime:
 
 SCENARIOS = {
     # name: (seed, argv, in-process builder, subject ID or None)
-    "manual": (seed, ["register", "--manual", "--agent", "delta", "--topic", "Delta", "--summary", "Delta summary."],
-               lambda r: plan_manual(r, now(), "delta", "Delta", "Delta summary."), None),
-    "update": (seed, ["update", A, "--summary", "Alpha moved on.", "--snapshot", "{snap}"],
-               lambda r: plan_update(r, A, now(), summary="Alpha moved on.", snapshot_text=SNAPSHOT), A),
-    "update-creates-snapshot": (seed, ["update", IDLE, "--summary", "Now real work."],
-                                lambda r: plan_update(r, IDLE, now(), summary="Now real work."), IDLE),
-    "continue-as": (seed, ["continue", A, "--as", IDLE],
-                    lambda r: plan_continue(r, A, now(), as_id=IDLE), IDLE),
-    "continue-new": (seed, ["continue", A, "--agent", "delta"],
-                     lambda r: plan_continue(r, A, now(), agent="delta"), None),
+    "manual": (
+        seed,
+        ["register", "--manual", "--agent", "delta", "--topic", "Delta", "--summary", "Delta summary."],
+        lambda r: plan_manual(r, now(), "delta", "Delta", "Delta summary."),
+        None,
+    ),
+    "update": (
+        seed,
+        ["update", A, "--summary", "Alpha moved on.", "--snapshot", "{snap}"],
+        lambda r: plan_update(r, A, now(), summary="Alpha moved on.", snapshot_text=SNAPSHOT),
+        A,
+    ),
+    "update-creates-snapshot": (
+        seed,
+        ["update", IDLE, "--summary", "Now real work."],
+        lambda r: plan_update(r, IDLE, now(), summary="Now real work."),
+        IDLE,
+    ),
+    "continue-as": (seed, ["continue", A, "--as", IDLE], lambda r: plan_continue(r, A, now(), as_id=IDLE), IDLE),
+    "continue-new": (
+        seed,
+        ["continue", A, "--agent", "delta"],
+        lambda r: plan_continue(r, A, now(), agent="delta"),
+        None,
+    ),
     "release": (seed, ["release", A, "--as", B], lambda r: plan_release(r, A, B), B),
     "organize": (seed, ["organize"], lambda r: plan_organize(r, now(), 14), A),
     "archive": (seed, ["archive", C], lambda r: plan_archive(r, C, now()), C),
     "doctor": (seed_damaged, ["doctor", "--fix"], lambda r: diagnose(r, now())[1], B),
 }
-STEPS = {"manual": 2, "update": 2, "update-creates-snapshot": 2, "continue-as": 2, "continue-new": 2,
-         "release": 2, "organize": 1, "archive": 3, "doctor": 3}
+STEPS = {
+    "manual": 2,
+    "update": 2,
+    "update-creates-snapshot": 2,
+    "continue-as": 2,
+    "continue-new": 2,
+    "release": 2,
+    "organize": 1,
+    "archive": 3,
+    "doctor": 3,
+}
 CASES = [(name, step) for name, n in STEPS.items() for step in range(1, n + 1)]
 
 
@@ -97,24 +129,18 @@ def run_crashing(root, argv, step: int, mode: str, tmp_path, capsys=None):
     The injected exception runs the CLI in this process (fast, same code path); the kills
     need a real subprocess.
     """
-    env = dict(os.environ, MEMBOARD_FAULT_AFTER_STEP=str(step))
     full = [*argv, "--root", str(root)]
     if mode == "raise":
         from memboard.cli import main
 
-        saved = dict(os.environ)
-        os.environ.update(env)
-        try:
+        with installed(Faults(step)):
             code = main(full)
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
         captured = capsys.readouterr()
         return code, captured.out, captured.err
-    env["MEMBOARD_FAULT_MODE"] = mode
     marker = tmp_path / f"parked-{step}-{mode}"
-    env["MEMBOARD_FAULT_SIGNAL"] = str(marker)
-    proc = subprocess.Popen([sys.executable, "-m", "memboard", *full], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    env = dict(os.environ, FAULT_AFTER_STEP=str(step), FAULT_MODE=mode, FAULT_SIGNAL=str(marker))
+    cmd = [sys.executable, "-m", *memboard_module(env), *full]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if mode == "signal":
         deadline = time.monotonic() + 30
         while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
@@ -130,7 +156,11 @@ def applied(root, ch) -> bool:
     path = root / ch.path
     if ch.kind == "move":
         dest = root / ch.dest
-        return not path.exists() and dest.exists() and dest.read_bytes() == (ch.after if ch.after is not None else ch.before)
+        return (
+            not path.exists()
+            and dest.exists()
+            and dest.read_bytes() == (ch.after if ch.after is not None else ch.before)
+        )
     if ch.kind == "delete":
         return not path.exists()
     return path.exists() and path.read_bytes() == ch.after
@@ -163,7 +193,7 @@ def test_crash_after_each_step_is_recognised_and_repaired(root, tmp_path, capsys
     mroot = MemoryRoot(root)
     plan = build(mroot)
     assert len(plan.changes) == STEPS[name], [c.describe() for c in plan.changes]
-    before = image(root)
+    before = tree(root, links=False)
     snapshots_before = {k: item_lines(v) for k, v in before.items() if k.startswith("sessions/")}
     for ch in plan.changes:  # what the operation itself means to remove (release drops Continues From)
         if ch.path in snapshots_before and ch.kind == "modify":
@@ -185,7 +215,7 @@ def test_crash_after_each_step_is_recognised_and_repaired(root, tmp_path, capsys
     # nothing torn, nothing else touched
     for ch in plan.changes:
         assert old_or_new(root, ch), f"{ch.describe()} is torn"
-    after = image(root)
+    after = tree(root, links=False)
     planned = {p for ch in plan.changes for p in (ch.path, ch.dest) if p}
     strays = temp_files(root)
     assert content_changes(before, after) - planned - set(strays) == set()
@@ -195,30 +225,30 @@ def test_crash_after_each_step_is_recognised_and_repaired(root, tmp_path, capsys
         assert strays == []
     assert parse_problems(root) == []
     if subject:
-        assert show(mroot, subject)["id"] == subject  # live or archived, still findable
+        assert show(mroot, subject).id == subject  # live or archived, still findable
 
     findings, repair = diagnose(mroot, now())
     finished = all(applied(root, ch) for ch in plan.changes) and not strays
     fixable = [f for f in findings if f.fix]
     if finished:
-        assert not repair.changes, [f.as_dict() for f in findings]
+        assert not repair.changes, findings
     else:
         assert findings, f"doctor does not recognise the state after step {step}"
-        assert fixable and all(f.fix for f in findings), [f.as_dict() for f in findings]  # every state memboard leaves has a fix
+        assert fixable and all(f.fix for f in findings), findings  # every state memboard leaves has a fix
 
     execute(mroot, lambda r: diagnose(r, now())[1])
     findings, repair = diagnose(mroot, now())
-    assert not repair.changes and not [f for f in findings if f.fix], [f.as_dict() for f in findings]
+    assert not repair.changes and not [f for f in findings if f.fix], findings
     assert temp_files(root) == [] and parse_problems(root) == []
     # no content lost: snapshot lines live on in sessions/ or archive/, rows in the index or an archive
     for rel, lines in snapshots_before.items():
-        sid = rel[len("sessions/"):-3]
+        sid = rel[len("sessions/") : -3]
         kept = b""
         for candidate in (root / rel, root / "archive" / sid / "session.md"):
             if candidate.is_file():
                 kept += candidate.read_bytes()
         assert lines <= item_lines(kept), f"{rel} lost {lines - item_lines(kept)}"
-    deleted = set(plan.result.get("deleted", [])) if name == "organize" else set()
+    deleted = set(plan.result.deleted) if name == "organize" else set()
     live = set(index_ids(root))
     for sid in rows_before - deleted:
         assert sid in live or (root / "archive" / sid / "index.md").is_file(), f"row {sid} lost"
@@ -226,7 +256,7 @@ def test_crash_after_each_step_is_recognised_and_repaired(root, tmp_path, capsys
 
 def test_kill_mode_exits_without_cleanup_and_doctor_finishes(root, cli):
     seed(root)
-    res = cli("archive", C, env={"MEMBOARD_FAULT_AFTER_STEP": "2", "MEMBOARD_FAULT_MODE": "kill"})
+    res = cli("archive", C, env={"FAULT_AFTER_STEP": "2", "FAULT_MODE": "kill"})
     assert res.code == 137 and res.out == ""
     assert (root / "archive" / C / "session.md").is_file() and C in index_ids(root)
     res = cli("doctor")

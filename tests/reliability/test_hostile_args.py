@@ -10,9 +10,8 @@ from __future__ import annotations
 import pytest
 
 from memboard.cli import main
-from memboard.core.root import MemoryRoot
-
-from .rootstate import image
+from memboard.core.files.root import MemoryRoot
+from tests.support.tree import tree
 
 GOOD = "2026-06-01-0930-cursor-main-agent"
 HOSTILE = [
@@ -41,10 +40,14 @@ HOSTILE = [
 
 def commands(bad: str) -> list[list[str]]:
     """Every command that takes an ID, with the hostile value in each ID position."""
-    from memboard.core.ids import AGENT_RE
+    from memboard.core.formats.ids import AGENT_RE
 
     agent = bad.replace("2026-06-01-0930-", "") or ".."
-    agents = [] if AGENT_RE.fullmatch(agent) else [["register", "--agent", agent], ["register", "--manual", "--agent", agent]]
+    agents = (
+        []
+        if AGENT_RE.fullmatch(agent)
+        else [["register", "--agent", agent], ["register", "--manual", "--agent", agent]]
+    )
     return agents + [
         ["update", bad, "--summary", "x"],
         ["continue", bad, "--as", GOOD],
@@ -81,7 +84,7 @@ def test_hostile_ids_are_refused_before_any_path_is_built(trapped, tmp_path, cap
         return real_abs(self, rel)
 
     monkeypatch.setattr(MemoryRoot, "abs", spy)
-    before = image(tmp_path)
+    before = tree(tmp_path, links=False)
     for argv in commands(bad):
         built.clear()
         code = main([*argv, "--root", str(trapped)])
@@ -92,7 +95,7 @@ def test_hostile_ids_are_refused_before_any_path_is_built(trapped, tmp_path, cap
         assert len(err) < 400  # a huge value is shown shortened
         suspicious = [rel for rel in built if rel not in ("index.md",) and bad and bad in rel]
         assert suspicious == [], (argv, built)
-    assert image(tmp_path) == before
+    assert tree(tmp_path, links=False) == before
 
 
 @pytest.mark.parametrize("value", ["../x", "a/b", "a\\b", "C:", "a|b", "a\nb", "x" * 300])
@@ -100,7 +103,7 @@ def test_hostile_text_arguments_stay_inside_the_cell(cli, root, value):
     """Topic/summary text is data: it may hold anything but NUL and never becomes a path."""
     res = cli("register", "--manual", "--topic", value, "--summary", value)
     assert res.code == 0, res.err
-    from memboard.core.index import IndexFile
+    from memboard.core.formats.index import IndexFile
 
     rows = IndexFile((root / "index.md").read_bytes()).rows
     assert len(rows) == 1 and rows[0].problem is None

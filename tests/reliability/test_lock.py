@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from .rootstate import image
+from tests.support.tree import tree
 
 HOLD = """
 import sys, time
 from pathlib import Path
-from memboard.core.apply import locked
-from memboard.core.root import MemoryRoot
+from memboard.core.files.execute import locked
+from memboard.core.files.root import MemoryRoot
 with locked(MemoryRoot(sys.argv[1])):
     Path(sys.argv[2]).write_text(sys.argv[3])
     time.sleep(float(sys.argv[4]))
@@ -52,7 +52,7 @@ def held(root, cli, tmp_path):
 
 
 def test_locked_root_gives_one_line_after_the_bounded_wait_and_writes_nothing(held, cli, root):
-    before = image(root)
+    before = tree(root, links=False)
     started = time.monotonic()
     res = cli("register", env={"MEMBOARD_LOCK_TIMEOUT": "0.5"})
     elapsed = time.monotonic() - started
@@ -61,17 +61,17 @@ def test_locked_root_gives_one_line_after_the_bounded_wait_and_writes_nothing(he
     assert len(lines) == 1 and "locked by another writer" in lines[0] and "0.5s" in lines[0]
     assert "Your Memory Session ID" not in res.out
     assert elapsed < 10
-    assert image(root) == before
+    assert tree(root, links=False) == before
     assert [p.name for p in queue_dir().iterdir()] != []  # only the holder's ticket remains
     assert len(list(queue_dir().iterdir())) == 1
 
 
 def test_config_lock_timeout_bounds_the_wait(held, cli, root):
     Path(os.environ["MEMBOARD_CONFIG"]).write_text("lock_timeout = 0.3\n")
-    before = image(root)
+    before = tree(root, links=False)
     res = cli("update", "2026-06-01-0930-first", "--summary", "x")
     assert res.code == 1 and "waited 0.3s" in res.err and len(res.err.strip().splitlines()) == 1
-    assert image(root) == before
+    assert tree(root, links=False) == before
 
 
 def test_env_timeout_wins_over_config(held, cli):
@@ -100,9 +100,9 @@ def test_waiters_get_the_lock_in_arrival_order(root, tmp_path):
     order = tmp_path / "order"
     waiters = []
     for n in range(4):
-        marker = tmp_path / f"w{n}"
-        code = HOLD.replace("Path(sys.argv[2]).write_text(sys.argv[3])",
-                            "open(sys.argv[2], 'a').write(sys.argv[3] + '\\n')")
+        code = HOLD.replace(
+            "Path(sys.argv[2]).write_text(sys.argv[3])", "open(sys.argv[2], 'a').write(sys.argv[3] + '\\n')"
+        )
         waiters.append(subprocess.Popen([sys.executable, "-c", code, str(root), str(order), f"w{n}", "0.02"]))
         deadline = time.monotonic() + 20
         while len(list(queue_dir().iterdir())) < n + 2:  # the holder's ticket plus ours so far

@@ -6,14 +6,16 @@ from datetime import datetime
 
 import pytest
 
-from memboard.core import apply
-from memboard.core.apply import execute
 from memboard.core.errors import Incomplete
-from memboard.core.index import IndexFile
-from memboard.core.ops.register import plan_manual, plan_register
+from memboard.core.files import fs, probe
+from memboard.core.files.execute import execute
+from memboard.core.files.root import MemoryRoot
+from memboard.core.formats.index import IndexFile
+from memboard.core.ops.manual import plan_manual
+from memboard.core.ops.register import plan_register
 from memboard.core.ops.update import plan_update
 from memboard.core.rebase import rebase
-from memboard.core.root import MemoryRoot
+from tests.support.faults import AfterStep
 
 WHEN = datetime(2026, 6, 1, 9, 30)
 
@@ -29,16 +31,14 @@ def test_rebase_merges_disjoint_line_changes_and_refuses_overlaps():
 
 def hand_edit_during_step(monkeypatch, root, after_step: int, edit):
     """Make a 'hand edit' land on index.md right after the plan's step N (as an editor would save)."""
-    real = apply._fault
 
-    def fault(step):
-        """Save the hand edit after the chosen step, then behave as before."""
-        if step == after_step:
-            path = root / "index.md"
-            path.write_bytes(edit(path.read_bytes()))
-        real(step)
+    def save() -> None:
+        """Save the hand edit."""
+        path = root / "index.md"
+        path.write_bytes(edit(path.read_bytes()))
 
-    monkeypatch.setattr(apply, "_fault", fault)
+    after = AfterStep(after_step, save)
+    monkeypatch.setattr(probe, "current", lambda: after)
 
 
 def test_update_keeps_a_hand_edit_saved_between_its_two_steps(root, monkeypatch):
@@ -100,7 +100,7 @@ def test_a_hand_edit_during_the_first_write_makes_memboard_rebuild(root, monkeyp
     mroot = MemoryRoot(root)
     (root / "index.md").write_text("note: before\n\n")
     execute(mroot, lambda r: plan_register(r, WHEN, "alpha"))
-    real = apply.tempfile.mkstemp
+    real = fs.tempfile.mkstemp
     saved = []
 
     def mkstemp(*args, **kwargs):
@@ -111,7 +111,7 @@ def test_a_hand_edit_during_the_first_write_makes_memboard_rebuild(root, monkeyp
             path.write_bytes(path.read_bytes().replace(b"note: before", b"note: by hand"))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(apply.tempfile, "mkstemp", mkstemp)
+    monkeypatch.setattr(fs.tempfile, "mkstemp", mkstemp)
     plan = execute(mroot, lambda r: plan_register(r, WHEN, "beta"))
     data = (root / "index.md").read_bytes()
     assert saved and b"note: by hand" in data and b"2026-06-01-0930-beta" in data

@@ -7,12 +7,11 @@ from datetime import datetime
 import pytest
 
 from memboard.core.errors import MemboardError
-from memboard.core.ops.register import plan_manual
+from memboard.core.files.root import MemoryRoot
+from memboard.core.ops.manual import plan_manual
 from memboard.core.ops.update import plan_update
-from memboard.core.root import MemoryRoot
 from memboard.core.secrets import SecretFound, scan
-
-from .rootstate import image
+from tests.support.tree import tree
 
 # Built by concatenation so this file does not itself look like a leaked credential.
 AWS = "AKIA" + "IOSFODNN7" + "EXAMPLE"
@@ -92,23 +91,23 @@ def test_register_manual_refuses_a_secret_in_topic_and_writes_nothing(cli, root)
 def test_update_refuses_a_private_key_in_the_snapshot_naming_its_line(cli, root):
     assert cli("register").code == 0
     sid = "2026-06-01-0930-cursor-main-agent"
-    before = image(root)
+    before = tree(root, links=False)
     snapshot = "## Decisions\n\n- use the deploy key\n\n## Files / Artifacts\n\n" + PEM + "\n"
     res = cli("update", sid, "--snapshot", "-", input=snapshot)
     assert res.code == 1
     assert len(res.err.strip().splitlines()) == 1
     assert "snapshot line 7: private key" in res.err
     assert "MIIEow" not in res.err
-    assert image(root) == before
+    assert tree(root, links=False) == before
 
 
 @pytest.mark.parametrize("flag", ["--summary", "--keywords", "--topic"])
 def test_update_scans_every_text_field(cli, root, flag):
     cli("register")
-    before = image(root)
+    before = tree(root, links=False)
     res = cli("update", "2026-06-01-0930-cursor-main-agent", flag, f"key {SLACK}")
     assert res.code == 1 and "Slack token" in res.err and SLACK not in res.err
-    assert image(root) == before
+    assert tree(root, links=False) == before
 
 
 def test_allow_secrets_is_an_explicit_override(cli, root):
@@ -120,12 +119,12 @@ def test_allow_secrets_is_an_explicit_override(cli, root):
 def test_continue_scans_the_text_it_carries(cli, root):
     cli("register", "--manual", "--topic", f"uses {OPENAI}", "--allow-secrets", "--agent", "src")
     cli("register", "--agent", "cur")
-    before = image(root)
+    before = tree(root, links=False)
     res = cli("continue", "2026-06-01-0930-src", "--as", "2026-06-01-0930-cur")
     assert res.code == 1 and "OpenAI API key" in res.err and OPENAI not in res.err
-    assert image(root) == before
+    assert tree(root, links=False) == before
     res = cli("continue", "2026-06-01-0930-src", "--agent", "new")
-    assert res.code == 1 and image(root) == before
+    assert res.code == 1 and tree(root, links=False) == before
     res = cli("continue", "2026-06-01-0930-src", "--as", "2026-06-01-0930-cur", "--allow-secrets")
     assert res.code == 0, res.err
 
@@ -141,7 +140,13 @@ def test_update_plan_builder_refuses_for_the_board(root, cli):
     mroot = MemoryRoot(root)
     with pytest.raises(SecretFound):
         plan_update(mroot, "2026-06-01-0930-cursor-main-agent", datetime(2026, 6, 1, 9, 31), summary=f"jwt {JWT}")
-    plan = plan_update(mroot, "2026-06-01-0930-cursor-main-agent", datetime(2026, 6, 1, 9, 31), summary=f"jwt {JWT}", allow_secrets=True)
+    plan = plan_update(
+        mroot,
+        "2026-06-01-0930-cursor-main-agent",
+        datetime(2026, 6, 1, 9, 31),
+        summary=f"jwt {JWT}",
+        allow_secrets=True,
+    )
     assert plan.changes
 
 
@@ -149,13 +154,20 @@ def test_update_plan_builder_refuses_for_the_board(root, cli):
 # Values are assembled from pieces so that this file is not itself a leak to other scanners.
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"
 AZURE_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsu" + "Fq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
-GCP_JSON = '{"type": "service_account", "private_key_id": "3f2a", "private_key": "-----BEGIN ' + 'PRIVATE KEY-----\\nMIIEvQIBADAN\\n-----END PRIVATE KEY-----\\n"}'
+GCP_JSON = (
+    '{"type": "service_account", "private_key_id": "3f2a", "private_key": "-----BEGIN '
+    + 'PRIVATE KEY-----\\nMIIEvQIBADAN\\n-----END PRIVATE KEY-----\\n"}'
+)
 NEW_KINDS = [
     # connection strings with a password
     ("connection string with a password", "db: postgres://app:" + "s3cr3tPw@db.internal:5432/app", "s3cr3tPw"),
     ("connection string with a password", "DATABASE_URL=postgresql://svc:" + "Tr0ub4dor@10.0.0.5/prod", "Tr0ub4dor"),
     ("connection string with a password", "mysql://root:" + "hunter22@localhost:3306/shop", "hunter22"),
-    ("connection string with a password", "mongodb+srv://admin:" + "Xq9v2LmP@cluster0.ab1cd.mongodb.net/db", "Xq9v2LmP"),
+    (
+        "connection string with a password",
+        "mongodb+srv://admin:" + "Xq9v2LmP@cluster0.ab1cd.mongodb.net/db",
+        "Xq9v2LmP",
+    ),
     ("connection string with a password", "cache at redis://:" + "r3disPass@cache:6379/0", "r3disPass"),
     ("connection string with a password", "broker amqp://worker:" + "rabbit-77@mq.local:5672/", "rabbit-77"),
     # cloud keys
@@ -163,24 +175,45 @@ NEW_KINDS = [
     ("AWS secret access key", '"SecretAccessKey": "' + AWS_SECRET + '"', AWS_SECRET),
     ("AWS secret access key", f"keys: {AWS} {AWS_SECRET}", AWS_SECRET),
     ("private key", "sa.json: " + GCP_JSON, "MIIEvQIBADAN"),
-    ("Azure storage account key",
-     "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + AZURE_KEY + ";EndpointSuffix=core.windows.net", AZURE_KEY),
-    ("Google OAuth client secret", "client secret GOCSPX-" + "1aB2cD3eF4gH5iJ6kL7mN8oP9qR0", "1aB2cD3eF4gH5iJ6kL7mN8oP9qR0"),
+    (
+        "Azure storage account key",
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + AZURE_KEY + ";EndpointSuffix=core.windows.net",
+        AZURE_KEY,
+    ),
+    (
+        "Google OAuth client secret",
+        "client secret GOCSPX-" + "1aB2cD3eF4gH5iJ6kL7mN8oP9qR0",
+        "1aB2cD3eF4gH5iJ6kL7mN8oP9qR0",
+    ),
     # source hosts and package registries
     ("GitLab token", "glpat-" + "xYz12AbC34dEf56GhI78 for CI", "xYz12AbC34dEf56GhI78"),
     ("npm token", "NPM_TOKEN npm_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
-    ("npm token", "//registry.npmjs.org/:_authToken=" + "4f1d2c3b-aaaa-bbbb-cccc-1234567890ab", "4f1d2c3b-aaaa-bbbb-cccc-1234567890ab"),
-    ("PyPI token", "twine pypi-" + "AgEIcHlwaS5vcmcCJDk0ZmM3YjQ0LTk2NzUtNGRiZC05MWU3LTUxNWIzYjU3YmQwZQACKlsz",
-     "CJDk0ZmM3YjQ0LTk2NzUtNGRiZC05MWU3LTUxNWIzYjU3YmQwZQACKlsz"),
+    (
+        "npm token",
+        "//registry.npmjs.org/:_authToken=" + "4f1d2c3b-aaaa-bbbb-cccc-1234567890ab",
+        "4f1d2c3b-aaaa-bbbb-cccc-1234567890ab",
+    ),
+    (
+        "PyPI token",
+        "twine pypi-" + "AgEIcHlwaS5vcmcCJDk0ZmM3YjQ0LTk2NzUtNGRiZC05MWU3LTUxNWIzYjU3YmQwZQACKlsz",
+        "CJDk0ZmM3YjQ0LTk2NzUtNGRiZC05MWU3LTUxNWIzYjU3YmQwZQACKlsz",
+    ),
     # payments and messaging
     ("Stripe key", "charge with sk_live_" + "51HxYzAbCdEfGhIjKlMnOpQr", "51HxYzAbCdEfGhIjKlMnOpQr"),
     ("Stripe key", "restricted rk_live_" + "51HxYzAbCdEfGhIjKlMnOpQr", "51HxYzAbCdEfGhIjKlMnOpQr"),
     ("Slack token", "bot xoxb-" + "2048-4096-AbCdEfGhIjKlMnOp", "2048-4096-AbCdEfGhIjKlMnOp"),
     ("Twilio API key", "twilio SK" + "0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef"),
-    ("SendGrid API key", "mail SG." + "ngeVfQFYQlKU0ufo8x5d1A.TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr", "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr"),
+    (
+        "SendGrid API key",
+        "mail SG." + "ngeVfQFYQlKU0ufo8x5d1A.TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr",
+        "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr",
+    ),
     # webhook URLs that carry their secret
-    ("Slack webhook URL", "alerts go to https://hooks.slack.com/services/T0" + "1ABCDEF/B02GHIJKL/aBcDeFgHiJkLmNoPqRsTuVwX",
-     "aBcDeFgHiJkLmNoPqRsTuVwX"),
+    (
+        "Slack webhook URL",
+        "alerts go to https://hooks.slack.com/services/T0" + "1ABCDEF/B02GHIJKL/aBcDeFgHiJkLmNoPqRsTuVwX",
+        "aBcDeFgHiJkLmNoPqRsTuVwX",
+    ),
     ("Discord webhook URL", "https://discord.com/api/webhooks/1234567890" + "12345678/" + "Ab" * 34, "Ab" * 34),
     # tokens of the generic forms
     ("JSON Web Token", f"id_token {JWT}", JWT),
@@ -200,12 +233,22 @@ def test_scanner_catches_the_credentials_people_paste_into_notes(kind, text, val
 
 @pytest.mark.parametrize("kind,text,value", NEW_KINDS[::3], ids=[k for k, _, _ in NEW_KINDS[::3]])
 def test_each_new_kind_is_refused_by_the_cli_and_overridable(cli, root, kind, text, value):
-    res = cli("register", "--manual", "--summary", "see snapshot", "--snapshot", "-", input=f"## Decisions\n\n- {text}\n")
+    res = cli(
+        "register", "--manual", "--summary", "see snapshot", "--snapshot", "-", input=f"## Decisions\n\n- {text}\n"
+    )
     assert res.code == 1 and kind in res.err and value not in res.err, res.err
     assert len(res.err.strip().splitlines()) == 1
     assert list(root.iterdir()) == []
-    res = cli("register", "--manual", "--summary", "see snapshot", "--snapshot", "-", "--allow-secrets",
-              input=f"## Decisions\n\n- {text}\n")
+    res = cli(
+        "register",
+        "--manual",
+        "--summary",
+        "see snapshot",
+        "--snapshot",
+        "-",
+        "--allow-secrets",
+        input=f"## Decisions\n\n- {text}\n",
+    )
     assert res.code == 0, res.err
     assert value in next((root / "sessions").iterdir()).read_text(encoding="utf-8")
 
@@ -243,7 +286,10 @@ def test_scanner_leaves_prose_ids_hashes_and_paths_alone(text):
 def test_a_hash_beside_an_aws_key_id_is_not_taken_for_its_secret():
     text = f"the IAM user {AWS} was deleted in commit 9fceb02d0ae598e95dc970b74767f19372d61af8"
     assert [m.kind for m in scan(text)] == ["AWS access key"]
-    assert [m.kind for m in scan(text + f" (its secret was {AWS_SECRET})")] == ["AWS access key", "AWS secret access key"]
+    assert [m.kind for m in scan(text + f" (its secret was {AWS_SECRET})")] == [
+        "AWS access key",
+        "AWS secret access key",
+    ]
 
 
 @pytest.mark.parametrize("kind,text,value", NEW_KINDS, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(NEW_KINDS)])
@@ -253,5 +299,7 @@ def test_every_kind_refuses_the_plan_and_allow_secrets_overrides_it(root, kind, 
     with pytest.raises(SecretFound) as info:
         plan_manual(mroot, datetime(2026, 6, 1, 9, 30), "alpha", "Deploy", "see snapshot", snapshot)
     assert kind in [m.kind for m in info.value.matches] and value not in str(info.value)
-    plan = plan_manual(mroot, datetime(2026, 6, 1, 9, 30), "alpha", "Deploy", "see snapshot", snapshot, allow_secrets=True)
+    plan = plan_manual(
+        mroot, datetime(2026, 6, 1, 9, 30), "alpha", "Deploy", "see snapshot", snapshot, allow_secrets=True
+    )
     assert value.encode("utf-8") in plan.changes[0].after

@@ -23,22 +23,18 @@ from pathlib import Path
 
 import pytest
 
-from memboard.core import apply
-from memboard.core import root as root_module
-from memboard.core.apply import execute
+from bench.torn import build_root, hand_id, hand_row, seed_id
 from memboard.core.errors import Incomplete
-from memboard.core.index import IndexFile
+from memboard.core.files import fs, probe, settle
+from memboard.core.files import root as root_module
+from memboard.core.files.execute import execute
+from memboard.core.files.root import MemoryRoot
+from memboard.core.formats.index import IndexFile
 from memboard.core.ops.doctor import diagnose
-from memboard.core.ops.register import plan_manual
+from memboard.core.ops.manual import plan_manual
 from memboard.core.ops.update import plan_update
 from memboard.core.rebase import rebase
-from memboard.core.root import MemoryRoot
-
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from bench.torn import build_root, hand_id, hand_row, seed_id  # noqa: E402
+from tests.support.faults import AfterStep
 
 WHEN = datetime(2026, 6, 1, 9, 30)
 ROWS = 40
@@ -69,7 +65,7 @@ class PlainSave:
         self.fh.flush()
         self.thread: threading.Thread | None = None
 
-    def finish_after(self, seconds: float) -> "PlainSave":
+    def finish_after(self, seconds: float) -> PlainSave:
         """Write the rest after a pause well inside the window (margin for a loaded machine), in a thread."""
 
         def rest() -> None:
@@ -105,14 +101,8 @@ def update(sid: str):
 
 def after_step(monkeypatch, step: int, action) -> None:
     """Run action right after the plan's file step `step` is written."""
-    real = apply._fault
-
-    def fault(number):
-        if number == step:
-            action()
-        real(number)
-
-    monkeypatch.setattr(apply, "_fault", fault)
+    after = AfterStep(step, action)
+    monkeypatch.setattr(probe, "current", lambda: after)
 
 
 # -- the three moments a torn read can happen ---------------------------------------------------
@@ -152,7 +142,9 @@ def test_a_torn_read_between_two_steps_is_never_merged_onto(root, window, seeded
     path = root / "index.md"
     target = seed_id(3)
     saves = []
-    after_step(monkeypatch, 1, lambda: saves.append(PlainSave(path, path.read_bytes() + hand_row(1)).finish_after(0.15)))
+    after_step(
+        monkeypatch, 1, lambda: saves.append(PlainSave(path, path.read_bytes() + hand_row(1)).finish_after(0.15))
+    )
     plan = execute(MemoryRoot(root), update(target))
     saves[0].join()
     assert [c.path for c in plan.changes] == [f"sessions/{target}.md", "index.md"]
@@ -198,12 +190,13 @@ def test_an_index_that_never_settles_stops_commands_with_one_line_and_hooks_fail
     assert res.code == 1 and len(res.err.strip().splitlines()) == 1
     assert "still being saved" in res.err and "nothing written" in res.err and "incomplete" not in res.err
     assert hook.code == 0 and hook.out == ""
-    from memboard.core.localstate import folder_of
+    from memboard.core.files.localstate import folder_of
 
     log = (folder_of(root.resolve()) / "hook.log").read_text(encoding="utf-8")
     assert "failed open" in log and "still being saved" in log
     assert (root / "index.md").read_bytes() == churn.data and not (root / "sessions" / f"{seed_id(3)}.md").read_text(
-        encoding="utf-8").count("never written")
+        encoding="utf-8"
+    ).count("never written")
     assert "no problems found" in cli("doctor").out
 
 
@@ -212,12 +205,12 @@ def test_an_index_that_stops_settling_mid_plan_leaves_what_doctor_finishes(root,
     churns = []
     after_step(monkeypatch, 1, lambda: churns.append(Churn(root / "index.md")))
     mroot = MemoryRoot(root)
-    with pytest.raises(Incomplete, match="still being saved.*run `memboard doctor`"):
+    with pytest.raises(Incomplete, match=r"still being saved.*run `memboard doctor`"):
         try:
             execute(mroot, lambda r: plan_manual(r, WHEN, "alpha", "Alpha", "Alpha work."), settle_wait=1.0)
         finally:
             churns[0].stop()
-    monkeypatch.setattr(apply, "_fault", lambda number: None)
+    monkeypatch.setattr(probe, "current", probe.Probe)
     old = time.time() - 60
     os.utime(root / "index.md", (old, old))
     findings, _plan = diagnose(mroot, WHEN)
@@ -273,8 +266,8 @@ def test_a_symlinked_index_is_written_through_to_its_target(root, cli, monkeypat
     assert cli("register").code == 0
     assert (root / "index.md").is_symlink() and b"2026-06-01-0930-cursor-main-agent" in target.read_bytes()
     folders = []
-    real = apply.tempfile.mkstemp
-    monkeypatch.setattr(apply.tempfile, "mkstemp", lambda **kw: folders.append(kw["dir"]) or real(**kw))
+    real = fs.tempfile.mkstemp
+    monkeypatch.setattr(fs.tempfile, "mkstemp", lambda **kw: folders.append(kw["dir"]) or real(**kw))
     execute(MemoryRoot(root), lambda r: plan_manual(r, WHEN, "beta", "Beta", "Beta work."))
     used = {Path(f).resolve() for f in folders}
     assert target.parent.resolve() in used and root.resolve() not in used  # the temp file sat beside the target
@@ -291,7 +284,10 @@ def _limit_file_size():
 def test_a_full_disk_before_the_first_step_says_nothing_written(root):
     proc = subprocess.run(
         [sys.executable, "-m", "memboard", "register", "--manual", "--summary", "x" * 2000, "--root", str(root)],
-        capture_output=True, text=True, timeout=60, preexec_fn=_limit_file_size,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_limit_file_size,
     )
     assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "nothing written" in proc.stderr and "incomplete" not in proc.stderr and "doctor" not in proc.stderr
@@ -373,4 +369,4 @@ def test_settle_seconds_is_a_validated_config_key(cli, monkeypatch):
         assert res.code == 2 and "settle_seconds must be" in res.err, (bad, res.err)
     assert cli("config", "set", "settle_seconds", "0.3", use_root=False).code == 0
     monkeypatch.delenv("MEMBOARD_SETTLE_SECONDS")
-    assert apply.settle_seconds() == 0.3
+    assert settle.settle_seconds() == 0.3

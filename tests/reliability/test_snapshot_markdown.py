@@ -23,25 +23,84 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memboard.cli import main
-from memboard.core.snapshot import render_template
+from memboard.core.formats.snapshot import render_template
 
 from . import gfm
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-TEMPLATE_SECTIONS = ["Current Context", "Decisions", "Files / Artifacts", "Open Questions", "Next Actions",
-                     "Superseded / Resolved"]
-INSTRUCTIONS = ["Summarize what has happened in this agent session so far.", "- List decisions already made.",
-                "- List files, folders, hooks, skills, or wiki pages created or changed.",
-                "- List unresolved questions, or write `None`.", "- List likely next steps, or write `None`."]
+TEMPLATE_SECTIONS = [
+    "Current Context",
+    "Decisions",
+    "Files / Artifacts",
+    "Open Questions",
+    "Next Actions",
+    "Superseded / Resolved",
+]
+INSTRUCTIONS = [
+    "Summarize what has happened in this agent session so far.",
+    "- List decisions already made.",
+    "- List files, folders, hooks, skills, or wiki pages created or changed.",
+    "- List unresolved questions, or write `None`.",
+    "- List likely next steps, or write `None`.",
+]
 PLACEHOLDER_TEXTS = {"None", "- None", *INSTRUCTIONS}
 NOW = "2026-06-01 09:30"
 
-words = st.lists(st.sampled_from(["alpha", "beta", "`code`", "**b**", "x|y", "中文", "List", "None", "->", "#tag",
-                                  "~~s~~", "_u_", "[l](u)", "a\\", "*"]), min_size=1, max_size=3).map(" ".join)
-syntax_line = st.sampled_from(["## inside", "# h1", "### h3", "```", "~~~", "````", "- x", "1. y", "> q", "| a | b |",
-                               "|---|---|", "    four", "", "<div>", "</div>", "-->", "---", "***", "===", "  two", "\tTab",
-                               "Summarize what has happened in this agent session so far.", "- List decisions already made.",
-                               "\u3000", "#\u3000x", "-\u3000x", "\x0c", "\u00a0<div>"])
+words = st.lists(
+    st.sampled_from(
+        [
+            "alpha",
+            "beta",
+            "`code`",
+            "**b**",
+            "x|y",
+            "中文",
+            "List",
+            "None",
+            "->",
+            "#tag",
+            "~~s~~",
+            "_u_",
+            "[l](u)",
+            "a\\",
+            "*",
+        ]
+    ),
+    min_size=1,
+    max_size=3,
+).map(" ".join)
+syntax_line = st.sampled_from(
+    [
+        "## inside",
+        "# h1",
+        "### h3",
+        "```",
+        "~~~",
+        "````",
+        "- x",
+        "1. y",
+        "> q",
+        "| a | b |",
+        "|---|---|",
+        "    four",
+        "",
+        "<div>",
+        "</div>",
+        "-->",
+        "---",
+        "***",
+        "===",
+        "  two",
+        "\tTab",
+        "Summarize what has happened in this agent session so far.",
+        "- List decisions already made.",
+        "\u3000",
+        "#\u3000x",
+        "-\u3000x",
+        "\x0c",
+        "\u00a0<div>",
+    ]
+)
 
 
 @st.composite
@@ -79,8 +138,29 @@ def list_item(draw, tag: str, depth: int = 0, marker: str | None = None) -> str:
 @st.composite
 def block(draw, tag: str) -> str:
     """One Markdown block of a kind that resembles structure; tag makes its first line unique."""
-    kind = draw(st.sampled_from(["para", "fence", "fence", "indented", "html", "quote", "list", "list", "table",
-                                 "heading", "hr", "setext", "lookalike", "placeholder", "pipes", "def", "soup"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "para",
+                "fence",
+                "fence",
+                "indented",
+                "html",
+                "quote",
+                "list",
+                "list",
+                "table",
+                "heading",
+                "hr",
+                "setext",
+                "lookalike",
+                "placeholder",
+                "pipes",
+                "def",
+                "soup",
+            ]
+        )
+    )
     if kind == "para":
         rest = draw(st.lists(syntax_line.filter(lambda s: s.strip() not in ("---", "===", "***", "")), max_size=2))
         return "\n".join([f"{draw(words)} {tag}", *(f"{line} {tag}" for line in rest)])
@@ -89,11 +169,26 @@ def block(draw, tag: str) -> str:
     if kind == "indented":
         return "\n".join(["    " + f"{line} {tag}" for line in draw(st.lists(syntax_line, min_size=1, max_size=3))])
     if kind == "html":
-        return draw(st.sampled_from([f"<div>\n{tag} x\n</div>", f"<!-- {tag}\n## c\n-->", f"<pre>\n## x {tag}\n\n</pre>",
-                                     f"<details>\n<summary>{tag}</summary>\n\nbody {tag}\n\n</details>"]))
+        return draw(
+            st.sampled_from(
+                [
+                    f"<div>\n{tag} x\n</div>",
+                    f"<!-- {tag}\n## c\n-->",
+                    f"<pre>\n## x {tag}\n\n</pre>",
+                    f"<details>\n<summary>{tag}</summary>\n\nbody {tag}\n\n</details>",
+                ]
+            )
+        )
     if kind == "quote":
-        inner = draw(st.one_of(list_item(tag), fence(tag), st.just(f"q {tag}\n## in quote {tag}"),
-                               st.just(f"> nested {tag}\n>\n>     code {tag}"), st.just(f"q {tag}\nlazy {tag}")))
+        inner = draw(
+            st.one_of(
+                list_item(tag),
+                fence(tag),
+                st.just(f"q {tag}\n## in quote {tag}"),
+                st.just(f"> nested {tag}\n>\n>     code {tag}"),
+                st.just(f"q {tag}\nlazy {tag}"),
+            )
+        )
         return "\n".join("> " + line if line else ">" for line in inner.split("\n"))
     if kind == "list":
         marker = draw(st.sampled_from(["-", "*", "1.", "3)"]))
@@ -108,8 +203,16 @@ def block(draw, tag: str) -> str:
     if kind == "setext":
         return f"{draw(words)} {tag}\n==="
     if kind == "lookalike":
-        return draw(st.sampled_from([f"Summarize what has happened in this agent session so far. Found {tag}.",
-                                     f"- List decisions already made: use {tag}", f"- List files {tag}", f"None {tag}"]))
+        return draw(
+            st.sampled_from(
+                [
+                    f"Summarize what has happened in this agent session so far. Found {tag}.",
+                    f"- List decisions already made: use {tag}",
+                    f"- List files {tag}",
+                    f"None {tag}",
+                ]
+            )
+        )
     if kind == "placeholder":
         return draw(st.sampled_from(sorted(PLACEHOLDER_TEXTS)))
     if kind == "pipes":
@@ -152,7 +255,9 @@ def register(root: Path, *args: str) -> str:
     """A manually registered session's ID."""
     code, out, err = run(root, "register", "--manual", *args)
     assert code == 0 and "Traceback" not in err, err
-    return re.search(r"Session ID is: (\S+)", out).group(1)
+    found = re.search(r"Session ID is: (\S+)", out)
+    assert found, out
+    return found.group(1)
 
 
 def write_snapshot(root: Path, sid: str, bodies: dict[str, str], eol: str = "\n") -> str:
@@ -160,7 +265,9 @@ def write_snapshot(root: Path, sid: str, bodies: dict[str, str], eol: str = "\n"
     text = render_template(sid, "cursor-main-agent", "T", NOW, NOW)
     for name, body in bodies.items():
         if f"## {name}\n\n" in text:
-            default = "Summarize what has happened in this agent session so far." if name == "Current Context" else "- None"
+            default = (
+                "Summarize what has happened in this agent session so far." if name == "Current Context" else "- None"
+            )
             text = text.replace(f"## {name}\n\n{default}\n", f"## {name}\n\n{body}\n", 1)
         else:
             text += f"\n## {name}\n\n{body}\n"
@@ -209,24 +316,30 @@ def assert_kept(before: str, after: str, added: str, context: str) -> None:
     it = iter(new_names)
     assert all(name in it for name in old_names), f"sections lost: {old_names} -> {new_names}\n{context}"
     input_sections = gfm.read(added)[1][1:]
-    assert set(new_names) <= set(old_names) | {s.name for s in input_sections}, f"unexpected sections: {new_names}\n{context}"
+    assert set(new_names) <= set(old_names) | {s.name for s in input_sections}, (
+        f"unexpected sections: {new_names}\n{context}"
+    )
     after_all = gfm.read(after)[1][1:]
     after_sections = {}
     for sec in reversed(after_all):  # a name's first section (the one new items go to)
         after_sections[sec.name] = sec.units
     later = iter(after_all)
     for sec in gfm.read(before)[1][1:]:
-        it = iter(next(s for s in later if s.name == sec.name).units)  # sections pair up in order
+        units = iter(next(s for s in later if s.name == sec.name).units)  # sections pair up in order
         for unit in sec.units:
             if not is_placeholder(unit):
-                assert any(covers(have, unit) for have in it), f"{sec.name}: earlier item {unit} changed or lost\n{context}"
+                assert any(covers(have, unit) for have in units), (
+                    f"{sec.name}: earlier item {unit} changed or lost\n{context}"
+                )
     for sec in input_sections:
         if sec.name == "Metadata":
             continue
         have = {(u.kind, u.html, normalized(u)) for u in after_sections.get(sec.name, [])}
         for unit in sec.units:
             if not is_placeholder(unit):
-                assert (unit.kind, unit.html, normalized(unit)) in have, f"{sec.name}: new item {unit} missing\n{context}"
+                assert (unit.kind, unit.html, normalized(unit)) in have, (
+                    f"{sec.name}: new item {unit} missing\n{context}"
+                )
 
 
 def report(before: str, given_text: str, after: str) -> str:
@@ -263,7 +376,7 @@ def test_update_snapshot_keeps_every_item_and_section(old_bodies, new_bodies, re
             for sec in reversed(gfm.read(before)[1][1:]):
                 firsts[sec.name] = sec  # new items go to the first section of a name
             for sec in firsts.values():
-                count = {u: 0 for u in sec.units}
+                count = dict.fromkeys(sec.units, 0)
                 for unit in gfm.units_of(after, sec.name):
                     if unit in count:
                         count[unit] += 1
@@ -286,12 +399,42 @@ def test_register_manual_snapshot_keeps_the_template_and_the_input(bodies):
 
 
 one_liners = st.one_of(
-    st.sampled_from(["```python x", "~~~", "````", "   ```js", "# Title", "## Decisions", "> quote", "- item", "+ x", "* x",
-                     "1. first", "2) second", "| a | b |", "<div>", "<!-- note", "<pre>", "---", "***", "___", "===",
-                     "[x]: https://example.com", "Summarize what has happened in this agent session so far.",
-                     "Summarize what has happened in this agent session so far. Found the bug.", "None", "- None",
-                     "List decisions already made: use X", "    indented", "\\ backslash", "`code` first"]),
-    st.builds(lambda a, b: f"{a} {b}", st.sampled_from(["```", "#", ">", "-", "1.", "|", "<div>", "~~~", "<!--"]), words),
+    st.sampled_from(
+        [
+            "```python x",
+            "~~~",
+            "````",
+            "   ```js",
+            "# Title",
+            "## Decisions",
+            "> quote",
+            "- item",
+            "+ x",
+            "* x",
+            "1. first",
+            "2) second",
+            "| a | b |",
+            "<div>",
+            "<!-- note",
+            "<pre>",
+            "---",
+            "***",
+            "___",
+            "===",
+            "[x]: https://example.com",
+            "Summarize what has happened in this agent session so far.",
+            "Summarize what has happened in this agent session so far. Found the bug.",
+            "None",
+            "- None",
+            "List decisions already made: use X",
+            "    indented",
+            "\\ backslash",
+            "`code` first",
+        ]
+    ),
+    st.builds(
+        lambda a, b: f"{a} {b}", st.sampled_from(["```", "#", ">", "-", "1.", "|", "<div>", "~~~", "<!--"]), words
+    ),
 )
 
 
@@ -377,7 +520,7 @@ def test_continue_and_release_keep_a_markdown_heavy_snapshot(bodies):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_sections_and_items_are_read_as_github_reads_them(bodies, eol):
     """memboard's reading of a snapshot (its sections and items) agrees with cmark-gfm's."""
-    from memboard.core.snapshot import Snapshot
+    from memboard.core.formats.snapshot import Snapshot
 
     text = render_template("2026-06-01-0930-a", "a", "T", NOW, NOW)
     text += "".join(f"\n## {name}\n\n{body}\n" for name, body in bodies.items())
@@ -391,8 +534,13 @@ def test_sections_and_items_are_read_as_github_reads_them(bodies, eol):
         assert items == [u.text for u in sec.units], f"{sec.name}\n{text}"
 
 
-@given(st.lists(st.tuples(st.sampled_from(["para", "-", "*", "1.", "7)"]), st.booleans(), st.booleans()), min_size=1, max_size=6),
-       st.booleans(), st.sampled_from(["[done]", "[superseded]", "[resolved]"]))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["para", "-", "*", "1.", "7)"]), st.booleans(), st.booleans()), min_size=1, max_size=6
+    ),
+    st.booleans(),
+    st.sampled_from(["[done]", "[superseded]", "[resolved]"]),
+)
 @SETTINGS
 def test_marking_items_keeps_their_form_and_their_lists(items, loose, marker):
     """Items marked in a new text (as written, or as a list item for a paragraph and the other way
@@ -405,7 +553,8 @@ def test_marking_items_keeps_their_form_and_their_lists(items, loose, marker):
     old_body = "".join(blocks)
     marked = [(i, form, switch) for i, (form, mark, switch) in enumerate(items) if mark]
     new_body = "\n\n".join(
-        (f"- item {i} {marker}" if form == "para" else f"item {i} {marker}") if switch
+        (f"- item {i} {marker}" if form == "para" else f"item {i} {marker}")
+        if switch
         else (f"item {i} {marker}" if form == "para" else f"{form} item {i} {marker}")
         for i, form, switch in marked
     )
@@ -420,7 +569,9 @@ def test_marking_items_keeps_their_form_and_their_lists(items, loose, marker):
         context = report(before, proposal, after)
         assert code == 0 and err == "", f"exit {code}: {err}\n{context}"
         done = {i for i, _, _ in marked}
-        want = [(u.kind, u.text + (f" {marker}" if int(re.search(r"item (\d+)", u.text).group(1)) in done else ""))
-                for u in gfm.units_of(before, "Decisions")]
+        want = [
+            (u.kind, u.text + (f" {marker}" if int(re.search(r"item (\d+)", u.text).group(1)) in done else ""))
+            for u in gfm.units_of(before, "Decisions")
+        ]
         assert [(u.kind, u.text) for u in gfm.units_of(after, "Decisions")] == want, context
         assert gfm.section_names(after) == gfm.section_names(before), context

@@ -41,12 +41,12 @@ def test_eight_writers_and_a_hand_editor_lose_nothing(tmp_path, record_property)
     # nobody starved into the lock timeout
     assert not [e for e in result["events"] if "locked by another writer" in e["err"]]
     # whatever the interrupted commands left, doctor --fix converges in one pass
-    from memboard.core import clock
-    from memboard.core.apply import execute
+    from memboard.core.files.execute import execute
+    from memboard.core.files.root import MemoryRoot
+    from memboard.core.formats import clock
     from memboard.core.ops.doctor import diagnose
-    from memboard.core.root import MemoryRoot
 
     mroot = MemoryRoot(root)
     execute(mroot, lambda r: diagnose(r, clock.now())[1])
     findings, plan = diagnose(mroot, clock.now())
-    assert not plan.changes, [f.as_dict() for f in findings if f.fix][:5]
+    assert not plan.changes, [f for f in findings if f.fix][:5]

@@ -6,25 +6,29 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memboard.core.conflicts import marker_lines, original_stems
-from memboard.core.index import COLUMNS, IndexFile
+from memboard.core.files.copies import original_stems
+from memboard.core.formats.index import COLUMNS, IndexFile
+from memboard.core.formats.markers import marker_lines
 
 HEADER = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"
 ROW = "| 2026-05-01-1000-agent | agent | t | s | k | idle | - | 2026-05-01 10:00 | 2026-05-01 10:00 |\n"
 
 
-@pytest.mark.parametrize("text,lines", [
-    ("a\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b\n", [2, 4, 6]),
-    ("<<<<<<< ours\r\nx\r\n||||||| base\r\nw\r\n=======\r\ny\r\n>>>>>>> theirs\r\n", [1, 3, 5, 7]),
-    ("\ufeff<<<<<<<\nx\n=======\n>>>>>>>", [1, 3, 4]),  # a BOM, bare markers, no final newline
-    ("x\n=======\ny\n>>>>>>> b\n", [2, 4]),  # half resolved: the start marker deleted
-    ("Title\n=======\n\ntext\n", []),  # a setext heading underline alone
-    ("<<<<<<<< eight\n========\n>>>>>>>>\n", []),  # eight marker characters are text
-    ("<<<<<<<x\n>>>>>>>y\n", []),  # a marker is followed by a space or the line's end
-    ("| a <<<<<<< b | ======= | >>>>>>> c |\n", []),  # inside cell text
-    ("```\n<<<<<<< HEAD\n=======\n>>>>>>> b\n```\n", []),  # an example in a code fence
-    ("~~~\n<<<<<<< HEAD\n~~~\n<<<<<<< HEAD\n=======\n>>>>>>> b\n", [4, 5, 6]),
-])
+@pytest.mark.parametrize(
+    "text,lines",
+    [
+        ("a\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b\n", [2, 4, 6]),
+        ("<<<<<<< ours\r\nx\r\n||||||| base\r\nw\r\n=======\r\ny\r\n>>>>>>> theirs\r\n", [1, 3, 5, 7]),
+        ("\ufeff<<<<<<<\nx\n=======\n>>>>>>>", [1, 3, 4]),  # a BOM, bare markers, no final newline
+        ("x\n=======\ny\n>>>>>>> b\n", [2, 4]),  # half resolved: the start marker deleted
+        ("Title\n=======\n\ntext\n", []),  # a setext heading underline alone
+        ("<<<<<<<< eight\n========\n>>>>>>>>\n", []),  # eight marker characters are text
+        ("<<<<<<<x\n>>>>>>>y\n", []),  # a marker is followed by a space or the line's end
+        ("| a <<<<<<< b | ======= | >>>>>>> c |\n", []),  # inside cell text
+        ("```\n<<<<<<< HEAD\n=======\n>>>>>>> b\n```\n", []),  # an example in a code fence
+        ("~~~\n<<<<<<< HEAD\n~~~\n<<<<<<< HEAD\n=======\n>>>>>>> b\n", [4, 5, 6]),
+    ],
+)
 def test_marker_lines_are_git_s(text, lines):
     assert marker_lines(text.encode("utf-8")) == lines
 
@@ -32,8 +36,10 @@ def test_marker_lines_are_git_s(text, lines):
 MARKERS = ["<<<<<<< HEAD\n", "||||||| base\n", "=======\n", ">>>>>>> laptop\n", "|||||||\n", "```\n", "Title\n"]
 
 
-@given(st.lists(st.sampled_from([ROW, ROW, ROW, *MARKERS, "text\n", "\n"]), max_size=30),
-       st.integers(min_value=0, max_value=30))
+@given(
+    st.lists(st.sampled_from([ROW, ROW, ROW, *MARKERS, "text\n", "\n"]), max_size=30),
+    st.integers(min_value=0, max_value=30),
+)
 def test_the_index_finds_exactly_the_lines_a_whole_file_scan_finds(lines, at):
     """IndexFile skips the table's rows when it looks for markers; it must name the same lines."""
     at = min(at, len(lines))
@@ -41,17 +47,20 @@ def test_the_index_finds_exactly_the_lines_a_whole_file_scan_finds(lines, at):
     assert IndexFile(data).conflict_lines == marker_lines(data)
 
 
-@pytest.mark.parametrize("stem,original,tool", [
-    ("index.sync-conflict-20260531-101500-ABCDEF7", "index", "Syncthing"),
-    ("index (Laptop's conflicted copy 2026-05-31)", "index", "Dropbox"),
-    ("index (Laptop 的衝突複本 2026-05-31)", "index", "Dropbox"),
-    ("index-DESKTOP-AB12CD3", "index", "OneDrive"),
-    ("index 2", "index", "iCloud"),
-    ("index (conflicted copy 2026-05-31 101500)", "index", "Nextcloud"),
-    ("index (Conflicted copy MacBook 202605311015)", "index", "Obsidian Sync"),
-    ("index (1)", "index", "Google Drive"),
-    ("index_conflict-20260531-101500", "index", "ownCloud"),
-])
+@pytest.mark.parametrize(
+    "stem,original,tool",
+    [
+        ("index.sync-conflict-20260531-101500-ABCDEF7", "index", "Syncthing"),
+        ("index (Laptop's conflicted copy 2026-05-31)", "index", "Dropbox"),
+        ("index (Laptop 的衝突複本 2026-05-31)", "index", "Dropbox"),
+        ("index-DESKTOP-AB12CD3", "index", "OneDrive"),
+        ("index 2", "index", "iCloud"),
+        ("index (conflicted copy 2026-05-31 101500)", "index", "Nextcloud"),
+        ("index (Conflicted copy MacBook 202605311015)", "index", "Obsidian Sync"),
+        ("index (1)", "index", "Google Drive"),
+        ("index_conflict-20260531-101500", "index", "ownCloud"),
+    ],
+)
 def test_each_tool_s_naming_leads_back_to_the_original(stem, original, tool):
     assert (original, tool) in original_stems(stem)
 

@@ -6,13 +6,15 @@ from datetime import datetime
 
 import pytest
 
-from memboard.core import apply, clock
 from memboard.core.errors import StalePlan, UsageError
-from memboard.core.ids import check_agent, check_id, is_valid_id, make_id
-from memboard.core.index import IndexFile
+from memboard.core.files import execute as apply
+from memboard.core.files import fs, lock
+from memboard.core.files.root import MemoryRoot
+from memboard.core.formats import clock
+from memboard.core.formats.ids import check_agent, check_id, is_valid_id, make_id
+from memboard.core.formats.index import IndexFile
 from memboard.core.ops.register import plan_register
 from memboard.core.plan import Change, Plan
-from memboard.core.root import MemoryRoot
 
 WHEN = datetime(2026, 6, 1, 9, 30)
 
@@ -30,9 +32,21 @@ def test_make_id_format_and_suffixes():
 def test_valid_ids():
     assert is_valid_id("2026-06-01-0930-cursor-main-agent")
     assert is_valid_id("2026-06-01-0930-cursor-main-agent-2")
-    for bad in ["2026-06-01-2460-a", "2026-02-30-0900-a", "2026-06-01-0930-", "2026-06-01-0930-A", "..",
-                "2026-06-01-0930-a/b", "2026-06-01-0930-a\\b", "C:x", "2026-06-01-0930-a\x00", "x" * 500,
-                "2026-06-01-0930-a\n", "2026-06-01-0930-a|b", "2026-06-01-0930--a"]:
+    for bad in [
+        "2026-06-01-2460-a",
+        "2026-02-30-0900-a",
+        "2026-06-01-0930-",
+        "2026-06-01-0930-A",
+        "..",
+        "2026-06-01-0930-a/b",
+        "2026-06-01-0930-a\\b",
+        "C:x",
+        "2026-06-01-0930-a\x00",
+        "x" * 500,
+        "2026-06-01-0930-a\n",
+        "2026-06-01-0930-a|b",
+        "2026-06-01-0930--a",
+    ]:
         assert not is_valid_id(bad), bad
         with pytest.raises(UsageError) as err:
             check_id(bad)
@@ -76,16 +90,23 @@ def test_age_label():
 
 
 def test_plan_diff_formats():
-    plan = Plan("t", [
-        Change("create", "sessions/x.md", None, b"a\n"),
-        Change("modify", "index.md", b"a\r\nb\r\n", b"a\r\nc\r\n"),
-        Change("move", "sessions/y.md", b"z\n", b"z\n", dest="archive/y/session.md"),
-        Change("delete", "old.md", b"q", None),
-    ])
+    plan = Plan(
+        "t",
+        None,
+        [
+            Change("create", "sessions/x.md", None, b"a\n"),
+            Change("modify", "index.md", b"a\r\nb\r\n", b"a\r\nc\r\n"),
+            Change("move", "sessions/y.md", b"z\n", b"z\n", dest="archive/y/session.md"),
+            Change("delete", "old.md", b"q", None),
+        ],
+    )
     diff = plan.diff()
     assert "--- /dev/null\n+++ b/sessions/x.md\n@@ -0,0 +1 @@\n+a\n" in diff
     assert "--- a/index.md\n+++ b/index.md\n" in diff and "-b\r\n+c\r\n" in diff  # the file's own line ends
-    assert "diff --git a/sessions/y.md b/archive/y/session.md\nrename from sessions/y.md\nrename to archive/y/session.md\n" in diff
+    assert (
+        "diff --git a/sessions/y.md b/archive/y/session.md\nrename from sessions/y.md\nrename to archive/y/session.md\n"
+        in diff
+    )
     assert "--- a/old.md\n+++ /dev/null\n" in diff and "\\ No newline at end of file" in diff
     assert plan.paths() == ["sessions/x.md", "index.md", "sessions/y.md", "archive/y/session.md", "old.md"]
     assert plan.expected_before()["archive/y/session.md"] is None
@@ -110,13 +131,13 @@ def test_execute_rebuilds_when_files_changed_before_the_lock(tmp_path):
         plan = plan_register(r, WHEN, "a")
         if not calls:
             (tmp_path / "index.md").write_bytes(plan.changes[0].after)  # a racing writer lands first
-        calls.append(plan.result["session_id"])
+        calls.append(plan.result.session_id)
         return plan
 
     plan = apply.execute(root, build)
     assert calls == ["2026-06-01-0930-a", "2026-06-01-0930-a-2"]
     ids = [r.id for r in IndexFile((tmp_path / "index.md").read_bytes()).rows]
-    assert ids == ["2026-06-01-0930-a", "2026-06-01-0930-a-2"] and plan.result["session_id"] == ids[1]
+    assert ids == ["2026-06-01-0930-a", "2026-06-01-0930-a-2"] and plan.result.session_id == ids[1]
 
 
 def test_apply_exact_raises_stale_plan_instead_of_writing(tmp_path):
@@ -132,7 +153,7 @@ def test_apply_exact_raises_stale_plan_instead_of_writing(tmp_path):
 def test_apply_exact_reports_progress_after_each_file_step(tmp_path):
     root = MemoryRoot(tmp_path)
     apply.execute(root, lambda r: plan_register(r, WHEN, "a"))
-    plan = Plan("test", changes=[Change("create", f"notes/n{i}.md", None, b"x\n") for i in range(3)])
+    plan = Plan("test", None, changes=[Change("create", f"notes/n{i}.md", None, b"x\n") for i in range(3)])
     told: list[tuple[int, int]] = []
     apply.apply_exact(root, plan, lambda r: plan, progress=lambda done, total: told.append((done, total)))
     assert told == [(1, 3), (2, 3), (3, 3)]
@@ -150,9 +171,9 @@ def test_lock_lives_in_state_dir_not_root(tmp_path, monkeypatch):
     root_dir = tmp_path / "memory"
     root_dir.mkdir()
     root = MemoryRoot(root_dir)
-    assert state in apply.lock_path(root).parents
-    with apply.locked(root):
-        assert apply.lock_path(root).exists()
+    assert state in lock.lock_path(root).parents
+    with lock.locked(root):
+        assert lock.lock_path(root).exists()
     assert list(root_dir.iterdir()) == []
 
 
@@ -163,8 +184,8 @@ def test_lock_timeout_is_a_one_line_error(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMBOARD_LOCK_TIMEOUT", "0.05")
     from filelock import FileLock
 
-    holder = FileLock(str(apply.lock_path(root)))
-    apply.lock_path(root).parent.mkdir(parents=True, exist_ok=True)
+    holder = FileLock(str(lock.lock_path(root)))
+    lock.lock_path(root).parent.mkdir(parents=True, exist_ok=True)
     holder.acquire()
     try:
         import threading
@@ -181,7 +202,7 @@ def test_lock_timeout_is_a_one_line_error(tmp_path, monkeypatch):
 def _try_lock(root, errors):
     """Try to take the root's lock from another thread, recording the error."""
     try:
-        with apply.locked(root):
+        with lock.locked(root):
             pass
     except Exception as exc:  # the error is what the test inspects
         errors.append(exc)
@@ -189,7 +210,7 @@ def _try_lock(root, errors):
 
 def test_atomic_write_leaves_no_temp_files(tmp_path):
     target = tmp_path / "sub" / "f.md"
-    apply.atomic_write(target, b"data")
+    fs.atomic_write(target, b"data")
     assert target.read_bytes() == b"data"
     assert [p.name for p in target.parent.iterdir()] == ["f.md"]
 
@@ -210,15 +231,15 @@ def test_atomic_write_keeps_the_file_mode(tmp_path):
     target = tmp_path / "index.md"
     target.write_bytes(b"old")
     target.chmod(0o640)
-    apply.atomic_write(target, b"new")
+    fs.atomic_write(target, b"new")
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     fresh = tmp_path / "new.md"
-    apply.atomic_write(fresh, b"x")
-    assert stat.S_IMODE(fresh.stat().st_mode) == 0o666 & ~apply._umask()
+    fs.atomic_write(fresh, b"x")
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o666 & ~fs._umask()
 
 
 def test_refused_rename_is_retried_briefly(tmp_path, monkeypatch):
-    real = apply.os.replace
+    real = fs.os.replace
     attempts = []
 
     def flaky(src, dst):
@@ -227,8 +248,8 @@ def test_refused_rename_is_retried_briefly(tmp_path, monkeypatch):
             raise PermissionError(13, "sharing violation")
         return real(src, dst)
 
-    monkeypatch.setattr(apply.os, "replace", flaky)
-    apply.atomic_write(tmp_path / "f.md", b"ok")
+    monkeypatch.setattr(fs.os, "replace", flaky)
+    fs.atomic_write(tmp_path / "f.md", b"ok")
     assert (tmp_path / "f.md").read_bytes() == b"ok" and len(attempts) == 3
 
 
@@ -236,8 +257,18 @@ def test_rename_refused_for_good_fails_and_cleans_up(tmp_path, monkeypatch):
     def refuse(src, dst):
         raise PermissionError(13, "sharing violation")
 
-    monkeypatch.setattr(apply.os, "replace", refuse)
-    monkeypatch.setattr(apply.time, "sleep", lambda s: None)
+    monkeypatch.setattr(fs.os, "replace", refuse)
+    monkeypatch.setattr(fs.time, "sleep", lambda s: None)
     with pytest.raises(PermissionError):
-        apply.atomic_write(tmp_path / "f.md", b"ok")
+        fs.atomic_write(tmp_path / "f.md", b"ok")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_new_root_that_another_memboard_is_writing_into_is_a_memory_root(tmp_path):
+    """Concurrent first hooks on an empty root: one process's temp file must not make the others refuse."""
+    from memboard.core.files.root import not_a_memory_root
+
+    (tmp_path / ".index.md.x1y2z3.memboard-tmp").write_bytes(b"| Session ID |")
+    assert not_a_memory_root(tmp_path) is None
+    (tmp_path / "notes.txt").write_text("someone else's")
+    assert "notes.txt" in (not_a_memory_root(tmp_path) or "")

@@ -5,15 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memboard.core.index import (
-    COLUMNS,
-    IndexFile,
-    escape,
-    format_refs,
-    parse_refs,
-    split_cells,
-    unescape,
-)
+from memboard.core.formats.index import COLUMNS, IndexFile, format_refs, parse_refs
+from memboard.core.formats.text import escape, split_cells, unescape
 
 SID = "2026-05-31-0900-cursor-main-agent"
 SID2 = "2026-05-31-1000-claude-agent"
@@ -31,8 +24,17 @@ def make(*rows, eol="\n", pre="", post=""):
     return (pre + eol.join([HEADER, SEP, *rows]) + eol + post).encode("utf-8")
 
 
-VALUES = dict(id=SID2, agent="claude-agent", topic="t", summary="s", keywords="k", status="idle",
-              referenced_by="-", started_at="2026-06-01 09:30", updated_at="2026-06-01 09:30")
+VALUES = dict(
+    id=SID2,
+    agent="claude-agent",
+    topic="t",
+    summary="s",
+    keywords="k",
+    status="idle",
+    referenced_by="-",
+    started_at="2026-06-01 09:30",
+    updated_at="2026-06-01 09:30",
+)
 
 
 def test_split_cells_basic_and_escaped():
@@ -53,7 +55,7 @@ def test_escape_round_trip_and_one_line():
     assert escape("line1\nline2") == "line1 line2"
 
 
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\x00"), max_size=40))
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\x00"), max_size=40))  # type: ignore[arg-type]
 @settings(max_examples=200, deadline=None)
 def test_escaped_value_stays_in_one_cell(value):
     raw = escape(value)
@@ -69,7 +71,9 @@ def test_parse_finds_table_after_preamble_and_ignores_code_fences():
 
 
 def test_rows_remember_lines_and_problems():
-    idx = IndexFile(make(row(), "| x | y |", row(SID2, status="closed"), "| not-an-id | a | b | c | d | active | - | e | f |"))
+    idx = IndexFile(
+        make(row(), "| x | y |", row(SID2, status="closed"), "| not-an-id | a | b | c | d | active | - | e | f |")
+    )
     assert [r.line for r in idx.rows] == [2, 3, 4, 5]
     assert idx.rows[0].problem is None
     assert "2 cells" in idx.rows[1].problem
@@ -143,7 +147,10 @@ def test_empty_index_gets_a_table():
     assert out.splitlines()[:2] == [HEADER, SEP]
 
 
-@given(st.lists(st.sampled_from(["\n", "\r\n"]), min_size=1, max_size=1), st.text(max_size=30).filter(lambda t: "|" not in t))
+@given(
+    st.lists(st.sampled_from(["\n", "\r\n"]), min_size=1, max_size=1),
+    st.text(max_size=30).filter(lambda t: "|" not in t),
+)
 @settings(max_examples=50, deadline=None)
 def test_untouched_bytes_round_trip(eols, noise):
     eol = eols[0]
@@ -155,8 +162,14 @@ def test_untouched_bytes_round_trip(eols, noise):
 CELL_TEXT = st.text(alphabet=list("ab |\\`*中文-:"), max_size=12)
 
 
-@given(st.lists(CELL_TEXT, min_size=1, max_size=4), st.integers(min_value=0, max_value=3), CELL_TEXT,
-       st.sampled_from(["topic", "summary", "keywords"]), st.sampled_from(["\n", "\r\n"]), st.booleans())
+@given(
+    st.lists(CELL_TEXT, min_size=1, max_size=4),
+    st.integers(min_value=0, max_value=3),
+    CELL_TEXT,
+    st.sampled_from(["topic", "summary", "keywords"]),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
 @settings(max_examples=300, deadline=None)
 def test_set_fields_round_trips_any_value_and_touches_one_line(topics, pick, value, field, eol, bom):
     lines = []
@@ -171,6 +184,7 @@ def test_set_fields_round_trips_any_value_and_touches_one_line(topics, pick, val
     again = IndexFile(out)
     assert [r.problem for r in again.rows] == [None] * len(topics)
     got = again.rows[pick % len(topics)].get(field)
+
     # a backslash right before a pipe (or at the end) gets a space, so the pipe stays escaped
     def norm(text):
         return text.strip().replace("\\ |", "\\|").rstrip()
@@ -181,12 +195,20 @@ def test_set_fields_round_trips_any_value_and_touches_one_line(topics, pick, val
     assert sum(a != b for a, b in zip(old_lines, new_lines)) <= 1
 
 
-@given(st.integers(min_value=0, max_value=4), st.sets(st.integers(min_value=0, max_value=3)),
-       st.integers(min_value=0, max_value=2), st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans())
+@given(
+    st.integers(min_value=0, max_value=4),
+    st.sets(st.integers(min_value=0, max_value=3)),
+    st.integers(min_value=0, max_value=2),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+    st.booleans(),
+)
 @settings(max_examples=300, deadline=None)
 def test_delete_and_append_keep_order_endings_and_frame(n_rows, doomed, n_new, eol, trailer, final_eol):
     ids = [f"2026-05-31-09{n:02d}-agent" for n in range(n_rows)]
-    data = make(*[row(sid) for sid in ids], eol=eol, pre="# I" + eol + eol, post=(eol + "after" + eol) if trailer else "")
+    data = make(
+        *[row(sid) for sid in ids], eol=eol, pre="# I" + eol + eol, post=(eol + "after" + eol) if trailer else ""
+    )
     if not final_eol and data.endswith(eol.encode()):
         data = data[: -len(eol)]
     idx = IndexFile(data)

@@ -1,4 +1,4 @@
-"""Large-file diffs (the anchored path of plan.unified_diff) are valid unified diffs."""
+"""Large-file diffs (the anchored path of diff.unified_diff) are valid unified diffs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from memboard.core.plan import LARGE, unified_diff
+from memboard.core.diff import LARGE, unified_diff
 
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -22,6 +22,7 @@ def patch(a: list[str], diff: str) -> list[str]:
     for line in lines[2:]:
         if line.startswith("@@"):
             m = HUNK.match(line)
+            assert m, line
             start, count = int(m.group(1)), int(m.group(2) or 1)
             begin = start - 1 if count else start
             assert begin >= i, "hunks must not overlap or go backwards"
@@ -42,7 +43,11 @@ def patch(a: list[str], diff: str) -> list[str]:
 
 def rows(n: int) -> list[str]:
     """An index-like file: unique rows, with repeated blank and text lines around them."""
-    return ["# Memory\n", "\n"] + [f"| 2026-01-01-{k:05d}-agent | idle | - |\n" for k in range(n)] + ["\n", "notes\n", "\n"]
+    return (
+        ["# Memory\n", "\n"]
+        + [f"| 2026-01-01-{k:05d}-agent | idle | - |\n" for k in range(n)]
+        + ["\n", "notes\n", "\n"]
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))

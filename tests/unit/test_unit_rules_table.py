@@ -12,8 +12,11 @@ RULES = (TESTS / "RULES.md").read_text(encoding="utf-8")
 def test_every_named_test_exists():
     refs = re.findall(r"([\w/]+\.py)::(test_\w+)", RULES)
     assert len(refs) > 100
-    missing = [f"{path}::{name}" for path, name in refs
-               if not re.search(rf"^def {name}\(", (TESTS / path).read_text(encoding="utf-8"), re.M)]
+    missing = [
+        f"{path}::{name}"
+        for path, name in refs
+        if not re.search(rf"^(?:async )?def {name}\(", (TESTS / path).read_text(encoding="utf-8"), re.M)
+    ]
     assert missing == []
 
 

@@ -3,24 +3,18 @@
 from __future__ import annotations
 
 import sqlite3
-import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from bench.roots import generate  # noqa: E402
-from bench.search import add_archived  # noqa: E402
-from memboard.core.errors import UsageError  # noqa: E402
-from memboard.core.search import Matcher, SearchFilters, SearchHit, make_snippet, run, search  # noqa: E402
-from memboard.core.search_parse import sections  # noqa: E402
+from bench.roots import generate
+from bench.search import add_archived
+from memboard.core.errors import UsageError
+from memboard.core.search.engine import Matcher, SearchFilters, SearchHit, make_snippet, run, search
+from memboard.core.search.parse import sections
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +50,8 @@ def test_parallel_searches_on_a_new_cache_all_answer_the_same(corpus, tmp_path, 
         outcomes = list(pool.map(lambda _: run(root, "obsidian", SearchFilters(limit=50)), range(4)))
     assert {o.backend for o in outcomes} <= {"cache", "scan"}
     assert any(o.built for o in outcomes)
-    first = [h.as_json() for h in outcomes[0].hits]
-    assert first and all([h.as_json() for h in o.hits] == first for o in outcomes)
+    first = list(outcomes[0].hits)
+    assert first and all(list(o.hits) == first for o in outcomes)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -69,14 +63,22 @@ def test_the_cache_and_the_file_scan_give_the_same_results(corpus, monkeypatch, 
     query = text[start : start + data.draw(st.integers(1, 12))].strip()
     if not query:
         return
-    filters = data.draw(st.sampled_from([SearchFilters(limit=30), SearchFilters(limit=5, state="live"),
-                                         SearchFilters(section="Decisions"), SearchFilters(status="active", limit=10)]))
+    filters = data.draw(
+        st.sampled_from(
+            [
+                SearchFilters(limit=30),
+                SearchFilters(limit=5, state="live"),
+                SearchFilters(section="Decisions"),
+                SearchFilters(status="active", limit=10),
+            ]
+        )
+    )
     monkeypatch.delenv("MEMBOARD_SEARCH_NO_FTS", raising=False)
     cached = run(root, query, filters)
     monkeypatch.setenv("MEMBOARD_SEARCH_NO_FTS", "1")
     scanned = run(root, query, filters)
     assert (cached.backend, scanned.backend) == ("cache", "scan")
-    assert [h.as_json() for h in cached.hits] == [h.as_json() for h in scanned.hits], query
+    assert list(cached.hits) == list(scanned.hits), query
 
 
 def test_check_files_false_answers_from_the_cache_as_it_is(tmp_path):
@@ -93,7 +95,7 @@ def test_check_files_false_answers_from_the_cache_as_it_is(tmp_path):
 
 def test_a_row_changed_deep_in_a_big_index_is_the_one_reindexed(tmp_path, monkeypatch):
     """index.md is read in many chunks here: the changed row is found past the first of them."""
-    import memboard.core.search_cache as search_cache
+    import memboard.core.search.cache as search_cache
 
     monkeypatch.setattr(search_cache, "CHUNK", 2048)
     root = tmp_path / "root"
@@ -117,7 +119,7 @@ def test_a_row_changed_deep_in_a_big_index_is_the_one_reindexed(tmp_path, monkey
 
 
 def test_a_cache_file_shorter_than_its_header_says_is_not_used(tmp_path):
-    from memboard.core.search_cache import _intact
+    from memboard.core.search.cache import _intact
 
     db = tmp_path / "c.sqlite3"
     con = sqlite3.connect(db)
@@ -154,8 +156,16 @@ def test_bad_queries_raise_usage_errors(corpus, query):
         search(root, query)
 
 
-@pytest.mark.parametrize("filters", [SearchFilters(limit=0), SearchFilters(status="closed"), SearchFilters(state="gone"),
-                                     SearchFilters(since="last week"), SearchFilters(limit=True)])
+@pytest.mark.parametrize(
+    "filters",
+    [
+        SearchFilters(limit=0),
+        SearchFilters(status="closed"),
+        SearchFilters(state="gone"),
+        SearchFilters(since="last week"),
+        SearchFilters(limit=True),
+    ],
+)
 def test_bad_filters_raise_usage_errors(corpus, filters):
     root, _ = corpus
     with pytest.raises(UsageError):

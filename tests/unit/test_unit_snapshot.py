@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from memboard.core.snapshot import (
+from memboard.core.formats.archive import render_archive_index
+from memboard.core.formats.snapshot import (
     Snapshot,
     add_items,
     merge,
     remove_items,
-    render_archive_index,
     render_template,
     set_metadata,
     vanished,
@@ -83,8 +83,17 @@ SEED_ARCHIVE_FILLED = f"""# Archived Session: {SID}
 
 def base() -> str:
     """A filled snapshot."""
-    return render_template(SID, "cursor-main-agent", "T", "2026-06-01 09:00", "2026-06-01 09:00", context="Ctx.",
-                           decisions=["Use A.", "Use B."], questions=["Why?"], continues=["2026-05-01-0900-x"])
+    return render_template(
+        SID,
+        "cursor-main-agent",
+        "T",
+        "2026-06-01 09:00",
+        "2026-06-01 09:00",
+        context="Ctx.",
+        decisions=["Use A.", "Use B."],
+        questions=["Why?"],
+        continues=["2026-05-01-0900-x"],
+    )
 
 
 def test_template_is_the_seeds_exactly():
@@ -94,13 +103,30 @@ def test_template_is_the_seeds_exactly():
 
 def test_template_headings_follow_the_seed_order():
     names = [s.name for s in Snapshot(base()).sections]
-    assert names == ["Metadata", "Current Context", "Decisions", "Files / Artifacts", "Open Questions",
-                     "Next Actions", "Continues From", "Superseded / Resolved"]
+    assert names == [
+        "Metadata",
+        "Current Context",
+        "Decisions",
+        "Files / Artifacts",
+        "Open Questions",
+        "Next Actions",
+        "Continues From",
+        "Superseded / Resolved",
+    ]
 
 
 def test_archive_template_is_the_seeds_exactly():
-    values = dict(id=SID, agent="cursor-main-agent", topic="T | U", summary="S", keywords="k1, k2", status="active",
-                  referenced_by="-", started_at="2026-06-01 09:00", updated_at="2026-06-01 09:10")
+    values = dict(
+        id=SID,
+        agent="cursor-main-agent",
+        topic="T | U",
+        summary="S",
+        keywords="k1, k2",
+        status="active",
+        referenced_by="-",
+        started_at="2026-06-01 09:00",
+        updated_at="2026-06-01 09:10",
+    )
     assert render_archive_index(values, "2026-06-01 09:30") == SEED_ARCHIVE_FILLED
 
 
@@ -152,7 +178,9 @@ def test_merge_keeps_every_old_item_and_adds_new_ones():
 
 def test_merge_marker_replaces_the_old_line():
     result = merge(base(), "## Decisions\n\n- Use A. [superseded]\n")
-    assert "- Use A. [superseded]\n- Use B." in result.text and result.marked == [("Decisions", "- Use A. [superseded]")]
+    assert "- Use A. [superseded]\n- Use B." in result.text and result.marked == [
+        ("Decisions", "- Use A. [superseded]")
+    ]
 
 
 def test_merge_of_identical_text_changes_nothing():
@@ -189,14 +217,26 @@ WORDS = st.text(alphabet="abcdefgh 中文", min_size=1, max_size=12).map(lambda 
 SECTIONS = ["Decisions", "Files / Artifacts", "Open Questions", "Next Actions"]
 
 
-@given(st.dictionaries(st.sampled_from(SECTIONS), st.lists(WORDS, max_size=4), max_size=4),
-       st.dictionaries(st.sampled_from(SECTIONS), st.lists(WORDS, max_size=4), max_size=4))
+@given(
+    st.dictionaries(st.sampled_from(SECTIONS), st.lists(WORDS, max_size=4), max_size=4),
+    st.dictionaries(st.sampled_from(SECTIONS), st.lists(WORDS, max_size=4), max_size=4),
+)
 @settings(max_examples=60, deadline=None)
 def test_merge_never_loses_an_item(old_items, new_items):
-    old = render_template(SID, "a", "T", "t", "t", decisions=old_items.get("Decisions"),
-                          files=old_items.get("Files / Artifacts"), questions=old_items.get("Open Questions"),
-                          actions=old_items.get("Next Actions"))
-    proposal = "".join(f"## {name}\n\n" + "".join(f"- {i}\n" for i in items) + "\n" for name, items in new_items.items())
+    old = render_template(
+        SID,
+        "a",
+        "T",
+        "t",
+        "t",
+        decisions=old_items.get("Decisions"),
+        files=old_items.get("Files / Artifacts"),
+        questions=old_items.get("Open Questions"),
+        actions=old_items.get("Next Actions"),
+    )
+    proposal = "".join(
+        f"## {name}\n\n" + "".join(f"- {i}\n" for i in items) + "\n" for name, items in new_items.items()
+    )
     if not proposal:
         return
     merged = merge(old, proposal).text
@@ -204,13 +244,15 @@ def test_merge_never_loses_an_item(old_items, new_items):
     keys = Snapshot(merged).all_keys()
     for items in new_items.values():
         for item in items:
-            from memboard.core.snapshot import item_key
+            from memboard.core.formats.snapshot import item_key
 
             assert item_key(item) in keys or not item_key(item) or Snapshot(f"## X\n\n- {item}\n").items("X") == []
 
 
 def test_merge_of_crlf_input_into_lf_snapshot_leaves_no_stray_cr():
-    result = merge(base(), "## Current Context\r\n\r\nline one\r\nline two\r\n\r\n## Decisions\r\n\r\n- d1\r\n  more\r\n")
+    result = merge(
+        base(), "## Current Context\r\n\r\nline one\r\nline two\r\n\r\n## Decisions\r\n\r\n- d1\r\n  more\r\n"
+    )
     assert "\r" not in result.text
     assert "Ctx.\n\nline one\nline two\n" in result.text and "- d1\n  more\n" in result.text
 
@@ -218,22 +260,31 @@ def test_merge_of_crlf_input_into_lf_snapshot_leaves_no_stray_cr():
 def test_set_metadata_adds_a_metadata_table_when_missing():
     text = "# Session: x\n\n## Decisions\n\n- A.\n"
     new = set_metadata(text, {"Status": "active", "Updated At": "2026-06-01 09:30"})
-    assert new == ("# Session: x\n\n## Metadata\n\n| Field | Value |\n|---|---|\n| Status | active |\n"
-                   "| Updated At | 2026-06-01 09:30 |\n\n## Decisions\n\n- A.\n")
+    assert new == (
+        "# Session: x\n\n## Metadata\n\n| Field | Value |\n|---|---|\n| Status | active |\n"
+        "| Updated At | 2026-06-01 09:30 |\n\n## Decisions\n\n- A.\n"
+    )
     assert Snapshot(new).metadata()["Updated At"] == "2026-06-01 09:30"
-    assert set_metadata("just text\n", {"Status": "active"}).endswith("just text\n\n## Metadata\n\n| Field | Value |\n|---|---|\n| Status | active |\n")
+    assert set_metadata("just text\n", {"Status": "active"}).endswith(
+        "just text\n\n## Metadata\n\n| Field | Value |\n|---|---|\n| Status | active |\n"
+    )
 
 
 def test_add_items_appends_a_missing_last_section_after_a_blank_line():
     assert add_items("# S\n\n## Decisions\n\n- A.\n", "Superseded / Resolved", ["x"]) == (
-        "# S\n\n## Decisions\n\n- A.\n\n## Superseded / Resolved\n\n- x\n")
+        "# S\n\n## Decisions\n\n- A.\n\n## Superseded / Resolved\n\n- x\n"
+    )
     assert add_items("# S\n\n## Decisions\n\n- A.", "Continues From", ["2026-01-01-0000-a"]) == (
-        "# S\n\n## Decisions\n\n- A.\n\n## Continues From\n\n- 2026-01-01-0000-a\n")
+        "# S\n\n## Decisions\n\n- A.\n\n## Continues From\n\n- 2026-01-01-0000-a\n"
+    )
 
 
 def test_merge_takes_an_extended_item_without_losing_lines():
     old = base().replace("Ctx.", "Ctx.\nFirst fact.")
-    result = merge(old, "## Current Context\n\nCtx.\nFirst fact.\nSecond fact.\n\n## Decisions\n\n- Use A.\n  - because it is small\n")
+    result = merge(
+        old,
+        "## Current Context\n\nCtx.\nFirst fact.\nSecond fact.\n\n## Decisions\n\n- Use A.\n  - because it is small\n",
+    )
     assert "## Current Context\n\nCtx.\nFirst fact.\nSecond fact.\n\n## Decisions" in result.text
     assert "- Use A.\n  - because it is small\n- Use B." in result.text
     assert vanished(old, result.text) == []
@@ -245,7 +296,9 @@ def test_merge_takes_an_extended_item_without_losing_lines():
 
 
 def test_continues_from_lists_only_session_ids():
-    text = base().replace("- 2026-05-01-0900-x", "- 2026-05-01-0900-x, the parser\n- see the notes above\n- **2026-05-02-0900-y**")
+    text = base().replace(
+        "- 2026-05-01-0900-x", "- 2026-05-01-0900-x, the parser\n- see the notes above\n- **2026-05-02-0900-y**"
+    )
     assert Snapshot(text).continues_from() == ["2026-05-01-0900-x", "2026-05-02-0900-y"]
 
 

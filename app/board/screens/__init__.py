@@ -1,8 +1,8 @@
 """Modal screens of the board's flows: preview, message, pickers, update editor, chain view, questions,
 planning and progress, the result log."""
 
-from .chain import ChainScreen
 from ..messages import LogEntry
+from .chain import ChainScreen
 from .confirm import LogScreen, QuestionScreen
 from .pickers import NEW_SESSION, Choice, SessionPicker, StaleDaysScreen
 from .preview import MessageScreen, PreviewScreen
@@ -10,13 +10,13 @@ from .update import EditorResult, UpdateForm, UpdateScreen
 from .waiting import PlanningScreen, ProgressScreen, Tally
 
 __all__ = [
+    "NEW_SESSION",
     "ChainScreen",
     "Choice",
     "EditorResult",
     "LogEntry",
     "LogScreen",
     "MessageScreen",
-    "NEW_SESSION",
     "PlanningScreen",
     "PreviewScreen",
     "ProgressScreen",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from rich.style import Style
 from rich.text import Text
@@ -12,12 +12,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from ...core.index import STATUSES
 from memboard.styles import FLOWS_TCSS
 from memboard.widgets.key_bar import KeyBar
 
+from ...core.formats.index import STATUSES
+from ...core.results import ChainNode, ChainView
 from ..actions import bindings
-from ..results import Chain, ChainNode
 
 LEGEND = "marks: ↔? one-sided link · ⊘ missing · ▣ archived · ⟲ cycle"
 
@@ -27,7 +27,7 @@ def no_colour(part: str) -> Style:
     return Style()
 
 
-def node_label(node: ChainNode, colour: Callable[[str], Style] = no_colour) -> Text:
+def node_label(node: ChainNode | ChainView, colour: Callable[[str], Style] = no_colour) -> Text:
     """A chain node as one line: ID, status or state, topic and its marks (colours from colour(part))."""
     text = Text()
     state = node.state
@@ -42,9 +42,9 @@ def node_label(node: ChainNode, colour: Callable[[str], Style] = no_colour) -> T
         text.append("  ▣ archived", style=colour("archived"))
     else:
         text.append("  ⊘ missing (neither live nor archived)", style=colour("missing"))
-    if node.one_sided:
+    if isinstance(node, ChainNode) and node.one_sided:
         text.append("  ↔? one-sided link", style=colour("one-sided"))
-    if node.cycle:
+    if isinstance(node, ChainNode) and node.cycle:
         text.append("  ⟲ cycle", style=colour("cycle"))
     return text
 
@@ -56,32 +56,35 @@ class ChainScreen(ModalScreen[str | None]):
     BINDINGS = bindings("chain")
     COMPONENT_CLASSES = {f"chain--{part}" for part in (*STATUSES, "archived", "missing", "one-sided", "cycle")}
 
-    def __init__(self, chain: Chain):
-        """Show a session's chain."""
+    def __init__(self, chain: ChainView):
+        """Show chain (memboard.core.ops.query.chain's result)."""
         super().__init__()
         self.chain = chain
 
     def compose(self) -> ComposeResult:
         """Title, the tree and the legend."""
         with Vertical(id="chain-dialog"):
-            yield Label(Text(f"Reference chain of {self.chain.me.id}"), id="chain-title")
+            yield Label(Text(f"Reference chain of {self.chain.id}"), id="chain-title")
             yield self.build_tree()
             yield Static(Text(LEGEND), id="chain-legend")
         yield KeyBar("chain")
 
     def build_tree(self) -> Tree:
         """The tree: the session at the root, its two directions below."""
-        me = self.chain.me
-        tree: Tree[ChainNode] = Tree(node_label(me, self.colour), data=me, id="chain-tree")
+        me = self.chain
+        tree: Tree[ChainNode | ChainView] = Tree(node_label(me, self.colour), data=me, id="chain-tree")
         tree.auto_expand = False
         tree.show_root = True
-        ups, downs = self.chain.continues_from, self.chain.referenced_by
-        up = tree.root.add(Text(f"Continues From (ancestors: {sum(1 + n.count() for n in ups)})", style="bold"),
-                           expand=True)
-        self.add_nodes(up, ups, "continues from nothing")
-        down = tree.root.add(Text(f"Referenced By (descendants: {sum(1 + n.count() for n in downs)})",
-                                  style="bold"), expand=True)
-        self.add_nodes(down, downs, "referenced by nobody")
+        up = tree.root.add(
+            Text(f"Continues From (ancestors: {self.count(self.chain.continues_from)})", style="bold"),
+            expand=True,
+        )
+        self.add_nodes(up, self.chain.continues_from, "continues from nothing")
+        down = tree.root.add(
+            Text(f"Referenced By (descendants: {self.count(self.chain.referenced_by)})", style="bold"),
+            expand=True,
+        )
+        self.add_nodes(down, self.chain.referenced_by, "referenced by nobody")
         tree.root.expand()
         return tree
 
@@ -89,15 +92,20 @@ class ChainScreen(ModalScreen[str | None]):
         """The colour of a part of a node's line (a status, archived, missing, one-sided, cycle), from the stylesheet."""
         return self.get_component_rich_style(f"chain--{part}", partial=True)
 
+    def count(self, nodes: tuple[ChainNode, ...]) -> int:
+        """How many nodes lie below, counted through the whole subtree."""
+        return sum(1 + self.count(n.children) for n in nodes)
+
     def add_nodes(self, parent: TreeNode, nodes: tuple[ChainNode, ...], empty: str) -> None:
         """Add chain nodes (recursively) under parent."""
         if not nodes:
             parent.add_leaf(Text(empty, style="dim italic"))
             return
         for node in nodes:
-            if node.children:
+            children = node.children
+            if children:
                 branch = parent.add(node_label(node, self.colour), data=node, expand=True)
-                self.add_nodes(branch, node.children, "")
+                self.add_nodes(branch, children, "")
             else:
                 parent.add_leaf(node_label(node, self.colour), data=node)
 

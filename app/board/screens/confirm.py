@@ -54,8 +54,11 @@ class QuestionScreen(ModalScreen[str]):
             yield Static(Text(self.text), id="question-text")
             with Horizontal(id="question-buttons"):
                 for number, choice in enumerate(self.choices):
-                    yield Button(f"{choice.label} ({choice.key})", id=f"answer-{number}",
-                                 variant="primary" if number == 0 else "default")
+                    yield Button(
+                        f"{choice.label} ({choice.key})",
+                        id=f"answer-{number}",
+                        variant="primary" if number == 0 else "default",
+                    )
         yield KeyBar(self.footer)
 
     def on_mount(self) -> None:
@@ -84,8 +87,12 @@ class QuestionScreen(ModalScreen[str]):
 def log_lines(entries: list[LogEntry]) -> list[ViewLine]:
     """The log, newest first: a line per flow, its details indented below."""
     if not entries:
-        return [ViewLine("Nothing yet: each change you preview in this run (applied, cancelled or refused) is "
-                         "listed here.", "muted")]
+        return [
+            ViewLine(
+                "Nothing yet: each change you preview in this run (applied, cancelled or refused) is listed here.",
+                "muted",
+            )
+        ]
     out: list[ViewLine] = []
     for entry in reversed(entries):
         head = f"{entry.at:%H:%M:%S}  {entry.op:<9} {entry.outcome}"
@@ -110,7 +117,9 @@ class LogScreen(ModalScreen[None]):
         """Title and the entries."""
         with Vertical(id="log-dialog"):
             count = len(self.entries)
-            yield Label(Text(f"Result log: {count} {'change' if count == 1 else 'changes'} in this run"), id="log-title")
+            yield Label(
+                Text(f"Result log: {count} {'change' if count == 1 else 'changes'} in this run"), id="log-title"
+            )
             yield LineView(log_lines(self.entries), id="log-body")
         yield KeyBar("log")
 

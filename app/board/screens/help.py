@@ -25,6 +25,9 @@ changed since the previous revision, the diff of that merge by section. Items th
 vanished without `[superseded]`, `[resolved]` or `[done]` are **policy breaks**. On a
 narrow terminal the pane folds away: `enter` opens it full width.
 
+`n` shows the typed notes of `notes/` the same way: live, filtered, each note beside its
+change since its previous revision, supersede chains with `g`; `n` again comes back.
+
 Every change is previewed first: what will happen in words, each file with a header,
 `d` for the exact diff. Nothing is written before you confirm; `l` lists what each
 change did in this run. The footer always shows the keys of what is in front.

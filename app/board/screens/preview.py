@@ -9,11 +9,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from ...core.plan import Plan
 from memboard.styles import FLOWS_TCSS
 from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.line_view import LineView
 
+from ...core.plan import Plan
 from ..actions import bindings
 from ..planview import PlanView
 from ..wording import Fix
@@ -87,8 +87,11 @@ class PreviewScreen(ModalScreen[bool]):
         if max(self.view.total, self.view.rows) > CONFIRM_AGAIN and not self.armed:
             self.armed = True
             again = self.query_one("#preview-again", Static)
-            again.update(Text(f"{' · '.join(self.view.counts)}. This is a large change: press y again to apply "
-                              "it, esc to cancel."))
+            again.update(
+                Text(
+                    f"{' · '.join(self.view.counts)}. This is a large change: press y again to apply it, esc to cancel."
+                )
+            )
             again.display = True
             button = self.query_one("#confirm", Button)
             button.label = "Apply: y again"
@@ -108,8 +111,15 @@ class MessageScreen(ModalScreen[str | None]):
     CSS_PATH = FLOWS_TCSS
     BINDINGS = bindings("message")
 
-    def __init__(self, title: str, message: str, *, footnote: str = "Nothing was written.", error: bool = True,
-                 fix: Fix | None = None):
+    def __init__(
+        self,
+        title: str,
+        message: str,
+        *,
+        footnote: str = "Nothing was written.",
+        error: bool = True,
+        fix: Fix | None = None,
+    ):
         """Say message under title; error styles it as a refusal; fix offers the flow that repairs it."""
         super().__init__()
         self.title_text = title

@@ -14,10 +14,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
-from ...core.snapshot import Snapshot
 from memboard.styles import FLOWS_TCSS
 from memboard.widgets.key_bar import KeyBar
 
+from ...core.formats.snapshot import Snapshot
 from ..actions import bindings
 from ..loader import without_section
 from .confirm import KEEP, Choice, QuestionScreen
@@ -40,7 +40,7 @@ class UpdateForm:
     keywords: str
     snapshot: str
 
-    def changes_from(self, start: "UpdateForm") -> dict:
+    def changes_from(self, start: UpdateForm) -> dict:
         """Only what the user changed, as plan_update keyword arguments.
 
         A new Summary goes into the snapshot's Current Context too, as on the command line,
@@ -161,7 +161,10 @@ class UpdateScreen(ModalScreen[EditorResult]):
             elif answer == KEEP.value:
                 self.dismiss(EditorResult("keep", draft))
 
-        text = (f"Your draft of {draft.session_id} has changes that are not written. Discard it, keep it for "
-                "later (u on this session opens it again while the board runs), or go back to editing?")
-        self.app.push_screen(QuestionScreen("Close the editor?", text, (DISCARD, KEEP, BACK), footer="confirm-draft"),
-                             answered)
+        text = (
+            f"Your draft of {draft.session_id} has changes that are not written. Discard it, keep it for "
+            "later (u on this session opens it again while the board runs), or go back to editing?"
+        )
+        self.app.push_screen(
+            QuestionScreen("Close the editor?", text, (DISCARD, KEEP, BACK), footer="confirm-draft"), answered
+        )

@@ -26,7 +26,7 @@ TICK = 0.1  # seconds between looks at the work
 
 
 class PlanningScreen(ModalScreen[bool]):
-    """"planning…" with the elapsed time while a plan is built; True once it is built, False when cancelled."""
+    """ "planning…" with the elapsed time while a plan is built; True once it is built, False when cancelled."""
 
     CSS_PATH = FLOWS_TCSS
     BINDINGS = bindings("planning")
@@ -109,8 +109,10 @@ class ProgressScreen(ModalScreen[None]):
         """`writing 1,234 of 11,365 file changes…`, then `verifying…` once every change is written."""
         if self.tally.done >= self.tally.total:
             return Text(f"all {self.tally.total:,} file changes written; verifying them… (under the root's lock)")
-        return Text(f"writing {self.tally.done:,} of {self.tally.total:,} file changes… (under the root's lock; "
-                    "the board waits until it is done)")
+        return Text(
+            f"writing {self.tally.done:,} of {self.tally.total:,} file changes… (under the root's lock; "
+            "the board waits until it is done)"
+        )
 
     def on_mount(self) -> None:
         """Look at the write every tick."""

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from ..errors import Refused, UsageError
-from ..ids import check_id
-from ..index import IndexFile, Row
-from ..root import INDEX, MemoryRoot, session_path
+from ..files.root import MemoryRoot
+from ..formats.ids import check_id
+from ..formats.index import IndexEdit, IndexFile, Row
+from ..formats.layout import INDEX
 
 DEFAULT_TOPIC = "未設定"
 DEFAULT_SUMMARY = "sessionStart 自動註冊，尚未整理主題。"
@@ -18,11 +19,6 @@ def load_index(root: MemoryRoot) -> IndexFile:
     """The parsed index (an empty one when index.md does not exist yet)."""
     data = root.read(INDEX)
     return IndexFile(data if data is not None else b"")
-
-
-def index_change_kind(root_bytes: bytes | None) -> str:
-    """`create` when index.md does not exist yet, else `modify`."""
-    return "create" if root_bytes is None else "modify"
 
 
 def find_row(index: IndexFile, session_id: str, what: str = "session") -> Row:
@@ -41,7 +37,7 @@ def find_row(index: IndexFile, session_id: str, what: str = "session") -> Row:
     return row
 
 
-def link_sources(index: IndexFile, edit, session_id: str, sources: list[str]) -> list[str]:
+def link_sources(index: IndexFile, edit: IndexEdit, session_id: str, sources: list[str]) -> list[str]:
     """Add session_id to each source row's Referenced By (the index side of Continues From).
 
     A source without exactly one well-formed live row is refused: the link could only be
@@ -58,22 +54,10 @@ def link_sources(index: IndexFile, edit, session_id: str, sources: list[str]) ->
     return changed
 
 
-def read_snapshot(root: MemoryRoot, session_id: str) -> bytes | None:
-    """A session's snapshot bytes, or None when it has none."""
-    return root.read(session_path(session_id))
-
-
 def has_meaningful_summary(row: Row) -> bool:
     """Whether the Summary says more than the sessionStart default."""
     summary = row.get("summary").strip()
     return summary not in ("", "-", DEFAULT_SUMMARY)
-
-
-def snapshot_of(data: bytes | None):
-    """Parse snapshot bytes (None stays None)."""
-    from ..snapshot import Snapshot  # imported on use: the hook path never parses snapshots
-
-    return Snapshot(data) if data is not None else None
 
 
 def one_line(value: str | None, what: str) -> str | None:
@@ -85,12 +69,3 @@ def one_line(value: str | None, what: str) -> str | None:
     if not value.isascii() and any("\ud800" <= ch <= "\udfff" for ch in value):
         raise UsageError(f"{what} is not valid UTF-8")
     return " ".join(value.split())
-
-
-def require_sections(text: str) -> None:
-    """Refuse snapshot input that has no `## ` sections (it cannot be merged by section)."""
-    from ..snapshot import Snapshot
-
-    snap = Snapshot(text)
-    if not snap.sections:
-        raise UsageError("snapshot input has no '## ' sections; use the template of the protocol")

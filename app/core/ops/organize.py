@@ -2,30 +2,32 @@
 
 from __future__ import annotations
 
-import re
+from collections import Counter
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from ..clock import parse
-from ..conflicts import copied_session
-from ..index import IndexFile
+from ..config import DEFAULT_STALE_DAYS
+from ..errors import UsageError
+from ..files.copies import copied_session
+from ..files.root import MemoryRoot
+from ..formats.clock import parse
+from ..formats.index import IndexEdit, IndexFile, Row
+from ..formats.layout import INDEX, SESSIONS
+from ..formats.snapshot import lists_an_id
+from ..formats.sources import continues_from
 from ..plan import Change, Check, Plan
-from ..root import INDEX, SESSIONS, MemoryRoot
-from ..snapshot import Snapshot
+from ..results import OrganizeResult
 from .common import has_meaningful_summary, load_index
 
-DEFAULT_STALE_DAYS = 14
-
-
-CONTINUES_RE = re.compile(rb"continues from", re.I)
-ID_BYTES_RE = re.compile(rb"\d{4}-\d{2}-\d{2}-\d{4}-[a-z0-9]")
-
-
-def _lists_an_id(data: bytes) -> bool:
-    """Cheap pre-check: whether anything ID-like follows the first mention of Continues From
-    (skips parsing snapshots whose Continues From is `- None`). It may say yes wrongly, never no
-    wrongly: a `#` line inside a code block does not end the section here."""
-    first = CONTINUES_RE.search(data)
-    return first is not None and ID_BYTES_RE.search(data, first.end()) is not None
+KEYS = ("deleted", "marked_stale", "kept_active", "protected", "blocked", "malformed", "stale")
+LABELS = (
+    ("deleted", "deleted idle"),
+    ("marked_stale", "marked stale"),
+    ("kept_active", "kept active"),
+    ("protected", "protected (referenced)"),
+    ("blocked", "blocked (idle with snapshot, not deleted)"),
+    ("malformed", "skipped (malformed or duplicate row)"),
+)
 
 
 def continued_sources(root: MemoryRoot, ids: set[str]) -> dict[str, list[str]]:
@@ -39,97 +41,117 @@ def continued_sources(root: MemoryRoot, ids: set[str]) -> dict[str, list[str]]:
             data = root.read(f"{SESSIONS}/{name}")
         except Exception:
             continue
-        if data is None or not _lists_an_id(data):
+        if data is None or not lists_an_id(data):
             continue
         sid = copied_session(sid, data) or sid  # a sync-conflict copy speaks for its original, not as a session
-        for src in Snapshot(data).continues_from():
+        for src in continues_from(data):
             if src in ids and sid not in out.get(src, []):
                 out.setdefault(src, []).append(sid)
     return out
 
 
-def plan_organize(root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_STALE_DAYS) -> Plan:
+@dataclass
+class Pass:
+    """The organize pass as it sorts rows: where each Session ID goes, why, and the index edit."""
+
+    edit: IndexEdit
+    fallback: dict[str, list[str]]  # source -> sessions listing it in Continues From
+    snapshots: set[str]
+    cutoff: datetime
+    lists: dict[str, list[str]] = field(default_factory=lambda: {key: [] for key in KEYS})
+    reasons: dict[str, str] = field(default_factory=dict)
+
+    def put(self, key: str, sid: str, reason: str | None = None) -> None:
+        """Record sid under key (and why)."""
+        self.lists[key].append(sid)
+        if reason is not None:
+            self.reasons[sid] = reason
+
+    def protection(self, row: Row) -> str | None:
+        """Why a row is protected from organize: its references, or a snapshot continuing from it."""
+        refs = row.refs
+        if refs:
+            return "Referenced By " + ", ".join(refs)
+        if row.id in self.fallback:
+            return "listed in Continues From of " + ", ".join(self.fallback[row.id])
+        return None
+
+    def idle(self, row: Row) -> None:
+        """Delete an idle row, unless it is referenced or has a snapshot."""
+        protected = self.protection(row)
+        if protected:
+            self.put("protected", row.id, protected)
+        elif row.id in self.snapshots:
+            self.put(
+                "blocked", row.id, "idle row has a snapshot; resolve (update or archive) before organize deletes it"
+            )
+        else:
+            self.put("deleted", row.id)
+            self.edit.delete(row)
+
+    def active(self, row: Row) -> None:
+        """Mark an overdue active row stale when it has content and nobody references it."""
+        protected = self.protection(row)
+        if protected:
+            self.put("protected", row.id, protected)
+            return
+        updated = parse(row.get("updated_at"))
+        meaningful = row.id in self.snapshots or has_meaningful_summary(row)
+        if updated is not None and updated < self.cutoff and meaningful:
+            self.put("marked_stale", row.id)
+            self.edit.set_fields(row, {"status": "stale"})
+        else:
+            self.put("kept_active", row.id, None if updated is not None else "Updated At is not a time")
+
+    def stale(self, row: Row) -> None:
+        """A stale row stays (protected when referenced)."""
+        refs = row.refs
+        if refs:
+            self.put("protected", row.id, "Referenced By " + ", ".join(refs))
+        else:
+            self.put("stale", row.id)
+
+
+def organized_check(deleted: set[str], marked: set[str]) -> Check:
+    """A check that the deleted rows are gone and the marked rows are stale."""
+
+    def holds(r: MemoryRoot) -> bool:
+        fresh = load_index(r)
+        return not (deleted & fresh.ids()) and all(row.status == "stale" for row in fresh.rows if row.id in marked)
+
+    return Check("deleted rows are gone and marked rows are stale", holds, INDEX)
+
+
+def plan_organize(root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_STALE_DAYS) -> Plan[OrganizeResult]:
     """The whole default organize pass as one index write, with the seed's report."""
     if stale_days < 0:
-        from ..errors import UsageError
-
         raise UsageError("--stale-days must be 0 or more")
     before = root.read(INDEX)
     index = IndexFile(before or b"")
-    snapshots = root.session_ids_on_disk()
-    fallback = continued_sources(root, index.ids())
-    cutoff = when - timedelta(days=stale_days)
-    edit = index.edit()
-    report = {"deleted": [], "marked_stale": [], "kept_active": [], "protected": [], "blocked": [], "malformed": [], "stale": []}
-    reasons: dict[str, str] = {}
-    counts: dict[str, int] = {}
+    ids = index.ids()
+    sorting = Pass(
+        index.edit(), continued_sources(root, ids), root.session_ids_on_disk(), when - timedelta(days=stale_days)
+    )
+    twice: set[str] = set()  # IDs of more than one row (usually none: as many IDs as rows)
+    if len(ids) < len(index.rows):
+        twice = {sid for sid, n in Counter(row.id for row in index.rows).items() if n > 1}
     for row in index.rows:
-        counts[row.id] = counts.get(row.id, 0) + 1
-    for row in index.rows:
-        sid = row.id
-        if row.problem or counts[sid] > 1:
-            report["malformed"].append(sid or f"line {row.line + 1}")
-            reasons[sid] = row.problem or "duplicate Session ID"
-            continue
-        referenced = bool(row.refs)
-        if row.status == "idle":
-            if referenced:
-                report["protected"].append(sid)
-                reasons[sid] = "Referenced By " + ", ".join(row.refs)
-            elif sid in fallback:
-                report["protected"].append(sid)
-                reasons[sid] = "listed in Continues From of " + ", ".join(fallback[sid])
-            elif sid in snapshots:
-                report["blocked"].append(sid)
-                reasons[sid] = "idle row has a snapshot; resolve (update or archive) before organize deletes it"
-            else:
-                report["deleted"].append(sid)
-                edit.delete(row)
+        if row.problem or row.id in twice:
+            sorting.put("malformed", row.id or f"line {row.line + 1}")
+            sorting.reasons[row.id] = row.problem or "duplicate Session ID"
+        elif row.status == "idle":
+            sorting.idle(row)
         elif row.status == "active":
-            if referenced or sid in fallback:
-                report["protected"].append(sid)
-                reasons[sid] = (
-                    "Referenced By " + ", ".join(row.refs) if referenced else "listed in Continues From of " + ", ".join(fallback[sid])
-                )
-                continue
-            updated = parse(row.get("updated_at"))
-            meaningful = sid in snapshots or has_meaningful_summary(row)
-            if updated is not None and updated < cutoff and meaningful:
-                report["marked_stale"].append(sid)
-                edit.set_fields(row, {"status": "stale"})
-            else:
-                report["kept_active"].append(sid)
-                if updated is None:
-                    reasons[sid] = "Updated At is not a time"
+            sorting.active(row)
         else:
-            if referenced:
-                report["protected"].append(sid)
-                reasons[sid] = "Referenced By " + ", ".join(row.refs)
-            else:
-                report["stale"].append(sid)
-    plan = Plan("organize")
-    after = edit.to_bytes()
+            sorting.stale(row)
+    lists = sorting.lists
+    plan = Plan("organize", OrganizeResult(**lists, reasons=sorting.reasons, stale_days=stale_days))
+    after = sorting.edit.to_bytes()
     if before is not None and after != before:
         plan.changes.append(Change("modify", INDEX, before, after))
-        deleted = set(report["deleted"])
-        marked = set(report["marked_stale"])
-
-        def holds(r: MemoryRoot) -> bool:
-            fresh = load_index(r)
-            ids = fresh.ids()
-            return not (deleted & ids) and all(row.status == "stale" for row in fresh.rows if row.id in marked)
-
-        plan.checks.append(Check("deleted rows are gone and marked rows are stale", holds))
-    plan.result = {**report, "reasons": reasons, "stale_days": stale_days}
-    labels = [
-        ("deleted", "deleted idle"),
-        ("marked_stale", "marked stale"),
-        ("kept_active", "kept active"),
-        ("protected", "protected (referenced)"),
-        ("blocked", "blocked (idle with snapshot, not deleted)"),
-        ("malformed", "skipped (malformed or duplicate row)"),
-    ]
-    for key, label in labels:
-        ids = report[key]
-        plan.report.append(f"{label}: {len(ids)}" + (" — " + ", ".join(ids) if ids else ""))
+        plan.checks.append(organized_check(set(lists["deleted"]), set(lists["marked_stale"])))
+    for key, label in LABELS:
+        listed = lists[key]
+        plan.report.append(f"{label}: {len(listed)}" + (" — " + ", ".join(listed) if listed else ""))
     return plan

@@ -2,121 +2,166 @@
 
 from __future__ import annotations
 
-from ..conflicts import marker_warning, readable_rows
-from ..errors import Refused
-from ..ids import check_id
-from ..index import STATUSES, IndexFile, Row
-from ..root import (
-    INDEX,
-    MemoryRoot,
-    archive_index_path,
-    archive_session_path,
-    session_path,
-)
-from ..snapshot import Snapshot
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import Literal
+
+from ..errors import MemboardError, Refused, UsageError
+from ..files.root import MemoryRoot
+from ..formats import clock
+from ..formats.ids import check_id, is_valid_id
+from ..formats.index import STATUSES, IndexFile, Row, parse_refs, readable_rows
+from ..formats.layout import INDEX, archive_index_path, archive_session_path, session_path
+from ..formats.markers import marker_warning
+from ..formats.snapshot import Snapshot
+from ..formats.sources import continues_from
+from ..results import ChainNode, ChainState, ChainView, RowView, SessionView
 from .common import load_index
 
+Direction = Literal["up", "down"]
 
-def clean(text: str | None) -> str | None:
+
+def clean(text: str) -> str:
     """Text safe to print or dump as JSON: bytes that were not UTF-8 become U+FFFD."""
-    if text is None or text.isascii():
+    if text.isascii():
         return text
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    try:
+        text.encode("utf-8")  # no stand-in for an undecodable byte (the usual case): the text as it is
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def row_json(row: Row, has_snapshot: bool | None = None) -> dict:
-    """A row as the stable JSON object documented in the README."""
-    out = {
-        "id": clean(row.id),
-        "agent": clean(row.get("agent")),
-        "topic": clean(row.get("topic")),
-        "summary": clean(row.get("summary")),
-        "keywords": clean(row.get("keywords")),
-        "status": clean(row.get("status")),
-        "referenced_by": [clean(r) for r in row.refs],
-        "started_at": clean(row.get("started_at")),
-        "updated_at": clean(row.get("updated_at")),
-        "line": row.line + 1,
-        "problem": clean(row.problem),
-    }
-    if has_snapshot is not None:
-        out["has_snapshot"] = has_snapshot
-    return out
+def row_view(row: Row, has_snapshot: bool) -> RowView:
+    """A row of the index as the views show it."""
+    return RowView(
+        id=clean(row.id),
+        agent=clean(row.get("agent")),
+        topic=clean(row.get("topic")),
+        summary=clean(row.get("summary")),
+        keywords=clean(row.get("keywords")),
+        status=clean(row.get("status")),
+        referenced_by=[clean(r) for r in row.refs],
+        started_at=clean(row.get("started_at")),
+        updated_at=clean(row.get("updated_at")),
+        line=row.line + 1,
+        problem=clean(row.problem) if row.problem is not None else None,
+        has_snapshot=has_snapshot,
+    )
 
 
-def archived_row_json(meta: dict[str, str], has_snapshot: bool) -> dict:
-    """An archive index's Metadata table in the row JSON shape, plus `archived_at`."""
-    from ..index import parse_refs
-
+def archived_row_view(meta: dict[str, str], has_snapshot: bool) -> RowView:
+    """An archive index's Metadata table as a row view, with its `Archived At`."""
     meta = {k: clean(v) for k, v in meta.items()}
-    return {
-        "id": meta.get("Session ID", ""),
-        "agent": meta.get("Agent Name", ""),
-        "topic": meta.get("Topic", ""),
-        "summary": meta.get("Summary", ""),
-        "keywords": meta.get("Keywords", ""),
-        "status": meta.get("Original Status", ""),
-        "referenced_by": parse_refs(meta.get("Referenced By", "")),
-        "started_at": meta.get("Started At", ""),
-        "updated_at": meta.get("Updated At", ""),
-        "line": None,
-        "problem": None,
-        "has_snapshot": has_snapshot,
-        "archived_at": meta.get("Archived At", ""),
-    }
+    return RowView(
+        id=meta.get("Session ID", ""),
+        agent=meta.get("Agent Name", ""),
+        topic=meta.get("Topic", ""),
+        summary=meta.get("Summary", ""),
+        keywords=meta.get("Keywords", ""),
+        status=meta.get("Original Status", ""),
+        referenced_by=parse_refs(meta.get("Referenced By", "")),
+        started_at=meta.get("Started At", ""),
+        updated_at=meta.get("Updated At", ""),
+        line=None,
+        problem=None,
+        has_snapshot=has_snapshot,
+        archived_at=meta.get("Archived At", ""),
+    )
 
 
-def viewed_rows(root: MemoryRoot, warnings: list[str] | None, session_id: str | None = None) -> list[Row]:
-    """The index's rows for viewing (all, or session_id's), read through any merge-conflict
-    markers, which add a warning to warnings."""
+def viewed_rows(root: MemoryRoot, warnings: list[str] | None) -> Iterable[Row]:
+    """The index's rows for viewing, streamed, read through any merge-conflict markers, which add a
+    warning to warnings (before the first row is read)."""
     data = root.read(INDEX) or b""
     index = IndexFile(data)
     markers = index.conflict_lines
     if not markers:
-        return index.rows if session_id is None else index.find(session_id)
-    rows = readable_rows(data, markers)
+        return index.iter_rows()
     if warnings is not None:
         warnings.append(marker_warning(markers))
-    return rows if session_id is None else [r for r in rows if r.id == session_id]
+    return readable_rows(data, markers)
 
 
-def list_rows(root: MemoryRoot, status: str | None = None, warnings: list[str] | None = None) -> list[dict]:
-    """Rows of the index (optionally of one status) as JSON objects; warnings collects what the reader should know."""
+def viewed_session(root: MemoryRoot, warnings: list[str] | None, session_id: str) -> list[Row]:
+    """The rows of session_id for viewing (read through merge-conflict markers, as viewed_rows)."""
+    data = root.read(INDEX) or b""
+    index = IndexFile(data)
+    markers = index.conflict_lines
+    if not markers:
+        return index.find(session_id)
+    if warnings is not None:
+        warnings.append(marker_warning(markers))
+    return [r for r in readable_rows(data, markers) if r.id == session_id]
+
+
+def iter_row_views(root: MemoryRoot, status: str | None = None, warnings: list[str] | None = None) -> Iterator[RowView]:
+    """Rows of the index (optionally of one status), one at a time: a large index streams through in
+    little memory. Bad usage is refused and warnings are collected before the first row comes."""
     if status is not None and status not in STATUSES:
-        from ..errors import UsageError
-
         raise UsageError(f"unknown status {status!r}: use idle, active or stale")
     rows = viewed_rows(root, warnings)
     snaps = root.session_ids_on_disk()
-    return [row_json(r, r.id in snaps) for r in rows if status is None or r.status == status]
+    return (row_view(r, r.id in snaps) for r in rows if status is None or r.status == status)
 
 
-def show(root: MemoryRoot, session_id: str, warnings: list[str] | None = None) -> dict:
+def list_rows(root: MemoryRoot, status: str | None = None, warnings: list[str] | None = None) -> list[RowView]:
+    """Rows of the index (optionally of one status); warnings collects what the reader should know."""
+    return list(iter_row_views(root, status, warnings))
+
+
+def show(root: MemoryRoot, session_id: str, warnings: list[str] | None = None) -> SessionView:
     """One session: its row (live or archived), snapshot text and metadata."""
     check_id(session_id)
-    rows = viewed_rows(root, warnings, session_id)
+    rows = viewed_session(root, warnings, session_id)
     if rows:
         data = root.read(session_path(session_id))
-        return {
-            "id": session_id,
-            "archived": False,
-            "row": row_json(rows[0], data is not None),
-            "duplicates": len(rows) - 1,
-            "snapshot_path": session_path(session_id) if data is not None else None,
-            "snapshot": data.decode("utf-8", "replace") if data is not None else None,
-        }
+        return SessionView(
+            session_id,
+            archived=False,
+            row=row_view(rows[0], data is not None),
+            duplicates=len(rows) - 1,
+            snapshot_path=session_path(session_id) if data is not None else None,
+            snapshot=data.decode("utf-8", "replace") if data is not None else None,
+        )
     meta = root.read(archive_index_path(session_id))
     if meta is not None:
         data = root.read(archive_session_path(session_id))
-        return {
-            "id": session_id,
-            "archived": True,
-            "row": archived_row_json(Snapshot(meta).metadata(), data is not None),
-            "duplicates": 0,
-            "snapshot_path": archive_session_path(session_id) if data is not None else None,
-            "snapshot": data.decode("utf-8", "replace") if data is not None else None,
-        }
+        return SessionView(
+            session_id,
+            archived=True,
+            row=archived_row_view(Snapshot(meta).metadata(), data is not None),
+            duplicates=0,
+            snapshot_path=archive_session_path(session_id) if data is not None else None,
+            snapshot=data.decode("utf-8", "replace") if data is not None else None,
+        )
     raise Refused(f"unknown session {session_id}: not in index.md nor archive/")
+
+
+def list_archived(root: MemoryRoot) -> list[RowView]:
+    """Every archived session (a folder under archive/ named by a Session ID) as a row view from its
+    metadata, last archived first; a folder whose metadata is missing or unreadable is listed with `problem`."""
+    out = []
+    for sid in root.archived_ids():
+        if not is_valid_id(sid):
+            continue
+        problem: str | None = None
+        try:
+            meta = root.read(archive_index_path(sid))
+            has_snapshot = root.exists(archive_session_path(sid))
+        except MemboardError as exc:
+            meta, has_snapshot, problem = None, False, str(exc)
+        if meta is None and problem is None:
+            problem = f"no {archive_index_path(sid)}"
+        fields = Snapshot(meta).metadata() if meta is not None else {}
+        out.append(archived_row_view(fields, has_snapshot)._replace(id=sid, problem=problem))
+    out.sort(key=_archived_order, reverse=True)
+    return out
+
+
+def _archived_order(row: RowView) -> tuple[datetime, str]:
+    """Sort key of an archived row: when it was archived (unknown: before everything), then its ID."""
+    return clock.parse(row.archived_at or "") or datetime.min, row.id
 
 
 class Graph:
@@ -130,7 +175,7 @@ class Graph:
         self.archived = root.archived_ids()
         self._continues: dict[str, list[str]] = {}
 
-    def state(self, sid: str) -> str:
+    def state(self, sid: str) -> ChainState:
         """`live`, `archived` or `missing`."""
         if sid in self.rows:
             return "live"
@@ -149,7 +194,7 @@ class Graph:
                     data = self.root.read(archive_session_path(sid))
             except Exception:
                 data = None
-            self._continues[sid] = Snapshot(data).continues_from() if data else []
+            self._continues[sid] = continues_from(data) if data else []
         return self._continues[sid]
 
     def referenced_by(self, sid: str) -> list[str]:
@@ -157,45 +202,35 @@ class Graph:
         row = self.rows.get(sid)
         return row.refs if row else []
 
-    def node(self, sid: str, direction: str, path: tuple[str, ...]) -> dict:
+    def node(self, sid: str, direction: Direction, path: tuple[str, ...]) -> ChainNode:
         """A chain node with its children in one direction, marking cycles and one-sided links."""
         row = self.rows.get(sid)
-        node = {
-            "id": sid,
-            "state": self.state(sid),
-            "topic": clean(row.get("topic")) if row else None,
-            "status": row.status if row else None,
-            "one_sided": False,
-            "cycle": sid in path,
-            "children": [],
-        }
-        if node["cycle"]:
-            return node
+        topic = clean(row.get("topic")) if row else None
+        status = row.status if row else None
+        if sid in path:
+            return ChainNode(sid, self.state(sid), topic, status, cycle=True)
         path = path + (sid,)
+        children = []
         if direction == "up":
             for src in self.continues_from(sid):
                 child = self.node(src, "up", path)
-                child["one_sided"] = child["state"] == "live" and sid not in self.referenced_by(src)
-                node["children"].append(child)
+                one_sided = child.state == "live" and sid not in self.referenced_by(src)
+                children.append(child._replace(one_sided=one_sided))
         else:
             for ref in self.referenced_by(sid):
                 child = self.node(ref, "down", path)
-                child["one_sided"] = child["state"] != "missing" and sid not in self.continues_from(ref)
-                node["children"].append(child)
-        return node
+                one_sided = child.state != "missing" and sid not in self.continues_from(ref)
+                children.append(child._replace(one_sided=one_sided))
+        return ChainNode(sid, self.state(sid), topic, status, children=tuple(children))
 
 
-def chain(root: MemoryRoot, session_id: str) -> dict:
+def chain(root: MemoryRoot, session_id: str) -> ChainView:
     """sid's ancestors (Continues From, recursively) and descendants (Referenced By)."""
     check_id(session_id)
     graph = Graph(root)
-    if graph.state(session_id) == "missing":
+    state = graph.state(session_id)
+    if state == "missing":
         raise Refused(f"unknown session {session_id}: not in index.md nor archive/")
     up = graph.node(session_id, "up", ())
     down = graph.node(session_id, "down", ())
-    return {
-        "id": session_id,
-        "state": graph.state(session_id),
-        "continues_from": up["children"],
-        "referenced_by": down["children"],
-    }
+    return ChainView(session_id, state, up.status, up.topic, up.children, down.children)

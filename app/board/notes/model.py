@@ -1,0 +1,190 @@
+"""The notes view's data, apart from any widget: one row per note, counts, filters and sorting.
+
+Plain Python (no Textual import), like the session table's model (board/model.py): the text filter
+is a substring test over a lowercase haystack made once per note, narrowed while typing extends it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ...core.formats.clock import age_label
+from ...core.formats.note import STATUSES
+from ...core.formats.topic import TYPES
+from ...core.results import NoteView
+from ..model import ALL, fast_time
+
+STATUS_FILTERS = (ALL, *STATUSES)
+TYPE_FILTERS = (ALL, *TYPES)
+OTHER = "other"  # the count of notes whose Type is none of TYPES
+SORT_COLUMNS = ("id", "type", "scope", "status", "project", "updated")  # what a click on a header sorts by
+HIDDEN = {code for code in (*range(0x20), *range(0x7F, 0xA0)) if chr(code) not in "\n\t"} | {
+    *range(0x202A, 0x202F),
+    *range(0x2066, 0x206A),
+}  # control characters, and bidi overrides that reorder text
+SHOWN = dict.fromkeys(HIDDEN, "\ufffd")
+
+
+def printable(text: str) -> str:
+    """Text a note holds, safe to put on the screen: control characters (an escape sequence a hand edit left,
+    which the terminal would run) and bidi overrides become U+FFFD; line breaks and tabs stay."""
+    return text if text.isprintable() else text.translate(SHOWN)
+
+
+def printable_view(view: NoteView) -> NoteView:
+    """A note's metadata with every text printable (see printable); the same view when it is already."""
+    texts = [
+        view.id,
+        view.path,
+        view.title,
+        view.type,
+        view.scope,
+        view.topic_key,
+        view.status,
+        view.project,
+        view.session,
+        view.created,
+        view.updated,
+        view.problem or "",
+        *view.supersedes,
+        *view.superseded_by,
+    ]
+    if all(text.isprintable() for text in texts):
+        return view
+    return view._replace(
+        id=printable(view.id),
+        path=printable(view.path),
+        title=printable(view.title),
+        type=printable(view.type),
+        scope=printable(view.scope),
+        topic_key=printable(view.topic_key),
+        status=printable(view.status),
+        project=printable(view.project),
+        session=printable(view.session),
+        created=printable(view.created),
+        updated=printable(view.updated),
+        problem=printable(view.problem) if view.problem else view.problem,
+        supersedes=[printable(x) for x in view.supersedes],
+        superseded_by=[printable(x) for x in view.superseded_by],
+    )
+
+
+@dataclass(slots=True)
+class NoteRow:
+    """One note as the table shows it: its metadata and what the text filter searches."""
+
+    view: NoteView
+    haystack: str = ""
+    _age: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def of(cls, view: NoteView) -> NoteRow:
+        """A row for a note's metadata, made printable (ID, title, type, scope, project and session are searched)."""
+        view = printable_view(view)
+        parts = (view.id, view.title, view.type, view.scope, view.project, view.session)
+        return cls(view, "\n".join(parts).lower())
+
+    @property
+    def id(self) -> str:
+        """The note's ID (its topic key, or `<key>~<n>` once moved aside)."""
+        return self.view.id
+
+    @property
+    def status(self) -> str:
+        """Its Status as written."""
+        return self.view.status
+
+    def age(self, now: datetime) -> str:
+        """Age of Updated, such as `3d` (cached: the clock moves in minutes)."""
+        if self._age is None:
+            self._age = age_label(fast_time(self.view.updated), now)
+        return self._age
+
+
+def sort_key(name: str) -> Callable[[NoteRow], Any]:
+    """A key function for sorting rows by a column of SORT_COLUMNS (ties by ID)."""
+    if name == "id":
+        return lambda r: r.id
+    if name == "updated":
+        return lambda r: (r.view.updated, r.id)
+    return lambda r: (getattr(r.view, name).casefold(), r.id)
+
+
+class NotesModel:
+    """Every note of one read of notes/, with counts per status and per type and cached sort orders."""
+
+    def __init__(self, rows: list[NoteRow], now: datetime, complete: bool = True) -> None:
+        """Wrap rows (in ID order) read at time now; complete is False while the first read goes on."""
+        self.rows = rows
+        self.now = now
+        self.complete = complete
+        self.by_id = {r.id: r for r in rows}
+        self._orders: dict[str, list[NoteRow]] = {"id": rows}
+        self._last_view: tuple[tuple[str, str, str, bool], str, list[NoteRow]] | None = None
+        counts = dict.fromkeys(STATUS_FILTERS, 0)
+        types = dict.fromkeys((*TYPES, OTHER), 0)
+        problems = 0
+        for r in rows:
+            view = r.view
+            if view.status in counts:
+                counts[view.status] += 1
+            types[view.type if view.type in types else OTHER] += 1
+            problems += view.problem is not None
+        counts[ALL] = len(rows)
+        self.counts = counts
+        self.type_counts = types
+        self.problems = problems
+
+    @classmethod
+    def of(cls, views: Mapping[str, NoteView], now: datetime, complete: bool = True) -> NotesModel:
+        """A model of these notes (note ID -> metadata), rows in ID order."""
+        return cls([NoteRow.of(views[key]) for key in sorted(views)], now, complete)
+
+    @classmethod
+    def empty(cls, now: datetime) -> NotesModel:
+        """A model with no notes, still to be read."""
+        return cls([], now, complete=False)
+
+    def views(self) -> dict[str, NoteView]:
+        """Note ID -> metadata of every note (what the supersede chain walks)."""
+        return {r.id: r.view for r in self.rows}
+
+    def ordered(self, column: str = "id", reverse: bool = False) -> list[NoteRow]:
+        """Rows sorted by a column (cached per column; reversed on demand)."""
+        if column not in self._orders:
+            self._orders[column] = sorted(self.rows, key=sort_key(column))
+        rows = self._orders[column]
+        return rows[::-1] if reverse else rows
+
+    def view(
+        self, text: str = "", status: str = ALL, note_type: str = ALL, column: str = "id", reverse: bool = False
+    ) -> list[NoteRow]:
+        """Rows matching the text filter (every word, in ID, title, type, scope, project or session),
+        the status and the type; typing that extends the previous text searches the previous result."""
+        key = (status, note_type, column, reverse)
+        needle = text.lower()
+        words = needle.split()
+        last = self._last_view
+        if last is not None and last[0] == key and last[1] and needle.startswith(last[1]):
+            rows = last[2]
+            done = len(last[1].split()) - (0 if last[1][-1].isspace() else 1)
+            words = words[max(done, 0) :]
+        else:
+            rows = self.ordered(column, reverse)
+            if status != ALL:
+                rows = [r for r in rows if r.view.status == status]
+            if note_type != ALL:
+                rows = [r for r in rows if r.view.type == note_type]
+        for w in words:
+            rows = [r for r in rows if w in r.haystack]
+        self._last_view = (key, needle, rows)
+        return rows
+
+    def new_ids(self, previous: NotesModel) -> set[str]:
+        """IDs present now that a complete previous model did not have (empty after a first read)."""
+        if not previous.complete or not previous.rows:
+            return set()
+        return set(self.by_id) - set(previous.by_id)

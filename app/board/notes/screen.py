@@ -1,0 +1,527 @@
+"""The notes view: a live, filterable table of the root's typed notes beside a pane with the selected
+note and its last change, one key (`n`) from the session table.
+
+Like the board itself: reading happens in thread workers that post messages back (the first read
+paints the first screenful before the rest is read; the watcher polls every note file's signature
+every half second, re-reading only the notes that changed, and keeps the cursor and the filters);
+the table renders only what is on screen; the model is plain Python (model.py). Keys come from the
+action table (owner "notes"); the flows (flows.py) run against the board's App as their FlowHost
+and report back here. The screen is installed once and kept, so going back and forth is instant.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.containers import Horizontal
+from textual.css.query import NoMatches
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Input, Static
+
+from memboard.styles import NOTES_TCSS
+from memboard.widgets.key_bar import KeyBar
+from memboard.widgets.note_pane import NotePane
+from memboard.widgets.note_table import NoteTable
+from memboard.widgets.notes_status import NotesStatus
+
+from ...core.formats import clock
+from ...core.ops.notes.chain import note_chain
+from ...core.results import NoteView
+from ..actions import bindings, palette_entries
+from ..commands import sentence
+from ..screens import Choice as PickerChoice
+from .dialogs import NoteChainScreen
+from .flows import NoteFlowFinished, NoteFlows
+from .loader import FIRST_SCREEN, NoteWatch, load_note_pane, read_views
+from .model import ALL, SORT_COLUMNS, STATUS_FILTERS, TYPE_FILTERS, NoteRow, NotesModel
+from .paneview import NotePaneView
+
+if TYPE_CHECKING:
+    from ..app import MemboardApp
+
+NAME = "notes"  # the App checks it for a note flow open when asked to quit (app.py's NOTES_VIEW)
+POLL_SECONDS = 0.5
+FRESH_SECONDS = 3.0
+DETAIL_DELAY = 0.2
+GC_FREEZE_NOTES = 5_000
+NO_NOTES = (
+    "No notes under notes/ yet. Agents save them with `memboard note save`, the MCP server's mem_save, "
+    "or a Memory Update block (`memboard note apply`); they show here as they are saved."
+)
+
+
+@dataclass
+class NotesLoaded(Message):
+    """A read of the notes (the first screenful first, then all), and the notes that changed."""
+
+    model: NotesModel
+    changed: set[str] = field(default_factory=set)
+    after: NoteFlowFinished | None = None  # a flow waiting for this read to be shown
+
+
+@dataclass
+class NotePaneLoaded(Message):
+    """A note read for the pane."""
+
+    pane: NotePaneView
+
+
+class NotesFilter(Input):
+    """The notes view's text filter; escape clears it and goes back to the table."""
+
+    BINDINGS = bindings("filter")
+
+    def action_clear_filter(self) -> None:
+        """Clear the filter text and return to the table."""
+        self.value = ""
+        self.screen.query_one(NoteTable).focus()
+
+
+class NotesCommands(Provider):
+    """The notes view's actions for the command palette (the action table's entries of owner "notes")."""
+
+    async def discover(self) -> Hits:
+        """Every notes command, for the empty palette."""
+        for entry in palette_entries(owner="notes"):
+            yield DiscoveryHit(
+                f"{entry.palette}  {entry.key_text}",
+                self.runner(entry.action),
+                text=entry.palette,
+                help=sentence(entry.help),
+            )
+
+    async def search(self, query: str) -> Hits:
+        """Notes commands matching the query."""
+        matcher = self.matcher(query)
+        for entry in palette_entries(owner="notes"):
+            score = matcher.match(entry.palette)
+            if score > 0:
+                yield Hit(
+                    score,
+                    matcher.highlight(f"{entry.palette}  {entry.key_text}"),
+                    self.runner(entry.action),
+                    text=entry.palette,
+                    help=sentence(entry.help),
+                )
+
+    def runner(self, action: str):
+        """Run action on the notes view (the screen the palette was opened from)."""
+        screen = self.screen
+
+        async def run() -> None:
+            """Run the action once the palette has closed."""
+            await self.app.run_action(action, screen)
+
+        return run
+
+
+def open_notes(board: MemboardApp, text: str | None = None) -> None:
+    """Show the notes view over the session table (installed on first use and kept); text, when
+    given, becomes its filter (a session's ID shows that session's notes)."""
+    if not board.is_screen_installed(NAME):
+        board.install_screen(NotesScreen(board), NAME)
+    screen = board.get_screen(NAME)
+    if isinstance(screen, NotesScreen) and text is not None:
+        screen.set_filter(text)
+    board.push_screen(NAME)
+
+
+class NotesScreen(Screen[None]):
+    """Typed notes beside their pane: filters, counts per status and type, flows, live updates."""
+
+    CSS_PATH = NOTES_TCSS
+    BINDINGS = bindings("notes")
+    COMMANDS = {NotesCommands}
+
+    def __init__(self, board: MemboardApp) -> None:
+        """The notes view of the board's memory root."""
+        super().__init__()
+        self.board = board
+        self.root = board.memory_root
+        self.model = NotesModel.empty(clock.now())
+        self.filter_text = ""
+        self.status_filter = ALL
+        self.type_filter = ALL
+        self.sort_column = "id"
+        self.sort_reverse = False
+        self.pane: NotePaneView | None = None
+        self.watcher = NoteWatch(self.root)
+        self.rows: dict[str, NoteRow] = {}  # the read notes' rows (touched by the read workers only, under the lock)
+        self._read_lock = threading.Lock()
+        self._detail_timer: Timer | None = None
+        self.flows = NoteFlows(board, self)
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        """Counts, filter, the table beside the pane, keys."""
+        yield NotesStatus(id="notes-status")
+        with Horizontal(id="notes-filter-bar"):
+            yield Static("filter ›", id="notes-filter-label")
+            yield NotesFilter(
+                value=self.filter_text,
+                placeholder="ID, title, type, scope, project, session (enter keeps, escape clears)",
+                id="notes-filter",
+                compact=True,
+            )
+        with Horizontal(id="notes-main"):
+            yield NoteTable(id="note-table")
+            yield NotePane(id="note-pane")
+        yield KeyBar("notes", id="notes-keys")
+
+    def on_mount(self) -> None:
+        """Focus the table, start reading the notes and (unless off) watching them."""
+        self.query_one("#notes-filter-bar").display = bool(self.filter_text)
+        self.query_one(NoteTable).focus()
+        self._apply_view()
+        self.first_read()
+        if self.board.watch_files:
+            self.set_interval(POLL_SECONDS, self.poll)
+
+    def on_screen_resume(self) -> None:
+        """Back on screen: look for notes saved meanwhile at once."""
+        if self.model.complete:
+            self.poll()
+
+    @property
+    def table(self) -> NoteTable:
+        """The notes table widget."""
+        return self.query_one(NoteTable)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    @work(thread=True, group="notes-first-read")
+    def first_read(self) -> None:
+        """Read every note's metadata off the UI thread: the first screenful first, then the rest."""
+        with self._read_lock:
+            self.watcher.prime()
+            ids = sorted(self.watcher.snapshots)
+            head = read_views(self.root, ids[:FIRST_SCREEN])
+            self._keep(head)
+            if len(ids) > FIRST_SCREEN:
+                self.post_message(NotesLoaded(self._model(complete=False)))
+                self._keep(read_views(self.root, ids[FIRST_SCREEN:]))
+            self.post_message(NotesLoaded(self._model()))
+
+    def poll(self) -> None:
+        """Every half second while the view is on screen: look for notes that changed on disk (unless a
+        read is still going on: polls do not pile up on a slow disk)."""
+        if self.is_current and self.model.complete and not self._read_lock.locked():
+            self.read_changes()
+
+    @work(thread=True, group="notes-read")
+    def read_changes(self, after: NoteFlowFinished | None = None) -> None:
+        """Re-read the notes whose files changed (off the UI thread) and post the model when any did
+        (always when a flow waits on it: even when the read fails, the flow is told)."""
+        told = False
+        try:
+            with self._read_lock:
+                _, changed = self.watcher.changes()
+                if changed:
+                    self._keep(read_views(self.root, sorted(changed)))
+                if changed or after is not None:
+                    told = self.post_message(NotesLoaded(self._model(), changed, after)) or after is None
+        finally:
+            if after is not None and not told:
+                after.shown.set_result(None)
+
+    def _keep(self, views: dict[str, NoteView | None]) -> None:
+        """Fold fresh reads into the rows (from a read worker, under the lock); None drops a note."""
+        for note_id, view in views.items():
+            if view is None:
+                self.rows.pop(note_id, None)
+            else:
+                self.rows[note_id] = NoteRow.of(view)
+
+    def _model(self, complete: bool = True) -> NotesModel:
+        """A model of the rows read so far (from a read worker, under the lock)."""
+        return NotesModel([self.rows[key] for key in sorted(self.rows)], clock.now(), complete)
+
+    def on_notes_loaded(self, message: NotesLoaded) -> None:
+        """Show a fresh model, keeping cursor and filters; a waiting flow finishes once it is shown."""
+        try:
+            self._show_model(message.model, message.changed)
+            if message.after is not None:
+                self._flow_shown(message.after)
+        except NoMatches:  # the board is closing: its widgets are gone
+            if message.after is not None:
+                message.after.shown.set_result(None)
+
+    def _show_model(self, model: NotesModel, changed: set[str]) -> None:
+        """Swap in a model, flash new notes, reload the pane when its note changed."""
+        previous, self.model = self.model, model
+        if model.complete and len(model.rows) >= GC_FREEZE_NOTES:
+            # thousands of notes are a few hundred thousand long-lived objects: keep the cyclic GC from
+            # walking them on a keystroke's allocations (a gen-2 pass costs ~100 ms at 10k notes)
+            gc.collect()
+            gc.freeze()
+        fresh = model.new_ids(previous)
+        table = self.table
+        if fresh:
+            table.fresh = table.fresh | fresh
+            self.set_timer(FRESH_SECONDS, self._clear_fresh)
+        before = table.current.id if table.current else None
+        self._apply_view()
+        after = table.current.id if table.current else None
+        if after is None:
+            self._show_pane(None)
+        elif after == before and after in changed:
+            self.load_pane(after)
+
+    def _clear_fresh(self) -> None:
+        """End the highlight of new notes."""
+        self.table.fresh = set()
+        self.table.refresh()
+
+    def _apply_view(self) -> None:
+        """Filter and sort the model into the table, keeping the cursor's note."""
+        table = self.table
+        keep = table.current.id if table.current else None
+        rows = self.model.view(
+            self.filter_text, self.status_filter, self.type_filter, self.sort_column, self.sort_reverse
+        )
+        with self.app.batch_update():
+            table.sort_column, table.sort_reverse = self.sort_column, self.sort_reverse
+            table.set_rows(rows, self.model.now, keep)
+            self._update_status()
+
+    def _update_status(self) -> None:
+        """Counts per status and type, what is shown and the filters, in the status lines."""
+        model = self.model
+        self.query_one(NotesStatus).show(
+            model.counts,
+            model.type_counts,
+            problems=model.problems,
+            shown=len(self.table.rows),
+            status=self.status_filter,
+            note_type=self.type_filter,
+            text=self.filter_text,
+            loading=not model.complete,
+        )
+
+    # -- the pane ---------------------------------------------------------------------------
+
+    @on(NoteTable.CursorMoved)
+    def _cursor_moved(self, message: NoteTable.CursorMoved) -> None:
+        """Show the new note's metadata at once and read the rest of it in a worker."""
+        row = self.table.current
+        if row is None:
+            self._show_pane(None)
+            return
+        if isinstance(self.focused, NotesFilter):  # typing moves the cursor on every key: wait for a pause
+            if self._detail_timer is not None:
+                self._detail_timer.stop()
+            self._detail_timer = self.set_timer(DETAIL_DELAY, self._show_current)
+        else:
+            self._show_pane(row)
+            self.call_after_refresh(self.load_pane, row.id)
+
+    def _show_current(self) -> None:
+        """Show the cursor's note in the pane and read it (after typing pauses)."""
+        row = self.table.current
+        self._show_pane(row)
+        if row is not None:
+            self.load_pane(row.id)
+
+    def _show_pane(self, row: NoteRow | None) -> None:
+        """Show row in the pane, with its sections and change once read (no row: say why)."""
+        pane = self.pane if self.pane is not None and row is not None and self.pane.note_id == row.id else None
+        empty = NO_NOTES if self.model.complete and not self.model.rows else "No note selected."
+        self.query_one(NotePane).show(row, pane, empty)
+
+    @work(thread=True, exclusive=True, group="notes-pane")
+    def load_pane(self, note_id: str) -> None:
+        """Read a note and its newest differing revision off the UI thread."""
+        self.post_message(NotePaneLoaded(load_note_pane(self.root, note_id)))
+
+    def on_note_pane_loaded(self, message: NotePaneLoaded) -> None:
+        """Show a read note if it is still selected."""
+        try:
+            row = self.table.current
+            if row is not None and row.id == message.pane.note_id:
+                self.pane = message.pane
+                self._show_pane(row)
+        except NoMatches:  # the board is closing: its widgets are gone
+            pass
+
+    @on(NoteTable.HeaderClicked)
+    def _header_clicked(self, message: NoteTable.HeaderClicked) -> None:
+        """Sort by a clicked column (again to reverse; the title is not sorted by)."""
+        if message.column not in SORT_COLUMNS:
+            return
+        if message.column == self.sort_column:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_column, self.sort_reverse = message.column, message.column == "updated"
+        self._apply_view()
+
+    # -- filters ----------------------------------------------------------------------------
+
+    def set_filter(self, text: str) -> None:
+        """Filter by text (shown in the box), as if typed."""
+        self.filter_text = text
+        if not self.is_mounted:
+            return
+        box = self.query_one(NotesFilter)
+        with box.prevent(Input.Changed):
+            box.value = text
+        self.query_one("#notes-filter-bar").display = bool(text)
+        self._apply_view()
+
+    def action_filter(self) -> None:
+        """Show and focus the text filter."""
+        self.query_one("#notes-filter-bar").display = True
+        self.set_focus(self.query_one(NotesFilter))
+
+    @on(Input.Changed, "#notes-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        """Filter on every keystroke."""
+        event.stop()
+        self.filter_text = event.value
+        self._apply_view()
+
+    @on(Input.Submitted, "#notes-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        """Keep the filter and go back to the table (showing the selected note now)."""
+        event.stop()
+        self.table.focus()
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
+        self._show_current()
+
+    @on(Input.Blurred, "#notes-filter")
+    def _filter_blurred(self, event: Input.Blurred) -> None:
+        """Hide an empty filter box."""
+        event.stop()
+        if not event.value:
+            self.query_one("#notes-filter-bar").display = False
+
+    def action_status(self, status: str) -> None:
+        """Show one status (or all)."""
+        self.status_filter = status if status in STATUS_FILTERS else ALL
+        self._apply_view()
+
+    def action_next_type(self) -> None:
+        """Show the next type that has notes (after the last one, every type)."""
+        cycle = [t for t in TYPE_FILTERS if t == ALL or t == self.type_filter or self.model.type_counts.get(t)]
+        self.type_filter = cycle[(cycle.index(self.type_filter) + 1) % len(cycle)]
+        self._apply_view()
+
+    def select_note(self, note_id: str) -> bool:
+        """Move the cursor to a note, clearing the filters if they hide it."""
+        if note_id not in self.model.by_id:
+            return False
+        if not any(r.id == note_id for r in self.table.rows):
+            self.status_filter = self.type_filter = ALL
+            self.set_filter("")
+        for i, row in enumerate(self.table.rows):
+            if row.id == note_id:
+                self.table.move_cursor(i)
+                return True
+        return False
+
+    # -- moving around ----------------------------------------------------------------------
+
+    def action_open(self) -> None:
+        """Open the note pane full width (again to go back)."""
+        self.toggle_class("-expanded")
+        if self.has_class("-expanded"):
+            self.query_one(NotePane).focus()
+        else:
+            self.table.focus()
+
+    def action_leave_pane(self) -> None:
+        """Leave the full-width pane."""
+        if self.has_class("-expanded"):
+            self.remove_class("-expanded")
+            self.table.focus()
+
+    def action_sessions(self) -> None:
+        """Back to the session table."""
+        self.app.pop_screen()
+
+    def action_session(self) -> None:
+        """Go to the selected note's session on the board."""
+        row = self.table.current
+        if row is None:
+            return
+        session = row.view.session
+        if not session:
+            self.notify(f"{row.id} names no session", severity="warning")
+        elif session not in self.board.model.by_id:
+            self.notify(f"{session} is not on the board (archived, or no longer in index.md)", severity="warning")
+        else:
+            self.app.pop_screen()
+            self.board.select_session(session)
+
+    def action_chain(self) -> None:
+        """Walk the selected note's supersede chain; enter jumps to a note."""
+        row = self.table.current
+        if row is None or self.board.modal_open():
+            return
+        self.app.push_screen(NoteChainScreen(note_chain(self.model.views(), row.id)), self._jump)
+
+    def _jump(self, note_id: str | None) -> None:
+        """Move to the note chosen in the chain (it may be hidden by the filters)."""
+        if note_id and not self.select_note(note_id):
+            self.notify(f"{note_id} is not among the notes read", severity="warning")
+
+    # -- the flows --------------------------------------------------------------------------
+
+    def selected(self, op: str) -> NoteRow | None:
+        """The note under the cursor, or None with a hint."""
+        row = self.table.current
+        if row is None:
+            self.notify(f"Select a note to {op}", severity="warning")
+        return row
+
+    def action_edit(self) -> None:
+        """Edit the selected note (a flow)."""
+        row = self.selected("edit")
+        if row is not None:
+            self.flows.edit(row.id)
+
+    def action_supersede(self) -> None:
+        """Supersede the selected note with another one picked from the active notes (a flow)."""
+        row = self.selected("supersede")
+        if row is None:
+            return
+        choices = [
+            PickerChoice(r.id, f"{r.view.type} · {r.view.title}")
+            for r in self.model.ordered("updated", reverse=True)
+            if r.id != row.id and r.status == "active"
+        ]
+        self.flows.supersede(row.id, choices)
+
+    def action_mark(self) -> None:
+        """Mark the selected note superseded, or a superseded one active again (a flow)."""
+        row = self.selected("mark")
+        if row is not None:
+            self.flows.mark(row.id, "active" if row.status == "superseded" else "superseded")
+
+    def on_note_flow_finished(self, message: NoteFlowFinished) -> None:
+        """A flow ended: re-read what it wrote (the flow ends once that is shown), else tell at once."""
+        if message.applied:
+            self.read_changes(after=message)
+        else:
+            self._flow_shown(message)
+
+    def _flow_shown(self, message: NoteFlowFinished) -> None:
+        """Move the cursor if the flow asked, say what happened, and let the flow end."""
+        try:
+            if message.select_id:
+                self.select_note(message.select_id)
+                if self.table.current is not None and self.table.current.id == message.select_id:
+                    self.load_pane(message.select_id)
+            if message.outcome:
+                self.notify(message.outcome, title=message.op, severity=message.severity)
+        finally:
+            message.shown.set_result(None)

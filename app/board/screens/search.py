@@ -1,0 +1,279 @@
+"""Search over everything (`f`): a query box and the core's ranked results as you type.
+
+Each keystroke (after a short pause) starts one search in a thread worker (group "search",
+exclusive) through the core's search engine: the same cache, literal matching and short-query
+fallback as `memboard search`. The worker posts its hits back with the number of the query it
+answered; only the answer to the newest query is shown, so a slow older search (a first cache
+build, a scan) never replaces a newer one. The table behind stays live: nothing here blocks the UI
+thread. Results keep their `kind`, so kinds other than sessions can join them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import partial
+
+from rich.style import Style
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from memboard.styles import VIEWS_TCSS
+from memboard.widgets.key_bar import KeyBar
+
+from ...core.errors import MemboardError
+from ...core.files.root import MemoryRoot
+from ...core.search.engine import SearchFilters, SearchHit, check_query, run
+from ..actions import bindings
+from .session import SessionScreen
+
+DEBOUNCE = 0.15  # seconds of no typing before a search starts
+LIMIT = 50  # results shown for one query
+RECHECK = 1.0  # seconds after which the next search looks at the files' stats again
+INTRO = (
+    "Type to search every index row, live snapshot and archived session: literal text in any case "
+    "(同步, a piece of an ID, wiki/tools/obsidian-sync.md). Quotes, *, - and AND are searched for as typed."
+)
+
+
+@dataclass
+class SearchDone(Message):
+    """A search's answer (or its one-line error) for query number `number`."""
+
+    number: int
+    query: str
+    hits: list[SearchHit] = field(default_factory=list)
+    scanned: str = ""  # why the files were scanned instead of the cache ("" when the cache answered)
+    error: str = ""
+
+
+@dataclass
+class SearchProgress(Message):
+    """A progress line of the search cache's first build (for query number `number`)."""
+
+    number: int
+    text: str
+
+
+def where_text(hit: SearchHit) -> str:
+    """Where a hit matched, as the command line says it: `snapshot › Decisions`, `archived row › Topic`."""
+    where = hit.where if hit.state == "live" else f"archived {hit.where}"
+    return f"{where} › {hit.section}"
+
+
+def hit_text(hit: SearchHit, style: dict[str, Style]) -> Text:
+    """A result as plain Text: its ID, live status or archived, Updated At and kind; then where it
+    matched and the snippet, each match in the `match` style."""
+    out = Text()
+    out.append(hit.id, style=style["id"])
+    out.append("  ")
+    if hit.state == "live":
+        out.append(f"live {hit.status}".rstrip(), style=style["live"])
+    else:
+        out.append("archived", style=style["archived"])
+    out.append(f"  {hit.updated_at or '-'}  ")
+    out.append(hit.kind, style=style["kind"])
+    out.append("\n  ")
+    out.append(where_text(hit) + ": ", style=style["where"])
+    snippet = Text(hit.snippet)
+    for start, end in hit.spans:
+        snippet.stylize(style["match"], start, end)
+    out.append_text(snippet)
+    return out
+
+
+class SearchScreen(ModalScreen[tuple[str, str] | None]):
+    """Search everything; returns the live Session ID chosen with enter (None when closed).
+
+    An archived result opens read-only on top of it (SessionScreen).
+    """
+
+    CSS_PATH = VIEWS_TCSS
+    BINDINGS = bindings("search")
+    COMPONENT_CLASSES = {f"search--{part}" for part in ("id", "kind", "live", "archived", "where", "match")}
+
+    def __init__(self, root: MemoryRoot):
+        """Search root (its cache is built on the first search when missing)."""
+        super().__init__()
+        self.root = root
+        self.number = 0  # the newest query's number: answers to other numbers are stale
+        self.query_text = ""
+        self.hits: list[SearchHit] = []
+        self.building = 0  # the number of the search whose cache build is reporting progress
+        self.waiting: tuple[str, float] | None = None  # the query being searched and since when
+        self._timer: Timer | None = None
+        self._checked = 0.0
+
+    def compose(self) -> ComposeResult:
+        """Title, the query box, status and progress lines, the results and the footer of its keys."""
+        with Vertical(id="search-dialog"):
+            yield Label("Search everything: index rows, snapshots and the archive", id="search-title")
+            with Horizontal(id="search-bar"):
+                yield Static("find ›", id="search-label")
+                yield Input(placeholder="text to find", id="search-query", compact=True)
+            yield Static(Text(INTRO), id="search-status")
+            yield Static(id="search-progress")
+            yield OptionList(id="search-results")
+        yield KeyBar("search")
+
+    def on_mount(self) -> None:
+        """Focus the query box."""
+        self.query_one("#search-progress").display = False
+        self.query_one(Input).focus()
+        self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        """While a search takes long (a first cache build), count the seconds in the status line."""
+        if self.waiting is not None:
+            query, since = self.waiting
+            elapsed = int(time.monotonic() - since)
+            if elapsed >= 1:
+                self.say(f"searching for «{query}»… {elapsed} s")
+
+    def say(self, text: str, error: bool = False) -> None:
+        """Put one line in the status line (in the error colour when error)."""
+        status = self.query_one("#search-status", Static)
+        status.set_class(error, "-error")
+        status.update(Text(text))
+
+    @on(Input.Changed, "#search-query")
+    def _query_changed(self, event: Input.Changed) -> None:
+        """A new query: number it and search once typing pauses (an empty or too long one at once)."""
+        self.number += 1
+        if self._timer is not None:
+            self._timer.stop()
+        self.waiting = None
+        query = event.value.strip()
+        if not query:
+            self.show_hits([])
+            self.say(INTRO)
+            return
+        try:
+            query = check_query(query)
+        except MemboardError as exc:
+            self.show_hits([])
+            self.say(str(exc), error=True)
+            return
+        self.say(f"searching for «{query}»…")
+        self.waiting = (query, time.monotonic())
+        self._timer = self.set_timer(DEBOUNCE, partial(self.start_search, self.number, query))
+
+    def start_search(self, number: int, query: str) -> None:
+        """Start the search for query number `number` unless a newer query came meanwhile."""
+        if number != self.number:
+            return
+        now = time.monotonic()
+        check_files = now - self._checked >= RECHECK
+        if check_files:
+            self._checked = now
+        self.search_worker(number, query, check_files)
+
+    @work(thread=True, exclusive=True, group="search")
+    def search_worker(self, number: int, query: str, check_files: bool) -> None:
+        """Search off the UI thread and post the answer (or its error) back with the query's number."""
+        try:
+            outcome = run(self.root, query, SearchFilters(limit=LIMIT), partial(self._progress, number), check_files)
+        except MemboardError as exc:
+            self.post_message(SearchDone(number, query, error=str(exc)))
+        except Exception as exc:
+            self.post_message(SearchDone(number, query, error=f"search failed: {exc}"))
+        else:
+            scanned = outcome.reason if outcome.backend == "scan" else ""
+            self.post_message(SearchDone(number, query, outcome.hits, scanned))
+
+    def _progress(self, number: int, text: str) -> None:
+        """Pass a progress line of the cache's build to the UI thread (called in the worker)."""
+        self.post_message(SearchProgress(number, text))
+
+    def on_search_progress(self, message: SearchProgress) -> None:
+        """Show how the first build of the search cache goes."""
+        self.building = message.number
+        progress = self.query_one("#search-progress", Static)
+        progress.display = True
+        progress.update(Text(f"{message.text} (the first search on this root builds its cache)"))
+
+    def on_search_done(self, message: SearchDone) -> None:
+        """Show the newest query's answer; an older query's answer is dropped."""
+        if message.number == self.building:
+            self.query_one("#search-progress").display = False
+        if message.number != self.number:
+            return
+        self.waiting = None
+        self.query_text = message.query
+        if message.error:
+            self.show_hits([])
+            self.say(message.error, error=True)
+            return
+        self.show_hits(message.hits)
+        self.say(self.summary(message))
+
+    def summary(self, message: SearchDone) -> str:
+        """The status line for an answer: how many results, or that nothing matched."""
+        count = len(message.hits)
+        if not count:
+            line = f"No matches for «{message.query}» in the index, the snapshots or the archive."
+        elif count >= LIMIT:
+            line = f"The best {count} results for «{message.query}», best first (type more to narrow)."
+        else:
+            line = f"{count} result{'s' if count != 1 else ''} for «{message.query}», best first."
+        if message.scanned:
+            line += f" Searched the files: {message.scanned}."
+        return line
+
+    def show_hits(self, hits: list[SearchHit]) -> None:
+        """Put hits in the results list, the first one highlighted."""
+        self.hits = hits
+        styles = {
+            part: self.get_component_rich_style(f"search--{part}", partial=True)
+            for part in ("id", "kind", "live", "archived", "where", "match")
+        }
+        results = self.query_one(OptionList)
+        results.clear_options()
+        results.add_options([Option(hit_text(hit, styles), id=str(i)) for i, hit in enumerate(hits)])
+        if hits:
+            results.highlighted = 0
+
+    @on(Input.Submitted, "#search-query")
+    def _submitted(self, event: Input.Submitted) -> None:
+        """Enter opens the highlighted result."""
+        event.stop()
+        highlighted = self.query_one(OptionList).highlighted
+        if highlighted is None or not self.hits:
+            self.app.bell()
+            return
+        self.open(self.hits[highlighted])
+
+    @on(OptionList.OptionSelected, "#search-results")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        """A click (or enter in the list) opens that result."""
+        event.stop()
+        self.open(self.hits[event.option_index])
+
+    def open(self, hit: SearchHit) -> None:
+        """A note: close and show it in the notes view; a live session: close and select its row;
+        an archived one: open it read-only on top. The answer is (kind, ID)."""
+        if hit.kind == "note":
+            self.dismiss(("note", hit.id))
+        elif hit.state == "live" and hit.session_id is not None:
+            self.dismiss(("session", hit.session_id))
+        else:
+            self.app.push_screen(SessionScreen(self.root, hit.id))
+
+    def action_move(self, step: int) -> None:
+        """Move the highlight while the query box keeps the focus."""
+        results = self.query_one(OptionList)
+        if step > 0:
+            results.action_cursor_down()
+        else:
+            results.action_cursor_up()
+
+    def action_close(self) -> None:
+        """Close search."""
+        self.dismiss(None)

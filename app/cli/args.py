@@ -1,0 +1,61 @@
+"""What commands take from their arguments: usage errors as one line, the memory root, the agent name, text input."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+from ..core import config
+from ..core.errors import UsageError
+from ..core.files.root import MemoryRoot
+from ..core.formats.ids import DEFAULT_AGENT, check_agent
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one stderr line and exit 2 (the CLI contract)."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print `memboard CMD: error: ...` on one line and exit 2."""
+        text = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
+
+
+def root_of(args: argparse.Namespace) -> MemoryRoot:
+    """The MemoryRoot named by --root, MEMBOARD_ROOT, the config, or ./memory."""
+    return MemoryRoot(config.resolve_root(getattr(args, "root", None)))
+
+
+def agent_name(name: str | None) -> str:
+    """The agent name: name when given, else the config's agent_name, else the seed's default."""
+    if name:
+        return check_agent(name)
+    configured = config.load().get("agent_name")
+    return check_agent(str(configured)) if configured else DEFAULT_AGENT
+
+
+def agent_of(args: argparse.Namespace) -> str:
+    """The agent name: --agent, config agent_name, or the seed's default."""
+    return agent_name(getattr(args, "agent", None))
+
+
+def read_input(spec: str | None) -> str | None:
+    """Text of FILE, or stdin for `-`, as UTF-8."""
+    if spec is None:
+        return None
+    try:
+        if spec == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(spec, "rb") as fh:
+                data = fh.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {spec}: {exc.strerror or exc}") from None
+    name = "stdin" if spec == "-" else spec
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UsageError(f"{name} is not UTF-8 text") from None
+    if "\x00" in text:
+        raise UsageError(f"{name} contains NUL bytes")
+    return text

@@ -1,0 +1,189 @@
+"""The commands that change the root: each builds a plan, then prints it (`--dry-run`) or applies it.
+
+`--json` prints the operation's result (cli/output.py); `--dry-run` prints the plan as a git
+patch on stdout, everything else on stderr, and writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ..core import config
+from ..core.errors import UsageError
+from ..core.files.execute import execute
+from ..core.files.root import MemoryRoot
+from ..core.formats import clock
+from ..core.ops.archive import plan_archive
+from ..core.ops.continue_from import plan_continue
+from ..core.ops.doctor import diagnose, repair_plan
+from ..core.ops.manual import plan_manual
+from ..core.ops.organize import plan_organize
+from ..core.ops.register import plan_register
+from ..core.ops.release import plan_release
+from ..core.ops.update import plan_update
+from ..core.plan import Plan, encoding_notes
+from .args import agent_of, read_input, root_of
+from .output import dump, finding_json, plan_json
+
+Builder = Callable[[MemoryRoot], Plan[Any]]
+
+
+def print_patch(plan: Plan[Any], notes: list[str]) -> None:
+    """A dry run: the plan as a git patch on stdout, in bytes (`memboard X --dry-run | git apply`
+    writes what `memboard X` would), and everything else on stderr."""
+    sys.stdout.flush()
+    binary = getattr(sys.stdout, "buffer", None)
+    if binary is not None:
+        binary.write(plan.patch())
+    else:  # a text-only stream (an embedding caller): the patch as text, undecodable bytes replaced
+        sys.stdout.write(plan.patch().decode("utf-8", "replace"))
+    sys.stdout.flush()
+    for line in [*notes, *encoding_notes(plan)]:
+        print(line, file=sys.stderr)
+    print("dry run: nothing written" if plan.changes else "dry run: nothing to change", file=sys.stderr)
+
+
+def run_plan(args: argparse.Namespace, build: Builder) -> int:
+    """Build a plan, show it (dry run) or apply it, and print the outcome."""
+    plan = execute(root_of(args), build, dry_run=args.dry_run)
+    if getattr(args, "json", False):
+        dump(plan_json(plan, bool(args.dry_run)))
+        return 0
+    if args.dry_run:
+        print_patch(plan, plan.report)
+        return 0
+    for line in plan.report:
+        print(line)
+    if plan.success:
+        print(plan.success)
+    if not plan.changes and not plan.report:
+        print("nothing to change")
+    return 0
+
+
+def register_plan(
+    agent: str,
+    manual: bool = False,
+    topic: str | None = None,
+    summary: str | None = None,
+    snapshot: str | None = None,
+    allow_secrets: bool = False,
+) -> Builder:
+    """The builder of a registration: SessionStart (an idle row) or, with manual, a snapshot and an active row."""
+    when = clock.now()
+    if manual:
+        return lambda root: plan_manual(root, when, agent, topic, summary, snapshot, allow_secrets=allow_secrets)
+    if topic or summary or snapshot:
+        raise UsageError("--topic, --summary and --snapshot go with --manual (SessionStart rows use the defaults)")
+    return lambda root: plan_register(root, when, agent)
+
+
+def update_plan(
+    session_id: str,
+    topic: str | None = None,
+    summary: str | None = None,
+    keywords: str | None = None,
+    snapshot: str | None = None,
+    allow_secrets: bool = False,
+) -> Builder:
+    """The builder of a session update (the snapshot merged by the merge policy, then the row)."""
+    when = clock.now()
+    return lambda root: plan_update(
+        root, session_id, when, topic, summary, keywords, snapshot, allow_secrets=allow_secrets
+    )
+
+
+def continue_plan(source_id: str, as_id: str | None, agent: str, allow_secrets: bool = False) -> Builder:
+    """The builder of a continuation from source_id (as as_id, or as a new manually registered session)."""
+    when = clock.now()
+    return lambda root: plan_continue(root, source_id, when, as_id, agent, allow_secrets=allow_secrets)
+
+
+def release_plan(source_id: str, as_id: str) -> Builder:
+    """The builder of a released reference."""
+    return lambda root: plan_release(root, source_id, as_id)
+
+
+def organize_plan(stale_days: int | None = None) -> Builder:
+    """The builder of the organize pass (stale_days: the config's, or the protocol's 14, when None)."""
+    days = config.stale_days() if stale_days is None else stale_days
+    when = clock.now()
+    return lambda root: plan_organize(root, when, days)
+
+
+def archive_plan(session_id: str) -> Builder:
+    """The builder of a single-session archive."""
+    when = clock.now()
+    return lambda root: plan_archive(root, session_id, when)
+
+
+def cmd_register(args: argparse.Namespace) -> int:
+    """register / register --manual."""
+    text = read_input(args.snapshot) if args.manual else args.snapshot
+    build = register_plan(agent_of(args), args.manual, args.topic, args.summary, text, args.allow_secrets)
+    return run_plan(args, build)
+
+
+def cmd_update(args: argparse.Namespace) -> int:
+    """update ID."""
+    text = read_input(args.snapshot)
+    return run_plan(args, update_plan(args.id, args.topic, args.summary, args.keywords, text, args.allow_secrets))
+
+
+def cmd_continue(args: argparse.Namespace) -> int:
+    """continue SOURCE_ID [--as ID]."""
+    return run_plan(args, continue_plan(args.source, args.as_id, agent_of(args), args.allow_secrets))
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    """release SOURCE_ID --as ID."""
+    return run_plan(args, release_plan(args.source, args.as_id))
+
+
+def cmd_organize(args: argparse.Namespace) -> int:
+    """organize [--stale-days N]."""
+    return run_plan(args, organize_plan(args.stale_days))
+
+
+def cmd_archive(args: argparse.Namespace) -> int:
+    """archive ID."""
+    return run_plan(args, archive_plan(args.id))
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """doctor [--fix] [--dry-run] [--json]."""
+    root = root_of(args)
+    when = clock.now()
+    findings, plan = diagnose(root, when)
+    if args.json and not args.fix:
+        dump([finding_json(f) for f in findings])
+        return 0
+    if args.json:  # --fix --json: the findings, then what was (or would be) changed
+        plan = execute(root, lambda r: repair_plan(r, when), dry_run=args.dry_run)
+        dump(
+            {
+                "findings": [finding_json(f) for f in findings],
+                "dry_run": bool(args.dry_run),
+                "changes": [c.describe() for c in plan.changes],
+            }
+        )
+        return 0
+    out = sys.stderr if args.fix and args.dry_run else sys.stdout  # a dry run's stdout is the patch alone
+    out.write(
+        "".join(f"{f.kind}\t{f.id or '-'}\t{f.message}{f'  → fix: {f.fix}' if f.fix else ''}\n" for f in findings)
+    )
+    if not findings:
+        print("no problems found", file=out)
+    if not args.fix:
+        if plan.changes:
+            print(f"run `memboard doctor --fix` to repair ({len(plan.changes)} file change(s); --dry-run to preview)")
+        return 0
+    plan = execute(root, lambda r: repair_plan(r, when), dry_run=args.dry_run)
+    if args.dry_run:
+        print_patch(plan, [])
+        return 0
+    print(f"repaired: {len(plan.changes)} file change(s)" if plan.changes else "nothing to repair")
+    return 0

@@ -1,0 +1,55 @@
+"""`memboard config show|set KEY VALUE|path`: the user's TOML config file."""
+
+from __future__ import annotations
+
+import sys
+
+import tomli_w
+
+from ..core import config
+from ..core.files import tomledit
+
+
+def show() -> int:
+    """Print the config file's path as a comment, then its settings as TOML."""
+    path = config.config_path()
+    cfg = config.load()
+    if not path.exists():
+        print(f"# {path} (not created yet; `memboard config set KEY VALUE` creates it)")
+        return 0
+    print(f"# {path}")
+    sys.stdout.write(tomli_w.dumps(cfg))
+    return 0
+
+
+def theme_names() -> frozenset[str]:
+    """The names of Textual's themes."""
+    # lazy: only `config set theme` needs Textual (about 0.2 s)
+    from textual.theme import BUILTIN_THEMES
+
+    return frozenset(BUILTIN_THEMES)
+
+
+def set_key(key: str, value: str) -> int:
+    """Validate and store one setting, keeping the file's comments, layout and other keys; say what changed."""
+    themes = theme_names() if key == "theme" else None
+    stored = config.parse_value(key, value, themes)
+    config.load()  # a config that is not valid TOML is refused here, as by every other command
+    edit = tomledit.plan_set(config.config_path(), (key,), stored)
+    tomledit.apply(edit)
+    path, before, after = edit.path, edit.before, edit.after
+    if before == after:
+        print(f"{key} is already {stored!r} in {path}")
+    else:
+        print(f"set {key} = {stored!r} in {path}")
+    return 0
+
+
+def cmd_config(args) -> int:
+    """Dispatch the config actions."""
+    if args.action == "path":
+        print(config.config_path())
+        return 0
+    if args.action == "set":
+        return set_key(args.key, args.value)
+    return show()

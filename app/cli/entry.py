@@ -1,0 +1,76 @@
+"""The `memboard` entry point: parse, run the command, map errors to exit codes and one-line messages.
+
+Each command's module is imported when the command runs, so a command loads only what it needs:
+`memboard hook` (the agents' hot path) and `memboard search` skip even building the parser of
+the other commands.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+from ..core.errors import MemboardError
+
+if TYPE_CHECKING:  # the parsers import argparse themselves; the hook's path never needs it (3 ms)
+    import argparse
+
+
+def err(message: str) -> None:
+    """Print one line to stderr."""
+    print(f"memboard: {message}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: parse, run, map errors to exit codes and one-line messages."""
+    raw = sys.argv[1:] if argv is None else argv
+    lead = 2 if raw[:1] == ["--root"] else 1 if raw[:1] and raw[0].startswith("--root=") else 0
+    if raw[lead : lead + 1] == ["hook"]:  # the agents' hot path: skip building every other command's parser
+        # lazy: the hook loads only its own modules (see tests/hooks)
+        from .hook import main as hook_main
+
+        return hook_main(raw[lead + 1 :] + raw[:lead])
+    for stream in (sys.stdout, sys.stderr):  # never crash on text that is not valid UTF-8
+        try:
+            stream.reconfigure(errors="replace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError):
+            pass
+    return run(parse(raw if argv is not None else None))
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    """The parsed arguments (`memboard search ...` builds only its own parser: it must start about as fast as Python)."""
+    raw = sys.argv[1:] if argv is None else argv
+    if raw[:1] == ["search"]:
+        from .search import build_parser as build_search_parser  # lazy: see above
+
+        return build_search_parser().parse_args(argv)
+    from .parser import build_parser  # lazy: see above
+
+    return build_parser().parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the command args name (its handler is `module:function` of memboard.cli), mapping errors to exit codes."""
+    module, _, name = args.handler.partition(":")
+    try:
+        command = getattr(import_module(f"{__package__}.{module}"), name)  # lazy: each command loads its own code
+        code: int = command(args)
+        return code
+    except MemboardError as exc:
+        err(str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        err("interrupted")
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open for the interpreter's final flush
+        except OSError:
+            pass
+        return 0
+    except OSError as exc:
+        err(f"failed: {exc.strerror or exc}" + (f" ({exc.filename})" if getattr(exc, "filename", None) else ""))
+        return 1

@@ -1,0 +1,388 @@
+"""`memboard install-hook|uninstall-hook cursor|claude|codex`: add or remove memboard's SessionStart hook.
+
+Each tool's settings file and shape are in tools.py. The entry
+runs this memboard by absolute path (GUI agents often lack the shell's PATH), written for the
+shell the agent runs hook commands with (see `hook_command`). Other hooks and settings are
+left as they are; an existing memboard entry for the tool is updated in place, so a second
+install changes nothing, and uninstall removes exactly that entry (and the containers install
+created around it), keeping the rest of the file's text as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ..core.diff import file_patch
+from ..core.errors import MemboardError, Refused, UsageError
+from ..core.files.fs import ChangedUnderfoot, atomic_write
+from ..core.plan import ChangeKind
+from . import jsonedit
+from .tools import NAMES, TOOLS
+
+TIMEOUT_SECONDS = 10
+OURS_RE = re.compile(r"memboard(?:\.exe)?[\"']?\s+hook\s+(" + "|".join(NAMES) + r")\b", re.IGNORECASE)
+# Which shell runs a hook command on Windows, and what this relies on:
+# - Claude Code runs a command hook's string under Git Bash, or PowerShell when Git Bash is not
+#   installed, unless the hook's `shell` field ("bash", the default, or "powershell") says which
+#   (Claude Code docs, hooks reference: "Command hook fields", "Exec form and shell form"). So
+#   memboard sets "shell": "powershell" there and writes PowerShell: `& 'C:\path\memboard.exe' hook
+#   claude` (a quoted path alone is a string expression to PowerShell; `&` calls it).
+# - Codex runs it as `%COMSPEC% /C <command>`, the command being one argument of Rust's
+#   std::process::Command, which escapes each `"` as `\"`; cmd.exe does not read `\"`, so a quoted
+#   path never starts (openai/codex: codex-rs/hooks/src/engine/command_runner.rs, issue #32402).
+#   Newer builds run it in the session's shell instead, usually PowerShell (openai/codex#46454).
+# - Cursor's hooks docs name no shell; on Windows it has been seen running hook commands under
+#   cmd.exe and under PowerShell (obra/superpowers#1250, speakeasy-api/gram#3736).
+# So for Codex and Cursor the Windows command holds no quote at all and reads the same under
+# cmd /C and PowerShell: the path as it is when it has only such characters, else its 8.3 short
+# form, else `memboard` when that is this memboard on PATH; otherwise install refuses and asks
+# for --command.
+PLAIN_WINDOWS = re.compile(r"[\w\\/:.~-]+")
+POWERSHELL_QUOTES = "'\u2018\u2019\u201a\u201b"  # PowerShell ends a '...' string at any of these
+CLAUDE_SHELL_WINDOWS = "powershell"
+
+
+def config_file(tool: str, project: str | None) -> Path:
+    """The tool's config file: in the home folder, or under the project folder."""
+    if project is not None:
+        base = Path(project).expanduser()
+        if not base.is_dir():
+            raise UsageError(f"project folder {base} does not exist")
+    else:
+        base = Path.home()
+    return base / TOOLS[tool].settings
+
+
+def powershell_quote(word: str) -> str:
+    """A PowerShell single-quoted string of word (nothing inside is expanded; quotes are doubled)."""
+    return "'" + "".join(c * 2 if c in POWERSHELL_QUOTES else c for c in word) + "'"
+
+
+def windows_short_path(path: str) -> str:
+    """The 8.3 short form of an existing Windows path, or the path itself when there is none."""
+    import ctypes  # lazy: Windows only
+
+    size = ctypes.windll.kernel32.GetShortPathNameW(path, None, 0)  # type: ignore[attr-defined]
+    if not size:
+        return path
+    buffer = ctypes.create_unicode_buffer(size)
+    return buffer.value if ctypes.windll.kernel32.GetShortPathNameW(path, buffer, size) else path  # type: ignore[attr-defined]
+
+
+def memboard_words() -> list[str]:
+    """How to run this memboard: its console script by absolute path, else `python -m memboard`."""
+    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if script is not None:
+        for candidate in (script, script.with_name(script.name + ".exe")):
+            if candidate.stem.lower() == "memboard" and candidate.is_file():
+                return [str(candidate.absolute())]
+    return [str(Path(sys.executable).absolute()), "-m", "memboard"]
+
+
+def _on_path(program: str) -> bool:
+    """Whether `memboard` on PATH is this very program."""
+    found = shutil.which("memboard")
+    try:
+        return found is not None and os.path.samefile(found, program)
+    except OSError:
+        return False
+
+
+def _unquoted_windows(words: list[str], short_path: Callable[[str], str]) -> str:
+    """A command line without quotes that cmd /C and PowerShell both read as `words`."""
+    program = words[0]
+    if not PLAIN_WINDOWS.fullmatch(program):
+        program = short_path(program)
+    if not PLAIN_WINDOWS.fullmatch(program) and words[1:2] != ["-m"] and _on_path(words[0]):
+        program = "memboard"
+    if not PLAIN_WINDOWS.fullmatch(program):
+        raise Refused(
+            f"{words[0]} holds characters cmd.exe and PowerShell read differently and has no short form; "
+            "pass --command CMD (for example --command memboard, with memboard on PATH); nothing was written"
+        )
+    return " ".join([program, *words[1:]])
+
+
+def hook_command(
+    tool: str, explicit: str | None = None, windows: bool | None = None, short_path: Callable[[str], str] | None = None
+) -> str:
+    """The command string the tool runs, `<memboard> hook <tool>`, for the shell that runs it."""
+    if explicit is not None:
+        base = explicit.strip()
+        if not base:
+            raise UsageError("--command must not be empty")
+        return f"{base} hook {tool}"
+    windows = os.name == "nt" if windows is None else windows
+    words = [*memboard_words(), "hook", tool]
+    if not windows:
+        return " ".join(shlex.quote(w) for w in words)
+    if tool == "claude":
+        return "& " + " ".join([powershell_quote(words[0]), *words[1:]])
+    return _unquoted_windows(words, short_path or windows_short_path)
+
+
+def is_ours(command: object, tool: str) -> bool:
+    """Whether a hook command is memboard's hook for this tool (any form install ever wrote)."""
+    if not isinstance(command, str):
+        return False
+    m = OURS_RE.search(command)
+    return bool(m and m.group(1).lower() == tool)
+
+
+def read_config(path: Path) -> tuple[bytes | None, dict]:
+    """The file's bytes and JSON object ({} when absent); broken JSON is a one-line refusal."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None, {}
+    except IsADirectoryError:
+        raise Refused(f"{path} is a folder, expected a JSON file") from None
+    except OSError as exc:
+        raise MemboardError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not data.strip():
+        return data, {}
+    try:
+        obj = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
+        raise Refused(f"{path} is not valid JSON{where}; fix it first, nothing was written") from None
+    if not isinstance(obj, dict):
+        raise Refused(f"{path} holds a JSON {type(obj).__name__}, expected an object; nothing was written")
+    return data, obj
+
+
+def _list_at(obj: dict, key: str, path: Path, where: str) -> list:
+    """obj[key] as a list (created when missing); another type is a refusal."""
+    value = obj.setdefault(key, [])
+    if not isinstance(value, list):
+        raise Refused(f"{path}: {where}.{key} is not a list; nothing was written")
+    return value
+
+
+def _hooks_of(obj: dict, path: Path) -> dict:
+    """obj["hooks"] as an object (created when missing)."""
+    hooks = obj.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise Refused(f"{path}: hooks is not an object; nothing was written")
+    return hooks
+
+
+def merge_cursor(obj: dict, command: str, path: Path) -> bool:
+    """Put memboard's sessionStart entry into a Cursor hooks.json object; True when it changed."""
+    changed = False
+    if "version" not in obj:
+        rebuilt = {"version": 1}
+        rebuilt.update(obj)
+        obj.clear()
+        obj.update(rebuilt)
+        changed = True
+    entries = _list_at(_hooks_of(obj, path), "sessionStart", path, "hooks")
+    for entry in entries:
+        if isinstance(entry, dict) and is_ours(entry.get("command"), "cursor"):
+            if entry["command"] != command:
+                entry["command"] = command
+                changed = True
+            return changed
+    entries.append({"command": command})
+    return True
+
+
+def _claude_style_entry(command: str, shell: str | None) -> dict:
+    """The hook entry memboard adds for Claude Code or Codex."""
+    entry: dict = {"type": "command", "command": command, "timeout": TIMEOUT_SECONDS}
+    if shell:
+        entry["shell"] = shell
+    return entry
+
+
+def _update_entry(entry: dict, command: str, shell: str | None) -> bool:
+    """Bring an existing memboard entry to this command (and shell); True when it changed."""
+    changed = entry.get("command") != command
+    entry["command"] = command
+    if shell and entry.get("shell") != shell:
+        entry["shell"], changed = shell, True
+    elif not shell and entry.get("shell") == CLAUDE_SHELL_WINDOWS:
+        del entry["shell"]  # installed on Windows before, a POSIX command now
+        changed = True
+    return changed
+
+
+def merge_claude_style(obj: dict, command: str, tool: str, path: Path, shell: str | None = None) -> bool:
+    """Put memboard's SessionStart entry into a Claude Code / Codex hooks object; True when it changed."""
+    groups = _list_at(_hooks_of(obj, path), "SessionStart", path, "hooks")
+    for group in groups:
+        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+            continue
+        for entry in group["hooks"]:
+            if isinstance(entry, dict) and is_ours(entry.get("command"), tool):
+                return _update_entry(entry, command, shell)
+    groups.append({"hooks": [_claude_style_entry(command, shell)]})
+    return True
+
+
+def indent_of(data: bytes | None) -> int | str:
+    """The indentation the existing file uses (2 spaces when unknown)."""
+    if data:
+        m = re.search(rb"\n([ \t]+)\S", data)
+        if m:
+            unit = m.group(1).decode("ascii", "replace")
+            return "\t" if unit.startswith("\t") else len(unit)
+    return 2
+
+
+def render(obj: dict, indent: int | str, before: bytes | None) -> bytes:
+    """The new file bytes: JSON with the file's indentation, its BOM and line endings kept."""
+    text = json.dumps(obj, indent=indent, ensure_ascii=False) + "\n"
+    if before and b"\r\n" in before:
+        text = text.replace("\n", "\r\n")
+    data = text.encode("utf-8")
+    if before and before.startswith(b"\xef\xbb\xbf"):
+        data = b"\xef\xbb\xbf" + data
+    return data
+
+
+def plan_install(
+    tool: str, project: str | None, command: str, windows: bool | None = None
+) -> tuple[Path, bytes | None, bytes | None]:
+    """(path, before, after) for installing the hook; after is None when nothing changes."""
+    windows = os.name == "nt" if windows is None else windows
+    path = config_file(tool, project)
+    before, obj = read_config(path)
+    if TOOLS[tool].shape == "cursor":
+        changed = merge_cursor(obj, command, path)
+    else:
+        shell = CLAUDE_SHELL_WINDOWS if windows and tool == "claude" else None
+        changed = merge_claude_style(obj, command, tool, path, shell)
+    if not changed:
+        return path, before, None
+    return path, before, render(obj, indent_of(before), before)
+
+
+def _ours_paths(obj: dict, tool: str) -> list[jsonedit.Path]:
+    """Where memboard's entries for the tool sit, widened to the containers install created for them."""
+    hooks = obj.get("hooks")
+    event = TOOLS[tool].event
+    entries = hooks.get(event) if isinstance(hooks, dict) else None
+    if not isinstance(entries, list):
+        return []
+    found: list[jsonedit.Path] = []
+    for i, entry in enumerate(entries):
+        if TOOLS[tool].shape == "cursor":
+            if isinstance(entry, dict) and is_ours(entry.get("command"), tool):
+                found.append(("hooks", event, i))
+            continue
+        inner = entry.get("hooks") if isinstance(entry, dict) else None
+        if not isinstance(inner, list):
+            continue
+        mine = [j for j, e in enumerate(inner) if isinstance(e, dict) and is_ours(e.get("command"), tool)]
+        if mine and len(mine) == len(inner) and set(entry) == {"hooks"}:
+            found.append(("hooks", event, i))  # the group install added, holding only our entry
+        else:
+            found += [("hooks", event, i, "hooks", j) for j in mine]
+    if isinstance(hooks, dict) and found and all(len(p) == 3 for p in found) and len(found) == len(entries):
+        found = [("hooks", event)] if len(hooks) > 1 else [("hooks",)]
+    return found
+
+
+def plan_uninstall(tool: str, project: str | None) -> tuple[Path, bytes | None, bytes | None]:
+    """(path, before, after) for removing the hook; after is None when there is nothing to remove,
+    b"" when the file held nothing but what install writes into a new file (it is deleted)."""
+    path = config_file(tool, project)
+    before, obj = read_config(path)
+    paths = _ours_paths(obj, tool)
+    if before is None or not paths:
+        return path, before, None
+    bom = b"\xef\xbb\xbf" if before.startswith(b"\xef\xbb\xbf") else b""
+    text = jsonedit.remove(before[len(bom) :].decode("utf-8"), paths)
+    left = json.loads(text)
+    if left == {} or (TOOLS[tool].shape == "cursor" and left == {"version": 1}):
+        return path, before, b""
+    return path, before, bom + text.encode("utf-8")
+
+
+def backup(path: Path, before: bytes) -> Path:
+    """Save the file's old bytes next to it (`NAME.bak-YYYYmmdd-HHMMSS`, `-2`, ... when taken)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.bak-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.name}.bak-{stamp}-{n}")
+    atomic_write(target, before)
+    return target
+
+
+def preview(path: Path, before: bytes | None, after: bytes) -> None:
+    """Print the change as a unified diff (labels a/<path>, b/<path>; /dev/null when created or deleted)."""
+    kind: ChangeKind = "create" if before is None else ("delete" if after == b"" else "modify")
+    shown = path.as_posix().lstrip("/")
+    sys.stdout.write(file_patch(kind, shown, before, None if kind == "delete" else after))
+
+
+def write_config(path: Path, before: bytes | None, after: bytes) -> Path | None:
+    """Back up the old bytes, then write (or, for b"", delete) the file if it still holds `before`."""
+    try:
+        if _current(path) != before:  # checked before the backup too, so a refusal leaves no file behind
+            raise ChangedUnderfoot(path.name)
+        saved = backup(path, before) if before is not None else None
+        if after != b"":
+            atomic_write(path, after, expect=before)
+        elif path.read_bytes() == before:
+            path.unlink()
+        else:
+            raise ChangedUnderfoot(path.name)
+    except ChangedUnderfoot:
+        raise MemboardError(f"{path} changed while memboard was writing it; nothing was written") from None
+    except OSError as exc:
+        raise MemboardError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return saved
+
+
+def _current(path: Path) -> bytes | None:
+    """The file's bytes now (None when it is absent)."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def cmd_install_hook(args) -> int:
+    """Preview the change as a diff; unless --dry-run, back up the old file and write the new one."""
+    command = hook_command(args.tool, args.command)
+    path, before, after = plan_install(args.tool, args.project, command)
+    if after is None:
+        print(f"nothing to change: {path} already runs `{command}`")
+        return 0
+    preview(path, before, after)
+    if args.dry_run:
+        print("dry run: nothing written", file=sys.stderr)
+        return 0
+    saved = write_config(path, before, after)
+    print(f"installed: {path} runs `{command}` at session start" + (f" (backup: {saved})" if saved else ""))
+    return 0
+
+
+def cmd_uninstall_hook(args) -> int:
+    """Preview the removal as a diff; unless --dry-run, back up the file and remove memboard's entry."""
+    path, before, after = plan_uninstall(args.tool, args.project)
+    if after is None:
+        print(f"nothing to remove: {path} has no memboard hook for {args.tool}")
+        return 0
+    preview(path, before, after)
+    if args.dry_run:
+        print("dry run: nothing written", file=sys.stderr)
+        return 0
+    saved = write_config(path, before, after)
+    if after == b"":
+        print(f"uninstalled: deleted {path}, which held only memboard's hook (backup: {saved})")
+    else:
+        print(f"uninstalled: removed memboard's {args.tool} hook from {path} (backup: {saved})")
+    return 0

@@ -1,0 +1,179 @@
+"""`memboard install-mcp|uninstall-mcp claude|cursor|codex`: add or remove the memboard MCP server in an agent's config.
+
+Each agent reads its MCP servers from the file its documentation names, the user's or a project's:
+
+- Claude Code: `~/.claude.json` (user scope) or `<project>/.mcp.json`, an object `mcpServers`
+  whose member `memboard` is `{"type": "stdio", "command": ..., "args": [...]}`;
+- Cursor: `~/.cursor/mcp.json` or `<project>/.cursor/mcp.json`, the same `mcpServers` object
+  (`{"command": ..., "args": [...]}`);
+- Codex: `~/.codex/config.toml` or `<project>/.codex/config.toml` (a trusted project), a table
+  `[mcp_servers.memboard]` with `command` and `args`.
+
+The entry runs this memboard by absolute path with `mcp` (and `--root DIR` when given). Install
+adds it after the other entries in the file's own formatting (JSON through jsonedit, TOML through
+the comment-keeping tomledit) or brings an existing `memboard` entry up to date, keeping its other
+keys; a second install changes nothing. Uninstall removes that entry, and the `mcpServers` /
+`mcp_servers` container when it held nothing else; a file left holding nothing is deleted (it
+was created by install). Both preview the change as a diff and keep a backup, like install-hook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from ..core.config import resolve_root
+from ..core.errors import MemboardError, Refused, UsageError
+from ..core.files import tomledit
+from ..core.files.root import MemoryRoot
+from . import jsonedit
+from .install import memboard_words, preview, read_config, write_config
+
+SERVER = "memboard"
+
+
+@dataclass(frozen=True)
+class McpFile:
+    """Where and how one agent keeps its MCP servers."""
+
+    user: str  # the file under the home folder
+    project: str  # the file under a project folder
+    format: Literal["json", "toml"]
+    container: str  # the object (JSON) or table (TOML) of servers
+    extra: dict[str, str] = field(default_factory=dict)  # keys the agent's entries carry besides command and args
+
+
+AGENTS: dict[str, McpFile] = {
+    "claude": McpFile(".claude.json", ".mcp.json", "json", "mcpServers", {"type": "stdio"}),
+    "cursor": McpFile(".cursor/mcp.json", ".cursor/mcp.json", "json", "mcpServers"),
+    "codex": McpFile(".codex/config.toml", ".codex/config.toml", "toml", "mcp_servers"),
+}
+
+
+def mcp_file(tool: str, project: str | None) -> Path:
+    """The agent's MCP config file: under the home folder, or under the project folder."""
+    spec = AGENTS[tool]
+    if project is None:
+        return Path.home() / spec.user
+    base = Path(project).expanduser()
+    if not base.is_dir():
+        raise UsageError(f"project folder {base} does not exist")
+    return base / spec.project
+
+
+def server_entry(tool: str, root: str | None) -> dict[str, Any]:
+    """The server entry: how the agent starts `memboard mcp` (this memboard, by absolute path)."""
+    words = memboard_words()
+    args = [*words[1:], "mcp"]
+    if root is not None:
+        args += ["--root", root]
+    return {**AGENTS[tool].extra, "command": words[0], "args": args}
+
+
+def served_root(root: str | None) -> str | None:
+    """The --root to write, as an absolute path of an existing memory root (None: the server finds it itself)."""
+    if root is None:
+        return None
+    memory = MemoryRoot(Path(root).expanduser())
+    memory.require_memory_root()
+    return str(memory.path.absolute())
+
+
+def _json_servers(obj: dict, path: Path, container: str) -> dict:
+    """The file's servers object ({} when absent); another type is a refusal."""
+    servers = obj.get(container, {})
+    if not isinstance(servers, dict):
+        raise Refused(f"{path}: {container} is not an object; nothing was written")
+    return servers
+
+
+def plan_install(tool: str, project: str | None, root: str | None) -> tuple[Path, bytes | None, bytes | None]:
+    """(path, before, after) for adding the server; after is None when the entry is already there."""
+    spec, path, entry = AGENTS[tool], mcp_file(tool, project), server_entry(tool, served_root(root))
+    if spec.format == "toml":
+        before = tomledit.read(path)
+        after = tomledit.add_table(before, (spec.container, SERVER), entry, str(path))
+        return path, before, after if after != before else None
+    before, obj = read_config(path)
+    current = _json_servers(obj, path, spec.container).get(SERVER)
+    wanted = {**current, **entry} if isinstance(current, dict) else entry
+    if current == wanted:
+        return path, before, None
+    bom = b"\xef\xbb\xbf" if before and before.startswith(b"\xef\xbb\xbf") else b""
+    text = before[len(bom) :].decode("utf-8") if before and before.strip() else "{}\n"
+    edited = jsonedit.put(text, (spec.container, SERVER), wanted)
+    if json.loads(edited) != {**obj, spec.container: {**_json_servers(obj, path, spec.container), SERVER: wanted}}:
+        raise MemboardError(f"{path}: could not place the memboard entry; nothing was written")
+    return path, before, bom + edited.encode("utf-8")
+
+
+def plan_uninstall(tool: str, project: str | None) -> tuple[Path, bytes | None, bytes | None]:
+    """(path, before, after) for removing the server; after is None when there is none, b"" when the file
+    is left holding nothing (it is deleted)."""
+    spec, path = AGENTS[tool], mcp_file(tool, project)
+    if spec.format == "toml":
+        before = tomledit.read(path)
+        after = tomledit.remove_value(before, (spec.container, SERVER), str(path)) if before is not None else None
+        return path, before, after
+    before, obj = read_config(path)
+    servers = _json_servers(obj, path, spec.container)
+    if before is None or SERVER not in servers:
+        return path, before, None
+    bom = b"\xef\xbb\xbf" if before.startswith(b"\xef\xbb\xbf") else b""
+    where: jsonedit.Path = (spec.container,) if len(servers) == 1 else (spec.container, SERVER)
+    text = jsonedit.remove(before[len(bom) :].decode("utf-8"), [where])
+    if json.loads(text) == {}:
+        return path, before, b""
+    return path, before, bom + text.encode("utf-8")
+
+
+def _root_note() -> None:
+    """Say on stderr when the server will find no memory root by itself (no --root given)."""
+    try:
+        resolve_root(None)
+    except UsageError:
+        print(
+            "memboard: note: no memory root is configured; the server needs one: "
+            "`memboard config set root DIR`, or install-mcp --root DIR",
+            file=sys.stderr,
+        )
+
+
+def cmd_install_mcp(args: argparse.Namespace) -> int:
+    """Preview the change as a diff; unless --dry-run, back up the old file and write the new one."""
+    root = getattr(args, "root", None)
+    path, before, after = plan_install(args.tool, args.project, root)
+    if root is None:
+        _root_note()
+    if after is None:
+        print(f"nothing to change: {path} already starts the memboard MCP server")
+        return 0
+    preview(path, before, after)
+    if args.dry_run:
+        print("dry run: nothing written", file=sys.stderr)
+        return 0
+    saved = write_config(path, before, after)
+    print(
+        f"installed: {path} starts the memboard MCP server for {args.tool}" + (f" (backup: {saved})" if saved else "")
+    )
+    return 0
+
+
+def cmd_uninstall_mcp(args: argparse.Namespace) -> int:
+    """Preview the removal as a diff; unless --dry-run, back up the file and remove memboard's entry."""
+    path, before, after = plan_uninstall(args.tool, args.project)
+    if after is None:
+        print(f"nothing to remove: {path} has no memboard MCP server")
+        return 0
+    preview(path, before, after)
+    if args.dry_run:
+        print("dry run: nothing written", file=sys.stderr)
+        return 0
+    saved = write_config(path, before, after)
+    what = "deleted it, as it held only the memboard server" if after == b"" else "removed the memboard server"
+    print(f"uninstalled: {path}: {what} (backup: {saved})")
+    return 0

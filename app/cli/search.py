@@ -1,0 +1,129 @@
+"""`memboard search`: the command line face of core/search (arguments, printing, JSON).
+
+It imports only what a search needs (no Textual, Rich or mistletoe), so it starts about as
+fast as Python itself and stays usable from an agent's MCP server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..core.config import resolve_root
+from ..core.files.root import MemoryRoot
+from ..core.search.engine import SearchFilters, SearchHit, run
+from .args import OneLineParser
+
+DESCRIPTION = (
+    "Finds sessions whose index row, live snapshot or archived session contains QUERY, and typed notes "
+    "that contain it (literal text, any case; quotes, *, AND, - are searched for). Ranked best first, one "
+    "result per session or note, each with its kind, where it matched and a snippet, the match marked "
+    "«like this». A QUERY starting with - goes after --."
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """A parser that knows only `search`: `memboard search ...` skips building every other command's."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help="memory root folder")
+    parser = OneLineParser(prog="memboard")
+    parser.add_argument("--root", metavar="DIR", help="memory root folder")
+    add_parser(parser.add_subparsers(dest="command", metavar="COMMAND"), common)
+    return parser
+
+
+def add_parser(sub, common) -> None:
+    """Add `search` to the command parsers."""
+    p = sub.add_parser(
+        "search",
+        parents=[common],
+        help="find sessions and notes by text (rows, snapshots, archive, notes)",
+        description=DESCRIPTION,
+    )
+    p.add_argument("query", metavar="QUERY")
+    p.add_argument("--kind", choices=["session", "note"], help="only sessions, or only notes")
+    p.add_argument(
+        "--status",
+        metavar="S",
+        help="only results with status S: idle, active or stale (archived: the original); notes: active or superseded",
+    )
+    p.add_argument("--agent", metavar="NAME", help="only sessions of this agent")
+    p.add_argument("--since", metavar="T", help="only sessions updated at or after T (YYYY-MM-DD[ HH:MM] or ISO 8601)")
+    p.add_argument("--until", metavar="T", help="only sessions updated at or before T (a date alone: its whole day)")
+    state = p.add_mutually_exclusive_group()
+    state.add_argument("--live", action="store_true", help="only live sessions (rows and snapshots)")
+    state.add_argument("--archived", action="store_true", help="only archived sessions")
+    p.add_argument(
+        "--section", metavar="NAME", help="only matches in this cell or snapshot section (Topic, Decisions, ...)"
+    )
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N results (default 20)")
+    p.add_argument("--syntax", action="store_true", help='QUERY is an SQLite FTS5 expression (AND, OR, NOT, "phrases")')
+    p.add_argument("--json", action="store_true", help="stable JSON (see README)")
+    p.set_defaults(handler="search:cmd_search")
+
+
+def _progress(message: str) -> None:
+    """Show progress on the terminal's stderr, on one line."""
+    sys.stderr.write("\r\x1b[K" + message)
+    sys.stderr.flush()
+
+
+def _label(hit: SearchHit) -> str:
+    """Where a hit matched, in words: `snapshot › Decisions`, `archived row › Summary`, `note › What`."""
+    where = hit.where if hit.state == "live" else f"archived {hit.where}"
+    return f"{where} › {hit.section}"
+
+
+def hit_json(hit: SearchHit) -> dict[str, object]:
+    """One search hit as the stable JSON object documented in the README."""
+    return {
+        "kind": hit.kind,
+        "id": hit.id,
+        "state": hit.state,
+        "status": hit.status,
+        "agent": hit.agent,
+        "topic": hit.topic,
+        "updated_at": hit.updated_at,
+        "where": hit.where,
+        "section": hit.section,
+        "path": hit.path,
+        "snippet": hit.snippet,
+        "spans": [list(s) for s in hit.spans],
+        "marked": hit.marked(),
+        "score": hit.score,
+        "matches": hit.matches,
+    } | ({"type": hit.note_type, "scope": hit.scope, "project": hit.project} if hit.kind == "note" else {})
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    """search QUERY [filters] [--json]."""
+    root = MemoryRoot(resolve_root(getattr(args, "root", None)))
+    state = "live" if args.live else "archived" if args.archived else None
+    filters = SearchFilters(
+        args.status, args.agent, args.since, args.until, state, args.section, args.limit, args.syntax, args.kind
+    )
+    tty = sys.stderr.isatty()
+    try:
+        outcome = run(root, args.query, filters, _progress if tty else None)
+    finally:
+        if tty:
+            sys.stderr.write("\r\x1b[K")
+    if tty and outcome.backend == "scan" and not args.json:
+        print(f"memboard: searched the files ({outcome.reason})", file=sys.stderr)
+    return print_hits(outcome.hits, args.json)
+
+
+def print_hits(hits: list[SearchHit], as_json: bool) -> int:
+    """Print hits as JSON or as two lines each (`no matches` on stderr when there are none); exit status 0."""
+    if as_json:
+        import json  # lazy: only --json prints JSON (1.5 ms of a search that must start within twice Python's own)
+
+        print(json.dumps([hit_json(h) for h in hits], ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        print("no matches", file=sys.stderr)
+        return 0
+    for hit in hits:
+        print(f"{hit.id}  {hit.status if hit.state == 'live' else 'archived'}  {hit.updated_at or '-'}  {_label(hit)}")
+        print(f"    {hit.marked()}")
+    return 0

@@ -1,0 +1,34 @@
+"""`memboard mcp`: serve the memory root to agents over MCP on stdio (the optional extra `memboard[mcp]`)."""
+
+from __future__ import annotations
+
+import argparse
+from types import ModuleType
+
+from ..core.errors import MemboardError
+from .args import root_of
+
+MCP_PACKAGES = ("mcp", "mcp_types", "pydantic")
+
+
+def mcp_server() -> ModuleType:
+    """The MCP server's module; without the mcp SDK (2.x) it is a one-line error."""
+    try:
+        from ..mcp import server  # lazy: the mcp SDK loads for `memboard mcp` alone (about 0.4 s)
+    except ModuleNotFoundError as exc:
+        missing = (exc.name or "").split(".")[0]
+        if missing not in MCP_PACKAGES:
+            raise
+        raise MemboardError(
+            f"memboard mcp needs the mcp SDK 2.x, which is not installed ({exc.name} not found): pip install 'memboard[mcp]'"
+        ) from None
+    return server
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve the memory root on stdio until the client closes it; a missing or foreign root is refused first."""
+    server = mcp_server()
+    root = root_of(args)
+    root.require_memory_root()
+    server.serve(root.path.absolute())
+    return 0

@@ -1,0 +1,212 @@
+"""Sync-conflict copies: the second version of a file that a sync tool kept beside the original.
+
+Sync tools that see two machines change one file keep both, the second as a conflict copy
+beside the original. A name alone proves nothing (`…-claude-agent.md` ends like a OneDrive
+`-COMPUTER` copy), so a copy counts only when its content is the original's: a copy of
+`index.md` holds the index table, a copy of `sessions/<id>.md` names that session in its
+title or Metadata. Only the standard library and the core's index reader are used.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..errors import MemboardError
+from ..formats.ids import is_valid_id
+from ..formats.index import IndexFile
+from ..formats.layout import ARCHIVE, INDEX, SESSIONS
+
+# one parenthesised suffix that a sync tool adds: Dropbox `(Host's conflicted copy 2026-05-31)` and its
+# translations, Nextcloud `(conflicted copy 2026-05-31 101500)`, Obsidian Sync `(Conflicted copy DEVICE 202605311015)`
+CONFLICT_WORDS = r"conflict|konflikt|conflit|conflitto|conflicto|conflito|конфликт|競合|冲突|衝突|충돌"
+PAREN_RE = re.compile(r"^(?P<stem>.+?) \((?P<note>[^()]*(?:\([^()]*\)[^()]*)?)\)$")
+DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
+WORD_RE = re.compile(CONFLICT_WORDS, re.IGNORECASE)
+SYNCTHING_RE = re.compile(r"^(?P<stem>.+)\.sync-conflict-\d{8}-\d{6}(?:-[A-Za-z0-9]+)?$")
+OWNCLOUD_RE = re.compile(r"^(?P<stem>.+)_conflict-\d{8}-\d{6}$")
+GOOGLE_RE = re.compile(r"^(?P<stem>.+) \((?P<n>\d{1,3})\)$")
+ICLOUD_RE = re.compile(r"^(?P<stem>.+) (?P<n>\d{1,3})$")
+HOST_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}")
+TITLE_RE = re.compile(rb"^[ \t]{0,3}#{1,6}[ \t]+(?:Archived )?Session:[ \t]*(\S+)[ \t]*\r?$", re.MULTILINE)
+META_ID_RE = re.compile(rb"^[ \t]*\|[ \t]*Session ID[ \t]*\|[ \t]*([^|\s]+)[ \t]*\|", re.MULTILINE)
+
+
+class Reader(Protocol):
+    """What the search for copies reads: a memory root (files/root.py)."""
+
+    def read(self, rel: str) -> bytes | None:
+        """A file's bytes (None when absent)."""
+
+    def listdir(self, rel: str) -> list[str]:
+        """The names in a folder (empty when absent)."""
+
+
+@dataclass(frozen=True)
+class ConflictCopy:
+    """A sync tool's conflict copy of a memory file, confirmed by its content."""
+
+    path: str  # the copy, relative to the root
+    original: str  # the file it copies, relative to the root
+    tool: str  # whose naming it follows
+    session: str = ""  # the Session ID of the file it copies ("" for index.md)
+
+    def describe(self) -> str:
+        """One line naming the copy and its original."""
+        return f"{self.path} is a sync-conflict copy of {self.original} ({self.tool} naming)"
+
+
+def _paren_tool(note: str) -> str | None:
+    """Which tool writes a parenthesised conflict note such as `Host's conflicted copy 2026-05-31`."""
+    if not WORD_RE.search(note) and not DATE_RE.search(note):
+        return None
+    if note.startswith("Conflicted copy"):
+        return "Obsidian Sync"
+    if re.fullmatch(r"conflicted copy \d{4}-\d{2}-\d{2} \d{6}", note):
+        return "Nextcloud"
+    return "Dropbox"
+
+
+def original_stems(stem: str) -> list[tuple[str, str]]:
+    """(original stem, tool) pairs a conflict copy named `stem` could come from, most specific first."""
+    out: list[tuple[str, str]] = []
+    for pattern, tool in ((SYNCTHING_RE, "Syncthing"), (OWNCLOUD_RE, "ownCloud")):
+        m = pattern.match(stem)
+        if m:
+            out.append((m["stem"], tool))
+    m = GOOGLE_RE.match(stem)
+    if m:
+        out.append((m["stem"], "Google Drive"))
+    m = PAREN_RE.match(stem)
+    if m:
+        named = _paren_tool(m["note"])
+        if named:
+            out.append((m["stem"], named))
+    m = ICLOUD_RE.match(stem)
+    if m:
+        out.append((m["stem"], "iCloud"))
+    for at in range(len(stem) - 1, 0, -1):  # OneDrive: `<stem>-<COMPUTERNAME>`, the name may hold hyphens
+        if stem[at] == "-" and HOST_RE.fullmatch(stem[at + 1 :]):
+            out.append((stem[:at], "OneDrive"))
+    return out
+
+
+def named_ids(data: bytes) -> set[str]:
+    """Session IDs a file names in its title (`# Session: …`) or its Metadata `Session ID` row."""
+    head = data[:8192]
+    found = {m.group(1) for m in TITLE_RE.finditer(head)} | {m.group(1) for m in META_ID_RE.finditer(head)}
+    return {raw.decode("utf-8", "replace") for raw in found}
+
+
+def _read(root: Reader, rel: str) -> bytes | None:
+    """A file's bytes, None when it cannot be read (or resolves outside the root)."""
+    try:
+        return root.read(rel)
+    except MemboardError:
+        return None
+
+
+def _snapshot_candidates(stem: str, names: set[str], thorough: bool) -> list[tuple[str, str]]:
+    """(original Session ID, tool) pairs a file `sessions/<stem>.md` may copy, before reading it.
+
+    A stem that is itself a valid Session ID can only be a OneDrive `<id>-<COMPUTER>` copy,
+    and so can every ordinary session with a hyphen in its agent name: it is read only
+    beside its original, unless `thorough`.
+    """
+    if not is_valid_id(stem):
+        return [(original, tool) for original, tool in original_stems(stem) if is_valid_id(original)]
+    out = []
+    for at in range(len(stem) - 1, 15, -1):
+        if stem[at] == "-" and (f"{stem[:at]}.md" in names or (thorough and is_valid_id(stem[:at]))):
+            out.append((stem[:at], "OneDrive"))
+    return out
+
+
+def _confirmed(stem: str, data: bytes, candidates: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """The candidate (original, tool) whose ID the content names, unless it names its own file's stem."""
+    ids = named_ids(data)
+    if stem in ids:
+        return None
+    return next((c for c in candidates if c[0] in ids), None)
+
+
+def copied_session(stem: str, data: bytes) -> str | None:
+    """The Session ID that the snapshot file `sessions/<stem>.md` with these bytes is a conflict copy of, else None."""
+    found = _confirmed(stem, data, _snapshot_candidates(stem, set(), True))
+    return found[0] if found else None
+
+
+def _snapshot_copy(root: Reader, stem: str, names: set[str], thorough: bool) -> ConflictCopy | None:
+    """A copy of sessions/<id>.md named `stem` (its content names that ID, not its own name), else None."""
+    candidates = _snapshot_candidates(stem, names, thorough)
+    data = _read(root, f"{SESSIONS}/{stem}.md") if candidates else None
+    found = _confirmed(stem, data, candidates) if data is not None else None
+    return ConflictCopy(f"{SESSIONS}/{stem}.md", f"{SESSIONS}/{found[0]}.md", found[1], found[0]) if found else None
+
+
+def snapshot_copies(root: Reader, thorough: bool = False, names: list[str] | None = None) -> list[ConflictCopy]:
+    """Conflict copies among the snapshots in sessions/.
+
+    A OneDrive-style name that is also a valid Session ID is read only when its original
+    is beside it, unless `thorough` (doctor reads every such file).
+    """
+    names = root.listdir(SESSIONS) if names is None else names
+    present = set(names)
+    out = []
+    for name in names:
+        if name.endswith(".md"):
+            copy = _snapshot_copy(root, name[:-3], present, thorough)
+            if copy:
+                out.append(copy)
+    return out
+
+
+def _index_copies(root: Reader) -> list[ConflictCopy]:
+    """Conflict copies of index.md at the top of the root (each holds an index table)."""
+    out = []
+    for name in root.listdir("."):
+        if not name.endswith(".md") or name == INDEX:
+            continue
+        for original, tool in original_stems(name[:-3]):
+            if original != INDEX[:-3]:
+                continue
+            data = _read(root, name)
+            if data is not None and IndexFile(data).has_table:
+                out.append(ConflictCopy(name, INDEX, tool))
+            break
+    return out
+
+
+def _archive_copies(root: Reader) -> list[ConflictCopy]:
+    """Conflict copies of archive/<id>/index.md and session.md (each names that session)."""
+    out = []
+    for sid in root.listdir(ARCHIVE):
+        if not is_valid_id(sid):
+            continue
+        rel = f"{ARCHIVE}/{sid}"
+        for name in root.listdir(rel):
+            if not name.endswith(".md") or name in ("index.md", "session.md"):
+                continue
+            for original, tool in original_stems(name[:-3]):
+                if original not in ("index", "session"):
+                    continue
+                data = _read(root, f"{rel}/{name}")
+                if data is not None and sid in named_ids(data):
+                    out.append(ConflictCopy(f"{rel}/{name}", f"{rel}/{original}.md", tool, sid))
+                break
+    return out
+
+
+def find_copies(root: Reader, thorough: bool = False) -> list[ConflictCopy]:
+    """Every confirmed conflict copy of index.md, a snapshot or an archive file, sorted by path."""
+    copies = _index_copies(root) + snapshot_copies(root, thorough) + _archive_copies(root)
+    return sorted(copies, key=lambda c: c.path)
+
+
+def copy_advice(copy: ConflictCopy) -> str:
+    """What to do about a copy: memboard does not merge conflict copies yet."""
+    return (
+        f"{copy.describe()}; memboard does not merge conflict copies yet: compare it with {copy.original}, "
+        f"carry over by hand what only the copy holds, then delete the copy"
+    )

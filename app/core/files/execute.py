@@ -1,0 +1,428 @@
+"""Applying plans: built from settled reads, confirmed under the root's lock, written in order, verified.
+
+No file a plan touches is used as its base before it is seen settled (see settle.py): not when
+the plan is built, not when it is re-read under the lock, not when a later step of a
+multi-file plan finds the file changed and merges onto it, not when the write is verified.
+The path of one change: `execute` builds the plan (`settled_build`), takes the lock
+(lock.py), `confirm`s the files still hold the bytes the plan read, writes each step
+atomically (fs.py) and verifies the steps and the plan's checks; a plan whose files changed
+is built again from the fresh files. `apply_exact` applies a previewed plan or raises
+StalePlan with a fresh one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..errors import Incomplete, MemboardError, StalePlan
+from ..formats.layout import INDEX
+from ..plan import Change, Plan
+from ..rebase import contains_change, rebase
+from . import localstate, probe, revisions
+from .fs import ChangedUnderfoot, atomic_write, fsync_dir, make_folders, remove_folders, rename, still
+from .lock import locked
+from .root import MemoryRoot
+from .settle import Budget, NotSettled, Seen, Signature, aged_read, settle_seconds, signature
+
+SETTLE_WAIT = 5.0  # seconds a command or the board waits at most for files to settle (hooks pass 1)
+REBUILDS = 8
+SETTLE_ROUNDS = 32  # plan builds before the lock that may each find a file mid-save (the wait bound ends them sooner)
+
+R = TypeVar("R")
+Builder = Callable[[MemoryRoot], Plan[R]]
+Progress = Callable[[int, int], None]  # (file steps written, steps in the plan), called after each step
+Pending = dict[str, tuple[bytes | None, bytes | None]]  # file -> (bytes the plan read, bytes it writes)
+
+
+def check_writable(root: MemoryRoot) -> None:
+    """Refuse, before planning, a root folder that cannot be written (a read-only folder or mount)."""
+    if not os.access(root.path, os.W_OK):
+        raise MemboardError(f"memory root {root.path} is read-only; nothing written")
+
+
+def _bases(plan: Plan[Any], reads: dict[str, Seen]) -> dict[str, bytes | None]:
+    """The files a plan builds on, with the bytes it read: every file it touches, and index.md whenever it was read."""
+    bases = plan.expected_before()
+    if INDEX in reads and INDEX not in bases:
+        bases[INDEX] = reads[INDEX].data
+    return bases
+
+
+def settled_build(root: MemoryRoot, build: Builder[R], budget: Budget) -> Plan[R]:
+    """Build a plan from files seen settled.
+
+    A plan (or a refusal such as "unknown session") built from a read of a file caught
+    mid-save is thrown away: the file is watched until it settles and the plan is built
+    again from its settled bytes. NotSettled when the budget runs out first.
+    """
+    return _settled_build(root, build, budget)[0]
+
+
+def _settled_build(root: MemoryRoot, build: Builder[R], budget: Budget) -> tuple[Plan[R], dict[str, Seen]]:
+    """settled_build, with the settled read of each file the plan builds on."""
+    for _round in range(SETTLE_ROUNDS):
+        with root.tracking() as reads:
+            try:
+                plan = build(root)
+            except MemboardError:
+                pending: Pending = {rel: (None, None) for rel, seen in reads.items() if not root.settled(rel, seen)}
+                if not pending:
+                    raise
+                root.wait_settled(pending, budget)
+                continue
+        pending = {}
+        bases: dict[str, Seen] = {}
+        for rel, before in _bases(plan, reads).items():
+            seen = bases[rel] = reads.get(rel) or root.read_seen(rel)
+            if seen.data != before or not root.settled(rel, seen):
+                pending[rel] = (None, None)
+        if not pending:
+            return plan, bases
+        root.wait_settled(pending, budget)
+    raise NotSettled(
+        "the files to change kept changing while memboard read them (another program saving them over and over)"
+    )
+
+
+def _planned(plan: Plan[Any], rel: str) -> bytes | None:
+    """The bytes the plan's first change of rel writes (None when it writes none)."""
+    return next((ch.after for ch in plan.changes if ch.path == rel), None)
+
+
+def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Seen] | None:
+    """Under the lock: each touched file's settled read when all still hold the plan's bytes; None when
+    one changed (after it settled), so the plan must be built again."""
+    seens: dict[str, Seen] = {}
+    for rel, before in plan.expected_before().items():
+        seen = root.read_seen(rel)
+        if not root.settled(rel, seen, before, _planned(plan, rel)):
+            seen = root.wait_settled({rel: (before, _planned(plan, rel))}, budget)[rel]
+        if seen.data != before:
+            return None
+        seens[rel] = seen
+    return seens if localstate.unchanged(root, plan) else None
+
+
+def execute(
+    root: MemoryRoot,
+    build: Builder[R],
+    dry_run: bool = False,
+    timeout: float | None = None,
+    settle_wait: float = SETTLE_WAIT,
+    quick: bool = False,
+) -> Plan[R]:
+    """Build a plan from settled files and, unless dry_run, apply it; rebuilt under the lock if files changed.
+
+    timeout bounds the wait for the lock (default: lock_timeout()); settle_wait the time spent
+    waiting for files another program is saving (hooks pass short ones). A quick plan (the
+    hook's one-row append) is built under the lock from one read of each file, which is then
+    the read the write is checked against; others are built before the lock and the files
+    re-read under it.
+    """
+    root.require_memory_root()
+    root.window = settle_seconds()
+    budget = Budget(settle_wait)
+    if not dry_run:
+        check_writable(root)
+    if quick and not dry_run:
+        with locked(root, timeout):
+            for _attempt in range(REBUILDS):
+                plan, seens = _settled_build(root, build, budget)
+                if plan.empty:
+                    return plan
+                try:
+                    write_and_verify(root, plan, {rel: seens.get(rel) for rel in plan.expected_before()}, settle_wait)
+                    return plan
+                except ChangedUnderfoot:
+                    continue
+        raise _keep_changing(plan)
+    plan = settled_build(root, build, budget)
+    if dry_run or plan.empty:
+        return plan
+    with locked(root, timeout):
+        for _attempt in range(REBUILDS):
+            confirmed = confirm(root, plan, budget)
+            if confirmed is None:
+                plan = settled_build(root, build, budget)
+                if plan.empty:
+                    return plan
+                continue
+            try:
+                write_and_verify(root, plan, confirmed, settle_wait)
+                return plan
+            except ChangedUnderfoot:
+                continue
+    raise _keep_changing(plan)
+
+
+def _keep_changing(plan: Plan[Any]) -> MemboardError:
+    """The error of a plan whose files kept changing under the lock (another tool writing without it)."""
+    return MemboardError(
+        f"{plan.op}: index files keep changing under memboard (another tool writing without the lock?); "
+        "nothing written, try again"
+    )
+
+
+def apply_exact(root: MemoryRoot, plan: Plan[R], build: Builder[R], progress: Progress | None = None) -> Plan[R]:
+    """Apply exactly this previewed plan, or raise StalePlan with a fresh one; never blind.
+
+    progress, when given, is told after each file step (the board draws a progress bar)."""
+    if plan.empty:
+        return plan
+    root.require_memory_root()
+    root.window = settle_seconds()
+    budget = Budget(SETTLE_WAIT)
+    check_writable(root)
+    with locked(root):
+        seens = confirm(root, plan, budget)
+        if seens is None:
+            raise StalePlan(
+                "the files changed since this preview; review the new plan", settled_build(root, build, budget)
+            )
+        try:
+            write_and_verify(root, plan, seens, SETTLE_WAIT, progress)
+        except ChangedUnderfoot:
+            raise StalePlan(
+                "the files changed while writing this preview; review the new plan", settled_build(root, build, budget)
+            ) from None
+    return plan
+
+
+Written = list[tuple[str, Signature]]  # (path, new signature) of each file a step wrote
+
+
+def _noter(root: MemoryRoot, rel: str, data: bytes, step: int) -> Callable[[Signature], None]:
+    """What atomic_write calls before its rename: tell the probe, then record the new version of rel as settled."""
+
+    def note(sig: Signature) -> None:
+        probe.current().before_rename(step)
+        root.known.note(rel, sig, data)
+
+    return note
+
+
+def _move(root: MemoryRoot, ch: Change, sig: Signature | None, step: int) -> Written:
+    """Move a file (rewriting it when the plan changes its bytes); nothing is left half-moved on failure."""
+    target = ch.dest or ""
+    path, dest = root.abs(ch.path), root.abs(target)
+    if dest.exists():
+        raise MemboardError(f"cannot move to {target}: it exists")
+    made = make_folders(dest.parent)
+    try:
+        seen = still(path, ch.before, sig, "before memboard could move it")
+        data = ch.before or b""
+        if ch.after is not None and ch.after != ch.before:
+            data = ch.after
+            written = atomic_write(dest, data, expect=None, note=_noter(root, target, data, step))
+            try:
+                path.unlink()
+            except OSError:
+                dest.unlink()
+                raise
+        else:
+            written = seen.sig or signature(os.stat(path))
+            root.known.note(target, written, data)
+            rename(path, dest)
+    except BaseException:
+        remove_folders(made)
+        raise
+    fsync_dir(dest.parent)
+    fsync_dir(path.parent)
+    return [(target, written)]
+
+
+def _delete(root: MemoryRoot, ch: Change, sig: Signature | None) -> Written:
+    """Delete a file (and the archive or old state folder it leaves empty)."""
+    path = root.abs(ch.path)
+    if still(path, ch.before, sig, "before memboard could delete it").data is None:
+        return []  # planned from a read that found it gone already (a temp file renamed meanwhile)
+    path.unlink()
+    if ch.path.startswith("archive/"):
+        try:
+            path.parent.rmdir()  # an archive folder this delete emptied goes too
+        except OSError:
+            pass
+    elif ch.path.startswith(".memboard/"):
+        _prune_empty(path.parent, root.path)
+    fsync_dir(path.parent)
+    return []
+
+
+def _step(root: MemoryRoot, ch: Change, sig: Signature | None, step: int, aged: bool = False) -> Written:
+    """Carry out one file change, guarded by the signature the plan's file had under the lock (aged: that
+    signature alone tells whether the file changed since; see settle.aged_read); what it wrote."""
+    if ch.kind == "delete":
+        return _delete(root, ch, sig)
+    if ch.kind == "move":
+        return _move(root, ch, sig, step)
+    data = ch.after or b""
+    note = _noter(root, ch.path, data, step)
+    written = atomic_write(root.abs(ch.path), data, expect=ch.before, sig=sig, note=note, by_signature=aged)
+    return [(ch.path, written)]
+
+
+def _prune_empty(folder: Path, stop: Path) -> None:
+    """Remove folder and its parents up to (not including) stop while they are empty: the folders
+    of an older memboard's state in the root, once their files moved to local state."""
+    while folder != stop and stop in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
+
+
+def _verify_change(root: MemoryRoot, ch: Change) -> str | None:
+    """Why a written change does not hold, or None when it does."""
+    if ch.kind in ("create", "modify"):
+        data = root.read(ch.path)
+        # a hand edit saved just after our rename is fine as long as our lines are all there
+        if data != ch.after and (
+            data is None or ch.kind != "modify" or not contains_change(ch.before or b"", ch.after or b"", data)
+        ):
+            return f"{ch.path} does not hold the planned bytes"
+    elif ch.kind == "delete":
+        if root.exists(ch.path):
+            return f"{ch.path} still exists"
+    elif ch.kind == "move":
+        want = ch.after if ch.after is not None else ch.before
+        if root.exists(ch.path):
+            return f"{ch.path} was not moved"
+        if root.read(ch.dest or "") != want:
+            return f"{ch.dest} does not hold the moved bytes"
+    return None
+
+
+def _write_rebased(root: MemoryRoot, plan: Plan[Any], at: int, settle_wait: float) -> Written | None:
+    """Mid-plan, a file changed under us: apply our line changes onto its settled fresh bytes instead.
+
+    The earlier steps are written, so rebuilding the plan is no longer possible; the fresh
+    file is waited for until it is settled (never merged onto a save in progress), then the
+    step's own hunks are merged with the other writer's (see rebase.py). What it wrote; None
+    on a conflict (the caller reports the operation incomplete). NotSettled when the file
+    never settles.
+    """
+    ch = plan.changes[at]
+    if ch.kind != "modify":
+        return None
+    path = root.abs(ch.path)
+    budget = Budget(settle_wait)
+    for _ in range(REBUILDS):
+        seen = root.read_seen(ch.path)
+        if not root.settled(ch.path, seen, ch.before, ch.after):
+            seen = root.wait_settled({ch.path: (ch.before, ch.after)}, budget)[ch.path]
+        merged = rebase(ch.before or b"", ch.after or b"", seen.data) if seen.data is not None else None
+        if merged is None:
+            return None
+        plan.changes[at] = ch = replace(ch, before=seen.data, after=merged)
+        note = _noter(root, ch.path, merged, at + 1)
+        try:
+            return [(ch.path, atomic_write(path, merged, expect=seen.data, sig=seen.sig, note=note))]
+        except ChangedUnderfoot:
+            continue
+    return None
+
+
+def _incomplete(plan: Plan[Any], what: str, done: list[str]) -> Incomplete:
+    """The error of a plan that stopped after some steps were written."""
+    return Incomplete(f"{plan.op} incomplete: {what}; done before: {', '.join(done)}; run `memboard doctor`")
+
+
+def _write_step(
+    root: MemoryRoot,
+    plan: Plan[Any],
+    number: int,
+    sigs: dict[str, Signature | None],
+    aged: set[str],
+    done: list[str],
+    settle_wait: float,
+) -> str:
+    """Write step number (1-based); a short note of what was done. Before anything is written a failure says
+    "nothing written"; after that it is Incomplete and names what was done."""
+    ch = plan.changes[number - 1]
+    note = ch.describe()
+    try:
+        written = _step(root, ch, sigs.get(ch.path), number, ch.path in aged)
+    except ChangedUnderfoot as exc:
+        if not done:
+            raise
+        try:
+            rebased = _write_rebased(root, plan, number - 1, settle_wait)
+        except NotSettled as late:
+            raise _incomplete(plan, late.what, done) from None
+        if rebased is None:
+            raise _incomplete(plan, str(exc), done) from None
+        written, note = rebased, note + " (rebased onto a concurrent edit)"
+    except Exception as exc:
+        detail = getattr(exc, "strerror", None) or str(exc)
+        if not done:
+            raise MemboardError(f"{plan.op}: cannot {ch.describe()} ({detail}); nothing written") from None
+        raise _incomplete(plan, f"failed to {ch.describe()} ({detail})", done) from None
+    sigs.update(written)
+    aged.difference_update(path for path, _ in written)
+    return note
+
+
+def _verify(root: MemoryRoot, plan: Plan[Any], settle_wait: float) -> None:
+    """Verify every step and check on settled reads of the written files (a save begun right after memboard's
+    rename is waited for, not taken for a failed write)."""
+    settled: dict[str, bytes | None] = {}
+    problems: list[str] = []
+    for ch in plan.changes:
+        if ch.kind not in ("create", "modify") or ch.path in settled:
+            continue
+        seen = root.read_seen(ch.path)
+        if seen.data != ch.after and not root.settled(ch.path, seen, ch.after):
+            try:
+                seen = root.wait_settled({ch.path: (ch.after, None)}, Budget(settle_wait))[ch.path]
+            except NotSettled as exc:
+                problems.append(exc.what)
+        settled[ch.path] = seen.data
+    planned = {ch.path: ch.after for ch in plan.changes if ch.kind in ("create", "modify")}  # each file's last bytes
+    exact = {rel for rel, data in settled.items() if data is not None and data == planned.get(rel)}
+    with root.pinned(settled):
+        problems += [p for p in (_verify_change(root, ch) for ch in plan.changes) if p]
+        problems += [c.description for c in plan.checks if c.decided_by not in exact and not c.holds(root)]
+    if problems:
+        raise Incomplete(f"{plan.op} incomplete: verification failed: {'; '.join(problems)}")
+
+
+def write_and_verify(
+    root: MemoryRoot,
+    plan: Plan[Any],
+    reads: Mapping[str, Seen | None] | None = None,
+    settle_wait: float = SETTLE_WAIT,
+    progress: Progress | None = None,
+) -> None:
+    """Write the plan's steps in order (caller holds the lock), then verify every step.
+
+    reads are the touched files' settled reads under the lock (by `confirm`, or the quick
+    build's own): a file that no longer has the signature it had then is not replaced. What
+    memboard writes is recorded as settled, so the next command does not wait for it. The
+    probe hears of each written step (a crash test stops there: the operation is then incomplete);
+    progress, when given, is told after it (done, total).
+    """
+    reads = reads or {}
+    sigs = {rel: seen.sig if seen else None for rel, seen in reads.items()}
+    aged = {rel for rel, seen in reads.items() if seen is not None and aged_read(seen)}
+    done: list[str] = []
+    localstate.write_local(root, plan)  # local state first: a move copies there before the root loses anything
+    try:
+        for number in range(1, len(plan.changes) + 1):
+            done.append(_write_step(root, plan, number, sigs, aged, done, settle_wait))
+            try:
+                probe.current().after_step(number)
+            except Exception as exc:
+                raise Incomplete(
+                    f"{plan.op} incomplete: {exc}; done: {', '.join(done)}; run `memboard doctor`"
+                ) from None
+            if progress is not None:
+                progress(number, len(plan.changes))
+        _verify(root, plan, settle_wait)
+    finally:
+        root.known.save()
+    revisions.record_plan(root, plan)

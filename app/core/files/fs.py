@@ -1,0 +1,180 @@
+"""Atomic file writes: a temp file in the same folder, flushed to disk, renamed over the old file.
+
+A rename the OS refuses for a moment (a synced or scanned file on Windows) is retried briefly.
+A write given the bytes it expects to replace compares the file once more right before the
+rename, so an edit made meanwhile by a program that skips the lock is never overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import MemboardError
+from . import probe
+from .settle import Seen, Signature, read_seen, signature
+
+
+class Unset:
+    """The type of ANY."""
+
+
+ANY = Unset()  # atomic_write: do not compare the file before replacing it
+RENAME_TRIES = 8
+
+
+class ChangedUnderfoot(MemboardError):
+    """A file changed between the plan's read and its rename (a writer that skips the lock)."""
+
+
+def _umask() -> int:
+    """The process umask, read without changing it (Linux /proc), else the common 022."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
+def _file_mode(path: Path) -> int:
+    """The mode a rewritten file keeps: the old file's, or what a plain create would give."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def still(path: Path, expect: bytes | None, sig: Signature | None, when: str) -> Seen:
+    """path's read, when it still holds expect (None: absent) with signature sig (if given); else ChangedUnderfoot."""
+    seen = read_seen(path)
+    if seen.data != expect or not seen.steady or (sig is not None and seen.sig != sig):
+        raise ChangedUnderfoot(f"{path.name} changed {when}")
+    return seen
+
+
+def _stat_sig(path: Path) -> Signature | None:
+    """path's signature right now (None when absent)."""
+    try:
+        return signature(os.stat(path))
+    except FileNotFoundError:
+        return None
+
+
+def _through_link(path: Path) -> Path:
+    """Where a write of path lands: a symlink's target (written through, the link kept), else path itself."""
+    return Path(os.path.realpath(path)) if os.path.islink(path) else path
+
+
+def make_folders(folder: Path) -> list[Path]:
+    """Create folder and its missing parents; the ones created, deepest first."""
+    made = []
+    probe_path = folder
+    while not probe_path.exists() and probe_path.parent != probe_path:
+        made.append(probe_path)
+        probe_path = probe_path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    return made
+
+
+def remove_folders(made: list[Path]) -> None:
+    """Remove folders make_folders created, deepest first, while they are empty."""
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+
+
+def atomic_write(
+    path: Path,
+    data: bytes,
+    expect: bytes | Unset | None = ANY,
+    sig: Signature | None = None,
+    note: Callable[[Signature], None] | None = None,
+    by_signature: bool = False,
+) -> Signature:
+    """Write data to path via a temp file in the same folder, fsync, then rename over it; the new file's signature.
+
+    A symlink is written through: the temp file goes beside its target, which is replaced.
+    With `expect` (the bytes the plan read, None for "absent"), the file is compared once
+    more after the temp file is flushed, and its signature (sig when given) looked at
+    immediately before the rename; if a writer that skips the lock (a hand edit, a sync tool)
+    changed it, ChangedUnderfoot is raised and nothing is replaced (by_signature: sig came from a read
+    of a file that had not changed for a while, see settle.aged_read, so its signature alone tells,
+    and the file is not read again). `note` is called with the new file's signature right before the rename. On any failure the temp file and the folders
+    created for it are removed.
+    """
+    target = _through_link(path)
+    made = make_folders(target.parent)
+    try:
+        mode = _file_mode(target)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".memboard-tmp", dir=target.parent)
+    except BaseException:
+        remove_folders(made)
+        raise
+    try:
+        if os.name != "nt":
+            os.fchmod(fd, mode)  # mkstemp makes 0600 files; keep the file's own permissions
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+            written = signature(os.fstat(fh.fileno()))
+        checked = time.time()
+        if by_signature and sig is not None:
+            if _stat_sig(target) != sig:  # the last look, right before the rename
+                raise ChangedUnderfoot(f"{path.name} changed while memboard was writing it")
+        elif not isinstance(expect, Unset):
+            seen = still(target, expect, sig, "while memboard was writing it")
+            if _stat_sig(target) != seen.sig:  # the last look, right before the rename
+                raise ChangedUnderfoot(f"{path.name} changed while memboard was writing it")
+        if note:
+            note(written)
+        rename(tmp, target)
+        probe.current().replaced(checked, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        remove_folders(made)
+        raise
+    fsync_dir(target.parent)
+    return written
+
+
+def rename(src: str | Path, dst: str | Path) -> None:
+    """os.replace, retried briefly where the OS refuses (a synced or scanned file on Windows)."""
+    delay = 0.01
+    for attempt in range(RENAME_TRIES):
+        try:
+            os.replace(src, dst)
+            return
+        except PermissionError:
+            if attempt == RENAME_TRIES - 1:
+                raise
+            time.sleep(delay)
+            delay *= 2
+
+
+def fsync_dir(folder: Path) -> None:
+    """Flush a folder's entries where the OS allows it."""
+    if os.name == "nt":
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

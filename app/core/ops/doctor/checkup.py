@@ -1,0 +1,112 @@
+"""One doctor pass over a root: what it read, its findings so far, and the repairs it plans."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+
+from ...files.root import MemoryRoot
+from ...formats.index import IndexEdit, IndexFile, Row, parse_refs
+from ...formats.layout import INDEX, TEMP_SUFFIX
+from ...formats.snapshot import text_of, with_text
+from ...formats.text import encode
+from ...plan import Change, Plan
+from ...results import DoctorResult, Finding
+
+OP = "doctor --fix"
+
+
+def stray_temp_files(root: MemoryRoot) -> list[str]:
+    """Temp files memboard left behind when a write was killed before its rename (never content)."""
+    found = []
+    for folder, dirs, files in os.walk(root.path):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+        for name in files:
+            if name.startswith(".") and name.endswith(TEMP_SUFFIX):
+                found.append(os.path.relpath(os.path.join(folder, name), root.path).replace(os.sep, "/"))
+    return sorted(found)
+
+
+class Checkup:
+    """One doctor pass: the root as read, the findings, and the repairs planned for them."""
+
+    def __init__(self, root: MemoryRoot, when: datetime, copied: frozenset[str] | set[str] = frozenset()):
+        """Read the index and list snapshots (not sync-conflict copies: `copied`) and archive folders."""
+        self.root, self.when = root, when
+        self.before = root.read(INDEX)
+        self.index = IndexFile(self.before or b"")
+        self.findings: list[Finding] = []
+        self.edit: IndexEdit | None = None  # set by the index checks once the table can take repairs
+        self.file_changes: list[Change] = []  # archive files: after the snapshots, before the index
+        self.new_texts: dict[str, tuple[bytes | None, str]] = {}  # snapshot path -> (old bytes, new text)
+        self.by_id: dict[str, list[Row]] = {}
+        self.live: dict[str, Row] = {}  # Session ID -> its one usable row
+        self.finishing: set[str] = set()  # live rows whose archive this repair finishes
+        self.restored: dict[str, dict[str, str]] = {}  # orphan snapshot ID -> the row this repair appends
+        self.snaps = root.session_ids_on_disk() - set(copied)
+        self.archived = root.archived_ids()
+        self._referrers: dict[str, list[str]] | None = None
+
+    def add(self, kind: str, sid: str, message: str, fix: str | None = None, subject: str | None = None) -> None:
+        """Record a finding (fix: what --fix does, None when a person has to act)."""
+        self.findings.append(Finding(kind, sid, message, fix, subject))
+
+    def index_edit(self) -> IndexEdit:
+        """The edit of index.md this repair makes (the rows' checks run only once the table can take one)."""
+        if self.edit is None:
+            self.edit = self.index.edit()
+        return self.edit
+
+    def change_row(self, row: Row, fields: dict[str, str]) -> None:
+        """Plan new values for some cells of a row."""
+        self.index_edit().set_fields(row, fields)
+
+    def snapshot_text(self, rel: str) -> str | None:
+        """A snapshot's text as this repair leaves it (None when there is none)."""
+        if rel in self.new_texts:
+            return self.new_texts[rel][1]
+        data = self.root.read(rel)
+        if data is None:
+            return None
+        self.new_texts[rel] = (data, text_of(data))
+        return self.new_texts[rel][1]
+
+    def referrers(self, sid: str) -> list[str]:
+        """The live rows whose Referenced By (as read) lists sid, in file order: one pass over every row,
+        made on first use, instead of one per question."""
+        if self._referrers is None:
+            self._referrers = {}
+            for src, row in self.live.items():
+                for ref in row.refs:
+                    listed = self._referrers.setdefault(ref, [])
+                    if not listed or listed[-1] != src:
+                        listed.append(src)
+        return self._referrers.get(sid, [])
+
+    def refs_of(self, sid: str) -> list[str]:
+        """Referenced By of a live or restored row, as this repair leaves it so far."""
+        if sid in self.restored:
+            return parse_refs(self.restored[sid]["referenced_by"])
+        return self.live[sid].refs
+
+    def plan(self) -> Plan[DoctorResult]:
+        """The repairs in a safe order: snapshots, stray temp files, archive files, then the index."""
+        plan = Plan(OP, DoctorResult(self.findings))
+        for rel, (old, text) in self.new_texts.items():
+            if old is None:
+                plan.changes.append(Change("create", rel, None, encode(text)))
+                continue
+            if text_of(old) != text:
+                plan.changes.append(Change("modify", rel, old, with_text(old, text)))
+        for rel in stray_temp_files(self.root):
+            self.add("stray_temp", rel, f"{rel} is a temp file left by an interrupted write", "delete it", rel)
+            plan.changes.append(Change("delete", rel, self.root.read(rel), None))
+        plan.changes.extend(self.file_changes)
+        if self.edit is not None:
+            for values in self.restored.values():
+                self.edit.append(values)
+            if self.edit.changed:  # (an unchanged edit would render the whole index only to find it the same)
+                after = self.edit.to_bytes()
+                if after != self.before:
+                    plan.changes.append(Change.write(INDEX, self.before, after))
+        return plan

@@ -1,0 +1,186 @@
+"""Doctor's checks of typed notes (`notes/`): names, metadata, supersede links, an interrupted supersede.
+
+- note_name: a Markdown file under notes/ whose path is no note ID (to rename by hand);
+- note_metadata: a field that is missing or wrong; the Topic Key is set from the file's path and
+  a missing Status filled in (active, or superseded for a note moved aside), the rest is a
+  person's to fix;
+- note_interrupted_supersede: a topic's earlier note copied aside (`<key>~<n>`) by a save that
+  stopped before the topic's own file changed: the copy holds nothing the topic's note does not,
+  so the fix points the links that moved to it back and deletes it (the save can be made again);
+- note_one_sided_link: a Supersedes / Superseded By link written on one side only; the fix
+  writes the other side (a note named in Supersedes is marked superseded);
+- note_link_to_missing: a link to a note that does not exist (reported only).
+
+Notes are read by a line scan of their metadata; only the notes a repair touches are parsed.
+"""
+
+from __future__ import annotations
+
+from ...files.root import MemoryRoot
+from ...formats.layout import NOTES
+from ...formats.note import Note, note_from_cells, problems_of, quick_cells, read_note, write_note
+from ...formats.topic import note_path, split_note_id
+from ...plan import Change, Plan
+from ...results import DoctorResult, Finding
+from ..notes.save import superseded_copy
+from ..notes.store import note_files, read_listed
+
+SIDES = {"supersedes": "superseded_by", "superseded_by": "supersedes"}
+FIELD_NAME = {"supersedes": "Supersedes", "superseded_by": "Superseded By"}
+
+
+class NoteCheckup:
+    """One pass over the notes: what they say, the findings, and the repaired values of the notes to rewrite."""
+
+    def __init__(self, root: MemoryRoot, findings: list[Finding]):
+        """Read every note's metadata."""
+        self.root = root
+        self.findings = findings
+        self.notes: dict[str, Note] = {}
+        self.data: dict[str, bytes] = {}
+        self.fixed: dict[str, Note] = {}  # note ID -> its values once repaired
+        self.doomed: set[str] = set()  # interrupted copies this repair deletes
+        for rel in note_files(root):
+            data = read_listed(root, rel)
+            if data is not None:
+                self.data[rel[len(NOTES) + 1 : -3]] = data
+                self.notes[rel[len(NOTES) + 1 : -3]] = note_from_cells(quick_cells(data))
+
+    def add(self, kind: str, note_id: str, message: str, fix: str | None = None, subject: str | None = None) -> None:
+        """Record a finding."""
+        self.findings.append(Finding(kind, note_id, message, fix, subject))
+
+    def current(self, note_id: str) -> Note:
+        """A note's values as this repair leaves them so far (parsed in full the first time it is repaired)."""
+        if note_id not in self.fixed:
+            self.fixed[note_id] = read_note(self.data[note_id])
+        return self.fixed[note_id]
+
+    def change(self, note_id: str, **values: object) -> None:
+        """Plan new values for a note."""
+        self.fixed[note_id] = self.current(note_id).with_changes(**values)
+
+    def plan_into(self, plan: Plan[DoctorResult]) -> None:
+        """Add the repairs: rewritten notes first, then the deletions of interrupted copies."""
+        for note_id, note in self.fixed.items():
+            if note_id in self.doomed:
+                continue
+            before = self.data[note_id]
+            after = write_note(before, note)
+            if after != before:
+                plan.changes.append(Change("modify", note_path(note_id), before, after))
+        for note_id in sorted(self.doomed):
+            plan.changes.append(Change("delete", note_path(note_id), self.data[note_id], None))
+
+
+def _names(c: NoteCheckup) -> None:
+    """note_name: Markdown files under notes/ that are not named by a note ID."""
+    base = c.root.abs(NOTES)
+    if not base.is_dir() or base.is_symlink():
+        return
+    named = {note_path(n) for n in c.data}
+    for path in sorted(base.rglob("*.md")):
+        rel = path.relative_to(c.root.path).as_posix()
+        if rel not in named and not path.is_symlink() and path.is_file() and not path.name.startswith("."):
+            c.add(
+                "note_name",
+                "",
+                f"{rel} is not named by a topic key (lowercase a-z, 0-9, '.', '_', '-' segments "
+                "joined by '/'): rename it to one, or move it out of notes/",
+                subject=rel,
+            )
+
+
+def _metadata(c: NoteCheckup) -> None:
+    """note_metadata: fields that are missing or wrong; the Topic Key and a missing Status are repaired."""
+    for note_id, note in c.notes.items():
+        problems = problems_of(note, note_id)
+        if not problems:
+            continue
+        key, n = split_note_id(note_id) or (note_id, 0)
+        fixes = []
+        if note.topic_key != key:
+            c.change(note_id, topic_key=key)
+            fixes.append(f"set Topic Key to {key}")
+        if not note.status:
+            status = "superseded" if n else "active"
+            c.change(note_id, status=status)
+            fixes.append(f"set Status to {status}")
+        left = problems_of(c.fixed[note_id], note_id) if fixes else problems
+        message = f"{note_path(note_id)}: " + "; ".join(problems)
+        if left:
+            message += "; edit the note's Metadata table by hand for the rest"
+        c.add("note_metadata", note_id, message, "; ".join(fixes) or None, note_path(note_id))
+
+
+def _interrupted(c: NoteCheckup) -> None:
+    """note_interrupted_supersede: copies of a topic's note that a stopped save left beside it."""
+    for note_id, note in c.notes.items():
+        key, n = split_note_id(note_id) or (note_id, 0)
+        topic = c.notes.get(key)
+        if not n or topic is None or note_id in topic.supersedes or key not in note.superseded_by:
+            continue
+        if superseded_copy(c.data[key], key) != c.data[note_id]:
+            continue
+        c.doomed.add(note_id)
+        for other, linked in c.notes.items():
+            if other != key and other != note_id and note_id in linked.supersedes + linked.superseded_by:
+                now = c.current(other)
+                c.change(
+                    other,
+                    supersedes=tuple(key if x == note_id else x for x in now.supersedes),
+                    superseded_by=tuple(key if x == note_id else x for x in now.superseded_by),
+                )
+        c.add(
+            "note_interrupted_supersede",
+            note_id,
+            f"{note_path(note_id)} is a copy of {key} that a save stopped making (it holds nothing {key} does not)",
+            f"point the links that moved to it back to {key} and delete it",
+            note_path(key),
+        )
+
+
+def _links(c: NoteCheckup) -> None:
+    """note_one_sided_link and note_link_to_missing: each link should be written on both notes."""
+    for note_id, note in c.notes.items():
+        if note_id in c.doomed:
+            continue
+        for side, other_side in SIDES.items():
+            for other in getattr(note, side):
+                target = c.notes.get(other)
+                if target is None or other in c.doomed:
+                    if other not in c.doomed:
+                        c.add(
+                            "note_link_to_missing",
+                            note_id,
+                            f"{note_path(note_id)} names {other} under "
+                            f"{FIELD_NAME[side]}, and there is no such note: restore it or remove the link by hand",
+                            subject=other,
+                        )
+                    continue
+                if note_id in getattr(c.fixed.get(other, target), other_side):
+                    continue
+                now = c.current(other)
+                extra = {"status": "superseded"} if other_side == "superseded_by" and now.status != "superseded" else {}
+                c.change(other, **{other_side: getattr(now, other_side) + (note_id,)}, **extra)
+                c.add(
+                    "note_one_sided_link",
+                    note_id,
+                    f"{note_path(note_id)} names {other} under {FIELD_NAME[side]}, "
+                    f"but {other} does not name it under {FIELD_NAME[other_side]}",
+                    f"add {note_id} to {other}'s {FIELD_NAME[other_side]}"
+                    + (" and mark it superseded" if extra else ""),
+                    other,
+                )
+
+
+def check_notes(root: MemoryRoot, findings: list[Finding], plan: Plan[DoctorResult]) -> None:
+    """Run every note check, adding findings and repairs."""
+    if not root.exists(NOTES):
+        return
+    c = NoteCheckup(root, findings)
+    _names(c)
+    _metadata(c)
+    _interrupted(c)
+    _links(c)
+    c.plan_into(plan)

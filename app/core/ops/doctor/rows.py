@@ -1,0 +1,83 @@
+"""Doctor's checks of index.md itself: text it cannot write, missing columns, malformed and duplicate rows."""
+
+from __future__ import annotations
+
+from ...formats.ids import is_valid_id
+from ...formats.index import Row
+from .checkup import Checkup
+
+NOT_TEXT = (
+    "index.md holds NUL bytes (saved as UTF-16, or not text at all), so every write refuses it: "
+    "convert it to UTF-8 text (in most editors: save with encoding UTF-8) or remove the NUL bytes, "
+    "then run `memboard doctor` again"
+)
+
+
+def index_not_text(c: Checkup) -> bool:
+    """index_not_text: an index no write can use (NUL bytes, UTF-16); True when it is text."""
+    data = c.before or b""
+    if b"\x00" in data or data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        c.add("index_not_text", "", NOT_TEXT, subject="index.md")
+        return False
+    return True
+
+
+def index_columns(c: Checkup) -> bool:
+    """index_columns: protocol columns the table lacks; True when rows can be repaired."""
+    for problem in c.index.problems:
+        c.add("index_columns", "", problem + " (add them to the header by hand)", subject="index.md")
+    if c.index.missing_columns():  # no safe repair of rows until the table has the protocol's columns
+        return False
+    c.index_edit()
+    return True
+
+
+def malformed_row(c: Checkup, row: Row) -> None:
+    """malformed_row: a row memboard cannot parse is kept as it is and skipped."""
+    if row.problem:
+        c.add(
+            "malformed_row",
+            row.id,
+            f"line {row.line + 1}: {row.problem}; memboard keeps the line as it "
+            "is and skips it: fix it by hand in index.md",
+        )
+
+
+def duplicate_id(c: Checkup, sid: str, rows: list[Row]) -> None:
+    """duplicate_id: identical copy lines are deleted; rows that differ are for a person to merge."""
+    if len({r.raw_cells for r in rows}) == 1 and is_valid_id(sid):
+        for extra in rows[1:]:
+            c.index_edit().delete(extra)
+        c.add(
+            "duplicate_id",
+            sid,
+            f"{len(rows)} rows share this Session ID",
+            f"delete {len(rows) - 1} identical copy line(s)",
+        )
+        if not rows[0].problem:
+            c.live[sid] = rows[0]
+    else:
+        c.add(
+            "duplicate_id",
+            sid,
+            f"{len(rows)} different rows share this Session ID: keep one by hand "
+            "(merge what the others say into it), then run doctor again",
+        )
+
+
+def check_rows(c: Checkup) -> None:
+    """Malformed rows and duplicate IDs; collect the usable rows."""
+    by_id = c.by_id
+    for row in c.index.rows:
+        same = by_id.get(row.id)
+        if same is None:
+            by_id[row.id] = [row]
+        else:
+            same.append(row)
+        if row.problem:
+            malformed_row(c, row)
+    for sid, rows in c.by_id.items():
+        if len(rows) > 1:
+            duplicate_id(c, sid, rows)
+        elif not rows[0].problem:
+            c.live[sid] = rows[0]

@@ -1,0 +1,51 @@
+"""Doctor's order: what other programs left first, then the index, sessions, archive folders, links and notes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ...files.root import MemoryRoot, not_a_memory_root
+from ...formats.index import IndexFile
+from ...formats.layout import INDEX
+from ...plan import Plan
+from ...results import DoctorResult, Finding
+from . import leftovers, links, notes, rows, sessions
+from .checkup import OP, Checkup
+
+
+def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Finding], Plan[DoctorResult]]:
+    """All findings and one plan that repairs the fixable ones."""
+    with root.steady():
+        return _diagnose(root, when or datetime.now())
+
+
+def _diagnose(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[DoctorResult]]:
+    """diagnose, its folders resolved once."""
+    elsewhere = not_a_memory_root(root.real)
+    if elsewhere:  # never walk a home folder or `/` looking for memboard's files
+        findings = [leftovers.not_a_memory_root(root, elsewhere)]
+        return findings, Plan(OP, DoctorResult(findings))
+    markers = leftovers.index_conflict_markers(root)
+    findings, copied = leftovers.sync_conflict_copies(root)
+    if markers is not None:  # rows past a conflict block are invisible: repair nothing
+        findings.insert(0, markers)
+        return findings, Plan(OP, DoctorResult(findings))
+    checkup = Checkup(root, when, copied)
+    plan: Plan[DoctorResult] = Plan(OP, DoctorResult([]))
+    if rows.index_not_text(checkup) and rows.index_columns(checkup):
+        rows.check_rows(checkup)
+        sessions.check_live_rows(checkup)
+        sessions.check_orphans(checkup)
+        sessions.check_archive_folders(checkup)
+        links.check_links(checkup)
+        plan = checkup.plan()
+    findings += checkup.findings
+    notes.check_notes(root, findings, plan)
+    leftovers.state_in_root(root, findings, plan)
+    return findings, plan.with_result(DoctorResult(findings))
+
+
+def repair_plan(root: MemoryRoot, when: datetime) -> Plan[DoctorResult]:
+    """The plan `doctor --fix` applies; refused, nothing written, while index.md holds conflict markers."""
+    IndexFile(root.read(INDEX) or b"").refuse_conflicts()
+    return diagnose(root, when)[1]

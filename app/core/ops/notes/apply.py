@@ -1,0 +1,81 @@
+"""Applying a Memory Update block (`memboard note apply`): every note and session summary it holds, as one plan.
+
+Each note is saved by the same policy as `plan_note_save`, and each summary merged as
+`plan_summary` does, each planned over the root as the earlier ones leave it (a block may save
+one topic twice). The plan is all or nothing: when any note is a conflict, nothing is written
+and the result carries every note's outcome, the conflict among them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ...errors import UsageError
+from ...files.root import MemoryRoot
+from ...formats.memory_update import parse_blocks
+from ...formats.topic import check_choice
+from ...plan import Change, Plan
+from ...results import MemoryUpdateResult, NoteSaveResult
+from ..sequence import PlannedRoot
+from .save import CHOICES, Choice, plan_note_save
+from .summary import plan_summary
+
+OP = "note apply"
+
+
+def _lay(combined: Plan[Any], planned: PlannedRoot, step: Plan[Any]) -> None:
+    """Add a step's changes, local changes, checks and report to the combined plan."""
+    planned.lay(step)
+    combined.changes += step.changes
+    combined.local += step.local
+    combined.checks += step.checks
+    combined.report += step.report
+
+
+def net_changes(changes: list[Change]) -> list[Change]:
+    """One change per file, from the bytes it holds now to the bytes the last step leaves (a block may save a
+    topic twice), each where that file's last step was: the write can then be verified file by file."""
+    first: dict[str, Change] = {}
+    last: dict[str, tuple[int, Change]] = {}
+    for at, ch in enumerate(changes):
+        first.setdefault(ch.path, ch)
+        last[ch.path] = (at, ch)
+    out = []
+    for path, (_at, ch) in sorted(last.items(), key=lambda item: item[1][0]):
+        before = first[path].before
+        out.append(ch if first[path] is ch else Change.write(path, before, ch.after or b""))
+    return out
+
+
+def plan_memory_update(
+    root: MemoryRoot, text: str, when: datetime, choice: Choice | None = None, allow_secrets: bool = False
+) -> Plan[MemoryUpdateResult]:
+    """Apply every block of text (see formats/memory_update.py); choice settles conflicts for notes
+    printed without one. A UsageError when text holds no block or a block is malformed."""
+    if choice is not None:
+        check_choice(choice, CHOICES, "choice")
+    updates, summaries = parse_blocks(text)
+    if not updates and not summaries:
+        raise UsageError("no '## Memory Update' or '## Session Summary' block in the input")
+    planned = PlannedRoot(root)
+    plan: Plan[MemoryUpdateResult] = Plan(OP, MemoryUpdateResult([]))
+    results: list[NoteSaveResult] = []
+    for update in updates:
+        picked = update.choice or choice
+        if picked is not None:
+            check_choice(picked, CHOICES, "choice")
+        step = plan_note_save(planned, update.draft, when, picked, allow_secrets)  # type: ignore[arg-type]
+        results.append(step.result)
+        _lay(plan, planned, step)
+    if any(r.outcome == "conflict" for r in results):
+        refused: Plan[MemoryUpdateResult] = Plan(OP, MemoryUpdateResult(results))
+        refused.report = [line for line in plan.report if line.startswith("decision conflict")]
+        return refused
+    summary = None
+    for item in summaries:
+        step_summary = plan_summary(planned, item, when, allow_secrets)
+        summary = step_summary.result
+        _lay(plan, planned, step_summary)
+    plan.changes = net_changes(plan.changes)
+    return plan.with_result(MemoryUpdateResult(results, summary))

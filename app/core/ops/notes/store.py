@@ -1,0 +1,158 @@
+"""Reading the notes of a root: one note by ID or topic key, every note's metadata, their revisions."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from ...errors import Refused
+from ...files import revisions
+from ...files.root import MemoryRoot
+from ...formats.layout import NOTES
+from ...formats.note import STATUSES, Note, decoded, note_from_cells, problems_of, quick_cells, read_note
+from ...formats.topic import SCOPES, TYPES, check_choice, check_note_id, note_id_of, note_path
+from ...results import NoteDetail, NoteView
+
+MAX_DEPTH = 12  # folders below notes/ that are looked into (a topic key has at most 10 segments)
+NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+
+
+@dataclass(frozen=True)
+class NoteFilters:
+    """What narrows a list of notes (None: any)."""
+
+    type: str | None = None
+    scope: str | None = None
+    project: str | None = None
+    status: str | None = None
+    session: str | None = None
+
+    def checked(self) -> NoteFilters:
+        """self, or a one-line UsageError for an unknown type, scope or status."""
+        if self.type is not None:
+            check_choice(self.type, TYPES, "note type")
+        if self.scope is not None:
+            check_choice(self.scope, SCOPES, "scope")
+        if self.status is not None:
+            check_choice(self.status, STATUSES, "note status")
+        return self
+
+    def passes(self, view: NoteView) -> bool:
+        """Whether a note passes every filter."""
+        wanted = (
+            (self.type, view.type),
+            (self.scope, view.scope),
+            (self.project, view.project),
+            (self.status, view.status),
+            (self.session, view.session),
+        )
+        return all(want is None or want == have for want, have in wanted)
+
+
+def _clean(text: str) -> str:
+    """Text safe to print or dump as JSON: bytes that were not UTF-8 become U+FFFD."""
+    return text if text.isascii() else text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def note_view(note_id: str, note: Note) -> NoteView:
+    """A note's metadata as the views show it (note_id is a valid note ID)."""
+    problems = problems_of(note, note_id)
+    return NoteView(
+        id=note_id,
+        path=f"{NOTES}/{note_id}.md",
+        title=_clean(note.title),
+        type=_clean(note.type),
+        scope=_clean(note.scope),
+        topic_key=_clean(note.topic_key),
+        status=_clean(note.status),
+        supersedes=[_clean(x) for x in note.supersedes],
+        superseded_by=[_clean(x) for x in note.superseded_by],
+        project=_clean(note.project),
+        session=_clean(note.session),
+        created=_clean(note.created),
+        updated=_clean(note.updated),
+        problem="; ".join(problems) or None,
+    )
+
+
+def note_files(root: MemoryRoot) -> list[str]:
+    """Every note file of the root (`notes/<id>.md`, sorted; symlinks and names that are no note ID left out)."""
+    base = root.abs(NOTES)
+    found: list[str] = []
+    if base.is_symlink() or not base.is_dir():
+        return found
+    for folder, dirs, files in os.walk(base):
+        depth = os.path.relpath(folder, base).count(os.sep)
+        dirs[:] = [] if depth >= MAX_DEPTH else sorted(d for d in dirs if not os.path.islink(os.path.join(folder, d)))
+        for name in files:
+            rel = os.path.relpath(os.path.join(folder, name), root.path).replace(os.sep, "/")
+            if note_id_of(rel) is not None and not os.path.islink(os.path.join(folder, name)):
+                found.append(rel)
+    return sorted(found)
+
+
+def resolve_note(ref: str) -> str:
+    """The note ID a caller names (a topic key or a note ID; a path `notes/<id>.md` is taken too)."""
+    if isinstance(ref, str) and ref.startswith(f"{NOTES}/") and ref.endswith(".md"):
+        ref = ref[len(NOTES) + 1 : -3]
+    return check_note_id(ref)
+
+
+def load_note(root: MemoryRoot, ref: str) -> tuple[str, bytes, Note]:
+    """(note ID, file bytes, values) of a note; Refused when it does not exist."""
+    note_id = resolve_note(ref)
+    data = root.read(note_path(note_id))
+    if data is None:
+        raise Refused(f"unknown note {note_id}: no {note_path(note_id)}")
+    return note_id, data, read_note(data)
+
+
+def read_listed(root: MemoryRoot, rel: str) -> bytes | None:
+    """A file note_files listed (not a symlink, in folders that are not: it is inside the root), None when gone."""
+    try:
+        fd = os.open(os.path.join(root.path, rel), os.O_RDONLY | NO_FOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
+
+
+def list_notes(root: MemoryRoot, filters: NoteFilters | None = None) -> list[NoteView]:
+    """Every note's metadata (sorted by ID), read without a Markdown parser; filters narrow it."""
+    filters = (filters or NoteFilters()).checked()
+    out = []
+    for rel in note_files(root):
+        data = read_listed(root, rel)
+        note_id = rel[len(NOTES) + 1 : -3]
+        if data is None:
+            continue
+        view = note_view(note_id, note_from_cells(quick_cells(data)))
+        if filters.passes(view):
+            out.append(view)
+    return out
+
+
+def show_note(root: MemoryRoot, ref: str) -> NoteDetail:
+    """One note: metadata, texts, the file's text, how many revisions local state keeps and the newest that differs."""
+    note_id, data, note = load_note(root, ref)
+    kept = revisions.note_revisions(root, note_id)
+    previous = next((rev for rev in reversed(kept) if rev != data), None)
+    return NoteDetail(
+        note=note_view(note_id, note),
+        what=_clean(note.what),
+        why=_clean(note.why),
+        where=_clean(note.where),
+        learned=_clean(note.learned),
+        text=decoded(data),
+        revisions=len(kept),
+        previous=decoded(previous) if previous is not None else None,
+    )
+
+
+def taken_ids(root: MemoryRoot, key: str) -> set[str]:
+    """The note IDs of a topic's earlier notes that exist (`<key>~<n>`)."""
+    folder, _, leaf = f"{NOTES}/{key}".rpartition("/")
+    prefix = f"{leaf}~"
+    names = root.listdir(folder)
+    parent = key.rpartition("/")[0]
+    return {f"{parent}/{n[:-3]}" if parent else n[:-3] for n in names if n.startswith(prefix) and n.endswith(".md")}

@@ -1,0 +1,264 @@
+"""What operations return: one typed result per operation, and the views of rows, sessions and chains.
+
+A plan carries its operation's result (`Plan[R].result`); the read-only views return these
+directly. They are plain data for every face: the command line turns them into its stable
+JSON (cli/output.py, the only place JSON is built), the board shows them as they are.
+They are typed NamedTuples (immutable, with named fields, like frozen dataclasses): this
+module is on the hook's path, and as dataclasses these types would cost it about 5 ms.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NamedTuple
+
+ArchiveAction = Literal["deleted", "archived"]
+ChainState = Literal["live", "archived", "missing"]
+WhoamiState = Literal["unknown", "live", "archived", "gone"]
+
+
+class RegisterResult(NamedTuple):
+    """SessionStart registration: the new idle row's Session ID."""
+
+    session_id: str
+    status: str
+
+
+class SessionStartResult(NamedTuple):
+    """A hook's SessionStart: the conversation's Session ID, new or reused."""
+
+    session_id: str
+    status: str
+    conversation: str | None  # None: the payload named no conversation (not mapped)
+    reused: bool  # the conversation's live row was found, nothing was written
+    replaces: str | None = None  # the conversation's earlier session, whose row is gone
+
+
+class ManualResult(NamedTuple):
+    """Manual registration (also `continue` without --as): the new active session and its snapshot."""
+
+    session_id: str
+    status: str
+    snapshot: str
+    continues_from: str | None = None
+
+
+class ContinueResult(NamedTuple):
+    """`continue SOURCE --as ID`: which session continues from which."""
+
+    session_id: str
+    continues_from: str
+
+
+class ReleaseResult(NamedTuple):
+    """`release SOURCE --as ID`: the reference dropped."""
+
+    session_id: str
+    released: str
+
+
+class UpdateResult(NamedTuple):
+    """An update: the merge's additions, markings and carried-over items (item texts), sources linked."""
+
+    session_id: str
+    snapshot_created: bool
+    added: list[str]
+    marked: list[str]
+    carried_over: list[str]
+    continues_from: list[str] | None = None  # sources the update added under Continues From
+
+
+class OrganizeResult(NamedTuple):
+    """The organize pass: Session IDs by what happened to them, and why where it needs saying."""
+
+    deleted: list[str]
+    marked_stale: list[str]
+    kept_active: list[str]
+    protected: list[str]
+    blocked: list[str]
+    malformed: list[str]
+    stale: list[str]
+    reasons: dict[str, str]
+    stale_days: int
+
+
+class ArchiveResult(NamedTuple):
+    """An archive: the session archived (or its placeholder row deleted) and the sources released."""
+
+    session_id: str
+    action: ArchiveAction
+    released: list[str]
+    archive: str | None  # the archive folder (None when a placeholder row was deleted)
+
+
+class Finding(NamedTuple):
+    """One inconsistency doctor found: its kind, the session it concerns, what is wrong, the repair.
+
+    fix says what `doctor --fix` does (None: a person has to act); subject is the other session
+    or the file the finding is about (a link's other end, a copy's original, a temp file).
+    """
+
+    kind: str
+    id: str
+    message: str
+    fix: str | None = None
+    subject: str | None = None
+
+
+class DoctorResult(NamedTuple):
+    """Doctor's findings, in the order it checked."""
+
+    findings: list[Finding]
+
+
+class SequenceResult(NamedTuple):
+    """Several plans in a row (the board's archive of marked rows): the order, and who was refused why."""
+
+    steps: list[str]
+    refused: dict[str, str]
+
+
+class RowView(NamedTuple):
+    """One row as the views show it (text that was not UTF-8 replaced); an archived row from its metadata."""
+
+    id: str
+    agent: str
+    topic: str
+    summary: str
+    keywords: str
+    status: str  # an archived row: its original status
+    referenced_by: list[str]
+    started_at: str
+    updated_at: str
+    line: int | None  # its line in index.md, from 1 (None: archived)
+    problem: str | None  # why the row does not parse
+    has_snapshot: bool | None = None
+    archived_at: str | None = None  # None: a live row
+
+
+class SessionView(NamedTuple):
+    """One session: its row (live or archived) and its snapshot's text."""
+
+    id: str
+    archived: bool
+    row: RowView
+    duplicates: int  # further rows with this ID
+    snapshot_path: str | None
+    snapshot: str | None
+
+
+class ChainNode(NamedTuple):
+    """A session in a reference chain, with the sessions one more step away."""
+
+    id: str
+    state: ChainState
+    topic: str | None
+    status: str | None
+    one_sided: bool = False  # the link to its parent is written on one side only
+    cycle: bool = False  # it already appears above: its children are not repeated
+    children: tuple[ChainNode, ...] = ()
+
+
+class ChainView(NamedTuple):
+    """A session's reference chain: its ancestors (Continues From) and descendants (Referenced By)."""
+
+    id: str
+    state: ChainState
+    status: str | None
+    topic: str | None
+    continues_from: tuple[ChainNode, ...]
+    referenced_by: tuple[ChainNode, ...]
+
+
+class Whoami(NamedTuple):
+    """What the hooks' conversation map knows about a conversation."""
+
+    conversation: str
+    session_id: str | None
+    state: WhoamiState
+    status: str | None = None  # the row's status while it is live
+
+
+NoteOutcome = Literal["created", "updated", "unchanged", "superseded", "kept_both", "conflict"]
+
+
+class NoteView(NamedTuple):
+    """A note's metadata as the views show it (text that was not UTF-8 replaced).
+
+    id is the note's ID: its topic key while it is the topic's current note, `<key>~<n>` once a
+    newer note on the topic moved it aside. problem says what is wrong with its metadata.
+    """
+
+    id: str
+    path: str
+    title: str
+    type: str
+    scope: str
+    topic_key: str
+    status: str
+    supersedes: list[str]
+    superseded_by: list[str]
+    project: str
+    session: str
+    created: str
+    updated: str
+    problem: str | None = None
+
+
+class NoteDetail(NamedTuple):
+    """One note: its metadata, its four texts, the file's text and its revisions in local state."""
+
+    note: NoteView
+    what: str
+    why: str
+    where: str
+    learned: str
+    text: str
+    revisions: int  # how many earlier versions of this file local state keeps
+    previous: str | None  # the newest revision that differs from the file (for a diff), else None
+
+
+class NoteConflict(NamedTuple):
+    """A save refused by the conflict policy: a decision whose new text drops or changes earlier
+    statements. It is written only when saved again with a choice (supersede or keep_both)."""
+
+    note_id: str
+    type: str  # the existing note's type
+    old_text: str  # the note as it is
+    new_text: str  # the note the save would have written
+    dropped: list[str]  # the earlier statements the new text drops or changes
+    keep_both_id: str  # where keep_both would save the new note
+    choices: tuple[str, ...] = ("supersede", "keep_both")
+
+
+class NoteSaveResult(NamedTuple):
+    """A note saved (or that would be, or refused with a conflict).
+
+    outcome: created, updated (in place; the previous text is kept as a revision), unchanged,
+    superseded (the earlier note moved aside to `superseded`, both linked), kept_both (the new
+    note saved under note_id beside the existing `kept_beside`), conflict (nothing written).
+    """
+
+    outcome: NoteOutcome
+    note_id: str
+    path: str
+    status: str
+    added: list[str]  # statements the note did not make before
+    dropped: list[str]  # earlier statements the new text leaves out (in the revision or the superseded note)
+    superseded: str | None = None  # outcome superseded: the earlier note's ID after it moved aside
+    kept_beside: str | None = None  # outcome kept_both: the note kept beside the new one
+    revision: bool = False  # the previous text was recorded as a revision in local state
+    conflict: NoteConflict | None = None
+
+
+class NoteLinkResult(NamedTuple):
+    """One note marked superseded by another (both files record the link)."""
+
+    note_id: str
+    superseded_by: str
+
+
+class MemoryUpdateResult(NamedTuple):
+    """A Memory Update block applied: each note's save, and the session summary's update if it held one."""
+
+    notes: list[NoteSaveResult]
+    summary: UpdateResult | None = None

@@ -1,0 +1,244 @@
+"""Reading a root's files into search records: index rows, snapshot sections, archived sessions, notes.
+
+Rows are read line by line from index.md's bytes (only the table's extent is parsed), and
+snapshots are split into `## ` sections by a line scan that skips fenced code: no mistletoe,
+so building or refreshing the search cache stays quick. Text that is not UTF-8 is read with
+U+FFFD in place of the bad bytes, so the rest of it is still found.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+
+from ..formats.index import FIELD_OF_COLUMN, IndexFile
+from ..formats.layout import INDEX, SESSIONS
+from ..formats.text import line_body, split_cells, unescape
+from .docs import ARCHIVED, LIVE, NOTE, ROW, SESSION, SNAPSHOT, TOP, Doc, Record, source_of
+
+# Row cells that are searched, with the weight of a match in them (higher ranks first).
+CELL_WEIGHTS = {
+    "Session ID": 5,
+    "Topic": 5,
+    "Keywords": 4,
+    "Summary": 3,
+    "Agent Name": 1,
+    "Referenced By": 1,
+}
+SECTION_WEIGHTS = {"current context": 3, "metadata": 1, TOP.casefold(): 1}
+# A note's fields and sections, with their weights (other sections of a note weigh 2).
+NOTE_FIELD_WEIGHTS = {"Title": 5, "Topic Key": 5}
+NOTE_SECTION_WEIGHTS = {"what": 3, "metadata": 1, TOP.casefold(): 1}
+DEFAULT_SECTION_WEIGHT = 2
+PLACEHOLDERS = {"none", "- none", "-"}
+FENCE_RE = re.compile(r" {0,3}(```|~~~)")
+HEADING_RE = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)(.*)")
+NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+
+
+def text_of(data: bytes) -> str:
+    """File bytes as text: bytes that are not UTF-8 become U+FFFD, a BOM is dropped."""
+    text = data.decode("utf-8", "replace")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def table_of(data: bytes) -> tuple[tuple[str, ...], int, int]:
+    """The board table's columns and the byte span of its row lines in index bytes."""
+    index = IndexFile(data)
+    start, end = index.row_span()
+    return tuple(index.columns), start, end
+
+
+def iter_lines(data: bytes, start: int, end: int) -> Iterator[bytes]:
+    """The lines of data[start:end] without their `\\n` (streamed, no list of the whole file)."""
+    pos = start
+    while pos < end:
+        nl = data.find(b"\n", pos, end)
+        stop = end if nl < 0 else nl
+        yield data[pos:stop]
+        pos = stop + 1
+
+
+def row_record(line: bytes, columns: tuple[str, ...], fingerprint: int = 0) -> Record | None:
+    """The record of one index table line (None when it has no Session ID cell)."""
+    cells = split_cells(line_body(line.decode("utf-8", "replace"))) or []
+    values: dict[str, str] = {}
+    for pos, column in enumerate(columns):
+        if pos < len(cells) and column in FIELD_OF_COLUMN:
+            values[column] = unescape(cells[pos]).strip()
+    key = values.get("Session ID", "")
+    if not key:
+        return None
+    docs = [
+        Doc(ROW, col, weight, values[col])
+        for col, weight in CELL_WEIGHTS.items()
+        if values.get(col, "") not in ("", "-")
+    ]
+    return Record(
+        SESSION,
+        key,
+        LIVE,
+        ROW,
+        INDEX,
+        values.get("Status", ""),
+        values.get("Agent Name", ""),
+        values.get("Topic", ""),
+        values.get("Updated At", ""),
+        docs,
+        fingerprint,
+    )
+
+
+# -- snapshots and archived sessions ------------------------------------------------------
+
+
+def sections(text: str) -> list[tuple[str, str]]:
+    """A snapshot's `## ` sections as (name, body); text before the first one is TOP."""
+    out: list[tuple[str, str]] = []
+    name, body = TOP, list[str]()
+    fence = ""
+    for line in text.splitlines():
+        m = FENCE_RE.match(line)
+        if fence:
+            if m and m.group(1) == fence:
+                fence = ""
+        elif m:
+            fence = m.group(1)
+        else:
+            h = HEADING_RE.match(line)
+            if h and len(h.group(1)) == 2:
+                out.append((name, "\n".join(body).strip()))
+                name, body = h.group(2).strip().rstrip("#").strip() or "##", []
+                continue
+        body.append(line)
+    out.append((name, "\n".join(body).strip()))
+    return out
+
+
+def table_fields(body: str) -> dict[str, str]:
+    """A `| Field | Value |` table as a dict (the first value of each field wins)."""
+    out: dict[str, str] = {}
+    for line in body.splitlines():
+        cells = split_cells(line)
+        if cells and len(cells) >= 2 and cells[0] != "Field" and not set(cells[0]) <= set("-: "):
+            out.setdefault(unescape(cells[0]), unescape(cells[1]).strip())
+    return out
+
+
+def snapshot_record(data: bytes, key: str, state: str, path: str) -> Record:
+    """The record of a snapshot file (live or archived): one document per section."""
+    docs = []
+    meta: dict[str, str] = {}
+    for name, body in sections(text_of(data)):
+        if name.casefold() == "metadata":
+            meta = table_fields(body)
+        if body and body.casefold() not in PLACEHOLDERS:
+            docs.append(Doc(SNAPSHOT, name, SECTION_WEIGHTS.get(name.casefold(), DEFAULT_SECTION_WEIGHT), body))
+    return Record(
+        SESSION,
+        key,
+        state,
+        SNAPSHOT,
+        path,
+        meta.get("Status", ""),
+        meta.get("Agent Name", ""),
+        meta.get("Topic", ""),
+        meta.get("Updated At", ""),
+        docs,
+    )
+
+
+def archived_row_record(data: bytes, key: str, path: str) -> Record:
+    """The record of `archive/<id>/index.md`: its Metadata fields, searched like row cells."""
+    meta: dict[str, str] = {}
+    for name, body in sections(text_of(data)):
+        if name.casefold() == "metadata":
+            meta = table_fields(body)
+            break
+    docs = [
+        Doc(ROW, col, weight, meta[col]) for col, weight in CELL_WEIGHTS.items() if meta.get(col, "") not in ("", "-")
+    ]
+    return Record(
+        SESSION,
+        key,
+        ARCHIVED,
+        ROW,
+        path,
+        meta.get("Original Status", ""),
+        meta.get("Agent Name", ""),
+        meta.get("Topic", ""),
+        meta.get("Updated At", ""),
+        docs,
+    )
+
+
+def read_file(root: str, path: str) -> bytes | None:
+    """A file's bytes, None when it is missing, unreadable or a symlink (which could lead out of the root)."""
+    try:
+        fd = os.open(os.path.join(root, path), os.O_RDONLY | NO_FOLLOW)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def note_record(data: bytes, key: str, path: str) -> Record:
+    """The record of a note file: its Title and Topic Key, then one document per section (the title
+    heading alone before them is no document of its own: the Title is)."""
+    meta: dict[str, str] = {}
+    parts = sections(text_of(data))
+    for name, body in parts:
+        if name.casefold() == "metadata":
+            meta = table_fields(body)
+            break
+    title = meta.get("Title", "")
+    docs = [
+        Doc(NOTE, name, weight, meta[name])
+        for name, weight in NOTE_FIELD_WEIGHTS.items()
+        if meta.get(name, "") not in ("", "-")
+    ]
+    for name, body in parts:
+        if name == TOP and body.lstrip("#").strip() in ("", title):
+            continue
+        if body and body.casefold() not in PLACEHOLDERS:
+            docs.append(Doc(NOTE, name, NOTE_SECTION_WEIGHTS.get(name.casefold(), DEFAULT_SECTION_WEIGHT), body))
+    cell = {k: ("" if v == "-" else v) for k, v in meta.items()}
+    return Record(
+        NOTE,
+        key,
+        LIVE,
+        NOTE,
+        path,
+        cell.get("Status", ""),
+        "",
+        title,
+        cell.get("Updated", ""),
+        docs,
+        0,
+        cell.get("Type", ""),
+        cell.get("Scope", ""),
+        cell.get("Project", ""),
+    )
+
+
+def file_record(root: str, path: str) -> Record | None:
+    """The record of a listed file (None when it names no session or note, or it vanished or cannot be read)."""
+    source = source_of(path)
+    data = read_file(root, path) if source is not None else None
+    if source is None or data is None:
+        return None
+    kind, key = source
+    if kind == NOTE:
+        return note_record(data, key, path)
+    if path.startswith(SESSIONS):
+        return snapshot_record(data, key, LIVE, path)
+    if path.endswith("/index.md"):
+        return archived_row_record(data, key, path)
+    return snapshot_record(data, key, ARCHIVED, path)
+
+
+# -- listing ------------------------------------------------------------------------------

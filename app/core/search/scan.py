@@ -1,0 +1,102 @@
+"""Search without the cache: read the files and match their documents in Python.
+
+Used when this SQLite lacks FTS5 with the trigram tokenizer, when the cache cannot be
+written, and while another process writes it. It reads the same documents as the cache
+(docs.py) and ranks them the same way, so it gives the same results, only slower.
+Memory stays bounded: it keeps the matching sessions, not the corpus.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..formats.layout import INDEX
+from .docs import Facts, Record, doc_order, facts, fold, listing, resolve
+from .parse import file_record, iter_lines, read_file, row_record, table_of
+
+if TYPE_CHECKING:
+    from .engine import Candidate, Matcher, Ranked, SearchFilters
+
+
+class _Tally:
+    """The matching documents seen so far, per session: best weight, count and best document."""
+
+    def __init__(self, matcher: Matcher, section: str | None):
+        """Count matches of matcher (in one section only when section is set, compared folded)."""
+        self.matcher = matcher
+        self.section = section
+        self.fold = fold
+        self.found: dict[tuple[str, str], list[Any]] = {}
+
+    def consider(self, rec: Record) -> None:
+        """Count a record's matching documents."""
+        for doc in rec.docs:
+            if self.section is not None and self.fold(doc.section) != self.section:
+                continue
+            if not self.matcher.found(doc.text):
+                continue
+            order = doc_order(doc, rec.path)
+            entry = self.found.get((rec.kind, rec.key))
+            if entry is None:
+                self.found[(rec.kind, rec.key)] = [doc.weight, 1, order, doc, rec.path]
+                continue
+            entry[0] = max(entry[0], doc.weight)
+            entry[1] += 1
+            if order < entry[2]:
+                entry[2:] = [order, doc, rec.path]
+
+
+def _maybe_matches(line: bytes, matcher: Matcher) -> bool:
+    """A cheap test that never misses a row whose cells match: the line itself, pipes unescaped."""
+    text = line.decode("utf-8", "replace")
+    return "\\\\" in text or matcher.found(text) or matcher.found(text.replace("\\|", "|"))
+
+
+def _row_key(line: bytes, columns: tuple[str, ...]) -> str | None:
+    """The Session ID cell of a line when it can be read without parsing the row (ID first, no escapes)."""
+    if not columns or columns[0] != "Session ID" or not line.lstrip().startswith(b"|"):
+        return None
+    parts = line.split(b"|", 2)
+    if len(parts) < 3 or b"\\" in parts[1]:
+        return None
+    return parts[1].decode("utf-8", "replace").strip()
+
+
+def scan(
+    base: str, matcher: Matcher, filters: SearchFilters
+) -> tuple[list[Ranked], dict[tuple[str, str], list[Candidate]]]:
+    """The ranked sessions matching in the files under base, and the best document of each."""
+    tally = _Tally(matcher, fold(filters.section) if filters.section is not None else None)
+    known: dict[tuple[str, str], list[Facts]] = {}
+    for path in sorted(listing(base)):
+        rec = file_record(base, path)
+        if rec:
+            tally.consider(rec)
+            known.setdefault((rec.kind, rec.key), []).append(facts(rec))
+    data = read_file(base, INDEX) or b""
+    columns, start, end = table_of(data)
+    for line in iter_lines(data, start, end):
+        if _maybe_matches(line, matcher):
+            rec = row_record(line, columns)
+            if rec:
+                tally.consider(rec)
+    if tally.found:  # every row of a matching session tells its status, even rows that did not match
+        keys = {key for _, key in tally.found}
+        for line in iter_lines(data, start, end):
+            quick = _row_key(line, columns)
+            if quick is not None and quick not in keys:
+                continue
+            rec = row_record(line, columns)
+            if rec and (rec.kind, rec.key) in tally.found:
+                known.setdefault((rec.kind, rec.key), []).append(facts(rec))
+    ranked = []
+    for (kind, key), (best, n, _order, _doc, _path) in tally.found.items():
+        info = resolve(kind, key, known.get((kind, key), []))
+        if info is not None and filters.passes(info):
+            ranked.append((kind, key, best, n, info))
+    ranked.sort(key=lambda r: (r[1], r[0]))
+    ranked.sort(key=lambda r: r[4].updated_sort, reverse=True)
+    ranked.sort(key=lambda r: (r[2], r[3]), reverse=True)
+    ranked = ranked[: filters.limit]
+    best_docs = {(r[0], r[1]): [(0, tally.found[(r[0], r[1])][3], tally.found[(r[0], r[1])][4])] for r in ranked}
+    return ranked, best_docs

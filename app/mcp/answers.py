@@ -1,0 +1,70 @@
+"""What a tool answers: a JSON result (the command line's `--json`, from cli/output.py) or one clear error line.
+
+A change answers its plan as `--json` shows it, with the report and, after a verified write,
+the success line (such as "Your Memory Session ID is: ..."); a dry run answers the exact patch
+`--dry-run` prints instead, and writes nothing. Errors are tool results with `is_error` set,
+one line saying why and whether anything was written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_types import CallToolResult, TextContent
+from pydantic import ValidationError
+
+from ..cli.output import dumps, plan_json
+from ..core.errors import Incomplete, MemboardError
+from ..core.plan import Plan, encoding_notes
+from ..core.secrets import SecretFound
+
+JSON = dict[str, Any]
+NOTHING_WRITTEN = ("nothing written", "nothing was written")
+
+
+def ok(value: JSON) -> CallToolResult:
+    """A result: the JSON as text, as `--json` prints it (once: clients that pass both text and structured
+    content to the model would pay for it twice, and a listing of 10k rows is megabytes)."""
+    return CallToolResult(content=[TextContent(type="text", text=dumps(value))])
+
+
+def failure(message: str) -> CallToolResult:
+    """A tool error: one line, `is_error` set."""
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+def change(plan: Plan[Any], dry_run: bool) -> CallToolResult:
+    """A change's answer: its result, the file changes, the report; the patch when it was a dry run."""
+    out = plan_json(plan, dry_run)
+    out["report"] = list(plan.report)
+    if dry_run:
+        out["diff"] = plan.patch().decode("utf-8", "replace")  # the bytes `--dry-run` prints, as text
+        out["notes"] = [
+            *encoding_notes(plan),
+            "dry run: nothing written" if plan.changes else "dry run: nothing to change",
+        ]
+    else:
+        out["message"] = plan.success
+    return ok(out)
+
+
+def error_line(exc: MemboardError) -> str:
+    """A refusal as one line that says whether anything was written (a MemboardError other than Incomplete
+    means nothing was)."""
+    if isinstance(exc, SecretFound):  # the command line's hint (--allow-secrets) is not an agent's to take
+        first = exc.matches[0].describe()
+        more = f" (and {len(exc.matches) - 1} more)" if len(exc.matches) > 1 else ""
+        return f"refusing to write a credential into memory: {first}{more}; leave it out of the text; nothing written"
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if isinstance(exc, Incomplete) or any(words in text for words in NOTHING_WRITTEN):
+        return text
+    return f"{text}; nothing written"
+
+
+def bad_arguments(tool: str, exc: ValidationError) -> str:
+    """The arguments a tool rejected, one line: each field and why."""
+    problems = []
+    for error in exc.errors():
+        field = ".".join(str(part) for part in error["loc"]) or "arguments"
+        problems.append(f"{field}: {error['msg']}")
+    return f"{tool}: bad arguments: {'; '.join(problems)}; nothing written"

@@ -1,0 +1,91 @@
+"""The notes an agent is shown when it starts work (mem_context, session_context): its session's own, then related active ones.
+
+A session's own notes are those whose Session is its ID (any status: they are its record). The
+related notes are active notes, nearest first: those its snapshot names (`notes/<id>.md` or a
+topic key with a `/`), those saved by the sessions it continues from or that continue from it,
+those of its project (or of the projects of its own notes), then the `global` ones, which apply
+everywhere; newest Updated first within each. With neither a session nor a project, every
+active note is related, newest first. Each note is its metadata as `memboard note list --json`
+shows it (no texts: mem_get reads one whole).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..cli.output import note_json
+from ..core.files.root import MemoryRoot
+from ..core.formats.layout import NOTES
+from ..core.ops.notes import list_notes
+from ..core.results import NoteView
+from .answers import JSON
+
+CONTEXT_LIMIT = 20
+TOKEN_RE = re.compile(r"[A-Za-z0-9._~/-]+")
+NAMED, LINKED, PROJECT, GLOBAL = range(4)
+
+
+def named_notes(text: str) -> set[str]:
+    """The note IDs a text may name: tokens with a `/`, as they are and without `notes/` and `.md`."""
+    found = set()
+    for token in TOKEN_RE.findall(text or ""):
+        token = token.strip("./")
+        if "/" not in token:
+            continue
+        found.add(token)
+        if token.startswith(f"{NOTES}/"):
+            token = token[len(NOTES) + 1 :]
+        found.add(token.removesuffix(".md"))
+    return found
+
+
+def _newest_first(views: Iterable[NoteView]) -> list[NoteView]:
+    """Views sorted by Updated, newest first (then by ID)."""
+    ordered = sorted(views, key=lambda v: v.id)
+    return sorted(ordered, key=lambda v: v.updated, reverse=True)
+
+
+def note_context(
+    root: MemoryRoot,
+    session_id: str | None = None,
+    project: str | None = None,
+    linked: Iterable[str] = (),
+    text: str = "",
+    limit: int = CONTEXT_LIMIT,
+) -> JSON:
+    """The session's own notes and the related active ones (see the module's docstring), at most limit of those;
+    `total` counts the related notes, `omitted` those left out."""
+    views = list_notes(root)
+    own = _newest_first(v for v in views if session_id and v.session == session_id)
+    mine = {v.id for v in own}
+    projects = {p for p in [project, *(v.project for v in own)] if p}
+    sessions, named = set(linked), named_notes(text)
+
+    def nearness(view: NoteView) -> int | None:
+        """How near a note is to the work (NAMED first), None when it is not related."""
+        if view.id in named:
+            return NAMED
+        if view.session and view.session in sessions:
+            return LINKED
+        if view.project and view.project in projects:
+            return PROJECT
+        if view.scope == "global" or not (session_id or project):
+            return GLOBAL
+        return None
+
+    ranked = [
+        (near, v)
+        for v in _newest_first(views)
+        if v.status == "active" and v.id not in mine
+        for near in [nearness(v)]
+        if near is not None
+    ]
+    related = [v for _near, v in sorted(ranked, key=lambda pair: pair[0])]
+    shown = related[:limit]
+    return {
+        "session": [note_json(v) for v in own],
+        "related": [note_json(v) for v in shown],
+        "total": len(related),
+        "omitted": len(related) - len(shown),
+    }

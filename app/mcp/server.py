@@ -1,0 +1,99 @@
+"""The MCP server: the tool sets registered in one place, strict arguments, one call at a time, errors as results.
+
+`TOOLSETS` lists every set of tools the server offers; a set is a class built on the memory
+root's path whose `tools()` returns its tools (methods whose docstrings are their descriptions)
+with their hints: the session tools (sessions.py) and the typed notes' tools (notes.py).
+
+Each call runs in a worker thread (the SDK's way with plain functions), one at a time in this
+process; other processes writing the same root wait on the root's lock as every writer does.
+An argument a tool does not take is refused (a misspelt `dry_run` must never mean a write),
+and so are arguments of the wrong type; an error of memboard's is answered as one line with
+`is_error` set. stdout carries JSON-RPC only: the SDK points the process's own stdout at stderr
+while it serves, and logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
+from pydantic import ValidationError
+
+from .. import __version__
+from ..core.errors import MemboardError
+from .answers import bad_arguments, error_line, failure
+from .notes import NoteTools
+from .sessions import SessionTools, Tool
+
+TOOLSETS = (SessionTools, NoteTools)
+
+INSTRUCTIONS = """\
+memboard keeps the agents' shared working memory (index.md, sessions/<id>.md, archive/, notes/). Change it only through these tools, never by editing its files.
+- Know your Memory Session ID: the session-start hook said "Your Memory Session ID is: ..."; else call session_context with your conversation_id. Never take the latest row as yours; with no ID, call session_register once.
+- Starting work: session_context shows your snapshot, related sessions and notes; search and session_list find earlier work; session_show reads one snapshot.
+- Record progress with session_update (your session_id; summary; snapshot sections such as ## Current Context, ## Decisions, ## Next Actions). It merges and keeps every earlier item: mark outdated ones [superseded], [resolved] or [done] instead of leaving them out.
+- Continue another session's work with session_continue; stop depending on it with session_release.
+- Archive (session_archive) or organize (memory_organize) only when the user asks.
+- Typed notes: when a decision, convention or preference is settled, a bug's root cause found, or a non-obvious fact or reusable pattern learned, save it at once with mem_save (title, type, scope, what, why, where, learned). Reuse the topic_key of an existing note on the topic (mem_search first; mem_suggest_topic_key derives one): the same key updates that note.
+- mem_save answering outcome "conflict" wrote nothing: show the user both texts, ask, then call again with choice (supersede or keep_both).
+- Before work that may have been done before, or when the user says "remember" or "last time": mem_context and mem_search (active notes first); mem_get reads one note.
+- Before saying the work is done: mem_session_summary (goal, instructions, discoveries, accomplished, next_steps, relevant).
+- Every writing tool takes dry_run=true to preview the exact diff. An error result means nothing was written (unless it says incomplete): never report a change or a Session ID the tool did not confirm.
+- Never put credentials in memory: text that looks like one is refused."""
+
+
+class MemoryServer(MCPServer):
+    """The memboard MCP server on one memory root."""
+
+    def __init__(self, root: Path):
+        """Register every tool set's tools for the memory root at root."""
+        super().__init__(name="memboard", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+        self.parameters: dict[str, frozenset[str]] = {}
+        self.turn: anyio.Lock | None = None
+        for toolset in TOOLSETS:
+            for tool, hints in toolset(root).tools():
+                self.register(tool, hints)
+
+    def register(self, tool: Tool, hints: ToolAnnotations) -> None:
+        """Offer one tool: its name, its docstring as the description, its arguments as they are named."""
+        self.parameters[tool.__name__] = frozenset(inspect.signature(tool).parameters)
+        self.add_tool(tool, name=tool.__name__, description=inspect.cleandoc(tool.__doc__ or ""), annotations=hints)
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Run a tool: unknown arguments refused, one call at a time, memboard's errors as one-line results."""
+        known = self.parameters.get(name)
+        unknown = sorted(set(arguments) - known) if known is not None else []
+        if known is not None and unknown:
+            return failure(
+                f"{name}: unknown argument(s) {', '.join(unknown)}; it takes {', '.join(sorted(known)) or 'none'}; "
+                "nothing written"
+            )
+        if self.turn is None:
+            self.turn = anyio.Lock()
+        try:
+            async with self.turn:
+                return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, MemboardError):
+                return failure(error_line(cause))
+            if isinstance(cause, ValidationError):
+                return failure(bad_arguments(name, cause))
+            if isinstance(cause, OSError):
+                return failure(f"failed: {cause.strerror or cause}")
+            raise
+
+
+def serve(root: Path) -> None:
+    """Serve the memory root at root on stdio until the client closes the connection."""
+    server = MemoryServer(root)
+    print(f"memboard mcp: serving {root} on stdio", file=sys.stderr, flush=True)
+    server.run("stdio")

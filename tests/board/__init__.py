@@ -1,0 +1,1 @@
+"""Tests of the board: the App, its model and loader, the demo root."""

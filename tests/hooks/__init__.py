@@ -1,0 +1,1 @@
+"""Tests of the agents' integration: the hook, install-hook, config, completion."""

@@ -1,0 +1,1 @@
+"""Tests of the package people install: metadata, sdist, version."""

@@ -1,0 +1,1 @@
+"""Helpers shared by every test folder: memory roots and rows, tree snapshots, hook payloads, faults."""

@@ -1,0 +1,1 @@
+"""Unit tests of the core's formats, plans and files."""

@@ -1,0 +1,296 @@
+"""A virtualised table of notes: a ScrollView that renders only the lines on screen.
+
+The same approach as the session table (widgets/session_table.py): the widget keeps a reference to
+the model's row list and turns just the visible rows into Strips, so 10k notes open, scroll and
+filter like 40. User text goes into Segments as-is: it is never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual.events import Click
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from memboard.board.actions import bindings
+from memboard.board.notes.model import NoteRow
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column: its sort key, header, width in cells (0 = take the rest) and cell text."""
+
+    key: str
+    title: str
+    width: int
+    text: Callable[[NoteRow, datetime], str]
+
+
+def _clean(text: str) -> str:
+    """One display line: control characters become spaces."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else " " for ch in text)
+
+
+KEY_COLUMN = Column("id", "Topic key", 0, lambda r, now: r.id)
+TYPE_COLUMN = Column("type", "Type", 10, lambda r, now: r.view.type or "?")
+SCOPE_COLUMN = Column("scope", "Scope", 7, lambda r, now: r.view.scope or "?")
+STATUS_COLUMN = Column("status", "Status", 10, lambda r, now: r.view.status or "?")
+PROJECT_COLUMN = Column("project", "Project", 12, lambda r, now: r.view.project or "·")
+AGE_COLUMN = Column("updated", "Age", 4, lambda r, now: r.age(now))
+UPDATED_COLUMN = Column("updated", "Updated", 16, lambda r, now: r.view.updated)
+TITLE_COLUMN = Column("title", "Title", 0, lambda r, now: r.view.title)
+STATUSES = ("active", "superseded")
+
+
+def layout_for(width: int) -> list[tuple[Column, int]]:
+    """The columns that fit a table this wide, with their widths (the topic key, then the title, take the rest)."""
+    fixed = [TYPE_COLUMN, STATUS_COLUMN]
+    if width >= 72:
+        fixed.insert(1, SCOPE_COLUMN)
+    if width >= 88:
+        fixed.append(PROJECT_COLUMN)
+    fixed.append(UPDATED_COLUMN if width >= 96 else AGE_COLUMN)
+    flex = [KEY_COLUMN] + ([TITLE_COLUMN] if width >= 140 else [])
+    used = 2 + sum(c.width + 1 for c in fixed) + len(flex)
+    rest = max(width - used, 12 * len(flex))
+    share = rest // len(flex)
+    layout: list[tuple[Column, int]] = [(flex[0], share)]
+    layout += [(c, c.width) for c in fixed]
+    if len(flex) > 1:
+        layout.append((flex[1], rest - share))
+    return layout
+
+
+class NoteTable(ScrollView, can_focus=True):
+    """The notes view's table (virtualised: renders only visible rows)."""
+
+    COMPONENT_CLASSES = {
+        "note-table--header",
+        "note-table--cursor",
+        "note-table--cursor-blurred",
+        "note-table--fresh",
+        "note-table--active",
+        "note-table--superseded",
+        "note-table--problem",
+        "note-table--dim",
+    }
+
+    BINDINGS = bindings("table")
+
+    cursor = reactive(0, always_update=True, repaint=False)
+
+    class CursorMoved(Message):
+        """The note under the cursor changed (key is None when the table is empty)."""
+
+        def __init__(self, key: str | None) -> None:
+            """Carry the new note's ID."""
+            self.key = key
+            super().__init__()
+
+    class HeaderClicked(Message):
+        """A column header was clicked (sort by it)."""
+
+        def __init__(self, column: str) -> None:
+            """Carry the column key."""
+            self.column = column
+            super().__init__()
+
+    def __init__(self, *, id: str | None = None) -> None:
+        """An empty table."""
+        super().__init__(id=id)
+        self.rows: list[NoteRow] = []
+        self.fresh: set[str] = set()
+        self.now = datetime.now()
+        self.sort_column = "id"
+        self.sort_reverse = False
+        self._last_key: str | None = None
+        self._columns: tuple[int, list[tuple[Column, int]]] | None = None
+        self._styles: dict[str, Style] = {}
+
+    # -- data ---------------------------------------------------------------------------
+
+    def set_rows(self, rows: list[NoteRow], now: datetime, keep: str | None = None) -> None:
+        """Show rows, keeping the cursor on the note keep when it is still there."""
+        self.rows = rows
+        self.now = now
+        self.virtual_size = Size(self.virtual_size.width, len(rows) + 1)
+        target = min(self.cursor, max(len(rows) - 1, 0))
+        if keep is not None:
+            target = next((i for i, row in enumerate(rows) if row.id == keep), target)
+        self.move_cursor(target)
+        self.refresh()
+
+    @property
+    def current(self) -> NoteRow | None:
+        """The row under the cursor."""
+        if 0 <= self.cursor < len(self.rows):
+            return self.rows[self.cursor]
+        return None
+
+    def move_cursor(self, index: int) -> None:
+        """Put the cursor on a row (clamped), scroll it into view and announce a change."""
+        index = max(0, min(index, len(self.rows) - 1)) if self.rows else 0
+        self.cursor = index
+        self._scroll_cursor_into_view()
+        self.refresh()
+        key = self.current.id if self.current else None
+        if key != self._last_key:
+            self._last_key = key
+            self.post_message(self.CursorMoved(key))
+
+    def _page_height(self) -> int:
+        """How many rows fit under the header."""
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def _scroll_cursor_into_view(self) -> None:
+        """Scroll so that the cursor row is visible."""
+        top = int(self.scroll_offset.y)
+        page = self._page_height()
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + page:
+            self.scroll_to(y=self.cursor - page + 1, animate=False, immediate=True)
+
+    def notify_style_update(self) -> None:
+        """Forget cached component styles when CSS or the theme changes."""
+        self._styles = {}
+        super().notify_style_update()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Render the visible lines, looking each component style up once per pass."""
+        self._styles = {}
+        return super().render_lines(crop)
+
+    def _style(self, name: str) -> Style:
+        """A component class's rich style (cached for one rendering pass): whole for the header, cursor and
+        fresh rows; only what it sets for the colours of a status or of dim text, so a row's background
+        (the cursor's) shows through them."""
+        style = self._styles.get(name)
+        if style is None:
+            partial = name not in ("header", "cursor", "cursor-blurred", "fresh")
+            style = self._styles[name] = self.get_component_rich_style(f"note-table--{name}", partial=partial)
+        return style
+
+    def on_resize(self) -> None:
+        """Keep the cursor visible when the size changes."""
+        self._columns = None
+        self._scroll_cursor_into_view()
+
+    # -- actions ------------------------------------------------------------------------
+
+    def action_cursor_up(self) -> None:
+        """Move up one row."""
+        self.move_cursor(self.cursor - 1)
+
+    def action_cursor_down(self) -> None:
+        """Move down one row."""
+        self.move_cursor(self.cursor + 1)
+
+    def action_page_up(self) -> None:
+        """Move up one page."""
+        self.move_cursor(self.cursor - self._page_height())
+
+    def action_page_down(self) -> None:
+        """Move down one page."""
+        self.move_cursor(self.cursor + self._page_height())
+
+    def action_first(self) -> None:
+        """Go to the first row."""
+        self.move_cursor(0)
+
+    def action_last(self) -> None:
+        """Go to the last row."""
+        self.move_cursor(len(self.rows) - 1)
+
+    def on_click(self, event: Click) -> None:
+        """Click a row to select it, a header to sort by its column."""
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        if offset.y == 0:
+            x = 2
+            for column, width in self._layout():
+                if x <= offset.x < x + width + 1:
+                    self.post_message(self.HeaderClicked(column.key))
+                    return
+                x += width + 1
+            return
+        index = int(self.scroll_offset.y) + offset.y - 1
+        if 0 <= index < len(self.rows):
+            self.move_cursor(index)
+
+    # -- rendering ----------------------------------------------------------------------
+
+    def _layout(self) -> list[tuple[Column, int]]:
+        """The columns for the current width (cached per width)."""
+        width = self.scrollable_content_region.width
+        if self._columns is None or self._columns[0] != width:
+            self._columns = (width, layout_for(width))
+        return self._columns[1]
+
+    def render_line(self, y: int) -> Strip:
+        """One screen line: the header at y == 0, else the row at scroll offset + y - 1."""
+        width = self.scrollable_content_region.width
+        layout = self._layout()
+        if y == 0:
+            return self._header(layout, width)
+        index = int(self.scroll_offset.y) + y - 1
+        if index >= len(self.rows):
+            return Strip.blank(width, self.rich_style)
+        return self._row(self.rows[index], index, layout, width)
+
+    def _header(self, layout: list[tuple[Column, int]], width: int) -> Strip:
+        """The header line with a sort arrow on the sorted column."""
+        parts = ["  "]
+        for column, col_width in layout:
+            title = column.title
+            if column.key == self.sort_column and (column.key != "id" or self.sort_reverse):
+                title += " ▼" if self.sort_reverse else " ▲"
+            parts.append(set_cell_size(title, col_width) + " ")
+        return Strip([Segment(set_cell_size("".join(parts), width), self._style("header"))], width)
+
+    def _row(self, row: NoteRow, index: int, layout: list[tuple[Column, int]], width: int) -> Strip:
+        """One row as segments: a mark, the cells, the status coloured, the row background by state."""
+        base = self.rich_style
+        if row.id in self.fresh:
+            base = base + self._style("fresh")
+        if index == self.cursor:
+            base = base + self._style("cursor" if self.has_focus else "cursor-blurred")
+        problem = row.view.problem is not None
+        status_style = (
+            self._style("problem" if problem else row.status) if problem or row.status in STATUSES else Style()
+        )
+        superseded = row.status == "superseded"
+        segments = [Segment("! " if problem else "  ", base + status_style if problem else base)]
+        for column, col_width in layout:
+            text = set_cell_size(_clean(column.text(row, self.now)), col_width) + " "
+            if column is STATUS_COLUMN:
+                style = base + status_style
+            elif superseded or column in (AGE_COLUMN, UPDATED_COLUMN, PROJECT_COLUMN, SCOPE_COLUMN):
+                style = base + self._style("dim")
+            else:
+                style = base
+            segments.append(Segment(text, style))
+        used = sum(cell_len(s.text) for s in segments)
+        if used < width:
+            segments.append(Segment(" " * (width - used), base))
+        return Strip(segments).crop(0, width).simplify()
+
+    def on_focus(self) -> None:
+        """Repaint the cursor in its focused colour."""
+        self.refresh()
+
+    def on_blur(self) -> None:
+        """Repaint the cursor in its blurred colour."""
+        self.refresh()

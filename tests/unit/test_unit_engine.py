@@ -272,3 +272,16 @@ def test_a_new_root_that_another_memboard_is_writing_into_is_a_memory_root(tmp_p
     assert not_a_memory_root(tmp_path) is None
     (tmp_path / "notes.txt").write_text("someone else's")
     assert "notes.txt" in (not_a_memory_root(tmp_path) or "")
+
+
+def test_a_marker_renamed_into_place_between_the_two_looks_is_seen(tmp_path, monkeypatch):
+    """Concurrent first registrations: another process's index.md lands after the marker check and before
+    the folder is listed; the listing must count it as the marker it is, not as someone else's file."""
+    from pathlib import Path
+
+    from memboard.core.files.root import not_a_memory_root
+
+    (tmp_path / "index.md").write_bytes(b"| Session ID |\n")
+    real_exists = Path.exists
+    monkeypatch.setattr(Path, "exists", lambda self: False if self.parent == tmp_path else real_exists(self))
+    assert not_a_memory_root(tmp_path) is None

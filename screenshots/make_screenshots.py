@@ -98,13 +98,55 @@ async def help_screen(pilot) -> None:
     await settle(pilot)
 
 
-@scene("organize", "Organize previews the whole pass as a report and a diff; enter applies it")
+@scene("organize", "Organize says what it will do and why for every row it leaves; enter applies it")
 async def organize(pilot) -> None:
     """Open organize and preview it with the default stale days."""
     await pilot.press("o")
     await wait_for_screen(pilot, "StaleDaysScreen")
     await pilot.press("enter")
     await wait_for_screen(pilot, "PreviewScreen")
+
+
+@scene("preview", "A preview in words: each file under a header, each index row as the cells that change")
+async def continue_preview(pilot) -> None:
+    """Continue the hook session from the live-reload one: both rows and a snapshot change."""
+    pilot.app.select_session(demo_id("hook"))
+    await settle(pilot)
+    await pilot.press("c")
+    await wait_for_screen(pilot, "SessionPicker")
+    await pilot.press(*demo_id("live"), "enter")
+    await wait_for_screen(pilot, "PreviewScreen")
+
+
+@scene("exact-diff", "`d` in a preview: the exact diff, the bytes `--dry-run` prints")
+async def exact_diff(pilot) -> None:
+    """The archive of the Windows-rename session, as its exact diff."""
+    pilot.app.select_session(demo_id("rename"))
+    await settle(pilot)
+    await pilot.press("a")
+    await wait_for_screen(pilot, "PreviewScreen")
+    await pilot.press("d")
+    await pilot.pause()
+
+
+@scene("log", "`l`: what each change did in this run (toasts say it in one line)")
+async def result_log(pilot) -> None:
+    """Organize, then an archive refused, then the result log."""
+    await pilot.press("o")
+    await wait_for_screen(pilot, "StaleDaysScreen")
+    await pilot.press("enter")
+    await wait_for_screen(pilot, "PreviewScreen")
+    await pilot.press("enter")
+    await settle(pilot)
+    pilot.app.select_session(demo_id("sync1"))
+    await settle(pilot)
+    await pilot.press("a")
+    await wait_for_screen(pilot, "MessageScreen")
+    await pilot.press("enter")
+    await settle(pilot)
+    pilot.app.clear_notifications()
+    await pilot.press("l")
+    await wait_for_screen(pilot, "LogScreen")
 
 
 @scene("chain", "`g`: the reference chain both ways, with one-sided, archived and missing links marked")

@@ -123,3 +123,14 @@ class TestPalette:
             await settle(pilot)
 
         assert snap_compare(demo_app, terminal_size=SIZE, run_before=search_palette)
+
+
+SIZES = pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
+
+
+class TestWidths:
+    """The board where the layout changes with the width: the pane folds away at 80, Agent shows at 160."""
+
+    @SIZES
+    def test_board_at_size(self, snap_compare, demo_app, size):
+        assert snap_compare(demo_app, terminal_size=size, run_before=settled())

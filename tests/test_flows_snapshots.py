@@ -1,4 +1,5 @@
-"""Snapshot tests of the board's flow modals and the chain view (120x40, fixed clock and theme)."""
+"""Snapshot tests of the board's flow modals and the chain view (120x40, and 80x24 and 160x45 where the
+layout changes; fixed clock and theme, no cursor blink)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,15 @@ from textual.widgets import Input, TextArea
 
 from memboard.board.screens import (
     ChainScreen,
+    LogScreen,
     MessageScreen,
     PreviewScreen,
+    QuestionScreen,
     SessionPicker,
     StaleDaysScreen,
     UpdateScreen,
 )
-from tests.flows.driving import make_app, mark, ready, wait_for_screen
+from tests.flows.driving import make_app, mark, ready, wait_for_flow, wait_for_screen
 from tests.flows.sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE, make_root
 
 SIZE = (120, 40)
@@ -116,3 +119,66 @@ class TestChainSnapshots:
         snap.write_text(text, encoding="utf-8")
         (root / "archive" / "2026-02-02-0200-old-agent").mkdir(parents=True)
         assert snap_compare(board, terminal_size=SIZE, run_before=open_flow(ChainScreen, "g", LONER))
+
+
+SIZES = pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
+
+
+class TestRoundTwoSnapshots:
+    """Previews in words and as the exact diff, a large plan's second question, the quit question and the
+    result log, at 80x24 and 160x45."""
+
+    @SIZES
+    def test_organize_in_words(self, board, size, snap_compare):
+        async def run_before(pilot):
+            await open_flow(StaleDaysScreen, "o")(pilot)
+            await pilot.press("enter")
+            await wait_for_screen(pilot, PreviewScreen)
+
+        assert snap_compare(board, terminal_size=size, run_before=run_before)
+
+    @SIZES
+    def test_archive_exact_diff(self, board, size, snap_compare):
+        async def run_before(pilot):
+            await open_flow(PreviewScreen, "a", LONER)(pilot)
+            await pilot.press("d")
+            await pilot.pause()
+
+        assert snap_compare(board, terminal_size=size, run_before=run_before)
+
+    @SIZES
+    def test_a_large_plan_asks_again(self, board, root, size, snap_compare):
+        from tests.flows.test_previews import add_sessions
+
+        ids = add_sessions(root, 70)
+
+        async def run_before(pilot):
+            await open_flow(PreviewScreen, "a", marks=tuple(ids))(pilot)
+            await pilot.press("y")
+            await pilot.pause()
+
+        assert snap_compare(board, terminal_size=size, run_before=run_before)
+
+    @SIZES
+    def test_quit_with_a_flow_open(self, board, size, snap_compare):
+        async def run_before(pilot):
+            await open_flow(PreviewScreen, "a", LONER)(pilot)
+            await pilot.press("q")
+            await wait_for_screen(pilot, QuestionScreen)
+
+        assert snap_compare(board, terminal_size=size, run_before=run_before)
+
+    @SIZES
+    def test_result_log(self, board, size, snap_compare):
+        async def run_before(pilot):
+            await open_flow(PreviewScreen, "a", marks=(SOURCE, OVERDUE))(pilot)
+            await pilot.press("enter")
+            await wait_for_flow(pilot)
+            await open_flow(PreviewScreen, "a", LONER)(pilot)
+            await pilot.press("escape")
+            await wait_for_flow(pilot)
+            pilot.app.clear_notifications()
+            await pilot.press("l")
+            await wait_for_screen(pilot, LogScreen)
+
+        assert snap_compare(board, terminal_size=size, run_before=run_before)

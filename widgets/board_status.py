@@ -45,6 +45,10 @@ class BoardStatus(Static):
         if bad:
             out.append(f" ! {bad} unparseable ", style=self.status_style("problem"))
             out.append(" ")
+        shared = counts.get("duplicate", 0)
+        if shared:
+            out.append(f" ! {shared} share an ID ", style=self.status_style("problem"))
+            out.append(" ")
         if loading:
             out.append(" loading… ", style="italic")
         out.append(f"│ showing {shown:,}", style="dim")

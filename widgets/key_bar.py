@@ -1,64 +1,149 @@
-"""A one-line footer of the board's keys: cheap to draw (one Text) and clickable.
+"""A one-line footer of the keys of the place in front: cheap to draw (one Content) and clickable.
 
-Textual's Footer mounts a widget per key and restyles them all on every focus change,
-which costs a noticeable part of the board's first paint; this bar renders the same
-bindings (grouped ones share a label) as a single line.
+Every screen has its own bar, and the board's bar follows its state (the table, the filter box,
+the full-width pane); the entries come from the action table (memboard.board.actions). Help
+and quit are pinned to the right and stay visible at any width: when the line is too narrow,
+the other keys give way from the end and an ellipsis says so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass
 
-from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.events import Click
 from textual.widgets import Static
 
+from memboard.board.actions import ACTIONS, Action, footer_entries, footer_key
+
+KEY_STYLE = "bold $footer-key-foreground"
+LABEL_STYLE = "$footer-description-foreground"
+MORE = " …"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One drawn entry: its keys (one per member of a group), its label, and what a click runs."""
+
+    keys: tuple[tuple[str, str], ...]  # (key as shown, action with its namespace or "")
+    label: str
+
+    @property
+    def width(self) -> int:
+        """Cells it takes, with the space before it."""
+        return 1 + sum(len(key) for key, _ in self.keys) + 1 + len(self.label)
+
+
+def namespaced(entry: Action) -> str:
+    """The action a click runs, with the namespace of its owner ("" when a widget handles the key)."""
+    if not entry.action:
+        return "app.focus_next" if entry.keys == "tab" else ""
+    if entry.owner == "app" or not entry.owner:
+        return f"app.{entry.action}"
+    return f"screen.{entry.action}"
+
+
+def items(context: str, table: tuple[Action, ...] = ACTIONS) -> tuple[list[Item], list[Item]]:
+    """The context's entries (groups joined) and the pinned ones, as drawn items."""
+    entries = footer_entries(context, table)
+    free: list[Item] = []
+    pinned: list[Item] = []
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        members = [entry]
+        while entry.group and i + len(members) < len(entries) and entries[i + len(members)].group == entry.group:
+            members.append(entries[i + len(members)])
+        label = entry.group if entry.group and len(members) > 1 else entry.label
+        item = Item(tuple((footer_key(m, context), namespaced(m)) for m in members), label)
+        (pinned if entry.pinned else free).append(item)
+        i += len(members)
+    return free, pinned
+
 
 class KeyBar(Static):
-    """The shown bindings of the app as `key label` pairs; clicking one runs its action."""
+    """The keys of one place (`board`, `pane`, `filter` or a screen's footer) as `key label` pairs."""
 
-    def __init__(self, bindings: Sequence[BindingType], *, id: str | None = None) -> None:
-        """A bar for these bindings (the Binding entries with show=True are drawn)."""
-        super().__init__(id=id)
-        self.bindings = [b for b in bindings if isinstance(b, Binding) and b.show]
+    def __init__(self, context: str = "board", *, id: str | None = None, table: tuple[Action, ...] = ACTIONS) -> None:
+        """A bar for the context's keys (from table, the action table unless a test passes another)."""
+        super().__init__(id=id or "keys", classes="key-bar")
+        self.context = context
+        self.table = table
         self._spans: list[tuple[int, int, str]] = []
+        self._drawn: tuple[str, int] | None = None
 
     def on_mount(self) -> None:
         """Draw the keys."""
-        self.update(self._render_keys())
+        self.redraw()
 
-    def _render_keys(self) -> Content:
-        """The bar's content, remembering where each key sits for clicks."""
-        parts: list[tuple[str, str]] = []
-        width = 0
+    def on_resize(self) -> None:
+        """Fit the keys to the new width."""
+        self.redraw()
+
+    def show(self, context: str) -> None:
+        """Show another place's keys."""
+        if context != self.context:
+            self.context = context
+            self.redraw()
+
+    def redraw(self) -> None:
+        """Draw the context's keys into the bar's width (once per context and width)."""
+        width = self.size.width or self.app.size.width
+        if self._drawn == (self.context, width):
+            return
+        self._drawn = (self.context, width)
+        self.update(self.render_keys(width))
+
+    def render_keys(self, width: int) -> Content:
+        """The bar's content at width: free keys that fit, an ellipsis if some do not, the pinned keys at the right."""
+        free, pinned = items(self.context, self.table)
+        room = width - sum(item.width for item in pinned) - 1
+        shown: list[Item] = []
+        used = 0
+        for number, item in enumerate(free):
+            last = number == len(free) - 1
+            if used + item.width + (0 if last else len(MORE)) > room:
+                break
+            shown.append(item)
+            used += item.width
+        parts: list[tuple[str, str] | str] = []
         spans: list[tuple[int, int, str]] = []
-        i = 0
-        bindings = self.bindings
-        while i < len(bindings):
-            binding = bindings[i]
-            group = binding.group
-            members = [binding]
-            if group is not None:
-                while i + len(members) < len(bindings) and bindings[i + len(members)].group == group:
-                    members.append(bindings[i + len(members)])
-            parts.append((" ", ""))
-            width += 1
-            for member in members:
-                key = self.app.get_key_display(member)
-                parts.append((key, "bold $footer-key-foreground"))
-                spans.append((width, width + len(key), member.action))
-                width += len(key)
-            label = " " + (group.description.strip() if group is not None else binding.description)
-            parts.append((label, "$footer-description-foreground"))
-            width += len(label)
-            i += len(members)
+        at = 0
+        for item in shown:
+            at = self._append(item, parts, spans, at)
+        if len(shown) < len(free):
+            parts.append((MORE, LABEL_STYLE))
+            at += len(MORE)
+        gap = width - at - sum(item.width for item in pinned) - 1
+        if gap > 0:
+            parts.append(" " * gap)
+            at += gap
+        for item in pinned:
+            at = self._append(item, parts, spans, at)
         self._spans = spans
         return Content.assemble(*parts)
 
+    @staticmethod
+    def _append(item: Item, parts: list, spans: list[tuple[int, int, str]], at: int) -> int:
+        """Add one item's parts (keys, then label) from column at; the column after it."""
+        parts.append(" ")
+        at += 1
+        for key, action in item.keys:
+            parts.append((key, KEY_STYLE))
+            spans.append((at, at + len(key), action))
+            at += len(key)
+        label = " " + item.label
+        parts.append((label, LABEL_STYLE))
+        return at + len(label)
+
+    @property
+    def text(self) -> str:
+        """What the bar shows, as plain text."""
+        return self.render_keys(self.size.width or self.app.size.width).plain
+
     def on_click(self, event: Click) -> None:
-        """Run the action of the clicked key."""
+        """Run the action of the clicked key (its label counts as part of it)."""
         for start, end, action in self._spans:
-            if start <= event.x < end + 1:
-                self.run_worker(self.app.run_action(action), exclusive=False)
+            if start <= event.x < end + 1 and action:
+                self.run_worker(self.app.run_action(action, self.screen), exclusive=False)
                 return

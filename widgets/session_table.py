@@ -46,8 +46,10 @@ def _clean(text: str) -> str:
 ID_COLUMN = Column("id", "Session ID", 35, lambda r, now: r.id)
 AGENT_COLUMN = Column("agent", "Agent", 18, lambda r, now: r.agent)
 STATUS_COLUMN = Column("status", "Status", 6, lambda r, now: r.status if not r.problem else "??")
-REFS_COLUMN = Column("refs", "Refs", 4, lambda r, now: str(r.ref_count) if r.ref_count else "·")
-AGE_COLUMN = Column("updated_at", "Age", 4, lambda r, now: r.age(now))
+REFS_COLUMN = Column("refs", "Refs", 5, lambda r, now: str(r.ref_count) if r.ref_count else "·")
+AGE_COLUMN = Column("age", "Age", 5, lambda r, now: r.age(now))
+AGENT_FROM = 101  # table widths from which Agent, then Summary, get a column (101: not at 100 wide, scrollbar or not)
+SUMMARY_FROM = 130
 TOPIC_COLUMN = Column("topic", "Topic", 0, lambda r, now: r.topic if not r.problem else f"unparseable: {r.problem}")
 SUMMARY_COLUMN = Column("summary", "Summary", 0, lambda r, now: r.summary)
 
@@ -97,6 +99,7 @@ class SessionTable(ScrollView, can_focus=True):
         self.now = datetime.now()
         self.sort_column = "line"
         self.sort_reverse = False
+        self.empty_text = ""  # why there is no row, drawn where the rows would be
         self._last_key: str | None = None
         self._columns_cache: tuple[int, list[tuple[Column, int]]] | None = None
         self._styles: dict[str, Style] = {}
@@ -224,9 +227,9 @@ class SessionTable(ScrollView, can_focus=True):
             return self._columns_cache[1]
         fixed = [ID_COLUMN, STATUS_COLUMN, REFS_COLUMN, AGE_COLUMN]
         flex = [TOPIC_COLUMN]
-        if width >= 110:
+        if width >= AGENT_FROM:
             fixed.insert(1, AGENT_COLUMN)
-        if width >= 150:
+        if width >= SUMMARY_FROM:
             flex.append(SUMMARY_COLUMN)
         used = 2 + sum(c.width + 1 for c in fixed) + len(flex)
         rest = max(width - used, 8 * len(flex))
@@ -237,6 +240,10 @@ class SessionTable(ScrollView, can_focus=True):
         self._columns_cache = (width, layout)
         return layout
 
+    def visible_columns(self) -> list[str]:
+        """The keys of the columns on screen, left to right (what `s` cycles through)."""
+        return [column.key for column, _ in self._layout()]
+
     def render_line(self, y: int) -> Strip:
         """One screen line: the header at y == 0, else the row at scroll offset + y - 1."""
         width = self.scrollable_content_region.width
@@ -245,6 +252,8 @@ class SessionTable(ScrollView, can_focus=True):
             return self._header(layout, width)
         index = int(self.scroll_offset.y) + y - 1
         if index >= len(self.rows):
+            if y == 1 and not self.rows and self.empty_text:
+                return Strip([Segment(set_cell_size("  " + self.empty_text, width), self._style("dim"))], width)
             return Strip.blank(width, self.rich_style)
         return self._row(self.rows[index], index, layout, width)
 
@@ -255,7 +264,8 @@ class SessionTable(ScrollView, can_focus=True):
         for column, col_width in layout:
             title = column.title
             if column.key == self.sort_column:
-                title += " ▼" if self.sort_reverse else " ▲"
+                arrow = "▼" if self.sort_reverse else "▲"
+                title = (title + " " + arrow) if len(title) + 2 <= col_width else title[: col_width - 1] + arrow
             parts.append(set_cell_size(title, col_width) + " ")
         text = set_cell_size("".join(parts), width)
         return Strip([Segment(text, style)], width)
@@ -267,7 +277,8 @@ class SessionTable(ScrollView, can_focus=True):
             base = self._styles["base"] = self.rich_style
         if row.id in self.fresh:
             base = base + self._style("fresh")
-        if row.id in self.marked:
+        marked = row.key in self.marked
+        if marked:
             base = base + self._style("marked")
         if index == self.cursor:
             base = base + self._style("cursor" if self.has_focus else "cursor-blurred")
@@ -278,8 +289,8 @@ class SessionTable(ScrollView, can_focus=True):
         else:
             status_style = Style()
         dim = self._style("dim")
-        mark = "●" if row.id in self.marked else ("!" if row.problem else " ")
-        segments = [Segment(mark + " ", base + status_style if row.problem else base)]
+        mark = "●" if marked else ("!" if row.problem or row.dups else " ")
+        segments = [Segment(mark + " ", base + self._style("problem") if row.problem or row.dups else base)]
         for column, col_width in layout:
             text = set_cell_size(_clean(column.text(row, self.now)), col_width) + " "
             if column is STATUS_COLUMN or (column is TOPIC_COLUMN and row.problem):

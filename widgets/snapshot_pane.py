@@ -30,6 +30,12 @@ def metadata_text(row: BoardRow, now, colour: Colour) -> Text:
     if row.problem:
         out.append("unparseable row: ", style=Style(bold=True) + colour("problem"))
         out.append(row.problem + "\n", style=colour("problem"))
+    if row.dups:
+        out.append("duplicate Session ID: ", style=Style(bold=True) + colour("problem"))
+        out.append(
+            f"row {row.dup} of {row.dups} with this ID; changes to it are refused until one is left (d: doctor)\n",
+            style=colour("problem"),
+        )
     fields = [
         ("Agent", row.agent),
         ("Topic", row.topic),
@@ -105,13 +111,13 @@ class SnapshotPane(VerticalScroll, can_focus=True):
         else:
             self.mount(Markdown(text, id="pane-markdown"))
 
-    def show(self, row: BoardRow | None, snapshot: PaneSnapshot | None, position: int, now) -> None:
-        """Show row and, when loaded, its snapshot at revision position."""
+    def show(self, row: BoardRow | None, snapshot: PaneSnapshot | None, position: int, now, empty: str = "") -> None:
+        """Show row and, when loaded, its snapshot at revision position (empty: why there is no row)."""
         meta = self.query_one("#pane-meta", Static)
         revision = self.query_one("#pane-revision", Static)
         merge = self.query_one("#pane-merge", Static)
         if row is None:
-            meta.update(Text("No session selected.", style="dim"))
+            meta.update(Text(empty or "No session selected.", style="dim"))
             revision.update("")
             merge.display = False
             self._markdown("")

@@ -27,6 +27,10 @@ Owner = Literal[
     "update",
     "chain",
     "help",
+    "log",
+    "planning",
+    "confirm",
+    "progress",
     "search",
     "archived",
     "session",
@@ -52,6 +56,7 @@ class Where(Enum):
     SEARCH = "In search (f)"
     ARCHIVE = "In the archive (A)"
     SESSION = "In a read-only session (opened from search or the archive)"
+    LOG = "In the result log"
     ANYWHERE = "Anywhere"
     MOUSE = "With the mouse"
     HELP = "In this help"
@@ -73,11 +78,18 @@ class Action:
     owner: Owner = ""
     palette: str = ""
     """The command palette's name for it ("" = not offered there)."""
-    footer: bool = False
+    footer: tuple[str, ...] = ()
+    """The footers that show it: `board`, `pane`, `filter`, or a screen's (its owner name)."""
     group: str = ""
     """Consecutive footer entries of one group share its label (`1234 status`)."""
     priority: bool = False
     key_display: str | None = None
+    pinned: bool = False
+    """Shown at the right of every footer, whatever its width (help and quit); bound on every modal too."""
+    in_modals: bool = False
+    """Bound on every modal as well, though not shown in footers (ctrl+c: quit, asking first)."""
+    text_key: str = ""
+    """The key a footer shows where a text box takes the others (`f1` for help, `ctrl+q` for quit)."""
 
     @property
     def action_name(self) -> str:
@@ -86,11 +98,9 @@ class Action:
 
     @property
     def key_text(self) -> str:
-        """The keys as a person reads them (`esc / n`, `[`, `ctrl+s`); a gesture as written."""
+        """Every key as a person reads it (`esc / n`, `[`, `ctrl+s`); a gesture as written."""
         if self.where is Where.MOUSE:
             return self.keys
-        if self.key_display:
-            return self.key_display
         return " / ".join(key_label(key) for key in self.keys.split(","))
 
 
@@ -101,6 +111,29 @@ def key_label(key: str) -> str:
 
 
 STATUS = "status"  # the footer group of the four status filters
+BOARD, PANE, FILTER, NOTES = ("board",), ("pane",), ("filter",), ("notes",)
+TEXT_FOOTERS = frozenset({"filter", "update", "picker", "stale", "search", "archived"})
+"""Footers of places where a text box takes letters (help and quit show their text_key there)."""
+MODALS = frozenset(
+    {
+        "preview",
+        "message",
+        "picker",
+        "stale",
+        "update",
+        "chain",
+        "help",
+        "log",
+        "planning",
+        "confirm",
+        "progress",
+        "search",
+        "archived",
+        "session",
+        "conflict",
+    }
+)
+"""Owners that are modal screens: the App's keys do not reach past them, so each binds help and quit itself."""
 
 ACTIONS: tuple[Action, ...] = (
     # the App's keys, in footer order
@@ -112,7 +145,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.BOARD,
         "app",
         palette="Filter by text",
-        footer=True,
+        footer=BOARD,
         priority=True,
     ),
     Action(
@@ -123,7 +156,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.BOARD,
         "app",
         palette="Show all sessions",
-        footer=True,
+        footer=BOARD,
         group=STATUS,
     ),
     Action(
@@ -134,7 +167,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.BOARD,
         "app",
         palette="Show idle sessions",
-        footer=True,
+        footer=BOARD,
         group=STATUS,
     ),
     Action(
@@ -145,7 +178,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.BOARD,
         "app",
         palette="Show active sessions",
-        footer=True,
+        footer=BOARD,
         group=STATUS,
     ),
     Action(
@@ -156,7 +189,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.BOARD,
         "app",
         palette="Show stale sessions",
-        footer=True,
+        footer=BOARD,
         group=STATUS,
     ),
     Action(
@@ -167,7 +200,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.BOARD,
         "app",
         palette="Notes view",
-        footer=True,
+        footer=BOARD,
     ),
     Action(
         "N",
@@ -186,7 +219,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.PANE,
         "app",
         palette="Open snapshot",
-        footer=True,
+        footer=BOARD,
     ),
     Action(
         "space",
@@ -196,7 +229,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.BOARD,
         "app",
         palette="Mark session",
-        footer=True,
+        footer=BOARD,
         key_display="␣",
     ),
     Action(
@@ -207,17 +240,17 @@ ACTIONS: tuple[Action, ...] = (
         Where.FLOWS,
         "app",
         palette="Continue session",
-        footer=True,
+        footer=BOARD,
     ),
     Action(
         "r",
         "release",
         "release",
-        "release one of the selected session's references",
+        "release a reference of the selected session: one that continues from it, or one it continues from",
         Where.FLOWS,
         "app",
         palette="Release reference",
-        footer=True,
+        footer=BOARD,
     ),
     Action(
         "a",
@@ -227,7 +260,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.FLOWS,
         "app",
         palette="Archive",
-        footer=True,
+        footer=BOARD,
     ),
     Action(
         "o",
@@ -237,7 +270,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.FLOWS,
         "app",
         palette="Organize memory",
-        footer=True,
+        footer=BOARD,
     ),
     Action(
         "u",
@@ -247,7 +280,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.FLOWS,
         "app",
         palette="Update session",
-        footer=True,
+        footer=BOARD,
     ),
     Action(
         "g",
@@ -257,7 +290,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.FLOWS,
         "app",
         palette="Reference chain",
-        footer=True,
+        footer=BOARD,
     ),
     Action(
         "d",
@@ -267,7 +300,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.FLOWS,
         "app",
         palette="Doctor",
-        footer=True,
+        footer=BOARD,
     ),
     Action(
         "f",
@@ -277,7 +310,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.BOARD,
         "app",
         palette="Search everything",
-        footer=True,
+        footer=BOARD,
     ),
     Action(
         "A",
@@ -287,34 +320,93 @@ ACTIONS: tuple[Action, ...] = (
         Where.BOARD,
         "app",
         palette="Browse the archive",
-        footer=True,
+        footer=BOARD,
     ),
-    Action("s", "sort", "sort", "sort by the next column", Where.BOARD, "app"),
+    Action(
+        "l",
+        "log",
+        "log",
+        "the result log: what each change did in this run",
+        Where.BOARD,
+        "app",
+        palette="Result log",
+        footer=BOARD,
+    ),
+    Action(
+        "s",
+        "sort",
+        "sort",
+        "sort by the next column on screen (then back to file order)",
+        Where.BOARD,
+        "app",
+        footer=BOARD,
+    ),
     Action(
         "S", "reverse_sort", "reverse sort", "reverse the sort order", Where.BOARD, "app", palette="Reverse sort order"
     ),
+    Action("escape", "leave_pane", "back", "leave the full-width pane", Where.PANE, "app", footer=PANE),
     Action(
         "left_square_bracket",
         "revision(-1)",
-        "older revision",
+        "older",
         "step to an older snapshot revision",
         Where.PANE,
         "app",
         palette="Older snapshot revision",
+        footer=PANE,
+        group="revision",
     ),
     Action(
         "right_square_bracket",
         "revision(1)",
-        "newer revision",
+        "newer",
         "step to a newer snapshot revision",
         Where.PANE,
         "app",
         palette="Newer snapshot revision",
+        footer=PANE,
+        group="revision",
     ),
-    Action("escape", "leave_pane", "back", "leave the full-width pane", Where.PANE, "app"),
-    Action("question_mark", "help", "help", "this help", Where.ANYWHERE, "app", palette="Help", footer=True),
-    Action("q", "quit", "quit", "quit memboard", Where.ANYWHERE, "app", palette="Quit", footer=True),
-    Action("ctrl+p", "", "commands", "the command palette: every action by name, and themes", Where.ANYWHERE),
+    Action(
+        "question_mark,f1",
+        "help",
+        "help",
+        "this help",
+        Where.ANYWHERE,
+        "app",
+        palette="Help",
+        pinned=True,
+        key_display="?",
+        text_key="f1",
+    ),
+    Action(
+        "q",
+        "quit",
+        "quit",
+        "quit memboard (asks first while a change or a draft is open)",
+        Where.ANYWHERE,
+        "app",
+        palette="Quit",
+        pinned=True,
+        text_key="ctrl+q",
+    ),
+    Action("ctrl+q", "quit", "quit", "quit, also from a text box", Where.ANYWHERE, "app", priority=True),
+    Action(
+        "ctrl+c",
+        "quit",
+        "quit",
+        "quit, asking first while a change or a draft is open (in a text box it copies the selection instead)",
+        Where.ANYWHERE,
+        "app",
+        in_modals=True,
+    ),
+    Action(
+        "ctrl+p",
+        "",
+        "commands",
+        "the command palette: every action by name, and themes (a theme chosen there is saved in the config)",
+        Where.ANYWHERE,
+    ),
     # the notes view's keys, in footer order
     Action(
         "slash",
@@ -324,7 +416,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.NOTES,
         "notes",
         palette="Filter notes by text",
-        footer=True,
+        footer=NOTES,
     ),
     Action(
         "1",
@@ -334,7 +426,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.NOTES,
         "notes",
         palette="Show all notes",
-        footer=True,
+        footer=NOTES,
         group=STATUS,
     ),
     Action(
@@ -345,7 +437,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.NOTES,
         "notes",
         palette="Show active notes",
-        footer=True,
+        footer=NOTES,
         group=STATUS,
     ),
     Action(
@@ -356,7 +448,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.NOTES,
         "notes",
         palette="Show superseded notes",
-        footer=True,
+        footer=NOTES,
         group=STATUS,
     ),
     Action(
@@ -367,7 +459,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.NOTES,
         "notes",
         palette="Session table",
-        footer=True,
+        footer=NOTES,
     ),
     Action(
         "t",
@@ -377,7 +469,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.NOTES,
         "notes",
         palette="Next note type",
-        footer=True,
+        footer=NOTES,
     ),
     Action(
         "enter",
@@ -387,7 +479,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.NOTES,
         "notes",
         palette="Open note",
-        footer=True,
+        footer=NOTES,
     ),
     Action("escape", "leave_pane", "back", "leave the full-width note pane", Where.NOTES, "notes"),
     Action(
@@ -398,7 +490,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.NOTES,
         "notes",
         palette="Edit note",
-        footer=True,
+        footer=NOTES,
     ),
     Action(
         "s",
@@ -408,7 +500,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.NOTES,
         "notes",
         palette="Supersede note",
-        footer=True,
+        footer=NOTES,
     ),
     Action(
         "m",
@@ -418,7 +510,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.NOTES,
         "notes",
         palette="Mark note superseded or active",
-        footer=True,
+        footer=NOTES,
     ),
     Action(
         "g",
@@ -428,7 +520,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.NOTES,
         "notes",
         palette="Supersede chain",
-        footer=True,
+        footer=NOTES,
     ),
     Action(
         "o",
@@ -438,7 +530,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.NOTES,
         "notes",
         palette="Session of the note",
-        footer=True,
+        footer=NOTES,
     ),
     # moving in the table
     Action("up,k", "cursor_up", "up", "move up a row", Where.BOARD, "table"),
@@ -448,14 +540,111 @@ ACTIONS: tuple[Action, ...] = (
     Action("home", "first", "first", "go to the first row", Where.BOARD, "table"),
     Action("end", "last", "last", "go to the last row", Where.BOARD, "table"),
     # the filter box
-    Action("enter", "", "keep", "keep the filter and go back to the table", Where.FILTER),
+    Action("enter", "", "keep", "keep the filter and go back to the table", Where.FILTER, footer=FILTER),
     Action(
-        "escape", "clear_filter", "clear filter", "clear the filter and go back to the table", Where.FILTER, "filter"
+        "escape",
+        "clear_filter",
+        "clear",
+        "clear the filter and go back to the table",
+        Where.FILTER,
+        "filter",
+        footer=FILTER,
     ),
     # modals
-    Action("enter,y", "confirm", "apply", "apply exactly the plan shown", Where.PREVIEW, "preview"),
-    Action("escape,n", "cancel", "cancel", "cancel: nothing is written", Where.PREVIEW, "preview"),
-    Action("enter,escape,space", "close", "OK", "close a message", Where.PREVIEW, "message"),
+    Action(
+        "enter,y",
+        "confirm",
+        "apply",
+        "apply exactly the plan shown (above 200 file changes or index rows: press y twice)",
+        Where.PREVIEW,
+        "preview",
+        footer=("preview",),
+        key_display="⏎/y",
+    ),
+    Action(
+        "escape,n",
+        "cancel",
+        "cancel",
+        "cancel: nothing is written",
+        Where.PREVIEW,
+        "preview",
+        footer=("preview",),
+        key_display="esc/n",
+    ),
+    Action(
+        "d",
+        "toggle_diff",
+        "exact diff",
+        "switch between the changes in words and the exact diff (the bytes --dry-run prints)",
+        Where.PREVIEW,
+        "preview",
+        footer=("preview",),
+    ),
+    Action(
+        "up,down,pageup,pagedown",
+        "",
+        "scroll",
+        "scroll the changes",
+        Where.PREVIEW,
+        footer=("preview",),
+        key_display="↑↓",
+    ),
+    Action(
+        "enter,escape,space",
+        "close",
+        "OK",
+        "close a message",
+        Where.PREVIEW,
+        "message",
+        footer=("message", "message-plain"),
+        key_display="⏎",
+    ),
+    Action(
+        "f",
+        "fix",
+        "fix",
+        "run the fix a message offers (release, update or doctor)",
+        Where.PREVIEW,
+        "message",
+        footer=("message",),
+    ),
+    Action(
+        "escape",
+        "cancel",
+        "cancel",
+        "stop building a plan that takes long: nothing is written",
+        Where.PREVIEW,
+        "planning",
+        footer=("planning",),
+    ),
+    Action(
+        "y",
+        "yes",
+        "yes",
+        "answer yes to a question (quit, discard a draft)",
+        Where.PREVIEW,
+        "confirm",
+        footer=("confirm", "confirm-draft"),
+    ),
+    Action(
+        "k",
+        "keep",
+        "keep draft",
+        "close the editor but keep the draft: u on the session opens it again",
+        Where.PREVIEW,
+        "confirm",
+        footer=("confirm-draft",),
+    ),
+    Action(
+        "escape,n",
+        "no",
+        "no",
+        "answer no",
+        Where.PREVIEW,
+        "confirm",
+        footer=("confirm", "confirm-draft"),
+        key_display="esc/n",
+    ),
     Action(
         "ctrl+s",
         "preview",
@@ -464,13 +653,48 @@ ACTIONS: tuple[Action, ...] = (
         Where.EDITOR,
         "update",
         priority=True,
+        footer=("update",),
     ),
-    Action("escape", "cancel", "cancel", "close the editor without writing", Where.EDITOR, "update"),
-    Action("enter", "", "choose", "choose the highlighted session, or preview with these days", Where.PICKER),
-    Action("down", "move(1)", "next", "highlight the next session while typing a filter", Where.PICKER, "picker"),
-    Action("up", "move(-1)", "previous", "highlight the previous session", Where.PICKER, "picker"),
-    Action("escape", "cancel", "cancel", "cancel the flow: nothing is written", Where.PICKER, "picker"),
-    Action("escape", "cancel", "cancel", "cancel organize: nothing is written", Where.PICKER, "stale"),
+    Action("tab", "", "next field", "move to the next field (shift+tab: back)", Where.EDITOR, footer=("update",)),
+    Action(
+        "escape",
+        "cancel",
+        "close",
+        "close the editor (asks first when the draft changed; the draft can be kept for later)",
+        Where.EDITOR,
+        "update",
+        footer=("update",),
+    ),
+    Action("enter", "", "choose", "choose the highlighted session", Where.PICKER, footer=("picker",)),
+    Action(
+        "down",
+        "move(1)",
+        "next",
+        "highlight the next session while typing a filter",
+        Where.PICKER,
+        "picker",
+        footer=("picker",),
+        group="move",
+        key_display="↓",
+    ),
+    Action(
+        "up",
+        "move(-1)",
+        "previous",
+        "highlight the previous session",
+        Where.PICKER,
+        "picker",
+        footer=("picker",),
+        group="move",
+        key_display="↑",
+    ),
+    Action(
+        "escape", "cancel", "cancel", "cancel the flow: nothing is written", Where.PICKER, "picker", footer=("picker",)
+    ),
+    Action("enter", "", "preview", "preview organize with these stale days", Where.PICKER, footer=("stale",)),
+    Action(
+        "escape", "cancel", "cancel", "cancel organize: nothing is written", Where.PICKER, "stale", footer=("stale",)
+    ),
     Action(
         "s",
         "choose('supersede')",
@@ -478,6 +702,7 @@ ACTIONS: tuple[Action, ...] = (
         "save the edit as the topic's note; the current one moves aside, marked superseded",
         Where.CONFLICT,
         "conflict",
+        footer=("conflict",),
     ),
     Action(
         "k",
@@ -486,23 +711,50 @@ ACTIONS: tuple[Action, ...] = (
         "save the edit beside the current note, under its own key; both stay active",
         Where.CONFLICT,
         "conflict",
+        footer=("conflict",),
     ),
-    Action("e", "choose('edit')", "edit", "back to the editor", Where.CONFLICT, "conflict"),
-    Action("escape", "cancel", "cancel", "cancel: nothing is written", Where.CONFLICT, "conflict"),
-    Action("enter", "", "jump", "jump to the live session (or the note) under the cursor", Where.CHAIN),
-    Action("space", "", "fold", "fold or unfold a branch", Where.CHAIN),
-    Action("escape,q", "close", "close", "close the chain", Where.CHAIN, "chain"),
+    Action("e", "choose('edit')", "edit", "back to the editor", Where.CONFLICT, "conflict", footer=("conflict",)),
+    Action(
+        "escape", "cancel", "cancel", "cancel: nothing is written", Where.CONFLICT, "conflict", footer=("conflict",)
+    ),
+    Action(
+        "enter", "", "jump", "jump to the live session (or the note) under the cursor", Where.CHAIN, footer=("chain",)
+    ),
+    Action("space", "", "fold", "fold or unfold a branch", Where.CHAIN, footer=("chain",), key_display="␣"),
+    Action("escape", "close", "close", "close the chain", Where.CHAIN, "chain", footer=("chain",)),
+    Action("escape,l", "close", "close", "close the result log", Where.LOG, "log", footer=("log",)),
     # search and the archive: a text box keeps the focus, the arrows move in the list below it
-    Action("down", "move(1)", "next", "highlight the next result while typing", Where.SEARCH, "search"),
-    Action("up", "move(-1)", "previous", "highlight the previous result", Where.SEARCH, "search"),
+    Action(
+        "down",
+        "move(1)",
+        "next",
+        "highlight the next result while typing",
+        Where.SEARCH,
+        "search",
+        footer=("search",),
+        group="move",
+        key_display="↓",
+    ),
+    Action(
+        "up",
+        "move(-1)",
+        "previous",
+        "highlight the previous result",
+        Where.SEARCH,
+        "search",
+        footer=("search",),
+        group="move",
+        key_display="↑",
+    ),
     Action(
         "enter",
         "",
         "open",
         "a live result: select its row on the table; an archived one: open it read-only",
         Where.SEARCH,
+        footer=("search",),
     ),
-    Action("escape", "close", "close", "close search", Where.SEARCH, "search"),
+    Action("escape", "close", "close", "close search", Where.SEARCH, "search", footer=("search",)),
     Action(
         "down",
         "move(1)",
@@ -510,19 +762,55 @@ ACTIONS: tuple[Action, ...] = (
         "highlight the next archived session while typing a filter",
         Where.ARCHIVE,
         "archived",
+        footer=("archived",),
+        group="move",
+        key_display="↓",
     ),
-    Action("up", "move(-1)", "previous", "highlight the previous archived session", Where.ARCHIVE, "archived"),
-    Action("enter", "", "open", "open the highlighted session read-only (metadata and snapshot)", Where.ARCHIVE),
-    Action("escape", "close", "close", "close the archive", Where.ARCHIVE, "archived"),
-    Action("up,down,pageup,pagedown", "", "scroll", "scroll its metadata and snapshot", Where.SESSION),
-    Action("escape,q", "close", "close", "close it (nothing in it can change a file)", Where.SESSION, "session"),
+    Action(
+        "up",
+        "move(-1)",
+        "previous",
+        "highlight the previous archived session",
+        Where.ARCHIVE,
+        "archived",
+        footer=("archived",),
+        group="move",
+        key_display="↑",
+    ),
+    Action(
+        "enter",
+        "",
+        "open",
+        "open the highlighted session read-only (metadata and snapshot)",
+        Where.ARCHIVE,
+        footer=("archived",),
+    ),
+    Action("escape", "close", "close", "close the archive", Where.ARCHIVE, "archived", footer=("archived",)),
+    Action(
+        "up,down,pageup,pagedown",
+        "",
+        "scroll",
+        "scroll its metadata and snapshot",
+        Where.SESSION,
+        footer=("session",),
+        key_display="↑↓",
+    ),
+    Action(
+        "escape",
+        "close",
+        "close",
+        "close it (nothing in it can change a file)",
+        Where.SESSION,
+        "session",
+        footer=("session",),
+    ),
     # the mouse
     Action("click a row", "", "select", "select it", Where.MOUSE),
     Action("click a column header", "", "sort", "sort by it (again to reverse)", Where.MOUSE),
     Action("click a key below", "", "run", "run it", Where.MOUSE),
     Action("wheel", "", "scroll", "scroll the table, the pane or a preview", Where.MOUSE),
     # this help
-    Action("escape,q,question_mark", "close", "close", "close this help", Where.HELP, "help"),
+    Action("escape,question_mark", "close", "close", "close this help", Where.HELP, "help", footer=("help",)),
 )
 
 
@@ -541,12 +829,28 @@ def bindings(owner: Owner, table: tuple[Action, ...] = ACTIONS) -> list[BindingT
                 entry.keys,
                 entry.action,
                 entry.label,
-                show=entry.footer,
+                show=bool(entry.footer),
                 key_display=entry.key_display,
                 priority=entry.priority,
                 group=group,
             )
         )
+    if owner in MODALS:
+        out += pinned_bindings(owner, table)
+    return out
+
+
+def pinned_bindings(owner: Owner, table: tuple[Action, ...] = ACTIONS) -> list[BindingType]:
+    """A modal's own bindings of the App keys that work everywhere (help, quit, ctrl+c), run in the App's
+    namespace: where a text box takes letters only their text keys (f1; ctrl+q has priority anyway; a text
+    box's own ctrl+c copies first), none for help over the help."""
+    out: list[BindingType] = []
+    for entry in table:
+        if not (entry.pinned or entry.in_modals) or (owner == "help" and entry.action == "help"):
+            continue
+        keys = entry.text_key if owner in TEXT_FOOTERS and entry.text_key else entry.keys
+        if keys and not any(Binding(keys, "").key == b.key for b in out if isinstance(b, Binding)):
+            out.append(Binding(keys, f"app.{entry.action}", entry.label, show=False))
     return out
 
 
@@ -570,10 +874,20 @@ def help_sections(table: tuple[Action, ...] = ACTIONS) -> list[tuple[str, list[t
     return out
 
 
-def key_hints(where: Where, owner: Owner, table: tuple[Action, ...] = ACTIONS) -> str:
-    """One line of a screen's keys: its owner's entries of that place and the keys its widgets handle
-    (`↓ next · ↑ previous · ⏎ open · esc close`)."""
-    return " · ".join(f"{e.key_text} {e.label}" for e in table if e.where is where and e.owner in (owner, ""))
+def footer_entries(context: str, table: tuple[Action, ...] = ACTIONS) -> list[Action]:
+    """What a footer shows in a place: its entries in table order, then the pinned ones (help, quit; not help
+    in the help itself)."""
+    pinned = [e for e in table if e.pinned and not (context == "help" and e.action == "help")]
+    return [e for e in table if context in e.footer] + pinned
+
+
+def footer_key(entry: Action, context: str) -> str:
+    """The key a footer shows for an entry: its text_key where a text box takes letters, else its first key."""
+    if entry.text_key and context in TEXT_FOOTERS:
+        return key_label(entry.text_key)
+    if entry.key_display:
+        return entry.key_display
+    return key_label(entry.keys.split(",")[0])
 
 
 def close_hint(owner: Owner, table: tuple[Action, ...] = ACTIONS) -> str:

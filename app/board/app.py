@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import os
 import threading
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -19,6 +20,7 @@ from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Input, Static
+from textual.worker import Worker, WorkerState
 
 from memboard.styles import BOARD_TCSS
 from memboard.widgets.board_status import BoardBanner, BoardStatus
@@ -28,13 +30,14 @@ from memboard.widgets.snapshot_pane import SnapshotPane
 
 from ..core.config import load as load_config
 from ..core.errors import MemboardError
+from ..core.files.execute import SETTLE_WAIT
 from ..core.files.root import MemoryRoot
+from ..core.files.settle import Budget, NotSettled, settle_seconds, whole
 from ..core.formats import clock
 from ..core.formats.ids import DEFAULT_AGENT, is_valid_id
 from ..core.formats.index import STATUSES
 from ..core.formats.layout import INDEX
 from .actions import bindings, board_only
-from .flows import BoardFlows
 from .loader import (
     CopyScan,
     FileWatch,
@@ -52,13 +55,20 @@ from .messages import (
     FlowFinished,
     FlowsShown,
     JumpToSession,
+    LogEntry,
     ModelLoaded,
     NoticesLoaded,
     RevisionsPrepared,
 )
 from .model import ALL, SORT_COLUMNS, BoardModel, BoardRow
 
+if TYPE_CHECKING:
+    from .flows import BoardFlows
+
 DEFAULT_THEME = "textual-dark"
+NOTES_VIEW = "notes"  # the name the notes view is installed under (notes/screen.py's NAME)
+TOAST_SECONDS = 4.0
+TOAST_WIDTH = 72  # a toast says this much of a flow's outcome; the result log (`l`) keeps all of it
 FRESH_SECONDS = 3.0
 POLL_SECONDS = 0.5
 DETAIL_DELAY = 0.2
@@ -85,12 +95,26 @@ class FilterInput(Input):
         self.app.query_one(SessionTable).focus()
 
 
+def appended(data: bytes | None, before: bytes) -> bool:
+    """Whether data is before with whole lines added at its end (a hook's append): whole without
+    comparing rows, which costs a scan of both files at 100k rows."""
+    return data is not None and data.startswith(before) and (data.endswith(b"\n") or not before.endswith(b"\n"))
+
+
+def short(text: str, width: int = TOAST_WIDTH) -> str:
+    """A toast's text: the first line of text, cut at width with an ellipsis."""
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first if len(first) <= width else first[: width - 1].rstrip() + "…"
+
+
 class MemboardApp(App):
     """The memboard board; its flows (BoardFlows) see it as their FlowHost."""
 
     TITLE = "memboard"
     CSS_PATH = [BOARD_TCSS]
     COMMANDS = App.COMMANDS | {board_commands}
+    # below 110 columns the pane folds away (enter opens it full width); the table gets the width
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-roomy")]
 
     # every key comes from the action table; `/` has priority: handled before the key is
     # forwarded, so letters typed right after it reach the box (check_action says when it yields)
@@ -100,6 +124,7 @@ class MemboardApp(App):
         """A board on the memory root at root_path; watch=False turns the file poller off."""
         super().__init__()
         self.memory_root = MemoryRoot(root_path)
+        self.memory_root.window = settle_seconds()
         try:
             self.config = load_config()
         except MemboardError:
@@ -121,8 +146,21 @@ class MemboardApp(App):
         self._detail_timer: Timer | None = None
         self._reload_lock = threading.Lock()  # one read at a time: models reach the UI in the order read
         self._waiting_flows: list[FlowFinished] = []  # applied flows whose end waits for the next refresh
-        self.flows = BoardFlows(self)
+        self._flows: BoardFlows | None = None  # built when a flow first starts: its modules load then
+        self.run_log: list[LogEntry] = []  # what each flow did in this run (the `l` screen)
+        self._follow_up: tuple[str, str | None] | None = None  # a fix flow to start once the current flow ends
+        self._asking_quit = False
         self.sub_title = self.memory_root.path.name or str(self.memory_root.path)
+
+    @property
+    def flows(self) -> BoardFlows:
+        """The modal flows (continue, release, archive, update, organize, doctor, chain), built on first use."""
+        if self._flows is None:
+            # lazy: the flows and their screens load when the first flow starts (start-up stays light)
+            from .flows import BoardFlows
+
+            self._flows = BoardFlows(self)
+        return self._flows
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -140,7 +178,7 @@ class MemboardApp(App):
         with Horizontal(id="main"):
             yield SessionTable(id="table")
             yield SnapshotPane(id="pane")
-        yield KeyBar(self.BINDINGS, id="keys")
+        yield KeyBar("board", id="keys")
 
     def on_mount(self) -> None:
         """Apply the theme, start reading the index and (unless off) the file watcher."""
@@ -176,7 +214,8 @@ class MemboardApp(App):
         """Marked rows' IDs in table order."""
         if not self.marks:
             return []
-        return [r.id for r in self.model.ordered(self.sort_column, self.sort_reverse) if r.id in self.marks]
+        rows = self.model.ordered(self.sort_column, self.sort_reverse)
+        return list(dict.fromkeys(r.id for r in rows if r.key in self.marks))
 
     def clear_marks(self) -> None:
         """Unmark every row."""
@@ -234,13 +273,17 @@ class MemboardApp(App):
         root = self.memory_root
         now = clock.now()
         try:
-            data = root.read(INDEX) or b""
+            found = root.read(INDEX)
         except MemboardError as exc:
-            self.notify(str(exc), severity="error")
-            data = b""
+            # lazy: the board's wording loads with the flows, not at start-up
+            from .wording import board_words
+
+            self.notify(board_words(str(exc)), severity="error")
+            found = b""
+        data = found or b""
         model = read_head(data, root, now)
         if model is None:
-            model = read_model(root, now, data)
+            model = read_model(root, now, data, missing=found is None)
         self._apply_model(model, set())
         self.show_notices(read_notices(root, model, []))  # up front: read-only, conflict markers (copies: the worker)
         if model.complete:
@@ -286,14 +329,23 @@ class MemboardApp(App):
         self._post_notices(model)
 
     def _read_changes(self, changed_snapshots: set[str] | None) -> str | None:
-        """Re-read the index (from the worker) and post the model; the error's text when it cannot be read."""
+        """Re-read the index (from the worker) and post the model; the error's text when it cannot be read.
+
+        A read that is not whole next to the last one shown (empty, cut mid-line, its header or
+        rows gone: an editor's save caught half-way) is not shown: the board keeps the last good
+        model and waits, by the core's settled-read rule, until the file settles.
+        """
         root = self.memory_root
-        now = clock.now()
         try:
-            data = root.read(INDEX) or b""
+            found = self._settled_index()
+        except NotSettled:
+            return None  # still being saved: keep the last good model; the next poll looks again
         except MemboardError as exc:
-            return str(exc)
-        model = read_model(root, now, data, previous=self.model)
+            # lazy: the board's wording loads with the flows, not at start-up
+            from .wording import board_words
+
+            return board_words(str(exc))
+        model = read_model(root, clock.now(), found or b"", previous=self.model, missing=found is None)
         if changed_snapshots is None:
             changed = observe_snapshots(root)
         else:
@@ -302,6 +354,20 @@ class MemboardApp(App):
         self.post_message(ModelLoaded(model, changed, reload_pane=changed_snapshots is None))
         self._post_notices(model)
         return None
+
+    def _settled_index(self) -> bytes | None:
+        """index.md's bytes (None when absent), waited for while they are not whole next to the last model's."""
+        root = self.memory_root
+        seen = root.read_seen(INDEX)
+        source = self.model.source
+        if (
+            source is None
+            or not self.model.complete
+            or appended(seen.data, source.data)
+            or whole(INDEX, seen.data or b"", source.data)
+        ):
+            return seen.data
+        return root.wait_settled({INDEX: (source.data, None)}, Budget(SETTLE_WAIT))[INDEX].data
 
     def _post_notices(self, model: BoardModel) -> None:
         """Work out the banner's notices for a model (from a worker) and post them to the UI thread."""
@@ -343,8 +409,8 @@ class MemboardApp(App):
         if fresh:
             table.fresh = table.fresh | fresh
             self.set_timer(FRESH_SECONDS, self._clear_fresh)
-        if model.complete:
-            self.marks &= set(model.by_id)
+        if model.complete and self.marks:
+            self.marks &= {r.key for r in model.rows}
         before = table.current.id if table.current else None
         self._apply_view()
         after = table.current.id if table.current else None
@@ -352,6 +418,8 @@ class MemboardApp(App):
             self._load_detail(after)
         elif after is not None and after == before:
             self._show_pane(table.current)
+        elif after is None:
+            self._show_pane(None)  # no row: the pane says why
 
     def _clear_fresh(self) -> None:
         """End the highlight of new rows."""
@@ -367,8 +435,24 @@ class MemboardApp(App):
             table.marked = self.marks
             table.sort_column = self.sort_column
             table.sort_reverse = self.sort_reverse
+            table.empty_text = "" if rows else self.why_empty()
             table.set_rows(rows, self.model.now, keep)
+            if not rows:
+                self._show_pane(None)
             self._update_status()
+
+    def why_empty(self) -> str:
+        """One line saying why the table shows no row (no index.md, no rows, a filter that hides them all)."""
+        model = self.model
+        if model.missing:
+            return "No index.md in this root yet: it appears when an agent's hook registers its first chat."
+        if not model.rows:
+            return "index.md holds no session row yet: each chat an agent's hook registers adds one."
+        status = "" if self.status_filter == ALL else self.status_filter
+        if self.filter_text:
+            where = f" among the {status} rows" if status else ""
+            return f"No row matches “{self.filter_text}”{where}: escape in the filter box (/) clears it, 1 shows all."
+        return f"No {status} rows (of {len(model.rows):,}): 1 shows all, 2 3 4 the others."
 
     def _update_status(self) -> None:
         """Counts, filters and sort in the status line."""
@@ -414,7 +498,9 @@ class MemboardApp(App):
         """Show row in the pane, with its snapshot at revision_position once that is loaded."""
         detail = self.detail
         snapshot = detail.pane if detail is not None and row is not None and detail.session_id == row.id else None
-        self.query_one(SnapshotPane).show(row, snapshot, self.revision_position, self.model.now)
+        self.query_one(SnapshotPane).show(
+            row, snapshot, self.revision_position, self.model.now, empty=self.table.empty_text
+        )
 
     def _show_revision(self) -> None:
         """Show the current revision, having an older one prepared first (off the UI thread) when needed."""
@@ -505,6 +591,7 @@ class MemboardApp(App):
         # focus now, not via call_later: keys typed right after `/` must land in the box,
         # never on the board's single-letter actions
         self.screen.set_focus(box)
+        self.call_after_refresh(self.update_footer)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -516,6 +603,7 @@ class MemboardApp(App):
     def _filter_submitted(self, event: Input.Submitted) -> None:
         """Keep the filter and go back to the table (showing the selected snapshot now)."""
         self.table.focus()
+        self.call_after_refresh(self.update_footer)
         if self._detail_timer is not None:
             self._detail_timer.stop()
         self._show_current()
@@ -532,12 +620,12 @@ class MemboardApp(App):
         self._apply_view()
 
     def action_sort(self) -> None:
-        """Sort by the next column."""
-        keys = list(SORT_COLUMNS)
-        self.sort_column = keys[(keys.index(self.sort_column) + 1) % len(keys)]
+        """Sort by the next column on screen, left to right, then back to file order."""
+        keys = ["line", *self.table.visible_columns()]
+        at = keys.index(self.sort_column) if self.sort_column in keys else 0
+        self.sort_column = keys[(at + 1) % len(keys)]
         self.sort_reverse = False
         self._apply_view()
-        self.notify(f"sorted by {SORT_COLUMNS[self.sort_column]}", timeout=1.5)
 
     def sort_by(self, column: str, reverse: bool = False) -> None:
         """Sort by a column key of SORT_COLUMNS."""
@@ -554,10 +642,10 @@ class MemboardApp(App):
         row = self.table.current
         if row is None:
             return
-        if row.id in self.marks:
-            self.marks.discard(row.id)
+        if row.key in self.marks:
+            self.marks.discard(row.key)
         else:
-            self.marks.add(row.id)
+            self.marks.add(row.key)
         self.table.marked = self.marks
         self.table.move_cursor(self.table.cursor + 1)
         self.table.refresh()
@@ -570,12 +658,79 @@ class MemboardApp(App):
             self.query_one(SnapshotPane).focus()
         else:
             self.table.focus()
+        self.call_after_refresh(self.update_footer)
 
     def action_leave_pane(self) -> None:
         """Leave the full-width pane (escape)."""
         if self.screen.has_class("-expanded"):
             self.screen.remove_class("-expanded")
             self.table.focus()
+            self.call_after_refresh(self.update_footer)
+
+    def update_footer(self) -> None:
+        """Show the keys of where the user is on the board: the table, the filter box or the full pane."""
+        if self.screen_stack and self.screen_stack[0].has_class("-expanded"):
+            context = "pane"
+        elif isinstance(self.focused, FilterInput):
+            context = "filter"
+        else:
+            context = "board"
+        try:
+            self.screen_stack[0].query_one("#keys", KeyBar).show(context)
+        except NoMatches:
+            pass
+
+    def on_descendant_focus(self) -> None:
+        """The focus moved on the board: its footer follows."""
+        self.call_after_refresh(self.update_footer)
+
+    def action_log(self) -> None:
+        """Show the result log: what each flow did in this run."""
+        # lazy: the result log's screen loads on first use (start-up stays light)
+        from .screens.confirm import LogScreen
+
+        self.push_screen(LogScreen(self.run_log))
+
+    def _note_flow_running(self) -> bool:
+        """Whether the notes view (once opened) has a flow open: an edit, a supersede, a mark."""
+        if not self.is_screen_installed(NOTES_VIEW):
+            return False
+        runner = getattr(self.get_screen(NOTES_VIEW), "flows", None)
+        return bool(runner is not None and runner.running())
+
+    async def action_quit(self) -> None:
+        """Quit; while a flow is open (or an update draft is kept) ask first."""
+        if self._asking_quit:
+            return
+        # lazy: loaded with the flows, on first use
+        from .screens.waiting import ProgressScreen
+
+        if isinstance(self.screen, ProgressScreen):  # a write under way is never cut off
+            self.notify("A change is being written: quit once it is done.", severity="warning")
+            return
+        flows = self._flows
+        busy = (flows is not None and flows.running()) or self._note_flow_running()
+        drafts = list(flows.drafts) if flows is not None else []
+        if not busy and not drafts:
+            self.exit()
+            return
+        # lazy: the question's screen loads on first use (start-up stays light)
+        from .screens.confirm import QuestionScreen
+
+        what = (
+            "a change is open (nothing of it is written yet)"
+            if busy
+            else f"update drafts of {', '.join(drafts)} are kept only while the board runs"
+        )
+        self._asking_quit = True
+
+        def answered(answer: str | None) -> None:
+            """Quit on yes."""
+            self._asking_quit = False
+            if answer == "yes":
+                self.exit()
+
+        self.push_screen(QuestionScreen("Quit memboard?", f"Quit now? {what[0].upper()}{what[1:]}."), answered)
 
     def action_revision(self, step: int) -> None:
         """Step to an older (-1) or newer (+1) snapshot revision."""
@@ -605,6 +760,32 @@ class MemboardApp(App):
         from .notes.screen import open_notes
 
         open_notes(self, self.current_session_id or "")
+
+    def search_themes(self) -> None:
+        """The palette's theme search; the theme chosen there is saved in the config."""
+        # lazy: the palette loads when it first opens (start-up stays light)
+        from textual.command import CommandPalette
+
+        # lazy: loaded with the palette
+        from .commands import SavedThemes
+
+        self.push_screen(CommandPalette(providers=[SavedThemes], placeholder="Search for themes… (saved when chosen)"))
+
+    def choose_theme(self, name: str) -> None:
+        """Apply a theme and save it as the config's `theme`, with the same comment-keeping writer as `config set`."""
+        # lazy: the config writer loads when a theme is first chosen
+        from ..core import config
+        from ..core.files import tomledit  # lazy: with the config writer
+
+        self.theme = name
+        try:
+            stored = config.parse_value("theme", name, frozenset(self.available_themes))
+            config.load()  # a config that is not valid TOML is refused, as by `config set`
+            tomledit.apply(tomledit.plan_set(config.config_path(), ("theme",), stored))
+        except MemboardError as exc:
+            self.notify(short(f"theme {name} is used but not saved: {exc}"), severity="warning")
+            return
+        self.notify(f"theme {name} saved in the config", timeout=TOAST_SECONDS)
 
     def action_help(self) -> None:
         """Show the keys."""
@@ -700,14 +881,37 @@ class MemboardApp(App):
             self._flow_shown(finished)
 
     def _flow_shown(self, message: FlowFinished) -> None:
-        """Move the cursor if the flow asked, say what happened, and let the flow end."""
+        """Move the cursor if the flow asked, log what happened and say it in a short toast, and let the flow end."""
         try:
             if message.select_id:
                 self.select_session(message.select_id)
             if message.outcome:
-                self.notify(message.outcome, title=message.op, severity=message.severity)
+                self.run_log.append(
+                    LogEntry(clock.now(), message.op, message.outcome, message.severity, list(message.details))
+                )
+                text = short(message.outcome)
+                if text != message.outcome or message.details:
+                    text += "  (l: the whole result)"
+                self.clear_notifications()  # an earlier flow's toast is stale now
+                self.notify(text, title=message.op, severity=message.severity, timeout=TOAST_SECONDS)
+            self._follow_up = message.follow_up
         finally:
             message.shown.set_result(None)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """When a flow's worker ends, start the fix flow it offered and the user chose."""
+        worker = event.worker
+        if worker.group != "flow" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            return
+        follow, self._follow_up = self._follow_up, None
+        if follow is None:
+            return
+        action, session_id = follow
+        if session_id and not self.select_session(session_id):
+            return
+        starts = {"release": self.flows.release, "update": self.flows.update, "doctor": self.flows.doctor}
+        if action in starts:
+            starts[action]()
 
     def on_jump_to_session(self, message: JumpToSession) -> None:
         """Move the cursor to the session chosen in the chain view."""

@@ -5,12 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.theme import ThemeProvider
 
 from .actions import ACTIONS, Action, Where, palette_entries
 from .model import SORT_COLUMNS
+
+if TYPE_CHECKING:
+    from .app import MemboardApp
 
 KEY_STYLE = "$footer-key-foreground"  # the key bar's key colour
 
@@ -80,3 +85,13 @@ class BoardCommands(Provider):
                     text=command.name,
                     help=command.help,
                 )
+
+
+class SavedThemes(ThemeProvider):
+    """The palette's theme list; the theme chosen is applied and saved in the config (`theme`)."""
+
+    @property
+    def commands(self) -> list[tuple[str, Callable[[], None]]]:
+        """Each theme by name, choosing it through the board (which saves it)."""
+        board = cast("MemboardApp", self.app)
+        return [(name, partial(board.choose_theme, name)) for name in sorted(board.available_themes)]

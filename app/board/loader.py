@@ -32,11 +32,25 @@ def snapshot_ids(root: MemoryRoot) -> set[str]:
 
 
 def read_model(
-    root: MemoryRoot, now: datetime, data: bytes | None = None, previous: BoardModel | None = None
+    root: MemoryRoot,
+    now: datetime,
+    data: bytes | None = None,
+    previous: BoardModel | None = None,
+    missing: bool = False,
 ) -> BoardModel:
-    """The whole index as a board model (reusing previous's rows before the first change)."""
+    """The whole index as a board model (reusing previous's rows before the first change); missing says
+    index.md does not exist (data is then empty)."""
     if data is None:
-        data = root.read(INDEX) or b""
+        data = root.read(INDEX)
+        missing = data is None
+        data = data or b""
+    model = _read_model(root, now, data, previous)
+    model.missing = missing
+    return model
+
+
+def _read_model(root: MemoryRoot, now: datetime, data: bytes, previous: BoardModel | None) -> BoardModel:
+    """read_model's parse: reuse previous's rows where the bytes allow it, else parse them all."""
     snaps = snapshot_ids(root)
     if previous is not None:
         model = reread(previous, data, snaps, now)
@@ -352,10 +366,15 @@ def load_detail(root: MemoryRoot, session_id: str) -> SessionDetail:
     return detail
 
 
-def without_metadata(text: str) -> str:
-    """Snapshot text minus its `## Metadata` table (the pane shows the row's fields instead)."""
+def without_section(text: str, name: str) -> str:
+    """Snapshot text minus one section, heading included (the text itself when it has none such)."""
     snap = Snapshot(text)
-    sec = snap.section("Metadata")
+    sec = snap.section(name)
     if sec is None:
         return text
     return "".join(snap.lines[: sec.heading] + snap.lines[sec.end :])
+
+
+def without_metadata(text: str) -> str:
+    """Snapshot text minus its `## Metadata` table (the pane shows the row's fields instead)."""
+    return without_section(text, "Metadata")

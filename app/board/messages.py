@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from textual.message import Message
@@ -59,7 +60,8 @@ class AskScreen(Message):
 @dataclass
 class FlowFinished(Message):
     """A modal flow ended: applied, cancelled or refused. The App re-reads what it wrote, moves the
-    cursor, says so, and then completes `shown`, which the flow waits on."""
+    cursor, says so briefly (the result log keeps the details), and then completes `shown`, which
+    the flow waits on. follow_up names a flow to start once this one has ended (action, session)."""
 
     op: str
     outcome: str
@@ -67,6 +69,8 @@ class FlowFinished(Message):
     severity: SeverityLevel = "information"
     select_id: str | None = None
     clear_marks: bool = False
+    details: list[str] = field(default_factory=list)
+    follow_up: tuple[str, str | None] | None = None
     shown: Future[None] = field(default_factory=Future)
 
 
@@ -82,3 +86,14 @@ class JumpToSession(Message):
     """Move the board's cursor to a session (from the chain view)."""
 
     session_id: str
+
+
+@dataclass
+class LogEntry:
+    """What one flow did in this run: when, which, its one-line outcome and the details."""
+
+    at: datetime
+    op: str
+    outcome: str
+    severity: str = "information"
+    details: list[str] = field(default_factory=list)

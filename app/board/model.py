@@ -28,6 +28,7 @@ SORT_COLUMNS: dict[str, str] = {
     "refs": "Referenced By",
     "started_at": "Started At",
     "updated_at": "Updated At",
+    "age": "Age",
 }
 
 
@@ -65,6 +66,10 @@ class BoardRow:
     has_snapshot: bool = False
     haystack: str = ""
     _age: str | None = field(default=None, repr=False)
+    dup: int = 0
+    """Which of the rows sharing this Session ID it is (1, 2, …), 0 when the ID is not repeated."""
+    dups: int = 0
+    """How many rows share this Session ID (0 when it is not repeated)."""
 
     @classmethod
     def from_row(cls, row: Row, has_snapshot: bool = False, shared: dict[str, str] | None = None) -> BoardRow:
@@ -96,8 +101,8 @@ class BoardRow:
 
     @property
     def key(self) -> str:
-        """What identifies the row on the board (its Session ID; the line for duplicates)."""
-        return self.id
+        """What identifies the row on the board: its Session ID, `ID#2`, `ID#3`… for later rows sharing it."""
+        return self.id if self.dup <= 1 else f"{self.id}#{self.dup}"
 
     @property
     def refs(self) -> list[str]:
@@ -159,19 +164,35 @@ class BoardModel:
         self.source: IndexSource | None = None
         self._last_view: tuple[tuple[str, str, bool], str, list[BoardRow]] | None = None
         self._orders: dict[str, list[BoardRow]] = {"line": rows}
+        self.missing = False  # index.md does not exist (as opposed to holding no row)
         self.by_id: dict[str, BoardRow] = {}
         for r in rows:
             self.by_id.setdefault(r.id, r)
         counts = dict.fromkeys(STATUSES, 0)
         bad = 0
         for r in rows:
+            r.dup = r.dups = 0
             if r.problem:
                 bad += 1
             elif r.status in counts:
                 counts[r.status] += 1
         counts[ALL] = len(rows)
         counts["unparseable"] = bad
+        counts["duplicate"] = self._number_duplicates() if len(self.by_id) < len(rows) else 0
         self.counts = counts
+
+    def _number_duplicates(self) -> int:
+        """Number the rows that share a Session ID (dup, dups); how many rows do."""
+        seen: dict[str, list[BoardRow]] = {}
+        for r in self.rows:
+            seen.setdefault(r.id, []).append(r)
+        shared = 0
+        for group in seen.values():
+            if len(group) > 1 and group[0].id:
+                shared += len(group)
+                for number, r in enumerate(group, 1):
+                    r.dup, r.dups = number, len(group)
+        return shared
 
     @classmethod
     def from_index(cls, index: IndexFile, snapshot_ids: set[str], now: datetime, complete: bool = True) -> BoardModel:
@@ -189,7 +210,9 @@ class BoardModel:
         return cls([], now)
 
     def ordered(self, column: str = "line", reverse: bool = False) -> list[BoardRow]:
-        """Rows sorted by a column (cached per column; reversed on demand)."""
+        """Rows sorted by a column (cached per column; reversed on demand). Age goes youngest first."""
+        if column == "age":
+            return self.ordered("updated_at", not reverse)
         if column not in self._orders:
             self._orders[column] = sorted(self.rows, key=sort_key(column))
         rows = self._orders[column]

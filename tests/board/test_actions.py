@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rich.text import Text
 from textual.app import App
 
 from memboard.board.actions import ACTIONS, Action, Where, bindings, board_only, help_sections, palette_entries
 from memboard.board.app import FilterInput, MemboardApp
 from memboard.board.commands import commands
+from memboard.board.notes.dialogs import ConflictScreen, NoteChainScreen, NoteEditScreen
 from memboard.board.screens import (
     ChainScreen,
+    LogScreen,
     MessageScreen,
+    PlanningScreen,
     PreviewScreen,
+    ProgressScreen,
+    QuestionScreen,
     SessionPicker,
     StaleDaysScreen,
     UpdateScreen,
@@ -46,18 +50,17 @@ class StubApp:
         """Unused: the test only lists commands."""
 
 
-async def footer_text(keys: list) -> str:
-    """What a KeyBar of these bindings draws."""
+async def footer_text(context: str = "board", table: tuple[Action, ...] = ACTIONS, width: int = 200) -> str:
+    """What a KeyBar of this place draws at width."""
 
     class Bare(App):
         def compose(self):
-            yield KeyBar(keys, id="keys")
+            yield KeyBar(context, table=table)
 
     app = Bare()
-    async with app.run_test(size=(160, 5)) as pilot:
+    async with app.run_test(size=(width, 5)) as pilot:
         await pilot.pause()
-        rendered = app.query_one(KeyBar).render()
-        return rendered.plain if isinstance(rendered, Text) else str(rendered)
+        return app.query_one(KeyBar).text
 
 
 async def test_changing_one_entry_changes_bindings_footer_help_and_palette():
@@ -65,7 +68,7 @@ async def test_changing_one_entry_changes_bindings_footer_help_and_palette():
     keys = bindings("app", table)
     assert [(b.key, b.description) for b in keys if b.action == "archive"] == [("x", "stash")]
     assert not any(b.key == "a" for b in keys)
-    footer = await footer_text(keys)
+    footer = await footer_text(table=table)
     assert " x stash " in footer and " a archive " not in footer
     help_lines = key_table(table).plain.splitlines()
     assert any(line.split() == ["x", "stash", "them", "away"] for line in help_lines)
@@ -75,8 +78,7 @@ async def test_changing_one_entry_changes_bindings_footer_help_and_palette():
 
 
 async def test_the_board_footer_draws_the_tables_footer_entries_in_order():
-    footer = await footer_text(bindings("app"))
-    shown = [e for e in ACTIONS if e.owner == "app" and e.footer]
+    footer = await footer_text()
     assert footer.split() == [
         "/",
         "filter",
@@ -106,12 +108,38 @@ async def test_the_board_footer_draws_the_tables_footer_entries_in_order():
         "find",
         "A",
         "archived",
+        "l",
+        "log",
+        "s",
+        "sort",
         "?",
         "help",
         "q",
         "quit",
     ]
-    assert len(shown) == 19  # the four status keys share one label
+
+
+async def test_help_and_quit_stay_in_the_footer_at_any_width_and_the_rest_gives_way():
+    for width in (100, 80, 40):
+        footer = await footer_text(width=width)
+        assert footer.rstrip().endswith("? help q quit"), (width, footer)
+        assert len(footer) <= width
+    narrow = await footer_text(width=80)
+    assert "…" in narrow and " / filter" in narrow and " d doctor" not in narrow
+
+
+async def test_each_place_has_its_own_footer_and_text_boxes_show_f1_and_ctrl_q():
+    preview = (await footer_text("preview")).split()
+    assert preview[:6] == ["⏎/y", "apply", "esc/n", "cancel", "d", "exact"] and preview[-4:] == [
+        "?",
+        "help",
+        "q",
+        "quit",
+    ]
+    assert (await footer_text("pane")).split() == ["esc", "back", "[]", "revision", "?", "help", "q", "quit"]
+    editor = (await footer_text("update")).split()
+    assert editor[:2] == ["ctrl+s", "preview"] and editor[-4:] == ["f1", "help", "ctrl+q", "quit"]
+    assert (await footer_text("filter")).split()[-4:] == ["f1", "help", "ctrl+q", "quit"]
 
 
 def test_every_binding_of_the_board_comes_from_the_table():
@@ -126,9 +154,16 @@ def test_every_binding_of_the_board_comes_from_the_table():
         (UpdateScreen, "update"),
         (ChainScreen, "chain"),
         (HelpScreen, "help"),
+        (LogScreen, "log"),
+        (QuestionScreen, "confirm"),
+        (PlanningScreen, "planning"),
+        (ProgressScreen, "progress"),
         (SearchScreen, "search"),
         (ArchiveScreen, "archived"),
         (SessionScreen, "session"),
+        (NoteEditScreen, "update"),
+        (ConflictScreen, "conflict"),
+        (NoteChainScreen, "chain"),
     ):
         assert bindings(owner) == screen.BINDINGS, screen
     # every bound action exists on the class that binds it
@@ -149,12 +184,13 @@ def test_every_binding_of_the_board_comes_from_the_table():
         "update",
         "chain",
         "doctor",
+        "search",
+        "archived",
+        "log",
         "sort",
         "reverse_sort",
         "revision",
         "leave_pane",
-        "search",
-        "archived",
     }
 
 
@@ -165,6 +201,7 @@ def test_help_lists_every_entry_with_navigation_mouse_ctrl_s_and_a_close_hint():
     headings = [heading for heading, _ in help_sections()]
     assert headings == [where.value for where in Where]
     assert "ctrl+s" in text and "↑ / k" in text and "click a column header" in text and "ctrl+p" in text
+    assert "? / f1" in text and "ctrl+c" in text and "wheel" in text
     assert Where.SEARCH.value in text and Where.ARCHIVE.value in text and Where.SESSION.value in text
 
 
@@ -185,7 +222,7 @@ async def test_help_screen_and_palette_on_the_running_board(demo_root):
         screen = app.screen
         assert isinstance(screen, HelpScreen)
         assert screen.query_one("#help-keys").render().plain == key_table().plain
-        assert screen.query_one("#help-box").border_subtitle == "esc / q / ? close"
+        assert screen.query_one("#help-box").border_subtitle == "esc / ? close"
         await pilot.press("escape", "ctrl+p", *"archive")
         await pilot.pause(0.3)
         shown = [

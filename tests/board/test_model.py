@@ -40,7 +40,7 @@ def test_every_row_is_kept_and_counted_including_unparseable_ones():
     assert len(model.rows) == 5
     bad = [r for r in model.rows if r.problem]
     assert len(bad) == 1 and "cells" in bad[0].problem and "broken row" in bad[0].id
-    assert model.counts == {"idle": 1, "active": 2, "stale": 1, ALL: 5, "unparseable": 1}
+    assert model.counts == {"idle": 1, "active": 2, "stale": 1, ALL: 5, "unparseable": 1, "duplicate": 0}
 
 
 def test_status_filter_and_text_filter_over_id_agent_topic_summary_keywords():

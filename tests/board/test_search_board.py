@@ -8,7 +8,6 @@ import threading
 
 from textual.widgets import DataTable, Input, OptionList, Static
 
-from memboard.board.actions import Where, key_hints
 from memboard.board.app import MemboardApp
 from memboard.board.screens import search as search_screen
 from memboard.board.screens.archive import ArchiveScreen
@@ -17,6 +16,7 @@ from memboard.board.screens.session import SessionScreen
 from memboard.core.files.root import MemoryRoot
 from memboard.core.ops.query import list_archived
 from memboard.core.search.engine import SearchFilters, SearchHit, SearchOutcome, search
+from memboard.widgets.key_bar import KeyBar
 from tests.support.tree import tree
 
 SIZE = (120, 40)
@@ -134,7 +134,7 @@ async def test_enter_on_an_archived_result_opens_it_read_only(demo_root, ids):
         assert ids["archived3"] in meta and "archived" in meta and "Lock file location" in meta
         assert "Archived" in meta and "Original status" in meta
         await until(pilot, lambda: bool(view.query("#session-snapshot")), "the snapshot shown")
-        await pilot.press("pagedown", "q")
+        await pilot.press("pagedown", "escape")  # escape closes it (q quits, as everywhere)
         await until(pilot, lambda: app.screen is screen, "back in search")
         await pilot.press("escape")
         await until(pilot, lambda: len(app.screen_stack) == 1, "back on the board")
@@ -182,12 +182,13 @@ async def test_text_that_looks_like_markup_is_shown_as_written(write_index, make
         assert "«[bold red]alarm»" in status(screen)
 
 
-async def test_the_keys_line_comes_from_the_action_table(demo_root):
+async def test_the_footer_shows_search_keys_from_the_action_table(demo_root):
     app = MemboardApp(demo_root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_search(pilot)
-        assert str(screen.query_one("#search-keys", Static).render()) == key_hints(Where.SEARCH, "search")
-        assert key_hints(Where.SEARCH, "search") == "↓ next · ↑ previous · ⏎ open · esc close"
+        footer = screen.query_one(KeyBar).text.split()
+        assert footer[:6] == ["↓↑", "move", "⏎", "open", "esc", "close"]
+        assert footer[-4:] == ["f1", "help", "ctrl+q", "quit"]  # the query box takes letters
 
 
 async def test_an_answer_to_an_older_query_never_replaces_a_newer_one(demo_root, monkeypatch):

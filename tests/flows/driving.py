@@ -8,7 +8,6 @@ from textual.screen import Screen
 
 from memboard.board.app import MemboardApp
 from memboard.board.screens import PreviewScreen
-from memboard.board.screens.preview import DiffView
 
 ROUNDS = 500
 PATIENCE = 30.0
@@ -70,5 +69,11 @@ async def wait_for_flow(pilot) -> None:
 
 
 def preview_diff(screen: PreviewScreen) -> str:
-    """The unified diff a preview shows."""
-    return screen.query_one("#preview-diff-text", DiffView).diff
+    """The unified diff a preview shows (`d` there draws it; the same text `--dry-run` prints)."""
+    return screen.view.diff
+
+
+def preview_words(screen: PreviewScreen) -> str:
+    """What a preview says will happen: its headline, counts and the changes in words, as plain text."""
+    view = screen.view
+    return "\n".join([*view.headline, *view.counts, *(line.text for line in view.readable)])

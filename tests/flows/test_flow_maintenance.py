@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from textual.widgets import Input, TextArea
 
-from memboard.board.screens import MessageScreen, PreviewScreen, StaleDaysScreen, UpdateScreen
+from memboard.board.screens import MessageScreen, PreviewScreen, QuestionScreen, StaleDaysScreen, UpdateScreen
 from memboard.core.formats.snapshot import Snapshot
 from tests.support.tree import tree
 
-from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
+from .driving import make_app, preview_diff, preview_words, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE
 
 
@@ -61,6 +61,9 @@ async def test_update_of_a_snapshot_without_sections_goes_back_to_the_editor(sam
         again = await wait_for_screen(pilot, UpdateScreen)
         assert again.query_one(TextArea).text == "just a line, no sections"
         await pilot.press("escape")
+        question = await wait_for_screen(pilot, QuestionScreen)
+        assert "draft" in question.text
+        await pilot.press("y")
         await wait_for_flow(pilot)
     assert tree(sample_root, skip=(".memboard",)) == before
 
@@ -85,6 +88,8 @@ async def test_update_stale_preview_is_shown_again(sample_root):
         assert app.screen is not first and app.screen.notes
         assert tree(sample_root, skip=(".memboard",)) == during
         await pilot.press("escape")
+        await wait_for_screen(pilot, UpdateScreen)  # a cancelled preview goes back to the editor
+        await pilot.press("escape")  # nothing edited: it closes without asking
         await wait_for_flow(pilot)
     assert tree(sample_root, skip=(".memboard",)) == during
 
@@ -98,15 +103,22 @@ async def test_organize_previews_the_whole_pass_and_applies_it(sample_root):
         assert days.query_one(Input).value == "14"
         await pilot.press("enter")
         screen = await wait_for_screen(pilot, PreviewScreen)
-        report = "\n".join(screen.report)
-        assert f"deleted idle: 1 — {PLACEHOLDER}" in report
-        assert f"marked stale: 1 — {OVERDUE}" in report
-        assert f"protected (referenced): 1 — {SOURCE}" in report
-        assert f"kept active: 2 — {FOLLOWER}, {LONER}" in report
+        assert screen.view.headline == [
+            "Will delete 1 idle row and mark 1 active row stale (not updated for more than 14 days).",
+            "Leaves 2 active, 0 already stale, 1 protected, 0 blocked, 0 skipped.",
+        ]
+        words = preview_words(screen)
+        assert (
+            f"{OVERDUE}  (stale · Hook latency)\n      Status  active → stale\n"
+            "      why: not updated for more than 14 days" in words
+        )
+        assert f"{PLACEHOLDER}  will be deleted  (idle · 未設定)\n      why: idle, referenced by nobody" in words
+        assert f"Protected: something still refers to it (1)\n  {SOURCE}  Referenced By {FOLLOWER}" in words
         diff = preview_diff(screen)
         assert f"-| {PLACEHOLDER} |" in diff
         await pilot.press("enter")
         await wait_for_flow(pilot)
+        assert app.run_log[-1].outcome == "organize deleted 1 idle row and marked 1 row stale"
     assert PLACEHOLDER not in (sample_root / "index.md").read_text(encoding="utf-8")
     assert row_of(sample_root, OVERDUE)[5] == "stale"
     assert row_of(sample_root, OVERDUE)[8] == "2026-04-02 16:00"
@@ -128,7 +140,7 @@ async def test_organize_stale_days_come_from_config_and_the_input(sample_root, m
         await pilot.press("enter")
         screen = await wait_for_screen(pilot, PreviewScreen)
         assert "stale after 1 days" in screen.title_text
-        assert any(line.startswith(f"marked stale: 2 — {OVERDUE}, {LONER}") for line in screen.report)
+        assert "mark 2 active rows stale (not updated for more than 1 days)" in screen.view.headline[0]
         await pilot.press("escape")
         await wait_for_flow(pilot)
     assert tree(sample_root, skip=(".memboard",)) == before
@@ -144,11 +156,11 @@ async def test_doctor_shows_findings_and_applies_repairs(sample_root):
         await ready(pilot)
         await pilot.press("d")
         screen = await wait_for_screen(pilot, PreviewScreen)
-        assert any(
-            f"idle_with_snapshot {PLACEHOLDER}" in line and "set Status to active" in line for line in screen.report
-        )
+        words = preview_words(screen)
+        assert f"✓ idle_with_snapshot {PLACEHOLDER}: " in words and "will fix: set Status to active" in words
         await pilot.press("enter")
         await wait_for_flow(pilot)
+        assert app.run_log[-1].outcome == "doctor repaired 1 of 1 inconsistency"  # no command line in it
     assert row_of(sample_root, PLACEHOLDER)[5] == "active"
 
 
@@ -159,7 +171,7 @@ async def test_doctor_on_a_healthy_root_has_nothing_to_write(sample_root):
         await ready(pilot)
         await pilot.press("d")
         screen = await wait_for_screen(pilot, PreviewScreen)
-        assert screen.report == ["No inconsistencies found."] and screen.plan.empty
+        assert screen.view.headline == ["No inconsistencies found: nothing to repair."] and screen.plan.empty
         await pilot.press("enter")
         await wait_for_flow(pilot)
     assert tree(sample_root, skip=(".memboard",)) == before

@@ -17,6 +17,12 @@ from tests.support.tree import tree
 
 from .driving import preview_diff, wait_for_flow, wait_for_screen
 
+
+def said(preview) -> str:
+    """What a preview says will happen, in words (its headline)."""
+    return "\n".join(preview.view.headline)
+
+
 CRLF = "tool/gotcha/crlf-breaks-the-table-parser"
 
 
@@ -55,7 +61,7 @@ async def test_edit_previews_the_change_and_applies_exactly_it(notes):
         await pilot.press("ctrl+s")
         preview = await wait_for_screen(pilot, PreviewScreen)
         diff = preview_diff(preview)
-        report = str(preview.query_one("#preview-report", Static).render())
+        report = said(preview)
         assert "will be rewritten in place" in report and "+ new statement: - Tests read CRLF files." in report
         assert "+| Title | CRLF broke the table parser |" in diff and "+- Tests read CRLF files." in diff
         before = note_file(notes, CRLF).read_bytes()
@@ -140,7 +146,7 @@ async def test_a_decision_conflict_shows_both_texts_and_supersede_applies_the_ch
         assert "- The vault syncs through Syncthing." in sides[1] and "## Metadata" not in sides[1]
         await pilot.press("s")
         preview = await wait_for_screen(pilot, PreviewScreen)
-        report = str(preview.query_one("#preview-report", Static).render())
+        report = said(preview)
         assert f"moves aside to {SYNC}~1" in report and f"(kept in {SYNC}~1)" in report
         assert f"+++ b/notes/{SYNC}~1.md" in preview_diff(preview)
         await pilot.press("enter")
@@ -160,7 +166,7 @@ async def test_keep_both_saves_the_edit_beside_the_decision(notes):
         await conflict(pilot)
         await pilot.press("k")
         preview = await wait_for_screen(pilot, PreviewScreen)
-        report = str(preview.query_one("#preview-report", Static).render())
+        report = said(preview)
         assert f"saved as {SYNC}.project beside {SYNC}" in report and "new statement" not in report
         await pilot.press("y")
         await wait_for_flow(pilot)
@@ -198,9 +204,7 @@ async def test_supersede_picks_the_newer_note_and_links_both(notes):
         await pilot.press("enter")
         preview = await wait_for_screen(pilot, PreviewScreen)
         newer = "tool/bugfix/retry-renames-while-obsidian-holds-the-file"
-        assert f"{CRLF} will be marked superseded by {newer}" in str(
-            preview.query_one("#preview-report", Static).render()
-        )
+        assert f"{CRLF} will be marked superseded by {newer}" in said(preview)
         diff = preview_diff(preview)
         assert "+| Status | superseded |" in diff and f"+| Superseded By | {newer} |" in diff
         assert f"+| Supersedes | {CRLF} |" in diff
@@ -234,7 +238,7 @@ async def test_mark_superseded_then_active_again(notes):
         await select(pilot, STORAGE)
         await pilot.press("m")
         preview = await wait_for_screen(pilot, PreviewScreen)
-        assert f"{STORAGE} will be marked superseded" in str(preview.query_one("#preview-report", Static).render())
+        assert f"{STORAGE} will be marked superseded" in said(preview)
         assert "+| Status | superseded |" in preview_diff(preview)
         await pilot.press("enter")
         await wait_for_flow(pilot)

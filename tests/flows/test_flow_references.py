@@ -35,7 +35,8 @@ async def test_continue_picks_the_current_session_and_links_both_sides(sample_ro
         listing = picker.query_one(OptionList)
         ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
         assert ids[1:] == [OVERDUE]
-        await pilot.press("down", "enter")
+        assert listing.highlighted == 1  # the first match, not "new session"
+        await pilot.press("enter")
         screen = await wait_for_screen(pilot, PreviewScreen)
         diff = preview_diff(screen)
         assert f"+++ b/sessions/{OVERDUE}.md" in diff and f"+- {LONER}" in diff
@@ -110,7 +111,9 @@ async def test_release_with_no_reference_explains_and_writes_nothing(sample_root
         app.select_session(LONER)
         await pilot.press("r")
         screen = await wait_for_screen(pilot, MessageScreen)
-        assert "referenced by nobody" in screen.message
+        assert screen.message == (
+            f"{LONER} has no reference to release: no session continues from it, and it continues from none."
+        )
         await pilot.press("enter")
         await wait_for_flow(pilot)
     assert tree(sample_root, skip=(".memboard",)) == before

@@ -150,6 +150,15 @@ def test_apply_exact_raises_stale_plan_instead_of_writing(tmp_path):
     assert err.value.fresh_plan.changes[0].before == b"changed\n"
 
 
+def test_apply_exact_reports_progress_after_each_file_step(tmp_path):
+    root = MemoryRoot(tmp_path)
+    apply.execute(root, lambda r: plan_register(r, WHEN, "a"))
+    plan = Plan("test", None, changes=[Change("create", f"notes/n{i}.md", None, b"x\n") for i in range(3)])
+    told: list[tuple[int, int]] = []
+    apply.apply_exact(root, plan, lambda r: plan, progress=lambda done, total: told.append((done, total)))
+    assert told == [(1, 3), (2, 3), (3, 3)]
+
+
 def test_dry_run_returns_plan_without_writing(tmp_path):
     root = MemoryRoot(tmp_path)
     plan = apply.execute(root, lambda r: plan_register(r, WHEN, "a"), dry_run=True)
@@ -263,3 +272,16 @@ def test_a_new_root_that_another_memboard_is_writing_into_is_a_memory_root(tmp_p
     assert not_a_memory_root(tmp_path) is None
     (tmp_path / "notes.txt").write_text("someone else's")
     assert "notes.txt" in (not_a_memory_root(tmp_path) or "")
+
+
+def test_a_marker_renamed_into_place_between_the_two_looks_is_seen(tmp_path, monkeypatch):
+    """Concurrent first registrations: another process's index.md lands after the marker check and before
+    the folder is listed; the listing must count it as the marker it is, not as someone else's file."""
+    from pathlib import Path
+
+    from memboard.core.files.root import not_a_memory_root
+
+    (tmp_path / "index.md").write_bytes(b"| Session ID |\n")
+    real_exists = Path.exists
+    monkeypatch.setattr(Path, "exists", lambda self: False if self.parent == tmp_path else real_exists(self))
+    assert not_a_memory_root(tmp_path) is None

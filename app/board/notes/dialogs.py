@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Label, Select, Static, TextArea, Tree
 from textual.widgets.tree import TreeNode
 
 from memboard.styles import FLOWS_TCSS, NOTES_TCSS
+from memboard.widgets.key_bar import KeyBar
 
 from ...core.errors import UsageError
 from ...core.formats.note import SECTIONS, body_of
@@ -125,6 +126,7 @@ class NoteEditScreen(ModalScreen[NoteForm | None]):
             with Horizontal(id="note-edit-buttons"):
                 yield Button("Preview (ctrl+s)", variant="primary", id="preview")
                 yield Button("Cancel (esc)", variant="error", id="cancel")
+        yield KeyBar("update")
 
     def on_mount(self) -> None:
         """Start in the text of the note."""
@@ -208,6 +210,7 @@ class ConflictScreen(ModalScreen[str | None]):
                 yield Button("Keep both (k)", variant="primary", id="keep_both")
                 yield Button("Edit (e)", id="edit")
                 yield Button("Cancel (esc)", variant="error", id="cancel")
+        yield KeyBar("conflict")
 
     def on_mount(self) -> None:
         """Focus the first choice."""
@@ -227,9 +230,7 @@ class ConflictScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-LEGEND = (
-    "enter jump to the note · space fold · esc close   marks: ↔? link written on one note only · ⊘ missing · ⟲ cycle"
-)
+LEGEND = "marks: ↔? link written on one note only · ⊘ missing · ⟲ cycle"
 
 
 def no_colour(part: str) -> Style:
@@ -277,6 +278,7 @@ class NoteChainScreen(ModalScreen[str | None]):
             yield Label(Text(f"Supersede chain of {self.chain.id}"), id="note-chain-title")
             yield self.build_tree()
             yield Static(Text(LEGEND), id="note-chain-legend")
+        yield KeyBar("chain")
 
     def build_tree(self) -> Tree[NoteChainNode | NoteChainView]:
         """The tree: the note at the root, the notes it replaced and those that replaced it below."""

@@ -24,6 +24,7 @@ from ...core.formats.clock import now
 from ...core.ops.notes import Choice, NoteFields, plan_note_mark, plan_note_supersede, plan_note_update, show_note
 from ...core.plan import Plan
 from ...core.results import NoteSaveResult
+from ..flowrun import plain_words
 from ..flows import BoardFlows, Builder, FlowHost
 from ..screens import Choice as PickerChoice
 from ..screens import MessageScreen
@@ -91,8 +92,11 @@ class NoteFlows(BoardFlows):
         severity: SeverityLevel = "information",
         select_id: str | None = None,
         clear_marks: bool = False,
+        details: list[str] | None = None,
+        follow_up: tuple[str, str | None] | None = None,
     ) -> None:
-        """Report the flow's end to the notes view and wait until it shows the result (re-read when applied)."""
+        """Report the flow's end to the notes view and wait until it shows the result (re-read when applied;
+        the session flows' marks, details and fix flows do not apply to notes)."""
         finished = NoteFlowFinished(op, outcome, applied, severity, select_id)
         if self.view.post_message(finished):
             self.wait(finished.shown)
@@ -138,7 +142,7 @@ class NoteFlows(BoardFlows):
             if isinstance(planned, tuple):
                 plan, build = planned
                 self.preview_and_apply(
-                    "edit", title, build, plan=plan, describe=describe_save, select=lambda p: p.result.note_id
+                    "edit", title, build, plan=plan, words=plain_words(describe_save), select=lambda p: p.result.note_id
                 )
             return
 
@@ -190,10 +194,12 @@ class NoteFlows(BoardFlows):
             "supersede",
             f"Supersede {note_id} with {picked}",
             lambda r: plan_note_supersede(r, note_id, picked, when),
-            describe=lambda p: (
-                [f"{note_id} will be marked superseded by {picked}, and {picked} will name it under Supersedes"]
-                if not p.empty
-                else ["both notes already say so: nothing to change"]
+            words=plain_words(
+                lambda p: (
+                    [f"{note_id} will be marked superseded by {picked}, and {picked} will name it under Supersedes"]
+                    if not p.empty
+                    else ["both notes already say so: nothing to change"]
+                )
             ),
             select=lambda p: note_id,
         )
@@ -205,6 +211,6 @@ class NoteFlows(BoardFlows):
             "mark",
             f"Mark {note_id} {status}",
             lambda r: plan_note_mark(r, note_id, status, when),
-            describe=lambda p: [f"{note_id} will be marked {status}; its links stay as they are"],
+            words=plain_words(lambda p: [f"{note_id} will be marked {status}; its links stay as they are"]),
             select=lambda p: note_id,
         )

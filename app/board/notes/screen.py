@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import gc
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
@@ -48,12 +47,11 @@ from .paneview import NotePaneView
 if TYPE_CHECKING:
     from ..app import MemboardApp
 
-NAME = "notes"
+NAME = "notes"  # the App checks it for a note flow open when asked to quit (app.py's NOTES_VIEW)
 POLL_SECONDS = 0.5
 FRESH_SECONDS = 3.0
 DETAIL_DELAY = 0.2
 GC_FREEZE_NOTES = 5_000
-ANYWHERE_KEYS = ("help", "quit")  # the App's keys the notes view's footer shows too
 NO_NOTES = (
     "No notes under notes/ yet. Agents save them with `memboard note save`, the MCP server's mem_save, "
     "or a Memory Update block (`memboard note apply`); they show here as they are saved."
@@ -125,18 +123,6 @@ class NotesCommands(Provider):
         return run
 
 
-def footer_bindings(board: MemboardApp) -> list[Binding]:
-    """The notes view's footer: its own keys, then the App's help and quit (each naming where it runs, so a
-    click on a key runs it on the right object)."""
-    own = [replace(b, action=f"screen.{b.action}") for b in bindings("notes") if isinstance(b, Binding)]
-    anywhere = [
-        replace(b, action=f"app.{b.action}")
-        for b in board.BINDINGS
-        if isinstance(b, Binding) and b.action in ANYWHERE_KEYS
-    ]
-    return own + anywhere
-
-
 def open_notes(board: MemboardApp, text: str | None = None) -> None:
     """Show the notes view over the session table (installed on first use and kept); text, when
     given, becomes its filter (a session's ID shows that session's notes)."""
@@ -189,7 +175,7 @@ class NotesScreen(Screen[None]):
         with Horizontal(id="notes-main"):
             yield NoteTable(id="note-table")
             yield NotePane(id="note-pane")
-        yield KeyBar(footer_bindings(self.board), id="notes-keys")
+        yield KeyBar("notes", id="notes-keys")
 
     def on_mount(self) -> None:
         """Focus the table, start reading the notes and (unless off) watching them."""

@@ -1,19 +1,29 @@
-"""Modal screens of the board's flows: preview, message, pickers, update editor, chain view."""
+"""Modal screens of the board's flows: preview, message, pickers, update editor, chain view, questions,
+planning and progress, the result log."""
 
+from ..messages import LogEntry
 from .chain import ChainScreen
+from .confirm import LogScreen, QuestionScreen
 from .pickers import NEW_SESSION, Choice, SessionPicker, StaleDaysScreen
-from .preview import DiffView, MessageScreen, PreviewScreen
-from .update import UpdateForm, UpdateScreen
+from .preview import MessageScreen, PreviewScreen
+from .update import EditorResult, UpdateForm, UpdateScreen
+from .waiting import PlanningScreen, ProgressScreen, Tally
 
 __all__ = [
     "NEW_SESSION",
     "ChainScreen",
     "Choice",
-    "DiffView",
+    "EditorResult",
+    "LogEntry",
+    "LogScreen",
     "MessageScreen",
+    "PlanningScreen",
     "PreviewScreen",
+    "ProgressScreen",
+    "QuestionScreen",
     "SessionPicker",
     "StaleDaysScreen",
+    "Tally",
     "UpdateForm",
     "UpdateScreen",
 ]

@@ -18,12 +18,13 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Static
 
 from memboard.styles import VIEWS_TCSS
+from memboard.widgets.key_bar import KeyBar
 
 from ...core.errors import MemboardError
 from ...core.files.root import MemoryRoot
 from ...core.ops.query import list_archived
 from ...core.results import RowView
-from ..actions import Where, bindings, key_hints
+from ..actions import bindings
 from .session import SessionScreen
 
 FRAME = 6  # the dialog's border and padding, and the table's scroll bar
@@ -92,7 +93,7 @@ class ArchiveScreen(ModalScreen[None]):
         self.shown: list[RowView] = []
 
     def compose(self) -> ComposeResult:
-        """Title, the filter box, a status line, the table and the keys."""
+        """Title, the filter box, a status line, the table and the footer of its keys."""
         with Vertical(id="archive-dialog"):
             yield Label("Archive: sessions that ended (read-only)", id="archive-title")
             with Horizontal(id="archive-bar"):
@@ -100,7 +101,7 @@ class ArchiveScreen(ModalScreen[None]):
                 yield Input(placeholder="ID, agent, topic, summary, keywords", id="archive-filter", compact=True)
             yield Static(Text("reading the archive…"), id="archive-status")
             yield DataTable(id="archive-table", cursor_type="row", zebra_stripes=True)
-            yield Static(Text(key_hints(Where.ARCHIVE, "archived")), id="archive-keys")
+        yield KeyBar("archived")
 
     def on_mount(self) -> None:
         """Focus the filter and read the archive."""

@@ -13,12 +13,13 @@ from textual.widgets import Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from memboard.styles import FLOWS_TCSS
+from memboard.widgets.key_bar import KeyBar
 
 from ...core.formats.index import STATUSES
 from ...core.results import ChainNode, ChainView
 from ..actions import bindings
 
-LEGEND = "enter jump to session · space fold · esc close   marks: ↔? one-sided link · ⊘ missing · ▣ archived · ⟲ cycle"
+LEGEND = "marks: ↔? one-sided link · ⊘ missing · ▣ archived · ⟲ cycle"
 
 
 def no_colour(part: str) -> Style:
@@ -66,6 +67,7 @@ class ChainScreen(ModalScreen[str | None]):
             yield Label(Text(f"Reference chain of {self.chain.id}"), id="chain-title")
             yield self.build_tree()
             yield Static(Text(LEGEND), id="chain-legend")
+        yield KeyBar("chain")
 
     def build_tree(self) -> Tree:
         """The tree: the session at the root, its two directions below."""

@@ -8,6 +8,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from memboard.widgets.key_bar import KeyBar
+
 from ..actions import ACTIONS, Action, bindings, close_hint, help_sections
 
 ABOUT = """\
@@ -15,14 +17,20 @@ ABOUT = """\
 
 The table is `index.md`, live: when a hook or an agent changes it (or a snapshot), the
 board updates within a second and keeps the cursor, marks and filters. New rows flash.
-Rows memboard cannot parse are shown with `!` and `??`, never hidden.
+Rows memboard cannot parse are shown with `!` and `??`, never hidden; so are rows that
+share a Session ID (`d` repairs what it can).
 
 The pane shows the selected session: its row, its snapshot and, when the snapshot
 changed since the previous revision, the diff of that merge by section. Items that
-vanished without `[superseded]`, `[resolved]` or `[done]` are **policy breaks**.
+vanished without `[superseded]`, `[resolved]` or `[done]` are **policy breaks**. On a
+narrow terminal the pane folds away: `enter` opens it full width.
 
 `n` shows the typed notes of `notes/` the same way: live, filtered, each note beside its
 change since its previous revision, supersede chains with `g`; `n` again comes back.
+
+Every change is previewed first: what will happen in words, each file with a header,
+`d` for the exact diff. Nothing is written before you confirm; `l` lists what each
+change did in this run. The footer always shows the keys of what is in front.
 """
 
 
@@ -54,6 +62,7 @@ class HelpScreen(ModalScreen[None]):
         with box:
             yield Markdown(ABOUT, id="help-text")
             yield Static(key_table(), id="help-keys")
+        yield KeyBar("help")
 
     def action_close(self) -> None:
         """Close the help."""

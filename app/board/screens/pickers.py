@@ -12,6 +12,7 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memboard.styles import FLOWS_TCSS
+from memboard.widgets.key_bar import KeyBar
 
 from ..actions import bindings
 
@@ -20,10 +21,16 @@ NEW_SESSION = "\x00new-session"
 
 @dataclass(frozen=True)
 class Choice:
-    """One session a picker offers: its ID and a descriptive line."""
+    """One session a picker offers: its ID, a descriptive line, and what choosing it returns (its ID by default)."""
 
     session_id: str
     label: str
+    key: str = ""
+
+    @property
+    def value(self) -> str:
+        """What the picker returns for this choice."""
+        return self.key or self.session_id
 
     def matches(self, needle: str) -> bool:
         """Whether the filter text occurs in the ID or the label (case-insensitive)."""
@@ -32,7 +39,7 @@ class Choice:
 
 
 class SessionPicker(ModalScreen[str | None]):
-    """A filterable list of sessions; returns the chosen ID (or NEW_SESSION), None on escape."""
+    """A filterable list of sessions; returns the chosen one's value (or NEW_SESSION), None on escape."""
 
     CSS_PATH = FLOWS_TCSS
     BINDINGS = bindings("picker")
@@ -53,7 +60,7 @@ class SessionPicker(ModalScreen[str | None]):
                 yield Static(Text(self.hint), id="picker-hint")
             yield Input(placeholder="type to filter by ID, agent or topic", id="picker-filter")
             yield OptionList(*self.options(""), id="picker-list")
-            yield Static(Text("enter choose · esc cancel · ↑↓ move"), id="picker-keys")
+        yield KeyBar("picker")
 
     def options(self, needle: str) -> list[Option]:
         """Options matching the filter, the new-session option first."""
@@ -62,7 +69,7 @@ class SessionPicker(ModalScreen[str | None]):
             out.append(Option(Text(self.new_label, style="italic"), id=NEW_SESSION))
         for choice in self.choices:
             if not needle or choice.matches(needle):
-                out.append(Option(Text(f"{choice.session_id}  {choice.label}"), id=choice.session_id))
+                out.append(Option(Text(f"{choice.session_id}  {choice.label}"), id=choice.value))
         return out
 
     def on_mount(self) -> None:
@@ -73,11 +80,15 @@ class SessionPicker(ModalScreen[str | None]):
         self.query_one(Input).focus()
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        """Narrow the list to what matches."""
+        """Narrow the list to what matches; highlight the first match (not the new-session line) while filtering."""
         listing = self.query_one(OptionList)
+        needle = event.value.strip()
         listing.clear_options()
-        listing.add_options(self.options(event.value.strip()))
-        if listing.option_count:
+        listing.add_options(self.options(needle))
+        first = 1 if needle and self.new_label is not None else 0
+        if listing.option_count > first:
+            listing.highlighted = first
+        elif listing.option_count:
             listing.highlighted = 0
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -130,7 +141,7 @@ class StaleDaysScreen(ModalScreen[int | None]):
                 id="stale-help",
             )
             yield Input(str(self.days), type="integer", id="stale-days")
-            yield Static(Text("enter preview · esc cancel"), id="stale-keys")
+        yield KeyBar("stale")
 
     def on_mount(self) -> None:
         """Focus the input."""

@@ -26,11 +26,12 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memboard.styles import VIEWS_TCSS
+from memboard.widgets.key_bar import KeyBar
 
 from ...core.errors import MemboardError
 from ...core.files.root import MemoryRoot
 from ...core.search.engine import SearchFilters, SearchHit, check_query, run
-from ..actions import Where, bindings, key_hints
+from ..actions import bindings
 from .session import SessionScreen
 
 DEBOUNCE = 0.15  # seconds of no typing before a search starts
@@ -111,7 +112,7 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
         self._checked = 0.0
 
     def compose(self) -> ComposeResult:
-        """Title, the query box, status and progress lines, the results and the keys."""
+        """Title, the query box, status and progress lines, the results and the footer of its keys."""
         with Vertical(id="search-dialog"):
             yield Label("Search everything: index rows, snapshots and the archive", id="search-title")
             with Horizontal(id="search-bar"):
@@ -120,7 +121,7 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
             yield Static(Text(INTRO), id="search-status")
             yield Static(id="search-progress")
             yield OptionList(id="search-results")
-            yield Static(Text(key_hints(Where.SEARCH, "search")), id="search-keys")
+        yield KeyBar("search")
 
     def on_mount(self) -> None:
         """Focus the query box."""

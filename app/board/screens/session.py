@@ -19,12 +19,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
 from memboard.styles import VIEWS_TCSS
+from memboard.widgets.key_bar import KeyBar
 
 from ...core.errors import MemboardError
 from ...core.files.root import MemoryRoot
 from ...core.ops.query import show
 from ...core.results import RowView, SessionView
-from ..actions import Where, bindings, key_hints
+from ..actions import bindings
 from ..loader import without_metadata
 
 
@@ -87,12 +88,12 @@ class SessionScreen(ModalScreen[None]):
         self.view: SessionView | None = None
 
     def compose(self) -> ComposeResult:
-        """Title, the scrollable body (metadata, then the snapshot) and the keys."""
+        """Title, the scrollable body (metadata, then the snapshot) and the footer of its keys."""
         with Vertical(id="session-dialog"):
             yield Label(Text(f"{self.session_id} · read-only"), id="session-title")
             with VerticalScroll(id="session-body"):
                 yield Static(Text("reading…"), id="session-meta")
-            yield Static(Text(key_hints(Where.SESSION, "session")), id="session-keys")
+        yield KeyBar("session")
 
     def on_mount(self) -> None:
         """Focus the body (the arrows scroll it) and read the session."""

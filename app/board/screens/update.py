@@ -1,4 +1,8 @@
-"""The update editor: Topic, Summary, Keywords and snapshot sections to merge."""
+"""The update editor: Topic, Summary, Keywords and snapshot sections to merge.
+
+Escape with a changed draft asks first: discard it, keep it for later (`u` on the session opens
+it again, until the board closes) or go back to editing.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +15,19 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
 from memboard.styles import FLOWS_TCSS
+from memboard.widgets.key_bar import KeyBar
 
+from ...core.formats.snapshot import Snapshot
 from ..actions import bindings
+from ..loader import without_section
+from .confirm import KEEP, Choice, QuestionScreen
+
+CONTEXT = "Current Context"
+
+
+def context_items(text: str) -> list[str]:
+    """The Current Context items of a snapshot text."""
+    return [item.text.strip() for item in Snapshot(text).items(CONTEXT)]
 
 
 @dataclass(frozen=True)
@@ -26,7 +41,13 @@ class UpdateForm:
     snapshot: str
 
     def changes_from(self, start: UpdateForm) -> dict:
-        """Only what the user changed, as plan_update keyword arguments."""
+        """Only what the user changed, as plan_update keyword arguments.
+
+        A new Summary goes into the snapshot's Current Context too, as on the command line,
+        unless the user rewrote Current Context in the editor: then their text wins. (The
+        editor always holds the whole snapshot, so its unchanged Current Context is left out of
+        the merge input rather than taken for the user's own.)
+        """
         out: dict = {}
         for name in ("topic", "summary", "keywords"):
             value = getattr(self, name).strip()
@@ -34,26 +55,45 @@ class UpdateForm:
                 out[name] = value
         snapshot = self.snapshot
         if snapshot.strip() and snapshot.strip() != start.snapshot.strip():
-            out["snapshot_text"] = snapshot
+            if "summary" in out and context_items(snapshot) == context_items(start.snapshot):
+                rest = without_section(snapshot, CONTEXT)
+                if Snapshot(rest).sections:  # else only the unchanged Current Context was there: nothing to merge
+                    out["snapshot_text"] = rest
+            else:
+                out["snapshot_text"] = snapshot
         return out
 
 
-class UpdateScreen(ModalScreen[UpdateForm | None]):
-    """Edit a session's Topic, Summary, Keywords and snapshot; returns the form to preview."""
+@dataclass(frozen=True)
+class EditorResult:
+    """How the editor closed: `preview` (with the form), `keep` (the draft, for later) or `discard`."""
+
+    action: str
+    form: UpdateForm | None = None
+
+
+DISCARD = Choice("discard", "Discard the draft", "y")
+BACK = Choice("no", "Back to editing", "esc / n")
+
+
+class UpdateScreen(ModalScreen[EditorResult]):
+    """Edit a session's Topic, Summary, Keywords and snapshot; returns what to do with the draft."""
 
     CSS_PATH = FLOWS_TCSS
     BINDINGS = bindings("update")
 
-    def __init__(self, form: UpdateForm, *, has_snapshot: bool):
-        """Edit form; has_snapshot says whether the text area holds the current snapshot."""
+    def __init__(self, form: UpdateForm, *, start: UpdateForm | None = None, has_snapshot: bool):
+        """Edit form (a kept draft, or the session as it is: start); has_snapshot says whether a snapshot exists."""
         super().__init__()
         self.form = form
+        self.start = start or form
         self.has_snapshot = has_snapshot
 
     def compose(self) -> ComposeResult:
         """Three inputs, the snapshot text area and the buttons."""
         with Vertical(id="update-dialog"):
-            yield Label(Text(f"Update {self.form.session_id}"), id="update-title")
+            kept = " (your draft: not written yet)" if self.form != self.start else ""
+            yield Label(Text(f"Update {self.form.session_id}{kept}"), id="update-title")
             with Horizontal(classes="update-field"):
                 yield Label("Topic", classes="update-label")
                 yield Input(self.form.topic, id="update-topic")
@@ -64,7 +104,8 @@ class UpdateScreen(ModalScreen[UpdateForm | None]):
                 yield Label("Keywords", classes="update-label")
                 yield Input(self.form.keywords, id="update-keywords")
             hint = (
-                "Snapshot: edit or add items by section; it is merged into the current one (no item is lost)."
+                "Snapshot: edit or add items by section; it is merged into the current one (no item is lost). "
+                "A new Summary also goes into Current Context unless you edit that section here."
                 if self.has_snapshot
                 else "Snapshot: none yet. Leave empty to create it from the template, or write '## ' sections."
             )
@@ -72,7 +113,8 @@ class UpdateScreen(ModalScreen[UpdateForm | None]):
             yield TextArea(self.form.snapshot, id="update-snapshot", soft_wrap=True, show_line_numbers=False)
             with Horizontal(id="update-buttons"):
                 yield Button("Preview (ctrl+s)", variant="primary", id="preview")
-                yield Button("Cancel (esc)", variant="error", id="cancel")
+                yield Button("Close (esc)", variant="error", id="cancel")
+        yield KeyBar("update")
 
     def on_mount(self) -> None:
         """Start in the Topic input."""
@@ -94,7 +136,7 @@ class UpdateScreen(ModalScreen[UpdateForm | None]):
         self.action_preview()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Preview or cancel from the buttons."""
+        """Preview or close from the buttons."""
         event.stop()
         if event.button.id == "preview":
             self.action_preview()
@@ -103,8 +145,26 @@ class UpdateScreen(ModalScreen[UpdateForm | None]):
 
     def action_preview(self) -> None:
         """Hand the edited form to the flow, which previews the merged result."""
-        self.dismiss(self.current())
+        self.dismiss(EditorResult("preview", self.current()))
 
     def action_cancel(self) -> None:
-        """Update nothing."""
-        self.dismiss(None)
+        """Close: at once when nothing changed, else after asking what to do with the draft."""
+        draft = self.current()
+        if not draft.changes_from(self.start):
+            self.dismiss(EditorResult("discard"))
+            return
+
+        def answered(answer: str | None) -> None:
+            """Discard, keep the draft for later, or stay."""
+            if answer == DISCARD.value:
+                self.dismiss(EditorResult("discard"))
+            elif answer == KEEP.value:
+                self.dismiss(EditorResult("keep", draft))
+
+        text = (
+            f"Your draft of {draft.session_id} has changes that are not written. Discard it, keep it for "
+            "later (u on this session opens it again while the board runs), or go back to editing?"
+        )
+        self.app.push_screen(
+            QuestionScreen("Close the editor?", text, (DISCARD, KEEP, BACK), footer="confirm-draft"), answered
+        )

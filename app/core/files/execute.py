@@ -34,6 +34,7 @@ SETTLE_ROUNDS = 32  # plan builds before the lock that may each find a file mid-
 
 R = TypeVar("R")
 Builder = Callable[[MemoryRoot], Plan[R]]
+Progress = Callable[[int, int], None]  # (file steps written, steps in the plan), called after each step
 Pending = dict[str, tuple[bytes | None, bytes | None]]  # file -> (bytes the plan read, bytes it writes)
 
 
@@ -166,8 +167,10 @@ def _keep_changing(plan: Plan[Any]) -> MemboardError:
     )
 
 
-def apply_exact(root: MemoryRoot, plan: Plan[R], build: Builder[R]) -> Plan[R]:
-    """Apply exactly this previewed plan, or raise StalePlan with a fresh one; never blind."""
+def apply_exact(root: MemoryRoot, plan: Plan[R], build: Builder[R], progress: Progress | None = None) -> Plan[R]:
+    """Apply exactly this previewed plan, or raise StalePlan with a fresh one; never blind.
+
+    progress, when given, is told after each file step (the board draws a progress bar)."""
     if plan.empty:
         return plan
     root.require_memory_root()
@@ -181,7 +184,7 @@ def apply_exact(root: MemoryRoot, plan: Plan[R], build: Builder[R]) -> Plan[R]:
                 "the files changed since this preview; review the new plan", settled_build(root, build, budget)
             )
         try:
-            write_and_verify(root, plan, seens, SETTLE_WAIT)
+            write_and_verify(root, plan, seens, SETTLE_WAIT, progress)
         except ChangedUnderfoot:
             raise StalePlan(
                 "the files changed while writing this preview; review the new plan", settled_build(root, build, budget)
@@ -389,14 +392,19 @@ def _verify(root: MemoryRoot, plan: Plan[Any], settle_wait: float) -> None:
 
 
 def write_and_verify(
-    root: MemoryRoot, plan: Plan[Any], reads: Mapping[str, Seen | None] | None = None, settle_wait: float = SETTLE_WAIT
+    root: MemoryRoot,
+    plan: Plan[Any],
+    reads: Mapping[str, Seen | None] | None = None,
+    settle_wait: float = SETTLE_WAIT,
+    progress: Progress | None = None,
 ) -> None:
     """Write the plan's steps in order (caller holds the lock), then verify every step.
 
     reads are the touched files' settled reads under the lock (by `confirm`, or the quick
     build's own): a file that no longer has the signature it had then is not replaced. What
     memboard writes is recorded as settled, so the next command does not wait for it. The
-    probe hears of each written step (a crash test stops there: the operation is then incomplete).
+    probe hears of each written step (a crash test stops there: the operation is then incomplete);
+    progress, when given, is told after it (done, total).
     """
     reads = reads or {}
     sigs = {rel: seen.sig if seen else None for rel, seen in reads.items()}
@@ -412,6 +420,8 @@ def write_and_verify(
                 raise Incomplete(
                     f"{plan.op} incomplete: {exc}; done: {', '.join(done)}; run `memboard doctor`"
                 ) from None
+            if progress is not None:
+                progress(number, len(plan.changes))
         _verify(root, plan, settle_wait)
     finally:
         root.known.save()

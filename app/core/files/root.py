@@ -68,11 +68,12 @@ def not_a_memory_root(real: Path) -> str | None:
         return None
     try:
         with os.scandir(real) as entries:
-            other = next((e.name for e in entries if e.name not in OS_LITTER and not is_temp_name(e.name)), None)
+            names = [e.name for e in entries if e.name not in OS_LITTER and not is_temp_name(e.name)]
     except OSError:
         return None  # unreadable: the write itself will say why
-    if other is None:
-        return None
+    if not names or any(name in MARKERS for name in names):
+        return None  # a marker renamed into place since the look above: another memboard's first write
+    other = names[0]
     return f"it holds other files (such as {other!r}) and none of index.md, sessions/, archive/, notes/, .memboard/"
 
 

@@ -1,0 +1,203 @@
+"""What a plan will change, in words a person reads at a glance: per file, per index row, per
+snapshot section. Built only from the plan's exact before/after bytes (index.md is read with
+the core's own parser), so it can never say something the plan does not do.
+
+Plain Python (no Textual): the flows build it off the UI thread, the preview draws its lines.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from ..core.formats.index import COLUMN_OF_FIELD, FIELDS, IndexFile, Row
+from ..core.formats.layout import INDEX
+from ..core.formats.text import decode, encode
+from ..core.plan import Change
+from .loader import merge_view
+from .paneview import SectionDiff
+
+DETAIL_LIMIT = 200  # above this many file changes, files are listed by name only (the exact diff has all)
+SMALL_FILE = 20  # a created or deleted file of at most this many lines is shown whole
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One cell of a row, before and after."""
+
+    column: str
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class RowChange:
+    """One index row that will be added, removed or changed (with its changed cells)."""
+
+    session_id: str
+    kind: str  # "added", "removed" or "changed"
+    status: str = ""
+    topic: str = ""
+    fields: tuple[FieldChange, ...] = ()
+
+
+@dataclass
+class FileChange:
+    """One file step of a plan, described: its kind, its line counts and what changes inside."""
+
+    kind: str  # create, modify, delete, move
+    path: str
+    dest: str | None
+    added: int
+    removed: int
+    rows: list[RowChange] = field(default_factory=list)
+    other_lines: int = 0  # index.md lines outside the table's rows that change
+    sections: list[SectionDiff] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)  # a small created or deleted file, whole
+
+    @property
+    def target(self) -> str:
+        """Where the file ends up (a move's destination)."""
+        return self.dest or self.path
+
+
+def line_counts(diff: str) -> tuple[int, int]:
+    """Lines a unified diff adds and removes (file headers not counted)."""
+    added = removed = 0
+    for line in diff.split("\n"):
+        if line.startswith("+") and not line.startswith("+++ "):
+            added += 1
+        elif line.startswith("-") and not line.startswith("--- "):
+            removed += 1
+    return added, removed
+
+
+def _table_rows(index: IndexFile, lines: list[str]) -> list[Row]:
+    """The rows of these table lines, parsed under index's own header (so cells map to the same columns)."""
+    if index.header_line is None or not lines:
+        return []
+    head = index.lines[index.header_line] + index.lines[index.header_line + 1]
+    return IndexFile(encode(head + "".join(lines))).rows
+
+
+def _changed_lines(old: IndexFile, new: IndexFile) -> tuple[list[int], list[int]]:
+    """The line numbers of old that the change removes and of new that it adds (difflib's matching, as
+    the exact diff pairs them: a repeated line removed once counts once)."""
+    matcher = difflib.SequenceMatcher(None, old.lines, new.lines, autojunk=False)
+    gone: list[int] = []
+    came: list[int] = []
+    for op, lo, hi, new_lo, new_hi in matcher.get_opcodes():
+        if op != "equal":
+            gone += range(lo, hi)
+            came += range(new_lo, new_hi)
+    return gone, came
+
+
+def _split(index: IndexFile, numbers: list[int]) -> tuple[list[str], int]:
+    """Of these line numbers of index: the table rows' lines (in file order), and how many others there are."""
+    if index.header_line is None:
+        return [], len(numbers)
+    first, end = index.header_line + 2, index.table_end
+    table = [index.lines[n] for n in numbers if first <= n < end]
+    return table, len(numbers) - len(table)
+
+
+def row_changes(before: bytes | None, after: bytes | None) -> tuple[list[RowChange], int]:
+    """The index rows a change adds, removes or changes (paired by Session ID; in file order, rows
+    added at the end last), and how many lines outside the table's rows change."""
+    old, new = IndexFile(before or b""), IndexFile(after or b"")
+    gone_numbers, came_numbers = _changed_lines(old, new)
+    gone_lines, gone_other = _split(old, gone_numbers)
+    came_lines, came_other = _split(new, came_numbers)
+    gone, came = _table_rows(old, gone_lines), _table_rows(new, came_lines)
+    pending: dict[str, list[tuple[int, Row]]] = {}
+    for order, row in enumerate(gone):
+        pending.setdefault(row.id, []).append((order, row))
+    out: list[tuple[tuple[int, int], RowChange]] = []
+    for order, row in enumerate(came):
+        earlier = pending.get(row.id)
+        if earlier:
+            at, was = earlier.pop(0)
+            out.append(((0, at), _changed(was, row)))
+        else:
+            out.append(((1, order), RowChange(row.id or "(row without an ID)", "added", row.status, row.get("topic"))))
+    for rows in pending.values():
+        out += [
+            ((0, at), RowChange(r.id or "(row without an ID)", "removed", r.status, r.get("topic"))) for at, r in rows
+        ]
+    out.sort(key=lambda pair: pair[0])
+    return [change for _, change in out], max(gone_other, came_other)
+
+
+def _changed(old: Row, new: Row) -> RowChange:
+    """A row changed in place: each known cell that differs (or the row's other cells, as one)."""
+    fields = tuple(
+        FieldChange(COLUMN_OF_FIELD[name], old.get(name), new.get(name))
+        for name in FIELDS
+        if old.get(name) != new.get(name)
+    )
+    if not fields:
+        fields = (FieldChange("other cells", " | ".join(old.raw_cells), " | ".join(new.raw_cells)),)
+    return RowChange(new.id, "changed", new.status, new.get("topic"), fields)
+
+
+def _is_snapshot(path: str) -> bool:
+    """Whether path holds a session snapshot (live or archived)."""
+    return path.startswith("sessions/") or path.endswith("/session.md")
+
+
+def _text(data: bytes | None) -> str:
+    """File bytes as text for reading (BOM dropped, undecodable bytes kept as they decode)."""
+    return decode(data or b"").lstrip("\ufeff")
+
+
+def describe_change(ch: Change, diff: str, detailed: bool = True) -> FileChange:
+    """One change described; detailed adds the snapshot sections and small files' lines."""
+    added, removed = line_counts(diff)
+    out = FileChange(ch.kind, ch.path, ch.dest, added, removed)
+    before, after = ch.before, ch.after if ch.kind != "move" or ch.after is not None else ch.before
+    if ch.kind == "delete":
+        after = None
+    if INDEX in (ch.path, ch.dest) and ch.kind in ("create", "modify"):
+        out.rows, out.other_lines = row_changes(before, after)
+    elif not detailed or before == after:
+        return out
+    elif _is_snapshot(out.target) and ch.kind in ("create", "modify", "move"):
+        out.sections = merge_view(_text(before), _text(after)).sections
+    elif ch.kind in ("create", "delete"):
+        text = _text(after if ch.kind == "create" else before)
+        lines = text.splitlines()
+        if len(lines) <= SMALL_FILE:
+            out.lines = lines
+    return out
+
+
+def describe(changes: list[Change], diffs: list[str]) -> list[FileChange]:
+    """Every change of a plan described, in the order it will be written (diffs: each change's own)."""
+    detailed = len(changes) <= DETAIL_LIMIT
+    return [describe_change(ch, diff, detailed) for ch, diff in zip(changes, diffs)]
+
+
+def counts(files: list[FileChange]) -> str:
+    """The files in one line: how many and of which kind (`3 file changes: 1 created, 1 moved, 1 changed`)."""
+    if not files:
+        return "No file changes: nothing will be written."
+    kinds = {"create": "created", "modify": "changed", "move": "moved", "delete": "deleted"}
+    tally = {word: sum(1 for f in files if f.kind == kind) for kind, word in kinds.items()}
+    noun = "file change" if len(files) == 1 else "file changes"
+    parts = [f"{n:,} {word}" for word, n in tally.items() if n]
+    return f"{len(files):,} {noun}: {', '.join(parts)}"
+
+
+def row_counts(files: list[FileChange]) -> str:
+    """The index rows in one line (`index.md: 2 rows deleted, 1 row changed`), "" when none change."""
+    rows = [r for f in files for r in f.rows]
+    if not rows:
+        return ""
+    words = {"removed": "deleted", "added": "added", "changed": "changed"}
+    parts = []
+    for kind, word in words.items():
+        n = sum(1 for r in rows if r.kind == kind)
+        if n:
+            parts.append(f"{n:,} {'row' if n == 1 else 'rows'} {word}")
+    return f"{INDEX}: {', '.join(parts)}"

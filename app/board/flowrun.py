@@ -1,0 +1,365 @@
+"""How a board flow runs: in one thread worker, against a FlowHost, talking to the board by messages.
+
+A flow starts on the UI thread (a key or the palette) and runs in one thread worker (group
+"flow"). It builds a plan with the core's builders (off the worker too, in a planning thread:
+"planning…" shows with the time it takes once it takes long, and escape drops it), shows the
+plan in a PreviewScreen and, on confirm, applies exactly that plan with apply_exact (a progress
+bar while a large one is written). When the files changed since the preview, the rebuilt plan
+is previewed again; nothing is ever applied blind. Refusals are explained in a MessageScreen,
+in the board's own keys, with the flow that fixes them where there is one; nothing is written.
+
+The worker never touches a widget. It talks to the board with messages, which post_message
+delivers thread-safely: AskScreen (show a modal; the answer comes back through a Future) and
+FlowFinished (re-read the files, move the cursor, say what happened, log it, start a fix flow).
+A flow ends once the board has shown its result, so the next flow starts on fresh rows; when
+the board closes under a waiting flow, the wait ends (BoardClosed) and so does the flow.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import contextmanager
+from functools import partial
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+from textual.message import Message
+from textual.notifications import SeverityLevel
+from textual.screen import Screen
+from textual.worker import NoActiveWorker, Worker, get_current_worker
+
+from ..core.errors import Incomplete, MemboardError, StalePlan
+from ..core.files.execute import apply_exact
+from ..core.files.root import MemoryRoot
+from ..core.plan import Plan
+from .messages import AskScreen, FlowFinished
+from .planview import PlanView, ViewLine, build
+from .screens import MessageScreen, PlanningScreen, PreviewScreen, ProgressScreen, Tally
+from .wording import board_words, done_words, fix_for
+
+STALE_NOTE = (
+    "The files changed since the last preview (another writer was here). Nothing was written; "
+    "this is the plan rebuilt from the current files. Review it again."
+)
+INCOMPLETE_NOTE = (
+    "Some steps were written. f runs doctor now (d on the board later): it finds and repairs what is left."
+)
+UNEXPECTED_NOTE = "The board re-reads the files now; if anything looks half-done, press d (doctor)."
+
+WAIT_SECONDS = 0.1  # how often a waiting flow checks whether the board closed under it
+PLANNING_DELAY = 0.3  # a plan built faster than this shows no "planning…" at all
+PROGRESS_FROM = 50  # plans with at least this many file changes show a progress bar while written
+
+Builder = Callable[[MemoryRoot], Plan]
+Words = Callable[[Plan], tuple[list[str], list[ViewLine], dict[str, str]]]
+Result = TypeVar("Result")
+
+
+class BoardClosed(Exception):
+    """The board closed while a flow waited on it: the flow ends without another word or write."""
+
+
+class Cancelled(Exception):
+    """The user stopped a plan while it was being built: nothing was written."""
+
+
+@runtime_checkable
+class FlowHost(Protocol):
+    """The board as the flows see it; MemboardApp provides it, a test may pass a stand-in.
+
+    On the UI thread, when a flow starts: the selection, whether a modal is open, bell,
+    notify, run_worker. In the flow's thread: memory_root and agent_name only; everything
+    else goes back through post_message, which is thread-safe.
+    """
+
+    memory_root: MemoryRoot
+    agent_name: str
+
+    @property
+    def current_session_id(self) -> str | None:
+        """The Session ID of the row under the cursor (None if none or not a valid ID)."""
+
+    @property
+    def marked_session_ids(self) -> list[str]:
+        """Marked rows' IDs in table order."""
+
+    def modal_open(self) -> bool:
+        """Whether a modal (a flow's, help, the palette) is on top of the board."""
+
+    def bell(self) -> None:
+        """Ring the terminal bell (a key that cannot act now)."""
+
+    def notify(self, message: str, *, severity: SeverityLevel = "information") -> None:
+        """Show a short toast."""
+
+    def post_message(self, message: Message) -> bool:
+        """Queue a message for the board (from any thread); False when the board is closing."""
+
+    def run_worker(
+        self,
+        work: Callable[[], None],
+        *,
+        name: str = "",
+        group: str = "default",
+        exit_on_error: bool = True,
+        exclusive: bool = False,
+        thread: bool = False,
+    ) -> Worker[None]:
+        """Run work in a worker (the flows use one thread worker, group "flow")."""
+
+
+def outcome_of(plan: Plan) -> str:
+    """The line that tells the user what an applied plan did."""
+    return done_words(plan)
+
+
+def plain_words(words: Callable[[Plan], list[str]]) -> Words:
+    """An operation's headline words as Words (no block, no reasons)."""
+    return lambda plan: (words(plan), [], {})
+
+
+class FlowRunner:
+    """The machinery every flow uses: asking the board, building plans, previewing, applying, reporting."""
+
+    def __init__(self, host: FlowHost) -> None:
+        """Flows for host (the board's App)."""
+        self.host = host
+        self.worker: Worker[None] | None = None
+
+    # -- starting (UI thread) ---------------------------------------------------------------
+
+    def running(self) -> bool:
+        """Whether a flow is still running (one flow at a time)."""
+        return self.worker is not None and not self.worker.is_finished
+
+    def may_start(self) -> bool:
+        """Whether a flow may start now (none running, no modal open); rings the bell when not."""
+        if self.running() or self.host.modal_open():
+            self.host.bell()
+            return False
+        return True
+
+    def start(self, op: str, body: Callable[..., None], *args: Any) -> None:
+        """Run body(*args) as the flow worker (thread, group "flow"), explaining any error in a modal."""
+        self.worker = self.host.run_worker(
+            lambda: self.run(op, body, *args), name=op, group="flow", exclusive=True, thread=True, exit_on_error=False
+        )
+
+    # -- in the flow's thread -------------------------------------------------------------
+
+    def run(self, op: str, body: Callable[..., None], *args: Any) -> None:
+        """Run a flow's body; a refusal or an unexpected error is explained, a closed board ends it."""
+        try:
+            try:
+                body(*args)
+            except Cancelled:
+                self.finish(op, f"{op} cancelled while planning: nothing written")
+            except MemboardError as exc:
+                self.refuse(op, op.capitalize(), exc)
+            except Exception as exc:
+                self.ask(
+                    MessageScreen(
+                        f"{op.capitalize()}: failed", f"{type(exc).__name__}: {exc}", footnote=UNEXPECTED_NOTE
+                    )
+                )
+                self.finish(op, f"{op} failed: {exc}", applied=True, severity="error")
+        except BoardClosed:
+            return  # the board is gone: nobody to tell, nothing more to write
+
+    def ask(self, screen: Screen[Result]) -> Result | None:
+        """Show a modal on the board and wait for its answer (None when it was dismissed without one)."""
+        answer: Future[Result | None] = Future()
+        if not self.host.post_message(AskScreen(screen, answer.set_result)):
+            raise BoardClosed()
+        return self.wait(answer)
+
+    def wait(self, future: Future[Result]) -> Result:
+        """Wait for future; BoardClosed when the board closes first."""
+        while True:
+            try:
+                return future.result(timeout=WAIT_SECONDS)
+            except FutureTimeout:
+                if self.board_closed():
+                    raise BoardClosed() from None
+
+    @staticmethod
+    def board_closed() -> bool:
+        """Whether the board closed under this flow (it cancels its workers as it closes)."""
+        try:
+            return get_current_worker().is_cancelled
+        except NoActiveWorker:  # run outside a worker (a test's stand-in host): never closed
+            return False
+
+    def planned(self, title: str, work: Callable[[], Result]) -> Result:
+        """work() (building a plan or a list) in a planning thread; past PLANNING_DELAY a "planning…" screen
+        shows how long it takes, and escape there raises Cancelled (the work's result is dropped)."""
+        future: Future[Result] = Future()
+        started = time.monotonic()
+
+        def build() -> None:
+            """Run work and hand over its result or its error."""
+            try:
+                future.set_result(work())
+            except BaseException as exc:  # re-raised in the flow's thread by future.result()
+                future.set_exception(exc)
+
+        threading.Thread(target=build, name="memboard-planning", daemon=True).start()
+        try:
+            return future.result(timeout=PLANNING_DELAY)
+        except FutureTimeout:
+            pass
+        if not self.ask(PlanningScreen(title, future, started)):
+            raise Cancelled()
+        return self.wait(future)
+
+    def finish(
+        self,
+        op: str,
+        outcome: str,
+        *,
+        applied: bool = False,
+        severity: SeverityLevel = "information",
+        select_id: str | None = None,
+        clear_marks: bool = False,
+        details: list[str] | None = None,
+        follow_up: tuple[str, str | None] | None = None,
+    ) -> None:
+        """Report the flow's end and wait until the board shows its result (re-read when applied)."""
+        finished = FlowFinished(op, outcome, applied, severity, select_id, clear_marks, list(details or []), follow_up)
+        if self.host.post_message(finished):
+            self.wait(finished.shown)
+
+    def refuse(self, op: str, title: str, exc: Exception, session_id: str | None = None) -> bool:
+        """Explain a refusal in the board's words, offering its fix flow where there is one; nothing was written.
+        True when the user chose the fix (it starts once this flow ends)."""
+        text = board_words(str(exc))
+        fix = fix_for(str(exc), session_id)
+        answer = self.ask(MessageScreen(f"{title}: refused", text, fix=fix))
+        follow = (fix.action, fix.session_id) if fix is not None and answer == "fix" else None
+        self.finish(op, f"{op} refused: nothing written", severity="warning", details=[text], follow_up=follow)
+        return follow is not None
+
+    def refuse_read_only(self, op: str, title: str) -> bool:
+        """Refuse a changing flow up front on a root memboard cannot write; True when refused."""
+        reason = self.host.memory_root.read_only_reason()
+        if reason is None:
+            return False
+        self.ask(
+            MessageScreen(
+                f"{title}: refused",
+                f"Nothing can be written here: {reason}. The board still shows "
+                "the memory; changes are refused before anything is planned.",
+            )
+        )
+        self.finish(op, f"{op} refused: the root is read-only, nothing written", severity="warning")
+        return True
+
+    def incomplete(self, op: str, title: str, exc: Exception) -> None:
+        """Explain a write that stopped half-way, offering doctor; the board re-reads what is on disk."""
+        text = board_words(str(exc))
+        fix = fix_for("incomplete", None)
+        answer = self.ask(MessageScreen(f"{title}: incomplete", text, footnote=INCOMPLETE_NOTE, fix=fix))
+        follow = (fix.action, None) if fix is not None and answer == "fix" else None
+        self.finish(
+            op,
+            f"{op} incomplete: doctor repairs the rest",
+            applied=True,
+            severity="error",
+            details=[text],
+            follow_up=follow,
+        )
+
+    @staticmethod
+    def plan_view(plan: Plan, words: Words | None) -> PlanView:
+        """The preview's view of plan (call it off the UI thread: it diffs and parses)."""
+        headline, block, reasons = words(plan) if words else (list(plan.report), [], {})
+        return build(plan, headline, block, reasons)
+
+    @contextmanager
+    def progress(self, title: str, total: int) -> Iterator[Tally | None]:
+        """A progress bar for writing total file changes (None below PROGRESS_FROM: too quick to need one);
+        it is gone again when the block ends, before anything else is shown."""
+        if total < PROGRESS_FROM:
+            yield None
+            return
+        tally = Tally(total)
+        gone: Future[None] = Future()
+        if not self.host.post_message(AskScreen(ProgressScreen(title, tally), gone.set_result)):
+            raise BoardClosed()
+        try:
+            yield tally
+        finally:
+            tally.ended = True
+            self.wait(gone)
+
+    def apply(self, plan: Plan, build_plan: Builder, title: str) -> None:
+        """Apply exactly plan, with a progress bar while a large one is written."""
+        with self.progress(title, len(plan.changes)) as tally:
+            apply_exact(self.host.memory_root, plan, build_plan, progress=tally.step if tally else None)
+
+    def preview_and_apply(
+        self,
+        op: str,
+        title: str,
+        build_plan: Builder,
+        *,
+        plan: Plan | None = None,
+        words: Words | None = None,
+        select: Callable[[Plan], str | None] | None = None,
+        clear_marks: bool = False,
+        back_on_cancel: bool = False,
+        session_id: str | None = None,
+    ) -> str:
+        """Build (unless given), preview, and on confirm apply exactly the previewed plan.
+
+        A stale preview is rebuilt and shown again; a refusal is explained. Returns "applied",
+        "cancelled" (at the preview; reported unless back_on_cancel), "refused" (at apply, nothing
+        written, no fix flow chosen) or "ended" (refused before a preview, failed half-way, nothing
+        to change, or a fix flow chosen).
+        """
+        root = self.host.memory_root
+        try:
+            if plan is None:
+                plan, view = self.planned(title, lambda: self.plan_and_view(root, build_plan, words))
+            else:
+                view = self.planned(title, partial(self.plan_view, plan, words))
+        except MemboardError as exc:
+            self.refuse(op, title, exc, session_id)
+            return "ended"
+        notes: list[str] = []
+        while True:
+            if not self.ask(PreviewScreen(title, plan, view, notes=notes)):
+                if not back_on_cancel:
+                    self.finish(op, f"{op} cancelled: nothing written")
+                return "cancelled"
+            if plan.empty:
+                self.finish(op, f"{op}: nothing to change")
+                return "ended"
+            try:
+                self.apply(plan, build_plan, title)
+            except StalePlan as exc:
+                plan, notes = exc.fresh_plan, [STALE_NOTE]
+                view = self.planned(title, partial(self.plan_view, plan, words))
+                continue
+            except Incomplete as exc:
+                self.incomplete(op, title, exc)
+                return "ended"
+            except MemboardError as exc:
+                return "ended" if self.refuse(op, title, exc, session_id) else "refused"
+            self.finish(
+                op,
+                outcome_of(plan),
+                applied=True,
+                select_id=select(plan) if select else None,
+                clear_marks=clear_marks,
+                details=list(plan.report),
+            )
+            return "applied"
+
+    def plan_and_view(self, root: MemoryRoot, build_plan: Builder, words: Words | None) -> tuple[Plan, PlanView]:
+        """A plan and its preview's view, built together (in the planning thread)."""
+        plan = build_plan(root)
+        return plan, self.plan_view(plan, words)

@@ -1,0 +1,124 @@
+"""What the board reads from the core's results: plan results, listed rows, chains, doctor findings.
+
+The core returns typed results (memboard.core.results); every read of one by the board happens
+here, in a few small functions the flows and the wording call, so that a change to a result's
+shape touches this module only. Plain Python (no Textual).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.files.root import MemoryRoot
+from ..core.ops.query import chain as _chain
+from ..core.ops.query import list_rows as _list_rows
+from ..core.plan import Plan
+from ..core.results import (
+    ArchiveResult,
+    ChainView,
+    ContinueResult,
+    DoctorResult,
+    Finding,
+    ManualResult,
+    OrganizeResult,
+    ReleaseResult,
+    RowView,
+    UpdateResult,
+)
+
+__all__ = [
+    "ChainView",
+    "Finding",
+    "OrganizeResult",
+    "RowView",
+    "UpdateResult",
+    "archive_deletes",
+    "archive_released",
+    "chain",
+    "continued_source",
+    "findings",
+    "listed_rows",
+    "organize",
+    "organize_groups",
+    "released_source",
+    "session_of",
+    "update",
+    "updated_at",
+]
+
+
+def listed_rows(root: MemoryRoot) -> list[RowView]:
+    """Every row of the index, in file order."""
+    return _list_rows(root)
+
+
+def updated_at(root: MemoryRoot) -> dict[str, str]:
+    """Each listed row's Updated At by Session ID (the first row of a repeated ID)."""
+    out: dict[str, str] = {}
+    for row in _list_rows(root):
+        out.setdefault(row.id, row.updated_at)
+    return out
+
+
+def findings(plan: Plan[Any]) -> list[Finding]:
+    """Doctor's findings from its repair plan."""
+    result = plan.result
+    return list(result.findings) if isinstance(result, DoctorResult) else []
+
+
+def organize(plan: Plan[Any]) -> OrganizeResult:
+    """The organize plan's outcome: Session IDs per group, the reasons the core gave, the stale days."""
+    result = plan.result
+    if isinstance(result, OrganizeResult):
+        return result
+    return OrganizeResult([], [], [], [], [], [], [], {}, 0)
+
+
+ORGANIZE_GROUPS = ("deleted", "marked_stale", "kept_active", "protected", "blocked", "malformed", "stale")
+
+
+def organize_groups(result: OrganizeResult) -> dict[str, list[str]]:
+    """An organize result's Session IDs by group name (ORGANIZE_GROUPS, in that order)."""
+    return {name: list(getattr(result, name)) for name in ORGANIZE_GROUPS}
+
+
+def session_of(plan: Plan[Any]) -> str | None:
+    """The session a plan is about (the one that continues, releases, is updated or archived)."""
+    value = getattr(plan.result, "session_id", None)
+    return value if isinstance(value, str) else None
+
+
+def archive_deletes(plan: Plan[Any]) -> bool:
+    """Whether an archive plan deletes a placeholder row instead of archiving a snapshot."""
+    return isinstance(plan.result, ArchiveResult) and plan.result.action == "deleted"
+
+
+def archive_released(plan: Plan[Any]) -> list[str]:
+    """The references an archive plan releases first."""
+    return list(plan.result.released) if isinstance(plan.result, ArchiveResult) else []
+
+
+def continued_source(plan: Plan[Any]) -> str:
+    """The source a continue plan links to (also a new session's, registered to continue)."""
+    result = plan.result
+    if isinstance(result, (ContinueResult, ManualResult)):
+        return result.continues_from or ""
+    return ""
+
+
+def released_source(plan: Plan[Any]) -> str:
+    """The source a release plan unlinks."""
+    return plan.result.released if isinstance(plan.result, ReleaseResult) else ""
+
+
+def update(plan: Plan[Any]) -> UpdateResult:
+    """The update plan's snapshot outcome."""
+    result = plan.result
+    if isinstance(result, UpdateResult):
+        return result
+    return UpdateResult(session_of(plan) or "", False, [], [], [], [])
+
+
+def chain(root: MemoryRoot, session_id: str) -> ChainView:
+    """session_id's reference chain both ways (with the session's own status and topic)."""
+    return _chain(root, session_id)

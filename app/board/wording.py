@@ -1,0 +1,259 @@
+"""The board's words: what a preview says will happen (per operation), and the core's messages
+said in the board's own keys, with the flow that fixes a refusal where there is one.
+
+Plain Python (no Textual). Core results are read through results.py only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from ..core.formats import clock
+from ..core.plan import Plan
+from . import results
+from .planview import ViewLine
+
+# -- what will happen ----------------------------------------------------------------------
+
+
+def archive_words(plan: Plan) -> str:
+    """What one archive step will do, in one line."""
+    sid = results.session_of(plan) or "?"
+    if results.archive_deletes(plan):
+        return f"Will delete the placeholder row {sid}: it has no snapshot, so there is nothing to archive."
+    released = results.archive_released(plan)
+    first = f" First releases its link to {', '.join(released)}." if released else ""
+    return (
+        f"Will archive {sid}: its row leaves index.md, its snapshot moves to archive/{sid}/session.md and "
+        f"its row is kept in archive/{sid}/index.md.{first}"
+    )
+
+
+def archive_sequence(steps: list[tuple[str, Plan]], refused: dict[str, str]) -> tuple[list[str], list[ViewLine]]:
+    """Marked rows' archive: a compact headline, and a block listing each step and each refusal."""
+    deleted = [sid for sid, step in steps if results.archive_deletes(step)]
+    archived = len(steps) - len(deleted)
+    parts = []
+    if archived:
+        parts.append(f"archive {archived} {'session' if archived == 1 else 'sessions'}")
+    if deleted:
+        parts.append(f"delete {len(deleted)} placeholder {'row' if len(deleted) == 1 else 'rows'}")
+    headline = [
+        "Will " + " and ".join(parts) + ", one after another in the order below."
+        if parts
+        else "Nothing can be archived."
+    ]
+    if refused:
+        headline.append(f"Will not archive {len(refused)}: {', '.join(refused)} (why below).")
+    block = [ViewLine(f"In this order ({len(steps)})", "group")]
+    for number, (_sid, step) in enumerate(steps, 1):
+        block.append(ViewLine(f"  {number}. {archive_words(step)}", "text"))
+    for sid, why in refused.items():
+        block.append(ViewLine(f"  Will not archive {sid}: {board_words(why)}", "refusal"))
+    return headline, block
+
+
+def continue_words(plan: Plan, registers: bool) -> list[str]:
+    """What a continue plan will do."""
+    sid, source = results.session_of(plan) or "?", results.continued_source(plan)
+    if plan.empty:
+        return [f"{sid} already continues from {source}: nothing to change."]
+    if registers:
+        return [f"Will register a new session {sid} (active) that continues from {source}."]
+    return [
+        f"{sid} will continue from {source}: {source}'s Referenced By gains {sid}, and {sid}'s snapshot lists "
+        f"{source} under Continues From."
+    ]
+
+
+def release_words(plan: Plan) -> list[str]:
+    """What a release plan will do."""
+    sid, source = results.session_of(plan) or "?", results.released_source(plan)
+    return [
+        f"{sid} will stop continuing from {source}: it leaves {source}'s Referenced By, and {source} leaves "
+        f"its Continues From."
+    ]
+
+
+def update_words(plan: Plan) -> list[str]:
+    """What an update plan will do to the row and the snapshot."""
+    sid = results.session_of(plan) or "?"
+    out = results.update(plan)
+    lines = [
+        f"Will update {sid}: its row becomes active with Updated At now, and its snapshot is merged (no item is lost)."
+    ]
+    if out.snapshot_created:
+        lines.append(f"Will create sessions/{sid}.md from the template.")
+    said = []
+    added, marked, carried = len(out.added), len(out.marked), len(out.carried_over)
+    if added:
+        said.append(f"add {added} item{'s' if added != 1 else ''}")
+    if marked:
+        said.append(f"mark {marked}")
+    if carried:
+        said.append(f"keep {carried} earlier item{'s' if carried != 1 else ''} the editor left out")
+    if out.continues_from:
+        said.append(f"continue from {', '.join(out.continues_from)}")
+    if said:
+        lines.append("The snapshot merge will " + ", ".join(said) + ".")
+    return lines
+
+
+ORGANIZE_KEPT = (
+    ("protected", "Protected: something still refers to it"),
+    ("blocked", "Blocked: idle, but it has a snapshot (update or archive it first)"),
+    ("malformed", "Skipped: malformed or duplicate rows"),
+)
+
+
+def kept_reason(sid: str, out: results.OrganizeResult, updated: dict[str, str], when: datetime | None) -> str:
+    """Why organize leaves an active row active: the core's reason, or what its Updated At says."""
+    if sid in out.reasons:
+        return out.reasons[sid]
+    stamp = updated.get(sid, "")
+    at = clock.parse(stamp)
+    if when is not None and at is not None and at >= when - timedelta(days=out.stale_days):
+        return f"updated {stamp}, within {out.stale_days} days"
+    return "nothing to keep yet (no snapshot, the template's Summary): left as it is"
+
+
+def organize_words(
+    plan: Plan, updated: dict[str, str] | None = None, when: datetime | None = None
+) -> tuple[list[str], list[ViewLine], dict[str, str]]:
+    """Organize: the counts, a block of the rows it leaves (each with why) and the reasons of those it changes.
+
+    updated maps Session IDs to their Updated At (read with the plan) and when is the plan's moment:
+    with them each row kept active says why too."""
+    out = results.organize(plan)
+    groups, days = results.organize_groups(out), out.stale_days
+    deleted, stale = len(groups["deleted"]), len(groups["marked_stale"])
+    headline = [
+        f"Will delete {deleted:,} idle {'row' if deleted == 1 else 'rows'} and mark {stale:,} active "
+        f"{'row' if stale == 1 else 'rows'} stale (not updated for more than {days} days).",
+        f"Leaves {len(groups['kept_active']):,} active, {len(groups['stale']):,} already stale, "
+        f"{len(groups['protected']):,} protected, {len(groups['blocked']):,} blocked, "
+        f"{len(groups['malformed']):,} skipped.",
+    ]
+    reasons = dict.fromkeys(groups["deleted"], "idle, referenced by nobody, no snapshot")
+    reasons.update(dict.fromkeys(groups["marked_stale"], f"not updated for more than {days} days"))
+    kept = {sid: kept_reason(sid, out, updated or {}, when) for sid in groups["kept_active"]}
+    block: list[ViewLine] = []
+    for key, title in ORGANIZE_KEPT:
+        ids = groups[key]
+        if ids:
+            block.append(ViewLine(f"{title} ({len(ids):,})", "group"))
+            block += [reason_line(sid, out.reasons.get(sid, "")) for sid in ids]
+    if kept:
+        block.append(ViewLine(f"Kept active ({len(kept):,})", "group"))
+        block += [reason_line(sid, why) for sid, why in kept.items()]
+    if groups["stale"]:
+        block.append(ViewLine(f"Already stale, left as they are ({len(groups['stale']):,})", "group"))
+        block += [reason_line(sid, "stale rows are never archived or deleted by organize") for sid in groups["stale"]]
+    return headline, block, reasons
+
+
+def reason_line(sid: str, why: str) -> ViewLine:
+    """One row an operation leaves, with why: `  ID  reason` (the ID emphasised)."""
+    return ViewLine(f"  {sid}  {why}", "text", ((2, 2 + len(sid), "row"),))
+
+
+def doctor_words(plan: Plan) -> tuple[list[str], list[ViewLine]]:
+    """Doctor: how many findings and repairs, and a block with each finding and its fix."""
+    found = results.findings(plan)
+    if not found:
+        return ["No inconsistencies found: nothing to repair."], []
+    fixed = sum(1 for f in found if f.fix)
+    headline = [
+        f"Found {len(found):,} {'inconsistency' if len(found) == 1 else 'inconsistencies'}: "
+        f"{fixed:,} will be repaired, {len(found) - fixed:,} need a hand."
+    ]
+    block = [ViewLine(f"Findings ({len(found):,})", "group")]
+    for f in found:
+        where = f" {f.id}" if f.id else ""
+        block.append(
+            ViewLine(
+                f"  {'✓' if f.fix else '✗'} {f.kind}{where}: {board_words(f.message)}", "text" if f.fix else "refusal"
+            )
+        )
+        block.append(
+            ViewLine(
+                f"      will fix: {board_words(f.fix)}"
+                if f.fix
+                else "      not repaired automatically: fix it by hand",
+                "muted",
+            )
+        )
+    return headline, block
+
+
+def done_words(plan: Plan) -> str:
+    """What an applied plan did, in one line for a toast and the result log."""
+    if plan.op.startswith("doctor"):
+        found = results.findings(plan)
+        fixed = sum(1 for f in found if f.fix)
+        return (
+            f"doctor repaired {fixed:,} of {len(found):,} {'inconsistency' if len(found) == 1 else 'inconsistencies'}"
+        )
+    if plan.op == "organize":
+        groups = results.organize_groups(results.organize(plan))
+        deleted, stale = len(groups["deleted"]), len(groups["marked_stale"])
+        return (
+            f"organize deleted {deleted:,} idle {'row' if deleted == 1 else 'rows'} and marked {stale:,} "
+            f"{'row' if stale == 1 else 'rows'} stale"
+        )
+    return plan.success or "; ".join(plan.report) or f"{plan.op} done"
+
+
+# -- the core's messages in the board's keys --------------------------------------------------
+
+REWRITES = (
+    (re.compile(r"\(memboard release (\S+) --as <id>\)"), r"(select \1 and press r to release them)"),
+    (re.compile(r"run `memboard update (\S+)` to write its snapshot"), r"select \1 and press u to write its snapshot"),
+    (re.compile(r"run\s+`?memboard doctor`?( again)?"), r"press d (doctor)\1"),
+    (
+        re.compile(
+            r"`memboard continue (\S+) --as (\S+)` to record the link there, or "
+            r"`memboard release \S+ --as \S+` to drop it"
+        ),
+        r"select \1 and press c (choosing \2) to record the link there, or r to drop it",
+    ),
+    (re.compile(r"`memboard update (\S+) --summary \.\.\.` changes them"), r"u on \1 changes them"),
+    (re.compile(r"memboard archive works either way"), "a archives it either way"),
+)
+
+
+def board_words(text: str) -> str:
+    """A core message with its command lines said as the board's keys (`press d (doctor)`, `press r`)."""
+    for pattern, replacement in REWRITES:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+@dataclass(frozen=True)
+class Fix:
+    """The flow that fixes a refusal: its action (a board action name), the session it starts on, its label."""
+
+    action: str
+    session_id: str | None
+    label: str
+
+
+FIXES = (
+    ("still referenced by", "release", "Release its references"),
+    ("has a meaningful Summary but no snapshot", "update", "Write its snapshot (update)"),
+    ("duplicate ID", "doctor", "Run doctor"),
+    ("is malformed", "doctor", "Run doctor"),
+    ("half-finished archive", "doctor", "Run doctor"),
+    ("incomplete", "doctor", "Run doctor"),
+    ("sync-conflict", "doctor", "Run doctor"),
+)
+
+
+def fix_for(message: str, session_id: str | None) -> Fix | None:
+    """The fix flow a refusal offers (on session_id where it acts on one), or None."""
+    for needle, action, label in FIXES:
+        if needle in message:
+            return Fix(action, session_id if action != "doctor" else None, label)
+    return None

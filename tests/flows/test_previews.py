@@ -1,0 +1,316 @@
+"""Previews a person reads at a glance: rows as the cells that change, files under headers, the exact
+diff one key away, large plans asked twice and written under a progress bar, planning that can be
+stopped, organize's reasons at any size."""
+
+from __future__ import annotations
+
+import threading
+
+from textual.widgets import Button
+
+from memboard.board import flows as board_flows
+from memboard.board.screens import (
+    MessageScreen,
+    PlanningScreen,
+    PreviewScreen,
+    SessionPicker,
+    StaleDaysScreen,
+)
+from memboard.core.formats.snapshot import render_template
+from tests.support.roots import table_line
+from tests.support.tree import tree
+
+from .driving import make_app, mark, preview_words, ready, wait_for_flow, wait_for_screen
+from .sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE
+
+
+def body(screen: PreviewScreen) -> str:
+    """What the preview's scrollable part holds now."""
+    return screen.body_text
+
+
+async def test_a_row_change_reads_as_the_cells_that_change_per_session(sample_root):
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.select_session(LONER)
+        await pilot.press("c")
+        await wait_for_screen(pilot, SessionPicker)
+        await pilot.press(*"codex", "enter")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        words = body(screen)
+        assert screen.view.headline[0].startswith(f"{OVERDUE} will continue from {LONER}")
+        assert "~ index.md  will change (+2 −2 lines)" in words
+        assert f"  {LONER}  (active · Demo root)\n      Referenced By  - → {OVERDUE}" in words
+        assert (
+            f"  {OVERDUE}  (active · Hook latency)\n      Updated At     2026-04-02 16:00 → 2026-06-01 09:30" in words
+        )
+        assert f"~ sessions/{OVERDUE}.md  will change" in words and "    ## Continues From" in words
+        assert "|" not in "".join(line for line in words.splitlines() if "→" in line)  # no table lines
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+
+
+async def test_each_file_has_a_header_saying_what_will_happen_and_d_shows_the_dry_run_bytes(sample_root, cli):
+    dry = cli("archive", LONER, "--dry-run")
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.select_session(LONER)
+        await pilot.press("a")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        assert screen.view.headline == [
+            f"Will archive {LONER}: its row leaves index.md, its snapshot moves to archive/{LONER}/session.md and its "
+            f"row is kept in archive/{LONER}/index.md."
+        ]
+        assert screen.view.counts == ["3 file changes: 1 created, 1 changed, 1 moved", "index.md: 1 row deleted"]
+        headers = [line.text for line in screen.view.readable if line.kind == "file"]
+        assert headers == [
+            f"+ archive/{LONER}/index.md  will be created (20 lines)",
+            f"→ sessions/{LONER}.md → archive/{LONER}/session.md  will move (unchanged)",
+            "~ index.md  will change (+0 −1 lines)",
+        ]
+        assert f"  {LONER}  will be deleted  (active · Demo root)" in body(screen)
+        await pilot.press("d")
+        assert dry.out.startswith(screen.view.diff) and screen.view.diff.startswith("diff --git")
+        assert body(screen) == screen.view.diff.rstrip("\n")  # the exact diff, line for line
+        await pilot.press("d")
+        assert body(screen).startswith("+ archive/")
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+
+
+def add_sessions(root, count: int) -> list[str]:
+    """Add count active sessions with snapshots to the sample root's index; their IDs."""
+    ids = [f"2026-05-{1 + n // 60:02d}-{n // 60:02d}{n % 60:02d}-bulk-agent" for n in range(count)]
+    index = root / "index.md"
+    text = index.read_text(encoding="utf-8")
+    rows = "".join(
+        table_line(
+            [sid, "bulk-agent", "Bulk", "Bulk work.", "bulk", "active", "-", "2026-05-01 10:00", "2026-05-01 10:00"]
+        )
+        + "\n"
+        for sid in ids
+    )
+    index.write_text(text.replace("\nNotes below", rows + "\nNotes below"), encoding="utf-8")
+    for sid in ids:
+        (root / "sessions" / f"{sid}.md").write_text(
+            render_template(
+                sid, "bulk-agent", "Bulk", "2026-05-01 10:00", "2026-05-01 10:00", status="active", context="Bulk."
+            ),
+            encoding="utf-8",
+        )
+    return ids
+
+
+async def test_a_large_plan_asks_twice_and_is_written_under_a_progress_bar_a_small_one_not(sample_root):
+    ids = add_sessions(sample_root, 70)  # 3 file changes each: 210 in all
+    app = make_app(sample_root)
+    pushed: list[str] = []
+    push = app.push_screen
+
+    def recorded(screen, *args, **kwargs):
+        pushed.append(type(screen).__name__)
+        return push(screen, *args, **kwargs)
+
+    app.push_screen = recorded
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.select_session(LONER)  # a small plan: one y, no progress bar
+        await pilot.press("a")
+        await wait_for_screen(pilot, PreviewScreen)
+        await pilot.press("y")
+        await wait_for_flow(pilot)
+        assert (sample_root / "archive" / LONER / "session.md").exists() and "ProgressScreen" not in pushed
+        for sid in ids:
+            mark(app, sid)
+        await pilot.press("a")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        assert screen.view.counts[0] == "210 file changes: 70 created, 70 changed, 70 moved"
+        before = tree(sample_root, skip=(".memboard",))
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.screen is screen and tree(sample_root, skip=(".memboard",)) == before
+        again = screen.query_one("#preview-again")
+        assert again.display and "210 file changes" in str(again.render()) and "press y again" in str(again.render())
+        assert str(screen.query_one("#confirm", Button).label) == "Apply: y again"
+        await pilot.press("y")
+        await wait_for_flow(pilot)
+    assert "ProgressScreen" in pushed
+    assert all((sample_root / "archive" / sid / "session.md").exists() for sid in ids)
+
+
+async def test_planning_shows_the_time_it_takes_and_escape_drops_the_plan(sample_root, monkeypatch):
+    release = threading.Event()
+    built = threading.Event()
+    organize = board_flows.plan_organize
+
+    def slow(root, when, days):
+        release.wait(10)
+        plan = organize(root, when, days)
+        built.set()
+        return plan
+
+    monkeypatch.setattr(board_flows, "plan_organize", slow)
+    before = tree(sample_root, skip=(".memboard",))
+    app = make_app(sample_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("o")
+        await wait_for_screen(pilot, StaleDaysScreen)
+        await pilot.press("enter")
+        planning = await wait_for_screen(pilot, PlanningScreen)
+        await pilot.pause(0.3)
+        line = str(planning.query_one("#planning-line").render())
+        assert line.startswith("planning… ") and line.endswith(" s") and float(line.split()[1]) >= 0.3
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+        assert not isinstance(app.screen, (PlanningScreen, PreviewScreen))
+        assert app.run_log[-1].outcome == "organize cancelled while planning: nothing written"
+        release.set()
+        assert built.wait(10)
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, PreviewScreen)  # the plan built late is dropped
+    assert tree(sample_root, skip=(".memboard",)) == before
+
+
+async def test_organize_shows_every_reason_and_keeps_the_buttons_in_view_at_80x24(sample_root):
+    extra = [
+        (
+            f"2026-05-0{n}-1000-idle-agent",
+            "idle-agent",
+            "未設定",
+            "x",
+            "k",
+            "idle",
+            SOURCE if n == 1 else "-",
+            "2026-05-01 10:00",
+            "2026-05-01 10:00",
+        )
+        for n in range(1, 8)
+    ]
+    index = sample_root / "index.md"
+    index.write_text(
+        index.read_text(encoding="utf-8").replace(
+            "\nNotes below", "".join(table_line(list(r)) + "\n" for r in extra) + "\nNotes below"
+        ),
+        encoding="utf-8",
+    )
+    app = make_app(sample_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await pilot.press("o")
+        await wait_for_screen(pilot, StaleDaysScreen)
+        await pilot.press("enter")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        words = preview_words(screen)
+        for sid, why in (
+            (SOURCE, f"Referenced By {FOLLOWER}"),
+            (extra[0][0], f"Referenced By {SOURCE}"),
+            (FOLLOWER, "updated 2026-05-31 11:00, within 14 days"),
+        ):
+            assert f"  {sid}  {why}" in words
+        assert f"  {PLACEHOLDER}  will be deleted  (idle · 未設定)\n      why: idle, referenced by nobody" in words
+        assert (
+            f"  {OVERDUE}  (stale · Hook latency)\n      Status  active → stale\n"
+            "      why: not updated for more than 14 days" in words
+        )
+        for button in screen.query(Button):
+            assert button.region.height and button.region.bottom <= 24, button  # on screen
+        view = screen.query_one("#preview-body")
+        assert view.max_scroll_y > 0  # the rest scrolls
+        await pilot.press("end")
+        await pilot.pause()
+        assert view.scroll_y == view.max_scroll_y
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+
+
+async def test_a_refusal_speaks_in_board_keys_and_offers_its_fix(sample_root):
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.select_session(SOURCE)
+        await pilot.press("a")
+        message = await wait_for_screen(pilot, MessageScreen)
+        assert "memboard release" not in message.message and f"select {SOURCE} and press r" in message.message
+        assert str(message.query_one("#fix", Button).label) == "Release its references (f)"
+        await pilot.press("f")
+        picker = await wait_for_screen(pilot, SessionPicker)  # the fix flow, on the session refused
+        assert [c.session_id for c in picker.choices] == [FOLLOWER]
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+
+
+async def test_a_read_only_root_refuses_changing_flows_up_front(sample_root, monkeypatch):
+    from memboard.core.files.root import MemoryRoot
+
+    monkeypatch.setattr(MemoryRoot, "read_only_reason", lambda self: "the memory root folder is not writable")
+    before = tree(sample_root, skip=(".memboard",))
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        for key in ("o", "d", "a", "u", "c", "r"):
+            app.select_session(LONER)
+            await pilot.press(key)
+            message = await wait_for_screen(pilot, MessageScreen)
+            assert "the memory root folder is not writable" in message.message, key
+            await pilot.press("enter")
+            await wait_for_flow(pilot)
+    assert tree(sample_root, skip=(".memboard",)) == before
+
+
+async def test_marked_archive_says_deleted_for_a_placeholder(sample_root):
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        mark(app, PLACEHOLDER)
+        mark(app, LONER)
+        await pilot.press("a")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        assert screen.view.headline[0] == (
+            "Will archive 1 session and delete 1 placeholder row, one after another in the order below."
+        )
+        await pilot.press("enter")
+        await wait_for_flow(pilot)
+        assert app.run_log[-1].outcome == f"archived {LONER}; deleted placeholder row {PLACEHOLDER}"
+    assert not (sample_root / "archive" / PLACEHOLDER).exists()
+
+
+async def test_one_file_with_many_row_changes_asks_twice_too(sample_root):
+    idle = [
+        (
+            f"2026-05-{1 + n // 60:02d}-{n // 60:02d}{n % 60:02d}-idle-agent",
+            "idle-agent",
+            "未設定",
+            "x",
+            "k",
+            "idle",
+            "-",
+            "2026-05-01 10:00",
+            "2026-05-01 10:00",
+        )
+        for n in range(201)
+    ]
+    index = sample_root / "index.md"
+    index.write_text(
+        index.read_text(encoding="utf-8").replace(
+            "\nNotes below", "".join(table_line(list(r)) + "\n" for r in idle) + "\nNotes below"
+        ),
+        encoding="utf-8",
+    )
+    app = make_app(sample_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("o")
+        await wait_for_screen(pilot, StaleDaysScreen)
+        await pilot.press("enter")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        assert screen.view.counts == ["1 file change: 1 changed", "index.md: 202 rows deleted, 1 row changed"]
+        before = tree(sample_root, skip=(".memboard",))
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.screen is screen and screen.armed and tree(sample_root, skip=(".memboard",)) == before
+        await pilot.press("y")
+        await wait_for_flow(pilot)
+    assert "idle-agent" not in index.read_text(encoding="utf-8")

@@ -48,6 +48,7 @@ AGENT_COLUMN = Column("agent", "Agent", 18, lambda r, now: r.agent)
 STATUS_COLUMN = Column("status", "Status", 6, lambda r, now: r.status if not r.problem else "??")
 REFS_COLUMN = Column("refs", "Refs", 5, lambda r, now: str(r.ref_count) if r.ref_count else "·")
 AGE_COLUMN = Column("age", "Age", 5, lambda r, now: r.age(now))
+FOREGROUND = frozenset({"idle", "active", "stale", "problem", "dim"})  # component classes that colour text only
 AGENT_FROM = 101  # table widths from which Agent, then Summary, get a column (101: not at 100 wide, scrollbar or not)
 SUMMARY_FROM = 130
 TOPIC_COLUMN = Column("topic", "Topic", 0, lambda r, now: r.topic if not r.problem else f"unparseable: {r.problem}")
@@ -164,10 +165,19 @@ class SessionTable(ScrollView, can_focus=True):
         return super().render_lines(crop)
 
     def _style(self, name: str) -> Style:
-        """A component class's rich style (cached for one rendering pass)."""
+        """A component class's rich style (cached for one rendering pass).
+
+        A text colour (a status, dim, a problem) is laid over the row's background, so it carries no
+        background of its own: the cursor's or the mark's stays under every cell."""
         style = self._styles.get(name)
         if style is None:
-            style = self._styles[name] = self.get_component_rich_style(f"session-table--{name}")
+            whole = self.get_component_rich_style(f"session-table--{name}")
+            if name in FOREGROUND:  # the text style this rule sets, in the colour blended as a whole style has it
+                style = self.get_component_rich_style(f"session-table--{name}", partial=True)
+                style += Style.from_color(whole.color)
+            else:
+                style = whole
+            self._styles[name] = style
         return style
 
     def on_resize(self) -> None:
@@ -253,7 +263,9 @@ class SessionTable(ScrollView, can_focus=True):
         index = int(self.scroll_offset.y) + y - 1
         if index >= len(self.rows):
             if y == 1 and not self.rows and self.empty_text:
-                return Strip([Segment(set_cell_size("  " + self.empty_text, width), self._style("dim"))], width)
+                return Strip(
+                    [Segment(set_cell_size("  " + self.empty_text, width), self.rich_style + self._style("dim"))], width
+                )
             return Strip.blank(width, self.rich_style)
         return self._row(self.rows[index], index, layout, width)
 

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from memboard.board.model import BoardRow
+from memboard.board.model import BoardRow, printable
 from memboard.board.paneview import PaneMerge, PaneSnapshot
 
 MARKERS_TEXT = "[superseded], [resolved] or [done]"
@@ -24,12 +24,12 @@ Colour = Callable[[str], Style]
 
 
 def metadata_text(row: BoardRow, now, colour: Colour) -> Text:
-    """The row's fields as styled text (user text is plain, never markup)."""
+    """The row's fields as styled text (user text is plain, never markup, and printable)."""
     out = Text()
-    out.append(row.id + "\n", style="bold")
+    out.append(printable(row.id) + "\n", style="bold")
     if row.problem:
         out.append("unparseable row: ", style=Style(bold=True) + colour("problem"))
-        out.append(row.problem + "\n", style=colour("problem"))
+        out.append(printable(row.problem) + "\n", style=colour("problem"))
     if row.dups:
         out.append("duplicate Session ID: ", style=Style(bold=True) + colour("problem"))
         out.append(
@@ -48,7 +48,7 @@ def metadata_text(row: BoardRow, now, colour: Colour) -> Text:
     ]
     for label, value in fields:
         out.append(f"{label:<9}", style="dim")
-        out.append(value + "\n")
+        out.append(printable(value) + "\n")
     return out
 
 

@@ -29,6 +29,7 @@ from ..core.plan import Plan
 from . import results
 from .flowrun import STALE_NOTE, BoardClosed, Builder, FlowHost, FlowRunner, outcome_of, plain_words
 from .messages import JumpToSession
+from .model import printable
 from .screens import (
     NEW_SESSION,
     ChainScreen,
@@ -154,7 +155,9 @@ class BoardFlows(FlowRunner):
         rows = self.planned(title, lambda: results.listed_rows(self.host.memory_root))
         rows.sort(key=lambda r: r.updated_at, reverse=True)
         choices = [
-            Choice(r.id, f"{r.agent} · {r.status} · {r.topic}") for r in rows if r.id != source_id and not r.problem
+            Choice(r.id, printable(f"{r.agent} · {r.status} · {r.topic}"))
+            for r in rows
+            if r.id != source_id and not r.problem
         ]
         picked = self.ask(
             SessionPicker(
@@ -375,12 +378,12 @@ class BoardFlows(FlowRunner):
         except MemboardError as exc:
             self.refuse("update", title, exc, session_id)
             return
-        start = UpdateForm(
+        start = UpdateForm(  # printable: the editor shows an escape sequence as U+FFFD, not run by the terminal
             session_id,
-            row.get("topic"),
-            row.get("summary"),
-            row.get("keywords"),
-            snap.decode("utf-8-sig", "replace") if snap is not None else "",
+            printable(row.get("topic")),
+            printable(row.get("summary")),
+            printable(row.get("keywords")),
+            printable(snap.decode("utf-8-sig", "replace")) if snap is not None else "",
         )
         start, form = self.drafts.get(session_id, (start, start))
         while True:

@@ -19,7 +19,7 @@ from ..core.formats.index import IndexFile, readable_rows
 from ..core.formats.layout import ARCHIVE, INDEX, SESSIONS, session_path
 from ..core.formats.markers import line_list
 from ..core.formats.snapshot import LIST_MARK_RE, Snapshot, vanished
-from .model import BoardModel, BoardRow, IndexSource
+from .model import BoardModel, BoardRow, IndexSource, printable
 from .paneview import PaneMerge, PaneRevision, PaneSnapshot, PolicyBreak, SectionDiff
 
 HEAD_BYTES = 64 * 1024  # a first, partial read paints the screen before a huge index is parsed
@@ -322,21 +322,22 @@ class SessionDetail:
     def prepare(self, positions: range) -> dict[int, PaneRevision]:
         """The pane's views of these revisions (Markdown parsed, merges diffed: call it off the UI thread)."""
         return {
-            i: PaneRevision(without_metadata(self.revisions[i]), pane_merge(self.merge(i)))
+            i: PaneRevision(printable(without_metadata(self.revisions[i])), pane_merge(self.merge(i)))
             for i in positions
             if i not in self.pane.views
         }
 
 
 def pane_merge(view: MergeView | None) -> PaneMerge | None:
-    """A merge as the pane shows it: each dropped item by its first line, list mark removed."""
+    """A merge as the pane shows it: each dropped item by its first line, list mark removed (all printable)."""
     if view is None:
         return None
     breaks = tuple(
-        PolicyBreak(section, LIST_MARK_RE.sub("", (item.strip().splitlines() or [""])[0]))
+        PolicyBreak(printable(section), printable(LIST_MARK_RE.sub("", (item.strip().splitlines() or [""])[0])))
         for section, item in view.breaks
     )
-    return PaneMerge(breaks, tuple(view.sections))
+    sections = tuple(SectionDiff(printable(s.name), [printable(line) for line in s.lines]) for s in view.sections)
+    return PaneMerge(breaks, sections)
 
 
 def decode_text(data: bytes) -> str:

@@ -31,6 +31,19 @@ SORT_COLUMNS: dict[str, str] = {
     "age": "Age",
 }
 
+HIDDEN = {code for code in (*range(0x20), *range(0x7F, 0xA0)) if chr(code) not in "\n\t"} | {
+    *range(0x202A, 0x202F),
+    *range(0x2066, 0x206A),
+}  # control characters, and bidi overrides that reorder text
+SHOWN = dict.fromkeys(HIDDEN, "\ufffd")
+
+
+def printable(text: str) -> str:
+    """Text from the memory (a row, a snapshot, a note), safe to put on the screen: control characters (an
+    escape sequence a hand edit left, which the terminal would run) and bidi overrides become U+FFFD, one
+    character for one (offsets stay valid); line breaks and tabs stay."""
+    return text if text.isprintable() else text.translate(SHOWN)
+
 
 def _same(value: str, _default: str) -> str:
     """The value itself (BoardRow.from_row without a shared pool)."""

@@ -162,12 +162,12 @@ def row_lines(f: FileChange, reasons: dict[str, str]) -> list[ViewLine]:
     out: list[ViewLine] = []
     width = max((len(fc.column) for r in f.rows for fc in r.fields), default=0) + 2
     for row in f.rows:
-        about = " · ".join(part for part in (row.status, row.topic) if part)
+        about = visible(" · ".join(part for part in (row.status, row.topic) if part))
         if row.kind == "changed":
             out.append(ViewLine(f"  {row.session_id}" + (f"  ({about})" if about else ""), "row"))
             for fc in row.fields:
                 start = 6 + width
-                old, new = fc.before or "''", fc.after or "''"
+                old, new = visible(fc.before) or "''", visible(fc.after) or "''"
                 text = f"      {fc.column.ljust(width)}{old}{ARROW}{new}"
                 out.append(
                     ViewLine(
@@ -193,7 +193,7 @@ def row_lines(f: FileChange, reasons: dict[str, str]) -> list[ViewLine]:
                 )
             )
         if row.session_id in reasons:
-            out.append(ViewLine(f"      why: {reasons[row.session_id]}", "muted"))
+            out.append(ViewLine(f"      why: {visible(reasons[row.session_id])}", "muted"))
     if f.other_lines:
         noun = "line" if f.other_lines == 1 else "lines"
         out.append(ViewLine(f"  and {f.other_lines} {noun} outside the table's rows (d shows them)", "muted"))

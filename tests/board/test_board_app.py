@@ -312,3 +312,34 @@ async def test_a_row_whose_id_has_unicode_digits_is_shown_malformed(write_index,
         broken = [r for r in app.table.rows if r.problem]
         assert len(broken) == 1 and "ASCII" in broken[0].problem
         assert app.model.counts["unparseable"] == 1
+
+
+async def test_the_cursor_and_the_marks_colour_the_whole_row_whatever_its_status(write_index, make_row, root):
+    """Status, Refs, Age and an idle row's cells keep their text colour but take the cursor's (or the
+    mark's) background, so the highlighted row reads as one band across the table."""
+    write_index(
+        [
+            make_row("2026-05-01-1000-alpha", status="idle"),
+            make_row("2026-05-01-1100-beta", status="active", refs="2026-05-01-1000-alpha"),
+            make_row("2026-05-01-1200-gamma", status="stale"),
+        ]
+    )
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app, pilot)
+        table = app.table
+        table.focus()
+        await pilot.pause()
+        cursor = table.get_component_rich_style("session-table--cursor").bgcolor
+        marked = table.get_component_rich_style("session-table--marked").bgcolor
+        for y in range(1, 4):
+            table.cursor = y - 1
+            await pilot.pause()
+            backgrounds = {seg.style.bgcolor for seg in table.render_line(y) if seg.style}
+            assert backgrounds == {cursor}, (y, backgrounds)
+        table.cursor = 0
+        await pilot.press("space")  # mark the first row; the cursor moves on
+        await pilot.pause()
+        assert table.cursor != 0
+        backgrounds = {seg.style.bgcolor for seg in table.render_line(1) if seg.style}
+        assert backgrounds == {marked}, backgrounds

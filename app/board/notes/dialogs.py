@@ -26,8 +26,9 @@ from ...core.ops.notes.chain import NoteChainNode, NoteChainView
 from ...core.results import NoteConflict, NoteDetail
 from ..actions import bindings
 from ..loader import without_metadata
+from ..model import printable
 from ..screens import SessionPicker
-from .model import printable, printable_view
+from .model import printable_view
 
 EDIT_HINT = (
     "What / Why / Where / Learned as Markdown under their `## ` headings (headings of level 3 and "

@@ -26,10 +26,10 @@ from ...core.plan import Plan
 from ...core.results import NoteSaveResult
 from ..flowrun import plain_words
 from ..flows import BoardFlows, Builder, FlowHost
+from ..model import printable
 from ..screens import Choice as PickerChoice
 from ..screens import MessageScreen
 from .dialogs import ConflictScreen, NoteEditScreen, NoteForm, NotePicker
-from .model import printable
 
 BACK_TO_EDITOR = "Nothing was written. Back to the editor."
 

@@ -20,8 +20,9 @@ from ...core.formats.topic import note_id_of, note_path
 from ...core.ops.notes.store import MAX_DEPTH, note_view, read_listed, show_note
 from ...core.results import NoteDetail, NoteView
 from ..loader import FileWatch, Signature
+from ..model import printable
 from ..paneview import SectionDiff
-from .model import printable, printable_view
+from .model import printable_view
 from .paneview import FieldChange, NoteChange, NotePaneView
 
 FIRST_SCREEN = 80  # notes read before the first paint; the rest follow in the same worker

@@ -15,23 +15,12 @@ from ...core.formats.clock import age_label
 from ...core.formats.note import STATUSES
 from ...core.formats.topic import TYPES
 from ...core.results import NoteView
-from ..model import ALL, fast_time
+from ..model import ALL, fast_time, printable
 
 STATUS_FILTERS = (ALL, *STATUSES)
 TYPE_FILTERS = (ALL, *TYPES)
 OTHER = "other"  # the count of notes whose Type is none of TYPES
 SORT_COLUMNS = ("id", "type", "scope", "status", "project", "updated")  # what a click on a header sorts by
-HIDDEN = {code for code in (*range(0x20), *range(0x7F, 0xA0)) if chr(code) not in "\n\t"} | {
-    *range(0x202A, 0x202F),
-    *range(0x2066, 0x206A),
-}  # control characters, and bidi overrides that reorder text
-SHOWN = dict.fromkeys(HIDDEN, "\ufffd")
-
-
-def printable(text: str) -> str:
-    """Text a note holds, safe to put on the screen: control characters (an escape sequence a hand edit left,
-    which the terminal would run) and bidi overrides become U+FFFD; line breaks and tabs stay."""
-    return text if text.isprintable() else text.translate(SHOWN)
 
 
 def printable_view(view: NoteView) -> NoteView:

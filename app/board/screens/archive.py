@@ -25,6 +25,7 @@ from ...core.files.root import MemoryRoot
 from ...core.ops.query import list_archived
 from ...core.results import RowView
 from ..actions import bindings
+from ..model import printable
 from .session import SessionScreen
 
 FRAME = 6  # the dialog's border and padding, and the table's scroll bar
@@ -58,10 +59,10 @@ def matches(row: RowView, needle: str) -> bool:
 
 
 def cell(row: RowView, key: str) -> str:
-    """One cell of an archived row as shown (a row whose metadata is missing says why under Topic)."""
+    """One cell of an archived row as shown, printable (a row whose metadata is missing says why under Topic)."""
     if key == "topic" and row.problem:
-        return f"?? {row.problem}"
-    return str(getattr(row, key) or "")
+        return printable(f"?? {row.problem}")
+    return printable(str(getattr(row, key) or ""))
 
 
 def layout(rows: list[RowView], width: int) -> list[tuple[str, str, int | None]]:

@@ -18,6 +18,7 @@ from memboard.widgets.key_bar import KeyBar
 from ...core.formats.index import STATUSES
 from ...core.results import ChainNode, ChainView
 from ..actions import bindings
+from ..model import printable
 
 LEGEND = "marks: ↔? one-sided link · ⊘ missing · ▣ archived · ⟲ cycle"
 
@@ -31,13 +32,13 @@ def node_label(node: ChainNode | ChainView, colour: Callable[[str], Style] = no_
     """A chain node as one line: ID, status or state, topic and its marks (colours from colour(part))."""
     text = Text()
     state = node.state
-    text.append(node.id, style="bold" if state == "live" else "dim")
+    text.append(printable(node.id), style="bold" if state == "live" else "dim")
     if state == "live":
         status = node.status or "?"
         text.append(f"  [{status}]", style=colour(status) if status in STATUSES else "")
         topic = node.topic or ""
         if topic:
-            text.append(f"  {topic}")
+            text.append(f"  {printable(topic)}")
     elif state == "archived":
         text.append("  ▣ archived", style=colour("archived"))
     else:

@@ -32,6 +32,7 @@ from ...core.errors import MemboardError
 from ...core.files.root import MemoryRoot
 from ...core.search.engine import SearchFilters, SearchHit, check_query, run
 from ..actions import bindings
+from ..model import printable
 from .session import SessionScreen
 
 DEBOUNCE = 0.15  # seconds of no typing before a search starts
@@ -72,7 +73,7 @@ def hit_text(hit: SearchHit, style: dict[str, Style]) -> Text:
     """A result as plain Text: its ID, live status or archived, Updated At and kind; then where it
     matched and the snippet, each match in the `match` style."""
     out = Text()
-    out.append(hit.id, style=style["id"])
+    out.append(printable(hit.id), style=style["id"])
     out.append("  ")
     if hit.state == "live":
         out.append(f"live {hit.status}".rstrip(), style=style["live"])
@@ -81,8 +82,8 @@ def hit_text(hit: SearchHit, style: dict[str, Style]) -> Text:
     out.append(f"  {hit.updated_at or '-'}  ")
     out.append(hit.kind, style=style["kind"])
     out.append("\n  ")
-    out.append(where_text(hit) + ": ", style=style["where"])
-    snippet = Text(hit.snippet)
+    out.append(printable(where_text(hit)) + ": ", style=style["where"])
+    snippet = Text(printable(hit.snippet))  # one character for one: the spans stay
     for start, end in hit.spans:
         snippet.stylize(style["match"], start, end)
     out.append_text(snippet)

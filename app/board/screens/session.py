@@ -27,6 +27,7 @@ from ...core.ops.query import show
 from ...core.results import RowView, SessionView
 from ..actions import bindings
 from ..loader import without_metadata
+from ..model import printable
 
 
 @dataclass
@@ -57,7 +58,7 @@ def session_fields(row: RowView, archived: bool) -> list[tuple[str, str]]:
 def metadata_text(view: SessionView, label: Style, marked: Style) -> Text:
     """The session's state and fields as plain Text (labels and the archived mark in the given styles)."""
     out = Text()
-    out.append(view.id, style="bold")
+    out.append(printable(view.id), style="bold")
     if view.archived:
         out.append("  archived", style=marked)
     else:
@@ -67,9 +68,9 @@ def metadata_text(view: SessionView, label: Style, marked: Style) -> Text:
     out.append("\n")
     for name, value in session_fields(view.row, view.archived):
         out.append(f"{name:<16}", style=label)
-        out.append(value + "\n")
+        out.append(printable(value) + "\n")
     out.append(f"{'Snapshot':<16}", style=label)
-    out.append((view.snapshot_path or "none") + "\n")
+    out.append(printable(view.snapshot_path or "none") + "\n")
     return out
 
 
@@ -129,7 +130,7 @@ class SessionScreen(ModalScreen[None]):
         # lazy: the Markdown widget loads on first use (start-up stays light)
         from textual.widgets import Markdown
 
-        body.mount(Markdown(without_metadata(view.snapshot.lstrip("\ufeff")), id="session-snapshot"))
+        body.mount(Markdown(printable(without_metadata(view.snapshot.lstrip("\ufeff"))), id="session-snapshot"))
 
     def action_close(self) -> None:
         """Close the view."""

@@ -41,12 +41,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    """The parsed arguments (`memboard search ...` builds only its own parser: it must start about as fast as Python)."""
+    """The parsed arguments (`memboard search` and `note search` build only their own parser: they must start about as
+    fast as Python)."""
     raw = sys.argv[1:] if argv is None else argv
-    if raw[:1] == ["search"]:
-        from .search import build_parser as build_search_parser  # lazy: see above
+    if raw[:1] == ["search"] or raw[:2] == ["note", "search"]:
+        from . import search  # lazy: see above
 
-        return build_search_parser().parse_args(argv)
+        return (search.build_parser() if raw[:1] == ["search"] else search.build_note_parser()).parse_args(argv)
     from .parser import build_parser  # lazy: see above
 
     return build_parser().parse_args(argv)

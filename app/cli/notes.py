@@ -32,12 +32,9 @@ from ..core.ops.notes import (
 )
 from ..core.plan import Plan
 from ..core.results import MemoryUpdateResult, NoteSaveResult
-from ..core.search.engine import SearchFilters
-from ..core.search.notes import search_notes
 from .args import read_input, root_of
 from .changes import print_patch
 from .output import dump, note_detail_json, note_json, plan_json
-from .search import print_hits
 
 
 def _conflicts(result: object) -> list[NoteSaveResult]:
@@ -135,14 +132,6 @@ def cmd_list(args: argparse.Namespace) -> int:
         mark = "!" if v.problem else " "
         print(f"{mark}{v.id}\t{v.type}\t{v.scope}\t{v.status}\t{v.updated or '-'}\t{v.title}")
     return 0
-
-
-def cmd_search(args: argparse.Namespace) -> int:
-    """note search QUERY [filters] [--json]: notes only, active first."""
-    filters = SearchFilters(
-        status=args.status, limit=args.limit, note_type=args.type, scope=args.scope, project=args.project
-    )
-    return print_hits(search_notes(root_of(args), args.query, filters), args.json)
 
 
 def cmd_key(args: argparse.Namespace) -> int:

@@ -11,6 +11,8 @@ import sys
 
 from ..core.config import resolve_root
 from ..core.files.root import MemoryRoot
+from ..core.formats.topic import SCOPES as NOTE_SCOPES
+from ..core.formats.topic import TYPES as NOTE_TYPES
 from ..core.search.engine import SearchFilters, SearchHit, run
 from .args import OneLineParser
 
@@ -62,6 +64,30 @@ def add_parser(sub, common) -> None:
     p.set_defaults(handler="search:cmd_search")
 
 
+def build_note_parser() -> argparse.ArgumentParser:
+    """A parser that knows only `note search`: like `memboard search`, it skips every other command's."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help="memory root folder")
+    parser = OneLineParser(prog="memboard")
+    parser.add_argument("--root", metavar="DIR", help="memory root folder")
+    note = parser.add_subparsers(dest="command", metavar="COMMAND").add_parser("note")
+    add_note_parser(note.add_subparsers(dest="note_command", metavar="ACTION", required=True), common)
+    return parser
+
+
+def add_note_parser(nsub, common) -> None:
+    """Add `note search` to the note action parsers."""
+    p = nsub.add_parser("search", parents=[common], help="find notes by text, active ones first")
+    p.add_argument("query", metavar="QUERY")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N results (default 20)")
+    p.add_argument("--type", choices=NOTE_TYPES)
+    p.add_argument("--scope", choices=NOTE_SCOPES)
+    p.add_argument("--project", metavar="P")
+    p.add_argument("--status", choices=["active", "superseded"])
+    p.add_argument("--json", action="store_true", help="stable JSON (see README)")
+    p.set_defaults(handler="search:cmd_note_search")
+
+
 def _progress(message: str) -> None:
     """Show progress on the terminal's stderr, on one line."""
     sys.stderr.write("\r\x1b[K" + message)
@@ -111,6 +137,18 @@ def cmd_search(args: argparse.Namespace) -> int:
     if tty and outcome.backend == "scan" and not args.json:
         print(f"memboard: searched the files ({outcome.reason})", file=sys.stderr)
     return print_hits(outcome.hits, args.json)
+
+
+def cmd_note_search(args: argparse.Namespace) -> int:
+    """note search QUERY [filters] [--json]: notes only, active first."""
+    from ..core.search.notes import search_notes  # lazy: `memboard search` does not need it
+
+    filters = SearchFilters(
+        status=args.status, limit=args.limit, note_type=args.type, scope=args.scope, project=args.project
+    )
+    return print_hits(
+        search_notes(MemoryRoot(resolve_root(getattr(args, "root", None))), args.query, filters), args.json
+    )
 
 
 def print_hits(hits: list[SearchHit], as_json: bool) -> int:

@@ -329,10 +329,15 @@ def test_a_cache_that_cannot_be_written_whole_still_searches(two, root):
     assert [p.name for p in state.iterdir() if not p.name.endswith(".lock")] == []
 
 
-def test_search_imports_no_board_or_markdown_parser(two, root):
+@pytest.mark.parametrize("command", [["search"], ["note", "search"]])
+def test_search_imports_no_board_markdown_parser_or_other_command(two, root, command):
+    # `note search` starts like `memboard search` (it built every command's parser and loaded the notes'
+    # save machinery: 2.5x the time of `search --kind note`)
     code = (
-        "import sys; from memboard.cli import main; rc = main(['search', 'parser', '--root', sys.argv[1]]);"
-        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich', 'mistletoe'}); print(rc, heavy)"
+        f"import sys; from memboard.cli import main; rc = main({command!r} + ['parser', '--root', sys.argv[1]]);"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich', 'mistletoe'});"
+        "heavy += sorted(m for m in ('memboard.cli.parser', 'memboard.cli.notes', 'memboard.core.ops') if m in sys.modules);"
+        "print(rc, heavy)"
     )
     out = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=60).stdout
     assert out.strip().splitlines()[-1] == "0 []"

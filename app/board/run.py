@@ -21,11 +21,17 @@ def run_board(path: str | os.PathLike) -> int:
     return 0
 
 
-def make_demo(target: str | os.PathLike) -> Path:
-    """Generate the demo root, its sessions and its notes, into target (which must be empty or absent)."""
+def check_demo_target(target: str | os.PathLike) -> Path:
+    """target as a Path; UsageError when it is a folder that holds something (the demo never writes among files)."""
     target = Path(target)
     if target.exists() and any(target.iterdir()):
         raise UsageError(f"{target} is not empty; choose an empty or new folder for the demo root")
+    return target
+
+
+def make_demo(target: str | os.PathLike) -> Path:
+    """Generate the demo root, its sessions and its notes, into target (which must be empty or absent)."""
+    target = check_demo_target(target)
     when = now()
     return build_demo_notes(build_demo(target, when), when)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from types import ModuleType
 
 from ..core.errors import MemboardError
@@ -26,12 +27,29 @@ def board_run() -> ModuleType:
     return run
 
 
+def need_terminal() -> None:
+    """Refuse to open the board without a terminal: it would wait for keys that never come, busy, for ever
+    (a hook or a script that runs `memboard` with no command)."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise MemboardError(
+            "the board needs a terminal (stdin and stdout); nothing was written. "
+            "Scripts and hooks use commands such as memboard list, show, search or hook"
+        )
+
+
 def cmd_board(args: argparse.Namespace) -> int:
     """Open the board on the memory root."""
     root = root_of(args)
-    return board_run().run_board(root.path)
+    run = board_run()
+    need_terminal()
+    return run.run_board(root.path)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Open the board on a generated demo root."""
-    return board_run().run_demo(getattr(args, "keep", None))
+    run = board_run()
+    keep = getattr(args, "keep", None)
+    if keep:
+        run.check_demo_target(keep)
+    need_terminal()
+    return run.run_demo(keep)

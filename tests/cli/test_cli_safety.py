@@ -326,3 +326,21 @@ def test_a_missing_textual_is_a_one_line_error(root, argv):
     )
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "the board needs textual" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("argv", [[], ["demo"], ["demo", "--keep", "KEEP"]])
+def test_the_board_without_a_terminal_is_a_one_line_refusal(root, tmp_path, argv):
+    """`memboard` from a script or a hook (stdin not a terminal) says so and exits 1 at once: it ran for ever,
+    busy, waiting for keys; `demo --keep` writes no demo root then."""
+    keep = tmp_path / "kept"
+    argv = [str(keep) if a == "KEEP" else a for a in argv]
+    proc = subprocess.run(
+        [sys.executable, "-m", "memboard", "--root", str(root), *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "the board needs a terminal" in proc.stderr, proc.stderr
+    assert not keep.exists()

@@ -12,7 +12,7 @@ import gc
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 
 from ..errors import Refused
 from .ids import DAYS, ID_SHAPE_RE, MAX_ID_LENGTH, is_valid_id
@@ -150,6 +150,24 @@ def row_problem(sid: str, status: str | None) -> str | None:
     if status not in STATUSES:
         return f"Status {status!r} is not idle, active or stale"
     return None
+
+
+def _irregular_row(
+    width: int, positions: list[tuple[int, str]], fields: dict[str, int], i: int, line: str, offset: int
+) -> Row:
+    """A row read cell by cell: escaped pipes, or cells that do not line up with the header (width cells;
+    positions and fields: the header's known columns, see IndexFile)."""
+    cells = split_cells(line_body(line)) or []
+    values = {}
+    for pos, name in positions:
+        if pos < len(cells):
+            raw = cells[pos]
+            values[name] = unescape(raw) if "\\" in raw else raw
+    if len(cells) != width:
+        problem: str | None = f"has {len(cells)} cells, the header has {width}"
+    else:
+        problem = row_problem(values.get("id", ""), values.get("status"))
+    return Row(i, tuple(cells), fields, problem, values, offset, values.get("id", ""), values.get("status", ""))
 
 
 class IndexFile:
@@ -312,8 +330,11 @@ class IndexFile:
     def _reader(self) -> Callable[[int, str, int], Row]:
         """How a row of this table is read: most rows have no escaped pipe and as many cells as the header,
         so their cells are the pieces between pipes (split_cells' result) and a well-formed ID and Status
-        are checked in place; any other row is read cell by cell. (100k rows: everything at hand.)"""
-        fields, width, irregular = self._fields, len(self.columns) + 1, self._irregular_row
+        are checked in place; any other row is read cell by cell. (100k rows: everything at hand.) The reader
+        holds no reference to the file: an IndexFile and its rows are freed as soon as no one holds them,
+        without waiting for the cyclic collector."""
+        fields, width = self._fields, len(self.columns) + 1
+        irregular = partial(_irregular_row, len(self.columns), self._positions, fields)
         if "id" not in fields or "status" not in fields:
             return irregular
         at_id, at_status, strip, shaped, days = fields["id"], fields["status"], str.strip, ID_SHAPE_RE.fullmatch, DAYS
@@ -334,23 +355,6 @@ class IndexFile:
             return irregular(number, line, offset)
 
         return read
-
-    def _irregular_row(self, i: int, line: str, offset: int) -> Row:
-        """A row read cell by cell: escaped pipes, or cells that do not line up with the header."""
-        width = len(self.columns)
-        cells = split_cells(line_body(line)) or []
-        values = {}
-        for pos, name in self._positions:
-            if pos < len(cells):
-                raw = cells[pos]
-                values[name] = unescape(raw) if "\\" in raw else raw
-        if len(cells) != width:
-            problem: str | None = f"has {len(cells)} cells, the header has {width}"
-        else:
-            problem = row_problem(values.get("id", ""), values.get("status"))
-        return Row(
-            i, tuple(cells), self._fields, problem, values, offset, values.get("id", ""), values.get("status", "")
-        )
 
     @property
     def rows(self) -> list[Row]:

@@ -102,8 +102,11 @@ class Plan(Generic[R]):
         return "".join(diff_change(ch) for ch in self.changes)
 
     def patch(self) -> bytes:
-        """The plan as a git patch in bytes: `git apply` of it writes exactly the plan's bytes."""
-        return self.diff().encode("utf-8", "surrogateescape")
+        """The plan as a git patch in bytes: `git apply` of it writes exactly the plan's bytes (the bytes
+        of diff(), made without decoding the files: see diff.file_patch_bytes)."""
+        from .diff import file_patch_bytes  # lazy: as diff_change
+
+        return b"".join(file_patch_bytes(ch.kind, ch.path, ch.before, ch.after, ch.dest) for ch in self.changes)
 
 
 def encoding_notes(plan: Plan[Any]) -> list[str]:

@@ -322,37 +322,43 @@ class IndexFile:
         """Each known field's cell (shared by every row)."""
         return _field_positions(self.columns)
 
-    def _row_of(self, i: int, line: str, offset: int = -1) -> Row:
-        """The Row of table line number i whose text is line (at byte offset in data, -1 when not known)."""
-        return self._reader(i, line, offset)
-
     @cached_property
-    def _reader(self) -> Callable[[int, str, int], Row]:
-        """How a row of this table is read: most rows have no escaped pipe and as many cells as the header,
-        so their cells are the pieces between pipes (split_cells' result) and a well-formed ID and Status
-        are checked in place; any other row is read cell by cell. (100k rows: everything at hand.) The reader
+    def _reader(self) -> Callable[[bytes, int, int, int], Iterator[Row]]:
+        """How the rows of this table are read: `reader(data, start, end, number)` yields the Row of each line
+        of data[start:end], the first one being line `number`, each line decoded on its own (no list of every
+        line of the file is made). Most rows have no escaped pipe and as many cells as the header, so their
+        cells are the pieces between pipes (split_cells' result) and a well-formed ID and Status are checked
+        in place, all in one loop (100k rows: no call per row); any other row is read cell by cell. The reader
         holds no reference to the file: an IndexFile and its rows are freed as soon as no one holds them,
         without waiting for the cyclic collector."""
         fields, width = self._fields, len(self.columns) + 1
         irregular = partial(_irregular_row, len(self.columns), self._positions, fields)
-        if "id" not in fields or "status" not in fields:
-            return irregular
-        at_id, at_status, strip, shaped, days = fields["id"], fields["status"], str.strip, ID_SHAPE_RE.fullmatch, DAYS
+        fast = "id" in fields and "status" in fields
+        at_id, at_status = fields.get("id", 0), fields.get("status", 0)
+        strip, shaped, days = str.strip, ID_SHAPE_RE.fullmatch, DAYS
 
-        def read(number: int, line: str, offset: int) -> Row:
-            if "\\" not in line:
-                parts = line.split("|")
-                if not parts[-1].strip():
-                    parts.pop()
-                if len(parts) == width:
-                    cells = tuple(map(strip, parts))[1:]
-                    sid, status = cells[at_id], cells[at_status]
-                    if status in STATUSES and len(sid) <= MAX_ID_LENGTH and shaped(sid) and days.get(sid[:10]):
-                        problem = None  # (is_valid_id's answer for an ID whose day was checked before)
-                    else:
-                        problem = row_problem(sid, status)
-                    return Row(number, cells, fields, problem, None, offset, sid, status)
-            return irregular(number, line, offset)
+        def read(data: bytes, pos: int, end: int, number: int) -> Iterator[Row]:
+            while pos < end:
+                nl = data.find(b"\n", pos, end)
+                stop = end if nl < 0 else nl + 1
+                line = data[pos:stop].decode("utf-8", "surrogateescape")  # (text.decode: 100k calls)
+                if fast and "\\" not in line:
+                    parts = line.split("|")
+                    if not parts[-1].strip():
+                        parts.pop()
+                    if len(parts) == width:
+                        del parts[0]
+                        cells = tuple(map(strip, parts))
+                        sid, status = cells[at_id], cells[at_status]
+                        if status in STATUSES and len(sid) <= MAX_ID_LENGTH and shaped(sid) and days.get(sid[:10]):
+                            problem = None  # (is_valid_id's answer for an ID whose day was checked before)
+                        else:
+                            problem = row_problem(sid, status)
+                        yield Row(number, cells, fields, problem, None, pos, sid, status)
+                        pos, number = stop, number + 1
+                        continue
+                yield irregular(number, line, pos)
+                pos, number = stop, number + 1
 
         return read
 
@@ -381,13 +387,7 @@ class IndexFile:
 
     def _read_rows_from_bytes(self) -> Iterator[Row]:
         """The table's rows, each line decoded on its own (no list of every line of the file is made)."""
-        data, end, row_of = self.data, self._end_off, self._reader
-        pos, number = self._rows_off, (self.header_line or 0) + 2
-        while pos < end:
-            nl = data.find(b"\n", pos, end)
-            stop = end if nl < 0 else nl + 1
-            yield row_of(number, data[pos:stop].decode("utf-8", "surrogateescape"), pos)  # (text.decode: 100k calls)
-            pos, number = stop, number + 1
+        return self._reader(self.data, self._rows_off, self._end_off, (self.header_line or 0) + 2)
 
     def span_of(self, row: Row) -> tuple[int, int] | None:
         """The byte offsets where row's line starts and ends (its ending included), when the row knows them."""
@@ -434,7 +434,7 @@ class IndexFile:
             nl = data.find(b"\n", at, end)
             line_end = end if nl < 0 else nl + 1
             number = self.header_line + 2 + data.count(b"\n", start, line_start)
-            row = self._row_of(number, decode(data[line_start:line_end]), line_start)
+            row = next(self._reader(data, line_start, line_end, number))
             if row.id == session_id:
                 found.append(row)
             at = data.find(key, line_end, end)

@@ -519,12 +519,14 @@ class IndexEdit:
 
     def set_fields(self, row: Row, changes: dict[str, str]) -> IndexEdit:
         """Rewrite row's line with the given field changes; other cells keep their raw text."""
-        if self.replace.get(row.line) == "":  # deleted in this edit: nothing to set
+        line = row.line
+        if self.replace.get(line) == "":  # deleted in this edit: nothing to set
             return self
-        base = self.cells.get(row.line, row.raw_cells)
+        base = self.cells.get(line, row.raw_cells)
         cells: list[str] | None = None
+        columns = self.index._columns_at
         for name, value in changes.items():
-            pos = self.index.column_of(name)
+            pos = columns[name] if name in columns else self.index.column_of(name)  # (column_of: the refusal)
             raw = base[pos]
             if (unescape(raw) if "\\" in raw else raw) != value:
                 if cells is None:
@@ -532,24 +534,27 @@ class IndexEdit:
                 cells[pos] = escape(value)
         if cells is None:  # a no-op keeps the line's own spacing
             return self
-        self.cells[row.line] = cells
+        self.cells[line] = cells
+        body = "| " + " | ".join(cells) + " |"
         span = self.index.span_of(row)
         if span is None:
-            original = self.index.lines[row.line]
-            new = self._render(cells, line_ending(original) or "")
-            same = line_body(new) == line_body(original)
-        else:  # compared in bytes: no decoding of the old line (organize rewrites 40k rows at 100k)
+            original = self.index.lines[line]
+            new = body + line_ending(original)
+            same = body == line_body(original)
+        else:  # compared in bytes, in place: no decoding or copy of the old line (organize rewrites 40k rows)
             data, (start, end) = self.index.data, span
-            ending = "\r\n" if data.endswith(b"\r\n", start, end) else "\n" if data.endswith(b"\n", start, end) else ""
-            body = "| " + " | ".join(cells) + " |"
+            stop, ending = (end - 1, "\n") if data[end - 1 : end] == b"\n" else (end, "")
+            if stop > start and data[stop - 1] == 0x0D:  # (line_body: the `\n`, then a `\r`)
+                stop -= 1
+                ending = "\r\n" if ending else ""
             new = body + ending
-            old = data[start : end - 1] if data.endswith(b"\n", start, end) else data[start:end]
-            same = body.encode("utf-8", "surrogateescape") == (old[:-1] if old.endswith(b"\r") else old)  # line_body
+            encoded = body.encode("utf-8", "surrogateescape")
+            same = len(encoded) == stop - start and data.startswith(encoded, start)
         if not same:
-            self.replace[row.line] = new
-            self.spans[row.line] = span
+            self.replace[line] = new
+            self.spans[line] = span
         else:
-            self.replace.pop(row.line, None)
+            self.replace.pop(line, None)
         return self
 
     @property

@@ -76,7 +76,10 @@ def _anchored_blocks(a: Sequence[Line], b: Sequence[Line]) -> list[tuple[int, in
     import difflib  # lazy (0.8 ms): plans applied without a preview, such as the hooks', never diff
 
     once_a, once_b = _positions_of_unique(a), _positions_of_unique(b)
-    pairs = [(i, once_b[line]) for line, i in once_a.items() if i >= 0 and once_b.get(line, -1) >= 0]
+    if len(once_b) < len(once_a):  # the same pairs, found from the side with fewer lines (organize: the new side)
+        pairs = [(once_a[line], j) for line, j in once_b.items() if j >= 0 and once_a.get(line, -1) >= 0]
+    else:
+        pairs = [(i, once_b[line]) for line, i in once_a.items() if i >= 0 and once_b.get(line, -1) >= 0]
     pairs.sort()
     tails: list[int] = []
     tail_at: list[int] = []
@@ -183,15 +186,20 @@ def unified_diff_bytes(a: list[bytes], b: list[bytes], from_name: str, to_name: 
         if not out:
             out += [encode(f"--- {from_name}\n"), encode(f"+++ {to_name}\n")]
         first, last = group[0], group[-1]
-        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n".encode("ascii"))
-        for tag, i1, i2, j1, j2 in group:  # (as unified_diff)
-            if tag == "equal" and i2 > i1:
-                out.append(b" " + b" ".join(a[i1:i2]))
+        append = out.append
+        append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n".encode("ascii"))
+        for tag, i1, i2, j1, j2 in group:  # (as unified_diff, each mark appended on its own: no copy of a run)
+            if tag == "equal":
+                if i2 > i1:
+                    append(b" ")
+                    append(b" ".join(a[i1:i2]))
                 continue
-            if tag in ("replace", "delete") and i2 > i1:
-                out.append(b"-" + b"-".join(a[i1:i2]))
-            if tag in ("replace", "insert") and j2 > j1:
-                out.append(b"+" + b"+".join(b[j1:j2]))
+            if tag != "insert" and i2 > i1:  # replace or delete
+                append(b"-")
+                append(b"-".join(a[i1:i2]))
+            if tag != "delete" and j2 > j1:  # replace or insert
+                append(b"+")
+                append(b"+".join(b[j1:j2]))
     return b"".join(out)
 
 

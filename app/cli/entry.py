@@ -19,6 +19,9 @@ if TYPE_CHECKING:  # the parsers import argparse themselves; the hook's path nev
     import argparse
 
 
+LONG_LIVED = ("ui", "server")  # the modules of the commands that keep running: the board (and demo), the MCP server
+
+
 def err(message: str) -> None:
     """Print one line to stderr."""
     print(f"memboard: {message}", file=sys.stderr)
@@ -56,12 +59,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def run(args: argparse.Namespace) -> int:
     """Run the command args name (its handler is `module:function` of memboard.cli), mapping errors to exit codes.
 
-    The cyclic garbage collector is off while the command runs: a command is one short process,
-    reference counting frees what it lets go, and at 100k rows each collection pass would walk
-    every row object the command holds (organize and doctor spent a sixth of their time there).
+    The cyclic garbage collector is off while a one-shot command runs: the command is one short
+    process, reference counting frees what it lets go, and at 100k rows each collection pass would
+    walk every row object the command holds (organize and doctor spent a sixth of their time there).
+    The board and the MCP server run until they are stopped: they keep it on.
     """
     collecting = gc.isenabled()
-    gc.disable()
+    if args.handler.partition(":")[0] not in LONG_LIVED:
+        gc.disable()
     try:
         return _run(args)
     finally:

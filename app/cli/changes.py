@@ -1,7 +1,8 @@
 """The commands that change the root: each builds a plan, then prints it (`--dry-run`) or applies it.
 
 `--json` prints the operation's result (cli/output.py); `--dry-run` prints the plan as a git
-patch on stdout, everything else on stderr, and writes nothing.
+patch on stdout, everything else on stderr, and writes nothing. Each command imports its own
+operation (lazily, in its builder): `organize` does not load doctor's checks of typed notes.
 """
 
 from __future__ import annotations
@@ -16,14 +17,6 @@ from ..core.errors import UsageError
 from ..core.files.execute import execute
 from ..core.files.root import MemoryRoot
 from ..core.formats import clock
-from ..core.ops.archive import plan_archive
-from ..core.ops.continue_from import plan_continue
-from ..core.ops.doctor import diagnose, repair_plan
-from ..core.ops.manual import plan_manual
-from ..core.ops.organize import plan_organize
-from ..core.ops.register import plan_register
-from ..core.ops.release import plan_release
-from ..core.ops.update import plan_update
 from ..core.plan import Plan, encoding_notes
 from .args import agent_of, read_input, root_of
 from .output import dump, finding_json, plan_json
@@ -75,9 +68,13 @@ def register_plan(
     """The builder of a registration: SessionStart (an idle row) or, with manual, a snapshot and an active row."""
     when = clock.now()
     if manual:
+        from ..core.ops.manual import plan_manual  # lazy: a command loads only its own operation
+
         return lambda root: plan_manual(root, when, agent, topic, summary, snapshot, allow_secrets=allow_secrets)
     if topic or summary or snapshot:
         raise UsageError("--topic, --summary and --snapshot go with --manual (SessionStart rows use the defaults)")
+    from ..core.ops.register import plan_register  # lazy: a command loads only its own operation
+
     return lambda root: plan_register(root, when, agent)
 
 
@@ -90,6 +87,8 @@ def update_plan(
     allow_secrets: bool = False,
 ) -> Builder:
     """The builder of a session update (the snapshot merged by the merge policy, then the row)."""
+    from ..core.ops.update import plan_update  # lazy: a command loads only its own operation
+
     when = clock.now()
     return lambda root: plan_update(
         root, session_id, when, topic, summary, keywords, snapshot, allow_secrets=allow_secrets
@@ -98,17 +97,23 @@ def update_plan(
 
 def continue_plan(source_id: str, as_id: str | None, agent: str, allow_secrets: bool = False) -> Builder:
     """The builder of a continuation from source_id (as as_id, or as a new manually registered session)."""
+    from ..core.ops.continue_from import plan_continue  # lazy: a command loads only its own operation
+
     when = clock.now()
     return lambda root: plan_continue(root, source_id, when, as_id, agent, allow_secrets=allow_secrets)
 
 
 def release_plan(source_id: str, as_id: str) -> Builder:
     """The builder of a released reference."""
+    from ..core.ops.release import plan_release  # lazy: a command loads only its own operation
+
     return lambda root: plan_release(root, source_id, as_id)
 
 
 def organize_plan(stale_days: int | None = None) -> Builder:
     """The builder of the organize pass (stale_days: the config's, or the protocol's 14, when None)."""
+    from ..core.ops.organize import plan_organize  # lazy: a command loads only its own operation
+
     days = config.stale_days() if stale_days is None else stale_days
     when = clock.now()
     return lambda root: plan_organize(root, when, days)
@@ -116,6 +121,8 @@ def organize_plan(stale_days: int | None = None) -> Builder:
 
 def archive_plan(session_id: str) -> Builder:
     """The builder of a single-session archive."""
+    from ..core.ops.archive import plan_archive  # lazy: a command loads only its own operation
+
     when = clock.now()
     return lambda root: plan_archive(root, session_id, when)
 
@@ -155,6 +162,8 @@ def cmd_archive(args: argparse.Namespace) -> int:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     """doctor [--fix] [--dry-run] [--json]."""
+    from ..core.ops.doctor import diagnose, repair_plan  # lazy: a command loads only its own operation
+
     root = root_of(args)
     when = clock.now()
     findings, plan = diagnose(root, when)

@@ -8,8 +8,12 @@ about a second rather than minutes. Bytes that are not UTF-8 travel as lone surr
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from typing import TypeVar
 
-from .formats.text import decode, split_lines
+from .formats.text import decode, encode, split_lines
+
+Line = TypeVar("Line", str, bytes)  # a line of text, or the same line's bytes (see byte_lines)
 
 NO_EOL = "\\ No newline at end of file\n"
 
@@ -35,27 +39,47 @@ def diff_lines(data: bytes | None) -> list[str]:
     return lines
 
 
+def byte_lines(data: bytes | None) -> list[bytes]:
+    """diff_lines in bytes, without decoding: the same lines encoded (a `\\n` is one byte in UTF-8 and in
+    no other character, and decoding with surrogateescape maps different bytes to different text)."""
+    if not data:
+        return []
+    lines = data.splitlines(keepends=True)
+    # bytes.splitlines also splits at a lone \r: equal counts mean it split at \n (or \r\n) only
+    if len(lines) != data.count(b"\n") + (0 if data.endswith(b"\n") else 1):
+        parts = data.split(b"\n")
+        lines = [part + b"\n" for part in parts[:-1]]
+        if parts[-1]:
+            lines.append(parts[-1])
+    if not lines[-1].endswith(b"\n"):
+        lines[-1] += b"\n" + NO_EOL.encode("ascii")
+    return lines
+
+
 LARGE = 4000
 CONTEXT = 3
 GAP_CELLS = 250_000
 
 
-def _positions_of_unique(lines: list[str]) -> dict[str, int]:
+def _positions_of_unique(lines: Sequence[Line]) -> dict[Line, int]:
     """Each line's position where it occurs once, -1 where it repeats."""
-    where: dict[str, int] = {}
+    where: dict[Line, int] = {}
     for i, line in enumerate(lines):
         where[line] = -1 if line in where else i
     return where
 
 
-def _anchored_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
+def _anchored_blocks(a: Sequence[Line], b: Sequence[Line]) -> list[tuple[int, int, int]]:
     """Matching blocks for large inputs: lines that occur once on each side, in order (the
     longest increasing run of them, as patience diff does), with difflib refining the small
     gaps between them. Linear-ish where difflib's own matcher is quadratic on scattered edits."""
     import difflib  # lazy (0.8 ms): plans applied without a preview, such as the hooks', never diff
 
     once_a, once_b = _positions_of_unique(a), _positions_of_unique(b)
-    pairs = [(i, once_b[line]) for line, i in once_a.items() if i >= 0 and once_b.get(line, -1) >= 0]
+    if len(once_b) < len(once_a):  # the same pairs, found from the side with fewer lines (organize: the new side)
+        pairs = [(once_a[line], j) for line, j in once_b.items() if j >= 0 and once_a.get(line, -1) >= 0]
+    else:
+        pairs = [(i, once_b[line]) for line, i in once_a.items() if i >= 0 and once_b.get(line, -1) >= 0]
     pairs.sort()
     tails: list[int] = []
     tail_at: list[int] = []
@@ -112,6 +136,19 @@ def _range(start: int, stop: int) -> str:
     return f"{beginning},{length}"
 
 
+def _groups(a: Sequence[Line], b: Sequence[Line]) -> Iterable[list[tuple[str, int, int, int, int]]]:
+    """difflib's hunk grouping (its opcodes, CONTEXT lines around each change) over patience-style
+    matching blocks (see _anchored_blocks), for large inputs."""
+    import difflib  # lazy (0.8 ms): plans applied without a preview, such as the hooks', never diff
+
+    matcher: difflib.SequenceMatcher[Line] = difflib.SequenceMatcher(None, [], [], autojunk=False)
+    # the sequences as set_seqs would set them, without indexing every line of b: the blocks come from below
+    matcher.a, matcher.b = a, b  # type: ignore[attr-defined]
+    # difflib's grouping reads the matching blocks it caches here (patience-style anchors, see above)
+    matcher.matching_blocks = [difflib.Match(*blk) for blk in _anchored_blocks(a, b)]  # type: ignore[attr-defined]
+    return matcher.get_grouped_opcodes(CONTEXT)
+
+
 def unified_diff(a: list[str], b: list[str], from_name: str, to_name: str) -> str:
     """A unified diff of two line lists: difflib's own for ordinary files; for large ones,
     difflib's hunk grouping over patience-style matching blocks, so that an organize pass over
@@ -120,13 +157,8 @@ def unified_diff(a: list[str], b: list[str], from_name: str, to_name: str) -> st
 
     if len(a) + len(b) <= LARGE:
         return "".join(difflib.unified_diff(a, b, from_name, to_name, n=CONTEXT))
-    matcher: difflib.SequenceMatcher[str] = difflib.SequenceMatcher(None, [], [], autojunk=False)
-    # the sequences as set_seqs would set them, without indexing every line of b: the blocks come from below
-    matcher.a, matcher.b = a, b  # type: ignore[attr-defined]
-    # difflib's grouping reads the matching blocks it caches here (patience-style anchors, see above)
-    matcher.matching_blocks = [difflib.Match(*blk) for blk in _anchored_blocks(a, b)]  # type: ignore[attr-defined]
     out: list[str] = []
-    for group in matcher.get_grouped_opcodes(CONTEXT):
+    for group in _groups(a, b):
         if not out:
             out += [f"--- {from_name}\n", f"+++ {to_name}\n"]
         first, last = group[0], group[-1]
@@ -142,6 +174,33 @@ def unified_diff(a: list[str], b: list[str], from_name: str, to_name: str) -> st
             if tag in ("replace", "insert") and j2 > j1:
                 out.append("+" + "+".join(b[j1:j2]))
     return "".join(out)
+
+
+def unified_diff_bytes(a: list[bytes], b: list[bytes], from_name: str, to_name: str) -> bytes:
+    """unified_diff of byte_lines, encoded: the same bytes, without decoding a large file's lines
+    (and encoding its patch) to get them."""
+    if len(a) + len(b) <= LARGE:
+        return encode(unified_diff([decode(line) for line in a], [decode(line) for line in b], from_name, to_name))
+    out: list[bytes] = []
+    for group in _groups(a, b):
+        if not out:
+            out += [encode(f"--- {from_name}\n"), encode(f"+++ {to_name}\n")]
+        first, last = group[0], group[-1]
+        append = out.append
+        append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n".encode("ascii"))
+        for tag, i1, i2, j1, j2 in group:  # (as unified_diff, each mark appended on its own: no copy of a run)
+            if tag == "equal":
+                if i2 > i1:
+                    append(b" ")
+                    append(b" ".join(a[i1:i2]))
+                continue
+            if tag != "insert" and i2 > i1:  # replace or delete
+                append(b"-")
+                append(b"-".join(a[i1:i2]))
+            if tag != "delete" and j2 > j1:  # replace or insert
+                append(b"+")
+                append(b"+".join(b[j1:j2]))
+    return b"".join(out)
 
 
 def quote_path(path: str) -> str:
@@ -162,24 +221,40 @@ def _side(prefix: str, path: str) -> str:
     return name + ("\t" if " " in name and not name.startswith('"') else "")
 
 
-def file_patch(kind: str, path: str, before: bytes | None, after: bytes | None, dest: str | None = None) -> str:
-    """One file change as a git patch section: `git apply` of a whole plan's sections gives exactly
-    the bytes the plan writes (CRLF, BOM, bytes that are not UTF-8 and missing final newlines
-    included; decoded text keeps undecodable bytes as surrogates, see Plan.patch)."""
+def _sides(
+    kind: str, path: str, before: bytes | None, after: bytes | None, dest: str | None
+) -> tuple[str, str, str, bytes | None]:
+    """A change's patch header, the names on its ---/+++ lines, and the bytes its diff ends with."""
     target = dest if kind == "move" and dest else path
     head = f"diff --git {quote_path('a/' + path)} {quote_path('b/' + target)}\n"
     old_name, new_name = _side("a/", path), _side("b/", target)
     if kind == "move":
         head += f"rename from {quote_path(path)}\nrename to {quote_path(target)}\n"
-        moved = after if after is not None else before
-        return head + unified_diff(diff_lines(before), diff_lines(moved), old_name, new_name)
+        return head, old_name, new_name, after if after is not None else before
     if kind == "create":
         head += "new file mode 100644\n"
         old_name = "/dev/null"
     elif kind == "delete":
         head += "deleted file mode 100644\n"
         new_name = "/dev/null"
-    body = unified_diff(diff_lines(before), diff_lines(after), old_name, new_name)
+    return head, old_name, new_name, after
+
+
+def file_patch(kind: str, path: str, before: bytes | None, after: bytes | None, dest: str | None = None) -> str:
+    """One file change as a git patch section: `git apply` of a whole plan's sections gives exactly
+    the bytes the plan writes (CRLF, BOM, bytes that are not UTF-8 and missing final newlines
+    included; decoded text keeps undecodable bytes as surrogates, see Plan.patch)."""
+    head, old_name, new_name, final = _sides(kind, path, before, after, dest)
+    body = unified_diff(diff_lines(before), diff_lines(final), old_name, new_name)
     if not body and kind == "modify":
         return ""  # no byte changes: nothing for a patch to say
     return head + body
+
+
+def file_patch_bytes(kind: str, path: str, before: bytes | None, after: bytes | None, dest: str | None = None) -> bytes:
+    """file_patch encoded (its very bytes), made from the files' bytes without decoding them."""
+    head, old_name, new_name, final = _sides(kind, path, before, after, dest)
+    body = unified_diff_bytes(byte_lines(before), byte_lines(final), old_name, new_name)
+    if not body and kind == "modify":
+        return b""  # no byte changes: nothing for a patch to say
+    return encode(head) + body

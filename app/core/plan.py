@@ -102,8 +102,11 @@ class Plan(Generic[R]):
         return "".join(diff_change(ch) for ch in self.changes)
 
     def patch(self) -> bytes:
-        """The plan as a git patch in bytes: `git apply` of it writes exactly the plan's bytes."""
-        return self.diff().encode("utf-8", "surrogateescape")
+        """The plan as a git patch in bytes: `git apply` of it writes exactly the plan's bytes (the bytes
+        of diff(), made without decoding the files: see diff.file_patch_bytes)."""
+        from .diff import file_patch_bytes  # lazy: as diff_change
+
+        return b"".join(file_patch_bytes(ch.kind, ch.path, ch.before, ch.after, ch.dest) for ch in self.changes)
 
 
 def encoding_notes(plan: Plan[Any]) -> list[str]:
@@ -119,7 +122,9 @@ def encoding_notes(plan: Plan[Any]) -> list[str]:
             out.append(f"{name}: byte order mark (BOM) {'removed' if before.startswith(BOM_BYTES) else 'added'}")
         from .diff import eol_style  # lazy: as diff_change
 
-        old_style, new_style = eol_style(before), eol_style(after)
+        old_style = new_style = ""
+        if b"\r" in before or b"\r" in after:  # (with no CR on either side both are LF or end no line: no note)
+            old_style, new_style = eol_style(before), eol_style(after)
         if old_style and new_style and old_style != new_style:
             out.append(f"{name}: line endings {old_style} → {new_style}")
         had, has = before.endswith(b"\n"), after.endswith(b"\n")

@@ -188,3 +188,21 @@ def test_iso_timestamps_are_read(cli, root, mem):
     mem.index(row_line(A, updated="2026-05-01T09:00:00"), row_line(B, updated="2026-05-31T09:00:00+00:00"))
     out = organize(cli)
     assert out["marked_stale"] == [A] and out["kept_active"] == [B]
+
+
+def test_organize_and_doctor_load_only_their_own_operations(cli, root, mem):
+    # a command's start is part of its time: organize needs none of doctor's checks, and neither loads
+    # the machinery of typed notes when the root has no notes/
+    import subprocess
+    import sys
+
+    mem.index(idle_line(A), row_line(B, updated=RECENT))
+    code = (
+        "import sys; from memboard.cli import main; rc = main([sys.argv[2], '--dry-run', '--root', sys.argv[1]]);"
+        "print(rc, sorted(m for m in ('memboard.core.ops.doctor', 'memboard.core.ops.notes') if m in sys.modules))"
+    )
+    for command, loaded in (("organize", "[]"), ("doctor", "['memboard.core.ops.doctor']")):
+        run = subprocess.run(
+            [sys.executable, "-c", code, str(root), command], capture_output=True, text=True, timeout=60
+        )
+        assert run.stdout.strip().splitlines()[-1] == f"0 {loaded}", run.stderr

@@ -344,3 +344,23 @@ def test_the_board_without_a_terminal_is_a_one_line_refusal(root, tmp_path, argv
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "the board needs a terminal" in proc.stderr, proc.stderr
     assert not keep.exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "handler", "collecting"),
+    [([], "ui:cmd_board", True), (["demo"], "ui:cmd_demo", True), (["mcp"], "server:cmd_mcp", True)]
+    + [(["organize"], "changes:cmd_organize", False)],
+)
+def test_only_one_shot_commands_run_without_the_cyclic_collector(root, argv, handler, collecting):
+    """A one-shot command turns the cyclic collector off (speed); the board and the MCP server run for hours
+    and keep it (their cycles must be collected)."""
+    module, _, name = handler.partition(":")
+    code = (
+        "import gc, importlib, sys; from memboard.cli import main;"
+        f"setattr(importlib.import_module('memboard.cli.{module}'), {name!r}, lambda args: print(gc.isenabled()) or 0);"
+        "rc = main(sys.argv[1:]); print(rc, gc.isenabled())"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "--root", str(root), *argv], capture_output=True, text=True, timeout=60
+    )
+    assert proc.stdout.split() == [str(collecting), "0", "True"], proc.stderr

@@ -230,3 +230,21 @@ def test_delete_and_append_keep_order_endings_and_frame(n_rows, doomed, n_new, e
         assert "\n" not in text.replace("\r\n", "")
     if trailer:
         assert text.rstrip("\r\n").endswith(eol + "after")
+
+
+def test_a_parsed_index_is_freed_without_the_cyclic_collector():
+    """An IndexFile and its rows go as soon as no one holds them (commands run with the collector off)."""
+    import gc
+    import weakref
+
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        index = IndexFile(make(row(), row(SID2, "idle"), "| a \\| b | x |"))
+        assert len(index.rows) == 3 and index.rows[2].problem
+        gone = weakref.ref(index)
+        del index
+        assert gone() is None
+    finally:
+        if collecting:
+            gc.enable()

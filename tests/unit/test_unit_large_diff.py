@@ -1,4 +1,5 @@
-"""Large-file diffs (the anchored path of diff.unified_diff) are valid unified diffs."""
+"""Large-file diffs (the anchored path of diff.unified_diff) are valid unified diffs; patches made from
+bytes are the text patches' very bytes."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 
 import pytest
 
-from memboard.core.diff import LARGE, unified_diff
+from memboard.core.diff import LARGE, file_patch, file_patch_bytes, unified_diff
 
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -83,3 +84,34 @@ def test_small_inputs_use_difflib_unchanged():
     a = [f"{k}\n" for k in range(200)]
     b = a[:50] + ["changed\n"] + a[60:150] + a[151:]
     assert unified_diff(a, b, "a/x", "b/x") == "".join(difflib.unified_diff(a, b, "a/x", "b/x", n=3))
+
+
+PIECES = ["| a | idle |", "| b |", "\r", "\x85", "\u2028", "é", "記憶", "\\", " ", "x"]
+BAD = [b"\xff", b"\xed\xb2\x80", b"\xc3", b"\x80"]  # bytes that are not UTF-8 (one a surrogate's encoding)
+
+
+def some_bytes(rng: random.Random, n: int) -> bytes:
+    """n lines of text and stray bytes, some ending in CRLF, the last one maybe without an ending."""
+    out = []
+    for _ in range(n):
+        line = "".join(rng.choice(PIECES) for _ in range(rng.randrange(4))).encode("utf-8")
+        if rng.random() < 0.2:
+            line += rng.choice(BAD)
+        out.append(line + rng.choice([b"\n", b"\n", b"\r\n"]))
+    if out and rng.random() < 0.5:
+        out[-1] = out[-1].rstrip(b"\r\n")
+    return b"".join(out)
+
+
+@pytest.mark.parametrize("size", [0, 3, 40, LARGE, 2 * LARGE])
+@pytest.mark.parametrize("kind", ["modify", "create", "delete", "move"])
+def test_a_patch_made_from_bytes_is_the_text_patch_encoded(kind, size):
+    rng = random.Random(f"{kind}{size}")
+    before = some_bytes(rng, size)
+    lines = before.splitlines(keepends=True)
+    after = b"".join(line for line in lines if rng.random() > 0.3) + some_bytes(rng, size // 10)
+    old, new = (None, after) if kind == "create" else (before, None) if kind == "delete" else (before, after)
+    for a, b in ((old, new), (old, old if kind in ("modify", "move") else new)):
+        text = file_patch(kind, "sessions/x y.md", a, b, "archive/x/x.md" if kind == "move" else None)
+        made = file_patch_bytes(kind, "sessions/x y.md", a, b, "archive/x/x.md" if kind == "move" else None)
+        assert made == text.encode("utf-8", "surrogateescape")

@@ -29,8 +29,13 @@ OWNCLOUD_RE = re.compile(r"^(?P<stem>.+)_conflict-\d{8}-\d{6}$")
 GOOGLE_RE = re.compile(r"^(?P<stem>.+) \((?P<n>\d{1,3})\)$")
 ICLOUD_RE = re.compile(r"^(?P<stem>.+) (?P<n>\d{1,3})$")
 HOST_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}")
-TITLE_RE = re.compile(rb"^[ \t]{0,3}#{1,6}[ \t]+(?:Archived )?Session:[ \t]*(\S+)[ \t]*\r?$", re.MULTILINE)
-META_ID_RE = re.compile(rb"^[ \t]*\|[ \t]*Session ID[ \t]*\|[ \t]*([^|\s]+)[ \t]*\|", re.MULTILINE)
+# the ID in a title line (`# Session: <id>`), or in a Metadata `Session ID` row: each lies within one line and
+# no line can be both, so one pass over the text finds what a pass for each would
+NAMED_ID_RE = re.compile(
+    rb"^(?:[ \t]{0,3}#{1,6}[ \t]+(?:Archived )?Session:[ \t]*(\S+)[ \t]*\r?$"
+    rb"|[ \t]*\|[ \t]*Session ID[ \t]*\|[ \t]*([^|\s]+)[ \t]*\|)",
+    re.MULTILINE,
+)
 
 
 class Reader(Protocol):
@@ -95,8 +100,7 @@ def original_stems(stem: str) -> list[tuple[str, str]]:
 def named_ids(data: bytes) -> set[str]:
     """Session IDs a file names in its title (`# Session: …`) or its Metadata `Session ID` row."""
     head = data[:8192]
-    found = {m.group(1) for m in TITLE_RE.finditer(head)} | {m.group(1) for m in META_ID_RE.finditer(head)}
-    return {raw.decode("utf-8", "replace") for raw in found}
+    return {(title or row).decode("utf-8", "replace") for title, row in NAMED_ID_RE.findall(head)}
 
 
 def _read(root: Reader, rel: str) -> bytes | None:

@@ -12,7 +12,7 @@ import gc
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 
 from ..errors import Refused
 from .ids import DAYS, ID_SHAPE_RE, MAX_ID_LENGTH, is_valid_id
@@ -150,6 +150,24 @@ def row_problem(sid: str, status: str | None) -> str | None:
     if status not in STATUSES:
         return f"Status {status!r} is not idle, active or stale"
     return None
+
+
+def _irregular_row(
+    width: int, positions: list[tuple[int, str]], fields: dict[str, int], i: int, line: str, offset: int
+) -> Row:
+    """A row read cell by cell: escaped pipes, or cells that do not line up with the header (width cells;
+    positions and fields: the header's known columns, see IndexFile)."""
+    cells = split_cells(line_body(line)) or []
+    values = {}
+    for pos, name in positions:
+        if pos < len(cells):
+            raw = cells[pos]
+            values[name] = unescape(raw) if "\\" in raw else raw
+    if len(cells) != width:
+        problem: str | None = f"has {len(cells)} cells, the header has {width}"
+    else:
+        problem = row_problem(values.get("id", ""), values.get("status"))
+    return Row(i, tuple(cells), fields, problem, values, offset, values.get("id", ""), values.get("status", ""))
 
 
 class IndexFile:
@@ -304,53 +322,45 @@ class IndexFile:
         """Each known field's cell (shared by every row)."""
         return _field_positions(self.columns)
 
-    def _row_of(self, i: int, line: str, offset: int = -1) -> Row:
-        """The Row of table line number i whose text is line (at byte offset in data, -1 when not known)."""
-        return self._reader(i, line, offset)
-
     @cached_property
-    def _reader(self) -> Callable[[int, str, int], Row]:
-        """How a row of this table is read: most rows have no escaped pipe and as many cells as the header,
-        so their cells are the pieces between pipes (split_cells' result) and a well-formed ID and Status
-        are checked in place; any other row is read cell by cell. (100k rows: everything at hand.)"""
-        fields, width, irregular = self._fields, len(self.columns) + 1, self._irregular_row
-        if "id" not in fields or "status" not in fields:
-            return irregular
-        at_id, at_status, strip, shaped, days = fields["id"], fields["status"], str.strip, ID_SHAPE_RE.fullmatch, DAYS
+    def _reader(self) -> Callable[[bytes, int, int, int], Iterator[Row]]:
+        """How the rows of this table are read: `reader(data, start, end, number)` yields the Row of each line
+        of data[start:end], the first one being line `number`, each line decoded on its own (no list of every
+        line of the file is made). Most rows have no escaped pipe and as many cells as the header, so their
+        cells are the pieces between pipes (split_cells' result) and a well-formed ID and Status are checked
+        in place, all in one loop (100k rows: no call per row); any other row is read cell by cell. The reader
+        holds no reference to the file: an IndexFile and its rows are freed as soon as no one holds them,
+        without waiting for the cyclic collector."""
+        fields, width = self._fields, len(self.columns) + 1
+        irregular = partial(_irregular_row, len(self.columns), self._positions, fields)
+        fast = "id" in fields and "status" in fields
+        at_id, at_status = fields.get("id", 0), fields.get("status", 0)
+        strip, shaped, days = str.strip, ID_SHAPE_RE.fullmatch, DAYS
 
-        def read(number: int, line: str, offset: int) -> Row:
-            if "\\" not in line:
-                parts = line.split("|")
-                if not parts[-1].strip():
-                    parts.pop()
-                if len(parts) == width:
-                    cells = tuple(map(strip, parts))[1:]
-                    sid, status = cells[at_id], cells[at_status]
-                    if status in STATUSES and len(sid) <= MAX_ID_LENGTH and shaped(sid) and days.get(sid[:10]):
-                        problem = None  # (is_valid_id's answer for an ID whose day was checked before)
-                    else:
-                        problem = row_problem(sid, status)
-                    return Row(number, cells, fields, problem, None, offset, sid, status)
-            return irregular(number, line, offset)
+        def read(data: bytes, pos: int, end: int, number: int) -> Iterator[Row]:
+            while pos < end:
+                nl = data.find(b"\n", pos, end)
+                stop = end if nl < 0 else nl + 1
+                line = data[pos:stop].decode("utf-8", "surrogateescape")  # (text.decode: 100k calls)
+                if fast and "\\" not in line:
+                    parts = line.split("|")
+                    if not parts[-1].strip():
+                        parts.pop()
+                    if len(parts) == width:
+                        del parts[0]
+                        cells = tuple(map(strip, parts))
+                        sid, status = cells[at_id], cells[at_status]
+                        if status in STATUSES and len(sid) <= MAX_ID_LENGTH and shaped(sid) and days.get(sid[:10]):
+                            problem = None  # (is_valid_id's answer for an ID whose day was checked before)
+                        else:
+                            problem = row_problem(sid, status)
+                        yield Row(number, cells, fields, problem, None, pos, sid, status)
+                        pos, number = stop, number + 1
+                        continue
+                yield irregular(number, line, pos)
+                pos, number = stop, number + 1
 
         return read
-
-    def _irregular_row(self, i: int, line: str, offset: int) -> Row:
-        """A row read cell by cell: escaped pipes, or cells that do not line up with the header."""
-        width = len(self.columns)
-        cells = split_cells(line_body(line)) or []
-        values = {}
-        for pos, name in self._positions:
-            if pos < len(cells):
-                raw = cells[pos]
-                values[name] = unescape(raw) if "\\" in raw else raw
-        if len(cells) != width:
-            problem: str | None = f"has {len(cells)} cells, the header has {width}"
-        else:
-            problem = row_problem(values.get("id", ""), values.get("status"))
-        return Row(
-            i, tuple(cells), self._fields, problem, values, offset, values.get("id", ""), values.get("status", "")
-        )
 
     @property
     def rows(self) -> list[Row]:
@@ -377,13 +387,7 @@ class IndexFile:
 
     def _read_rows_from_bytes(self) -> Iterator[Row]:
         """The table's rows, each line decoded on its own (no list of every line of the file is made)."""
-        data, end, row_of = self.data, self._end_off, self._reader
-        pos, number = self._rows_off, (self.header_line or 0) + 2
-        while pos < end:
-            nl = data.find(b"\n", pos, end)
-            stop = end if nl < 0 else nl + 1
-            yield row_of(number, data[pos:stop].decode("utf-8", "surrogateescape"), pos)  # (text.decode: 100k calls)
-            pos, number = stop, number + 1
+        return self._reader(self.data, self._rows_off, self._end_off, (self.header_line or 0) + 2)
 
     def span_of(self, row: Row) -> tuple[int, int] | None:
         """The byte offsets where row's line starts and ends (its ending included), when the row knows them."""
@@ -430,7 +434,7 @@ class IndexFile:
             nl = data.find(b"\n", at, end)
             line_end = end if nl < 0 else nl + 1
             number = self.header_line + 2 + data.count(b"\n", start, line_start)
-            row = self._row_of(number, decode(data[line_start:line_end]), line_start)
+            row = next(self._reader(data, line_start, line_end, number))
             if row.id == session_id:
                 found.append(row)
             at = data.find(key, line_end, end)
@@ -515,12 +519,14 @@ class IndexEdit:
 
     def set_fields(self, row: Row, changes: dict[str, str]) -> IndexEdit:
         """Rewrite row's line with the given field changes; other cells keep their raw text."""
-        if self.replace.get(row.line) == "":  # deleted in this edit: nothing to set
+        line = row.line
+        if self.replace.get(line) == "":  # deleted in this edit: nothing to set
             return self
-        base = self.cells.get(row.line, row.raw_cells)
+        base = self.cells.get(line, row.raw_cells)
         cells: list[str] | None = None
+        columns = self.index._columns_at
         for name, value in changes.items():
-            pos = self.index.column_of(name)
+            pos = columns[name] if name in columns else self.index.column_of(name)  # (column_of: the refusal)
             raw = base[pos]
             if (unescape(raw) if "\\" in raw else raw) != value:
                 if cells is None:
@@ -528,24 +534,27 @@ class IndexEdit:
                 cells[pos] = escape(value)
         if cells is None:  # a no-op keeps the line's own spacing
             return self
-        self.cells[row.line] = cells
+        self.cells[line] = cells
+        body = "| " + " | ".join(cells) + " |"
         span = self.index.span_of(row)
         if span is None:
-            original = self.index.lines[row.line]
-            new = self._render(cells, line_ending(original) or "")
-            same = line_body(new) == line_body(original)
-        else:  # compared in bytes: no decoding of the old line (organize rewrites 40k rows at 100k)
+            original = self.index.lines[line]
+            new = body + line_ending(original)
+            same = body == line_body(original)
+        else:  # compared in bytes, in place: no decoding or copy of the old line (organize rewrites 40k rows)
             data, (start, end) = self.index.data, span
-            ending = "\r\n" if data.endswith(b"\r\n", start, end) else "\n" if data.endswith(b"\n", start, end) else ""
-            body = "| " + " | ".join(cells) + " |"
+            stop, ending = (end - 1, "\n") if data[end - 1 : end] == b"\n" else (end, "")
+            if stop > start and data[stop - 1] == 0x0D:  # (line_body: the `\n`, then a `\r`)
+                stop -= 1
+                ending = "\r\n" if ending else ""
             new = body + ending
-            old = data[start : end - 1] if data.endswith(b"\n", start, end) else data[start:end]
-            same = body.encode("utf-8", "surrogateescape") == (old[:-1] if old.endswith(b"\r") else old)  # line_body
+            encoded = body.encode("utf-8", "surrogateescape")
+            same = len(encoded) == stop - start and data.startswith(encoded, start)
         if not same:
-            self.replace[row.line] = new
-            self.spans[row.line] = span
+            self.replace[line] = new
+            self.spans[line] = span
         else:
-            self.replace.pop(row.line, None)
+            self.replace.pop(line, None)
         return self
 
     @property

@@ -93,6 +93,8 @@ def unescape(raw: str) -> str:
 
 def escape(value: str) -> str:
     """The raw cell text for a value: one line, pipes escaped so they stay in the cell."""
+    if value.isalnum():  # no pipe, backslash, line break or white space: itself (organize writes 42k `stale`)
+        return value
     value = value.replace("\r", " ").replace("\n", " ").strip()
     if "|" not in value:  # nothing to escape (most values)
         return value + " " if value.endswith("\\") else value

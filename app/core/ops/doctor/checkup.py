@@ -9,6 +9,7 @@ from ...files.root import MemoryRoot
 from ...formats.index import IndexEdit, IndexFile, Row, parse_refs
 from ...formats.layout import INDEX, TEMP_SUFFIX
 from ...formats.snapshot import text_of, with_text
+from ...formats.sources import continues_from
 from ...formats.text import encode
 from ...plan import Change, Plan
 from ...results import DoctorResult, Finding
@@ -46,6 +47,7 @@ class Checkup:
         self.snaps = root.session_ids_on_disk() - set(copied)
         self.archived = root.archived_ids()
         self._referrers: dict[str, list[str]] | None = None
+        self._sources: dict[str, list[str]] = {}  # snapshot text -> its Continues From (see sources_in)
 
     def add(self, kind: str, sid: str, message: str, fix: str | None = None, subject: str | None = None) -> None:
         """Record a finding (fix: what --fix does, None when a person has to act)."""
@@ -70,6 +72,14 @@ class Checkup:
             return None
         self.new_texts[rel] = (data, text_of(data))
         return self.new_texts[rel][1]
+
+    def sources_in(self, text: str) -> list[str]:
+        """The Session IDs text lists under Continues From, each text read once (both directions of the
+        links ask about the same snapshots: 1,500 of them at 100k rows)."""
+        found = self._sources.get(text)
+        if found is None:
+            found = self._sources[text] = continues_from(text)
+        return found
 
     def referrers(self, sid: str) -> list[str]:
         """The live rows whose Referenced By (as read) lists sid, in file order: one pass over every row,

@@ -53,7 +53,7 @@ def check_continues_from(c: Checkup, linkable: set[str]) -> dict[str, list[str]]
         rel = session_path(sid)
         if rel not in c.new_texts and not lists_an_id(c.root.read(rel) or b""):
             continue  # no ID under Continues From: skip the Markdown parse (1,000 snapshots take seconds)
-        for src in continues_from(c.snapshot_text(rel) or ""):
+        for src in c.sources_in(c.snapshot_text(rel) or ""):
             source_link(c, sid, src, linkable, additions)
     return additions
 
@@ -71,7 +71,7 @@ def one_sided_reference(c: Checkup, src: str, ref: str) -> None:
             f"`memboard release {src} --as {ref}` to drop it",
             subject=src,
         )
-    elif src not in continues_from(text):
+    elif src not in c.sources_in(text):
         fixed = with_source(text, src)
         if fixed is not None:
             c.new_texts[rel] = (c.new_texts[rel][0], fixed)

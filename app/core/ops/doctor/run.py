@@ -6,10 +6,10 @@ from datetime import datetime
 
 from ...files.root import MemoryRoot, not_a_memory_root
 from ...formats.index import IndexFile
-from ...formats.layout import INDEX
+from ...formats.layout import INDEX, NOTES
 from ...plan import Plan
 from ...results import DoctorResult, Finding
-from . import leftovers, links, notes, rows, sessions
+from . import leftovers, links, rows, sessions
 from .checkup import OP, Checkup
 
 
@@ -40,7 +40,10 @@ def _diagnose(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Doc
         links.check_links(checkup)
         plan = checkup.plan()
     findings += checkup.findings
-    notes.check_notes(root, findings, plan)
+    if root.exists(NOTES):
+        from . import notes  # lazy: the notes' checks load the notes' own machinery (30 ms), and most roots have none
+
+        notes.check_notes(root, findings, plan)
     leftovers.state_in_root(root, findings, plan)
     return findings, plan.with_result(DoctorResult(findings))
 

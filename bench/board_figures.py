@@ -301,7 +301,7 @@ async def preview_ready(app, pilot, task: str, limit: float = 600.0) -> tuple[fl
         await pilot.press("enter")
     else:
         await pilot.press("d")
-    while not isinstance(app.screen, preview.PreviewScreen) or not app.screen.query("#preview-diff"):
+    while not isinstance(app.screen, preview.PreviewScreen) or not app.screen.query("#preview-body"):
         if time.monotonic() > deadline:
             raise TimeoutError(f"the {task} preview never showed (top screen {app.screen!r})")
         await asyncio.sleep(0.005)

@@ -6,6 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from bench.board_figures import spawn
 from bench.roots import generate
 from memboard.core.formats.index import IndexFile
 from memboard.core.formats.snapshot import Snapshot
@@ -90,3 +93,13 @@ def test_table_marks_missing_figures_and_targets():
     assert "120 ms ×5" in lines[2] and "4.00×" in lines[2]
     assert "not available (board not built yet)" in lines[3]
     assert lines[4].rstrip().endswith("PASS") and lines[5].rstrip().endswith("FAIL")
+
+
+@pytest.mark.parametrize("task", ["organize", "doctor"])
+def test_the_board_figures_still_find_the_board_s_previews(tmp_path, task):
+    """The board's preview figures drive the real board: when its screens change, the measuring child must
+    still find the preview (it waited ten minutes for a widget that no longer existed)."""
+    root = tmp_path / "root"
+    generate(root, 200)
+    seconds, report = spawn("board", root, tmp_path / "state", task, runs=1, timeout=120)
+    assert seconds > 0 and report["painted_at"] > 0

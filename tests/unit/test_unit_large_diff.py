@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from memboard.core.diff import LARGE, file_patch, file_patch_bytes, unified_diff
+from memboard.core.diff import LARGE, changed_line_numbers, file_patch, file_patch_bytes, unified_diff
 
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -115,3 +115,35 @@ def test_a_patch_made_from_bytes_is_the_text_patch_encoded(kind, size):
         text = file_patch(kind, "sessions/x y.md", a, b, "archive/x/x.md" if kind == "move" else None)
         made = file_patch_bytes(kind, "sessions/x y.md", a, b, "archive/x/x.md" if kind == "move" else None)
         assert made == text.encode("utf-8", "surrogateescape")
+
+
+def marked_positions(a: list[str], b: list[str], diff: str) -> tuple[list[int], list[int]]:
+    """The positions in a of the lines a unified diff removes, and in b of those it adds."""
+    gone: list[int] = []
+    came: list[int] = []
+    i = j = 0
+    for line in diff.splitlines(keepends=True)[2:]:
+        m = HUNK.match(line)
+        if m:
+            i = int(m.group(1)) - (1 if int(m.group(2) or 1) else 0)
+            j = int(m.group(3)) - (1 if int(m.group(4) or 1) else 0)
+        elif line.startswith(" "):
+            i, j = i + 1, j + 1
+        elif line.startswith("-"):
+            gone.append(i)
+            i += 1
+        elif line.startswith("+"):
+            came.append(j)
+            j += 1
+    return gone, came
+
+
+@pytest.mark.parametrize("size", [40, LARGE * 2])
+def test_changed_line_numbers_are_the_lines_the_exact_diff_marks(size):
+    """The board's row preview pairs the lines the exact diff removes and adds (small and large inputs)."""
+    rng = random.Random(size)
+    a = [f"| row {i % (size // 3)} | {rng.randint(0, 3)} |\n" for i in range(size)]
+    b = [line for line in a if rng.random() > 0.3]
+    for _ in range(size // 10):
+        b.insert(rng.randrange(len(b) + 1), f"| new {rng.randint(0, 50)} |\n")
+    assert changed_line_numbers(a, b) == marked_positions(a, b, unified_diff(a, b, "a", "b"))

@@ -134,7 +134,8 @@ def changed_line_numbers(a: Sequence[Line], b: Sequence[Line]) -> tuple[list[int
     import difflib  # lazy (0.8 ms): plans applied without a preview, such as the hooks', never diff
 
     if len(a) + len(b) <= LARGE:
-        blocks = [tuple(m) for m in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()]
+        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        blocks = [(m.a, m.b, m.size) for m in matcher.get_matching_blocks()]
     else:
         blocks = _anchored_blocks(a, b)
     gone: list[int] = []

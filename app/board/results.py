@@ -10,8 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.files.root import MemoryRoot
-from ..core.formats.index import IndexFile
-from ..core.formats.layout import INDEX
 from ..core.ops.query import chain as _chain
 from ..core.ops.query import list_rows as _list_rows
 from ..core.plan import Plan
@@ -45,27 +43,12 @@ __all__ = [
     "released_source",
     "session_of",
     "update",
-    "updated_at",
 ]
 
 
 def listed_rows(root: MemoryRoot) -> list[RowView]:
     """Every row of the index, in file order."""
     return _list_rows(root)
-
-
-def updated_at(root: MemoryRoot, plan: Plan[Any] | None = None) -> dict[str, str]:
-    """Each row's Updated At by Session ID (the first row of a repeated ID), in the index as plan read it
-    (its bytes when it changes index.md; else the file as it is now)."""
-    data = (
-        next((ch.before for ch in plan.changes if ch.path == INDEX and ch.before is not None), None) if plan else None
-    )
-    if data is None:
-        data = root.read(INDEX) or b""
-    out: dict[str, str] = {}
-    for row in IndexFile(data).rows:  # the rows only (no view of each: 100k rows in a quarter of a second)
-        out.setdefault(row.id, row.get("updated_at"))
-    return out
 
 
 def findings(plan: Plan[Any]) -> list[Finding]:

@@ -124,8 +124,8 @@ def organize_words(
 ) -> tuple[list[str], list[ViewLine], dict[str, str]]:
     """Organize: the counts, a block of the rows it leaves (each with why) and the reasons of those it changes.
 
-    updated maps Session IDs to their Updated At (read with the plan) and when is the plan's moment:
-    with them each row kept active says why too."""
+    updated maps Session IDs to their Updated At (the organize result's, read with the plan) and when is the
+    plan's moment: with them each row kept active says why too."""
     out = results.organize(plan)
     groups, days = results.organize_groups(out), out.stale_days
     deleted, stale = len(groups["deleted"]), len(groups["marked_stale"])

@@ -79,6 +79,8 @@ class OrganizeResult(NamedTuple):
     stale: list[str]
     reasons: dict[str, str]
     stale_days: int
+    updated: dict[str, str] = {}
+    """Each row kept active: its Updated At as read (a preview says why it stays; not in `--json`)."""
 
 
 class ArchiveResult(NamedTuple):

@@ -60,6 +60,7 @@ class Pass:
     cutoff: datetime
     lists: dict[str, list[str]] = field(default_factory=lambda: {key: [] for key in KEYS})
     reasons: dict[str, str] = field(default_factory=dict)
+    updated: dict[str, str] = field(default_factory=dict)  # each row kept active: its Updated At
 
     def put(self, key: str, sid: str, reason: str | None = None) -> None:
         """Record sid under key (and why)."""
@@ -102,6 +103,7 @@ class Pass:
             self.edit.set_fields(row, {"status": "stale"})
         else:
             self.put("kept_active", row.id, None if updated is not None else "Updated At is not a time")
+            self.updated[row.id] = row.get("updated_at")
 
     def stale(self, row: Row) -> None:
         """A stale row stays (protected when referenced)."""
@@ -146,7 +148,9 @@ def plan_organize(root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_ST
         else:
             sorting.stale(row)
     lists = sorting.lists
-    plan = Plan("organize", OrganizeResult(**lists, reasons=sorting.reasons, stale_days=stale_days))
+    plan = Plan(
+        "organize", OrganizeResult(**lists, reasons=sorting.reasons, stale_days=stale_days, updated=sorting.updated)
+    )
     after = sorting.edit.to_bytes()
     if before is not None and after != before:
         plan.changes.append(Change("modify", INDEX, before, after))

@@ -41,7 +41,23 @@ def main(argv: list[str] | None = None) -> int:
             stream.reconfigure(errors="replace")  # type: ignore[union-attr]
         except (AttributeError, ValueError):
             pass
-    return run(parse(raw if argv is not None else None))
+    args = parse(raw if argv is not None else None)
+    code = run(args)
+    if argv is None and args.handler.startswith("search:"):
+        leave(code)
+    return code
+
+
+def leave(code: int) -> None:
+    """End a search's process now that its answer is printed: it holds no lock, no file open for writing
+    and no thread, and the interpreter's own teardown (a last collection, every module's finalizers) cost
+    it a sixth of its time."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):  # a reader that left: the answer has nowhere to go
+        code = code or 1
+    os._exit(code)
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:

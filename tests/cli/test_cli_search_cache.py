@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.roots import row_line, snapshot_text
+from tests.support.roots import index_text, row_cells, row_line, snapshot_text, table_line
 
 SID_A = "2026-05-30-0900-claude-code"
 SID_B = "2026-05-31-0930-codex-cli"
@@ -357,3 +357,16 @@ def test_a_search_on_a_fresh_cache_loads_neither_dataclasses_nor_json(two, root,
     )
     out = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=60).stdout
     assert out.strip().splitlines()[-1] == "0 []"
+
+
+def test_a_search_process_prints_its_whole_answer_before_it_leaves(cli, root):
+    """A search ends its process as soon as its answer is printed (no interpreter teardown): a long JSON
+    answer on a pipe still arrives whole, and the exit status is the command's."""
+    rows = [row_cells(f"2026-05-01-{i // 60:02d}{i % 60:02d}-agent", "active", "-", f"zebra {i}") for i in range(600)]
+    (root / "index.md").write_text(index_text([table_line(r) for r in rows]), encoding="utf-8")
+    buffered = {"PYTHONUNBUFFERED": ""}  # stdout on a pipe is block-buffered, as for a script reading it
+    res = cli("search", "zebra", "--json", "--limit", "1000", env=buffered)
+    assert res.code == 0 and len(json.loads(res.out)) == 600 and res.out.endswith("]\n")
+    res = cli("search", "zebra", "--limit", "1000", env=buffered)  # two short lines a hit: the last sit in the buffer
+    assert res.code == 0 and len(res.out.splitlines()) == 1200 and res.out.endswith("\n")
+    assert cli("search", "").code == 2

@@ -14,15 +14,12 @@ from datetime import datetime
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
-from textual.events import Click
-from textual.geometry import Region, Size
-from textual.message import Message
-from textual.reactive import reactive
-from textual.scroll_view import ScrollView
+from textual.geometry import Size
 from textual.strip import Strip
 
 from memboard.board.actions import bindings
 from memboard.board.notes.model import NoteRow
+from memboard.widgets.row_table import RowTable
 
 
 @dataclass(frozen=True)
@@ -72,7 +69,7 @@ def layout_for(width: int) -> list[tuple[Column, int]]:
     return layout
 
 
-class NoteTable(ScrollView, can_focus=True):
+class NoteTable(RowTable):
     """The notes view's table (virtualised: renders only visible rows)."""
 
     COMPONENT_CLASSES = {
@@ -88,23 +85,13 @@ class NoteTable(ScrollView, can_focus=True):
 
     BINDINGS = bindings("table")
 
-    cursor = reactive(0, always_update=True, repaint=False)
+    COLUMNS_FROM = 2  # after the mark column
 
-    class CursorMoved(Message):
+    class CursorMoved(RowTable.CursorMoved):
         """The note under the cursor changed (key is None when the table is empty)."""
 
-        def __init__(self, key: str | None) -> None:
-            """Carry the new note's ID."""
-            self.key = key
-            super().__init__()
-
-    class HeaderClicked(Message):
+    class HeaderClicked(RowTable.HeaderClicked):
         """A column header was clicked (sort by it)."""
-
-        def __init__(self, column: str) -> None:
-            """Carry the column key."""
-            self.column = column
-            super().__init__()
 
     def __init__(self, *, id: str | None = None) -> None:
         """An empty table."""
@@ -114,9 +101,7 @@ class NoteTable(ScrollView, can_focus=True):
         self.now = datetime.now()
         self.sort_column = "id"
         self.sort_reverse = False
-        self._last_key: str | None = None
         self._columns: tuple[int, list[tuple[Column, int]]] | None = None
-        self._styles: dict[str, Style] = {}
 
     # -- data ---------------------------------------------------------------------------
 
@@ -131,104 +116,16 @@ class NoteTable(ScrollView, can_focus=True):
         self.move_cursor(target)
         self.refresh()
 
-    @property
-    def current(self) -> NoteRow | None:
-        """The row under the cursor."""
-        if 0 <= self.cursor < len(self.rows):
-            return self.rows[self.cursor]
-        return None
-
-    def move_cursor(self, index: int) -> None:
-        """Put the cursor on a row (clamped), scroll it into view and announce a change."""
-        index = max(0, min(index, len(self.rows) - 1)) if self.rows else 0
-        self.cursor = index
-        self._scroll_cursor_into_view()
-        self.refresh()
-        key = self.current.id if self.current else None
-        if key != self._last_key:
-            self._last_key = key
-            self.post_message(self.CursorMoved(key))
-
-    def _page_height(self) -> int:
-        """How many rows fit under the header."""
-        return max(1, self.scrollable_content_region.height - 1)
-
-    def _scroll_cursor_into_view(self) -> None:
-        """Scroll so that the cursor row is visible."""
-        top = int(self.scroll_offset.y)
-        page = self._page_height()
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif self.cursor >= top + page:
-            self.scroll_to(y=self.cursor - page + 1, animate=False, immediate=True)
-
-    def notify_style_update(self) -> None:
-        """Forget cached component styles when CSS or the theme changes."""
-        self._styles = {}
-        super().notify_style_update()
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        """Render the visible lines, looking each component style up once per pass."""
-        self._styles = {}
-        return super().render_lines(crop)
-
-    def _style(self, name: str) -> Style:
-        """A component class's rich style (cached for one rendering pass): whole for the header, cursor and
-        fresh rows; only what it sets for the colours of a status or of dim text, so a row's background
-        (the cursor's) shows through them."""
-        style = self._styles.get(name)
-        if style is None:
-            partial = name not in ("header", "cursor", "cursor-blurred", "fresh")
-            style = self._styles[name] = self.get_component_rich_style(f"note-table--{name}", partial=partial)
-        return style
+    def _component_style(self, name: str) -> Style:
+        """A component class's rich style: whole for the header, cursor and fresh rows; only what it sets for
+        the colours of a status or of dim text, so a row's background (the cursor's) shows through them."""
+        partial = name not in ("header", "cursor", "cursor-blurred", "fresh")
+        return self.get_component_rich_style(f"note-table--{name}", partial=partial)
 
     def on_resize(self) -> None:
         """Keep the cursor visible when the size changes."""
         self._columns = None
         self._scroll_cursor_into_view()
-
-    # -- actions ------------------------------------------------------------------------
-
-    def action_cursor_up(self) -> None:
-        """Move up one row."""
-        self.move_cursor(self.cursor - 1)
-
-    def action_cursor_down(self) -> None:
-        """Move down one row."""
-        self.move_cursor(self.cursor + 1)
-
-    def action_page_up(self) -> None:
-        """Move up one page."""
-        self.move_cursor(self.cursor - self._page_height())
-
-    def action_page_down(self) -> None:
-        """Move down one page."""
-        self.move_cursor(self.cursor + self._page_height())
-
-    def action_first(self) -> None:
-        """Go to the first row."""
-        self.move_cursor(0)
-
-    def action_last(self) -> None:
-        """Go to the last row."""
-        self.move_cursor(len(self.rows) - 1)
-
-    def on_click(self, event: Click) -> None:
-        """Click a row to select it, a header to sort by its column."""
-        offset = event.get_content_offset(self)
-        if offset is None:
-            return
-        if offset.y == 0:
-            x = 2
-            for column, width in self._layout():
-                if x <= offset.x < x + width + 1:
-                    self.post_message(self.HeaderClicked(column.key))
-                    return
-                x += width + 1
-            return
-        index = int(self.scroll_offset.y) + offset.y - 1
-        if 0 <= index < len(self.rows):
-            self.move_cursor(index)
 
     # -- rendering ----------------------------------------------------------------------
 
@@ -286,11 +183,3 @@ class NoteTable(ScrollView, can_focus=True):
         if used < width:
             segments.append(Segment(" " * (width - used), base))
         return Strip(segments).crop(0, width).simplify()
-
-    def on_focus(self) -> None:
-        """Repaint the cursor in its focused colour."""
-        self.refresh()
-
-    def on_blur(self) -> None:
-        """Repaint the cursor in its blurred colour."""
-        self.refresh()

@@ -15,15 +15,12 @@ from datetime import datetime
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
-from textual.events import Click
-from textual.geometry import Region, Size
-from textual.message import Message
-from textual.reactive import reactive
-from textual.scroll_view import ScrollView
+from textual.geometry import Size
 from textual.strip import Strip
 
 from memboard.board.actions import bindings
 from memboard.board.model import BoardRow
+from memboard.widgets.row_table import RowTable
 
 
 @dataclass(frozen=True)
@@ -55,7 +52,7 @@ TOPIC_COLUMN = Column("topic", "Topic", 0, lambda r, now: r.topic if not r.probl
 SUMMARY_COLUMN = Column("summary", "Summary", 0, lambda r, now: r.summary)
 
 
-class SessionTable(ScrollView, can_focus=True):
+class SessionTable(RowTable):
     """The board's live table of sessions (virtualised: renders only visible rows)."""
 
     COMPONENT_CLASSES = {
@@ -73,23 +70,11 @@ class SessionTable(ScrollView, can_focus=True):
 
     BINDINGS = bindings("table")
 
-    cursor = reactive(0, always_update=True, repaint=False)
-
-    class CursorMoved(Message):
+    class CursorMoved(RowTable.CursorMoved):
         """The row under the cursor changed (key is None when the table is empty)."""
 
-        def __init__(self, key: str | None) -> None:
-            """Carry the new row's key."""
-            self.key = key
-            super().__init__()
-
-    class HeaderClicked(Message):
+    class HeaderClicked(RowTable.HeaderClicked):
         """A column header was clicked (sort by it)."""
-
-        def __init__(self, column: str) -> None:
-            """Carry the column key."""
-            self.column = column
-            super().__init__()
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         """An empty table."""
@@ -101,9 +86,7 @@ class SessionTable(ScrollView, can_focus=True):
         self.sort_column = "line"
         self.sort_reverse = False
         self.empty_text = ""  # why there is no row, drawn where the rows would be
-        self._last_key: str | None = None
         self._columns_cache: tuple[int, list[tuple[Column, int]]] | None = None
-        self._styles: dict[str, Style] = {}
 
     # -- data ---------------------------------------------------------------------------
 
@@ -123,110 +106,21 @@ class SessionTable(ScrollView, can_focus=True):
         self.move_cursor(target)
         self.refresh()
 
-    @property
-    def current(self) -> BoardRow | None:
-        """The row under the cursor."""
-        if 0 <= self.cursor < len(self.rows):
-            return self.rows[self.cursor]
-        return None
-
-    def move_cursor(self, index: int) -> None:
-        """Put the cursor on a row (clamped), scroll it into view and announce a change."""
-        index = max(0, min(index, len(self.rows) - 1)) if self.rows else 0
-        self.cursor = index
-        self._scroll_cursor_into_view()
-        self.refresh()
-        key = self.current.id if self.current else None
-        if key != self._last_key:
-            self._last_key = key
-            self.post_message(self.CursorMoved(key))
-
-    def _page_height(self) -> int:
-        """How many rows fit under the header."""
-        return max(1, self.scrollable_content_region.height - 1)
-
-    def _scroll_cursor_into_view(self) -> None:
-        """Scroll so that the cursor row is visible."""
-        top = int(self.scroll_offset.y)
-        page = self._page_height()
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif self.cursor >= top + page:
-            self.scroll_to(y=self.cursor - page + 1, animate=False, immediate=True)
-
-    def notify_style_update(self) -> None:
-        """Forget cached component styles when CSS or the theme changes."""
-        self._styles = {}
-        super().notify_style_update()
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        """Render the visible lines, looking each component style up once per pass."""
-        self._styles = {}
-        return super().render_lines(crop)
-
-    def _style(self, name: str) -> Style:
-        """A component class's rich style (cached for one rendering pass).
+    def _component_style(self, name: str) -> Style:
+        """A component class's rich style.
 
         A text colour (a status, dim, a problem) is laid over the row's background, so it carries no
         background of its own: the cursor's or the mark's stays under every cell."""
-        style = self._styles.get(name)
-        if style is None:
-            whole = self.get_component_rich_style(f"session-table--{name}")
-            if name in FOREGROUND:  # the text style this rule sets, in the colour blended as a whole style has it
-                style = self.get_component_rich_style(f"session-table--{name}", partial=True)
-                style += Style.from_color(whole.color)
-            else:
-                style = whole
-            self._styles[name] = style
-        return style
+        whole = self.get_component_rich_style(f"session-table--{name}")
+        if name not in FOREGROUND:
+            return whole
+        # the text style this rule sets, in the colour blended as a whole style has it
+        return self.get_component_rich_style(f"session-table--{name}", partial=True) + Style.from_color(whole.color)
 
     def on_resize(self) -> None:
         """Keep the cursor visible when the size changes."""
         self._columns_cache = None
         self._scroll_cursor_into_view()
-
-    # -- actions ------------------------------------------------------------------------
-
-    def action_cursor_up(self) -> None:
-        """Move up one row."""
-        self.move_cursor(self.cursor - 1)
-
-    def action_cursor_down(self) -> None:
-        """Move down one row."""
-        self.move_cursor(self.cursor + 1)
-
-    def action_page_up(self) -> None:
-        """Move up one page."""
-        self.move_cursor(self.cursor - self._page_height())
-
-    def action_page_down(self) -> None:
-        """Move down one page."""
-        self.move_cursor(self.cursor + self._page_height())
-
-    def action_first(self) -> None:
-        """Go to the first row."""
-        self.move_cursor(0)
-
-    def action_last(self) -> None:
-        """Go to the last row."""
-        self.move_cursor(len(self.rows) - 1)
-
-    def on_click(self, event: Click) -> None:
-        """Click a row to select it, a header to sort by its column."""
-        offset = event.get_content_offset(self)
-        if offset is None:
-            return
-        if offset.y == 0:
-            x = 0
-            for column, width in self._layout():
-                if x <= offset.x < x + width + 1:
-                    self.post_message(self.HeaderClicked(column.key))
-                    return
-                x += width + 1
-            return
-        index = int(self.scroll_offset.y) + offset.y - 1
-        if 0 <= index < len(self.rows):
-            self.move_cursor(index)
 
     # -- rendering ----------------------------------------------------------------------
 
@@ -322,11 +216,3 @@ class SessionTable(ScrollView, can_focus=True):
         # simplified: equal-styled neighbours joined, so a line's segments (and the SVG of
         # a snapshot test) do not depend on which rendering path produced them
         return Strip(segments).crop(0, width).simplify()
-
-    def on_focus(self) -> None:
-        """Repaint the cursor in its focused colour."""
-        self.refresh()
-
-    def on_blur(self) -> None:
-        """Repaint the cursor in its blurred colour."""
-        self.refresh()

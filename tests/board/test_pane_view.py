@@ -21,6 +21,7 @@ ALLOWED = {
     "memboard.board.actions",
     "memboard.board.notes.model",
     "memboard.board.notes.paneview",
+    "memboard.widgets.row_table",  # the tables' shared base: a widget of this layer, no loader or core
 }
 SID = "2026-05-01-1000-alpha"
 

@@ -86,27 +86,19 @@ def _changed_lines(old: IndexFile, new: IndexFile) -> tuple[list[int], list[int]
     return changed_line_numbers(old.lines, new.lines)
 
 
-def _split(index: IndexFile, numbers: list[int]) -> tuple[list[str], int]:
-    """Of these line numbers of index: the table rows' lines (in file order), and how many others there are."""
-    if index.header_line is None:
-        return [], len(numbers)
-    first, end = index.header_line + 2, index.table_end
-    table = [index.lines[n] for n in numbers if first <= n < end]
-    return table, len(numbers) - len(table)
-
-
 def _rows_at(index: IndexFile, numbers: list[int]) -> tuple[list[Row], int]:
     """The table rows on these line numbers of index (in file order; the rows it read, or read again under
     its header where it kept none for a line), and how many of the lines are outside the table's rows."""
-    lines, other = _split(index, numbers)
     if index.header_line is None:
-        return [], other
+        return [], len(numbers)
     first, end = index.header_line + 2, index.table_end
-    at = {row.line: row for row in index.rows}
     table = [n for n in numbers if first <= n < end]
+    at = {row.line: row for row in index.rows}
     if all(n in at for n in table):
-        return [at[n] for n in table], other
-    return _table_rows(index, lines), other
+        rows = [at[n] for n in table]
+    else:
+        rows = _table_rows(index, [index.lines[n] for n in table])
+    return rows, len(numbers) - len(table)
 
 
 def row_changes(before: bytes | None, after: bytes | None) -> tuple[list[RowChange], int]:

@@ -426,39 +426,54 @@ def board_section(results: Results, cache: RootCache, sizes, runs: int, state: P
 
 
 def plan_figures(results: Results, root: Path, n: int, runs: int, state: Path) -> None:
-    """Organize and doctor on the board: until their plan and patch are made, and until the preview shows."""
+    """Organize and doctor on the board: until their plan is made, until the preview is on screen (the target),
+    and until it lists every row (a large index change is worked out after the preview shows)."""
     for task, key in (("organize", "o"), ("doctor", "d")):
-        made, shown = [], []
+        made, shown, listed = [], [], []
         for _ in range(runs):
             _, rep = board_figures.spawn("board", root, state, task)
             made.append(rep["plan_s"])
             shown.append(rep["preview_s"])
+            listed.append(rep["rows_s"])
+        asked = f"`{key}`{' and enter' if task == 'organize' else ''}"
+        results.add(
+            Figure(
+                f"board {task} plan ready",
+                n,
+                median(made),
+                "s",
+                runs,
+                low=min(made),
+                high=max(made),
+                load=os.getloadavg()[0],
+                note=f"for the record: {asked} until the preview is made with the plan",
+            )
+        )
         fig = Figure(
-            f"board {task} plan ready",
+            f"board {task} preview on screen",
             n,
-            median(made),
+            median(shown),
             "s",
             runs,
-            low=min(made),
-            high=max(made),
-            load=os.getloadavg()[0],
-            note=f"`{key}`{' and enter' if task == 'organize' else ''} until the preview is made with the plan and its patch",
+            low=min(shown),
+            high=max(shown),
+            note=f"{asked} until the first frame that shows the preview (what will happen, the counts, the buttons)",
         )
         if task == "organize":
             fig.target, fig.passed = (
-                (f"≤ {PLAN_TARGET_S:g} s", median(made) <= PLAN_TARGET_S) if n == TARGET_ROWS else ("", None)
+                (f"≤ {PLAN_TARGET_S:g} s", median(shown) <= PLAN_TARGET_S) if n == TARGET_ROWS else ("", None)
             )
         results.add(fig)
         results.add(
             Figure(
-                f"board {task} preview on screen",
+                f"board {task} rows listed",
                 n,
-                median(shown),
+                median(listed),
                 "s",
                 runs,
-                low=min(shown),
-                high=max(shown),
-                note="for the record: the preview's own rendering (the board's UI) comes after the plan",
+                low=min(listed),
+                high=max(listed),
+                note="for the record: until the preview lists every row and holds the exact diff",
             )
         )
 

@@ -128,14 +128,15 @@ class LineView(ScrollView, can_focus=True):
         """Every line's text, one per line (what the view holds, unwrapped)."""
         return "\n".join(line.text for line in self.lines)
 
-    def set_lines(self, lines: Sequence[Drawn], *, words: bool = True) -> None:
-        """Show other lines, from the top (words: wrapped at spaces)."""
+    def set_lines(self, lines: Sequence[Drawn], *, words: bool = True, top: bool = True) -> None:
+        """Show other lines, from the top (words: wrapped at spaces; top=False stays where it was scrolled to)."""
         self.lines = list(lines)
         self.words = words
         self._width = 0
         self._chunks = None
         self._reflow()
-        self.scroll_to(y=0, animate=False, immediate=True)
+        if top:
+            self.scroll_to(y=0, animate=False, immediate=True)
         self.refresh()
 
     def _reflow(self) -> None:

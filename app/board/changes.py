@@ -7,6 +7,7 @@ Plain Python (no Textual): the flows build it off the UI thread, the preview dra
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..core.diff import changed_line_numbers
@@ -181,8 +182,9 @@ def describe(changes: list[Change], diffs: list[str]) -> list[FileChange]:
     return [describe_change(ch, diff, detailed) for ch, diff in zip(changes, diffs)]
 
 
-def counts(files: list[FileChange]) -> str:
-    """The files in one line: how many and of which kind (`3 file changes: 1 created, 1 moved, 1 changed`)."""
+def counts(files: Sequence[FileChange] | Sequence[Change]) -> str:
+    """The files (described, or a plan's changes) in one line: how many and of which kind
+    (`3 file changes: 1 created, 1 moved, 1 changed`)."""
     if not files:
         return "No file changes: nothing will be written."
     kinds = {"create": "created", "modify": "changed", "move": "moved", "delete": "deleted"}

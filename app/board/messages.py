@@ -16,6 +16,7 @@ from textual.screen import Screen
 from .loader import Notices, SessionDetail
 from .model import BoardModel
 from .paneview import PaneRevision
+from .planview import PlanView
 
 
 @dataclass
@@ -47,6 +48,13 @@ class RevisionsPrepared(Message):
 
     detail: SessionDetail
     views: dict[int, PaneRevision]
+
+
+@dataclass
+class ViewCompleted(Message):
+    """A large plan's whole preview view (every row, the exact diff), worked out after its outline showed."""
+
+    view: PlanView
 
 
 @dataclass

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 
+from ..core.formats.layout import INDEX
 from ..core.plan import Plan, diff_change, encoding_notes
 from .changes import FileChange, counts, describe, row_counts
 
@@ -23,6 +25,18 @@ from .changes import FileChange, counts, describe, row_counts
 MARKS = {"\r": "␍", "\ufeff": "⟨BOM⟩", "\t": "\t"}
 HEADER_STARTS = ("diff --git", "--- ", "+++ ", "rename from", "rename to", "new file mode", "deleted file mode")
 ARROW = " → "
+LATER_BYTES = 1 << 20  # an index.md change larger than this (before and after) lists its rows after the preview shows
+LATER_FILES = 2000  # so does a plan of more file changes than this (each one's diff is made and read)
+ROWS_PENDING = f"{INDEX}: working out what changes in each row…"
+FILES_PENDING = "Working out what changes in each file…"
+DIFF_PENDING = "Working out the exact diff: it shows here as soon as it is ready."
+
+Stop = Callable[[], bool]
+"""Whether a view being completed is no longer wanted (its preview was closed)."""
+
+
+class Dropped(Exception):
+    """A view's completion stopped because its preview was closed."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +65,13 @@ class PlanView:
     """The number of index rows added, deleted or changed."""
     notes: list[str] = field(default_factory=list)
     """What a diff shows poorly (a BOM, line endings, a final newline), in words."""
+    later: Callable[[Stop], PlanView] | None = None
+    """For a large index change, how the whole view is made once the preview shows (None: this is it)."""
+
+    @property
+    def pending(self) -> bool:
+        """Whether this is an outline whose rows, row counts and exact diff are still to be worked out."""
+        return self.later is not None
 
     @cached_property
     def raw(self) -> list[ViewLine]:
@@ -228,10 +249,44 @@ def file_lines(files: list[FileChange], reasons: dict[str, str] | None = None) -
 def build(
     plan: Plan, headline: list[str], blocks: list[ViewLine] | None = None, reasons: dict[str, str] | None = None
 ) -> PlanView:
-    """A plan's view: the headline given, then blocks (an op's own list: findings, rows kept) and the files."""
+    """A plan's view: the headline given, then blocks (an op's own list: findings, rows kept) and the files.
+
+    A large plan (a large index.md rewritten, or thousands of files) gets an outline first: the headline,
+    the blocks and the files counted. The preview shows it at once and completes it off the UI thread
+    (`later`): pairing 80,000 changed rows and wording each cell, or diffing 57,000 files, takes seconds."""
+    index_bytes = sum(
+        len(ch.before or b"") + len(ch.after or b"") for ch in plan.changes if INDEX in (ch.path, ch.dest)
+    )
+    if index_bytes <= LATER_BYTES and len(plan.changes) <= LATER_FILES:
+        return whole(plan, headline, blocks, reasons)
+    waiting = ROWS_PENDING if index_bytes > LATER_BYTES else FILES_PENDING
+    readable = [*(blocks or []), *([ViewLine("")] if blocks else []), ViewLine(waiting, "muted")]
+    complete = partial(whole, plan, headline, blocks, reasons)
+    return PlanView(
+        headline, [counts(plan.changes), waiting], readable, "", len(plan.changes), 0, encoding_notes(plan), complete
+    )
+
+
+def whole(
+    plan: Plan,
+    headline: list[str],
+    blocks: list[ViewLine] | None = None,
+    reasons: dict[str, str] | None = None,
+    stop: Stop | None = None,
+) -> PlanView:
+    """A plan's whole view: every file and row described, and the exact diff (stop: checked between steps;
+    Dropped when it says the view is no longer wanted)."""
+
+    def check() -> None:
+        """Give up when the preview was closed."""
+        if stop is not None and stop():
+            raise Dropped()
+
     diffs = [diff_change(ch) for ch in plan.changes]
+    check()
     diff = "".join(diffs)
     files = describe(plan.changes, diffs)
+    check()
     readable = list(blocks or [])
     listed = file_lines(files, reasons)
     if readable and listed:

@@ -103,3 +103,4 @@ def test_the_board_figures_still_find_the_board_s_previews(tmp_path, task):
     generate(root, 200)
     seconds, report = spawn("board", root, tmp_path / "state", task, runs=1, timeout=120)
     assert seconds > 0 and report["painted_at"] > 0
+    assert 0 < report["plan_s"] <= report["preview_s"] <= report["rows_s"]  # made, then on screen, then listed

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from textual.widgets import Button
 
 from memboard.board import flows as board_flows
+from memboard.board import planview
+from memboard.board.planview import ViewLine
 from memboard.board.screens import (
     MessageScreen,
     PlanningScreen,
@@ -16,7 +19,10 @@ from memboard.board.screens import (
     SessionPicker,
     StaleDaysScreen,
 )
+from memboard.core.files.root import MemoryRoot
+from memboard.core.formats.clock import now
 from memboard.core.formats.snapshot import render_template
+from memboard.core.ops.archive import plan_archive
 from tests.support.roots import table_line
 from tests.support.tree import tree
 
@@ -314,3 +320,117 @@ async def test_one_file_with_many_row_changes_asks_twice_too(sample_root):
         await pilot.press("y")
         await wait_for_flow(pilot)
     assert "idle-agent" not in index.read_text(encoding="utf-8")
+
+
+def hold_completion(monkeypatch, *, files: int = 2000) -> tuple[threading.Event, list[bool]]:
+    """Make every plan that touches index.md (or has more than files changes) large enough to be completed
+    after its preview shows, and hold that completion until the event is set; the list gets whether the
+    preview still wanted the view when it was let go."""
+    release = threading.Event()
+    wanted: list[bool] = []
+    whole = planview.whole
+
+    def held(plan, headline, blocks=None, reasons=None, stop=None):
+        assert release.wait(10)
+        wanted.append(not (stop is not None and stop()))
+        return whole(plan, headline, blocks, reasons, stop)
+
+    monkeypatch.setattr(planview, "LATER_BYTES", 0)
+    monkeypatch.setattr(planview, "LATER_FILES", files)
+    monkeypatch.setattr(planview, "whole", held)
+    return release, wanted
+
+
+async def until_listed(pilot, screen: PreviewScreen) -> None:
+    """Let the preview finish working out its rows."""
+    for _ in range(500):
+        if not screen.view.pending:
+            await pilot.pause()
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("the preview never listed its rows")
+
+
+async def test_a_large_plan_shows_its_outline_at_once_and_its_rows_when_worked_out(sample_root, monkeypatch, cli):
+    dry = cli("archive", LONER, "--dry-run")
+    release, wanted = hold_completion(monkeypatch)
+    before = tree(sample_root, skip=(".memboard",))
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.select_session(LONER)
+        await pilot.press("a")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        assert screen.view.pending and screen.view.headline[0].startswith(f"Will archive {LONER}")
+        assert screen.view.counts == ["3 file changes: 1 created, 1 changed, 1 moved", planview.ROWS_PENDING]
+        assert body(screen).endswith(planview.ROWS_PENDING)
+        await pilot.pause(0.6)
+        counts = str(screen.query_one("#preview-counts").render())
+        assert counts.startswith(f"3 file changes: 1 created, 1 changed, 1 moved\n{planview.ROWS_PENDING} ")
+        assert counts.endswith(" s")  # how long it has taken so far
+        await pilot.press("d")
+        assert body(screen) == planview.DIFF_PENDING
+        await pilot.press("y")  # three file changes, but its rows are not known yet: asked again
+        await pilot.pause()
+        assert app.screen is screen and tree(sample_root, skip=(".memboard",)) == before
+        again = str(screen.query_one("#preview-again").render())
+        assert "still being worked out" in again and "press y again to apply it as it is" in again
+        release.set()
+        await until_listed(pilot, screen)
+        assert wanted == [True]
+        assert screen.view.counts == ["3 file changes: 1 created, 1 changed, 1 moved", "index.md: 1 row deleted"]
+        assert dry.out.startswith(screen.view.diff) and body(screen) == screen.view.diff.rstrip("\n")
+        await pilot.press("d")
+        assert f"  {LONER}  will be deleted  (active · Demo root)" in body(screen)
+        await pilot.press("y")
+        await wait_for_flow(pilot)
+    assert (sample_root / "archive" / LONER / "session.md").exists()
+
+
+async def test_escape_while_rows_are_worked_out_writes_nothing_and_drops_them(sample_root, monkeypatch):
+    release, wanted = hold_completion(monkeypatch)
+    before = tree(sample_root, skip=(".memboard",))
+    app = make_app(sample_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("o")
+        await wait_for_screen(pilot, StaleDaysScreen)
+        await pilot.press("enter")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        assert screen.view.pending
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+        assert not isinstance(app.screen, PreviewScreen)
+        assert app.run_log[-1].outcome == "organize cancelled: nothing written"
+        release.set()
+        for _ in range(100):
+            if wanted:
+                break
+            await pilot.pause(0.01)
+        assert wanted == [False]  # the closed preview's view is not worked out to the end
+        await pilot.pause(0.1)
+        assert not isinstance(app.screen, PreviewScreen)
+    assert tree(sample_root, skip=(".memboard",)) == before
+
+
+def test_a_large_plan_s_outline_completes_to_the_view_a_small_one_gets_at_once(sample_root, monkeypatch):
+    plan = plan_archive(MemoryRoot(sample_root), LONER, now())
+    small = planview.build(plan, ["headline"], [ViewLine("kept")], {LONER: "why"})
+    assert not small.pending
+    monkeypatch.setattr(planview, "LATER_FILES", 2)  # three file changes: more than that
+    outline = planview.build(plan, ["headline"], [ViewLine("kept")], {LONER: "why"})
+    assert outline.pending and outline.later is not None
+    assert outline.readable == [ViewLine("kept"), ViewLine(""), ViewLine(planview.FILES_PENDING, "muted")]
+    done = outline.later(lambda: False)
+    assert not done.pending
+    assert (done.headline, done.counts, done.readable, done.diff, done.total, done.rows, done.notes) == (
+        small.headline,
+        small.counts,
+        small.readable,
+        small.diff,
+        small.total,
+        small.rows,
+        small.notes,
+    )
+    with pytest.raises(planview.Dropped):
+        outline.later(lambda: True)

@@ -3,11 +3,15 @@ message modal (a refusal or a failure, with the flow that fixes it where there i
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Button, Label, Static
+from textual.worker import get_current_worker
 
 from memboard.styles import FLOWS_TCSS
 from memboard.widgets.key_bar import KeyBar
@@ -15,12 +19,14 @@ from memboard.widgets.line_view import LineView
 
 from ...core.plan import Plan
 from ..actions import bindings
-from ..planview import PlanView
+from ..messages import ViewCompleted
+from ..planview import DIFF_PENDING, Dropped, PlanView, ViewLine
 from ..wording import Fix
 
 CONFIRM_AGAIN = 200  # above this many file changes (or index rows), the first `y` repeats the counts and asks again
 READABLE_TITLE = "what will change · d: the exact diff"
 RAW_TITLE = "the exact diff (what --dry-run prints) · d: back to words"
+TICK = 0.5  # how often the time spent working out a large plan's rows is shown again
 
 
 class PreviewScreen(ModalScreen[bool]):
@@ -38,6 +44,8 @@ class PreviewScreen(ModalScreen[bool]):
         self.notes = [*(notes or []), *view.notes]  # a stale preview, then BOM and line-ending changes in words
         self.raw = False
         self.armed = False  # a large plan's first `y` was pressed
+        self.started = time.monotonic()  # when the rows of a large plan began to be worked out
+        self.ticker: Timer | None = None  # shows how long that takes, until they are out
 
     def compose(self) -> ComposeResult:
         """Title, notes, what will happen, the counts, the changes, the confirmation line and the buttons."""
@@ -58,9 +66,49 @@ class PreviewScreen(ModalScreen[bool]):
         yield KeyBar("preview")
 
     def on_mount(self) -> None:
-        """Focus the changes so the arrow keys scroll them."""
+        """Focus the changes so the arrow keys scroll them; start working out a large plan's rows."""
         self.query_one("#preview-again").display = False
         self.query_one("#preview-body").focus()
+        if self.view.pending:
+            self.started = time.monotonic()
+            self.ticker = self.set_interval(TICK, self.tick)
+            self.call_after_refresh(self.start_completing)  # the outline is drawn first, then the thread starts
+
+    def start_completing(self) -> None:
+        """Start working out the whole view in a thread."""
+        self.run_worker(self.complete_view, thread=True, exclusive=True, group="preview-rows")
+
+    def complete_view(self) -> None:
+        """Work out the whole view (every row, the exact diff) in a thread and hand it to the screen."""
+        worker = get_current_worker()
+        later = self.view.later
+        if later is None:
+            return
+        try:
+            view = later(lambda: worker.is_cancelled)
+            if self.raw:
+                _ = view.raw  # the exact diff was asked for while it was worked out: draw its lines here too
+        except Dropped:
+            return
+        if not worker.is_cancelled:
+            self.post_message(ViewCompleted(view))
+
+    def tick(self) -> None:
+        """Say how long the rows have taken so far."""
+        if self.view.pending:
+            counts = self.query_one("#preview-counts", Static)
+            seconds = time.monotonic() - self.started
+            counts.update(Text("\n".join([*self.view.counts[:-1], f"{self.view.counts[-1]} {seconds:.1f} s"])))
+
+    def on_view_completed(self, message: ViewCompleted) -> None:
+        """Show the whole view in place of the outline (where the changes were scrolled to stays)."""
+        message.stop()
+        if self.ticker is not None:
+            self.ticker.stop()
+        self.view = message.view
+        self.query_one("#preview-counts", Static).update(Text("\n".join(self.view.counts)))
+        body = self.query_one("#preview-body", LineView)
+        body.set_lines(self.view.raw if self.raw else self.view.readable, words=not self.raw, top=self.raw)
 
     @property
     def body_text(self) -> str:
@@ -79,17 +127,25 @@ class PreviewScreen(ModalScreen[bool]):
         """Switch between the changes in words and the exact diff."""
         self.raw = not self.raw
         body = self.query_one("#preview-body", LineView)
-        body.set_lines(self.view.raw if self.raw else self.view.readable, words=not self.raw)
+        if self.raw and self.view.pending:
+            body.set_lines([ViewLine(DIFF_PENDING, "muted")])
+        else:
+            body.set_lines(self.view.raw if self.raw else self.view.readable, words=not self.raw)
         body.border_title = RAW_TITLE if self.raw else READABLE_TITLE
 
     def action_confirm(self) -> None:
-        """Apply this plan; a large one (over 200 file changes or index rows) asks once more, repeating its counts."""
-        if max(self.view.total, self.view.rows) > CONFIRM_AGAIN and not self.armed:
+        """Apply this plan; a large one (over 200 file changes or index rows, or rows still being worked out)
+        asks once more, repeating its counts."""
+        if (self.view.pending or max(self.view.total, self.view.rows) > CONFIRM_AGAIN) and not self.armed:
             self.armed = True
             again = self.query_one("#preview-again", Static)
+            counts = self.view.counts[:-1] if self.view.pending else self.view.counts
             again.update(
                 Text(
-                    f"{' · '.join(self.view.counts)}. This is a large change: press y again to apply it, esc to cancel."
+                    f"{' · '.join(counts)}. This is a large change: press y again to apply it, esc to cancel."
+                    if not self.view.pending
+                    else f"{' · '.join(counts)}; what changes in each one is still being worked out: "
+                    "press y again to apply it as it is, esc to cancel."
                 )
             )
             again.display = True

@@ -7,8 +7,6 @@ filter like 40. User text goes into Segments as-is: it is never parsed as markup
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 
 from rich.cells import cell_len, set_cell_size
@@ -19,38 +17,23 @@ from textual.strip import Strip
 
 from memboard.board.actions import bindings
 from memboard.board.notes.model import NoteRow
-from memboard.widgets.row_table import RowTable
+from memboard.widgets.row_table import Column, RowTable, cell_line
 
+NoteColumn = Column[NoteRow]
+"""A column of this table."""
 
-@dataclass(frozen=True)
-class Column:
-    """A table column: its sort key, header, width in cells (0 = take the rest) and cell text."""
-
-    key: str
-    title: str
-    width: int
-    text: Callable[[NoteRow, datetime], str]
-
-
-def _clean(text: str) -> str:
-    """One display line: control characters become spaces."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else " " for ch in text)
-
-
-KEY_COLUMN = Column("id", "Topic key", 0, lambda r, now: r.id)
-TYPE_COLUMN = Column("type", "Type", 10, lambda r, now: r.view.type or "?")
-SCOPE_COLUMN = Column("scope", "Scope", 7, lambda r, now: r.view.scope or "?")
-STATUS_COLUMN = Column("status", "Status", 10, lambda r, now: r.view.status or "?")
-PROJECT_COLUMN = Column("project", "Project", 12, lambda r, now: r.view.project or "·")
-AGE_COLUMN = Column("updated", "Age", 4, lambda r, now: r.age(now))
-UPDATED_COLUMN = Column("updated", "Updated", 16, lambda r, now: r.view.updated)
-TITLE_COLUMN = Column("title", "Title", 0, lambda r, now: r.view.title)
+KEY_COLUMN = NoteColumn("id", "Topic key", 0, lambda r, now: r.id)
+TYPE_COLUMN = NoteColumn("type", "Type", 10, lambda r, now: r.view.type or "?")
+SCOPE_COLUMN = NoteColumn("scope", "Scope", 7, lambda r, now: r.view.scope or "?")
+STATUS_COLUMN = NoteColumn("status", "Status", 10, lambda r, now: r.view.status or "?")
+PROJECT_COLUMN = NoteColumn("project", "Project", 12, lambda r, now: r.view.project or "·")
+AGE_COLUMN = NoteColumn("updated", "Age", 4, lambda r, now: r.age(now))
+UPDATED_COLUMN = NoteColumn("updated", "Updated", 16, lambda r, now: r.view.updated)
+TITLE_COLUMN = NoteColumn("title", "Title", 0, lambda r, now: r.view.title)
 STATUSES = ("active", "superseded")
 
 
-def layout_for(width: int) -> list[tuple[Column, int]]:
+def layout_for(width: int) -> list[tuple[NoteColumn, int]]:
     """The columns that fit a table this wide, with their widths (the topic key, then the title, take the rest)."""
     fixed = [TYPE_COLUMN, STATUS_COLUMN]
     if width >= 72:
@@ -62,7 +45,7 @@ def layout_for(width: int) -> list[tuple[Column, int]]:
     used = 2 + sum(c.width + 1 for c in fixed) + len(flex)
     rest = max(width - used, 12 * len(flex))
     share = rest // len(flex)
-    layout: list[tuple[Column, int]] = [(flex[0], share)]
+    layout: list[tuple[NoteColumn, int]] = [(flex[0], share)]
     layout += [(c, c.width) for c in fixed]
     if len(flex) > 1:
         layout.append((flex[1], rest - share))
@@ -101,7 +84,7 @@ class NoteTable(RowTable):
         self.now = datetime.now()
         self.sort_column = "id"
         self.sort_reverse = False
-        self._columns: tuple[int, list[tuple[Column, int]]] | None = None
+        self._columns: tuple[int, list[tuple[NoteColumn, int]]] | None = None
 
     # -- data ---------------------------------------------------------------------------
 
@@ -129,7 +112,7 @@ class NoteTable(RowTable):
 
     # -- rendering ----------------------------------------------------------------------
 
-    def _layout(self) -> list[tuple[Column, int]]:
+    def _layout(self) -> list[tuple[NoteColumn, int]]:
         """The columns for the current width (cached per width)."""
         width = self.scrollable_content_region.width
         if self._columns is None or self._columns[0] != width:
@@ -147,7 +130,7 @@ class NoteTable(RowTable):
             return Strip.blank(width, self.rich_style)
         return self._row(self.rows[index], index, layout, width)
 
-    def _header(self, layout: list[tuple[Column, int]], width: int) -> Strip:
+    def _header(self, layout: list[tuple[NoteColumn, int]], width: int) -> Strip:
         """The header line with a sort arrow on the sorted column."""
         parts = ["  "]
         for column, col_width in layout:
@@ -157,7 +140,7 @@ class NoteTable(RowTable):
             parts.append(set_cell_size(title, col_width) + " ")
         return Strip([Segment(set_cell_size("".join(parts), width), self._style("header"))], width)
 
-    def _row(self, row: NoteRow, index: int, layout: list[tuple[Column, int]], width: int) -> Strip:
+    def _row(self, row: NoteRow, index: int, layout: list[tuple[NoteColumn, int]], width: int) -> Strip:
         """One row as segments: a mark, the cells, the status coloured, the row background by state."""
         base = self.rich_style
         if row.id in self.fresh:
@@ -171,7 +154,7 @@ class NoteTable(RowTable):
         superseded = row.status == "superseded"
         segments = [Segment("! " if problem else "  ", base + status_style if problem else base)]
         for column, col_width in layout:
-            text = set_cell_size(_clean(column.text(row, self.now)), col_width) + " "
+            text = set_cell_size(cell_line(column.text(row, self.now)), col_width) + " "
             if column is STATUS_COLUMN:
                 style = base + status_style
             elif superseded or column in (AGE_COLUMN, UPDATED_COLUMN, PROJECT_COLUMN, SCOPE_COLUMN):

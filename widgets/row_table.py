@@ -7,8 +7,10 @@ columns, their rows' look and their own messages (so each keeps its handler name
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar, Protocol
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from rich.style import Style
 from textual.events import Click
@@ -17,6 +19,25 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Column(Generic[R]):
+    """A table column: its sort key, header, width in cells (0 = take the rest) and a row's cell text."""
+
+    key: str
+    title: str
+    width: int
+    text: Callable[[R, datetime], str]
+
+
+def cell_line(text: str) -> str:
+    """A cell as one display line: control characters become spaces."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else " " for ch in text)
 
 
 class Keyed(Protocol):

@@ -8,8 +8,6 @@ as-is: it is never parsed as markup.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 
 from rich.cells import cell_len, set_cell_size
@@ -20,36 +18,23 @@ from textual.strip import Strip
 
 from memboard.board.actions import bindings
 from memboard.board.model import BoardRow
-from memboard.widgets.row_table import RowTable
+from memboard.widgets.row_table import Column, RowTable, cell_line
 
+SessionColumn = Column[BoardRow]
+"""A column of this table."""
 
-@dataclass(frozen=True)
-class Column:
-    """A table column: header, width in cells (0 = take the rest), sort key and cell text."""
-
-    key: str
-    title: str
-    width: int
-    text: Callable[[BoardRow, datetime], str]
-
-
-def _clean(text: str) -> str:
-    """One display line: control characters become spaces."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else " " for ch in text)
-
-
-ID_COLUMN = Column("id", "Session ID", 35, lambda r, now: r.id)
-AGENT_COLUMN = Column("agent", "Agent", 18, lambda r, now: r.agent)
-STATUS_COLUMN = Column("status", "Status", 6, lambda r, now: r.status if not r.problem else "??")
-REFS_COLUMN = Column("refs", "Refs", 5, lambda r, now: str(r.ref_count) if r.ref_count else "·")
-AGE_COLUMN = Column("age", "Age", 5, lambda r, now: r.age(now))
+ID_COLUMN = SessionColumn("id", "Session ID", 35, lambda r, now: r.id)
+AGENT_COLUMN = SessionColumn("agent", "Agent", 18, lambda r, now: r.agent)
+STATUS_COLUMN = SessionColumn("status", "Status", 6, lambda r, now: r.status if not r.problem else "??")
+REFS_COLUMN = SessionColumn("refs", "Refs", 5, lambda r, now: str(r.ref_count) if r.ref_count else "·")
+AGE_COLUMN = SessionColumn("age", "Age", 5, lambda r, now: r.age(now))
 FOREGROUND = frozenset({"idle", "active", "stale", "problem", "dim"})  # component classes that colour text only
 AGENT_FROM = 101  # table widths from which Agent, then Summary, get a column (101: not at 100 wide, scrollbar or not)
 SUMMARY_FROM = 130
-TOPIC_COLUMN = Column("topic", "Topic", 0, lambda r, now: r.topic if not r.problem else f"unparseable: {r.problem}")
-SUMMARY_COLUMN = Column("summary", "Summary", 0, lambda r, now: r.summary)
+TOPIC_COLUMN = SessionColumn(
+    "topic", "Topic", 0, lambda r, now: r.topic if not r.problem else f"unparseable: {r.problem}"
+)
+SUMMARY_COLUMN = SessionColumn("summary", "Summary", 0, lambda r, now: r.summary)
 
 
 class SessionTable(RowTable):
@@ -86,7 +71,7 @@ class SessionTable(RowTable):
         self.sort_column = "line"
         self.sort_reverse = False
         self.empty_text = ""  # why there is no row, drawn where the rows would be
-        self._columns_cache: tuple[int, list[tuple[Column, int]]] | None = None
+        self._columns_cache: tuple[int, list[tuple[SessionColumn, int]]] | None = None
 
     # -- data ---------------------------------------------------------------------------
 
@@ -124,7 +109,7 @@ class SessionTable(RowTable):
 
     # -- rendering ----------------------------------------------------------------------
 
-    def _layout(self) -> list[tuple[Column, int]]:
+    def _layout(self) -> list[tuple[SessionColumn, int]]:
         """Columns that fit the width, with their widths (Topic/Summary take the rest)."""
         width = self.scrollable_content_region.width
         if self._columns_cache and self._columns_cache[0] == width:
@@ -138,7 +123,7 @@ class SessionTable(RowTable):
         used = 2 + sum(c.width + 1 for c in fixed) + len(flex)
         rest = max(width - used, 8 * len(flex))
         share = rest // len(flex)
-        layout: list[tuple[Column, int]] = [(c, c.width) for c in fixed]
+        layout: list[tuple[SessionColumn, int]] = [(c, c.width) for c in fixed]
         for i, c in enumerate(flex):
             layout.append((c, share if i < len(flex) - 1 else rest - share * (len(flex) - 1)))
         self._columns_cache = (width, layout)
@@ -163,7 +148,7 @@ class SessionTable(RowTable):
             return Strip.blank(width, self.rich_style)
         return self._row(self.rows[index], index, layout, width)
 
-    def _header(self, layout: list[tuple[Column, int]], width: int) -> Strip:
+    def _header(self, layout: list[tuple[SessionColumn, int]], width: int) -> Strip:
         """The header line with a sort arrow on the sorted column."""
         style = self._style("header")
         parts = ["  "]
@@ -176,7 +161,7 @@ class SessionTable(RowTable):
         text = set_cell_size("".join(parts), width)
         return Strip([Segment(text, style)], width)
 
-    def _row(self, row: BoardRow, index: int, layout: list[tuple[Column, int]], width: int) -> Strip:
+    def _row(self, row: BoardRow, index: int, layout: list[tuple[SessionColumn, int]], width: int) -> Strip:
         """One row as segments: mark, cells, status coloured, row background by state."""
         base = self._styles.get("base")
         if base is None:
@@ -198,7 +183,7 @@ class SessionTable(RowTable):
         mark = "●" if marked else ("!" if row.problem or row.dups else " ")
         segments = [Segment(mark + " ", base + self._style("problem") if row.problem or row.dups else base)]
         for column, col_width in layout:
-            text = set_cell_size(_clean(column.text(row, self.now)), col_width) + " "
+            text = set_cell_size(cell_line(column.text(row, self.now)), col_width) + " "
             if column is STATUS_COLUMN or (column is TOPIC_COLUMN and row.problem):
                 style = base + status_style
             elif (

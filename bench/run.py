@@ -429,53 +429,45 @@ def plan_figures(results: Results, root: Path, n: int, runs: int, state: Path) -
     """Organize and doctor on the board: until their plan is made, until the preview is on screen (the target),
     and until it lists every row (a large index change is worked out after the preview shows)."""
     for task, key in (("organize", "o"), ("doctor", "d")):
-        made, shown, listed = [], [], []
-        for _ in range(runs):
-            _, rep = board_figures.spawn("board", root, state, task)
-            made.append(rep["plan_s"])
-            shown.append(rep["preview_s"])
-            listed.append(rep["rows_s"])
+        reports = [board_figures.spawn("board", root, state, task)[1] for _ in range(runs)]
         asked = f"`{key}`{' and enter' if task == 'organize' else ''}"
-        results.add(
-            Figure(
-                f"board {task} plan ready",
-                n,
-                median(made),
-                "s",
-                runs,
-                low=min(made),
-                high=max(made),
-                load=os.getloadavg()[0],
-                note=f"for the record: {asked} until the preview is made with the plan",
-            )
+        made = moment(
+            f"board {task} plan ready",
+            n,
+            reports,
+            "plan_s",
+            f"for the record: {asked} until the preview is made with the plan",
         )
-        fig = Figure(
+        made.load = os.getloadavg()[0]
+        results.add(made)
+        shown = moment(
             f"board {task} preview on screen",
             n,
-            median(shown),
-            "s",
-            runs,
-            low=min(shown),
-            high=max(shown),
-            note=f"{asked} until the first frame that shows the preview (what will happen, the counts, the buttons)",
+            reports,
+            "preview_s",
+            f"{asked} until the first frame that shows the preview (what will happen, the counts, the buttons)",
         )
-        if task == "organize":
-            fig.target, fig.passed = (
-                (f"≤ {PLAN_TARGET_S:g} s", median(shown) <= PLAN_TARGET_S) if n == TARGET_ROWS else ("", None)
+        if task == "organize" and n == TARGET_ROWS:
+            shown.target, shown.passed = (
+                f"≤ {PLAN_TARGET_S:g} s",
+                median(r["preview_s"] for r in reports) <= PLAN_TARGET_S,
             )
-        results.add(fig)
+        results.add(shown)
         results.add(
-            Figure(
+            moment(
                 f"board {task} rows listed",
                 n,
-                median(listed),
-                "s",
-                runs,
-                low=min(listed),
-                high=max(listed),
-                note="for the record: until the preview lists every row and holds the exact diff",
+                reports,
+                "rows_s",
+                "for the record: until the preview lists every row and holds the exact diff",
             )
         )
+
+
+def moment(name: str, n: int, reports: list[dict], field: str, note: str) -> Figure:
+    """One moment of the board's preview runs (seconds in each report's field): median, min and max."""
+    values = [rep[field] for rep in reports]
+    return Figure(name, n, median(values), "s", len(values), low=min(values), high=max(values), note=note)
 
 
 def board_crosscheck(results: Results, sizes, state: Path, quick: bool) -> None:

@@ -20,6 +20,7 @@ from .paneview import SectionDiff
 
 DETAIL_LIMIT = 200  # above this many file changes, files are listed by name only (the exact diff has all)
 SMALL_FILE = 20  # a created or deleted file of at most this many lines is shown whole
+FEW_ROWS = 2000  # up to this many changed rows are read on their own, not with every row of the index
 
 
 @dataclass(frozen=True)
@@ -88,18 +89,17 @@ def _changed_lines(old: IndexFile, new: IndexFile) -> tuple[list[int], list[int]
 
 
 def _rows_at(index: IndexFile, numbers: list[int]) -> tuple[list[Row], int]:
-    """The table rows on these line numbers of index (in file order; the rows it read, or read again under
-    its header where it kept none for a line), and how many of the lines are outside the table's rows."""
+    """The table rows on these line numbers of index (in file order: a few read on their own under its header,
+    many picked from all its rows, read once), and how many of the lines are outside the table's rows."""
     if index.header_line is None:
         return [], len(numbers)
     first, end = index.header_line + 2, index.table_end
     table = [n for n in numbers if first <= n < end]
-    at = {row.line: row for row in index.rows}
-    if all(n in at for n in table):
-        rows = [at[n] for n in table]
-    else:
-        rows = _table_rows(index, [index.lines[n] for n in table])
-    return rows, len(numbers) - len(table)
+    if len(table) > FEW_ROWS:
+        at = {row.line: row for row in index.rows}
+        if all(n in at for n in table):
+            return [at[n] for n in table], len(numbers) - len(table)
+    return _table_rows(index, [index.lines[n] for n in table]), len(numbers) - len(table)
 
 
 def row_changes(before: bytes | None, after: bytes | None) -> tuple[list[RowChange], int]:

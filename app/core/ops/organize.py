@@ -11,7 +11,7 @@ from ..errors import UsageError
 from ..files.continues import Snapshots, look, premise
 from ..files.root import MemoryRoot
 from ..formats.clock import parse
-from ..formats.index import IndexEdit, IndexFile, Row
+from ..formats.index import NO_REFS, IndexEdit, IndexFile, Row, parse_refs
 from ..formats.layout import INDEX
 from ..plan import Change, Check, Plan
 from ..results import OrganizeResult
@@ -63,7 +63,8 @@ class Pass:
 
     def protection(self, row: Row) -> str | None:
         """Why a row is protected from organize: its references, or a snapshot continuing from it."""
-        refs = row.refs
+        cell = row.get("referenced_by")
+        refs = parse_refs(cell) if cell != NO_REFS else None  # (most rows say `-`: no list to make)
         if refs:
             return "Referenced By " + ", ".join(refs)
         if row.id in self.fallback:
@@ -90,8 +91,7 @@ class Pass:
             self.put("protected", row.id, protected)
             return
         updated = parse(row.get("updated_at"))
-        meaningful = row.id in self.snapshots or has_meaningful_summary(row)
-        if updated is not None and updated < self.cutoff and meaningful:
+        if updated is not None and updated < self.cutoff and (row.id in self.snapshots or has_meaningful_summary(row)):
             self.put("marked_stale", row.id)
             self.edit.set_fields(row, {"status": "stale"})
         else:
@@ -100,7 +100,8 @@ class Pass:
 
     def stale(self, row: Row) -> None:
         """A stale row stays (protected when referenced)."""
-        refs = row.refs
+        cell = row.get("referenced_by")
+        refs = parse_refs(cell) if cell != NO_REFS else None
         if refs:
             self.put("protected", row.id, "Referenced By " + ", ".join(refs))
         else:

@@ -26,6 +26,7 @@ against the file's stamp: its name, device, inode, size, mtime_ns and ctime_ns.
 from __future__ import annotations
 
 import os
+import stat
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,8 +120,9 @@ class Snapshots:
         with root.steady():
             if [n for n in root.listdir(SESSIONS) if n.endswith(".md")] != self.names:
                 return False
+            folder = str(root.abs(SESSIONS))
             for name in self.names:
-                if _stat(root, name) != self.stamps[name]:
+                if _stat(root, name, folder) != self.stamps[name]:
                     return False
                 if name in self.fresh and _crc(root, name) != self.fresh[name]:
                     return False
@@ -139,9 +141,17 @@ class Snapshots:
             pass
 
 
-def _stat(root: MemoryRoot, name: str) -> Stamp | None:
-    """The stamp of sessions/<name> (None when it is no file memboard may read: gone, or outside the root)."""
+def _stat(root: MemoryRoot, name: str, folder: str) -> Stamp | None:
+    """The stamp of sessions/<name> (None when it is no file memboard may read: gone, or outside the root).
+
+    folder is sessions/ as root.abs resolved it: a name that is no link there is a file inside the root,
+    and its lstat is its stamp; a link, or a name root.abs would refuse, goes through root.abs like a read.
+    """
     try:
+        if ":" not in name and "\\" not in name:
+            st = os.lstat(os.path.join(folder, name))
+            if not stat.S_ISLNK(st.st_mode):
+                return stamp_of(st)
         return stamp_of(os.stat(root.abs(f"{SESSIONS}/{name}")))
     except Exception:
         return None
@@ -163,14 +173,15 @@ def look(root: MemoryRoot) -> Snapshots:
         names = [n for n in root.listdir(SESSIONS) if n.endswith(".md")]
         loaded = load(record_path(root)) if root.on_disk else {}
         out = Snapshots(names, {}, {}, loaded=loaded)
+        folder = str(root.abs(SESSIONS))
         for name in names:
-            _look_at(root, name, out)
+            _look_at(root, name, folder, out)
     return out
 
 
-def _look_at(root: MemoryRoot, name: str, out: Snapshots) -> None:
+def _look_at(root: MemoryRoot, name: str, folder: str, out: Snapshots) -> None:
     """Note the answer and stamp of sessions/<name> in out (and its record entry, or its bytes' CRC-32)."""
-    stamp = out.stamps[name] = _stat(root, name) if root.on_disk else None
+    stamp = out.stamps[name] = _stat(root, name, folder) if root.on_disk else None
     entry = out.loaded.get(name)
     if stamp is not None and entry is not None and entry[0] == stamp:
         out.answers[name] = entry[2]

@@ -21,6 +21,9 @@ against the file's stamp: its name, device, inode, size, mtime_ns and ctime_ns.
   snapshot still has the stamp the plan saw (and, for one read too soon after a change, the
   same bytes): a snapshot written or added between plan and apply sends the plan back to be
   built again, so no row is deleted or marked stale on a Continues From that no longer holds.
+- On Windows a file's ctime is its creation time: an in-place rewrite that sets the mtime back
+  keeps the stamp there, so no record is kept or used, and the premise compares every
+  snapshot's bytes.
 """
 
 from __future__ import annotations
@@ -49,6 +52,10 @@ Stamp = tuple[int, int, int, int, int]  # (device, inode, size, mtime_ns, ctime_
 Answer = tuple[str, tuple[str, ...]]  # (the session the snapshot speaks for, the IDs it lists under Continues From)
 Entry = tuple[Stamp, int, Answer]  # (the file's stamp, when it was read (ns), its answer)
 UNSAFE = ("\t", "\n", "\r", ",")  # what a recorded name or ID never holds (the record's separators)
+# where a file's ctime is its last change (POSIX); on Windows it is its creation time, so a rewrite that keeps
+# the size and sets the mtime back would keep the stamp: there the record is neither used nor written, and
+# the premise compares every snapshot's bytes
+STAMPS_TELL = os.name != "nt"
 
 
 def record_path(root: MemoryRoot) -> Path:
@@ -171,7 +178,7 @@ def look(root: MemoryRoot) -> Snapshots:
     (through root.read, as every plan reads) and noted for the record when it was read long after its last change."""
     with root.steady():  # (each folder resolved once: 3,000 lstats, not 3,000 walks of the path)
         names = [n for n in root.listdir(SESSIONS) if n.endswith(".md")]
-        loaded = load(record_path(root)) if root.on_disk else {}
+        loaded = load(record_path(root)) if root.on_disk and STAMPS_TELL else {}
         out = Snapshots(names, {}, {}, loaded=loaded)
         folder = str(root.abs(SESSIONS))
         for name in names:
@@ -196,7 +203,7 @@ def _look_at(root: MemoryRoot, name: str, folder: str, out: Snapshots) -> None:
     answer = out.answers[name] = answer_of(name[:-3], data)
     # recorded only when this read is of the file as stamped, and it had not changed for AGED_NS then
     as_stamped = seen is not None and data is not None and seen.steady and stamp is not None and seen.sig == stamp[:4]
-    if as_stamped and seen is not None and stamp is not None and aged(stamp, seen.at_ns):
+    if STAMPS_TELL and as_stamped and seen is not None and stamp is not None and aged(stamp, seen.at_ns):
         out.record[name] = (stamp, seen.at_ns, answer)
         return
     out.fresh[name] = None if data is None else zlib.crc32(data)

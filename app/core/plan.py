@@ -56,6 +56,21 @@ class Check:
 
 
 @dataclass
+class Premise:
+    """What a plan was built on besides the files it changes (the snapshots organize read for Continues From).
+
+    holds asks, under the lock right before the plan is written, whether it still stands: when it
+    does not, the plan is built again (a preview's plan is stale), as when a file it changes was
+    changed. keep, when given, records what the build learned (derived data in local state) once
+    the plan is applied or found to change nothing; a preview never calls it.
+    """
+
+    description: str
+    holds: Callable[[MemoryRoot], bool]
+    keep: Callable[[MemoryRoot], None] | None = None
+
+
+@dataclass
 class Plan(Generic[R]):
     """An operation's plan: what it changes, what to verify, what to report, and its typed result."""
 
@@ -68,10 +83,11 @@ class Plan(Generic[R]):
     # changes to memboard's local state for this root (paths relative to it, see localstate.py),
     # written under the same lock before the root's changes
     local: list[Change] = field(default_factory=list)
+    premises: list[Premise] = field(default_factory=list)  # asked again under the lock (see Premise)
 
     def with_result(self, result: S) -> Plan[S]:
         """The same plan carrying another result."""
-        return Plan(self.op, result, self.changes, self.checks, self.report, self.success, self.local)
+        return Plan(self.op, result, self.changes, self.checks, self.report, self.success, self.local, self.premises)
 
     @property
     def empty(self) -> bool:

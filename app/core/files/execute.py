@@ -4,7 +4,8 @@ No file a plan touches is used as its base before it is seen settled (see settle
 the plan is built, not when it is re-read under the lock, not when a later step of a
 multi-file plan finds the file changed and merges onto it, not when the write is verified.
 The path of one change: `execute` builds the plan (`settled_build`), takes the lock
-(lock.py), `confirm`s the files still hold the bytes the plan read, writes each step
+(lock.py), `confirm`s the files still hold the bytes the plan read (and what else it was built on
+still stands: its premises, see plan.Premise), writes each step
 atomically (fs.py) and verifies the steps and the plan's checks; a plan whose files changed
 is built again from the fresh files. `apply_exact` applies a previewed plan or raises
 StalePlan with a fresh one.
@@ -94,8 +95,8 @@ def _planned(plan: Plan[Any], rel: str) -> bytes | None:
 
 
 def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Seen] | None:
-    """Under the lock: each touched file's settled read when all still hold the plan's bytes; None when
-    one changed (after it settled), so the plan must be built again."""
+    """Under the lock: each touched file's settled read when all still hold the plan's bytes (and the plan's
+    premises hold); None when one changed (after it settled), so the plan must be built again."""
     seens: dict[str, Seen] = {}
     for rel, before in plan.expected_before().items():
         seen = root.read_seen(rel)
@@ -104,7 +105,17 @@ def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Seen
         if seen.data != before:
             return None
         seens[rel] = seen._replace(data=before)  # the same bytes: the plan's copy, this read's is let go
-    return seens if localstate.unchanged(root, plan) else None
+    if not localstate.unchanged(root, plan):
+        return None
+    return seens if all(premise.holds(root) for premise in plan.premises) else None
+
+
+def keep_learned(root: MemoryRoot, plan: Plan[R]) -> Plan[R]:
+    """A plan applied (or found to change nothing): let its premises record what its build learned; the plan."""
+    for premise in plan.premises:
+        if premise.keep is not None:
+            premise.keep(root)
+    return plan
 
 
 def execute(
@@ -141,15 +152,17 @@ def execute(
                     continue
         raise _keep_changing(plan)
     plan = settled_build(root, build, budget)
-    if dry_run or plan.empty:
+    if dry_run:
         return plan
+    if plan.empty:
+        return keep_learned(root, plan)
     with locked(root, timeout):
         for _attempt in range(REBUILDS):
             confirmed = confirm(root, plan, budget)
             if confirmed is None:
                 plan = settled_build(root, build, budget)
                 if plan.empty:
-                    return plan
+                    return keep_learned(root, plan)
                 continue
             try:
                 write_and_verify(root, plan, confirmed, settle_wait)
@@ -426,3 +439,4 @@ def write_and_verify(
     finally:
         root.known.save()
     revisions.record_plan(root, plan)
+    keep_learned(root, plan)

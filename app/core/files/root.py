@@ -80,6 +80,8 @@ def not_a_memory_root(real: Path) -> str | None:
 class MemoryRoot:
     """The memory folder: resolves relative paths inside it, reads files, and tells settled reads apart."""
 
+    on_disk = True  # reads are the files' own bytes (a record of what they held may stand in for reading them)
+
     def __init__(self, path: str | os.PathLike[str]):
         """Wrap a root folder (it must exist and be a folder)."""
         self.path = Path(path)
@@ -172,6 +174,11 @@ class MemoryRoot:
         pinned: dict[str, bytes | None] | None = getattr(self._local, "pinned", None)
         if pinned is not None and rel in pinned:
             return pinned[rel]
+        return self.noted_read(rel).data
+
+    def noted_read(self, rel: str) -> Seen:
+        """The read `read` makes of rel (one per `steady` block, noted while `tracking`), with its signature
+        and time (pinned bytes aside: only verification pins them)."""
         reads: dict[str, Seen] | None = getattr(self._local, "reads", None)
         seen = reads.get(rel) if reads is not None else None
         if seen is None:
@@ -181,7 +188,7 @@ class MemoryRoot:
         tracked = getattr(self._local, "tracked", None)
         if tracked is not None:
             tracked[rel] = seen
-        return seen.data
+        return seen
 
     @contextmanager
     def tracking(self) -> Iterator[dict[str, Seen]]:

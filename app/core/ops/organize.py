@@ -8,13 +8,11 @@ from datetime import datetime, timedelta
 
 from ..config import DEFAULT_STALE_DAYS
 from ..errors import UsageError
-from ..files.copies import copied_session
+from ..files.continues import Snapshots, look, premise
 from ..files.root import MemoryRoot
 from ..formats.clock import parse
-from ..formats.index import IndexEdit, IndexFile, Row
-from ..formats.layout import INDEX, SESSIONS
-from ..formats.snapshot import lists_an_id
-from ..formats.sources import continues_from
+from ..formats.index import NO_REFS, IndexEdit, IndexFile, Row, parse_refs
+from ..formats.layout import INDEX
 from ..plan import Change, Check, Plan
 from ..results import OrganizeResult
 from .common import has_meaningful_summary, load_index
@@ -30,21 +28,16 @@ LABELS = (
 )
 
 
-def continued_sources(root: MemoryRoot, ids: set[str]) -> dict[str, list[str]]:
-    """Fallback protection: source ID → live sessions whose snapshot lists it in Continues From."""
+def continued_sources(root: MemoryRoot, ids: set[str], seen: Snapshots | None = None) -> dict[str, list[str]]:
+    """Fallback protection: source ID → live sessions whose snapshot lists it in Continues From (seen: a look
+    at sessions/ already taken, see files/continues.py)."""
+    if seen is None:
+        seen = look(root)
     out: dict[str, list[str]] = {}
-    for name in root.listdir(SESSIONS):
-        if not name.endswith(".md"):
-            continue
-        sid = name[:-3]
-        try:
-            data = root.read(f"{SESSIONS}/{name}")
-        except Exception:
-            continue
-        if data is None or not lists_an_id(data):
-            continue
-        sid = copied_session(sid, data) or sid  # a sync-conflict copy speaks for its original, not as a session
-        for src in continues_from(data):
+    answers = seen.answers
+    for name in seen.names:
+        sid, sources = answers[name]  # (a sync-conflict copy speaks for its original, not as a session)
+        for src in sources:
             if src in ids and sid not in out.get(src, []):
                 out.setdefault(src, []).append(sid)
     return out
@@ -70,7 +63,8 @@ class Pass:
 
     def protection(self, row: Row) -> str | None:
         """Why a row is protected from organize: its references, or a snapshot continuing from it."""
-        refs = row.refs
+        cell = row.get("referenced_by")
+        refs = parse_refs(cell) if cell != NO_REFS else None  # (most rows say `-`: no list to make)
         if refs:
             return "Referenced By " + ", ".join(refs)
         if row.id in self.fallback:
@@ -97,8 +91,7 @@ class Pass:
             self.put("protected", row.id, protected)
             return
         updated = parse(row.get("updated_at"))
-        meaningful = row.id in self.snapshots or has_meaningful_summary(row)
-        if updated is not None and updated < self.cutoff and meaningful:
+        if updated is not None and updated < self.cutoff and (row.id in self.snapshots or has_meaningful_summary(row)):
             self.put("marked_stale", row.id)
             self.edit.set_fields(row, {"status": "stale"})
         else:
@@ -107,7 +100,8 @@ class Pass:
 
     def stale(self, row: Row) -> None:
         """A stale row stays (protected when referenced)."""
-        refs = row.refs
+        cell = row.get("referenced_by")
+        refs = parse_refs(cell) if cell != NO_REFS else None
         if refs:
             self.put("protected", row.id, "Referenced By " + ", ".join(refs))
         else:
@@ -131,8 +125,10 @@ def plan_organize(root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_ST
     before = root.read(INDEX)
     index = IndexFile(before or b"")
     ids = index.ids()
+    edit = index.edit()  # (refused before any snapshot is read: a file with conflict markers is no table)
+    seen = look(root)
     sorting = Pass(
-        index.edit(), continued_sources(root, ids), root.session_ids_on_disk(), when - timedelta(days=stale_days)
+        edit, continued_sources(root, ids, seen), root.session_ids_on_disk(), when - timedelta(days=stale_days)
     )
     twice: set[str] = set()  # IDs of more than one row (usually none: as many IDs as rows)
     if len(ids) < len(index.rows):
@@ -151,6 +147,7 @@ def plan_organize(root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_ST
     plan = Plan(
         "organize", OrganizeResult(**lists, reasons=sorting.reasons, stale_days=stale_days, updated=sorting.updated)
     )
+    plan.premises.append(premise(seen))  # the snapshots still say what protected (or did not protect) each row
     after = sorting.edit.to_bytes()
     if before is not None and after != before:
         plan.changes.append(Change("modify", INDEX, before, after))

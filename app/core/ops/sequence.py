@@ -23,6 +23,8 @@ from ..results import SequenceResult
 class PlannedRoot(MemoryRoot):
     """A memory root seen through pending plans: reads return the planned bytes."""
 
+    on_disk = False  # reads are the planned bytes, not the files'
+
     def __init__(self, base: MemoryRoot):
         """Lay no changes yet over base."""
         self.base = base

@@ -1,0 +1,214 @@
+"""What every snapshot lists under Continues From, with a per-machine record that spares reading them all.
+
+Organize keeps each row that a snapshot lists under Continues From (its fallback protection):
+at 100k rows that is 3,000 snapshots read and scanned on every pass. A snapshot's answer (the
+IDs it lists, and the session it speaks for: a sync tool's conflict copy speaks for its
+original) depends on its bytes alone, so it is recorded in local state,
+`<state>/continues/<key>.tsv` (keyed like the lock by the root's real path, never in the root),
+against the file's stamp: its name, device, inode, size, mtime_ns and ctime_ns.
+
+- A recorded answer is used only while the file shows that very stamp.
+- Only answers of files that had not changed for AGED_NS when they were read are recorded, and
+  an entry is trusted only when it says so (git's racy rule): a file changed within its clock's
+  resolution of a read may change again without a new stamp, while every change after that
+  gives it a new ctime (a write, and an mtime set back with utime, both set it to now). Any
+  other file is read and scanned, as it always was.
+- The record is derived data: a missing, torn, corrupt, older or unwritable record only costs
+  the reads. It is written when a plan built on it is applied, or found to change nothing
+  (see `premise`), never by a preview (`--dry-run`, the board's preview): those write nothing
+  anywhere.
+- The same premise asks, under the lock right before the plan is written, whether every
+  snapshot still has the stamp the plan saw (and, for one read too soon after a change, the
+  same bytes): a snapshot written or added between plan and apply sends the plan back to be
+  built again, so no row is deleted or marked stale on a Continues From that no longer holds.
+- On Windows a file's ctime is its creation time: an in-place rewrite that sets the mtime back
+  keeps the stamp there, so no record is kept or used, and the premise compares every
+  snapshot's bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import config
+from ..formats.layout import SESSIONS
+from ..formats.snapshot import lists_an_id
+from ..formats.sources import continues_from
+from ..plan import Premise
+from .copies import copied_session
+from .fs import atomic_write
+from .root import MemoryRoot
+from .settle import AGED_NS
+
+FOLDER = "continues"
+# the record's first line; a new number when what an answer holds, or how it is read, changes (an older
+# record is then read as empty)
+HEADER = b"memboard continues-from record 1\n"
+Stamp = tuple[int, int, int, int, int]  # (device, inode, size, mtime_ns, ctime_ns)
+Answer = tuple[str, tuple[str, ...]]  # (the session the snapshot speaks for, the IDs it lists under Continues From)
+Entry = tuple[Stamp, int, Answer]  # (the file's stamp, when it was read (ns), its answer)
+UNSAFE = ("\t", "\n", "\r", ",")  # what a recorded name or ID never holds (the record's separators)
+# where a file's ctime is its last change (POSIX); on Windows it is its creation time, so a rewrite that keeps
+# the size and sets the mtime back would keep the stamp: there the record is neither used nor written, and
+# the premise compares every snapshot's bytes
+STAMPS_TELL = os.name != "nt"
+
+
+def record_path(root: MemoryRoot) -> Path:
+    """Where the record of root's snapshots lives (local state, keyed like the lock)."""
+    return config.state_dir() / FOLDER / f"{root.state_key()}.tsv"
+
+
+def stamp_of(st: os.stat_result) -> Stamp:
+    """A file's stamp: which file it is and the version it holds, as far as its metadata tell."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def aged(stamp: Stamp, at_ns: int) -> bool:
+    """Whether a file with this stamp, read at at_ns, had not changed for AGED_NS (its last change,
+    content or metadata, lies that far before the read): only then does an unchanged stamp mean unchanged bytes."""
+    return at_ns - max(stamp[3], stamp[4]) >= AGED_NS
+
+
+def answer_of(stem: str, data: bytes | None) -> Answer:
+    """What the snapshot `sessions/<stem>.md` holding data lists under Continues From, and whom it speaks for."""
+    if data is None or not lists_an_id(data):  # (the cheap pre-check: most say `- None`)
+        return stem, ()
+    return copied_session(stem, data) or stem, tuple(continues_from(data))
+
+
+def load(path: Path) -> dict[str, Entry]:
+    """The trusted entries of a record file (none when it is missing, unreadable or of another version)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return {}
+    if not data.startswith(HEADER):
+        return {}
+    out: dict[str, Entry] = {}
+    text = data[len(HEADER) : data.rfind(b"\n") + 1].decode("utf-8", "surrogateescape")  # a torn last line is no entry
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) != 9 or not all(p.isdigit() for p in parts[1:7]):
+            continue
+        n = [int(p) for p in parts[1:7]]
+        stamp: Stamp = (n[0], n[1], n[2], n[3], n[4])
+        if aged(stamp, n[5]):  # (an entry from a racy read is never trusted, whoever wrote it)
+            out[parts[0]] = (stamp, n[5], (parts[7] or parts[0][:-3], tuple(parts[8].split(",")) if parts[8] else ()))
+    return out
+
+
+def _line(name: str, entry: Entry) -> str:
+    """One line of the record ("" for what it cannot hold)."""
+    stamp, at, (owner, sources) = entry
+    if any(ch in item for item in (name, owner, *sources) for ch in UNSAFE):
+        return ""
+    fields = [name, *map(str, stamp), str(at), "" if owner == name[:-3] else owner, ",".join(sources)]
+    return "\t".join(fields) + "\n"
+
+
+@dataclass
+class Snapshots:
+    """One look at sessions/: each snapshot's answer, and what the plan built on it must find again."""
+
+    names: list[str]  # the `.md` names in sessions/, in order
+    answers: dict[str, Answer]
+    stamps: dict[str, Stamp | None]  # each name's stamp when it was looked at (None: not a file memboard reads)
+    fresh: dict[str, int | None] = field(default_factory=dict)  # read too soon after a change: CRC-32 of its bytes
+    record: dict[str, Entry] = field(default_factory=dict)  # the record as it should now be
+    loaded: dict[str, Entry] = field(default_factory=dict)  # the record as it was read
+
+    def holds(self, root: MemoryRoot) -> bool:
+        """Whether sessions/ still holds these snapshots: the same names, stamps and (for fresh ones) bytes."""
+        with root.steady():
+            if [n for n in root.listdir(SESSIONS) if n.endswith(".md")] != self.names:
+                return False
+            folder = str(root.abs(SESSIONS))
+            for name in self.names:
+                if _stat(root, name, folder) != self.stamps[name]:
+                    return False
+                if name in self.fresh and _crc(root, name) != self.fresh[name]:
+                    return False
+        return True
+
+    def keep(self, root: MemoryRoot) -> None:
+        """Write the record as this look left it, when that changes it (a failure only costs reads next time)."""
+        if self.record == self.loaded:
+            return
+        data = HEADER + "".join(_line(name, entry) for name, entry in self.record.items()).encode(
+            "utf-8", "surrogateescape"
+        )
+        try:
+            atomic_write(record_path(root), data)
+        except OSError:
+            pass
+
+
+def _stat(root: MemoryRoot, name: str, folder: str) -> Stamp | None:
+    """The stamp of sessions/<name> (None when it is no file memboard may read: gone, or outside the root).
+
+    folder is sessions/ as root.abs resolved it: a name that is no link there is a file inside the root,
+    and its lstat is its stamp; a link, or a name root.abs would refuse, goes through root.abs like a read.
+    """
+    try:
+        if ":" not in name and "\\" not in name:
+            st = os.lstat(os.path.join(folder, name))
+            if not stat.S_ISLNK(st.st_mode):
+                return stamp_of(st)
+        return stamp_of(os.stat(root.abs(f"{SESSIONS}/{name}")))
+    except Exception:
+        return None
+
+
+def _crc(root: MemoryRoot, name: str) -> int | None:
+    """CRC-32 of sessions/<name> read now (None when it cannot be read)."""
+    try:
+        data = root.read_seen(f"{SESSIONS}/{name}").data
+    except Exception:
+        return None
+    return None if data is None else zlib.crc32(data)
+
+
+def look(root: MemoryRoot) -> Snapshots:
+    """Every snapshot's answer: from the record where the file still has the stamp recorded, else read
+    (through root.read, as every plan reads) and noted for the record when it was read long after its last change."""
+    with root.steady():  # (each folder resolved once: 3,000 lstats, not 3,000 walks of the path)
+        names = [n for n in root.listdir(SESSIONS) if n.endswith(".md")]
+        loaded = load(record_path(root)) if root.on_disk and STAMPS_TELL else {}
+        out = Snapshots(names, {}, {}, loaded=loaded)
+        folder = str(root.abs(SESSIONS))
+        for name in names:
+            _look_at(root, name, folder, out)
+    return out
+
+
+def _look_at(root: MemoryRoot, name: str, folder: str, out: Snapshots) -> None:
+    """Note the answer and stamp of sessions/<name> in out (and its record entry, or its bytes' CRC-32)."""
+    stamp = out.stamps[name] = _stat(root, name, folder) if root.on_disk else None
+    entry = out.loaded.get(name)
+    if stamp is not None and entry is not None and entry[0] == stamp:
+        out.answers[name] = entry[2]
+        out.record[name] = entry
+        return
+    rel = f"{SESSIONS}/{name}"
+    try:
+        seen = root.noted_read(rel) if root.on_disk else None
+        data = seen.data if seen is not None else root.read(rel)
+    except Exception:
+        seen, data = None, None
+    answer = out.answers[name] = answer_of(name[:-3], data)
+    # recorded only when this read is of the file as stamped, and it had not changed for AGED_NS then
+    as_stamped = seen is not None and data is not None and seen.steady and stamp is not None and seen.sig == stamp[:4]
+    if STAMPS_TELL and as_stamped and seen is not None and stamp is not None and aged(stamp, seen.at_ns):
+        out.record[name] = (stamp, seen.at_ns, answer)
+        return
+    out.fresh[name] = None if data is None else zlib.crc32(data)
+
+
+def premise(seen: Snapshots) -> Premise:
+    """The premise of a plan built on this look at sessions/ (see the module's notes)."""
+    return Premise("the snapshots in sessions/ are as the plan read them", seen.holds, seen.keep)

@@ -12,13 +12,15 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-from filelock import FileLock, Timeout
+from typing import TYPE_CHECKING
 
 from .. import config
 from ..errors import MemboardError
 from . import probe
 from .root import MemoryRoot
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 LOCK_TIMEOUT_ENV = "MEMBOARD_LOCK_TIMEOUT"
 DEFAULT_LOCK_TIMEOUT = 20.0
@@ -45,6 +47,8 @@ class Ticket:
 
     def __init__(self, folder: Path):
         """Join the queue in folder (created when missing)."""
+        from filelock import FileLock  # lazy: as in locked()
+
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         self.name = f"{time.time_ns():020d}-{os.getpid():08d}-{os.urandom(3).hex()}.ticket"
@@ -53,6 +57,8 @@ class Ticket:
 
     def wait_turn(self, deadline: float) -> None:
         """Return once no live ticket is ahead; raise filelock.Timeout at the deadline."""
+        from filelock import FileLock, Timeout  # lazy: as in locked()
+
         while True:
             ahead = [n for n in os.listdir(self.folder) if n.endswith(".ticket") and n < self.name]
             if not ahead:
@@ -91,6 +97,8 @@ def _discard(lock: FileLock, path: Path) -> None:
 @contextmanager
 def locked(root: MemoryRoot, timeout: float | None = None) -> Iterator[float]:
     """Hold the root's lock; yields the seconds spent waiting. A bounded, fair (FIFO) wait, then an error."""
+    from filelock import FileLock, Timeout  # lazy: a preview, a listing or a search never locks (10 ms to import)
+
     path = lock_path(root)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

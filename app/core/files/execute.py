@@ -98,7 +98,7 @@ def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Seen
     one changed (after it settled), so the plan must be built again."""
     seens: dict[str, Seen] = {}
     for rel, before in plan.expected_before().items():
-        seen = root.read_seen(rel)
+        seen = root.read_seen(rel, before)
         if not root.settled(rel, seen, before, _planned(plan, rel)):
             seen = root.wait_settled({rel: (before, _planned(plan, rel))}, budget)[rel]
         if seen.data != before:
@@ -375,7 +375,7 @@ def _verify(root: MemoryRoot, plan: Plan[Any], settle_wait: float) -> None:
     for ch in plan.changes:
         if ch.kind not in ("create", "modify") or ch.path in settled:
             continue
-        seen = root.read_seen(ch.path)
+        seen = root.read_seen(ch.path, ch.after)
         if seen.data != ch.after and not root.settled(ch.path, seen, ch.after):
             try:
                 seen = root.wait_settled({ch.path: (ch.after, None)}, Budget(settle_wait))[ch.path]

@@ -347,7 +347,8 @@ def test_the_hook_imports_nothing_heavy(root):
 
 def test_the_hook_loads_only_what_it_uses_and_reads_the_index_to_plan_and_to_verify(root):
     # argparse (only for arguments a hook does not send), difflib (only to merge onto a file changed
-    # underneath), the patch maker and the result types of every other operation stay unloaded; index.md is read once, under the lock, to plan the
+    # underneath), the patch maker, the result types of every other operation, snapshot and note revisions and
+    # the move of an older memboard's state stay unloaded; index.md is read once, under the lock, to plan the
     # row and once more to verify the written bytes (an old index: its signature guards the rename)
     (root / "index.md").write_text(index_text([row_line("2026-05-01-0900-agent-a")]), encoding="utf-8")
     old = time.time() - 60
@@ -364,7 +365,9 @@ def test_the_hook_loads_only_what_it_uses_and_reads_the_index_to_plan_and_to_ver
         "builtins.open = counting\n"
         "from memboard.cli import main\n"
         "code = main(sys.argv[1:])\n"
-        "loaded = sorted(m for m in ('argparse', 'difflib', 'memboard.core.diff', 'memboard.core.results') if m in sys.modules)\n"
+        "unused = ('argparse', 'difflib', 'memboard.core.diff', 'memboard.core.results', 'memboard.core.files.revisions',"
+        " 'memboard.core.files.legacystate', 'memboard.core.formats.topic')\n"
+        "loaded = sorted(m for m in unused if m in sys.modules)\n"
         "print(code, loaded, len(opened))\n"
     )
     proc = subprocess.run(

@@ -22,7 +22,7 @@ from ..errors import Incomplete, MemboardError, StalePlan
 from ..formats.layout import INDEX
 from ..plan import Change, Plan
 from ..rebase import contains_change, rebase
-from . import localstate, probe, revisions
+from . import localstate, probe
 from .fs import ChangedUnderfoot, atomic_write, fsync_dir, make_folders, remove_folders, rename, still
 from .lock import locked
 from .root import MemoryRoot
@@ -425,4 +425,7 @@ def write_and_verify(
         _verify(root, plan, settle_wait)
     finally:
         root.known.save()
-    revisions.record_plan(root, plan)
+    if any(ch.path != INDEX for ch in plan.changes):  # revisions are kept of snapshots and notes, never of index.md
+        from . import revisions  # lazy: a hook's plan (index.md alone) never loads it (0.5 ms)
+
+        revisions.record_plan(root, plan)

@@ -32,10 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     raw = sys.argv[1:] if argv is None else argv
     lead = 2 if raw[:1] == ["--root"] else 1 if raw[:1] and raw[0].startswith("--root=") else 0
     if raw[lead : lead + 1] == ["hook"]:  # the agents' hot path: skip building every other command's parser
-        # lazy: the hook loads only its own modules (see tests/hooks)
-        from .hook import main as hook_main
-
-        return hook_main(raw[lead + 1 :] + raw[:lead])
+        code = hook(raw[lead + 1 :] + raw[:lead])
+        if argv is None:
+            leave(code, fail_open=True)
+        return code
     for stream in (sys.stdout, sys.stderr):  # never crash on text that is not valid UTF-8
         try:
             stream.reconfigure(errors="replace")  # type: ignore[union-attr]
@@ -48,15 +48,35 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
-def leave(code: int) -> None:
-    """End a search's process now that its answer is printed: it holds no lock, no file open for writing
-    and no thread, and the interpreter's own teardown (a last collection, every module's finalizers) cost
-    it a sixth of its time."""
+def hook(argv: list[str]) -> int:
+    """`memboard hook ...` with the cyclic garbage collector off while it runs, as for every one-shot command
+    (see run): its imports alone would trigger seven collections."""
+    collecting = gc.isenabled()
+    gc.disable()
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        from .hook import main as hook_main  # lazy: the hook loads only its own modules (see tests/hooks)
+
+        return hook_main(argv)
+    finally:
+        if collecting:  # (main is also called in-process, by tests and embedding callers)
+            gc.enable()
+
+
+def leave(code: int, fail_open: bool = False) -> None:
+    """End a search's or a hook's process now that its answer is printed: it holds no lock, no file open for
+    writing and no thread (a hook has released the lock and closed every file it wrote), and the interpreter's
+    own teardown (a last collection, every module's finalizers) cost a search a sixth of its time and a
+    hook 10 ms. fail_open: the code stands even when the answer cannot be flushed (a hook exits 0 whatever
+    happens)."""
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # None: the process was started with that stream closed
+                stream.flush()
     except (BrokenPipeError, ValueError):  # a reader that left: the answer has nowhere to go
-        code = code or 1
+        code = code if fail_open else code or 1
+    except OSError:
+        if not fail_open:
+            raise
     os._exit(code)
 
 

@@ -9,15 +9,16 @@ others `session_id`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Shape = Literal["cursor", "claude"]  # the settings' and the answer's JSON shape
 
 
-@dataclass(frozen=True)
-class Tool:
-    """One agent tool: its name on the command line, its default agent name and where its hooks live."""
+class Tool(NamedTuple):
+    """One agent tool: its name on the command line, its default agent name and where its hooks live.
+
+    A typed NamedTuple (immutable, named fields): the hook reads this registry, and a frozen dataclass
+    cost it 0.4 ms to create."""
 
     name: str
     agent: str  # the agent name its rows get unless --agent or config agent_name says otherwise

@@ -3,34 +3,22 @@
 A plan carries its operation's result (`Plan[R].result`); the read-only views return these
 directly. They are plain data for every face: the command line turns them into its stable
 JSON (cli/output.py, the only place JSON is built), the board shows them as they are.
-They are typed NamedTuples (immutable, with named fields, like frozen dataclasses): this
-module is on the hook's path, and as dataclasses these types would cost it about 5 ms.
+They are typed NamedTuples (immutable, with named fields, like frozen dataclasses): as dataclasses
+these types would cost a short command about 5 ms. The hook's own results live in start_results.py
+(this module's twenty other types cost the hook 2 ms to create) and are named here as well.
 """
 
 from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+from .start_results import RegisterResult as RegisterResult
+from .start_results import SessionStartResult as SessionStartResult
+from .start_results import Whoami as Whoami
+from .start_results import WhoamiState as WhoamiState
+
 ArchiveAction = Literal["deleted", "archived"]
 ChainState = Literal["live", "archived", "missing"]
-WhoamiState = Literal["unknown", "live", "archived", "gone"]
-
-
-class RegisterResult(NamedTuple):
-    """SessionStart registration: the new idle row's Session ID."""
-
-    session_id: str
-    status: str
-
-
-class SessionStartResult(NamedTuple):
-    """A hook's SessionStart: the conversation's Session ID, new or reused."""
-
-    session_id: str
-    status: str
-    conversation: str | None  # None: the payload named no conversation (not mapped)
-    reused: bool  # the conversation's live row was found, nothing was written
-    replaces: str | None = None  # the conversation's earlier session, whose row is gone
 
 
 class ManualResult(NamedTuple):
@@ -169,15 +157,6 @@ class ChainView(NamedTuple):
     topic: str | None
     continues_from: tuple[ChainNode, ...]
     referenced_by: tuple[ChainNode, ...]
-
-
-class Whoami(NamedTuple):
-    """What the hooks' conversation map knows about a conversation."""
-
-    conversation: str
-    session_id: str | None
-    state: WhoamiState
-    status: str | None = None  # the row's status while it is live
 
 
 NoteOutcome = Literal["created", "updated", "unchanged", "superseded", "kept_both", "conflict"]

@@ -347,7 +347,8 @@ def test_the_hook_imports_nothing_heavy(root):
 
 def test_the_hook_loads_only_what_it_uses_and_reads_the_index_to_plan_and_to_verify(root):
     # argparse (only for arguments a hook does not send), difflib (only to merge onto a file changed
-    # underneath) and the patch maker stay unloaded; index.md is read once, under the lock, to plan the
+    # underneath), the patch maker, the result types of every other operation, snapshot and note revisions and
+    # the move of an older memboard's state stay unloaded; index.md is read once, under the lock, to plan the
     # row and once more to verify the written bytes (an old index: its signature guards the rename)
     (root / "index.md").write_text(index_text([row_line("2026-05-01-0900-agent-a")]), encoding="utf-8")
     old = time.time() - 60
@@ -363,8 +364,10 @@ def test_the_hook_loads_only_what_it_uses_and_reads_the_index_to_plan_and_to_ver
         "    return real_open(file, *a, **k)\n"
         "builtins.open = counting\n"
         "from memboard.cli import main\n"
-        "code = main()\n"
-        "loaded = sorted(m for m in ('argparse', 'difflib', 'memboard.core.diff') if m in sys.modules)\n"
+        "code = main(sys.argv[1:])\n"
+        "unused = ('argparse', 'difflib', 'memboard.core.diff', 'memboard.core.results', 'memboard.core.files.revisions',"
+        " 'memboard.core.files.legacystate', 'memboard.core.formats.topic')\n"
+        "loaded = sorted(m for m in unused if m in sys.modules)\n"
         "print(code, loaded, len(opened))\n"
     )
     proc = subprocess.run(
@@ -380,12 +383,54 @@ def test_the_hook_path_in_process_leaves_heavy_modules_unloaded(root):
         "sys.argv = ['memboard', 'hook', 'codex', '--root', sys.argv[1]]\n"
         'sys.stdin = io.TextIOWrapper(io.BytesIO(b\'{"session_id": "x"}\'))\n'
         "from memboard.cli import main\n"
-        "code = main()\n"
+        "code = main(sys.argv[1:])\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'mistletoe'))\n"
         "print(code, heavy, 'memboard.core.ops.session_start' in sys.modules)\n"
     )
     proc = subprocess.run([sys.executable, "-c", script, str(root)], capture_output=True, timeout=60)
     assert proc.stdout.decode().strip().splitlines()[-1] == "0 [] True"
+
+
+def test_a_hook_process_leaves_once_its_answer_is_out(root):
+    """Run as the console script runs it (main() of the process), the hook ends its process once the answer is
+    flushed: the answer arrives whole on a block-buffered pipe, the exit status is 0, and the interpreter's
+    teardown (here an atexit hook) never runs."""
+    script = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: sys.stderr.write('torn down\\n'))\n"
+        "sys.argv = ['memboard', 'hook', 'claude', '--root', sys.argv[1]]\n"
+        "from memboard.cli import main\n"
+        "sys.exit(main())\n"
+    )
+    env = dict(os.environ, PYTHONUNBUFFERED="")
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(root)],
+        input=encoded(claude_payload()),
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    assert (proc.returncode, json.loads(proc.stdout), proc.stderr) == (0, CLAUDE_OK, b"")
+    assert len(rows_of(root)) == 1
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a pipe without a reader is POSIX's EPIPE")
+def test_a_hook_whose_reader_left_still_exits_0_and_logs_the_session(root):
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "memboard", "hook", "claude", "--root", str(root)],
+            input=encoded(claude_payload()),
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            timeout=60,
+        )
+    finally:
+        os.close(writer)
+    assert (proc.returncode, proc.stderr) == (0, b"")
+    assert len(rows_of(root)) == 1
+    assert f"registered {SID} but could not print the answer" in log_lines(local(root))[0]
 
 
 def test_a_broken_config_fails_open(cli, root, state_dir):

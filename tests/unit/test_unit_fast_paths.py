@@ -12,9 +12,11 @@ import re
 from dataclasses import replace
 from datetime import datetime
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memboard.core.files.settle import CHUNK, read_seen
 from memboard.core.formats import clock
 from memboard.core.formats.ids import is_valid_id
 from memboard.core.formats.index import COLUMNS, FIELD_OF_COLUMN, STATUSES, IndexFile
@@ -321,3 +323,32 @@ def test_a_row_set_in_place_is_rewritten_only_when_its_line_changes(ending, spac
     slow_edit.set_fields(replace(slow.rows[0], offset=-1), {"status": "stale"})
     assert fast_edit.replace == slow_edit.replace
     assert fast_edit.to_bytes() == slow_edit.to_bytes()
+
+
+BIG = bytes(range(256)) * (CHUNK // 128) + b"| tail |\n"  # two chunks and a bit
+
+
+@pytest.mark.parametrize(
+    "on_disk",
+    [BIG, BIG[:-2] + b"X\n", b"X" + BIG[1:], BIG + b"more\n", BIG[:-1], BIG[: CHUNK + 1], b"", None],
+    ids=[
+        "same",
+        "last chunk differs",
+        "first byte differs",
+        "longer",
+        "shorter",
+        "cut after a chunk",
+        "empty",
+        "absent",
+    ],
+)
+def test_a_read_compared_with_the_bytes_it_should_hold_is_the_plain_read(tmp_path, on_disk):
+    """read_seen(path, expect) reads what read_seen(path) reads; when the file holds exactly expect, its data is
+    expect itself (no copy of a large file is made)."""
+    path = tmp_path / "index.md"
+    if on_disk is not None:
+        path.write_bytes(on_disk)
+    for expect in (BIG, b""):
+        compared, plain = read_seen(path, expect), read_seen(path)
+        assert (compared.data, compared.sig, compared.steady) == (plain.data, plain.sig, plain.steady)
+        assert (compared.data is expect) == (on_disk == expect)

@@ -23,7 +23,7 @@ from ..errors import Incomplete, MemboardError, StalePlan
 from ..formats.layout import INDEX
 from ..plan import Change, Plan
 from ..rebase import contains_change, rebase
-from . import localstate, probe, revisions
+from . import localstate, probe
 from .fs import ChangedUnderfoot, atomic_write, fsync_dir, make_folders, remove_folders, rename, still
 from .lock import locked
 from .root import MemoryRoot
@@ -99,7 +99,7 @@ def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Seen
     premises hold); None when one changed (after it settled), so the plan must be built again."""
     seens: dict[str, Seen] = {}
     for rel, before in plan.expected_before().items():
-        seen = root.read_seen(rel)
+        seen = root.read_seen(rel, before)
         if not root.settled(rel, seen, before, _planned(plan, rel)):
             seen = root.wait_settled({rel: (before, _planned(plan, rel))}, budget)[rel]
         if seen.data != before:
@@ -388,7 +388,7 @@ def _verify(root: MemoryRoot, plan: Plan[Any], settle_wait: float) -> None:
     for ch in plan.changes:
         if ch.kind not in ("create", "modify") or ch.path in settled:
             continue
-        seen = root.read_seen(ch.path)
+        seen = root.read_seen(ch.path, ch.after)
         if seen.data != ch.after and not root.settled(ch.path, seen, ch.after):
             try:
                 seen = root.wait_settled({ch.path: (ch.after, None)}, Budget(settle_wait))[ch.path]
@@ -438,5 +438,8 @@ def write_and_verify(
         _verify(root, plan, settle_wait)
     finally:
         root.known.save()
-    revisions.record_plan(root, plan)
+    if any(ch.path != INDEX for ch in plan.changes):  # revisions are kept of snapshots and notes, never of index.md
+        from . import revisions  # lazy: a hook's plan (index.md alone) never loads it (0.5 ms)
+
+        revisions.record_plan(root, plan)
     keep_learned(root, plan)

@@ -53,7 +53,7 @@ def _file_mode(path: Path) -> int:
 
 def still(path: Path, expect: bytes | None, sig: Signature | None, when: str) -> Seen:
     """path's read, when it still holds expect (None: absent) with signature sig (if given); else ChangedUnderfoot."""
-    seen = read_seen(path)
+    seen = read_seen(path, expect)
     if seen.data != expect or not seen.steady or (sig is not None and seen.sig != sig):
         raise ChangedUnderfoot(f"{path.name} changed {when}")
     return seen

@@ -212,11 +212,12 @@ class MemoryRoot:
         finally:
             self._local.pinned = previous
 
-    def read_seen(self, rel: str) -> Seen:
-        """A read of rel with its signature; a folder where a file belongs is an error."""
+    def read_seen(self, rel: str, expect: bytes | None = None) -> Seen:
+        """A read of rel with its signature (compared with expect as it is read, see settle.read_seen); a folder
+        where a file belongs is an error."""
         path = self.abs(rel)
         try:
-            return read_seen(path)
+            return read_seen(path, expect)
         except IsADirectoryError:
             raise MemboardError(f"{rel} is a folder, expected a file") from None
         except PermissionError:

@@ -10,7 +10,7 @@ from ..formats.ids import check_agent, is_valid_id, make_id
 from ..formats.index import IndexFile
 from ..formats.layout import INDEX, archive_dir, session_path
 from ..plan import Change, Plan
-from ..results import RegisterResult
+from ..start_results import RegisterResult
 from .checks import row_exists
 from .common import DEFAULT_KEYWORDS, DEFAULT_SUMMARY, DEFAULT_TOPIC
 

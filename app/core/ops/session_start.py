@@ -19,7 +19,7 @@ from ..formats.conversations import legacy_shard_path, lookup, shard_path, with_
 from ..formats.index import IndexFile
 from ..formats.layout import INDEX, archive_dir
 from ..plan import Change, Check, Plan
-from ..results import SessionStartResult, Whoami
+from ..start_results import SessionStartResult, Whoami
 from .register import plan_register
 
 

@@ -4,7 +4,8 @@ sync-conflict copies, and the state an older memboard kept in the root."""
 from __future__ import annotations
 
 from ...files.copies import copy_advice, find_copies
-from ...files.localstate import LEGACY_LOGS, LocalState, plan_legacy_move
+from ...files.legacystate import plan_legacy_move
+from ...files.localstate import LEGACY_LOGS, LocalState
 from ...files.root import MemoryRoot
 from ...formats.index import IndexFile
 from ...formats.layout import INDEX, SESSIONS, STATE

@@ -37,6 +37,7 @@ TARGETS = {  # command: (largest ratio to the floor at TARGET_ROWS, as the table
     "memboard doctor": (20.0, "≤ 20× floor"),
     "memboard organize": (15.0, "≤ 15× floor"),
     "memboard organize --dry-run": (15.0, "≤ 15× floor"),
+    "memboard organize --dry-run (Continues From record kept)": (15.0, "≤ 15× floor"),
     "memboard list --json": (15.0, "≤ 15× floor"),
     "memboard archive": (4.0, "≤ 4× floor"),
     "memboard register": (4.0, "≤ 4× floor"),

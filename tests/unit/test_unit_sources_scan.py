@@ -168,3 +168,22 @@ def test_wherever_the_scan_answers_it_is_the_readers_answer(text, eol):
     text = text.replace("\n", eol)
     found = scan_sources(text)
     assert found is None or found == Snapshot(text).continues_from()
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        "[a link]: https://example.com\n\n- More",  # the whole scan gives up on a link definition
+        "- note\n  ## Continues From\n\n  - " + C,  # a heading inside a list item is not the section
+        "Continues From\n---\n\n- " + C,  # a setext heading before the ATX one is the section
+        "<div>\n\n## Continues From\n\n- " + C + "\n</div>",  # HTML before it: the whole scan answers
+    ],
+)
+def test_only_the_section_is_scanned_when_nothing_before_it_can_hide_its_heading(before):
+    """Most snapshots hold no fence, HTML or setext heading before Continues From: then only the section is
+    scanned, and the answer is still the reader's (a third of organize's look at 3,000 snapshots)."""
+    text = template(f"- {B}", before=before)
+    assert scan_sources(text) in (None, Snapshot(text).continues_from())
+    assert continues_from(text) == Snapshot(text).continues_from()
+    if before.startswith("["):
+        assert scan_sources(text) == [B]  # answered where the whole scan gave up

@@ -330,10 +330,34 @@ class _Scan:
         return j, False
 
 
+# Before the first Continues From heading, what could hide a column-0 `## ` line from being a heading, or make
+# an earlier line a level-2 heading: a fence, an HTML block, a setext underline, an indented ATX heading.
+HIDING_RE = re.compile(r"^ {0,3}(?:`{3}|~{3}|<|(?:-+|=+) *$)|^ {1,3}#", re.M)
+H2_LINE_RE = re.compile(r"^##(?: [^\n]*)?$", re.M)
+
+
+def _section_start(text: str) -> int | None:
+    """Where the first Continues From section's heading starts, -1 when there is none, or None when what comes
+    before it needs the whole scan. Most snapshots hold no fence, HTML or setext heading: then every `## ` line
+    at column 0 is a level-2 heading, and the blocks before the section cannot change what it holds (a heading
+    closes every open block), so only the section need be scanned."""
+    if "\t" in text or "\r" in text or OTHER_SPACE_RE.search(text):
+        return None
+    for match in H2_LINE_RE.finditer(text):
+        if match.group().strip().lstrip("#").strip().rstrip("#").strip().casefold() == SECTION:
+            return None if HIDING_RE.search(text, 0, match.start()) else match.start()
+    return None if HIDING_RE.search(text) else -1
+
+
 def scan_sources(text: str) -> list[str] | None:
     """The Session IDs listed under Continues From, or None when the snapshot needs the Markdown reader."""
+    if text.startswith(BOM):
+        text = text[1:]
+    start = _section_start(text)
     try:
-        return _Scan(text).sources()
+        if start is None:
+            return _Scan(text).sources()
+        return _Scan(text[start:]).sources() if start >= 0 else []
     except Unsure:
         return None
 

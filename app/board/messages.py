@@ -58,6 +58,13 @@ class ViewCompleted(Message):
 
 
 @dataclass
+class ViewFailed(Message):
+    """A large plan's whole preview view could not be worked out (the error, in one line)."""
+
+    error: str
+
+
+@dataclass
 class AskScreen(Message):
     """A flow asks the board to show a modal; the board hands the answer to `answer` when it is dismissed."""
 

@@ -434,3 +434,31 @@ def test_a_large_plan_s_outline_completes_to_the_view_a_small_one_gets_at_once(s
     )
     with pytest.raises(planview.Dropped):
         outline.later(lambda: True)
+
+
+async def test_rows_that_cannot_be_worked_out_leave_the_exact_plan_to_apply_or_cancel(sample_root, monkeypatch):
+    def broken(*args, **kwargs):
+        raise ValueError("a describing bug")
+
+    monkeypatch.setattr(planview, "LATER_BYTES", 0)
+    monkeypatch.setattr(planview, "whole", broken)
+    before = tree(sample_root, skip=(".memboard",))
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.select_session(LONER)
+        await pilot.press("a")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        for _ in range(100):
+            if screen.failed:
+                break
+            await pilot.pause(0.01)
+        assert "could not be worked out" in body(screen) and "ValueError: a describing bug" in body(screen)
+        await pilot.press("d")
+        assert "could not be worked out" in body(screen)
+        await pilot.press("y")  # the board stays up; the exact plan is asked for twice
+        await pilot.pause()
+        assert app.screen is screen and tree(sample_root, skip=(".memboard",)) == before
+        await pilot.press("y")
+        await wait_for_flow(pilot)
+    assert (sample_root / "archive" / LONER / "session.md").exists()

@@ -19,7 +19,7 @@ from memboard.widgets.line_view import LineView
 
 from ...core.plan import Plan
 from ..actions import bindings
-from ..messages import ViewCompleted
+from ..messages import ViewCompleted, ViewFailed
 from ..planview import DIFF_PENDING, Dropped, PlanView, ViewLine
 from ..wording import Fix
 
@@ -27,6 +27,7 @@ CONFIRM_AGAIN = 200  # above this many file changes (or index rows), the first `
 READABLE_TITLE = "what will change · d: the exact diff"
 RAW_TITLE = "the exact diff (what --dry-run prints) · d: back to words"
 TICK = 0.5  # how often the time spent working out a large plan's rows is shown again
+UNDESCRIBED = "The changes could not be worked out in words or as a diff"
 
 
 class PreviewScreen(ModalScreen[bool]):
@@ -46,6 +47,7 @@ class PreviewScreen(ModalScreen[bool]):
         self.armed = False  # a large plan's first `y` was pressed
         self.started = time.monotonic()  # when the rows of a large plan began to be worked out
         self.ticker: Timer | None = None  # shows how long that takes, until they are out
+        self.failed = ""  # why they could not be worked out, if so
 
     def compose(self) -> ComposeResult:
         """Title, notes, what will happen, the counts, the changes, the confirmation line and the buttons."""
@@ -90,6 +92,9 @@ class PreviewScreen(ModalScreen[bool]):
                 _ = view.raw  # the exact diff was asked for while it was worked out: draw its lines here too
         except Dropped:
             return
+        except Exception as exc:  # the plan stands (it is exact): only its description failed
+            self.post_message(ViewFailed(f"{type(exc).__name__}: {exc}"))
+            return
         if not worker.is_cancelled:
             self.post_message(ViewCompleted(view))
 
@@ -99,6 +104,15 @@ class PreviewScreen(ModalScreen[bool]):
             counts = self.query_one("#preview-counts", Static)
             seconds = time.monotonic() - self.started
             counts.update(Text("\n".join([*self.view.counts[:-1], f"{self.view.counts[-1]} {seconds:.1f} s"])))
+
+    def on_view_failed(self, message: ViewFailed) -> None:
+        """Say that the rows could not be worked out; the plan can still be applied (asked twice) or cancelled."""
+        message.stop()
+        if self.ticker is not None:
+            self.ticker.stop()
+        self.failed = f"{UNDESCRIBED} ({message.error}). The plan itself is exact: y twice applies it, esc cancels."
+        self.query_one("#preview-counts", Static).update(Text("\n".join([*self.view.counts[:-1], UNDESCRIBED])))
+        self.query_one("#preview-body", LineView).set_lines([ViewLine(self.failed, "refusal")])
 
     def on_view_completed(self, message: ViewCompleted) -> None:
         """Show the whole view in place of the outline (where the changes were scrolled to stays)."""
@@ -127,7 +141,9 @@ class PreviewScreen(ModalScreen[bool]):
         """Switch between the changes in words and the exact diff."""
         self.raw = not self.raw
         body = self.query_one("#preview-body", LineView)
-        if self.raw and self.view.pending:
+        if self.failed:
+            body.set_lines([ViewLine(self.failed, "refusal")])
+        elif self.raw and self.view.pending:
             body.set_lines([ViewLine(DIFF_PENDING, "muted")])
         else:
             body.set_lines(self.view.raw if self.raw else self.view.readable, words=not self.raw)

@@ -71,6 +71,8 @@ NO_REFS = "-"
 
 def parse_refs(value: str) -> list[str]:
     """Referenced By as a list of IDs (`-` or empty means none)."""
+    if value == NO_REFS:  # (most rows: organize asks 85k of them at 100k rows)
+        return []
     value = value.strip()
     if value in ("", NO_REFS):
         return []

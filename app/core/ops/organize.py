@@ -11,7 +11,7 @@ from ..errors import UsageError
 from ..files.continues import Snapshots, look, premise
 from ..files.root import MemoryRoot
 from ..formats.clock import parse
-from ..formats.index import NO_REFS, IndexEdit, IndexFile, Row, parse_refs
+from ..formats.index import IndexEdit, IndexFile, Row
 from ..formats.layout import INDEX
 from ..plan import Change, Check, Plan
 from ..results import OrganizeResult
@@ -63,8 +63,7 @@ class Pass:
 
     def protection(self, row: Row) -> str | None:
         """Why a row is protected from organize: its references, or a snapshot continuing from it."""
-        cell = row.get("referenced_by")
-        refs = parse_refs(cell) if cell != NO_REFS else None  # (most rows say `-`: no list to make)
+        refs = row.refs
         if refs:
             return "Referenced By " + ", ".join(refs)
         if row.id in self.fallback:
@@ -100,8 +99,7 @@ class Pass:
 
     def stale(self, row: Row) -> None:
         """A stale row stays (protected when referenced)."""
-        cell = row.get("referenced_by")
-        refs = parse_refs(cell) if cell != NO_REFS else None
+        refs = row.refs
         if refs:
             self.put("protected", row.id, "Referenced By " + ", ".join(refs))
         else:

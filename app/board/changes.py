@@ -82,12 +82,6 @@ def _table_rows(index: IndexFile, lines: list[str]) -> list[Row]:
     return IndexFile(encode(head + "".join(lines))).rows
 
 
-def _changed_lines(old: IndexFile, new: IndexFile) -> tuple[list[int], list[int]]:
-    """The line numbers of old that the change removes and of new that it adds (matched as the exact diff
-    matches them: a repeated line removed once counts once; a 100k-row index in linear time)."""
-    return changed_line_numbers(old.lines, new.lines)
-
-
 def _rows_at(index: IndexFile, numbers: list[int]) -> tuple[list[Row], int]:
     """The table rows on these line numbers of index (in file order: a few read on their own under its header,
     many picked from all its rows, read once), and how many of the lines are outside the table's rows."""
@@ -95,18 +89,20 @@ def _rows_at(index: IndexFile, numbers: list[int]) -> tuple[list[Row], int]:
         return [], len(numbers)
     first, end = index.header_line + 2, index.table_end
     table = [n for n in numbers if first <= n < end]
+    outside = len(numbers) - len(table)
     if len(table) > FEW_ROWS:
         at = {row.line: row for row in index.rows}
         if all(n in at for n in table):
-            return [at[n] for n in table], len(numbers) - len(table)
-    return _table_rows(index, [index.lines[n] for n in table]), len(numbers) - len(table)
+            return [at[n] for n in table], outside
+    return _table_rows(index, [index.lines[n] for n in table]), outside
 
 
 def row_changes(before: bytes | None, after: bytes | None) -> tuple[list[RowChange], int]:
     """The index rows a change adds, removes or changes (paired by Session ID; in file order, rows
     added at the end last), and how many lines outside the table's rows change."""
     old, new = IndexFile(before or b""), IndexFile(after or b"")
-    gone_numbers, came_numbers = _changed_lines(old, new)
+    # the lines the change removes and adds, matched as the exact diff matches them (linear at 100k rows)
+    gone_numbers, came_numbers = changed_line_numbers(old.lines, new.lines)
     gone, gone_other = _rows_at(old, gone_numbers)
     came, came_other = _rows_at(new, came_numbers)
     pending: dict[str, list[tuple[int, Row]]] = {}

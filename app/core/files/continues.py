@@ -202,8 +202,15 @@ def _look_at(root: MemoryRoot, name: str, folder: str, out: Snapshots) -> None:
         seen, data = None, None
     answer = out.answers[name] = answer_of(name[:-3], data)
     # recorded only when this read is of the file as stamped, and it had not changed for AGED_NS then
-    as_stamped = seen is not None and data is not None and seen.steady and stamp is not None and seen.sig == stamp[:4]
-    if STAMPS_TELL and as_stamped and seen is not None and stamp is not None and aged(stamp, seen.at_ns):
+    if (
+        STAMPS_TELL
+        and seen is not None
+        and stamp is not None
+        and data is not None
+        and seen.steady
+        and seen.sig == stamp[:4]
+        and aged(stamp, seen.at_ns)
+    ):
         out.record[name] = (stamp, seen.at_ns, answer)
         return
     out.fresh[name] = None if data is None else zlib.crc32(data)

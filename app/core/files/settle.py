@@ -76,9 +76,12 @@ def read_seen(path: Path, expect: bytes | None = None) -> Seen:
     try:
         with open(path, "rb") as fh:
             first = os.fstat(fh.fileno())
-            data = _holding(fh, expect) if expect is not None and first.st_size == len(expect) else None
+            data = None
+            if expect is not None and first.st_size == len(expect):
+                data = _holding(fh, expect)
+                if data is None:
+                    fh.seek(0)  # (only after the compare read some of it: every other read starts at 0)
             if data is None:
-                fh.seek(0)
                 data = fh.read()
             last = os.fstat(fh.fileno())
     except (FileNotFoundError, NotADirectoryError):

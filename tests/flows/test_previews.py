@@ -86,19 +86,35 @@ async def test_each_file_has_a_header_saying_what_will_happen_and_d_shows_the_dr
         await wait_for_flow(pilot)
 
 
+def insert_rows(root, rows) -> None:
+    """Add these rows (each a tuple of the nine cells) at the end of the sample root's table."""
+    index = root / "index.md"
+    lines = "".join(table_line(list(r)) + "\n" for r in rows)
+    index.write_text(
+        index.read_text(encoding="utf-8").replace("\nNotes below", lines + "\nNotes below"), encoding="utf-8"
+    )
+
+
+async def organize_preview(pilot) -> PreviewScreen:
+    """Ask for organize, keep the stale days offered, and wait for its preview."""
+    await pilot.press("o")
+    await wait_for_screen(pilot, StaleDaysScreen)
+    await pilot.press("enter")
+    screen = await wait_for_screen(pilot, PreviewScreen)
+    assert isinstance(screen, PreviewScreen)
+    return screen
+
+
 def add_sessions(root, count: int) -> list[str]:
     """Add count active sessions with snapshots to the sample root's index; their IDs."""
     ids = [f"2026-05-{1 + n // 60:02d}-{n // 60:02d}{n % 60:02d}-bulk-agent" for n in range(count)]
-    index = root / "index.md"
-    text = index.read_text(encoding="utf-8")
-    rows = "".join(
-        table_line(
-            [sid, "bulk-agent", "Bulk", "Bulk work.", "bulk", "active", "-", "2026-05-01 10:00", "2026-05-01 10:00"]
-        )
-        + "\n"
-        for sid in ids
+    insert_rows(
+        root,
+        [
+            (sid, "bulk-agent", "Bulk", "Bulk work.", "bulk", "active", "-", "2026-05-01 10:00", "2026-05-01 10:00")
+            for sid in ids
+        ],
     )
-    index.write_text(text.replace("\nNotes below", rows + "\nNotes below"), encoding="utf-8")
     for sid in ids:
         (root / "sessions" / f"{sid}.md").write_text(
             render_template(
@@ -195,20 +211,11 @@ async def test_organize_shows_every_reason_and_keeps_the_buttons_in_view_at_80x2
         )
         for n in range(1, 8)
     ]
-    index = sample_root / "index.md"
-    index.write_text(
-        index.read_text(encoding="utf-8").replace(
-            "\nNotes below", "".join(table_line(list(r)) + "\n" for r in extra) + "\nNotes below"
-        ),
-        encoding="utf-8",
-    )
+    insert_rows(sample_root, extra)
     app = make_app(sample_root)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
-        await pilot.press("o")
-        await wait_for_screen(pilot, StaleDaysScreen)
-        await pilot.press("enter")
-        screen = await wait_for_screen(pilot, PreviewScreen)
+        screen = await organize_preview(pilot)
         words = preview_words(screen)
         for sid, why in (
             (SOURCE, f"Referenced By {FOLLOWER}"),
@@ -298,20 +305,11 @@ async def test_one_file_with_many_row_changes_asks_twice_too(sample_root):
         )
         for n in range(201)
     ]
-    index = sample_root / "index.md"
-    index.write_text(
-        index.read_text(encoding="utf-8").replace(
-            "\nNotes below", "".join(table_line(list(r)) + "\n" for r in idle) + "\nNotes below"
-        ),
-        encoding="utf-8",
-    )
+    insert_rows(sample_root, idle)
     app = make_app(sample_root)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await pilot.press("o")
-        await wait_for_screen(pilot, StaleDaysScreen)
-        await pilot.press("enter")
-        screen = await wait_for_screen(pilot, PreviewScreen)
+        screen = await organize_preview(pilot)
         assert screen.view.counts == ["1 file change: 1 changed", "index.md: 202 rows deleted, 1 row changed"]
         before = tree(sample_root, skip=(".memboard",))
         await pilot.press("y")
@@ -319,7 +317,7 @@ async def test_one_file_with_many_row_changes_asks_twice_too(sample_root):
         assert app.screen is screen and screen.armed and tree(sample_root, skip=(".memboard",)) == before
         await pilot.press("y")
         await wait_for_flow(pilot)
-    assert "idle-agent" not in index.read_text(encoding="utf-8")
+    assert "idle-agent" not in (sample_root / "index.md").read_text(encoding="utf-8")
 
 
 def hold_completion(monkeypatch, *, files: int = 2000) -> tuple[threading.Event, list[bool]]:
@@ -393,10 +391,7 @@ async def test_escape_while_rows_are_worked_out_writes_nothing_and_drops_them(sa
     app = make_app(sample_root)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await pilot.press("o")
-        await wait_for_screen(pilot, StaleDaysScreen)
-        await pilot.press("enter")
-        screen = await wait_for_screen(pilot, PreviewScreen)
+        screen = await organize_preview(pilot)
         assert screen.view.pending
         await pilot.press("escape")
         await wait_for_flow(pilot)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import import_module
 from typing import TYPE_CHECKING
 
@@ -48,18 +50,26 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
-def hook(argv: list[str]) -> int:
-    """`memboard hook ...` with the cyclic garbage collector off while it runs, as for every one-shot command
-    (see run): its imports alone would trigger seven collections."""
+@contextmanager
+def collector_off(off: bool = True) -> Iterator[None]:
+    """The cyclic garbage collector off within the block (when off), as it was after it."""
     collecting = gc.isenabled()
-    gc.disable()
+    if off:
+        gc.disable()
     try:
-        from .hook import main as hook_main  # lazy: the hook loads only its own modules (see tests/hooks)
-
-        return hook_main(argv)
+        yield
     finally:
         if collecting:  # (main is also called in-process, by tests and embedding callers)
             gc.enable()
+
+
+def hook(argv: list[str]) -> int:
+    """`memboard hook ...` with the cyclic garbage collector off while it runs, as for every one-shot command
+    (see run): its imports alone would trigger seven collections."""
+    with collector_off():
+        from .hook import main as hook_main  # lazy: the hook loads only its own modules (see tests/hooks)
+
+        return hook_main(argv)
 
 
 def leave(code: int, fail_open: bool = False) -> None:
@@ -101,14 +111,8 @@ def run(args: argparse.Namespace) -> int:
     walk every row object the command holds (organize and doctor spent a sixth of their time there).
     The board and the MCP server run until they are stopped: they keep it on.
     """
-    collecting = gc.isenabled()
-    if args.handler.partition(":")[0] not in LONG_LIVED:
-        gc.disable()
-    try:
+    with collector_off(args.handler.partition(":")[0] not in LONG_LIVED):
         return _run(args)
-    finally:
-        if collecting:  # (main is also called in-process, by tests and embedding callers)
-            gc.enable()
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -105,11 +105,15 @@ class PreviewScreen(ModalScreen[bool]):
             seconds = time.monotonic() - self.started
             counts.update(Text("\n".join([*self.view.counts[:-1], f"{self.view.counts[-1]} {seconds:.1f} s"])))
 
+    def stop_ticking(self) -> None:
+        """The rows are out (or cannot be): the time they take is no longer shown."""
+        if self.ticker is not None:
+            self.ticker.stop()
+
     def on_view_failed(self, message: ViewFailed) -> None:
         """Say that the rows could not be worked out; the plan can still be applied (asked twice) or cancelled."""
         message.stop()
-        if self.ticker is not None:
-            self.ticker.stop()
+        self.stop_ticking()
         self.failed = f"{UNDESCRIBED} ({message.error}). The plan itself is exact: y twice applies it, esc cancels."
         self.query_one("#preview-counts", Static).update(Text("\n".join([*self.view.counts[:-1], UNDESCRIBED])))
         self.query_one("#preview-body", LineView).set_lines([ViewLine(self.failed, "refusal")])
@@ -117,8 +121,7 @@ class PreviewScreen(ModalScreen[bool]):
     def on_view_completed(self, message: ViewCompleted) -> None:
         """Show the whole view in place of the outline (where the changes were scrolled to stays)."""
         message.stop()
-        if self.ticker is not None:
-            self.ticker.stop()
+        self.stop_ticking()
         self.view = message.view
         self.query_one("#preview-counts", Static).update(Text("\n".join(self.view.counts)))
         body = self.query_one("#preview-body", LineView)
@@ -155,15 +158,16 @@ class PreviewScreen(ModalScreen[bool]):
         if (self.view.pending or max(self.view.total, self.view.rows) > CONFIRM_AGAIN) and not self.armed:
             self.armed = True
             again = self.query_one("#preview-again", Static)
-            counts = self.view.counts[:-1] if self.view.pending else self.view.counts
-            again.update(
-                Text(
-                    f"{' · '.join(counts)}. This is a large change: press y again to apply it, esc to cancel."
-                    if not self.view.pending
-                    else f"{' · '.join(counts)}; what changes in each one is still being worked out: "
+            if self.view.pending:  # (its last counts line says the rows are being worked out)
+                line = (
+                    f"{' · '.join(self.view.counts[:-1])}; what changes in each one is still being worked out: "
                     "press y again to apply it as it is, esc to cancel."
                 )
-            )
+            else:
+                line = (
+                    f"{' · '.join(self.view.counts)}. This is a large change: press y again to apply it, esc to cancel."
+                )
+            again.update(Text(line))
             again.display = True
             button = self.query_one("#confirm", Button)
             button.label = "Apply: y again"

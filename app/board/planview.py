@@ -292,7 +292,8 @@ def whole(
     if readable and listed:
         readable.append(ViewLine(""))
     readable += listed
-    summary = [counts(files)] + ([row_counts(files)] if row_counts(files) else [])
+    rows_line = row_counts(files)
+    summary = [counts(files)] + ([rows_line] if rows_line else [])
     if not readable:
         readable = [ViewLine("Nothing to show: no file will be touched.", "muted")]
     rows = sum(len(f.rows) for f in files)

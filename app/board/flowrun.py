@@ -111,11 +111,6 @@ class FlowHost(Protocol):
         """Run work in a worker (the flows use one thread worker, group "flow")."""
 
 
-def outcome_of(plan: Plan) -> str:
-    """The line that tells the user what an applied plan did."""
-    return done_words(plan)
-
-
 def plain_words(words: Callable[[Plan], list[str]]) -> Words:
     """An operation's headline words as Words (no block, no reasons)."""
     return lambda plan: (words(plan), [], {})
@@ -351,7 +346,7 @@ class FlowRunner:
                 return "ended" if self.refuse(op, title, exc, session_id) else "refused"
             self.finish(
                 op,
-                outcome_of(plan),
+                done_words(plan),
                 applied=True,
                 select_id=select(plan) if select else None,
                 clear_marks=clear_marks,

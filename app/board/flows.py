@@ -27,7 +27,7 @@ from ..core.ops.sequence import Sequence, plan_sequence
 from ..core.ops.update import plan_update
 from ..core.plan import Plan
 from . import results
-from .flowrun import STALE_NOTE, BoardClosed, Builder, FlowHost, FlowRunner, outcome_of, plain_words
+from .flowrun import STALE_NOTE, BoardClosed, Builder, FlowHost, FlowRunner, plain_words
 from .messages import JumpToSession
 from .model import printable
 from .screens import (
@@ -52,15 +52,10 @@ from .wording import (
     update_words,
 )
 
-__all__ = ["BoardClosed", "BoardFlows", "Builder", "FlowHost", "outcome_of"]
+__all__ = ["BoardClosed", "BoardFlows", "Builder", "FlowHost"]
 
 REFERENCED_BY = "by"  # a release choice: a session that continues from the selected one
 CONTINUES_FROM = "from"  # a release choice: a session the selected one continues from
-
-
-def archive_at(root: MemoryRoot, sid: str, when: datetime) -> Plan:
-    """One archive step of a marked-rows archive, fixed to the moment it was planned."""
-    return plan_archive(root, sid, when)
 
 
 def said_done(steps: list[tuple[str, Plan]]) -> str:
@@ -274,7 +269,7 @@ class BoardFlows(FlowRunner):
 
         def work() -> tuple[Sequence, PreviewScreen]:
             """The sequence and its preview, built off the UI thread."""
-            seq = plan_sequence(root, "archive", pending, partial(archive_at, when=when))
+            seq = plan_sequence(root, "archive", pending, partial(plan_archive, when=when))
             combined = seq.combined()
             headline, block = archive_sequence(seq.steps, seq.refused)
             return seq, PreviewScreen(title, combined, self.plan_view(combined, lambda p: (headline, block, {})))
@@ -337,7 +332,9 @@ class BoardFlows(FlowRunner):
             for sid, step in seq.steps:
                 tell = partial(tally.step_from, written) if tally else None
                 try:
-                    apply_exact(self.host.memory_root, step, partial(archive_at, sid=sid, when=when), progress=tell)
+                    apply_exact(
+                        self.host.memory_root, step, partial(plan_archive, session_id=sid, when=when), progress=tell
+                    )
                 except MemboardError as exc:
                     failed = (sid, exc)
                     break

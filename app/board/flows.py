@@ -441,7 +441,7 @@ class BoardFlows(FlowRunner):
             "organize",
             f"Organize memory (stale after {days} days)",
             lambda r: plan_organize(r, when, days),
-            words=lambda p: organize_words(p, results.organize(p).updated, when),
+            words=lambda p: organize_words(p, when),
         )
 
     def flow_doctor(self) -> None:

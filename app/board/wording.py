@@ -108,24 +108,22 @@ ORGANIZE_KEPT = (
 )
 
 
-def kept_reason(sid: str, out: results.OrganizeResult, updated: dict[str, str], when: datetime | None) -> str:
+def kept_reason(sid: str, out: results.OrganizeResult, when: datetime | None) -> str:
     """Why organize leaves an active row active: the core's reason, or what its Updated At says."""
     if sid in out.reasons:
         return out.reasons[sid]
-    stamp = updated.get(sid, "")
+    stamp = out.updated.get(sid, "")
     at = clock.parse(stamp)
     if when is not None and at is not None and at >= when - timedelta(days=out.stale_days):
         return f"updated {stamp}, within {out.stale_days} days"
     return "nothing to keep yet (no snapshot, the template's Summary): left as it is"
 
 
-def organize_words(
-    plan: Plan, updated: dict[str, str] | None = None, when: datetime | None = None
-) -> tuple[list[str], list[ViewLine], dict[str, str]]:
+def organize_words(plan: Plan, when: datetime | None = None) -> tuple[list[str], list[ViewLine], dict[str, str]]:
     """Organize: the counts, a block of the rows it leaves (each with why) and the reasons of those it changes.
 
-    updated maps Session IDs to their Updated At (the organize result's, read with the plan) and when is the
-    plan's moment: with them each row kept active says why too."""
+    when is the plan's moment: with it each row kept active says why too (from the Updated At the organize
+    result read with the plan)."""
     out = results.organize(plan)
     groups, days = results.organize_groups(out), out.stale_days
     deleted, stale = len(groups["deleted"]), len(groups["marked_stale"])
@@ -138,7 +136,7 @@ def organize_words(
     ]
     reasons = dict.fromkeys(groups["deleted"], "idle, referenced by nobody, no snapshot")
     reasons.update(dict.fromkeys(groups["marked_stale"], f"not updated for more than {days} days"))
-    kept = {sid: kept_reason(sid, out, updated or {}, when) for sid in groups["kept_active"]}
+    kept = {sid: kept_reason(sid, out, when) for sid in groups["kept_active"]}
     block: list[ViewLine] = []
     for key, title in ORGANIZE_KEPT:
         ids = groups[key]

@@ -24,12 +24,18 @@ DESCRIPTION = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """A parser that knows only `search`: `memboard search ...` skips building every other command's."""
+def _lean() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The program's parser with only `--root`, and the parent that gives a command its own `--root`."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help="memory root folder")
     parser = OneLineParser(prog="memboard")
     parser.add_argument("--root", metavar="DIR", help="memory root folder")
+    return parser, common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """A parser that knows only `search`: `memboard search ...` skips building every other command's."""
+    parser, common = _lean()
     add_parser(parser.add_subparsers(dest="command", metavar="COMMAND"), common)
     return parser
 
@@ -66,10 +72,7 @@ def add_parser(sub, common) -> None:
 
 def build_note_parser() -> argparse.ArgumentParser:
     """A parser that knows only `note search`: like `memboard search`, it skips every other command's."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help="memory root folder")
-    parser = OneLineParser(prog="memboard")
-    parser.add_argument("--root", metavar="DIR", help="memory root folder")
+    parser, common = _lean()
     note = parser.add_subparsers(dest="command", metavar="COMMAND").add_parser("note")
     add_note_parser(note.add_subparsers(dest="note_command", metavar="ACTION", required=True), common)
     return parser

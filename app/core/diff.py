@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
-from typing import TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 from .formats.text import decode, encode, split_lines
+
+if TYPE_CHECKING:
+    import difflib
 
 Line = TypeVar("Line", str, bytes)  # a line of text, or the same line's bytes (see byte_lines)
 
@@ -131,17 +134,10 @@ def _anchored_blocks(a: Sequence[Line], b: Sequence[Line]) -> list[tuple[int, in
 def changed_line_numbers(a: Sequence[Line], b: Sequence[Line]) -> tuple[list[int], list[int]]:
     """The positions of a's lines that a diff to b removes and of b's it adds, matched as unified_diff
     matches them: difflib's own matcher for ordinary inputs, the patience-style blocks for large ones."""
-    import difflib  # lazy (0.8 ms): plans applied without a preview, such as the hooks', never diff
-
-    if len(a) + len(b) <= LARGE:
-        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-        blocks = [(m.a, m.b, m.size) for m in matcher.get_matching_blocks()]
-    else:
-        blocks = _anchored_blocks(a, b)
     gone: list[int] = []
     came: list[int] = []
     i = j = 0
-    for bi, bj, size in blocks:  # between matching blocks: what is removed and what is added
+    for bi, bj, size in _matcher(a, b).get_matching_blocks():  # between them: what is removed and what is added
         gone += range(i, bi)
         came += range(j, bj)
         i, j = bi + size, bj + size
@@ -158,17 +154,20 @@ def _range(start: int, stop: int) -> str:
     return f"{beginning},{length}"
 
 
-def _groups(a: Sequence[Line], b: Sequence[Line]) -> Iterable[list[tuple[str, int, int, int, int]]]:
-    """difflib's hunk grouping (its opcodes, CONTEXT lines around each change) over patience-style
-    matching blocks (see _anchored_blocks), for large inputs."""
+def _matcher(a: Sequence[Line], b: Sequence[Line]) -> difflib.SequenceMatcher[Line]:
+    """The matcher the exact diff uses: difflib's own as difflib.unified_diff sets it up (its most common
+    lines of 200 or more are junk) for ordinary inputs; for large ones, difflib's over patience-style
+    matching blocks (see _anchored_blocks)."""
     import difflib  # lazy (0.8 ms): plans applied without a preview, such as the hooks', never diff
 
+    if len(a) + len(b) <= LARGE:
+        return difflib.SequenceMatcher(None, a, b)
     matcher: difflib.SequenceMatcher[Line] = difflib.SequenceMatcher(None, [], [], autojunk=False)
     # the sequences as set_seqs would set them, without indexing every line of b: the blocks come from below
     matcher.a, matcher.b = a, b  # type: ignore[attr-defined]
     # difflib's grouping reads the matching blocks it caches here (patience-style anchors, see above)
     matcher.matching_blocks = [difflib.Match(*blk) for blk in _anchored_blocks(a, b)]  # type: ignore[attr-defined]
-    return matcher.get_grouped_opcodes(CONTEXT)
+    return matcher
 
 
 def unified_diff(a: list[str], b: list[str], from_name: str, to_name: str) -> str:
@@ -180,7 +179,7 @@ def unified_diff(a: list[str], b: list[str], from_name: str, to_name: str) -> st
     if len(a) + len(b) <= LARGE:
         return "".join(difflib.unified_diff(a, b, from_name, to_name, n=CONTEXT))
     out: list[str] = []
-    for group in _groups(a, b):
+    for group in _matcher(a, b).get_grouped_opcodes(CONTEXT):
         if not out:
             out += [f"--- {from_name}\n", f"+++ {to_name}\n"]
         first, last = group[0], group[-1]
@@ -204,7 +203,7 @@ def unified_diff_bytes(a: list[bytes], b: list[bytes], from_name: str, to_name: 
     if len(a) + len(b) <= LARGE:
         return encode(unified_diff([decode(line) for line in a], [decode(line) for line in b], from_name, to_name))
     out: list[bytes] = []
-    for group in _groups(a, b):
+    for group in _matcher(a, b).get_grouped_opcodes(CONTEXT):
         if not out:
             out += [encode(f"--- {from_name}\n"), encode(f"+++ {to_name}\n")]
         first, last = group[0], group[-1]

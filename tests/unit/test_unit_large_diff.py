@@ -147,3 +147,20 @@ def test_changed_line_numbers_are_the_lines_the_exact_diff_marks(size):
     for _ in range(size // 10):
         b.insert(rng.randrange(len(b) + 1), f"| new {rng.randint(0, 50)} |\n")
     assert changed_line_numbers(a, b) == marked_positions(a, b, unified_diff(a, b, "a", "b"))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_changed_line_numbers_match_the_exact_diff_where_lines_repeat_often(seed):
+    """Over 200 lines with lines that repeat (blank lines, a `|` line), difflib's unified diff treats the
+    most common ones as junk: the preview's pairing must match them the same way."""
+    rng = random.Random(seed)
+    a = [rng.choice(["\n", "|\n", f"| row {i} |\n", f"| row {i} |\n"]) for i in range(300)]
+    b = list(a)
+    for _ in range(6):
+        at = rng.randrange(len(b))
+        if rng.random() < 0.5:
+            del b[at]
+        else:
+            b.insert(at, rng.choice(["\n", "|\n", "| new |\n"]))
+    assert len(a) + len(b) <= LARGE
+    assert changed_line_numbers(a, b) == marked_positions(a, b, unified_diff(a, b, "a", "b"))

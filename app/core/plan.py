@@ -10,6 +10,7 @@ from .formats.text import BOM_BYTES
 
 if TYPE_CHECKING:  # a check reads the root; the root's module builds on plans
     from .files.root import MemoryRoot
+    from .formats.index import Rewrite
 
 
 ChangeKind = Literal["create", "modify", "delete", "move"]
@@ -26,6 +27,8 @@ class Change:
     before: bytes | None
     after: bytes | None
     dest: str | None = None
+    # how after comes from before line by line, when the writer knows it (the patch is then made from it)
+    rewrite: Rewrite | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def write(cls, path: str, before: bytes | None, after: bytes) -> Change:
@@ -122,7 +125,9 @@ class Plan(Generic[R]):
         of diff(), made without decoding the files: see diff.file_patch_bytes)."""
         from .diff import file_patch_bytes  # lazy: as diff_change
 
-        return b"".join(file_patch_bytes(ch.kind, ch.path, ch.before, ch.after, ch.dest) for ch in self.changes)
+        return b"".join(
+            file_patch_bytes(ch.kind, ch.path, ch.before, ch.after, ch.dest, ch.rewrite) for ch in self.changes
+        )
 
 
 def encoding_notes(plan: Plan[Any]) -> list[str]:

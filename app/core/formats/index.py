@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
+from typing import NamedTuple
 
 from ..errors import Refused
 from .ids import DAYS, ID_SHAPE_RE, MAX_ID_LENGTH, is_valid_id
@@ -67,6 +68,8 @@ _WS_BYTES = b"(?:" + b"|".join(re.escape(ch.encode("utf-8")) for ch in WHITESPAC
 NOT_TABLE_LINE_RE = re.compile(b"\n(?!" + _WS_BYTES + b"*\\|)")
 NO_PIPE_FIRST_RE = re.compile(b"\n[^|]")  # cheap pre-filter: most table lines start with `|` right away
 NO_REFS = "-"
+AROUND = 500  # at most this many lines outside a Rewrite's region (see diff.rewritten)
+ENDING_BYTES = {"\n": b"\n", "\r\n": b"\r\n", "": b""}
 
 
 def parse_refs(value: str) -> list[str]:
@@ -190,6 +193,7 @@ class IndexFile:
         self.header_line: int | None = None
         self.columns: list[str] = []
         self._rows: list[Row] | None = None
+        self._ids: frozenset[str] | None = None
         self._table_end: int | None = None
         self.problems: list[str] = []
         # byte offsets (in data) of the header line, the first row line and the end of the table
@@ -442,9 +446,11 @@ class IndexFile:
             at = data.find(key, line_end, end)
         return found
 
-    def ids(self) -> set[str]:
-        """Every Session ID in the table (including those of malformed rows)."""
-        return {r.id for r in self.rows}
+    def ids(self) -> frozenset[str]:
+        """Every Session ID in the table (including those of malformed rows; worked out once)."""
+        if self._ids is None:
+            self._ids = frozenset(r.id for r in self.rows)
+        return self._ids
 
     def _ending_before(self, offset: int) -> str:
         """The ending of the line that ends at byte offset (exclusive)."""
@@ -504,6 +510,16 @@ class IndexFile:
         return IndexEdit(self)
 
 
+class Rewrite(NamedTuple):
+    """A file's new lines as its old ones with some lines of one region replaced or removed, every other line
+    kept in place, and the writer's word that the region's lines, old and new, are pairwise distinct and found
+    nowhere else in either file (see diff.rewritten, which makes the patch from it)."""
+
+    lo: int  # the region's first line
+    hi: int  # the line after its last
+    lines: dict[int, bytes | None]  # by line number: its new bytes (with its ending), or None when removed
+
+
 class IndexEdit:
     """Accumulates row replacements, deletions and appends, then renders the new bytes."""
 
@@ -514,6 +530,8 @@ class IndexEdit:
         self.appended: list[str] = []
         self.cells: dict[int, list[str]] = {}  # pending cells of rows already changed in this edit
         self.spans: dict[int, tuple[int, int] | None] = {}  # where each replaced line is in the bytes, when known
+        self.encoded: dict[int, bytes] = {}  # replaced lines' bytes, where they were made in bytes (see set_fields)
+        self.ids_kept = True  # no rewritten line reads another Session ID than its row had (see rewrite)
 
     def _render(self, raw_cells: list[str], ending: str) -> str:
         """A table line from raw cells."""
@@ -525,6 +543,8 @@ class IndexEdit:
         if self.replace.get(line) == "":  # deleted in this edit: nothing to set
             return self
         base = self.cells.get(line, row.raw_cells)
+        if row.problem or "id" in changes:
+            self.ids_kept = False  # (a new ID, or a row not read as a row: its line may read another way)
         cells: list[str] | None = None
         columns = self.index._columns_at
         for name, value in changes.items():
@@ -552,11 +572,14 @@ class IndexEdit:
             new = body + ending
             encoded = body.encode("utf-8", "surrogateescape")
             same = len(encoded) == stop - start and data.startswith(encoded, start)
+            if not same:
+                self.encoded[line] = encoded + ENDING_BYTES[ending]
         if not same:
             self.replace[line] = new
             self.spans[line] = span
         else:
             self.replace.pop(line, None)
+            self.encoded.pop(line, None)
         return self
 
     @property
@@ -568,6 +591,7 @@ class IndexEdit:
         """Remove row's line."""
         self.replace[row.line] = ""
         self.spans[row.line] = self.index.span_of(row)
+        self.encoded.pop(row.line, None)
         return self
 
     def append(self, values: dict[str, str]) -> IndexEdit:
@@ -594,7 +618,7 @@ class IndexEdit:
         the old bytes with those lines replaced (no line list of the whole file needed), else None."""
         if self.appended or not self.replace:
             return None
-        replace, spans = self.replace, self.spans
+        replace, spans, encoded = self.replace, self.spans, self.encoded
         view = memoryview(self.index.data)
         pieces: list[bytes | memoryview] = []
         append = pieces.append
@@ -606,10 +630,39 @@ class IndexEdit:
             append(view[done : span[0]])
             new = replace[line]
             if new:
-                append(new.encode("utf-8", "surrogateescape"))  # (text.encode: 100k calls)
+                append(encoded.get(line) or new.encode("utf-8", "surrogateescape"))  # (text.encode: 100k calls)
             done = span[1]
         append(view[done:])
         return b"".join(pieces)
+
+    def rewrite(self) -> Rewrite | None:
+        """The edit as a Rewrite of the table's row lines, when it only rewrites or removes rows and the file
+        bears out the Rewrite's word: the rows' Session IDs are distinct (so are their lines, and a rewritten
+        line, keeping its row's ID, matches no other row), and no line outside the table reads as a row with
+        one of them. Else None (the patch is then found by comparing the files' lines)."""
+        index = self.index
+        if self.appended or not self.replace or not self.ids_kept or not index.has_table:
+            return None
+        rows = index.rows
+        ids = index.ids()
+        if len(ids) != len(rows):
+            return None
+        data = index.data
+        start, end = index._rows_off, index._end_off
+        if data.count(b"\n", 0, start) + data.count(b"\n", end) >= AROUND:
+            return None  # (diff.rewritten takes no more lines around the region either)
+        read = index._reader
+        for line in data[:start].split(b"\n") + data[end:].split(b"\n"):
+            # a line equal to a row's reads as that row, with its ID (most lines hold no pipe at all)
+            if b"|" in line and next(read(line, 0, len(line), 0)).id in ids:
+                return None
+        encoded = self.encoded
+        lines = {
+            line: (encoded.get(line) or new.encode("utf-8", "surrogateescape")) if new else None
+            for line, new in self.replace.items()
+        }
+        lo = (index.header_line or 0) + 2
+        return Rewrite(lo, lo + len(rows), lines)  # (one line per row)
 
     def to_text(self) -> str:
         """The new file text (without BOM)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -28,7 +29,7 @@ LABELS = (
 )
 
 
-def continued_sources(root: MemoryRoot, ids: set[str], seen: Snapshots | None = None) -> dict[str, list[str]]:
+def continued_sources(root: MemoryRoot, ids: AbstractSet[str], seen: Snapshots | None = None) -> dict[str, list[str]]:
     """Fallback protection: source ID → live sessions whose snapshot lists it in Continues From (seen: a look
     at sessions/ already taken, see files/continues.py)."""
     if seen is None:
@@ -148,7 +149,7 @@ def plan_organize(root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_ST
     plan.premises.append(premise(seen))  # the snapshots still say what protected (or did not protect) each row
     after = sorting.edit.to_bytes()
     if before is not None and after != before:
-        plan.changes.append(Change("modify", INDEX, before, after))
+        plan.changes.append(Change("modify", INDEX, before, after, rewrite=sorting.edit.rewrite()))
         plan.checks.append(organized_check(set(lists["deleted"]), set(lists["marked_stale"])))
     for key, label in LABELS:
         listed = lists[key]

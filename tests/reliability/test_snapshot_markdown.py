@@ -286,12 +286,16 @@ def snapshot(root: Path, sid: str) -> str:
 
 def normalized(unit: gfm.Unit) -> str:
     """A unit's source text as memboard may move it: each line's text without the spaces around
-    it (where a block starts is its structure, which the rendering compares). Code is compared by
+    it (where a block starts is its structure, which the rendering compares), without a last line
+    of white space that says nothing (the merge takes such an item as the one it repeats). Code is compared by
     its rendering only (a fence left open gets its closing line, an indented block may be written
     fenced, a fence may get longer)."""
     if unit.kind == "pre":
         return ""
-    return "\n".join(line.strip(" \t") for line in unit.text.split("\n"))
+    lines = [line.strip(" \t") for line in unit.text.split("\n")]
+    while len(lines) > 1 and not lines[-1].strip(" \t\f\v\r"):
+        lines.pop()  # a last line of white space only (a form feed, say), which cmark trims: it says nothing
+    return "\n".join(lines)
 
 
 def covers(have: gfm.Unit, want: gfm.Unit) -> bool:

@@ -149,19 +149,26 @@ class Snapshots:
 
 
 def _stat(root: MemoryRoot, name: str, folder: str) -> Stamp | None:
-    """The stamp of sessions/<name> (None when it is no file memboard may read: gone, or outside the root).
+    """The stamp of sessions/<name> (None when it is no file memboard may read: gone, or outside the root)."""
+    return _placed(root, name, folder)[0]
+
+
+def _placed(root: MemoryRoot, name: str, folder: str) -> tuple[Stamp | None, str | None]:
+    """The stamp of sessions/<name> (None when it is no file memboard may read: gone, or outside the root), and
+    its place when that is folder plus name (None: go through root.abs, as any read).
 
     folder is sessions/ as root.abs resolved it: a name that is no link there is a file inside the root,
     and its lstat is its stamp; a link, or a name root.abs would refuse, goes through root.abs like a read.
     """
     try:
         if ":" not in name and "\\" not in name:
-            st = os.lstat(os.path.join(folder, name))
+            at = os.path.join(folder, name)
+            st = os.lstat(at)
             if not stat.S_ISLNK(st.st_mode):
-                return stamp_of(st)
-        return stamp_of(os.stat(root.abs(f"{SESSIONS}/{name}")))
+                return stamp_of(st), at
+        return stamp_of(os.stat(root.abs(f"{SESSIONS}/{name}"))), None
     except Exception:
-        return None
+        return None, None
 
 
 def _crc(root: MemoryRoot, name: str) -> int | None:
@@ -188,7 +195,8 @@ def look(root: MemoryRoot) -> Snapshots:
 
 def _look_at(root: MemoryRoot, name: str, folder: str, out: Snapshots) -> None:
     """Note the answer and stamp of sessions/<name> in out (and its record entry, or its bytes' CRC-32)."""
-    stamp = out.stamps[name] = _stat(root, name, folder) if root.on_disk else None
+    stamp, at = _placed(root, name, folder) if root.on_disk else (None, None)
+    out.stamps[name] = stamp
     entry = out.loaded.get(name)
     if stamp is not None and entry is not None and entry[0] == stamp:
         out.answers[name] = entry[2]
@@ -196,7 +204,7 @@ def _look_at(root: MemoryRoot, name: str, folder: str, out: Snapshots) -> None:
         return
     rel = f"{SESSIONS}/{name}"
     try:
-        seen = root.noted_read(rel) if root.on_disk else None
+        seen = root.noted_read(rel, at) if root.on_disk else None
         data = seen.data if seen is not None else root.read(rel)
     except Exception:
         seen, data = None, None

@@ -176,13 +176,14 @@ class MemoryRoot:
             return pinned[rel]
         return self.noted_read(rel).data
 
-    def noted_read(self, rel: str) -> Seen:
+    def noted_read(self, rel: str, at: str | None = None) -> Seen:
         """The read `read` makes of rel (one per `steady` block, noted while `tracking`), with its signature
-        and time (pinned bytes aside: only verification pins them)."""
+        and time (pinned bytes aside: only verification pins them); at: rel's place, when the caller found it
+        inside the root already (see read_seen)."""
         reads: dict[str, Seen] | None = getattr(self._local, "reads", None)
         seen = reads.get(rel) if reads is not None else None
         if seen is None:
-            seen = self.read_seen(rel)
+            seen = self.read_seen(rel, at=at)
             if reads is not None:
                 reads[rel] = seen
         tracked = getattr(self._local, "tracked", None)
@@ -212,10 +213,11 @@ class MemoryRoot:
         finally:
             self._local.pinned = previous
 
-    def read_seen(self, rel: str, expect: bytes | None = None) -> Seen:
+    def read_seen(self, rel: str, expect: bytes | None = None, at: str | None = None) -> Seen:
         """A read of rel with its signature (compared with expect as it is read, see settle.read_seen); a folder
-        where a file belongs is an error."""
-        path = self.abs(rel)
+        where a file belongs is an error. at: rel's place as the caller found it inside the root (a pass over
+        3,000 snapshots that lstat each one need not resolve each path again), else self.abs(rel)."""
+        path = self.abs(rel) if at is None else at
         try:
             return read_seen(path, expect)
         except IsADirectoryError:
@@ -223,7 +225,7 @@ class MemoryRoot:
         except PermissionError:
             raise MemboardError(f"cannot read {rel}: permission denied") from None
         except OSError as exc:
-            if path.is_dir():
+            if os.path.isdir(path):
                 raise MemboardError(f"{rel} is a folder, expected a file") from None
             raise MemboardError(f"cannot read {rel}: {exc.strerror or exc}") from None
 

@@ -354,15 +354,18 @@ def test_the_hook_loads_only_what_it_uses_and_reads_the_index_to_plan_and_to_ver
     old = time.time() - 60
     os.utime(root / "index.md", (old, old))
     script = (
-        "import builtins, io, sys\n"
+        "import builtins, io, os, sys\n"
         "root, payload = sys.argv[1:3]\n"
         "sys.argv = ['memboard', 'hook', 'claude', '--root', root]\n"
         "sys.stdin = io.TextIOWrapper(io.BytesIO(payload.encode()))\n"
-        "opened, real_open = [], builtins.open\n"
+        "opened, real_open, real_os_open = [], builtins.open, os.open\n"
         "def counting(file, *a, **k):\n"
         "    if str(file).endswith('index.md'): opened.append(str(file))\n"
         "    return real_open(file, *a, **k)\n"
-        "builtins.open = counting\n"
+        "def os_counting(file, *a, **k):\n"
+        "    if str(file).endswith('index.md'): opened.append(str(file))\n"
+        "    return real_os_open(file, *a, **k)\n"
+        "builtins.open, os.open = counting, os_counting\n"
         "from memboard.cli import main\n"
         "code = main(sys.argv[1:])\n"
         "unused = ('argparse', 'difflib', 'memboard.core.diff', 'memboard.core.results', 'memboard.core.files.revisions',"

@@ -86,13 +86,10 @@ def read_seen(path: str | os.PathLike[str], expect: bytes | None = None) -> Seen
         else:
             with open(path, "rb") as fh:
                 first = os.fstat(fh.fileno())
-                data = None
-                if first.st_size == len(expect):
-                    data = _holding(fh, expect)
-                    if data is None:
-                        fh.seek(0)  # (only after the compare read some of it: every other read starts at 0)
-                if data is None:
-                    data = fh.read()
+                held = _holding(fh, expect) if first.st_size == len(expect) else None
+                if held is None and first.st_size == len(expect):
+                    fh.seek(0)  # (only after the compare read some of it: every other read starts at 0)
+                data = fh.read() if held is None else held
                 last = os.fstat(fh.fileno())
     except (FileNotFoundError, NotADirectoryError):
         return Seen(None, None, True, at)

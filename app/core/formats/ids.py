@@ -28,7 +28,7 @@ def _describe(value: str) -> str:
     return repr(shown)
 
 
-def _real_date(day: str) -> bool:
+def real_date(day: str) -> bool:
     """Whether `YYYY-MM-DD` (digits in place) names a day of the calendar (remembered: rows share days)."""
     known = DAYS.get(day)
     if known is None:
@@ -46,7 +46,7 @@ def is_valid_id(value: str) -> bool:
     """Tell whether value is a well-formed Session ID that is safe as a file name."""
     if not isinstance(value, str) or len(value) > MAX_ID_LENGTH or not value.isascii():
         return False
-    return ID_SHAPE_RE.fullmatch(value) is not None and _real_date(value[:10])
+    return ID_SHAPE_RE.fullmatch(value) is not None and real_date(value[:10])
 
 
 def check_id(value: str, what: str = "session ID") -> str:

@@ -16,7 +16,7 @@ from functools import cached_property, partial
 from typing import NamedTuple
 
 from ..errors import Refused
-from .ids import DAYS, ID_SHAPE_RE, MAX_ID_LENGTH, is_valid_id
+from .ids import ID_SHAPE_RE, MAX_ID_LENGTH, is_valid_id, real_date
 from .markers import marker_lines, marker_refusal
 from .text import (
     BOM,
@@ -57,6 +57,7 @@ FIELDS = (
 FIELD_OF_COLUMN = dict(zip(COLUMNS, FIELDS))
 COLUMN_OF_FIELD = dict(zip(FIELDS, COLUMNS))
 STATUSES = ("idle", "active", "stale")
+STATUS_SET = frozenset(STATUSES)
 # every character str.strip() removes (str.isspace), except the newline that ends a line
 WHITESPACE = (
     "\t\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680"
@@ -173,6 +174,28 @@ def _irregular_row(
     else:
         problem = row_problem(values.get("id", ""), values.get("status"))
     return Row(i, tuple(cells), fields, problem, values, offset, values.get("id", ""), values.get("status", ""))
+
+
+CHUNK_ROWS = 4096  # rows read before their IDs are checked together
+IDS_RE = re.compile(rf"(?:{ID_SHAPE_RE.pattern})(?:\n(?:{ID_SHAPE_RE.pattern}))*", re.ASCII)
+
+
+def _check_ids(rows: list[Row]) -> None:
+    """Set the problem of each of rows (read from the pieces between pipes, as many as the header's) whose
+    Session ID or Status is not one: in one pass over all of them when they are all well formed (the usual
+    case: one regular expression over their IDs instead of one match per row), else row by row."""
+    if not rows:
+        return
+    ids = [row.id for row in rows]
+    if (
+        IDS_RE.fullmatch("\n".join(ids))  # (an ID never holds a newline: it is a cell of one line)
+        and max(map(len, ids)) <= MAX_ID_LENGTH
+        and all(map(real_date, {sid[:10] for sid in ids}))
+        and {row.status for row in rows} <= STATUS_SET
+    ):
+        return
+    for row in rows:
+        row.problem = row_problem(row.id, row.status)
 
 
 class IndexFile:
@@ -341,13 +364,16 @@ class IndexFile:
         irregular = partial(_irregular_row, len(self.columns), self._positions, fields)
         fast = "id" in fields and "status" in fields
         at_id, at_status = fields.get("id", 0), fields.get("status", 0)
-        strip, shaped, days = str.strip, ID_SHAPE_RE.fullmatch, DAYS
+        strip = str.strip
 
         def read(data: bytes, pos: int, end: int, number: int) -> Iterator[Row]:
+            chunk: list[Row] = []  # rows read, yielded once their IDs are checked together (see _check_ids)
+            plain: list[Row] = []  # of them, those read from the pieces between pipes
             while pos < end:
                 nl = data.find(b"\n", pos, end)
                 stop = end if nl < 0 else nl + 1
                 line = data[pos:stop].decode("utf-8", "surrogateescape")  # (text.decode: 100k calls)
+                row = None
                 if fast and "\\" not in line:
                     parts = line.split("|")
                     if not parts[-1].strip():
@@ -355,16 +381,14 @@ class IndexFile:
                     if len(parts) == width:
                         del parts[0]
                         cells = tuple(map(strip, parts))
-                        sid, status = cells[at_id], cells[at_status]
-                        if status in STATUSES and len(sid) <= MAX_ID_LENGTH and shaped(sid) and days.get(sid[:10]):
-                            problem = None  # (is_valid_id's answer for an ID whose day was checked before)
-                        else:
-                            problem = row_problem(sid, status)
-                        yield Row(number, cells, fields, problem, None, pos, sid, status)
-                        pos, number = stop, number + 1
-                        continue
-                yield irregular(number, line, pos)
+                        row = Row(number, cells, fields, None, None, pos, cells[at_id], cells[at_status])
+                        plain.append(row)
+                chunk.append(row or irregular(number, line, pos))
                 pos, number = stop, number + 1
+                if len(chunk) >= CHUNK_ROWS or pos >= end:
+                    _check_ids(plain)
+                    yield from chunk
+                    chunk, plain = [], []
 
         return read
 
@@ -539,47 +563,68 @@ class IndexEdit:
 
     def set_fields(self, row: Row, changes: dict[str, str]) -> IndexEdit:
         """Rewrite row's line with the given field changes; other cells keep their raw text."""
-        line = row.line
-        if self.replace.get(line) == "":  # deleted in this edit: nothing to set
+        return self.set_each([row], changes)
+
+    def set_each(self, rows: list[Row], changes: dict[str, str]) -> IndexEdit:
+        """set_fields for each of rows, in one pass: the columns and their new cells are worked out once
+        (organize marks 40k rows stale)."""
+        if not rows:
             return self
-        base = self.cells.get(line, row.raw_cells)
-        if row.problem or "id" in changes:
-            self.ids_kept = False  # (a new ID, or a row not read as a row: its line may read another way)
-        cells: list[str] | None = None
-        columns = self.index._columns_at
-        for name, value in changes.items():
-            pos = columns[name] if name in columns else self.index.column_of(name)  # (column_of: the refusal)
-            raw = base[pos]
-            if (unescape(raw) if "\\" in raw else raw) != value:
-                if cells is None:
-                    cells = list(base)
-                cells[pos] = escape(value)
-        if cells is None:  # a no-op keeps the line's own spacing
-            return self
-        self.cells[line] = cells
-        body = "| " + " | ".join(cells) + " |"
-        span = self.index.span_of(row)
-        if span is None:
-            original = self.index.lines[line]
-            new = body + line_ending(original)
-            same = body == line_body(original)
-        else:  # compared in bytes, in place: no decoding or copy of the old line (organize rewrites 40k rows)
-            data, (start, end) = self.index.data, span
-            stop, ending = (end - 1, "\n") if data[end - 1 : end] == b"\n" else (end, "")
-            if stop > start and data[stop - 1] == 0x0D:  # (line_body: the `\n`, then a `\r`)
-                stop -= 1
-                ending = "\r\n" if ending else ""
-            new = body + ending
-            encoded = body.encode("utf-8", "surrogateescape")
-            same = len(encoded) == stop - start and data.startswith(encoded, start)
+        index = self.index
+        columns = index._columns_at
+        # (column_of: the refusal of a column the table lacks)
+        wanted = [
+            (columns[name] if name in columns else index.column_of(name), value) for name, value in changes.items()
+        ]
+        cells_for = [(pos, value, escape(value)) for pos, value in wanted]
+        if "id" in changes:
+            self.ids_kept = False  # (a new ID: the line reads as another row, see rewrite)
+        replace, cells_of, spans, encoded = self.replace, self.cells, self.spans, self.encoded
+        data = index.data
+        size = len(data)
+        for row in rows:
+            line = row.line
+            if replace.get(line) == "":  # deleted in this edit: nothing to set
+                continue
+            if row.problem:
+                self.ids_kept = False  # (a row not read as a row: its new line may read another way)
+            base = cells_of.get(line, row.raw_cells)
+            cells: list[str] | None = None
+            for pos, value, raw_value in cells_for:
+                raw = base[pos]
+                if (unescape(raw) if "\\" in raw else raw) != value:
+                    if cells is None:
+                        cells = list(base)
+                    cells[pos] = raw_value
+            if cells is None:  # a no-op keeps the line's own spacing
+                continue
+            cells_of[line] = cells
+            body = "| " + " | ".join(cells) + " |"
+            start = row.offset
+            if start < 0:  # (a row that does not know where its line is)
+                original = index.lines[line]
+                new = body + line_ending(original)
+                same = body == line_body(original)
+                span = None
+            else:  # compared in bytes, in place: no decoding or copy of the old line (organize rewrites 40k rows)
+                nl = data.find(b"\n", start)
+                end = size if nl < 0 else nl + 1
+                span = (start, end)
+                stop, ending = (end - 1, "\n") if nl >= 0 else (end, "")
+                if stop > start and data[stop - 1] == 0x0D:  # (line_body: the `\n`, then a `\r`)
+                    stop -= 1
+                    ending = "\r\n" if ending else ""
+                new = body + ending
+                body_bytes = body.encode("utf-8", "surrogateescape")
+                same = len(body_bytes) == stop - start and data.startswith(body_bytes, start)
+                if not same:
+                    encoded[line] = body_bytes + ENDING_BYTES[ending]
             if not same:
-                self.encoded[line] = encoded + ENDING_BYTES[ending]
-        if not same:
-            self.replace[line] = new
-            self.spans[line] = span
-        else:
-            self.replace.pop(line, None)
-            self.encoded.pop(line, None)
+                replace[line] = new
+                spans[line] = span
+            else:
+                replace.pop(line, None)
+                encoded.pop(line, None)
         return self
 
     @property

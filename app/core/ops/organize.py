@@ -55,6 +55,7 @@ class Pass:
     lists: dict[str, list[str]] = field(default_factory=lambda: {key: [] for key in KEYS})
     reasons: dict[str, str] = field(default_factory=dict)
     updated: dict[str, str] = field(default_factory=dict)  # each row kept active: its Updated At
+    overdue: list[Row] = field(default_factory=list)  # rows to mark stale (in one pass of the edit, see done)
 
     def put(self, key: str, sid: str, reason: str | None = None) -> None:
         """Record sid under key (and why)."""
@@ -93,10 +94,14 @@ class Pass:
         updated = parse(row.get("updated_at"))
         if updated is not None and updated < self.cutoff and (row.id in self.snapshots or has_meaningful_summary(row)):
             self.put("marked_stale", row.id)
-            self.edit.set_fields(row, {"status": "stale"})
+            self.overdue.append(row)
         else:
             self.put("kept_active", row.id, None if updated is not None else "Updated At is not a time")
             self.updated[row.id] = row.get("updated_at")
+
+    def done(self) -> None:
+        """Finish the index edit once every row is sorted: mark the overdue rows stale."""
+        self.edit.set_each(self.overdue, {"status": "stale"})
 
     def stale(self, row: Row) -> None:
         """A stale row stays (protected when referenced)."""
@@ -147,9 +152,10 @@ def plan_organize(root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_ST
         "organize", OrganizeResult(**lists, reasons=sorting.reasons, stale_days=stale_days, updated=sorting.updated)
     )
     plan.premises.append(premise(seen))  # the snapshots still say what protected (or did not protect) each row
-    after = sorting.edit.to_bytes()
+    sorting.done()
+    after = edit.to_bytes()
     if before is not None and after != before:
-        plan.changes.append(Change("modify", INDEX, before, after, rewrite=sorting.edit.rewrite()))
+        plan.changes.append(Change("modify", INDEX, before, after, rewrite=edit.rewrite()))
         plan.checks.append(organized_check(set(lists["deleted"]), set(lists["marked_stale"])))
     for key, label in LABELS:
         listed = lists[key]

@@ -116,7 +116,7 @@ def organize_plan(stale_days: int | None = None) -> Builder:
 
     days = config.stale_days() if stale_days is None else stale_days
     when = clock.now()
-    return lambda root: plan_organize(root, when, days)
+    return lambda root: plan_organize(root, when, days, beside=True)  # (one short process: see continues.Beside)
 
 
 def archive_plan(session_id: str) -> Builder:

@@ -203,6 +203,14 @@ class MemoryRoot:
         finally:
             self._local.tracked = previous
 
+    def adopt(self, reads: dict[str, Seen]) -> None:
+        """Take reads another process made of this root for this thread's pass as this thread's own: noted in the
+        current `tracking` and `steady` blocks, as if made here (see continues.look_beside)."""
+        for name in ("reads", "tracked"):
+            noted: dict[str, Seen] | None = getattr(self._local, name, None)
+            if noted is not None:
+                noted.update(reads)
+
     @contextmanager
     def pinned(self, files: dict[str, bytes | None]) -> Iterator[None]:
         """Serve these bytes for these files to this thread's reads (verification of one settled state)."""

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 
 from ..config import DEFAULT_STALE_DAYS
 from ..errors import UsageError
-from ..files.continues import Snapshots, look, premise
+from ..files.continues import Beside, Snapshots, look, premise
 from ..files.root import MemoryRoot
 from ..formats.clock import parse
 from ..formats.index import IndexEdit, IndexFile, Row
@@ -122,15 +122,19 @@ def organized_check(deleted: set[str], marked: set[str]) -> Check:
     return Check("deleted rows are gone and marked rows are stale", holds, INDEX)
 
 
-def plan_organize(root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_STALE_DAYS) -> Plan[OrganizeResult]:
-    """The whole default organize pass as one index write, with the seed's report."""
+def plan_organize(
+    root: MemoryRoot, when: datetime, stale_days: int = DEFAULT_STALE_DAYS, beside: bool = False
+) -> Plan[OrganizeResult]:
+    """The whole default organize pass as one index write, with the seed's report (beside: the snapshots may be
+    looked at in a child process while the rows are read, see continues.Beside: a one-shot command's choice)."""
     if stale_days < 0:
         raise UsageError("--stale-days must be 0 or more")
     before = root.read(INDEX)
-    index = IndexFile(before or b"")
-    ids = index.ids()
-    edit = index.edit()  # (refused before any snapshot is read: a file with conflict markers is no table)
-    seen = look(root)
+    with Beside(root, apart=beside) as looking:
+        index = IndexFile(before or b"")
+        ids = index.ids()
+        edit = index.edit()  # (a file with conflict markers is no table: refused, the look is dropped)
+        seen = looking()
     sorting = Pass(
         edit, continued_sources(root, ids, seen), root.session_ids_on_disk(), when - timedelta(days=stale_days)
     )

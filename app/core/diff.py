@@ -149,7 +149,7 @@ def rewritten(a: list[bytes], rewrite: Rewrite) -> tuple[list[bytes], list[Block
     matches) or repeated lines outside it, the same on both sides (difflib matches them whole, being at most
     AROUND lines) — as long as a rewritten line at either end of the region has a line found once beside it,
     so that no stretch mixes the two. The blocks are therefore the runs of kept lines."""
-    lo, hi, lines = rewrite
+    lo, hi, lines = rewrite.lo, rewrite.hi, rewrite.lines
     if len(a) - (hi - lo) > AROUND:  # (their gaps then hold at most AROUND × AROUND = GAP_CELLS cells)
         return None
     around = Counter(a[:lo] + a[hi:])
@@ -165,7 +165,7 @@ def rewritten(a: list[bytes], rewrite: Rewrite) -> tuple[list[bytes], list[Block
         if at > done:
             blocks.append((done, len(b), at - done))
             b += a[done:at]
-        new = lines[at]
+        new = rewrite.new_line(at)
         if new is not None:
             b.append(new if new.endswith(b"\n") else new + b"\n" + NO_EOL.encode("ascii"))
         done = at + 1

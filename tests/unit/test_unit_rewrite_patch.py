@@ -140,11 +140,11 @@ def test_no_rewrite_is_offered_when_a_line_outside_the_table_reads_as_one_of_its
     ("lines", "rewrite"),
     [
         # the region's first line removed beside a repeated line: difflib pairs the repeats otherwise
-        ([b"x\n", b"r\n", b"x\n", b"x\n"], Rewrite(1, 2, {1: None})),
+        ([b"x\n", b"r\n", b"x\n", b"x\n"], Rewrite(1, 2, {1: ""})),
         # its last lines rewritten beside repeated lines, too many of them for difflib to compare the stretch
         (
             [b"h\n"] + [b"r%d\n" % k for k in range(600)] + [b"x\n", b"x\n"],
-            Rewrite(1, 601, {k: b"n%d\n" % k for k in range(1, 601)}),
+            Rewrite(1, 601, {k: f"n{k}\n" for k in range(1, 601)}),
         ),
     ],
 )

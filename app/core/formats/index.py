@@ -70,7 +70,6 @@ NOT_TABLE_LINE_RE = re.compile(b"\n(?!" + _WS_BYTES + b"*\\|)")
 NO_PIPE_FIRST_RE = re.compile(b"\n[^|]")  # cheap pre-filter: most table lines start with `|` right away
 NO_REFS = "-"
 AROUND = 500  # at most this many lines outside a Rewrite's region (see diff.rewritten)
-ENDING_BYTES = {"\n": b"\n", "\r\n": b"\r\n", "": b""}
 
 
 def parse_refs(value: str) -> list[str]:
@@ -541,7 +540,12 @@ class Rewrite(NamedTuple):
 
     lo: int  # the region's first line
     hi: int  # the line after its last
-    lines: dict[int, bytes | None]  # by line number: its new bytes (with its ending), or None when removed
+    lines: dict[int, str]  # by line number: its new text (with its ending), or "" when it is removed
+
+    def new_line(self, line: int) -> bytes | None:
+        """The new bytes of a line the rewrite replaces (None: it removes the line)."""
+        text = self.lines[line]
+        return text.encode("utf-8", "surrogateescape") if text else None
 
 
 class IndexEdit:
@@ -554,7 +558,6 @@ class IndexEdit:
         self.appended: list[str] = []
         self.cells: dict[int, list[str]] = {}  # pending cells of rows already changed in this edit
         self.spans: dict[int, tuple[int, int] | None] = {}  # where each replaced line is in the bytes, when known
-        self.encoded: dict[int, bytes] = {}  # replaced lines' bytes, where they were made in bytes (see set_fields)
         self.ids_kept = True  # no rewritten line reads another Session ID than its row had (see rewrite)
 
     def _render(self, raw_cells: list[str], ending: str) -> str:
@@ -579,7 +582,7 @@ class IndexEdit:
         cells_for = [(pos, value, escape(value)) for pos, value in wanted]
         if "id" in changes:
             self.ids_kept = False  # (a new ID: the line reads as another row, see rewrite)
-        replace, cells_of, spans, encoded = self.replace, self.cells, self.spans, self.encoded
+        replace, cells_of, spans = self.replace, self.cells, self.spans
         data = index.data
         size = len(data)
         for row in rows:
@@ -617,14 +620,11 @@ class IndexEdit:
                 new = body + ending
                 body_bytes = body.encode("utf-8", "surrogateescape")
                 same = len(body_bytes) == stop - start and data.startswith(body_bytes, start)
-                if not same:
-                    encoded[line] = body_bytes + ENDING_BYTES[ending]
             if not same:
                 replace[line] = new
                 spans[line] = span
             else:
                 replace.pop(line, None)
-                encoded.pop(line, None)
         return self
 
     @property
@@ -636,7 +636,6 @@ class IndexEdit:
         """Remove row's line."""
         self.replace[row.line] = ""
         self.spans[row.line] = self.index.span_of(row)
-        self.encoded.pop(row.line, None)
         return self
 
     def append(self, values: dict[str, str]) -> IndexEdit:
@@ -663,7 +662,7 @@ class IndexEdit:
         the old bytes with those lines replaced (no line list of the whole file needed), else None."""
         if self.appended or not self.replace:
             return None
-        replace, spans, encoded = self.replace, self.spans, self.encoded
+        replace, spans = self.replace, self.spans
         view = memoryview(self.index.data)
         pieces: list[bytes | memoryview] = []
         append = pieces.append
@@ -672,10 +671,11 @@ class IndexEdit:
             span = spans.get(line)
             if span is None:
                 return None
-            append(view[done : span[0]])
+            if span[0] > done:  # (most changed rows lie next to another one: no empty piece between them)
+                append(view[done : span[0]])
             new = replace[line]
             if new:
-                append(encoded.get(line) or new.encode("utf-8", "surrogateescape"))  # (text.encode: 100k calls)
+                append(new.encode("utf-8", "surrogateescape"))  # (text.encode: 100k calls)
             done = span[1]
         append(view[done:])
         return b"".join(pieces)
@@ -701,13 +701,8 @@ class IndexEdit:
             # a line equal to a row's reads as that row, with its ID (most lines hold no pipe at all)
             if b"|" in line and next(read(line, 0, len(line), 0)).id in ids:
                 return None
-        encoded = self.encoded
-        lines = {
-            line: (encoded.get(line) or new.encode("utf-8", "surrogateescape")) if new else None
-            for line, new in self.replace.items()
-        }
         lo = (index.header_line or 0) + 2
-        return Rewrite(lo, lo + len(rows), lines)  # (one line per row)
+        return Rewrite(lo, lo + len(rows), self.replace)  # (one line per row)
 
     def to_text(self) -> str:
         """The new file text (without BOM)."""

@@ -78,7 +78,7 @@ def test_a_refused_pass_leaves_no_child_behind(root, mem, forks) -> None:
         os.kill(forks[0], 0)  # (ended and waited for)
 
 
-def test_no_child_while_another_thread_runs_or_for_few_snapshots(root, mem, forks, monkeypatch) -> None:
+def test_no_child_while_another_thread_runs_or_for_few_snapshots_to_read(root, mem, forks, monkeypatch) -> None:
     protected_root(mem)
     memory = MemoryRoot(root)
     release = threading.Event()
@@ -92,6 +92,10 @@ def test_no_child_while_another_thread_runs_or_for_few_snapshots(root, mem, fork
         release.set()
         other.join()
     monkeypatch.setattr(continues, "BESIDE_AT", len(LIVE) + 1)
+    with continues.Beside(memory) as looking:
+        assert looking.pid == 0
+    monkeypatch.setattr(continues, "BESIDE_AT", 2)  # a record that answers for all but one snapshot
+    monkeypatch.setattr(continues, "recorded", lambda _root: {f"{sid}.md": None for sid in LIVE[1:]})
     with continues.Beside(memory) as looking:
         assert looking.pid == 0
     assert not forks

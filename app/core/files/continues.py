@@ -105,6 +105,11 @@ def load(path: Path) -> dict[str, Entry]:
     return out
 
 
+def recorded(root: MemoryRoot) -> dict[str, Entry]:
+    """The trusted entries of root's record (none where no record is kept: see STAMPS_TELL)."""
+    return load(record_path(root)) if root.on_disk and STAMPS_TELL else {}
+
+
 def _line(name: str, entry: Entry) -> str:
     """One line of the record ("" for what it cannot hold)."""
     stamp, at, (owner, sources) = entry
@@ -183,12 +188,14 @@ def _crc(root: MemoryRoot, name: str) -> int | None:
     return None if data is None else zlib.crc32(data)
 
 
-def look(root: MemoryRoot) -> Snapshots:
+def look(root: MemoryRoot, loaded: dict[str, Entry] | None = None) -> Snapshots:
     """Every snapshot's answer: from the record where the file still has the stamp recorded, else read
-    (through root.read, as every plan reads) and noted for the record when it was read long after its last change."""
+    (through root.read, as every plan reads) and noted for the record when it was read long after its last change
+    (loaded: the record, when read already)."""
     with root.steady():  # (each folder resolved once: 3,000 lstats, not 3,000 walks of the path)
         names = [n for n in root.listdir(SESSIONS) if n.endswith(".md")]
-        loaded = load(record_path(root)) if root.on_disk and STAMPS_TELL else {}
+        if loaded is None:
+            loaded = recorded(root)
         out = Snapshots(names, {}, {}, loaded=loaded)
         folder = str(root.abs(SESSIONS))
         for name in names:
@@ -206,18 +213,21 @@ class Beside:
     here; leaving the block ends a child whose answer was not asked for.
 
     Only a single-threaded process on a system with fork begins a child (forking a process with threads can
-    leave the child holding another thread's lock), for a root with BESIDE_AT snapshots or more; otherwise,
-    and when the child fails in any way, calling it looks here, as look does."""
+    leave the child holding another thread's lock), for a root with BESIDE_AT snapshots or more that the
+    record does not answer for; otherwise, and when the child fails in any way, calling it looks here, as
+    look does."""
 
     def __init__(self, root: MemoryRoot, apart: bool = True):
         """Begin the look (in a child when apart, and one is worth it and safe; else it is made when called)."""
         self.root = root
         self.pid = 0
         self.readable = -1
+        self.loaded: dict[str, Entry] | None = None
         if not apart or not hasattr(os, "fork") or not root.on_disk or threading.active_count() > 1:
             return
-        if len(root.listdir(SESSIONS)) < BESIDE_AT:
-            return
+        loaded = self.loaded = recorded(root)
+        if sum(1 for name in root.listdir(SESSIONS) if name not in loaded) < BESIDE_AT:
+            return  # (few snapshots, or a record that answers for most of them: a look here is quick)
         try:
             readable, writable = os.pipe()
         except OSError:
@@ -233,7 +243,7 @@ class Beside:
             try:
                 os.close(readable)
                 with root.tracking() as reads:
-                    seen = look(root)
+                    seen = look(root, loaded)
                 answer = memoryview(pickle.dumps((seen, reads), pickle.HIGHEST_PROTOCOL))
                 while answer:
                     answer = answer[os.write(writable, answer) :]
@@ -276,7 +286,7 @@ class Beside:
             except Exception:  # pragma: no cover - a child that failed: look here
                 if self.pid:
                     self._reap()
-        return look(self.root)
+        return look(self.root, self.loaded)
 
 
 def _look_at(root: MemoryRoot, name: str, folder: str, out: Snapshots) -> None:

@@ -71,6 +71,9 @@ class Premise:
     description: str
     holds: Callable[[MemoryRoot], bool]
     keep: Callable[[MemoryRoot], None] | None = None
+    # the files it was read from: the plan stands only on settled reads of them, as on the files it changes
+    # (a snapshot caught mid-save, cut off by an editor's truncate-then-write, hides the rows it protects)
+    files: tuple[str, ...] = ()
 
 
 @dataclass

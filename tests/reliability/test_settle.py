@@ -32,9 +32,11 @@ from memboard.core.files.root import MemoryRoot
 from memboard.core.formats.index import IndexFile
 from memboard.core.ops.doctor import diagnose
 from memboard.core.ops.manual import plan_manual
+from memboard.core.ops.organize import plan_organize
 from memboard.core.ops.update import plan_update
 from memboard.core.rebase import rebase
 from tests.support.faults import AfterStep
+from tests.support.roots import Mem, idle_line, row_line
 
 WHEN = datetime(2026, 6, 1, 9, 30)
 ROWS = 40
@@ -117,6 +119,25 @@ def test_a_torn_read_before_the_lock_is_waited_for_not_refused(root, window, see
     save.join()
     assert ids_in(root) == seeded | {hand_id(1)}
     assert row_of(root, target).get("summary") == "done after the save"
+
+
+def test_a_snapshot_caught_mid_save_is_waited_for_before_organize_acts_on_it(root, window):
+    """Organize keeps the idle rows a snapshot lists under Continues From. Cut off by an editor's save, the
+    snapshot listed nothing, and organize deleted the row it protects; now it waits for the save to end."""
+    source, live = "2026-05-01-0900-cursor-main-agent", "2026-05-30-0900-claude-agent"
+    mem = Mem(root)
+    mem.index(row_line(live, updated="2026-05-31 09:00"), idle_line(source))
+    path = mem.snapshot(live, continues=[source])
+    an_hour_ago = time.time() - 3600
+    for old in (root / "index.md", path):
+        os.utime(old, (an_hour_ago, an_hour_ago))
+    save = PlainSave(path, path.read_bytes())
+    assert source not in path.read_text()  # (the torn snapshot's Continues From is still to come)
+    save.finish_after(0.15)
+    plan = execute(MemoryRoot(root), lambda r: plan_organize(r, WHEN))
+    save.join()
+    assert plan.result.protected == [source] and not plan.result.deleted
+    assert source in ids_in(root)
 
 
 def test_a_torn_read_under_the_lock_is_never_a_base(root, window, seeded):

@@ -326,4 +326,5 @@ def _look_at(root: MemoryRoot, name: str, folder: str, out: Snapshots) -> None:
 
 def premise(seen: Snapshots) -> Premise:
     """The premise of a plan built on this look at sessions/ (see the module's notes)."""
-    return Premise("the snapshots in sessions/ are as the plan read them", seen.holds, seen.keep)
+    files = tuple(f"{SESSIONS}/{name}" for name in seen.names)
+    return Premise("the snapshots in sessions/ are as the plan read them", seen.holds, seen.keep, files)

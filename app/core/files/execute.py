@@ -81,6 +81,11 @@ def _settled_build(root: MemoryRoot, build: Builder[R], budget: Budget) -> tuple
             seen = bases[rel] = reads.get(rel) or root.read_seen(rel)
             if seen.data != before or not root.settled(rel, seen):
                 pending[rel] = (None, None)
+        for premise in plan.premises:  # (a file the record answered for was not read: it had long been settled)
+            for rel in premise.files:
+                read = reads.get(rel)
+                if read is not None and not root.settled(rel, read):
+                    pending[rel] = (None, None)
         if not pending:
             return plan, bases
         root.wait_settled(pending, budget)

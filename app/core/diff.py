@@ -150,7 +150,8 @@ def rewritten(a: list[bytes], rewrite: Rewrite) -> tuple[list[bytes], list[Block
     AROUND lines) — as long as a rewritten line at either end of the region has a line found once beside it,
     so that no stretch mixes the two. The blocks are therefore the runs of kept lines."""
     lo, hi, lines = rewrite.lo, rewrite.hi, rewrite.lines
-    if len(a) - (hi - lo) > AROUND:  # (their gaps then hold at most AROUND × AROUND = GAP_CELLS cells)
+    outside = len(a) - (hi - lo)
+    if outside > AROUND or outside * outside > GAP_CELLS:  # (difflib must compare any stretch of them whole)
         return None
     around = Counter(a[:lo] + a[hi:])
     # a rewritten first (last) line of the region must have a line found once just before (after) it

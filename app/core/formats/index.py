@@ -575,16 +575,14 @@ class IndexEdit:
             return self
         index = self.index
         columns = index._columns_at
-        # (column_of: the refusal of a column the table lacks)
-        wanted = [
-            (columns[name] if name in columns else index.column_of(name), value) for name, value in changes.items()
+        cells_for = [  # each changed column, its value and the cell that says it (column_of: the refusal)
+            (columns[name] if name in columns else index.column_of(name), value, escape(value))
+            for name, value in changes.items()
         ]
-        cells_for = [(pos, value, escape(value)) for pos, value in wanted]
         if "id" in changes:
             self.ids_kept = False  # (a new ID: the line reads as another row, see rewrite)
         replace, cells_of, spans = self.replace, self.cells, self.spans
         data = index.data
-        size = len(data)
         for row in rows:
             line = row.line
             if replace.get(line) == "":  # deleted in this edit: nothing to set
@@ -603,17 +601,14 @@ class IndexEdit:
                 continue
             cells_of[line] = cells
             body = "| " + " | ".join(cells) + " |"
-            start = row.offset
-            if start < 0:  # (a row that does not know where its line is)
+            span = index.span_of(row)
+            if span is None:  # (a row that does not know where its line is)
                 original = index.lines[line]
                 new = body + line_ending(original)
                 same = body == line_body(original)
-                span = None
             else:  # compared in bytes, in place: no decoding or copy of the old line (organize rewrites 40k rows)
-                nl = data.find(b"\n", start)
-                end = size if nl < 0 else nl + 1
-                span = (start, end)
-                stop, ending = (end - 1, "\n") if nl >= 0 else (end, "")
+                start, end = span
+                stop, ending = (end - 1, "\n") if data[end - 1 : end] == b"\n" else (end, "")
                 if stop > start and data[stop - 1] == 0x0D:  # (line_body: the `\n`, then a `\r`)
                     stop -= 1
                     ending = "\r\n" if ending else ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import TypeVar
 
 from textual.screen import Screen
 
@@ -11,6 +12,7 @@ from memboard.board.screens import PreviewScreen
 
 ROUNDS = 500
 PATIENCE = 30.0
+S = TypeVar("S", bound=Screen)
 
 
 def make_app(root):
@@ -60,6 +62,15 @@ async def wait_for_screen(pilot, kind: type[Screen], *, not_this: Screen | None 
             return top
         await pilot.pause(0.01)
     raise AssertionError(f"{kind.__name__} never showed; top screen is {pilot.app.screen!r}")
+
+
+async def open_on(pilot, session_id: str, key: str, kind: type[S]) -> S:
+    """Put the cursor on a session, press a flow's key, and return the screen of this kind that it opens."""
+    pilot.app.select_session(session_id)
+    await pilot.press(key)
+    screen = await wait_for_screen(pilot, kind)
+    assert isinstance(screen, kind)
+    return screen
 
 
 async def wait_for_flow(pilot) -> None:

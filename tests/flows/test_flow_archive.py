@@ -5,7 +5,17 @@ from __future__ import annotations
 from memboard.board.screens import MessageScreen, PreviewScreen
 from tests.support.tree import tree
 
-from .driving import live_ids, make_app, mark, preview_diff, preview_words, ready, wait_for_flow, wait_for_screen
+from .driving import (
+    live_ids,
+    make_app,
+    mark,
+    open_on,
+    preview_diff,
+    preview_words,
+    ready,
+    wait_for_flow,
+    wait_for_screen,
+)
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
 
 
@@ -13,9 +23,7 @@ async def test_archive_confirm_writes_exactly_the_previewed_plan(sample_root):
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("a")
-        screen = await wait_for_screen(pilot, PreviewScreen)
+        screen = await open_on(pilot, LONER, "a", PreviewScreen)
         plan = screen.plan
         assert f"+++ b/archive/{LONER}/index.md" in preview_diff(screen)
         assert f"-| {LONER} |" in preview_diff(screen)
@@ -34,9 +42,7 @@ async def test_archive_cancel_writes_nothing(sample_root):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         for key in ("escape", "n"):
-            app.select_session(LONER)
-            await pilot.press("a")
-            await wait_for_screen(pilot, PreviewScreen)
+            await open_on(pilot, LONER, "a", PreviewScreen)
             await pilot.press(key)
             await wait_for_flow(pilot)
             assert not isinstance(app.screen, PreviewScreen)
@@ -49,9 +55,7 @@ async def test_archive_while_referenced_is_refused_in_a_modal(sample_root):
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(SOURCE)
-        await pilot.press("a")
-        screen = await wait_for_screen(pilot, MessageScreen)
+        screen = await open_on(pilot, SOURCE, "a", MessageScreen)
         assert "still referenced by" in screen.message and FOLLOWER in screen.message
         await pilot.press("enter")
         await wait_for_flow(pilot)
@@ -62,9 +66,7 @@ async def test_files_changed_meanwhile_show_a_new_preview_and_write_nothing(samp
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("a")
-        first = await wait_for_screen(pilot, PreviewScreen)
+        first = await open_on(pilot, LONER, "a", PreviewScreen)
         index = sample_root / "index.md"
         index.write_bytes(index.read_bytes() + b"Edited by someone else.\n")
         during = tree(sample_root, skip=(".memboard",))
@@ -129,9 +131,7 @@ async def test_archive_of_a_placeholder_deletes_its_row(sample_root):
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(PLACEHOLDER)
-        await pilot.press("a")
-        screen = await wait_for_screen(pilot, PreviewScreen)
+        screen = await open_on(pilot, PLACEHOLDER, "a", PreviewScreen)
         assert screen.view.headline == [
             f"Will delete the placeholder row {PLACEHOLDER}: it has no snapshot, so there is nothing to archive."
         ]

@@ -7,7 +7,7 @@ from memboard.core.files import probe
 from tests.support.faults import Faults
 from tests.support.tree import tree
 
-from .driving import count_refreshes, make_app, mark, ready, wait_for_flow, wait_for_screen
+from .driving import count_refreshes, make_app, mark, open_on, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
 
 
@@ -27,9 +27,7 @@ async def test_a_failure_half_way_is_explained_and_points_to_doctor(sample_root,
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("a")
-        await wait_for_screen(pilot, PreviewScreen)
+        await open_on(pilot, LONER, "a", PreviewScreen)
         refreshes = count_refreshes(app)
         await pilot.press("enter")
         screen = await wait_for_screen(pilot, MessageScreen)
@@ -47,9 +45,7 @@ async def test_a_crash_after_a_step_is_explained_and_points_to_doctor(sample_roo
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("a")
-        await wait_for_screen(pilot, PreviewScreen)
+        await open_on(pilot, LONER, "a", PreviewScreen)
         await pilot.press("enter")
         screen = await wait_for_screen(pilot, MessageScreen)
         assert "injected fault" in screen.message and "doctor" in screen.footnote
@@ -62,9 +58,7 @@ async def test_row_gone_since_the_preview_is_refused_and_nothing_written(sample_
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("a")
-        await wait_for_screen(pilot, PreviewScreen)
+        await open_on(pilot, LONER, "a", PreviewScreen)
         index = sample_root / "index.md"
         index.write_text(
             "".join(l for l in index.read_text(encoding="utf-8").splitlines(True) if LONER not in l), encoding="utf-8"
@@ -104,9 +98,7 @@ async def test_a_second_flow_does_not_start_while_one_is_open(sample_root):
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("a")
-        first = await wait_for_screen(pilot, PreviewScreen)
+        first = await open_on(pilot, LONER, "a", PreviewScreen)
         await pilot.press("d", "o", "g")
         await pilot.pause()
         assert app.screen is first and len(app.screen_stack) == 2
@@ -148,9 +140,7 @@ async def test_a_conflicted_index_refuses_a_flow_before_any_preview(sample_root)
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("a")
-        screen = await wait_for_screen(pilot, MessageScreen)
+        screen = await open_on(pilot, LONER, "a", MessageScreen)
         assert "refused" in screen.title_text and "merge-conflict markers" in screen.message
         await pilot.press("enter")
         await wait_for_flow(pilot)

@@ -10,7 +10,7 @@ from memboard.board.screens import LogScreen, MessageScreen, PreviewScreen, Ques
 from memboard.core.formats.snapshot import Snapshot
 from tests.support.tree import tree
 
-from .driving import make_app, mark, ready, wait_for_flow, wait_for_screen
+from .driving import make_app, mark, open_on, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
 from .test_flow_maintenance import row_of
 
@@ -33,9 +33,7 @@ async def test_a_toast_is_one_short_line_and_the_log_keeps_the_whole_result(samp
         (toast,) = toasts(app)
         assert "\n" not in toast and len(toast) <= 100 and toast.endswith("(l: the whole result)")
         assert toast.startswith(f"archived {OVERDUE}; not archived: ")
-        app.select_session(LONER)
-        await pilot.press("a")
-        await wait_for_screen(pilot, PreviewScreen)
+        await open_on(pilot, LONER, "a", PreviewScreen)
         await pilot.press("escape")
         await wait_for_flow(pilot)
         assert toasts(app) == ["archive cancelled: nothing written"]  # the earlier toast is gone
@@ -56,9 +54,7 @@ async def test_update_puts_a_new_summary_into_current_context_also_when_the_snap
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("u")
-        editor = await wait_for_screen(pilot, UpdateScreen)
+        editor = await open_on(pilot, LONER, "u", UpdateScreen)
         editor.query_one("#update-summary", Input).value = "Screenshots regenerated for round two."
         area = editor.query_one(TextArea)  # and an item added elsewhere in the snapshot
         area.text = area.text.replace("- app/board/demo.py", "- app/board/demo.py\n- screenshots/make.py")
@@ -84,9 +80,7 @@ async def test_the_update_draft_survives_a_cancelled_preview_and_can_be_kept_for
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("u")
-        editor = await wait_for_screen(pilot, UpdateScreen)
+        editor = await open_on(pilot, LONER, "u", UpdateScreen)
         editor.query_one("#update-topic", Input).value = "Draft topic"
         await pilot.press("ctrl+s")
         await wait_for_screen(pilot, PreviewScreen)
@@ -119,9 +113,7 @@ async def test_release_on_a_follower_releases_what_it_continues_from(sample_root
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(FOLLOWER)
-        await pilot.press("r")
-        picker = await wait_for_screen(pilot, SessionPicker)
+        picker = await open_on(pilot, FOLLOWER, "r", SessionPicker)
         listing = picker.query_one(OptionList)
         labels = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
         assert labels == [f"{SOURCE}  {FOLLOWER} continues from it"]
@@ -141,9 +133,7 @@ async def test_an_update_refused_at_apply_goes_back_to_the_editor_with_the_draft
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("u")
-        editor = await wait_for_screen(pilot, UpdateScreen)
+        editor = await open_on(pilot, LONER, "u", UpdateScreen)
         editor.query_one("#update-topic", Input).value = "Draft topic"
         await pilot.press("ctrl+s")
         await wait_for_screen(pilot, PreviewScreen)

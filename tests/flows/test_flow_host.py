@@ -12,7 +12,7 @@ from memboard.board.messages import AskScreen, FlowFinished
 from memboard.board.screens import PreviewScreen
 from memboard.core.files.root import MemoryRoot
 
-from .driving import live_ids, make_app, ready, wait_for_flow, wait_for_screen
+from .driving import live_ids, make_app, open_on, ready, wait_for_flow
 from .sample import FOLLOWER, LONER
 
 
@@ -104,9 +104,7 @@ async def test_the_refresh_after_a_flow_reads_off_the_ui_thread(sample_root, mon
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         ui_thread = threading.get_ident()
-        app.select_session(LONER)
-        await pilot.press("a")
-        await wait_for_screen(pilot, PreviewScreen)
+        await open_on(pilot, LONER, "a", PreviewScreen)
         reads.clear()
         await pilot.press("enter")
         await wait_for_flow(pilot)

@@ -8,7 +8,7 @@ from memboard.board.screens import MessageScreen, PreviewScreen, QuestionScreen,
 from memboard.core.formats.snapshot import Snapshot
 from tests.support.tree import tree
 
-from .driving import make_app, preview_diff, preview_words, ready, wait_for_flow, wait_for_screen
+from .driving import make_app, open_on, preview_diff, preview_words, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE
 
 
@@ -25,9 +25,7 @@ async def test_update_edits_fields_and_merges_the_snapshot(sample_root):
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("u")
-        editor = await wait_for_screen(pilot, UpdateScreen)
+        editor = await open_on(pilot, LONER, "u", UpdateScreen)
         editor.query_one("#update-topic", Input).value = "Demo root v2"
         area = editor.query_one(TextArea)
         assert area.text == old
@@ -50,9 +48,7 @@ async def test_update_of_a_snapshot_without_sections_goes_back_to_the_editor(sam
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("u")
-        editor = await wait_for_screen(pilot, UpdateScreen)
+        editor = await open_on(pilot, LONER, "u", UpdateScreen)
         editor.query_one(TextArea).text = "just a line, no sections"
         await pilot.press("ctrl+s")
         message = await wait_for_screen(pilot, MessageScreen)
@@ -72,9 +68,7 @@ async def test_update_stale_preview_is_shown_again(sample_root):
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("u")
-        await wait_for_screen(pilot, UpdateScreen)
+        await open_on(pilot, LONER, "u", UpdateScreen)
         await pilot.press("ctrl+s")
         first = await wait_for_screen(pilot, PreviewScreen)
         snap = sample_root / "sessions" / f"{LONER}.md"

@@ -10,7 +10,7 @@ from memboard.core.formats.snapshot import Snapshot
 from memboard.core.results import ChainNode
 from tests.support.tree import tree
 
-from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
+from .driving import make_app, open_on, preview_diff, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
 
 NEW_ID = "2026-06-01-0930-cursor-main-agent"
@@ -28,9 +28,7 @@ async def test_continue_picks_the_current_session_and_links_both_sides(sample_ro
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("c")
-        picker = await wait_for_screen(pilot, SessionPicker)
+        picker = await open_on(pilot, LONER, "c", SessionPicker)
         await pilot.press(*"codex")
         listing = picker.query_one(OptionList)
         ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
@@ -53,9 +51,7 @@ async def test_continue_as_a_new_session_registers_it(sample_root):
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("c")
-        await wait_for_screen(pilot, SessionPicker)
+        await open_on(pilot, LONER, "c", SessionPicker)
         await pilot.press("enter")
         screen = await wait_for_screen(pilot, PreviewScreen)
         assert f"+++ b/sessions/{NEW_ID}.md" in preview_diff(screen)
@@ -71,9 +67,7 @@ async def test_continue_cancelled_in_the_picker_or_the_preview_writes_nothing(sa
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("c")
-        await wait_for_screen(pilot, SessionPicker)
+        await open_on(pilot, LONER, "c", SessionPicker)
         await pilot.press("escape")
         await wait_for_flow(pilot)
         await pilot.press("c")
@@ -89,9 +83,7 @@ async def test_release_removes_the_reference_on_both_sides(sample_root):
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(SOURCE)
-        await pilot.press("r")
-        picker = await wait_for_screen(pilot, SessionPicker)
+        picker = await open_on(pilot, SOURCE, "r", SessionPicker)
         assert [c.session_id for c in picker.choices] == [FOLLOWER]
         await pilot.press("enter")
         screen = await wait_for_screen(pilot, PreviewScreen)
@@ -108,9 +100,7 @@ async def test_release_with_no_reference_explains_and_writes_nothing(sample_root
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("r")
-        screen = await wait_for_screen(pilot, MessageScreen)
+        screen = await open_on(pilot, LONER, "r", MessageScreen)
         assert screen.message == (
             f"{LONER} has no reference to release: no session continues from it, and it continues from none."
         )
@@ -123,9 +113,7 @@ async def test_chain_shows_both_directions_and_enter_jumps(sample_root):
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(FOLLOWER)
-        await pilot.press("g")
-        screen = await wait_for_screen(pilot, ChainScreen)
+        screen = await open_on(pilot, FOLLOWER, "g", ChainScreen)
         tree = screen.query_one(Tree)
         up = tree.root.children[0]
         assert [n.data.id for n in up.children] == [SOURCE]
@@ -139,9 +127,7 @@ async def test_chain_escape_keeps_the_cursor(sample_root):
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(SOURCE)
-        await pilot.press("g")
-        screen = await wait_for_screen(pilot, ChainScreen)
+        screen = await open_on(pilot, SOURCE, "g", ChainScreen)
         down = screen.query_one(Tree).root.children[1]
         assert [n.data.id for n in down.children] == [FOLLOWER]
         await pilot.press("escape")

@@ -26,7 +26,7 @@ from memboard.core.ops.archive import plan_archive
 from tests.support.roots import table_line
 from tests.support.tree import tree
 
-from .driving import make_app, mark, preview_words, ready, wait_for_flow, wait_for_screen
+from .driving import make_app, mark, open_on, preview_words, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE
 
 
@@ -39,9 +39,7 @@ async def test_a_row_change_reads_as_the_cells_that_change_per_session(sample_ro
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("c")
-        await wait_for_screen(pilot, SessionPicker)
+        await open_on(pilot, LONER, "c", SessionPicker)
         await pilot.press(*"codex", "enter")
         screen = await wait_for_screen(pilot, PreviewScreen)
         words = body(screen)
@@ -62,9 +60,7 @@ async def test_each_file_has_a_header_saying_what_will_happen_and_d_shows_the_dr
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("a")
-        screen = await wait_for_screen(pilot, PreviewScreen)
+        screen = await open_on(pilot, LONER, "a", PreviewScreen)
         assert screen.view.headline == [
             f"Will archive {LONER}: its row leaves index.md, its snapshot moves to archive/{LONER}/session.md and its "
             f"row is kept in archive/{LONER}/index.md."
@@ -243,9 +239,7 @@ async def test_a_refusal_speaks_in_board_keys_and_offers_its_fix(sample_root):
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(SOURCE)
-        await pilot.press("a")
-        message = await wait_for_screen(pilot, MessageScreen)
+        message = await open_on(pilot, SOURCE, "a", MessageScreen)
         assert "memboard release" not in message.message and f"select {SOURCE} and press r" in message.message
         assert str(message.query_one("#fix", Button).label) == "Release its references (f)"
         await pilot.press("f")
@@ -356,9 +350,7 @@ async def test_a_large_plan_shows_its_outline_at_once_and_its_rows_when_worked_o
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("a")
-        screen = await wait_for_screen(pilot, PreviewScreen)
+        screen = await open_on(pilot, LONER, "a", PreviewScreen)
         assert screen.view.pending and screen.view.headline[0].startswith(f"Will archive {LONER}")
         assert screen.view.counts == ["3 file changes: 1 created, 1 changed, 1 moved", planview.ROWS_PENDING]
         assert body(screen).endswith(planview.ROWS_PENDING)
@@ -441,9 +433,7 @@ async def test_rows_that_cannot_be_worked_out_leave_the_exact_plan_to_apply_or_c
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
-        await pilot.press("a")
-        screen = await wait_for_screen(pilot, PreviewScreen)
+        screen = await open_on(pilot, LONER, "a", PreviewScreen)
         for _ in range(100):
             if screen.failed:
                 break

@@ -131,11 +131,11 @@ class Snapshots:
     def holds(self, root: MemoryRoot) -> bool:
         """Whether sessions/ still holds these snapshots: the same names, stamps and (for fresh ones) bytes."""
         with root.steady():
-            if [n for n in root.listdir(SESSIONS) if n.endswith(".md")] != self.names:
+            if snapshot_names(root) != self.names:
                 return False
             folder = str(root.abs(SESSIONS))
             for name in self.names:
-                if _stat(root, name, folder) != self.stamps[name]:
+                if _placed(root, name, folder)[0] != self.stamps[name]:
                     return False
                 if name in self.fresh and _crc(root, name) != self.fresh[name]:
                     return False
@@ -152,11 +152,6 @@ class Snapshots:
             atomic_write(record_path(root), data)
         except OSError:
             pass
-
-
-def _stat(root: MemoryRoot, name: str, folder: str) -> Stamp | None:
-    """The stamp of sessions/<name> (None when it is no file memboard may read: gone, or outside the root)."""
-    return _placed(root, name, folder)[0]
 
 
 def _placed(root: MemoryRoot, name: str, folder: str) -> tuple[Stamp | None, str | None]:
@@ -186,12 +181,18 @@ def _crc(root: MemoryRoot, name: str) -> int | None:
     return None if data is None else zlib.crc32(data)
 
 
-def look(root: MemoryRoot, loaded: dict[str, Entry] | None = None) -> Snapshots:
+def snapshot_names(root: MemoryRoot) -> list[str]:
+    """The `.md` names in sessions/, in order."""
+    return [n for n in root.listdir(SESSIONS) if n.endswith(".md")]
+
+
+def look(root: MemoryRoot, loaded: dict[str, Entry] | None = None, names: list[str] | None = None) -> Snapshots:
     """Every snapshot's answer: from the record where the file still has the stamp recorded, else read
     (through root.read, as every plan reads) and noted for the record when it was read long after its last change
-    (loaded: the record, when read already)."""
+    (loaded: the record, names: sessions/'s snapshots, when read already)."""
     with root.steady():  # (each folder resolved once: 3,000 lstats, not 3,000 walks of the path)
-        names = [n for n in root.listdir(SESSIONS) if n.endswith(".md")]
+        if names is None:
+            names = snapshot_names(root)
         if loaded is None:
             loaded = recorded(root)
         out = Snapshots(names, {}, {}, loaded=loaded)
@@ -224,7 +225,8 @@ class Beside:
         if not apart or not hasattr(os, "fork") or not root.on_disk or threading.active_count() > 1:
             return
         loaded = self.loaded = recorded(root)
-        if sum(1 for name in root.listdir(SESSIONS) if name not in loaded) < BESIDE_AT:
+        names = snapshot_names(root)
+        if sum(1 for name in names if name not in loaded) < BESIDE_AT:
             return  # (few snapshots, or a record that answers for most of them: a look here is quick)
         try:
             readable, writable = os.pipe()
@@ -243,7 +245,7 @@ class Beside:
 
                 os.close(readable)
                 with root.tracking() as reads:
-                    seen = look(root, loaded)
+                    seen = look(root, loaded, names)  # (listed just now, before the fork)
                 answer = memoryview(pickle.dumps((seen, reads), pickle.HIGHEST_PROTOCOL))
                 while answer:
                     answer = answer[os.write(writable, answer) :]

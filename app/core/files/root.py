@@ -205,7 +205,7 @@ class MemoryRoot:
 
     def adopt(self, reads: dict[str, Seen]) -> None:
         """Take reads another process made of this root for this thread's pass as this thread's own: noted in the
-        current `tracking` and `steady` blocks, as if made here (see continues.look_beside)."""
+        current `tracking` and `steady` blocks, as if made here (see continues.Beside)."""
         for name in ("reads", "tracked"):
             noted: dict[str, Seen] | None = getattr(self._local, name, None)
             if noted is not None:

@@ -104,3 +104,16 @@ def test_the_board_figures_still_find_the_board_s_previews(tmp_path, task):
     seconds, report = spawn("board", root, tmp_path / "state", task, runs=1, timeout=120)
     assert seconds > 0 and report["painted_at"] > 0
     assert 0 < report["plan_s"] <= report["preview_s"] <= report["rows_s"]  # made, then on screen, then listed
+
+
+def test_the_quoted_id_root_quotes_one_row_in_ten_and_keeps_every_row(tmp_path):
+    """bench/quoted.py's root: the newest ID in one other row's Summary in ten, every row still well formed."""
+    from bench.quoted import quote
+
+    manifest = generate(tmp_path / "root", 200)
+    target = manifest.ids[-1]
+    assert quote(tmp_path / "root" / "index.md", target) == 19
+    index = IndexFile((tmp_path / "root" / "index.md").read_bytes())
+    assert [r.id for r in index.rows] == manifest.ids and not [r for r in index.rows if r.problem]
+    assert sum(target in r.get("summary") for r in index.rows) == 19
+    assert [r.id for r in index.find(target)] == [target]

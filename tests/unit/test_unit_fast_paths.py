@@ -352,3 +352,39 @@ def test_a_read_compared_with_the_bytes_it_should_hold_is_the_plain_read(tmp_pat
         compared, plain = read_seen(path, expect), read_seen(path)
         assert (compared.data, compared.sig, compared.steady) == (plain.data, plain.sig, plain.steady)
         assert (compared.data is expect) == (on_disk == expect)
+
+
+FOUND = "2026-05-31-0900-cursor-main-agent"
+# lines that hold the ID's text without being its row: other cells (escaped pipes around it, several times in a
+# line), malformed rows (too few cells, a bad Status, the ID with a suffix), prose, and the ID's own row
+QUOTING = [
+    f"| 2026-05-31-1000-a | a | follow-up of {FOUND} | s | k | active | - | 2026-05-31 09:00 | 2026-05-31 09:00 |",
+    f"| 2026-05-31-1001-b | b | t | `a \\| {FOUND} \\| b` | {FOUND} | idle | {FOUND} | 2026-05-31 09:00 | x |",
+    f"| {FOUND} | too | few | cells |",
+    f"| {FOUND} | a | t | s | k | closed | - | 2026-05-31 09:00 | 2026-05-31 09:00 |",
+    f"| {FOUND}-2 | a | t | s | k | active | - | 2026-05-31 09:00 | 2026-05-31 09:00 |",
+    f"| {FOUND}\\| | a | t | s | k | active | - | 2026-05-31 09:00 | 2026-05-31 09:00 |",
+    f"| {FOUND} | a | t | s | k | active | - | 2026-05-31 09:00 | 2026-05-31 09:00 |",
+    "| 2026-05-31-1002-c | c | t | s | k | stale | - | 2026-05-31 09:00 | 2026-05-31 09:00 |",
+    f"|{FOUND}|a|t|s|k|active|-|2026-05-31 09:00|2026-05-31 09:00|",
+]
+
+
+@SETTINGS
+@given(
+    st.lists(st.integers(0, len(QUOTING) - 1), max_size=14),
+    st.sampled_from(["", f"Notes on {FOUND}\n\n", f"| {FOUND} | not | the | table |\n\n"]),
+    st.sampled_from(["", f"\nSee {FOUND} above.\n", f"\n| {FOUND} | a | t |\n"]),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_a_row_found_by_its_id_is_the_row_a_full_read_finds(picks, pre, post, eol):
+    """find() reads only the lines that hold the ID's text, counting line numbers on from the last such line;
+    it finds the very rows (lines, offsets, cells, problems) a read of every row finds, wherever else the text is."""
+    body = eol.join([HEADER, SEP, *(QUOTING[i] for i in picks)]) + eol
+    data = (pre.replace("\n", eol) + body + post.replace("\n", eol)).encode("utf-8")
+    full = IndexFile(data)
+    expected = [(r.line, r.offset, r.raw_cells, r.problem) for r in full.rows if r.id == FOUND]
+    found = IndexFile(data).find(FOUND)
+    assert [(r.line, r.offset, r.raw_cells, r.problem) for r in found] == expected
+    lines = data.decode("utf-8").splitlines(keepends=True)
+    assert all(lines[r.line].startswith(("| " + FOUND, "|" + FOUND)) for r in found)

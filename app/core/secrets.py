@@ -8,34 +8,55 @@ The rules follow the public default rule set of gitleaks (its token formats, key
 allowlisted placeholders) for the credentials people paste into notes: connection strings
 with passwords, cloud keys, source-host, package-registry, payment and messaging tokens,
 webhook URLs that carry their secret, private key blocks and JWTs. Each rule has literal
-keywords checked first (as gitleaks does), so a line runs only the few regexes that can match.
+keywords checked first (as gitleaks does), so a line runs only the few regexes that can match, and
+a rule's regex is compiled the first time a line holds its keywords: a hook that scans an agent
+name compiles none.
+
+Invisible characters (Unicode format characters, category Cf: zero-width space, joiners, word
+joiner, BOM, soft hyphen, bidi controls, tags) are taken out of a line before it is matched, so
+`gh<U+200B>p_…` is the GitHub token it shows as. The text written is the caller's, unchanged (a
+refused one is not written at all); a refusal shows the value as matched, masked, and says how
+many invisible characters it held.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from bisect import bisect_left
+from collections.abc import Callable, Iterator
+from functools import cache
+from typing import NamedTuple
 
 from .errors import MemboardError
 
 ALLOW_HINT = "pass --allow-secrets to write it anyway"
 
 
-@dataclass(frozen=True)
 class Rule:
-    """One credential format: its kind, the lowercase keywords that must occur, the pattern.
+    """One credential format: its kind, the lowercase keywords that must occur, the pattern (compiled on first use).
 
-    The pattern's first group, when it has one, is the value to mask.
+    The pattern's first group, when it has one, is the value to mask. (A plain class: a dataclass costs
+    the hook's import a millisecond.)
     """
 
-    kind: str
-    keywords: tuple[str, ...]
-    pattern: re.Pattern[str]
+    __slots__ = ("_pattern", "flags", "keywords", "kind", "source")
+
+    def __init__(self, kind: str, keywords: tuple[str, ...], source: str, flags: int = 0):
+        """A rule of this kind for lines holding one of keywords, matched by the regex source."""
+        self.kind, self.keywords, self.source, self.flags = kind, keywords, source, flags
+        self._pattern: re.Pattern[str] | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The compiled pattern (the first line that holds a keyword compiles it)."""
+        if self._pattern is None:
+            self._pattern = re.compile(self.source, self.flags)
+        return self._pattern
 
 
 def _rule(kind: str, keywords: str, pattern: str, flags: int = 0) -> Rule:
     """A Rule from space-separated keywords and a pattern."""
-    return Rule(kind, tuple(keywords.split()), re.compile(pattern, flags))
+    return Rule(kind, tuple(keywords.split()), pattern, flags)
 
 
 END = r"(?![A-Za-z0-9_-])"  # a token ends where its alphabet does
@@ -131,20 +152,20 @@ RULES: list[Rule] = [
     ),
 ]
 
+# The next two patterns are compiled on first use too, by re's own cache (`re.match(PATTERN, …)`).
 # an AWS secret access key written near its access key ID (same text), without a label
-AWS_SECRET_NEAR = re.compile(r"(?<![A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
+AWS_SECRET_NEAR = r"(?<![A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
 
 # Values that look like assignments but are not credentials (placeholders and prose), after
 # gitleaks' global allowlist: variables, templates, format verbs, masks, example words.
-PLACEHOLDER = re.compile(
+PLACEHOLDER = (
     r"(?i)^(?:<[^>]*>|\[[^\]]*\]|\$\{?[A-Z_][A-Z0-9_]*\}?|\{\{.*\}\}|%[A-Z_]+%|%[sdv]|\*+|x+|\.\.\.+|none|null|nil|"
     r"true|false|redacted|hidden|masked|changeme|example|sample|dummy|placeholder|env|os\.environ.*|getenv.*|secrets?\..*|"
     r"password|passwd|pass|pwd|secret|token|user|username)$"
 )
 
 
-@dataclass(frozen=True)
-class SecretMatch:
+class SecretMatch(NamedTuple):
     """One credential-looking value: where (label and 1-based line), what kind, masked."""
 
     label: str
@@ -163,9 +184,13 @@ class SecretFound(MemboardError):
     def __init__(self, matches: list[SecretMatch]):
         """Build the one-line refusal from the matches."""
         self.matches = matches
-        first = matches[0].describe()
-        more = f" (and {len(matches) - 1} more)" if len(matches) > 1 else ""
-        super().__init__(f"refusing to write a credential into memory: {first}{more}; {ALLOW_HINT}")
+        super().__init__(self.refusal(ALLOW_HINT))
+
+    def refusal(self, then: str) -> str:
+        """The one-line refusal, ending with what to do next (the command line's hint, or a face's own)."""
+        first = self.matches[0].describe()
+        more = f" (and {len(self.matches) - 1} more)" if len(self.matches) > 1 else ""
+        return f"refusing to write a credential into memory: {first}{more}; {then}"
 
 
 # kinds whose first characters are a public, fixed prefix (showing them tells the kind, not the secret)
@@ -191,15 +216,15 @@ PUBLIC_PREFIX_KINDS = {
 }
 
 
-def mask(value: str, kind: str = "") -> str:
-    """Hide a secret: token kinds keep their public 4-character prefix, others show only a length."""
+def mask(value: str, kind: str = "", note: str = "") -> str:
+    """Hide a secret: token kinds keep their public 4-character prefix, others show only a length (and the note)."""
     keep = 4 if kind in PUBLIC_PREFIX_KINDS and len(value) >= 12 else 0
-    return f"{value[:keep]}***({len(value)} chars)"
+    return f"{value[:keep]}***({len(value)} chars{'; ' + note if note else ''})"
 
 
 def _placeholder(value: str) -> bool:
     """Whether an assigned value or URL password is a placeholder rather than a credential."""
-    return bool(PLACEHOLDER.match(value)) or value[0] in "$%{<[" or value.startswith(("os.", "process.env"))
+    return bool(re.match(PLACEHOLDER, value)) or value[0] in "$%{<[" or value.startswith(("os.", "process.env"))
 
 
 def _credential_value(assignment: str, value: str) -> bool:
@@ -232,44 +257,134 @@ def _mixed(token: str) -> bool:
     return any(c.islower() for c in token) and any(c.isupper() for c in token)
 
 
-def _scan_line(line: str, number: int, label: str, taken: list[tuple[int, int]]) -> list[SecretMatch]:
-    """The matches of every rule whose keywords occur in one line."""
+VISIBLE = set(map(chr, range(128)))  # characters known not to be format characters (ASCII, and those met so far)
+
+
+def _invisible_in(line: str) -> set[str]:
+    """The invisible (Unicode category Cf) characters a line holds (none in an ASCII line)."""
+    if line.isascii() or VISIBLE.issuperset(line):  # (isascii takes constant time in CPython: most lines)
+        return set()
+    import unicodedata  # lazy: a C module, and only non-ASCII text needs it
+
+    found = set()
+    for ch in set(line) - VISIBLE:
+        if unicodedata.category(ch) == "Cf":
+            found.add(ch)
+        else:
+            VISIBLE.add(ch)
+    return found
+
+
+def _offsets(line: str, ch: str) -> Iterator[int]:
+    """Where ch occurs in line."""
+    at = line.find(ch)
+    while at >= 0:
+        yield at
+        at = line.find(ch, at + 1)
+
+
+def _masked(value: str, kind: str, hidden: int) -> str:
+    """The value as a refusal shows it (see mask), saying how many invisible characters it held."""
+    note = f"{hidden} invisible character{'s' if hidden > 1 else ''} inside" if hidden else ""
+    if kind == "private key":
+        return "-----BEGIN ... PRIVATE KEY----- block" + (f" ({note})" if note else "")
+    return mask(value, kind, note)
+
+
+Place = Callable[[int, int], tuple[int, int, int]]  # a match's span -> its span in the visible line, invisibles inside
+
+
+def _plain(start: int, end: int) -> tuple[int, int, int]:
+    """The place of a span in a line without invisible characters: itself."""
+    return start, end, 0
+
+
+_PLAIN: Place = _plain
+
+
+def _visible_place(at: list[int]) -> Place:
+    """Where a span of the visible line is, and how many invisible characters (removed at offsets `at`) it held."""
+    return lambda start, end: (start, end, sum(1 for pos in at if start < pos < end))
+
+
+def _raw_place(raw_at: list[int]) -> Place:
+    """Where a span of the line as written lies in its visible line (invisible characters at offsets raw_at)."""
+
+    def place(start: int, end: int) -> tuple[int, int, int]:
+        before, through = bisect_left(raw_at, start), bisect_left(raw_at, end)
+        return start - before, end - through, through - before
+
+    return place
+
+
+@cache
+def _keyword_index() -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
+    """Every rule keyword once, and the rules (positions in RULES) each one calls for (worked out on first use)."""
+    keywords = tuple(dict.fromkeys(k for rule in RULES for k in rule.keywords))
+    return keywords, {k: tuple(i for i, rule in enumerate(RULES) if k in rule.keywords) for k in keywords}
+
+
+def _scan_line(
+    line: str, number: int, label: str, taken: list[tuple[int, int]], place: Place, invisible: set[str]
+) -> list[SecretMatch]:
+    """The matches of every rule whose keywords occur in one line, except those overlapping a span in taken (spans of
+    the visible line: place says where a match lies there; invisible: the characters taken out of it)."""
     out: list[SecretMatch] = []
     lowered = line.lower()
-    for rule in RULES:
-        if not any(k in lowered for k in rule.keywords):
-            continue
+    keywords, rules_of = _keyword_index()
+    hits = [k for k in keywords if k in lowered]  # (one look per keyword, not per rule: most lines hold none)
+    if not hits:
+        return out
+    order = rules_of[hits[0]] if len(hits) == 1 else sorted({i for k in hits for i in rules_of[k]})
+    for i in order:  # in the order of RULES: an earlier rule's match takes its span first
+        rule = RULES[i]
         for m in rule.pattern.finditer(line):
-            start, end = m.span(1) if m.groups() else m.span()
+            start, end, hidden = place(*(m.span(1) if m.groups() else m.span()))
             if any(s < end and start < e for s, e in taken):
                 continue
             value = m.group(1) if m.groups() else m.group(0)
             if not _accepts(rule.kind, m.group(0), value):
                 continue
             taken.append((start, end))
-            shown = "-----BEGIN ... PRIVATE KEY----- block" if rule.kind == "private key" else mask(value, rule.kind)
-            out.append(SecretMatch(label, number, rule.kind, shown))
+            if hidden:
+                value = value.translate(dict.fromkeys(map(ord, invisible)))
+            out.append(SecretMatch(label, number, rule.kind, _masked(value, rule.kind, hidden)))
     return out
 
 
 def scan(text: str, label: str = "text") -> list[SecretMatch]:
-    """Every credential-looking value in text, line by line, with values masked."""
+    """Every credential-looking value in text, line by line, with values masked.
+
+    A line holding invisible characters is matched without them (a token they split is found whole), then as
+    written (where they stand between words, as a space would); a value is reported once."""
     out: list[SecretMatch] = []
     if not text:
         return out
-    lines = text.split("\n")
+    lines: list[tuple[str, Place]] = []
     spans: list[list[tuple[int, int]]] = []
-    for number, line in enumerate(lines, start=1):
+    for number, raw in enumerate(text.split("\n"), start=1):
+        invisible = _invisible_in(raw)
         taken: list[tuple[int, int]] = []
-        out += _scan_line(line, number, label, taken)
+        if not invisible:
+            out += _scan_line(raw, number, label, taken, _PLAIN, invisible)
+            lines.append((raw, _PLAIN))
+        else:
+            raw_at = sorted(at for ch in invisible for at in _offsets(raw, ch))
+            line = raw.translate(dict.fromkeys(map(ord, invisible)))
+            place = _visible_place([pos - k for k, pos in enumerate(raw_at)])  # (where each was, in the visible line)
+            out += _scan_line(line, number, label, taken, place, invisible)
+            out += _scan_line(raw, number, label, taken, _raw_place(raw_at), invisible)
+            lines.append((line, place))
         spans.append(taken)
     if any(m.kind == "AWS access key" for m in out):  # its secret key is often pasted right beside it
-        for number, line in enumerate(lines, start=1):
-            for m in AWS_SECRET_NEAR.finditer(line):
-                start, end = m.span(1)
+        for number, (line, place) in enumerate(lines, start=1):
+            for m in re.finditer(AWS_SECRET_NEAR, line):
+                start, end, hidden = place(*m.span(1))
                 if _mixed(m.group(1)) and not any(s < end and start < e for s, e in spans[number - 1]):
                     spans[number - 1].append((start, end))
-                    out.append(SecretMatch(label, number, AWS_SECRET_KIND, mask(m.group(1))))
+                    out.append(
+                        SecretMatch(label, number, AWS_SECRET_KIND, _masked(m.group(1), AWS_SECRET_KIND, hidden))
+                    )
     return sorted(out, key=lambda m: m.line)
 
 

@@ -52,9 +52,7 @@ def error_line(exc: MemboardError) -> str:
     """A refusal as one line that says whether anything was written (a MemboardError other than Incomplete
     means nothing was)."""
     if isinstance(exc, SecretFound):  # the command line's hint (--allow-secrets) is not an agent's to take
-        first = exc.matches[0].describe()
-        more = f" (and {len(exc.matches) - 1} more)" if len(exc.matches) > 1 else ""
-        return f"refusing to write a credential into memory: {first}{more}; leave it out of the text; nothing written"
+        return exc.refusal("leave it out of the text; nothing written")
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     if isinstance(exc, Incomplete) or any(words in text for words in NOTHING_WRITTEN):
         return text

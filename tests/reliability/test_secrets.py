@@ -303,3 +303,59 @@ def test_every_kind_refuses_the_plan_and_allow_secrets_overrides_it(root, kind, 
         mroot, datetime(2026, 6, 1, 9, 30), "alpha", "Deploy", "see snapshot", snapshot, allow_secrets=True
     )
     assert value.encode("utf-8") in plan.changes[0].after
+
+
+# -- invisible characters ------------------------------------------------------------------------------------------
+
+INVISIBLE = {
+    "zero-width space": "\u200b",
+    "zero-width non-joiner": "\u200c",
+    "zero-width joiner": "\u200d",
+    "word joiner": "\u2060",
+    "BOM": "\ufeff",
+    "soft hyphen": "\u00ad",
+    "right-to-left override": "\u202e",
+    "tag letter": "\U000e0041",
+    "Mongolian vowel separator": "\u180e",
+}
+
+
+@pytest.mark.parametrize("char", INVISIBLE.values(), ids=INVISIBLE.keys())
+def test_an_invisible_character_inside_a_token_does_not_hide_it(char):
+    """`gh<invisible>p_…` shows as a GitHub token and is one: format characters are taken out before matching; the
+    refusal shows the token as matched (masked) and says it held one, never the character itself."""
+    found = scan(f"deploy with gh{char}p_{GITHUB[4:]}", "summary")
+    assert [m.kind for m in found] == ["GitHub token"]
+    described = found[0].describe()
+    assert described == "summary line 1: GitHub token ghp_***(40 chars; 1 invisible character inside)"
+    assert char not in described and GITHUB[4:] not in described
+
+
+def test_invisible_characters_anywhere_in_a_token_are_counted_and_lines_keep_their_numbers():
+    split = "x\u200b" + "ox" + "\u2060" + "b-" + SLACK[5:20] + "\u00ad" + SLACK[20:]
+    found = scan(f"first\n\u200bsecond\nthird {split}", "snapshot")
+    assert [(m.line, m.kind) for m in found] == [(3, "Slack token")]
+    assert found[0].masked == f"xoxb***({len(SLACK)} chars; 3 invisible characters inside)"
+
+
+@pytest.mark.parametrize("char", ["\u200b", "\u2060", "\ufeff"])
+def test_an_invisible_character_between_words_still_parts_them(char):
+    """Taken out, a zero-width space between two words would join them (`tokenghp_…` is no token at a word's
+    start): a line that held invisible characters is matched as written too, and a token found both ways once."""
+    found = scan(f"token{char}{GITHUB} and gh{char}p_{GITHUB[4:]}")
+    assert [m.kind for m in found] == ["GitHub token", "GitHub token"]
+    assert sorted(m.masked for m in found) == ["ghp_***(40 chars)", "ghp_***(40 chars; 1 invisible character inside)"]
+
+
+def test_text_with_invisible_characters_and_no_secret_is_left_alone():
+    assert scan("整理\u200b記憶 with a soft\u00adhyphen, a \u2066bidi isolate\u2069 and an emoji 👩\u200d💻") == []
+
+
+def test_update_refuses_a_token_split_by_a_zero_width_space_and_writes_nothing(cli, root):
+    assert cli("register").code == 0
+    before = tree(root, links=False)
+    res = cli("update", "2026-06-01-0930-cursor-main-agent", "--summary", f"deploy: gh\u200bp_{GITHUB[4:]}")
+    assert res.code == 1 and len(res.err.strip().splitlines()) == 1
+    assert "summary line 1: GitHub token ghp_***(40 chars; 1 invisible character inside)" in res.err
+    assert GITHUB[4:] not in res.err and "\u200b" not in res.err
+    assert tree(root, links=False) == before

@@ -75,7 +75,7 @@ def register_plan(
         raise UsageError("--topic, --summary and --snapshot go with --manual (SessionStart rows use the defaults)")
     from ..core.ops.register import plan_register  # lazy: a command loads only its own operation
 
-    return lambda root: plan_register(root, when, agent)
+    return lambda root: plan_register(root, when, agent, allow_secrets)
 
 
 def update_plan(

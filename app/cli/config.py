@@ -8,6 +8,7 @@ import tomli_w
 
 from ..core import config
 from ..core.files import tomledit
+from ..core.secrets import refuse_secrets
 
 
 def show() -> int:
@@ -30,10 +31,12 @@ def theme_names() -> frozenset[str]:
     return frozenset(BUILTIN_THEMES)
 
 
-def set_key(key: str, value: str) -> int:
+def set_key(key: str, value: str, allow_secrets: bool = False) -> int:
     """Validate and store one setting, keeping the file's comments, layout and other keys; say what changed."""
     themes = theme_names() if key == "theme" else None
     stored = config.parse_value(key, value, themes)
+    if key == "agent_name":  # every registration writes it into index.md and its Session ID
+        refuse_secrets({"agent name": str(stored)}, allow_secrets)
     config.load()  # a config that is not valid TOML is refused here, as by every other command
     edit = tomledit.plan_set(config.config_path(), (key,), stored)
     tomledit.apply(edit)
@@ -51,5 +54,5 @@ def cmd_config(args) -> int:
         print(config.config_path())
         return 0
     if args.action == "set":
-        return set_key(args.key, args.value)
+        return set_key(args.key, args.value, args.allow_secrets)
     return show()

@@ -25,6 +25,7 @@ from ..core.formats import clock
 from ..core.formats.conversations import valid_conversation
 from ..core.formats.ids import check_agent
 from ..core.ops.session_start import plan_session_start
+from ..core.secrets import SecretFound
 from .tools import NAMES, TOOLS
 
 LOCK_WAIT_ENV = "MEMBOARD_HOOK_LOCK_TIMEOUT"
@@ -247,7 +248,10 @@ def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=
     except BaseException as exc:  # fail-open: a hook never breaks the agent's session
         if root_path is None:
             root_path = quiet_root(cli_root)
-        detail = str(exc).splitlines()[0] if str(exc) else ""
+        if isinstance(exc, SecretFound):  # (no --allow-secrets here: a hook's agent name or conversation ID is refused)
+            detail = exc.refusal("nothing written")
+        else:
+            detail = str(exc).splitlines()[0] if str(exc) else ""
         log_line(root_path, tool, f"failed open, no Session ID reported: {type(exc).__name__}: {detail}")
         return 0
 

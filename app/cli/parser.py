@@ -245,6 +245,7 @@ def _setup_commands(sub: Sub) -> None:
     cp = csub.add_parser("set", help="set KEY to VALUE (root, agent_name, stale_days, theme, lock_timeout)")
     cp.add_argument("key", metavar="KEY")
     cp.add_argument("value", metavar="VALUE")
+    cp.add_argument("--allow-secrets", action="store_true", help="store an agent_name that looks like a credential")
     cp.set_defaults(action="set")
     csub.add_parser("path", help="print where the config file lives").set_defaults(action="path")
     p.set_defaults(handler="config:cmd_config")

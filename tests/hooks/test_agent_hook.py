@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -512,3 +513,30 @@ def test_a_terminal_on_stdin_fails_open_at_once(root):
         os.close(follower)
     assert (proc.returncode, proc.stdout) == (0, b"")
     assert "stdin is a terminal" in log_lines(local(root))[0]
+
+
+SLACK = "xoxb-" + "123456789012-1234567890123-abcdefghijklmnop"  # (assembled: this file leaks nothing)
+
+
+@pytest.mark.parametrize("where", ["config", "--agent", "conversation"])
+def test_a_token_for_an_agent_name_or_a_conversation_fails_the_hook_open_with_one_log_line(cli, root, where):
+    """A hook whose agent name (config agent_name, --agent) or conversation ID is a credential writes nothing: no
+    row, no map line, no Session ID on stdout, exit 0, and one log line naming the field with the value masked."""
+    argv, payload = ["hook", "claude"], claude_payload()
+    if where == "config":
+        Path(os.environ["MEMBOARD_CONFIG"]).write_text(f'agent_name = "{SLACK}"\n', encoding="utf-8")
+    elif where == "--agent":
+        argv += ["--agent", SLACK]
+    else:
+        payload = claude_payload(session_id=SLACK)
+    res = cli(*argv, input=encoded(payload))
+    assert (res.code, res.out, res.err) == (0, "", "")
+    assert not (root / "index.md").exists() and map_lines(root) == []
+    lines = log_lines(local(root))
+    field = "conversation ID" if where == "conversation" else "agent name"
+    assert len(lines) == 1, lines
+    assert (
+        f"failed open, no Session ID reported: SecretFound: refusing to write a credential into memory: "
+        f"{field} line 1: Slack token xoxb***({len(SLACK)} chars); nothing written"
+    ) in lines[0]
+    assert SLACK[5:] not in lines[0] and "--allow-secrets" not in lines[0]

@@ -270,6 +270,15 @@ def test_a_credential_in_any_text_is_refused_and_nothing_is_written(agent):
         assert "refusing to write a credential" in message and "nothing written" in message, field
         assert GITHUB_TOKEN not in message and "--allow-secrets" not in message
     assert "credential" in agent.refusal("mem_update", note_id="ops/secrets/deploy", what=f"use {GITHUB_TOKEN}")
+    slack = "xoxb-" + "123456789012-1234567890123-abcdefghijklmnop"  # a topic key's segment as it stands
+    for field, value, named in (
+        ("topic_key", f"ops/{slack}", "topic key"),
+        ("session_id", f"2026-06-01-0930-{slack}", "session"),
+    ):
+        call = {"title": "Deploy", "type": "config", "scope": "ops", "what": "x", field: value}
+        message = agent.refusal("mem_save", **call)
+        assert f"{named} line 1: Slack token xoxb***" in message and slack[5:] not in message, message
+    assert written(agent) == before
     sid = register(agent, topic="Secret summary")
     before = written(agent)
     assert "credential" in agent.refusal("mem_session_summary", session_id=sid, discoveries=[f"token {GITHUB_TOKEN}"])

@@ -239,6 +239,21 @@ def test_a_credential_in_the_text_is_refused_and_nothing_is_written(agent):
     assert tree(agent.root) == before
 
 
+SLACK_TOKEN = "xoxb-" + "123456789012-1234567890123-abcdefghijklmnop"
+
+
+def test_a_credential_for_an_agent_name_is_refused_and_nothing_is_written(agent):
+    """session_register and session_continue take an agent name that lands in index.md, the Session ID and the
+    snapshot's file name: one that is a credential is refused as a text is, naming the field."""
+    source = register(agent, topic="Cited source")
+    before = tree(agent.root)
+    for tool, extra in (("session_register", {}), ("session_continue", {"source_id": source})):
+        message = agent.refusal(tool, agent=SLACK_TOKEN, **extra)
+        assert f"agent name line 1: Slack token xoxb***({len(SLACK_TOKEN)} chars)" in message, message
+        assert "nothing written" in message and SLACK_TOKEN[5:] not in message and "--allow-secrets" not in message
+    assert tree(agent.root) == before
+
+
 async def test_two_clients_writing_at_once_lose_nothing(tmp_path):
     root = tmp_path / "memory"
     root.mkdir()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
@@ -359,3 +361,59 @@ def test_update_refuses_a_token_split_by_a_zero_width_space_and_writes_nothing(c
     assert "summary line 1: GitHub token ghp_***(40 chars; 1 invisible character inside)" in res.err
     assert GITHUB[4:] not in res.err and "\u200b" not in res.err
     assert tree(root, links=False) == before
+
+
+# -- identifiers: agent names, conversation IDs, topic keys, Session IDs ------------------------------------------
+
+AGENT_REFUSAL = f"agent name line 1: Slack token xoxb***({len(SLACK)} chars)"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["register", "--agent", SLACK],
+        ["register", "--manual", "--agent", SLACK, "--summary", "ok"],
+        ["register", "--manual", "--agent", SLACK, "--dry-run"],
+        ["continue", "2026-06-01-0930-source", "--agent", SLACK],
+    ],
+    ids=["register", "register-manual", "dry-run", "continue"],
+)
+def test_a_token_for_an_agent_name_is_refused_with_one_line_naming_the_field(cli, root, argv):
+    """An agent name lands in index.md, in the Session ID, the snapshot's file name and its text: it is scanned
+    like every other text (a Slack token is all lowercase letters, digits and hyphens: a well-formed agent name)."""
+    assert cli("register", "--agent", "source").code == 0
+    before = tree(root, links=False)
+    res = cli(*argv)
+    assert res.code == 1 and len(res.err.strip().splitlines()) == 1, res.err
+    assert AGENT_REFUSAL in res.err and SLACK[5:] not in res.err and "Your Memory Session ID" not in res.out
+    assert tree(root, links=False) == before
+
+
+def test_allow_secrets_overrides_the_agent_name_check_too(cli, root):
+    res = cli("register", "--agent", SLACK, "--allow-secrets")
+    assert res.code == 0, res.err
+    assert f"| 2026-06-01-0930-{SLACK} | {SLACK} |" in (root / "index.md").read_text(encoding="utf-8")
+
+
+def test_config_set_refuses_a_token_agent_name_and_a_hand_written_one_is_refused_at_register(cli, root):
+    config = Path(os.environ["MEMBOARD_CONFIG"])
+    res = cli("config", "set", "agent_name", SLACK, use_root=False)
+    assert res.code == 1 and AGENT_REFUSAL in res.err and SLACK[5:] not in res.err
+    assert not config.exists()
+    config.write_text(f'agent_name = "{SLACK}"\n', encoding="utf-8")  # by hand
+    res = cli("register")
+    assert res.code == 1 and AGENT_REFUSAL in res.err
+    assert list(root.iterdir()) == []
+
+
+def test_a_note_s_topic_key_and_session_are_scanned_but_a_key_made_from_its_title_is_not(cli, root):
+    base = ["note", "save", "--title", "Deploy", "--type", "config", "--scope", "ops", "--what", "x"]
+    res = cli(*base, "--topic-key", f"ops/{SLACK}")
+    assert res.code == 1 and f"topic key line 1: Slack token xoxb***({len(SLACK)} chars)" in res.err
+    res = cli(*base, "--session", f"2026-06-01-0930-{SLACK}")
+    assert res.code == 1 and "session line 1: Slack token" in res.err and SLACK[5:] not in res.err
+    assert not (root / "notes").exists()
+    # a title of prose whose slug looks like a key (`sk-` and 20 more) is not refused for its derived key
+    res = cli("note", "save", "--title", "sk-learn pipeline notes for us", "--type", "fact", "--scope", "tool")
+    assert res.code == 0, res.err
+    assert (root / "notes" / "tool" / "fact" / "sk-learn-pipeline-notes-for-us.md").is_file()

@@ -60,7 +60,9 @@ def plan_manual(
     check_agent(agent)
     topic = one_line(topic, "topic") or DEFAULT_TOPIC
     summary = one_line(summary, "summary") or MANUAL_FALLBACK_SUMMARY
-    refuse_secrets({"topic": topic, "summary": summary, "snapshot": snapshot_text}, allow_secrets)
+    refuse_secrets(
+        {"agent name": agent, "topic": topic, "summary": summary, "snapshot": snapshot_text}, allow_secrets
+    )  # (the agent name lands in index.md, the snapshot's text and its file name)
     before = root.read(INDEX)
     index = IndexFile(before or b"")
     sid = make_id(when, agent, taken_ids(root, index))

@@ -10,6 +10,7 @@ from ..formats.ids import check_agent, is_valid_id, make_id
 from ..formats.index import IndexFile
 from ..formats.layout import INDEX, archive_dir, session_path
 from ..plan import Change, Plan
+from ..secrets import refuse_secrets
 from ..start_results import RegisterResult
 from .checks import row_exists
 from .common import DEFAULT_KEYWORDS, DEFAULT_SUMMARY, DEFAULT_TOPIC
@@ -43,9 +44,10 @@ def taken_ids(root: MemoryRoot, index: IndexFile) -> TakenIds:
     return TakenIds(root, index)
 
 
-def plan_register(root: MemoryRoot, when: datetime, agent: str) -> Plan[RegisterResult]:
+def plan_register(root: MemoryRoot, when: datetime, agent: str, allow_secrets: bool = False) -> Plan[RegisterResult]:
     """SessionStart registration: append one idle row with the seed's defaults, nothing else."""
     check_agent(agent)
+    refuse_secrets({"agent name": agent}, allow_secrets)  # it lands in index.md and in every ID made from it
     before = root.read(INDEX)
     index = IndexFile(before or b"")
     sid = make_id(when, agent, taken_ids(root, index))

@@ -19,6 +19,7 @@ from ..formats.conversations import legacy_shard_path, lookup, shard_path, with_
 from ..formats.index import IndexFile
 from ..formats.layout import INDEX, archive_dir
 from ..plan import Change, Check, Plan
+from ..secrets import refuse_secrets
 from ..start_results import SessionStartResult, Whoami
 from .register import plan_register
 
@@ -78,6 +79,7 @@ def plan_session_start(
         if rows:
             found = SessionStartResult(previous, rows[0].status, conversation, reused=True)
             return Plan("register", found, success=f"Your Memory Session ID is: {previous}")
+    refuse_secrets({"conversation ID": conversation})  # the map's lines keep it (in local state, but a file still)
     registered = plan_register(root, when, agent)
     sid = registered.result.session_id
     plan = registered.with_result(SessionStartResult(sid, registered.result.status, conversation, False, previous))

@@ -107,15 +107,20 @@ def draft_note(draft: NoteDraft) -> Note:
 
 
 def refuse_note_secrets(note: Note, allow: bool) -> None:
-    """Refuse (SecretFound, nothing written) a note whose text holds a credential."""
+    """Refuse (SecretFound, nothing written) a note whose text holds a credential: its texts, its Session ID and its
+    topic key (its file's name), unless that is the key derived from its title (scanned itself: a slug of prose can
+    look like a token, `sk-learn-…`)."""
+    derived = note.topic_key == suggest_topic_key(note.scope, note.type, note.title)
     refuse_secrets(
         {
+            "topic key": None if derived else note.topic_key,
             "title": note.title,
             "project": note.project,
             "what": note.what,
             "why": note.why,
             "where": note.where,
             "learned": note.learned,
+            "session": note.session,
         },
         allow,
     )

@@ -2,7 +2,9 @@
 
 A rename the OS refuses for a moment (a synced or scanned file on Windows) is retried briefly.
 A write given the bytes it expects to replace compares the file once more right before the
-rename, so an edit made meanwhile by a program that skips the lock is never overwritten.
+rename, so an edit made meanwhile by a program that skips the lock is never overwritten. After
+the rename the folder is synced (the new entry survives a power loss), and so is the parent of
+each folder made for the file (`archive/<id>/`, `notes/<a>/<b>/`), as POSIX asks of a new folder.
 """
 
 from __future__ import annotations
@@ -73,13 +75,30 @@ def _through_link(path: Path) -> Path:
 
 
 def make_folders(folder: Path) -> list[Path]:
-    """Create folder and its missing parents; the ones created, deepest first."""
-    made = []
+    """Create folder and its missing parents, shallowest first, each one's parent flushed right after it is made
+    (POSIX: a new folder's entry is durable once its parent is synced; one fsync per new folder, none on Windows);
+    the ones created, deepest first. On failure the folders it made are removed again."""
+    missing = []
     probe_path = folder
     while not probe_path.exists() and probe_path.parent != probe_path:
-        made.append(probe_path)
+        missing.append(probe_path)
         probe_path = probe_path.parent
-    folder.mkdir(parents=True, exist_ok=True)
+    made: list[Path] = []
+    try:
+        for path in reversed(missing):
+            try:
+                path.mkdir()
+            except FileExistsError:  # made meanwhile by another writer (its entry is its to sync)
+                if not path.is_dir():
+                    raise
+                continue
+            made.insert(0, path)
+            fsync_dir(path.parent)
+        if not missing and not folder.is_dir():
+            folder.mkdir()  # (it exists as something else: the error mkdir gives)
+    except BaseException:
+        remove_folders(made)
+        raise
     return made
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from .. import config
 from ..errors import MemboardError
 from ..plan import Plan
-from .fs import ANY, Unset, atomic_write
+from .fs import ANY, Unset, atomic_write, make_folders
 from .root import MemoryRoot, root_key
 
 ROOTS = "roots"
@@ -66,7 +66,7 @@ class LocalState:
     def write(self, rel: str, data: bytes, expect: bytes | Unset | None = ANY) -> None:
         """Write a file atomically (compared with expect, None meaning absent, when given); OSError on failure."""
         if not self.path.is_dir():
-            self.path.mkdir(parents=True, exist_ok=True)
+            make_folders(self.path)
             atomic_write(self.path / ROOT_NOTE, f"{self.root.real}\n".encode("utf-8", "surrogateescape"))
         atomic_write(self.abs(rel), data, expect=expect)
 

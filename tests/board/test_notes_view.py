@@ -446,3 +446,14 @@ async def test_escape_sequences_in_a_note_never_reach_the_terminal(tmp_path):
         assert "CRLF \ufffd[2J\ufffd[31mbreaks \ufffdit" in plain(screen.query_one("#note-meta", Static))
         lines = [screen.table.render_line(y).text for y in range(1, 16)]
         assert not any("\x1b" in line for line in lines)
+
+
+async def test_a_sync_tool_s_copy_of_a_note_is_not_shown_as_a_note(root_with_notes):
+    """`<key>_conflict-….md` (ownCloud's naming, a note ID by form) naming the original's topic key is no note."""
+    original = root_with_notes / "notes" / "project" / "vault" / "sync.md"
+    original.with_name("sync_conflict-20260531-101500.md").write_bytes(original.read_bytes())
+    app = board(root_with_notes)
+    async with app.run_test(size=(160, 45)) as pilot:
+        ids = shown_ids(await open_notes(pilot))
+        assert "project/vault/sync" in ids and len(ids) == 13
+        assert "project/vault/sync_conflict-20260531-101500" not in ids

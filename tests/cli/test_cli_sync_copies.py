@@ -8,6 +8,7 @@ organize's Continues From scan, not listed.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -116,3 +117,69 @@ def test_organize_takes_a_copy_for_its_original_not_a_session_of_its_own(cli, ro
     report = json.loads(res.out)
     assert report["protected"] == [SOURCE]  # the copy still protects (conservative), on behalf of A
     assert report["reasons"][SOURCE] == f"listed in Continues From of {A}"
+
+
+# -- notes ---------------------------------------------------------------------------------------------------------
+
+KEY = "project/decision/db"
+# the copy's name for an original named `db`, and the tool: every naming above, and the ones that are note IDs too
+NOTE_NAMES = [*NAMES, ("{o}_conflict-20260531-101500", "ownCloud"), ("{o}.sync-conflict-20260531-101500", "Syncthing")]
+NAMED_LIKE_NOTES = [("{o}-laptop", "OneDrive"), ("{o}_conflict-20260531-101500", "ownCloud"), NOTE_NAMES[-1]]
+
+
+def note_with_copy(cli, root: Path, pattern: str) -> str:
+    """A note saved at KEY and a sync tool's copy of it beside it, holding a word only the copy has; the copy's path."""
+    save = ["note", "save", "--topic-key", KEY, "--title", "Pick the database", "--type", "decision"]
+    assert cli(*save, "--scope", "project", "--what", "- PostgreSQL.").code == 0
+    original = root / "notes" / f"{KEY}.md"
+    copy = original.with_name(pattern.format(o="db") + ".md")
+    copy.write_text(original.read_text(encoding="utf-8").replace("PostgreSQL.", "PostgreSQL laptopword."), "utf-8")
+    return copy.relative_to(root).as_posix()
+
+
+@pytest.mark.parametrize("pattern,tool", NOTE_NAMES, ids=[f"{t}-{i}" for i, (_, t) in enumerate(NOTE_NAMES)])
+def test_a_conflicted_copy_of_a_note_is_named_as_a_copy_never_as_a_second_note(cli, root, whole_tree, pattern, tool):
+    """A sync tool's copy of notes/<key>.md naming that key is a sync_conflict_copy, as for snapshots: not a misnamed
+    note (whose advice would make a second note on the topic) nor a note whose Topic Key is wrong (whose fix would)."""
+    copy = note_with_copy(cli, root, pattern)
+    found = findings(cli)
+    assert [(f["kind"], f["id"]) for f in found] == [("sync_conflict_copy", KEY)], found
+    message = found[0]["message"]
+    assert message.startswith(f"{copy} is a sync-conflict copy of notes/{KEY}.md ({tool} naming)")
+    assert "does not merge conflict copies yet" in message and found[0]["fix"] is None
+    assert "rename" not in message and "topic key" not in message.lower()
+    before = whole_tree()
+    res = cli("doctor", "--fix")
+    assert (res.code, res.out.strip().splitlines()[-1]) == (0, "nothing to repair")
+    assert whole_tree() == before
+
+
+@pytest.mark.parametrize("pattern,tool", NAMED_LIKE_NOTES, ids=[t for _, t in NAMED_LIKE_NOTES])
+def test_no_listing_or_search_shows_a_note_s_conflict_copy(cli, root, pattern, tool):
+    """A copy whose name is a note ID as well (`db-laptop`, `db_conflict-…`) is still no note: `note list`, `note
+    search` and `memboard search` leave it out (the board's notes view and mem_context read the same lists)."""
+    note_with_copy(cli, root, pattern)
+    assert [n["id"] for n in json.loads(cli("note", "list", "--json").out)] == [KEY]
+    assert json.loads(cli("note", "search", "laptopword", "--json").out) == []
+    assert json.loads(cli("search", "laptopword", "--json").out) == []
+    assert [n["id"] for n in json.loads(cli("note", "search", "PostgreSQL", "--json").out)] == [KEY]
+
+
+def test_a_note_named_like_a_copy_is_a_note_when_it_names_its_own_key(cli, root):
+    """Content decides: `db-laptop` whose Metadata says `project/decision/db-laptop` is a note of its own."""
+    save = [
+        "note",
+        "save",
+        "--title",
+        "Pick the database",
+        "--type",
+        "decision",
+        "--scope",
+        "project",
+        "--what",
+        "- x.",
+    ]
+    assert cli(*save, "--topic-key", KEY).code == 0
+    assert cli(*save, "--topic-key", f"{KEY}-laptop").code == 0
+    assert sorted(n["id"] for n in json.loads(cli("note", "list", "--json").out)) == [KEY, f"{KEY}-laptop"]
+    assert findings(cli) == []

@@ -461,3 +461,16 @@ def test_a_note_tool_on_a_root_that_goes_away_is_an_error_of_that_call(tmp_path:
         assert "does not exist" in agent.refusal("mem_context")
         assert "does not exist" in agent.refusal("mem_save", title="Lost", type="fact", scope="ops", what="x")
     assert not root.exists()
+
+
+def test_a_sync_tool_s_copy_of_a_note_is_no_note_for_mem_context_or_mem_search(agent):
+    """`<key>-laptop.md` (OneDrive's naming, a note ID by form) naming the original's topic key is a conflict copy:
+    mem_context and mem_search show the original only."""
+    key = "copies-demo/decision/db"
+    save(agent, key, "Pick the database", "decision", "- PostgreSQL.", project="copies-demo")
+    original = agent.root / "notes" / f"{key}.md"
+    copy = original.with_name("db-laptop.md")
+    copy.write_text(original.read_text(encoding="utf-8").replace("PostgreSQL.", "PostgreSQL copyword."), "utf-8")
+    context = agent.answer("mem_context", project="copies-demo")
+    assert [n["id"] for n in context["related"] if n["id"].startswith("copies-demo/")] == [key]
+    assert agent.answer("mem_search", query="copyword")["hits"] == []

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 
 from ...core.errors import MemboardError
+from ...core.files.copies import copied_note
 from ...core.files.root import MemoryRoot
 from ...core.formats.layout import NOTES
 from ...core.formats.note import FIELDS, SECTIONS, Note, dropped_statements, note_from_cells, quick_cells, read_note
@@ -133,11 +134,14 @@ class NoteWatch(FileWatch):
 
 
 def read_views(root: MemoryRoot, ids: list[str]) -> dict[str, NoteView | None]:
-    """The metadata of these notes, read without a Markdown parser (None for a note gone meanwhile)."""
+    """The metadata of these notes, read without a Markdown parser (None for a note gone meanwhile, or a sync tool's
+    conflict copy of a note: no note of its own)."""
     out: dict[str, NoteView | None] = {}
     for note_id in ids:
         data = read_listed(root, note_path(note_id))
-        out[note_id] = note_view(note_id, note_from_cells(quick_cells(data))) if data is not None else None
+        note = note_from_cells(quick_cells(data)) if data is not None else None
+        copy = note is not None and copied_note(note_id, note.topic_key)  # (a sync tool's conflict copy: no note)
+        out[note_id] = note_view(note_id, note) if note is not None and not copy else None
     return out
 
 

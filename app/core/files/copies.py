@@ -4,7 +4,8 @@ Sync tools that see two machines change one file keep both, the second as a conf
 beside the original. A name alone proves nothing (`…-claude-agent.md` ends like a OneDrive
 `-COMPUTER` copy), so a copy counts only when its content is the original's: a copy of
 `index.md` holds the index table, a copy of `sessions/<id>.md` names that session in its
-title or Metadata. Only the standard library and the core's index reader are used.
+title or Metadata, a copy of a note `notes/<key>.md` names that topic key in its Metadata (and
+not the one its own name would be). Only the standard library and the core's index reader are used.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Protocol
 from ..errors import MemboardError
 from ..formats.ids import is_valid_id
 from ..formats.index import IndexFile
-from ..formats.layout import ARCHIVE, INDEX, SESSIONS
+from ..formats.layout import ARCHIVE, INDEX, NOTES, SESSIONS
+from ..formats.topic import split_note_id
 
 # one parenthesised suffix that a sync tool adds: Dropbox `(Host's conflicted copy 2026-05-31)` and its
 # translations, Nextcloud `(conflicted copy 2026-05-31 101500)`, Obsidian Sync `(Conflicted copy DEVICE 202605311015)`
@@ -36,6 +38,9 @@ NAMED_ID_RE = re.compile(
     rb"|[ \t]*\|[ \t]*Session ID[ \t]*\|[ \t]*([^|\s]+)[ \t]*\|)",
     re.MULTILINE,
 )
+
+# a note's `Topic Key` metadata row (the first one: a note's table comes before its sections)
+TOPIC_KEY_RE = re.compile(rb"^[ \t]*\|[ \t]*Topic Key[ \t]*\|[ \t]*([^|\s]+)[ \t]*\|", re.MULTILINE)
 
 
 class Reader(Protocol):
@@ -201,6 +206,35 @@ def _archive_copies(root: Reader) -> list[ConflictCopy]:
                     out.append(ConflictCopy(f"{rel}/{name}", f"{rel}/{original}.md", tool, sid))
                 break
     return out
+
+
+def copied_note(name: str, topic_key: str) -> tuple[str, str] | None:
+    """(original note ID, tool) when the file `notes/<name>.md`, whose Metadata names topic_key, is a sync tool's
+    conflict copy of that note, else None: its name is the original's as a sync tool renames it (`<key>.sync-conflict-…`,
+    `<key> (… conflicted copy …)`, `<key>-<COMPUTER>`, …) and it names the original's topic key, not its own name's.
+    A copy named like a note of its own (`…_conflict-…`, `…-laptop`) is no note either: listings leave it out."""
+    own = split_note_id(name)
+    if not topic_key or (own is not None and own[0] == topic_key):
+        return None
+    folder, _, leaf = name.rpartition("/")
+    for stem, tool in original_stems(leaf):
+        original = f"{folder}/{stem}" if folder else stem
+        key = split_note_id(original)
+        if key is not None and key[0] == topic_key:
+            return original, tool
+    return None
+
+
+def note_topic_key(data: bytes) -> str:
+    """The topic key a note file's Metadata names ("" when none)."""
+    m = TOPIC_KEY_RE.search(data, 0, 16384)
+    return m.group(1).decode("utf-8", "replace") if m else ""
+
+
+def note_copy(rel: str, data: bytes) -> ConflictCopy | None:
+    """The conflict copy that the file rel (`notes/….md`) with these bytes is, else None."""
+    found = copied_note(rel[len(NOTES) + 1 : -3], note_topic_key(data))
+    return ConflictCopy(rel, f"{NOTES}/{found[0]}.md", found[1]) if found else None
 
 
 def find_copies(root: Reader, thorough: bool = False) -> list[ConflictCopy]:

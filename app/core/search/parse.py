@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Iterator
 
+from ..files.copies import copied_note, note_topic_key
 from ..formats.index import FIELD_OF_COLUMN, IndexFile
 from ..formats.layout import INDEX, SESSIONS
 from ..formats.text import line_body, split_cells, unescape
@@ -233,6 +234,8 @@ def file_record(root: str, path: str) -> Record | None:
         return None
     kind, key = source
     if kind == NOTE:
+        if copied_note(key, note_topic_key(data)):  # a sync tool's conflict copy of a note: no note of its own
+            return None
         return note_record(data, key, path)
     if path.startswith(SESSIONS):
         return snapshot_record(data, key, LIVE, path)

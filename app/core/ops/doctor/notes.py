@@ -1,5 +1,8 @@
 """Doctor's checks of typed notes (`notes/`): names, metadata, supersede links, an interrupted supersede.
 
+- sync_conflict_copy: a sync tool's conflict copy of a note (`<key>.sync-conflict-…`, `<key> (… conflicted
+  copy …)`, `<key>-<COMPUTER>`, …, naming the original's topic key): named with the advice for every
+  conflict copy, never a note of its own (no other check looks at it, and no listing shows it);
 - note_name: a Markdown file under notes/ whose path is no note ID (to rename by hand);
 - note_metadata: a field that is missing or wrong; the Topic Key is set from the file's path and
   a missing Status filled in (active, or superseded for a note moved aside), the rest is a
@@ -16,6 +19,7 @@ Notes are read by a line scan of their metadata; only the notes a repair touches
 
 from __future__ import annotations
 
+from ...files.copies import ConflictCopy, copied_note, copy_advice, note_copy
 from ...files.root import MemoryRoot
 from ...formats.layout import NOTES
 from ...formats.note import Note, note_from_cells, problems_of, quick_cells, read_note, write_note
@@ -40,11 +44,17 @@ class NoteCheckup:
         self.data: dict[str, bytes] = {}
         self.fixed: dict[str, Note] = {}  # note ID -> its values once repaired
         self.doomed: set[str] = set()  # interrupted copies this repair deletes
+        self.copies: list[ConflictCopy] = []  # sync-conflict copies of notes, none of them a note
         for rel in note_files(root):
             data = read_listed(root, rel)
             if data is not None:
-                self.data[rel[len(NOTES) + 1 : -3]] = data
-                self.notes[rel[len(NOTES) + 1 : -3]] = note_from_cells(quick_cells(data))
+                note_id, note = rel[len(NOTES) + 1 : -3], note_from_cells(quick_cells(data))
+                copied = copied_note(note_id, note.topic_key)
+                if copied:  # (named like a note of its own: `<key>-<COMPUTER>`, `<key>_conflict-…`)
+                    self.copies.append(ConflictCopy(rel, note_path(copied[0]), copied[1]))
+                    continue
+                self.data[note_id] = data
+                self.notes[note_id] = note
 
     def add(self, kind: str, note_id: str, message: str, fix: str | None = None, subject: str | None = None) -> None:
         """Record a finding."""
@@ -78,10 +88,15 @@ def _names(c: NoteCheckup) -> None:
     base = c.root.abs(NOTES)
     if not base.is_dir() or base.is_symlink():
         return
-    named = {note_path(n) for n in c.data}
+    named = {note_path(n) for n in c.data} | {copy.path for copy in c.copies}
     for path in sorted(base.rglob("*.md")):
         rel = path.relative_to(c.root.path).as_posix()
         if rel not in named and not path.is_symlink() and path.is_file() and not path.name.startswith("."):
+            data = read_listed(c.root, rel)
+            copy = note_copy(rel, data) if data is not None else None
+            if copy:
+                c.copies.append(copy)
+                continue
             c.add(
                 "note_name",
                 "",
@@ -180,6 +195,8 @@ def check_notes(root: MemoryRoot, findings: list[Finding], plan: Plan[DoctorResu
         return
     c = NoteCheckup(root, findings)
     _names(c)
+    for copy in sorted(c.copies, key=lambda copy: copy.path):
+        c.add("sync_conflict_copy", copy.original[len(NOTES) + 1 : -3], copy_advice(copy), subject=copy.original)
     _metadata(c)
     _interrupted(c)
     _links(c)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ...errors import Refused
 from ...files import revisions
+from ...files.copies import copied_note
 from ...files.root import MemoryRoot
 from ...formats.layout import NOTES
 from ...formats.note import STATUSES, Note, decoded, note_from_cells, problems_of, quick_cells, read_note
@@ -118,7 +119,8 @@ def read_listed(root: MemoryRoot, rel: str) -> bytes | None:
 
 
 def list_notes(root: MemoryRoot, filters: NoteFilters | None = None) -> list[NoteView]:
-    """Every note's metadata (sorted by ID), read without a Markdown parser; filters narrow it."""
+    """Every note's metadata (sorted by ID), read without a Markdown parser (sync-conflict copies of notes left out);
+    filters narrow it."""
     filters = (filters or NoteFilters()).checked()
     out = []
     for rel in note_files(root):
@@ -126,7 +128,10 @@ def list_notes(root: MemoryRoot, filters: NoteFilters | None = None) -> list[Not
         note_id = rel[len(NOTES) + 1 : -3]
         if data is None:
             continue
-        view = note_view(note_id, note_from_cells(quick_cells(data)))
+        note = note_from_cells(quick_cells(data))
+        if copied_note(note_id, note.topic_key):  # a sync tool's conflict copy of a note (doctor names it)
+            continue
+        view = note_view(note_id, note)
         if filters.passes(view):
             out.append(view)
     return out

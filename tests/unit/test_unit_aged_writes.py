@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from memboard.core.files import fsclock
 from memboard.core.files.fs import ChangedUnderfoot, atomic_write
 from memboard.core.files.settle import aged_read, read_seen
 
@@ -25,10 +26,17 @@ def aged_file(path, data: bytes, age: float = 60.0):
     return read_seen(path)
 
 
+def read_at(seen, path) -> int:
+    """When seen was read, on the clock of its file system (see fsclock)."""
+    offset = fsclock.offset(seen.sig[0], path)
+    assert offset is not None
+    return seen.at_ns + offset
+
+
 def test_an_unchanged_aged_file_is_replaced_without_reading_it_again(tmp_path, monkeypatch):
     path = tmp_path / "index.md"
     seen = aged_file(path, b"| a |\n")
-    assert aged_read(seen)
+    assert aged_read(seen, read_at(seen, path))
     monkeypatch.setattr("memboard.core.files.fs.read_seen", lambda p: pytest.fail("read again"))
     atomic_write(path, b"| a |\n| b |\n", expect=seen.data, sig=seen.sig, by_signature=True)
     assert path.read_bytes() == b"| a |\n| b |\n"
@@ -54,4 +62,11 @@ def test_a_save_after_an_aged_read_is_never_overwritten(tmp_path, save):
 
 
 def test_a_fresh_read_is_not_aged(tmp_path):
-    assert not aged_read(aged_file(tmp_path / "index.md", b"x\n", age=0.5))
+    path = tmp_path / "index.md"
+    seen = aged_file(path, b"x\n", age=0.5)
+    assert not aged_read(seen, read_at(seen, path))
+
+
+def test_a_read_is_never_aged_without_its_file_systems_clock(tmp_path):
+    """Where no timestamp of the file system can be had, this process's clock says nothing of the file's age."""
+    assert not aged_read(aged_file(tmp_path / "index.md", b"x\n"), None)

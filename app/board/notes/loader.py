@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 
 from ...core.errors import MemboardError
+from ...core.files import fsclock
 from ...core.files.copies import copied_note
 from ...core.files.root import MemoryRoot
 from ...core.formats.layout import NOTES
@@ -83,11 +84,12 @@ class NoteWatch(FileWatch):
     ) -> None:
         """Add the note files under path (their IDs start with prefix) to found, its folders to folders."""
         try:
-            mtime = os.stat(path, follow_symlinks=False).st_mtime_ns
+            st = os.stat(path, follow_symlinks=False)
         except OSError:
             return
+        mtime = st.st_mtime_ns
         known_folder = self.folders.get(path)
-        fresh = known_folder is None or known_folder.mtime != mtime or time.time_ns() - mtime < RECENT_NS
+        fresh = known_folder is None or known_folder.mtime != mtime or self._recent(st, path)
         folder = self._list(path, prefix, mtime, depth) if fresh else known_folder
         if folder is None:
             return
@@ -105,6 +107,13 @@ class NoteWatch(FileWatch):
             found[note_id] = (st.st_mtime_ns, st.st_size)
         for sub, sub_prefix in folder.subfolders:
             self._visit(sub, sub_prefix, depth + 1, found, folders)
+
+    def _recent(self, st: os.stat_result, path: str) -> bool:
+        """Whether the folder at path (its stat st) changed within RECENT_NS, on the clock of its file system (see
+        core/files/fsclock.py: measured in local state only, as nothing is written here; where that clock cannot be
+        had, every folder is recent)."""
+        offset = fsclock.offset(st.st_dev, path, beside=False)
+        return offset is None or time.time_ns() + offset - st.st_mtime_ns < RECENT_NS
 
     def _list(self, path: str, prefix: str, mtime: int, depth: int) -> Folder | None:
         """A folder's note files and subfolders as they are now (None when it cannot be read)."""

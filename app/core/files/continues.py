@@ -12,7 +12,10 @@ against the file's stamp: its name, device, inode, size, mtime_ns and ctime_ns.
   an entry is trusted only when it says so (git's racy rule): a file changed within its clock's
   resolution of a read may change again without a new stamp, while every change after that
   gives it a new ctime (a write, and an mtime set back with utime, both set it to now). Any
-  other file is read and scanned, as it always was.
+  other file is read and scanned, as it always was. The time of the read is taken on the clock
+  that stamps the file (fsclock.py), never on this process's, which may run ahead of it: where
+  that clock cannot be had nothing is recorded, and a file stamped in that clock's future is never
+  aged.
 - The record is derived data: a missing, torn, corrupt, older or unwritable record only costs
   the reads. It is written when a plan built on it is applied, or found to change nothing
   (see `premise`), never by a preview (`--dry-run`, the board's preview): those write nothing
@@ -48,10 +51,10 @@ from .settle import AGED_NS
 FOLDER = "continues"
 # the record's first line; a new number when what an answer holds, or how it is read, changes (an older
 # record is then read as empty)
-HEADER = b"memboard continues-from record 1\n"
+HEADER = b"memboard continues-from record 2\n"  # (2: reads timed on the file system's clock; 1's on the process's)
 Stamp = tuple[int, int, int, int, int]  # (device, inode, size, mtime_ns, ctime_ns)
 Answer = tuple[str, tuple[str, ...]]  # (the session the snapshot speaks for, the IDs it lists under Continues From)
-Entry = tuple[Stamp, int, Answer]  # (the file's stamp, when it was read (ns), its answer)
+Entry = tuple[Stamp, int, Answer]  # (the file's stamp, when it was read (ns, on its file system's clock), its answer)
 UNSAFE = ("\t", "\n", "\r", ",")  # what a recorded name or ID never holds (the record's separators)
 # where a file's ctime is its last change (POSIX); on Windows it is its creation time, so a rewrite that keeps
 # the size and sets the mtime back would keep the stamp: there the record is neither used nor written, and
@@ -70,8 +73,9 @@ def stamp_of(st: os.stat_result) -> Stamp:
 
 
 def aged(stamp: Stamp, at_ns: int) -> bool:
-    """Whether a file with this stamp, read at at_ns, had not changed for AGED_NS (its last change,
-    content or metadata, lies that far before the read): only then does an unchanged stamp mean unchanged bytes."""
+    """Whether a file with this stamp, read at at_ns (on the clock of its file system), had not changed for AGED_NS
+    (its last change, content or metadata, lies that far before the read): only then does an unchanged stamp mean
+    unchanged bytes."""
     return at_ns - max(stamp[3], stamp[4]) >= AGED_NS
 
 
@@ -311,17 +315,19 @@ def _look_at(root: MemoryRoot, name: str, folder: str, out: Snapshots) -> None:
     except Exception:
         seen, data = None, None
     answer = out.answers[name] = answer_of(name[:-3], data)
-    # recorded only when this read is of the file as stamped, and it had not changed for AGED_NS then
+    # recorded only when this read is of the file as stamped, and it had not changed for AGED_NS then (on the clock
+    # that stamped it)
+    read_at = root.fs_time(rel, seen) if STAMPS_TELL and seen is not None else None
     if (
-        STAMPS_TELL
+        read_at is not None
         and seen is not None
         and stamp is not None
         and data is not None
         and seen.steady
         and seen.sig == stamp[:4]
-        and aged(stamp, seen.at_ns)
+        and aged(stamp, read_at)
     ):
-        out.record[name] = (stamp, seen.at_ns, answer)
+        out.record[name] = (stamp, read_at, answer)
         return
     out.fresh[name] = None if data is None else zlib.crc32(data)
 

@@ -140,7 +140,7 @@ def execute(
     re-read under it.
     """
     root.require_memory_root()
-    root.window = settle_seconds()
+    root.window, root.preview = settle_seconds(), dry_run
     budget = Budget(settle_wait)
     if not dry_run:
         check_writable(root)
@@ -192,7 +192,7 @@ def apply_exact(root: MemoryRoot, plan: Plan[R], build: Builder[R], progress: Pr
     if plan.empty:
         return plan
     root.require_memory_root()
-    root.window = settle_seconds()
+    root.window, root.preview = settle_seconds(), False
     budget = Budget(SETTLE_WAIT)
     check_writable(root)
     with locked(root):
@@ -426,7 +426,7 @@ def write_and_verify(
     """
     reads = reads or {}
     sigs = {rel: seen.sig if seen else None for rel, seen in reads.items()}
-    aged = {rel for rel, seen in reads.items() if seen is not None and aged_read(seen)}
+    aged = {rel for rel, seen in reads.items() if seen is not None and aged_read(seen, root.fs_time(rel, seen))}
     done: list[str] = []
     localstate.write_local(root, plan)  # local state first: a move copies there before the root loses anything
     try:

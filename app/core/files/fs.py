@@ -5,6 +5,8 @@ A write given the bytes it expects to replace compares the file once more right 
 rename, so an edit made meanwhile by a program that skips the lock is never overwritten. After
 the rename the folder is synced (the new entry survives a power loss), and so is the parent of
 each folder made for the file (`archive/<id>/`, `notes/<a>/<b>/`), as POSIX asks of a new folder.
+The temp file's stamp, a timestamp its file system just wrote, tells this process that file
+system's clock (fsclock.learn).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import MemboardError
-from . import probe
+from . import fsclock, probe
 from .settle import Seen, Signature, read_seen, signature
 
 
@@ -145,7 +147,9 @@ def atomic_write(
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-            written = signature(os.fstat(fh.fileno()))
+            st = os.fstat(fh.fileno())
+            fsclock.learn(st, time.time_ns())  # a timestamp its file system just wrote: its clock (see fsclock)
+            written = signature(st)
         checked = time.time()
         if by_signature and sig is not None:
             if _stat_sig(target) != sig:  # the last look, right before the rename

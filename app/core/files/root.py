@@ -16,6 +16,7 @@ from pathlib import Path
 from ..config import state_dir
 from ..errors import MemboardError, UsageError
 from ..formats.layout import ARCHIVE, INDEX, MARKERS, SESSIONS, TEMP_SUFFIX
+from . import fsclock
 from .settle import SETTLE_WINDOW, Budget, KnownFiles, NotSettled, Seen, next_look, read_seen, whole
 
 OS_LITTER = {".DS_Store", "Thumbs.db", "desktop.ini", ".localized"}  # files an OS drops in any folder
@@ -95,6 +96,7 @@ class MemoryRoot:
                 f"memory root {self.path} is inside a wiki/ folder; Agent Memory lives beside wiki/, not in it"
             )
         self.window = SETTLE_WINDOW
+        self.preview = False  # a preview (--dry-run) puts no clock probe in the root (see fs_time)
         self._local = threading.local()  # per thread: the reads a plan build made, pinned bytes for verification
         self._known: KnownFiles | None = None
 
@@ -237,19 +239,29 @@ class MemoryRoot:
                 raise MemboardError(f"{rel} is a folder, expected a file") from None
             raise MemboardError(f"cannot read {rel}: {exc.strerror or exc}") from None
 
+    def fs_time(self, rel: str, seen: Seen) -> int | None:
+        """When seen was read, on the clock of the file system holding rel (ns), or None where that clock cannot
+        be had (see fsclock: a preview probes only in local state, a read-only folder not at all)."""
+        if seen.sig is None:
+            return None
+        offset = fsclock.offset(seen.sig[0], self.path / rel, beside=not self.preview)
+        return None if offset is None else seen.at_ns + offset
+
     def settled(self, rel: str, seen: Seen, reference: bytes | None = None, planned: bytes | None = None) -> bool:
         """Whether a read can be a plan's base without waiting.
 
         reference is the bytes the plan read before (None: no earlier read), planned what the
         plan writes instead. The file must not have changed while it was read, and either be a
-        version memboard wrote or saw settled, or have an mtime older than the window and be
-        whole next to reference. An absent file is settled unless the plan read it present.
+        version memboard wrote or saw settled, or have an mtime older than the window on its file
+        system's clock and be whole next to reference (a file from that clock's future is recent;
+        without that clock, no file is old). An absent file is settled unless the plan read it present.
         """
         if not seen.steady:
             return False
         if seen.sig is None or seen.data is None:
             return reference is None
-        if seen.at_ns - seen.sig[3] >= self.window * 1e9 and whole(rel, seen.data, reference, planned):
+        at = self.fs_time(rel, seen)
+        if at is not None and at - seen.sig[3] >= self.window * 1e9 and whole(rel, seen.data, reference, planned):
             return True
         return self.known.matches(rel, seen)
 
@@ -257,9 +269,9 @@ class MemoryRoot:
         """Watch files until each is settled; their settled reads. NotSettled when the budget runs out.
 
         pending maps each file to (reference, planned) as `settled` takes them. Besides that
-        test, a file memboard itself sees unchanged (signature and bytes) for a whole window is
-        settled too: that covers mtime clocks that are coarse or skewed, deliberate deletions
-        of rows, and files without a final newline.
+        test, a file memboard itself sees unchanged (signature and bytes) for a whole window (on
+        this process's monotonic clock) is settled too: that covers mtime clocks that are coarse or
+        cannot be read, deliberate deletions of rows, and files without a final newline.
         """
         start = time.monotonic()
         window = self.window

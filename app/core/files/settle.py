@@ -7,8 +7,11 @@ file did not change while it was read and has not changed for the settle window:
 wrote or saw these very bytes settled before (recorded per machine in local state by
 `KnownFiles`, so memboard never waits on its own writes), or the file's mtime is older than
 the window and, next to the bytes the plan read before, it is still whole (same header, still
-ending at a line end, no untouched row gone). `MemoryRoot.wait_settled` watches a file that is
-not settled until it is, within a bounded wait (`Budget`).
+ending at a line end, no untouched row gone). "Older" is judged on the clock of the file system
+that stamped the mtime, not on this process's (fsclock.py): where that clock cannot be had, no
+file is settled by its age. `MemoryRoot.wait_settled` watches a file that is not settled until
+it is (unchanged for a window on this process's monotonic clock counts too, whatever the mtime
+says), within a bounded wait (`Budget`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import NamedTuple
 from .. import config
 from ..errors import MemboardError
 from ..formats.layout import INDEX
+from . import fsclock
 
 Signature = tuple[int, int, int, int]
 SETTLE_WINDOW = 0.5  # seconds a file must stay unchanged before memboard builds on it (config `settle_seconds`)
@@ -40,11 +44,14 @@ READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC",
 AGED_NS = 2_000_000_000  # a file read this long after its last change: only a new change can give it a new mtime
 
 
-def aged_read(seen: Seen) -> bool:
+def aged_read(seen: Seen, fs_at: int | None) -> bool:
     """Whether the file read had not changed for AGED_NS when it was read: any later save then gives it
     another mtime (two seconds is coarser than every filesystem's mtime clock, FAT's included), so
-    an unchanged signature (device, inode, size, mtime) means unchanged bytes, without reading them."""
-    return seen.sig is not None and seen.at_ns - seen.sig[3] >= AGED_NS
+    an unchanged signature (device, inode, size, mtime) means unchanged bytes, without reading them.
+
+    fs_at: when it was read, on its file system's clock (MemoryRoot.fs_time); None, where that clock is not
+    known, is never aged: this process's own clock may run far ahead of the one that stamped the file."""
+    return seen.sig is not None and fs_at is not None and fs_at - seen.sig[3] >= AGED_NS
 
 
 def signature(st: os.stat_result) -> Signature:
@@ -53,7 +60,8 @@ def signature(st: os.stat_result) -> Signature:
 
 
 class Seen(NamedTuple):
-    """One read of a file: its bytes (None when absent), its signature and the wall-clock time of the read.
+    """One read of a file: its bytes (None when absent), its signature and the time of the read (this process's
+    clock: see MemoryRoot.fs_time for the file system's).
 
     A typed NamedTuple, not a dataclass: `memboard search` reads through this module, and importing
     `dataclasses` would cost it about 5 ms of its budget (twice Python's own start).
@@ -300,7 +308,8 @@ def next_look(watch: dict[str, tuple[Seen, float]], done: dict[str, Seen], windo
         if rel in done:
             continue
         by_watch = since + window - now  # at most a window away: a skewed mtime never makes it longer
-        by_mtime = (seen.sig[3] - wall) / 1e9 + window if seen.sig else by_watch
+        offset = fsclock.cached(seen.sig[0]) if seen.sig else None  # (its file system's clock, see fsclock)
+        by_mtime = (seen.sig[3] - wall - offset) / 1e9 + window if seen.sig and offset is not None else by_watch
         soonest = min(soonest, by_watch, by_mtime if by_mtime > 0 else by_watch)
     return min(max(soonest, 0.005), max(left, 0.0)) + 0.001
 

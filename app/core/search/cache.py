@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import config
+from ..files import fsclock
 from ..files.root import MemoryRoot
 from ..formats.layout import INDEX
 from .docs import Doc, Record, SessionInfo, index_stat, listing, resolve, source_of
@@ -183,15 +184,28 @@ def _sidecars(path: Path) -> list[Path]:
     return [p for p in (Path(f"{path}-journal"), Path(f"{path}-wal"), Path(f"{path}-shm")) if p.exists()]
 
 
-def _racy(stat: tuple[int, int] | None, taken: int) -> tuple[int, int] | None:
+def _racy(stat: tuple[int, int] | None, taken: int | None) -> tuple[int, int] | None:
     """A stat to remember, taken at `taken`: one too recent to trust is stored so it never compares equal.
 
     A file changed within a tick of its clock before its stat may change again with the same
-    size and time after it was read; it is then read again at the next search.
+    size and time after it was read; it is then read again at the next search. taken is on the
+    clock of the file system that stamps the files (see on_fs_clock); None, where that clock
+    cannot be had, trusts no stat.
     """
-    if stat is None or stat[1] <= taken - RACY_NS:
+    if stat is None or (taken is not None and stat[1] <= taken - RACY_NS):
         return stat
     return (stat[0], -1)
+
+
+def on_fs_clock(base: str, taken: int) -> int | None:
+    """taken (this process's clock, ns) on the clock of the file system holding the root at base (see
+    files/fsclock.py), or None where that clock cannot be had."""
+    try:
+        dev = os.stat(base).st_dev
+    except OSError:
+        return None
+    offset = fsclock.offset(dev, os.path.join(base, INDEX))
+    return None if offset is None else taken + offset
 
 
 class _Stats(threading.Thread):
@@ -202,12 +216,14 @@ class _Stats(threading.Thread):
         super().__init__(daemon=True)
         self.base = base
         self.value: tuple[tuple[int, int] | None, dict[str, tuple[int, int]]] | None = None
-        self.taken = time.time_ns()  # before the first stat: what "recently changed" is measured from
+        self.now = time.time_ns()  # before the first stat: what "recently changed" is measured from
+        self.taken: int | None = None  # the same moment on the files' clock (see on_fs_clock)
         self.start()
 
     def run(self) -> None:
         """Take the stats (the calls release the GIL, so SQLite works meanwhile)."""
         try:
+            self.taken = on_fs_clock(self.base, self.now)
             self.value = (index_stat(self.base), listing(self.base))
         except Exception:  # taken again by result(), where an error reaches the caller
             self.value = None
@@ -216,7 +232,7 @@ class _Stats(threading.Thread):
         """The stats, taken again here if the thread failed."""
         self.join()
         if self.value is None:
-            self.taken = time.time_ns()
+            self.taken = on_fs_clock(self.base, time.time_ns())
             return index_stat(self.base), listing(self.base)
         return self.value
 
@@ -382,7 +398,7 @@ class SearchCache:
             con.executescript(TABLES)
             con.execute("BEGIN")  # after executescript, which commits whatever is pending
             writer = _Writer(con, self._say, bulk=True)
-            taken = time.time_ns()
+            taken = on_fs_clock(self.base, time.time_ns())
             stat = index_stat(self.base)
             files = listing(self.base)
             data = self._read_index() if stat else b""
@@ -430,7 +446,11 @@ class SearchCache:
     # -- incremental refresh --------------------------------------------------------------
 
     def _refresh(
-        self, con: sqlite3.Connection, stat: tuple[int, int] | None, files: dict[str, tuple[int, int]], taken: int
+        self,
+        con: sqlite3.Connection,
+        stat: tuple[int, int] | None,
+        files: dict[str, tuple[int, int]],
+        taken: int | None,
     ) -> int:
         """Bring the cache up to date with the files' stats (taken at `taken`); returns how many sources changed."""
         seen = self._meta(con, "index_stat", "listing")
@@ -456,7 +476,7 @@ class SearchCache:
         con: sqlite3.Connection,
         stat: tuple[int, int] | None,
         files: dict[str, tuple[int, int]],
-        taken: int,
+        taken: int | None,
         seen: tuple[Any, ...],
     ) -> int:
         """Inside a write transaction: re-index what changed since the meta's stats.

@@ -69,6 +69,9 @@ class OrganizeResult(NamedTuple):
     stale_days: int
     updated: dict[str, str] = {}
     """Each row kept active: its Updated At as read (a preview says why it stays; not in `--json`)."""
+    unreadable: dict[str, str] = {}
+    """Each snapshot organize could not read (`sessions/<name>`) and why: while there is one, no row is deleted or
+    marked stale on a guess."""
 
 
 class ArchiveResult(NamedTuple):
@@ -146,6 +149,7 @@ class ChainNode(NamedTuple):
     one_sided: bool = False  # the link to its parent is written on one side only
     cycle: bool = False  # it already appears above: its children are not repeated
     children: tuple[ChainNode, ...] = ()
+    unreadable: str | None = None  # why its snapshot could not be read (what it continues from is then unknown)
 
 
 class ChainView(NamedTuple):

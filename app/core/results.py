@@ -170,7 +170,8 @@ class NoteView(NamedTuple):
     """A note's metadata as the views show it (text that was not UTF-8 replaced).
 
     id is the note's ID: its topic key while it is the topic's current note, `<key>~<n>` once a
-    newer note on the topic moved it aside. problem says what is wrong with its metadata.
+    newer note on the topic moved it aside. problem says what is wrong with its metadata (or, when
+    unreadable, why the file could not be read).
     """
 
     id: str
@@ -187,6 +188,7 @@ class NoteView(NamedTuple):
     created: str
     updated: str
     problem: str | None = None
+    unreadable: str | None = None  # why the file could not be read (only id and path are then known)
 
 
 class NoteDetail(NamedTuple):

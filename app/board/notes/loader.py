@@ -12,12 +12,12 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from ...core.errors import MemboardError
+from ...core.errors import MemboardError, Unreadable
 from ...core.files.root import MemoryRoot
 from ...core.formats.layout import NOTES
 from ...core.formats.note import FIELDS, SECTIONS, Note, dropped_statements, note_from_cells, quick_cells, read_note
 from ...core.formats.topic import note_id_of, note_path
-from ...core.ops.notes.store import MAX_DEPTH, note_view, read_listed, show_note
+from ...core.ops.notes.store import MAX_DEPTH, note_view, read_listed, show_note, unreadable_view
 from ...core.results import NoteDetail, NoteView
 from ..loader import FileWatch, Signature
 from ..model import printable
@@ -133,10 +133,15 @@ class NoteWatch(FileWatch):
 
 
 def read_views(root: MemoryRoot, ids: list[str]) -> dict[str, NoteView | None]:
-    """The metadata of these notes, read without a Markdown parser (None for a note gone meanwhile)."""
+    """The metadata of these notes, read without a Markdown parser (None for a note gone meanwhile; a note that
+    cannot be read is shown with its problem, never left out)."""
     out: dict[str, NoteView | None] = {}
     for note_id in ids:
-        data = read_listed(root, note_path(note_id))
+        try:
+            data = read_listed(root, note_path(note_id))
+        except Unreadable as exc:
+            out[note_id] = unreadable_view(note_id, exc)
+            continue
         out[note_id] = note_view(note_id, note_from_cells(quick_cells(data))) if data is not None else None
     return out
 

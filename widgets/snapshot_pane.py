@@ -127,6 +127,11 @@ class SnapshotPane(VerticalScroll, can_focus=True):
             revision.update(Text("loading…", style="dim"))
             merge.display = False
             return
+        if snapshot.unreadable and not snapshot.count:
+            revision.update(Text(f"{snapshot.unreadable}.", style="bold"))
+            merge.display = False
+            self._markdown("")
+            return
         if not snapshot.count:
             revision.update(Text("No snapshot (sessions/<id>.md does not exist).", style="dim"))
             merge.display = False
@@ -140,6 +145,8 @@ class SnapshotPane(VerticalScroll, can_focus=True):
         label.append(" latest" if position == total - 1 else " earlier", style="dim")
         if total > 1:
             label.append(" · [ ] step", style="dim")
+        if snapshot.unreadable:  # the revisions kept in local state, while the file itself cannot be read
+            label.append(f" · {snapshot.unreadable}", style="bold")
         if view is None:  # an older revision, being prepared
             label.append(" · loading…", style="dim")
         revision.update(label)

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from ..core.errors import MemboardError
+from ..core.errors import MemboardError, Unreadable
 from ..core.files import revisions
 from ..core.files.copies import ConflictCopy, find_copies
 from ..core.files.root import MemoryRoot
@@ -249,7 +249,7 @@ def observe_snapshots(root: MemoryRoot, ids: set[str] | None = None) -> set[str]
     for sid in sorted(snapshot_ids(root) if ids is None else ids):
         try:
             data = root.read(session_path(sid))
-        except Exception:
+        except MemboardError:  # unreadable (the pane says why), a folder: nothing to record
             continue
         if data is not None and revisions.record(root, sid, data):
             recorded.add(sid)
@@ -351,9 +351,12 @@ def load_detail(root: MemoryRoot, session_id: str) -> SessionDetail:
     Reading only: revisions are recorded by the reload worker (observe_snapshots), one writer.
     The pane's views of the newest PANE_WINDOW revisions are prepared here too.
     """
+    unreadable = ""
     try:
         data = root.read(session_path(session_id))
-    except Exception:
+    except Unreadable as exc:  # said in the pane: never shown as a session without a snapshot
+        data, unreadable = None, str(exc)
+    except MemboardError:  # an ID that names no file (a malformed row's), a folder: no snapshot to show
         data = None
     try:
         texts = [decode_text(raw) for raw in revisions.contents(root, session_id)]
@@ -363,6 +366,7 @@ def load_detail(root: MemoryRoot, session_id: str) -> SessionDetail:
     if current is not None and (not texts or texts[-1] != current):
         texts.append(current)
     detail = SessionDetail(session_id, current, texts)
+    detail.pane.unreadable = unreadable
     detail.pane.views.update(detail.prepare(detail.window(len(texts) - 1)))
     return detail
 

@@ -51,3 +51,4 @@ class PaneSnapshot:
     session_id: str
     count: int
     views: dict[int, PaneRevision] = field(default_factory=dict)
+    unreadable: str = ""  # the snapshot file could not be read: why, in one line ("" when it could)

@@ -134,6 +134,9 @@ def organize_words(plan: Plan, when: datetime | None = None) -> tuple[list[str],
         f"{len(groups['protected']):,} protected, {len(groups['blocked']):,} blocked, "
         f"{len(groups['malformed']):,} skipped.",
     ]
+    if out.unreadable:  # (the core's rule: no row is deleted or marked stale on a guess)
+        files = ", ".join(f"{path} ({why})" for path, why in out.unreadable.items())
+        headline.append(f"Could not read {files}: no row is deleted or marked stale while a snapshot cannot be read.")
     reasons = dict.fromkeys(groups["deleted"], "idle, referenced by nobody, no snapshot")
     reasons.update(dict.fromkeys(groups["marked_stale"], f"not updated for more than {days} days"))
     kept = {sid: kept_reason(sid, out, when) for sid in groups["kept_active"]}

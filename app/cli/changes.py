@@ -162,11 +162,13 @@ def cmd_archive(args: argparse.Namespace) -> int:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     """doctor [--fix] [--dry-run] [--json]."""
-    from ..core.ops.doctor import diagnose, repair_plan  # lazy: a command loads only its own operation
+    from ..core.ops.doctor import diagnose, refuse_repairs, repair_plan  # lazy: a command loads only its own operation
 
     root = root_of(args)
     when = clock.now()
     findings, plan = diagnose(root, when)
+    if args.fix:
+        refuse_repairs(findings)  # (one line, before any finding is printed: a file memboard cannot read)
     if args.json and not args.fix:
         dump([finding_json(f) for f in findings])
         return 0

@@ -123,8 +123,11 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    """note list [filters] [--json]."""
+    """note list [filters] [--json] (each note that cannot be read is listed with its problem and named on stderr)."""
     views = list_notes(root_of(args), NoteFilters(args.type, args.scope, args.project, args.status, args.session))
+    for v in views:
+        if v.unreadable:  # listed (with its problem) and named here: never left out without a word
+            print(f"memboard: {v.problem}", file=sys.stderr)
     if args.json:
         dump([note_json(v) for v in views])
         return 0

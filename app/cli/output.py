@@ -179,6 +179,7 @@ def node_json(node: ChainNode) -> JSON:
         "status": node.status,
         "one_sided": node.one_sided,
         "cycle": node.cycle,
+        "unreadable": node.unreadable,
         "children": [node_json(child) for child in node.children],
     }
 
@@ -270,6 +271,7 @@ def organize_json(result: OrganizeResult) -> JSON:
         "stale": result.stale,
         "reasons": result.reasons,
         "stale_days": result.stale_days,
+        "unreadable": result.unreadable,
     }
 
 

@@ -139,23 +139,25 @@ def cmd_search(args: argparse.Namespace) -> int:
             sys.stderr.write("\r\x1b[K")
     if tty and outcome.backend == "scan" and not args.json:
         print(f"memboard: searched the files ({outcome.reason})", file=sys.stderr)
-    return print_hits(outcome.hits, args.json)
+    return print_hits(outcome.hits, args.json, outcome.unread_line())
 
 
 def cmd_note_search(args: argparse.Namespace) -> int:
     """note search QUERY [filters] [--json]: notes only, active first."""
-    from ..core.search.notes import search_notes  # lazy: `memboard search` does not need it
+    from ..core.search.notes import find_notes  # lazy: `memboard search` does not need it
 
     filters = SearchFilters(
         status=args.status, limit=args.limit, note_type=args.type, scope=args.scope, project=args.project
     )
-    return print_hits(
-        search_notes(MemoryRoot(resolve_root(getattr(args, "root", None))), args.query, filters), args.json
-    )
+    outcome = find_notes(MemoryRoot(resolve_root(getattr(args, "root", None))), args.query, filters)
+    return print_hits(outcome.hits, args.json, outcome.unread_line())
 
 
-def print_hits(hits: list[SearchHit], as_json: bool) -> int:
-    """Print hits as JSON or as two lines each (`no matches` on stderr when there are none); exit status 0."""
+def print_hits(hits: list[SearchHit], as_json: bool, unread: str | None = None) -> int:
+    """Print hits as JSON or as two lines each (`no matches` on stderr when there are none; unread: the files that
+    could not be read, said on stderr, `1 file could not be read: ...`); exit status 0."""
+    if unread:
+        print(f"memboard: {unread}", file=sys.stderr)
     if as_json:
         import json  # lazy: only --json prints JSON (1.5 ms of a search that must start within twice Python's own)
 

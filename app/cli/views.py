@@ -61,6 +61,8 @@ def print_tree(nodes: tuple[ChainNode, ...], depth: int, arrow: str) -> None:
             marks.append("one-sided")
         if node.cycle:
             marks.append("cycle")
+        if node.unreadable:
+            marks.append(f"cannot read its snapshot: {node.unreadable}")
         tail = f"  [{', '.join(marks)}]" if marks else ""
         topic = f"  {node.topic}" if node.topic else ""
         print(f"{'  ' * depth}{arrow} {node.id}{topic}{tail}")

@@ -69,6 +69,9 @@ class OrganizeResult(NamedTuple):
     stale_days: int
     updated: dict[str, str] = {}
     """Each row kept active: its Updated At as read (a preview says why it stays; not in `--json`)."""
+    unreadable: dict[str, str] = {}
+    """Each snapshot organize could not read (`sessions/<name>`) and why: while there is one, no row is deleted or
+    marked stale on a guess."""
 
 
 class ArchiveResult(NamedTuple):
@@ -146,6 +149,7 @@ class ChainNode(NamedTuple):
     one_sided: bool = False  # the link to its parent is written on one side only
     cycle: bool = False  # it already appears above: its children are not repeated
     children: tuple[ChainNode, ...] = ()
+    unreadable: str | None = None  # why its snapshot could not be read (what it continues from is then unknown)
 
 
 class ChainView(NamedTuple):
@@ -166,7 +170,8 @@ class NoteView(NamedTuple):
     """A note's metadata as the views show it (text that was not UTF-8 replaced).
 
     id is the note's ID: its topic key while it is the topic's current note, `<key>~<n>` once a
-    newer note on the topic moved it aside. problem says what is wrong with its metadata.
+    newer note on the topic moved it aside. problem says what is wrong with its metadata (or, when
+    unreadable, why the file could not be read).
     """
 
     id: str
@@ -183,6 +188,7 @@ class NoteView(NamedTuple):
     created: str
     updated: str
     problem: str | None = None
+    unreadable: str | None = None  # why the file could not be read (only id and path are then known)
 
 
 class NoteDetail(NamedTuple):

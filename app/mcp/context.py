@@ -6,7 +6,8 @@ topic key with a `/`), those saved by the sessions it continues from or that con
 those of its project (or of the projects of its own notes), then the `global` ones, which apply
 everywhere; newest Updated first within each. With neither a session nor a project, every
 active note is related, newest first. Each note is its metadata as `memboard note list --json`
-shows it (no texts: mem_get reads one whole).
+shows it (no texts: mem_get reads one whole). A note file that cannot be read is named under
+`unreadable` (path -> why), never left out without a word.
 """
 
 from __future__ import annotations
@@ -55,8 +56,11 @@ def note_context(
     limit: int = CONTEXT_LIMIT,
 ) -> JSON:
     """The session's own notes and the related active ones (see the module's docstring), at most limit of those;
-    `total` counts the related notes, `omitted` those left out."""
+    `total` counts the related notes, `omitted` those left out, and `unreadable` names each note file that could not
+    be read, with why (it may be the session's own or a related one: nobody can tell)."""
     views = list_notes(root)
+    unreadable = {v.path: v.unreadable for v in views if v.unreadable}
+    views = [v for v in views if not v.unreadable]
     own = _newest_first(v for v in views if session_id and v.session == session_id)
     mine = {v.id for v in own}
     projects = {p for p in [project, *(v.project for v in own)] if p}
@@ -88,4 +92,5 @@ def note_context(
         "related": [note_json(v) for v in shown],
         "total": len(related),
         "omitted": len(related) - len(shown),
+        "unreadable": unreadable,
     }

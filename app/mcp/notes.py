@@ -34,7 +34,7 @@ from ..core.ops.notes import (
     suggest_topic_key,
 )
 from ..core.search.engine import DEFAULT_LIMIT, MAX_LIMIT, SearchFilters
-from ..core.search.notes import search_notes
+from ..core.search.notes import find_notes
 from .answers import change, ok
 from .context import CONTEXT_LIMIT, note_context
 from .sessions import READS, WRITES, DryRun, SessionId, Tool
@@ -208,7 +208,8 @@ class NoteTools:
         The same search as `memboard search` (sessions too: use search); read a hit whole with mem_get.
         """
         filters = SearchFilters(status=status, limit=limit, note_type=type, scope=scope, project=project)
-        return ok({"hits": [hit_json(hit) for hit in search_notes(self.root(), query, filters)]})
+        outcome = find_notes(self.root(), query, filters)
+        return ok({"hits": [hit_json(hit) for hit in outcome.hits], "unreadable": outcome.unreadable})
 
     def mem_get(
         self,

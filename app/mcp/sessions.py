@@ -230,7 +230,7 @@ class SessionTools:
         """
         filters = SearchFilters(status, agent, since, until, state, section, limit)
         outcome = run(self.root(), query, filters, None)
-        return ok({"hits": [hit_json(hit) for hit in outcome.hits]})
+        return ok({"hits": [hit_json(hit) for hit in outcome.hits], "unreadable": outcome.unreadable})
 
     def session_register(
         self,

@@ -111,3 +111,22 @@ def test_organize_dry_run_prints_the_patch_a_look_here_makes(cli, root, mem) -> 
     here = plan_organize(MemoryRoot(root), WHEN)
     assert res.out == here.patch().decode()
     assert IDLE[0] in res.err and "protected (referenced): 5" in res.err
+
+
+def test_a_snapshot_the_child_cannot_read_keeps_every_row_it_may_protect(root, mem, forks, monkeypatch) -> None:
+    protected_root(mem)
+    real_open = os.open
+    target = os.path.join(str(root), "sessions", f"{LIVE[0]}.md")  # (it lists nothing: only its read fails)
+
+    def failing(path, flags, *args, **kw):
+        """os.open, failing with EIO for one snapshot (in the child too: it is forked with this patch)."""
+        if os.fspath(path) == target:
+            raise OSError(5, "Input/output error", path)
+        return real_open(path, flags, *args, **kw)
+
+    monkeypatch.setattr(os, "open", failing)
+    plan = plan_organize(MemoryRoot(root), WHEN, beside=True)
+    assert forks, "the look was not made beside"
+    assert plan.changes == [] and plan.result.deleted == []
+    assert set(IDLE) <= set(plan.result.protected)
+    assert plan.result.unreadable == {f"sessions/{LIVE[0]}.md": "Input/output error"}

@@ -25,7 +25,7 @@ ROW_KEYS = [
     "problem",
     "has_snapshot",
 ]
-NODE_KEYS = ["id", "state", "topic", "status", "one_sided", "cycle", "children"]
+NODE_KEYS = ["id", "state", "topic", "status", "one_sided", "cycle", "unreadable", "children"]
 
 
 def run_json(cli, *args):
@@ -171,6 +171,7 @@ def test_changing_commands_json_results(cli, root, mem):
         "stale",
         "reasons",
         "stale_days",
+        "unreadable",
         "dry_run",
         "changes",
     ]

@@ -12,14 +12,14 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from ...core.errors import MemboardError
+from ...core.errors import MemboardError, Unreadable
 from ...core.files import fsclock
 from ...core.files.copies import copied_note
 from ...core.files.root import MemoryRoot
 from ...core.formats.layout import NOTES
 from ...core.formats.note import FIELDS, SECTIONS, Note, dropped_statements, note_from_cells, quick_cells, read_note
 from ...core.formats.topic import note_id_of, note_path
-from ...core.ops.notes.store import MAX_DEPTH, note_view, read_listed, show_note
+from ...core.ops.notes.store import MAX_DEPTH, note_view, read_listed, show_note, unreadable_view
 from ...core.results import NoteDetail, NoteView
 from ..loader import FileWatch, Signature
 from ..model import printable
@@ -144,10 +144,15 @@ class NoteWatch(FileWatch):
 
 def read_views(root: MemoryRoot, ids: list[str]) -> dict[str, NoteView | None]:
     """The metadata of these notes, read without a Markdown parser (None for a note gone meanwhile, or a sync tool's
-    conflict copy of a note: no note of its own)."""
+    conflict copy of a note: no note of its own; a note that cannot be read is shown with its problem, never left
+    out)."""
     out: dict[str, NoteView | None] = {}
     for note_id in ids:
-        data = read_listed(root, note_path(note_id))
+        try:
+            data = read_listed(root, note_path(note_id))
+        except Unreadable as exc:
+            out[note_id] = unreadable_view(note_id, exc)
+            continue
         note = note_from_cells(quick_cells(data)) if data is not None else None
         copy = note is not None and copied_note(note_id, note.topic_key)  # (a sync tool's conflict copy: no note)
         out[note_id] = note_view(note_id, note) if note is not None and not copy else None

@@ -47,6 +47,8 @@ def node_label(node: ChainNode | ChainView, colour: Callable[[str], Style] = no_
         text.append("  ↔? one-sided link", style=colour("one-sided"))
     if isinstance(node, ChainNode) and node.cycle:
         text.append("  ⟲ cycle", style=colour("cycle"))
+    if isinstance(node, ChainNode) and node.unreadable:
+        text.append(f"  cannot read its snapshot: {printable(node.unreadable)}", style="bold")
     return text
 
 

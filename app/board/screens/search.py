@@ -53,6 +53,7 @@ class SearchDone(Message):
     hits: list[SearchHit] = field(default_factory=list)
     scanned: str = ""  # why the files were scanned instead of the cache ("" when the cache answered)
     error: str = ""
+    unread: str = ""  # the files that could not be read (`1 file could not be read: ...`), "" when none
 
 
 @dataclass
@@ -187,7 +188,7 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
             self.post_message(SearchDone(number, query, error=f"search failed: {exc}"))
         else:
             scanned = outcome.reason if outcome.backend == "scan" else ""
-            self.post_message(SearchDone(number, query, outcome.hits, scanned))
+            self.post_message(SearchDone(number, query, outcome.hits, scanned, unread=outcome.unread_line() or ""))
 
     def _progress(self, number: int, text: str) -> None:
         """Pass a progress line of the cache's build to the UI thread (called in the worker)."""
@@ -226,6 +227,8 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
             line = f"{count} result{'s' if count != 1 else ''} for «{message.query}», best first."
         if message.scanned:
             line += f" Searched the files: {message.scanned}."
+        if message.unread:
+            line += f" {message.unread[0].upper()}{message.unread[1:]}."
         return line
 
     def show_hits(self, hits: list[SearchHit]) -> None:

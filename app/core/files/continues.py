@@ -24,6 +24,10 @@ against the file's stamp: its name, device, inode, size, mtime_ns and ctime_ns.
   snapshot still has the stamp the plan saw (and, for one read too soon after a change, the
   same bytes): a snapshot written or added between plan and apply sends the plan back to be
   built again, so no row is deleted or marked stale on a Continues From that no longer holds.
+- A snapshot that cannot be read (permission denied, held locked, a placeholder whose download fails, not a
+  regular file, a symlink out of the root) lists nothing *known*: its name and the reason go to
+  `Snapshots.unreadable`, never an empty answer, and organize keeps every row it might protect. It is
+  never recorded, so it is read again on the next look.
 - On Windows a file's ctime is its creation time: an in-place rewrite that sets the mtime back
   keeps the stamp there, so no record is kept or used, and the premise compares every
   snapshot's bytes.
@@ -39,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import config
+from ..errors import MemboardError, Unreadable
 from ..formats.layout import SESSIONS
 from ..formats.snapshot import lists_an_id
 from ..formats.sources import continues_from
@@ -131,6 +136,7 @@ class Snapshots:
     fresh: dict[str, int | None] = field(default_factory=dict)  # read too soon after a change: CRC-32 of its bytes
     record: dict[str, Entry] = field(default_factory=dict)  # the record as it should now be
     loaded: dict[str, Entry] = field(default_factory=dict)  # the record as it was read
+    unreadable: dict[str, str] = field(default_factory=dict)  # names that could not be read -> why, in words
 
     def holds(self, root: MemoryRoot) -> bool:
         """Whether sessions/ still holds these snapshots: the same names, stamps and (for fresh ones) bytes."""
@@ -172,7 +178,7 @@ def _placed(root: MemoryRoot, name: str, folder: str) -> tuple[Stamp | None, str
             if not stat.S_ISLNK(st.st_mode):
                 return stamp_of(st), at
         return stamp_of(os.stat(root.abs(f"{SESSIONS}/{name}"))), None
-    except Exception:
+    except (OSError, MemboardError):  # gone, or a name or link root.abs refuses: the read says which
         return None, None
 
 
@@ -180,7 +186,7 @@ def _crc(root: MemoryRoot, name: str) -> int | None:
     """CRC-32 of sessions/<name> read now (None when it cannot be read)."""
     try:
         data = root.read_seen(f"{SESSIONS}/{name}").data
-    except Exception:
+    except MemboardError:
         return None
     return None if data is None else zlib.crc32(data)
 
@@ -312,8 +318,13 @@ def _look_at(root: MemoryRoot, name: str, folder: str, out: Snapshots) -> None:
     try:
         seen = root.noted_read(rel, at) if root.on_disk else None
         data = seen.data if seen is not None else root.read(rel)
-    except Exception:
+    except Unreadable as exc:  # (a symlink out of the root too): it may list anything, see organize
         seen, data = None, None
+        out.unreadable[name] = exc.reason
+    except MemboardError as exc:  # a folder holds no snapshot; any other refusal (a name memboard never reads)
+        seen, data = None, None
+        if not os.path.isdir(at or os.path.join(folder, name)):
+            out.unreadable[name] = str(exc)
     answer = out.answers[name] = answer_of(name[:-3], data)
     # recorded only when this read is of the file as stamped, and it had not changed for AGED_NS then (on the clock
     # that stamped it)

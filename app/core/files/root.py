@@ -14,9 +14,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..config import state_dir
-from ..errors import MemboardError, UsageError
+from ..errors import MemboardError, OutsideRoot, Unreadable, UsageError
 from ..formats.layout import ARCHIVE, INDEX, MARKERS, SESSIONS, TEMP_SUFFIX
 from . import fsclock
+from .regular import why
 from .settle import SETTLE_WINDOW, Budget, KnownFiles, NotSettled, Seen, next_look, read_seen, whole
 
 OS_LITTER = {".DS_Store", "Thumbs.db", "desktop.ini", ".localized"}  # files an OS drops in any folder
@@ -145,7 +146,7 @@ class MemoryRoot:
         except OSError as exc:  # pragma: no cover - loops on odd filesystems
             raise MemboardError(f"cannot resolve {rel}: {exc}") from None
         if not inside:
-            raise MemboardError(f"refusing {rel}: it resolves outside the memory root (symlink?)")
+            raise OutsideRoot(rel)
         return path
 
     def _inside(self, path: Path) -> bool:
@@ -225,19 +226,19 @@ class MemoryRoot:
 
     def read_seen(self, rel: str, expect: bytes | None = None, at: str | None = None) -> Seen:
         """A read of rel with its signature (compared with expect as it is read, see settle.read_seen); a folder
-        where a file belongs is an error. at: rel's place as the caller found it inside the root (a pass over
-        3,000 snapshots that lstat each one need not resolve each path again), else self.abs(rel)."""
+        where a file belongs is an error, and a file that cannot be read (not a regular file, permission denied,
+        an I/O error, a symlink out of the root) is Unreadable, never an absent file. at: rel's place as the
+        caller found it inside the root (a pass over 3,000 snapshots that lstat each one need not resolve each
+        path again), else self.abs(rel)."""
         path = self.abs(rel) if at is None else at
         try:
             return read_seen(path, expect)
         except IsADirectoryError:
             raise MemboardError(f"{rel} is a folder, expected a file") from None
-        except PermissionError:
-            raise MemboardError(f"cannot read {rel}: permission denied") from None
         except OSError as exc:
             if os.path.isdir(path):
                 raise MemboardError(f"{rel} is a folder, expected a file") from None
-            raise MemboardError(f"cannot read {rel}: {exc.strerror or exc}") from None
+            raise Unreadable(rel, why(exc)) from None
 
     def fs_time(self, rel: str, seen: Seen) -> int | None:
         """When seen was read, on the clock of the file system holding rel (ns), or None where that clock cannot

@@ -28,6 +28,7 @@ from .. import config
 from ..errors import MemboardError
 from ..formats.layout import INDEX
 from . import fsclock
+from .regular import open_regular
 
 Signature = tuple[int, int, int, int]
 SETTLE_WINDOW = 0.5  # seconds a file must stay unchanged before memboard builds on it (config `settle_seconds`)
@@ -40,7 +41,6 @@ HEADER_RE = re.compile(rb"^[ \t]*\|[^\n]*Session ID[^\n]*\n", re.M)
 
 
 CHUNK = 256 * 1024  # bytes read at a time when a file is compared with the bytes it should hold
-READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)  # (O_BINARY: Windows)
 AGED_NS = 2_000_000_000  # a file read this long after its last change: only a new change can give it a new mtime
 
 
@@ -74,7 +74,8 @@ class Seen(NamedTuple):
 
 
 def read_seen(path: str | os.PathLike[str], expect: bytes | None = None) -> Seen:
-    """Read a file with its signature before and after the read (FileNotFoundError becomes an absent Seen).
+    """Read a file with its signature before and after the read (FileNotFoundError becomes an absent Seen; a FIFO,
+    socket or device is never opened: regular.NotRegular).
 
     expect: bytes the file is thought to hold (a plan's, a write's). The file is compared with them
     piece by piece as it is read, and when it holds exactly them the Seen's data is expect itself:
@@ -84,16 +85,15 @@ def read_seen(path: str | os.PathLike[str], expect: bytes | None = None) -> Seen
     at = time.time_ns()
     try:
         if expect is None:  # (the plain read, on the descriptor: organize reads 3,000 snapshots)
-            fd = os.open(path, READ_FLAGS)
+            fd, first = open_regular(path)
             try:
-                first = os.fstat(fd)
                 data = _read_all(fd, first.st_size)
                 last = os.fstat(fd)
             finally:
                 os.close(fd)
         else:
-            with open(path, "rb") as fh:
-                first = os.fstat(fh.fileno())
+            fd, first = open_regular(path)
+            with os.fdopen(fd, "rb") as fh:
                 held = _holding(fh, expect) if first.st_size == len(expect) else None
                 if held is None and first.st_size == len(expect):
                     fh.seek(0)  # (only after the compare read some of it: every other read starts at 0)

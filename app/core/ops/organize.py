@@ -1,4 +1,10 @@
-"""Organize Memory: delete idle rows, mark overdue active rows stale, report the rest."""
+"""Organize Memory: delete idle rows, mark overdue active rows stale, report the rest.
+
+A snapshot organize cannot read (permission denied, locked, a placeholder whose download fails, not a regular
+file, a symlink out of the root) may list any row under Continues From: while one is there, no idle row is
+deleted and no active row marked stale (each is protected, its reason naming the file), and the report names
+each such file and why. A dry run says the same: it is the same plan.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +19,7 @@ from ..files.continues import Beside, Snapshots, look, premise
 from ..files.root import MemoryRoot
 from ..formats.clock import parse
 from ..formats.index import IndexEdit, IndexFile, Row
-from ..formats.layout import INDEX
+from ..formats.layout import INDEX, SESSIONS
 from ..plan import Change, Check, Plan
 from ..results import OrganizeResult
 from .common import has_meaningful_summary, load_index
@@ -51,6 +57,7 @@ class Pass:
     edit: IndexEdit
     fallback: dict[str, list[str]]  # source -> sessions listing it in Continues From
     snapshots: set[str]
+    unsure: str | None  # why a row organize would change is kept instead (see unsure_reason), None: it is not
     cutoff: datetime
     lists: dict[str, list[str]] = field(default_factory=lambda: {key: [] for key in KEYS})
     reasons: dict[str, str] = field(default_factory=dict)
@@ -73,7 +80,7 @@ class Pass:
         return None
 
     def idle(self, row: Row) -> None:
-        """Delete an idle row, unless it is referenced or has a snapshot."""
+        """Delete an idle row, unless it is referenced, has a snapshot, or a snapshot could not be read."""
         protected = self.protection(row)
         if protected:
             self.put("protected", row.id, protected)
@@ -81,18 +88,24 @@ class Pass:
             self.put(
                 "blocked", row.id, "idle row has a snapshot; resolve (update or archive) before organize deletes it"
             )
+        elif self.unsure:
+            self.put("protected", row.id, self.unsure)
         else:
             self.put("deleted", row.id)
             self.edit.delete(row)
 
     def active(self, row: Row) -> None:
-        """Mark an overdue active row stale when it has content and nobody references it."""
+        """Mark an overdue active row stale when it has content and nobody references it (nor may: every snapshot
+        was read)."""
         protected = self.protection(row)
         if protected:
             self.put("protected", row.id, protected)
             return
         updated = parse(row.get("updated_at"))
         if updated is not None and updated < self.cutoff and (row.id in self.snapshots or has_meaningful_summary(row)):
+            if self.unsure:
+                self.put("protected", row.id, self.unsure)
+                return
             self.put("marked_stale", row.id)
             self.overdue.append(row)
         else:
@@ -110,6 +123,19 @@ class Pass:
             self.put("protected", row.id, "Referenced By " + ", ".join(refs))
         else:
             self.put("stale", row.id)
+
+
+def unreadable_list(unreadable: dict[str, str]) -> str:
+    """The snapshots that could not be read, each with why: `sessions/a.md (permission denied), ...`."""
+    return ", ".join(f"{path} ({reason})" for path, reason in unreadable.items())
+
+
+def unsure_reason(unreadable: dict[str, str]) -> str | None:
+    """Why a row organize would delete or mark stale is kept instead: a snapshot it could not read may list any
+    row under Continues From (None when every snapshot was read)."""
+    if not unreadable:
+        return None
+    return "may be listed in Continues From of a snapshot memboard could not read: " + unreadable_list(unreadable)
 
 
 def organized_check(deleted: set[str], marked: set[str]) -> Check:
@@ -135,8 +161,13 @@ def plan_organize(
         ids = index.ids()
         edit = index.edit()  # (a file with conflict markers is no table: refused, the look is dropped)
         seen = looking()
+    unreadable = {f"{SESSIONS}/{name}": reason for name, reason in seen.unreadable.items()}
     sorting = Pass(
-        edit, continued_sources(root, ids, seen), root.session_ids_on_disk(), when - timedelta(days=stale_days)
+        edit,
+        continued_sources(root, ids, seen),
+        root.session_ids_on_disk(),
+        unsure_reason(unreadable),
+        when - timedelta(days=stale_days),
     )
     twice: set[str] = set()  # IDs of more than one row (usually none: as many IDs as rows)
     if len(ids) < len(index.rows):
@@ -152,9 +183,10 @@ def plan_organize(
         else:
             sorting.stale(row)
     lists = sorting.lists
-    plan = Plan(
-        "organize", OrganizeResult(**lists, reasons=sorting.reasons, stale_days=stale_days, updated=sorting.updated)
+    result = OrganizeResult(
+        **lists, reasons=sorting.reasons, stale_days=stale_days, updated=sorting.updated, unreadable=unreadable
     )
+    plan = Plan("organize", result)
     plan.premises.append(premise(seen))  # the snapshots still say what protected (or did not protect) each row
     sorting.done()
     after = edit.to_bytes()
@@ -164,4 +196,9 @@ def plan_organize(
     for key, label in LABELS:
         listed = lists[key]
         plan.report.append(f"{label}: {len(listed)}" + (" — " + ", ".join(listed) if listed else ""))
+    if unreadable:
+        plan.report.append(
+            f"could not read: {len(unreadable)} — {unreadable_list(unreadable)}; no row is deleted or marked stale "
+            "while a snapshot cannot be read"
+        )
     return plan

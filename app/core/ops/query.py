@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Literal
 
-from ..errors import MemboardError, Refused, UsageError
+from ..errors import MemboardError, Refused, Unreadable, UsageError
 from ..files.root import MemoryRoot
 from ..formats import clock
 from ..formats.ids import check_id, is_valid_id
@@ -174,6 +174,9 @@ class Graph:
         self.rows = {r.id: r for r in self.index.rows if not r.problem}
         self.archived = root.archived_ids()
         self._continues: dict[str, list[str]] = {}
+        self.unreadable: dict[
+            str, Unreadable
+        ] = {}  # sessions whose snapshot could not be read: what they list is unknown
 
     def state(self, sid: str) -> ChainState:
         """`live`, `archived` or `missing`."""
@@ -184,7 +187,8 @@ class Graph:
         return "missing"
 
     def continues_from(self, sid: str) -> list[str]:
-        """Sources listed in sid's snapshot (live or archived)."""
+        """Sources listed in sid's snapshot (live or archived); none known when it cannot be read (noted in
+        `unreadable`: the chain marks that session instead of showing it without sources)."""
         if sid not in self._continues:
             data = None
             try:
@@ -192,10 +196,17 @@ class Graph:
                     data = self.root.read(session_path(sid))
                 elif sid in self.archived:
                     data = self.root.read(archive_session_path(sid))
-            except Exception:
+            except Unreadable as exc:
+                self.unreadable[sid] = exc
+            except MemboardError:  # a folder where the snapshot belongs: it lists nothing
                 data = None
             self._continues[sid] = continues_from(data) if data else []
         return self._continues[sid]
+
+    def why_unread(self, sid: str) -> str | None:
+        """Why sid's snapshot could not be read (None when it was, or was not asked for)."""
+        exc = self.unreadable.get(sid)
+        return exc.reason if exc is not None else None
 
     def referenced_by(self, sid: str) -> list[str]:
         """Referencing sessions listed on sid's row."""
@@ -219,18 +230,22 @@ class Graph:
         else:
             for ref in self.referenced_by(sid):
                 child = self.node(ref, "down", path)
-                one_sided = child.state != "missing" and sid not in self.continues_from(ref)
-                children.append(child._replace(one_sided=one_sided))
-        return ChainNode(sid, self.state(sid), topic, status, children=tuple(children))
+                listed = sid in self.continues_from(ref) or ref in self.unreadable  # (unknown: not called one-sided)
+                one_sided = child.state != "missing" and not listed
+                children.append(child._replace(one_sided=one_sided, unreadable=self.why_unread(ref)))
+        return ChainNode(sid, self.state(sid), topic, status, children=tuple(children), unreadable=self.why_unread(sid))
 
 
 def chain(root: MemoryRoot, session_id: str) -> ChainView:
-    """sid's ancestors (Continues From, recursively) and descendants (Referenced By)."""
+    """sid's ancestors (Continues From, recursively) and descendants (Referenced By); a session whose snapshot cannot
+    be read is marked (its sources unknown); sid's own refuses (Unreadable)."""
     check_id(session_id)
     graph = Graph(root)
     state = graph.state(session_id)
     if state == "missing":
         raise Refused(f"unknown session {session_id}: not in index.md nor archive/")
     up = graph.node(session_id, "up", ())
+    if session_id in graph.unreadable:  # its own sources are unknown: one line, as show says it
+        raise graph.unreadable[session_id]
     down = graph.node(session_id, "down", ())
     return ChainView(session_id, state, up.status, up.topic, up.children, down.children)

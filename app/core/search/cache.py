@@ -208,6 +208,15 @@ def on_fs_clock(base: str, taken: int) -> int | None:
     return None if offset is None else taken + offset
 
 
+def _remembered(
+    files: dict[str, tuple[int, int]], unreadable: dict[str, str], taken: int | None
+) -> dict[str, tuple[int, int] | None]:
+    """The listing to remember: each file's stat (see _racy), except the files that could not be read. Those are
+    then new to the next search, which reads them again: a file made readable again (chmod, a download that
+    finished) keeps its size and mtime, and a remembered stat would hide it for ever."""
+    return {p: _racy(s, taken) for p, s in files.items() if p not in unreadable}
+
+
 class _Stats(threading.Thread):
     """index.md's stat and the listing of the other files, taken in a thread of their own."""
 
@@ -216,6 +225,7 @@ class _Stats(threading.Thread):
         super().__init__(daemon=True)
         self.base = base
         self.value: tuple[tuple[int, int] | None, dict[str, tuple[int, int]]] | None = None
+        self.unlisted: dict[str, str] = {}  # folders that could not be listed -> why
         self.now = time.time_ns()  # before the first stat: what "recently changed" is measured from
         self.taken: int | None = None  # the same moment on the files' clock (see on_fs_clock)
         self.start()
@@ -224,7 +234,7 @@ class _Stats(threading.Thread):
         """Take the stats (the calls release the GIL, so SQLite works meanwhile)."""
         try:
             self.taken = on_fs_clock(self.base, self.now)
-            self.value = (index_stat(self.base), listing(self.base))
+            self.value = (index_stat(self.base), listing(self.base, self.unlisted))
         except Exception:  # taken again by result(), where an error reaches the caller
             self.value = None
 
@@ -233,7 +243,8 @@ class _Stats(threading.Thread):
         self.join()
         if self.value is None:
             self.taken = on_fs_clock(self.base, time.time_ns())
-            return index_stat(self.base), listing(self.base)
+            self.unlisted = {}
+            return index_stat(self.base), listing(self.base, self.unlisted)
         return self.value
 
 
@@ -254,6 +265,8 @@ class SearchCache:
         self.path = cache_path(root)
         self.built = False
         self.changed = 0
+        self.unreadable: dict[str, str] | None = None  # files the last build or refresh could not read -> why
+        self.unlisted: dict[str, str] = {}  # folders the last listing could not list -> why
         if not fts_available():
             raise CacheUnavailable("this SQLite lacks FTS5 with the trigram tokenizer")
         try:
@@ -319,6 +332,7 @@ class SearchCache:
         if self.stats is None or self.built:
             return False
         stat, files = self.stats.result()
+        self.unlisted = self.stats.unlisted
         try:
             self.changed = self._refresh(self.con, stat, files, self.stats.taken)
         except _Rebuild:
@@ -327,6 +341,13 @@ class SearchCache:
             self.con = self._connect(self.path)
             return True
         return self.changed > 0
+
+    def unreadable_files(self) -> dict[str, str]:
+        """The files the cache could not read when it last looked, and the folders it could not list (path -> why);
+        each file is read again by the next refresh, so a file that is readable again is found."""
+        if self.unreadable is None:
+            self.unreadable = _loads(self._meta(self.con, "unreadable").get("unreadable")) or {}
+        return {**self.unreadable, **self.unlisted}
 
     def discard(self) -> None:
         """Close and delete a cache found broken while querying (the next open rebuilds it)."""
@@ -389,7 +410,7 @@ class SearchCache:
     def _build(self, tmp: Path) -> None:
         """Write a whole cache into tmp, streaming every document (no list of the corpus in memory)."""
         # lazy: an unchanged root parses nothing
-        from .parse import file_record, iter_lines, row_record, table_of
+        from .parse import iter_lines, records, row_record, table_of
 
         con = sqlite3.connect(str(tmp), isolation_level=None)
         try:
@@ -400,7 +421,8 @@ class SearchCache:
             writer = _Writer(con, self._say, bulk=True)
             taken = on_fs_clock(self.base, time.time_ns())
             stat = index_stat(self.base)
-            files = listing(self.base)
+            unlisted: dict[str, str] = {}
+            files = listing(self.base, unlisted)
             data = self._read_index() if stat else b""
             columns, start, end = table_of(data)
             crcs = array("I")
@@ -410,8 +432,8 @@ class SearchCache:
                 if rec:
                     writer.add(rec)
             del data
-            for path in sorted(files):
-                rec = file_record(self.base, path)
+            unreadable: dict[str, str] = {}
+            for _path, rec in records(self.base, sorted(files), unreadable):
                 if rec:
                     writer.add(rec)
             writer.flush()
@@ -427,21 +449,23 @@ class SearchCache:
                 "index_stat": marshal.dumps(_racy(stat, taken)),
                 "columns": marshal.dumps(columns),
                 "row_crcs": crcs.tobytes(),
-                "listing": marshal.dumps({p: _racy(s, taken) for p, s in files.items()}),
+                "listing": marshal.dumps(_remembered(files, unreadable, taken)),
+                "unreadable": marshal.dumps(unreadable),
             }
             con.executemany("INSERT INTO meta(name, value) VALUES (?, ?)", meta.items())
             con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             con.execute("COMMIT")
         finally:
             con.close()
+        self.unreadable, self.unlisted = unreadable, unlisted
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
 
     def _read_index(self) -> bytes:
-        """index.md's bytes (empty when it vanished, cannot be read or is a symlink)."""
-        from .parse import read_file  # lazy: an unchanged root parses nothing
+        """index.md's bytes (empty when it vanished or is a symlink); Unreadable when it cannot be read."""
+        from .parse import read_index  # lazy: an unchanged root parses nothing
 
-        return read_file(self.base, INDEX) or b""
+        return read_index(self.base)
 
     # -- incremental refresh --------------------------------------------------------------
 
@@ -456,6 +480,7 @@ class SearchCache:
         seen = self._meta(con, "index_stat", "listing")
         old_stat, old_files = _loads(seen.get("index_stat")), _loads(seen.get("listing")) or {}
         if stat == old_stat and files == old_files:
+            self.unreadable = {}  # (a file that could not be read is left out of the listing kept: none is listed)
             return 0
         try:
             con.execute("BEGIN IMMEDIATE")
@@ -484,7 +509,7 @@ class SearchCache:
         The stats are read again (another process may have refreshed the cache since `seen`
         was read, before this transaction began), and decoded again only if they changed.
         """
-        from .parse import file_record  # lazy: an unchanged root parses nothing
+        from .parse import records  # lazy: an unchanged root parses nothing
 
         meta = self._meta(con, "index_stat", "listing", "columns", "row_crcs")
         raw, old_stat, old_files = seen
@@ -495,21 +520,24 @@ class SearchCache:
         if stat != old_stat:
             self._refresh_rows(con, writer, meta)
             changed += 1
+        unreadable: dict[str, str] = {}  # (those not read before are left out of the listing: read again next time)
         for path in sorted({p for p, _ in old_files.items() ^ files.items()}):
             if source_of(path) is None:  # no Session ID nor note ID: never indexed (and maybe not even UTF-8)
                 continue
             changed += 1
             writer.drop("path = ?", (path,))
-            rec = file_record(self.base, path) if path in files else None
-            if rec:
-                writer.add(rec)
+            for _path, rec in records(self.base, [path] if path in files else [], unreadable):
+                if rec:
+                    writer.add(rec)
         writer.flush()
         writer.sync_sessions()
         _set_meta(
             con,
             index_stat=marshal.dumps(_racy(stat, taken)),
-            listing=marshal.dumps({p: _racy(s, taken) for p, s in files.items()}),
+            listing=marshal.dumps(_remembered(files, unreadable, taken)),
+            unreadable=marshal.dumps(unreadable),
         )
+        self.unreadable = unreadable
         return changed
 
     def _refresh_rows(self, con: sqlite3.Connection, writer: _Writer, meta: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ import stat
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from ..files.regular import why
 from ..formats.clock import FORMAT, parse
 from ..formats.ids import is_valid_id
 from ..formats.layout import ARCHIVE, INDEX, NOTES, SESSIONS
@@ -136,12 +137,19 @@ def resolve(kind: str, key: str, records: Iterable[Facts]) -> SessionInfo | None
 
 
 def _regular(path: str) -> tuple[int, int] | None:
-    """(size, mtime_ns) of a regular file that is not a symlink, else None."""
+    """(size, mtime_ns) of a file that is no symlink nor folder (a FIFO, a socket or a device too: its read, which
+    never opens it, says it cannot be read), else None."""
     try:
         st = os.lstat(path)
     except OSError:
         return None
-    return (st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
+    return (st.st_size, st.st_mtime_ns) if _a_file(st.st_mode) else None
+
+
+def _a_file(mode: int) -> bool:
+    """Whether a listed entry is one search reads: anything but a folder or a symlink (which could lead out of the
+    root). A FIFO, socket or device is listed too, so that it is named as a file that could not be read."""
+    return not (stat.S_ISDIR(mode) or stat.S_ISLNK(mode))
 
 
 def index_stat(root: str) -> tuple[int, int] | None:
@@ -149,49 +157,65 @@ def index_stat(root: str) -> tuple[int, int] | None:
     return _regular(os.path.join(root, INDEX))
 
 
-def listing(root: str) -> dict[str, tuple[int, int]]:
+def listing(root: str, unlisted: dict[str, str] | None = None) -> dict[str, tuple[int, int]]:
     """Every file search may read besides index.md, as relative path → (size, mtime_ns).
 
     That is `sessions/*.md`, `archive/*/index.md|session.md` and `notes/**/*.md`; symlinks (these
-    folders too) are skipped, as they could lead out of the root. Each file is statted once and none is read, so an unchanged
-    root is cheap to check; which names are Session IDs is decided when a file is read.
+    folders too) are skipped, as they could lead out of the root, and so are folders; a FIFO, socket or
+    device is listed (never opened: its read names it as a file that could not be read). Each file is
+    statted once and none is read, so an unchanged root is cheap to check; which names are Session IDs
+    is decided when a file is read. A folder that is there but cannot be listed goes to unlisted
+    (`folder/` -> why, in words): what it holds is unknown, never nothing.
     """
     out: dict[str, tuple[int, int]] = {}
+    gaps: dict[str, str] = {} if unlisted is None else unlisted
     sessions, archive = os.path.join(root, SESSIONS), os.path.join(root, ARCHIVE)
     try:
         if os.path.islink(sessions):
             raise NotADirectoryError(sessions)
         _session_files(sessions, out)
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         pass
+    except OSError as exc:
+        gaps[f"{SESSIONS}/"] = why(exc)
+    folders: list[str] = []
     try:
         if os.path.islink(archive):
             raise NotADirectoryError(archive)
         with os.scandir(archive) as it:
             folders = [e.name for e in it if e.is_dir(follow_symlinks=False)]
-    except OSError:
-        folders = []
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except OSError as exc:
+        gaps[f"{ARCHIVE}/"] = why(exc)
     if folders:
-        _archive_files(archive, folders, out)
+        _archive_files(archive, folders, out, gaps)
     notes = os.path.join(root, NOTES)
     if not os.path.islink(notes):
-        _note_files(notes, NOTES, 0, out)
+        _note_files(notes, NOTES, 0, out, gaps)
     return out
 
 
-def _note_files(folder: str, rel: str, depth: int, out: dict[str, tuple[int, int]]) -> None:
-    """Add the stats of the `*.md` files in a notes folder and, down to MAX_NOTE_DEPTH, its subfolders."""
+def _note_files(folder: str, rel: str, depth: int, out: dict[str, tuple[int, int]], gaps: dict[str, str]) -> None:
+    """Add the stats of the `*.md` files in a notes folder and, down to MAX_NOTE_DEPTH, its subfolders (one that
+    cannot be listed goes to gaps)."""
     try:
         with os.scandir(folder) as it:
             entries = list(it)
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as exc:
+        gaps[f"{rel}/"] = why(exc)
         return
     for entry in entries:
         if entry.is_dir(follow_symlinks=False):
             if depth < MAX_NOTE_DEPTH:
-                _note_files(entry.path, f"{rel}/{entry.name}", depth + 1, out)
-        elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
-            st = entry.stat(follow_symlinks=False)
+                _note_files(entry.path, f"{rel}/{entry.name}", depth + 1, out, gaps)
+        elif entry.name.endswith(".md") and not entry.is_symlink():
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue
             out[f"{rel}/{entry.name}"] = (st.st_size, st.st_mtime_ns)
 
 
@@ -201,7 +225,7 @@ def _session_files(sessions: str, out: dict[str, tuple[int, int]]) -> None:
     try:
         with os.scandir(sessions if fd is None else fd) as it:
             for entry in it:
-                if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                if entry.name.endswith(".md") and not entry.is_symlink() and not entry.is_dir(follow_symlinks=False):
                     st = entry.stat(follow_symlinks=False)
                     out[f"{SESSIONS}/{entry.name}"] = (st.st_size, st.st_mtime_ns)
     finally:
@@ -209,21 +233,28 @@ def _session_files(sessions: str, out: dict[str, tuple[int, int]]) -> None:
             os.close(fd)
 
 
-def _archive_files(archive: str, folders: list[str], out: dict[str, tuple[int, int]]) -> None:
-    """Add the stats of each archive folder's index.md and session.md (paths relative to the archive's own handle)."""
+def _archive_files(archive: str, folders: list[str], out: dict[str, tuple[int, int]], gaps: dict[str, str]) -> None:
+    """Add the stats of each archive folder's index.md and session.md (paths relative to the archive's own handle;
+    a folder that cannot be looked into goes to gaps)."""
     try:
         fd = os.open(archive, os.O_RDONLY) if os.lstat in os.supports_dir_fd else None
-    except OSError:
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        gaps[f"{ARCHIVE}/"] = why(exc)
         return
     prefix = "" if fd is not None else os.path.join(archive, "")
-    lstat, regular = os.lstat, stat.S_ISREG
+    lstat, regular = os.lstat, _a_file
     try:
         for name in folders:
             for leaf in ("index.md", "session.md"):
                 try:
                     st = lstat(f"{prefix}{name}/{leaf}", dir_fd=fd)
-                except OSError:
+                except (FileNotFoundError, NotADirectoryError):
                     continue
+                except OSError as exc:
+                    gaps[f"{ARCHIVE}/{name}/"] = why(exc)
+                    break
                 if regular(st.st_mode):
                     out[f"{ARCHIVE}/{name}/{leaf}"] = (st.st_size, st.st_mtime_ns)
     finally:

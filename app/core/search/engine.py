@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import Refused, UsageError
 from ..files.root import MemoryRoot
+from ..formats.layout import ARCHIVE, NOTES
 from ..formats.topic import SCOPES, TYPES
-from .docs import ARCHIVED, KINDS, LIVE, SESSION, Doc, SessionInfo, doc_order, fold, sort_time
+from .docs import ARCHIVED, KINDS, LIVE, NOTE, SESSION, Doc, SessionInfo, doc_order, fold, sort_time
 
 if TYPE_CHECKING:
     from .cache import SearchCache
@@ -198,6 +199,15 @@ class SearchOutcome(NamedTuple):
     reason: str = ""  # why the files were scanned
     built: bool = False  # the cache was built from scratch for this search
     refreshed: int = 0  # how many changed files the cache re-read first
+    unreadable: dict[str, str] = {}  # files that could not be read (path -> why): they may hold matches
+
+    def unread_line(self) -> str | None:
+        """`1 file could not be read: notes/a.md (permission denied)`, None when every file was read."""
+        if not self.unreadable:
+            return None
+        count = len(self.unreadable)
+        files = ", ".join(f"{path} ({why})" for path, why in sorted(self.unreadable.items()))
+        return f"{count} file{'' if count == 1 else 's'} could not be read: {files}"
 
 
 def check_query(query: str) -> str:
@@ -373,7 +383,8 @@ def run(
                         hits = _from_cache(cache, query, matcher, filters)
                         if cache.catch_up():  # files changed since the cache saw them: it caught up, ask again
                             hits = _from_cache(cache, query, matcher, filters)
-                        return SearchOutcome(hits, "cache", built=cache.built, refreshed=cache.changed)
+                        unread = _relevant(cache.unreadable_files(), filters)
+                        return SearchOutcome(hits, "cache", "", cache.built, cache.changed, unread)
                     except sqlite3.DatabaseError as exc:
                         if search_cache.is_busy(exc):
                             raise search_cache.CacheBusy(str(exc)) from None
@@ -391,8 +402,23 @@ def run(
     # lazy: a search the cache answers needs no file parsing (README: search figures)
     from .scan import scan
 
-    ranked, candidates = scan(str(root.path), matcher, filters)
-    return SearchOutcome(build_hits(ranked, candidates, matcher, filters), "scan", reason)
+    unreadable: dict[str, str] = {}
+    ranked, candidates = scan(str(root.path), matcher, filters, unreadable)
+    hits = build_hits(ranked, candidates, matcher, filters)
+    return SearchOutcome(hits, "scan", reason, unreadable=_relevant(unreadable, filters))
+
+
+def _relevant(unreadable: dict[str, str], filters: SearchFilters) -> dict[str, str]:
+    """The files (and folders) that could not be read and might have held a result these filters keep (by kind and
+    state)."""
+    out = {}
+    for path, why in unreadable.items():
+        top = path.split("/", 1)[0]
+        kind = NOTE if top == NOTES else SESSION
+        state = ARCHIVED if top == ARCHIVE else LIVE
+        if filters.kind in (None, kind) and filters.state in (None, state):
+            out[path] = why
+    return out
 
 
 def _bad_expression(exc: sqlite3.DatabaseError, filters: SearchFilters) -> None:

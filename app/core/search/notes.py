@@ -3,6 +3,7 @@
 `search_notes(root, query, filters)` finds notes only (SearchFilters' kind is set to `note`),
 filtered by type, scope, project and status. Without a status filter, active notes come first,
 best first among them, then the others (superseded notes, or notes whose Status is unreadable).
+`find_notes` says too which note files could not be read (they may hold a match).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Callable
 
 from ..files.root import MemoryRoot
 from .docs import NOTE
-from .engine import SearchFilters, SearchHit, search
+from .engine import SearchFilters, SearchHit, SearchOutcome, run, search
 
 
 def search_notes(
@@ -21,12 +22,22 @@ def search_notes(
     progress: Callable[[str], None] | None = None,
 ) -> list[SearchHit]:
     """Notes matching query, active ones first (see the module's docstring); UsageError on bad input."""
+    return find_notes(root, query, filters, progress).hits
+
+
+def find_notes(
+    root: MemoryRoot | str,
+    query: str,
+    filters: SearchFilters | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> SearchOutcome:
+    """search_notes, with how the hits were found and the note files that could not be read."""
     filters = (filters or SearchFilters())._replace(kind=NOTE)
     if filters.status is not None:
-        return search(root, query, filters, progress)
-    active = search(root, query, filters._replace(status="active"), progress)
-    if len(active) >= filters.limit:
+        return run(root, query, filters, progress)
+    active = run(root, query, filters._replace(status="active"), progress)
+    if len(active.hits) >= filters.limit:
         return active
-    seen = {hit.id for hit in active}
+    seen = {hit.id for hit in active.hits}
     rest = [hit for hit in search(root, query, filters, progress, check_files=False) if hit.id not in seen]
-    return active + rest[: filters.limit - len(active)]
+    return active._replace(hits=active.hits + rest[: filters.limit - len(active.hits)])

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
+from ..errors import Unreadable
 from ..files.copies import copied_note, note_topic_key
+from ..files.regular import read_regular, why
 from ..formats.index import FIELD_OF_COLUMN, IndexFile
 from ..formats.layout import INDEX, SESSIONS
 from ..formats.text import line_body, split_cells, unescape
@@ -35,7 +37,6 @@ DEFAULT_SECTION_WEIGHT = 2
 PLACEHOLDERS = {"none", "- none", "-"}
 FENCE_RE = re.compile(r" {0,3}(```|~~~)")
 HEADING_RE = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)(.*)")
-NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 
 
 def text_of(data: bytes) -> str:
@@ -175,16 +176,20 @@ def archived_row_record(data: bytes, key: str, path: str) -> Record:
 
 
 def read_file(root: str, path: str) -> bytes | None:
-    """A file's bytes, None when it is missing, unreadable or a symlink (which could lead out of the root)."""
+    """A file's bytes, None when it is missing; an OSError when it cannot be read (regular.NotRegular for a symlink,
+    which could lead out of the root, and for a FIFO, socket or device, none of which is ever opened)."""
     try:
-        fd = os.open(os.path.join(root, path), os.O_RDONLY | NO_FOLLOW)
-    except OSError:
+        return read_regular(os.path.join(root, path), follow=False)
+    except (FileNotFoundError, NotADirectoryError):
         return None
+
+
+def read_index(root: str) -> bytes:
+    """index.md's bytes (empty when there is none); Unreadable (one line: search refuses) when it cannot be read."""
     try:
-        with os.fdopen(fd, "rb") as fh:
-            return fh.read()
-    except OSError:
-        return None
+        return read_file(root, INDEX) or b""
+    except OSError as exc:
+        raise Unreadable(INDEX, why(exc)) from None
 
 
 def note_record(data: bytes, key: str, path: str) -> Record:
@@ -227,7 +232,8 @@ def note_record(data: bytes, key: str, path: str) -> Record:
 
 
 def file_record(root: str, path: str) -> Record | None:
-    """The record of a listed file (None when it names no session or note, or it vanished or cannot be read)."""
+    """The record of a listed file (None when it names no session or note, or it vanished); an OSError when it
+    cannot be read (see read_file: the caller names it)."""
     source = source_of(path)
     data = read_file(root, path) if source is not None else None
     if source is None or data is None:
@@ -242,6 +248,18 @@ def file_record(root: str, path: str) -> Record | None:
     if path.endswith("/index.md"):
         return archived_row_record(data, key, path)
     return snapshot_record(data, key, ARCHIVED, path)
+
+
+def records(root: str, paths: Iterable[str], unreadable: dict[str, str]) -> Iterator[tuple[str, Record | None]]:
+    """Each listed path with its record (None: it names no session or note, or vanished); a path that cannot be
+    read is noted in unreadable (path -> why, in words) and left out, never taken for an empty file."""
+    for path in paths:
+        try:
+            rec = file_record(root, path)
+        except OSError as exc:
+            unreadable[path] = why(exc)
+            continue
+        yield path, rec
 
 
 # -- listing ------------------------------------------------------------------------------

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..formats.layout import INDEX
 from .docs import Facts, Record, doc_order, facts, fold, listing, resolve
-from .parse import file_record, iter_lines, read_file, row_record, table_of
+from .parse import iter_lines, read_index, records, row_record, table_of
 
 if TYPE_CHECKING:
     from .engine import Candidate, Matcher, Ranked, SearchFilters
@@ -63,17 +62,17 @@ def _row_key(line: bytes, columns: tuple[str, ...]) -> str | None:
 
 
 def scan(
-    base: str, matcher: Matcher, filters: SearchFilters
+    base: str, matcher: Matcher, filters: SearchFilters, unreadable: dict[str, str]
 ) -> tuple[list[Ranked], dict[tuple[str, str], list[Candidate]]]:
-    """The ranked sessions matching in the files under base, and the best document of each."""
+    """The ranked sessions matching in the files under base, and the best document of each; each file that cannot
+    be read goes to unreadable (path -> why; an unreadable index.md is Unreadable: search refuses)."""
     tally = _Tally(matcher, fold(filters.section) if filters.section is not None else None)
     known: dict[tuple[str, str], list[Facts]] = {}
-    for path in sorted(listing(base)):
-        rec = file_record(base, path)
+    data = read_index(base)
+    for _path, rec in records(base, sorted(listing(base, unreadable)), unreadable):
         if rec:
             tally.consider(rec)
             known.setdefault((rec.kind, rec.key), []).append(facts(rec))
-    data = read_file(base, INDEX) or b""
     columns, start, end = table_of(data)
     for line in iter_lines(data, start, end):
         if _maybe_matches(line, matcher):

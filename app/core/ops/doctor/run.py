@@ -1,15 +1,17 @@
-"""Doctor's order: what other programs left first, then the index, sessions, archive folders, links and notes."""
+"""Doctor's order: files memboard cannot read first (alone: see readable.py), what other programs left, then the
+index, sessions, archive folders, links and notes."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
+from ...errors import Unreadable
 from ...files.root import MemoryRoot, not_a_memory_root
 from ...formats.index import IndexFile
 from ...formats.layout import INDEX, NOTES
 from ...plan import Plan
 from ...results import DoctorResult, Finding
-from . import leftovers, links, rows, sessions
+from . import leftovers, links, readable, rows, sessions
 from .checkup import OP, Checkup
 
 
@@ -25,6 +27,17 @@ def _diagnose(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Doc
     if elsewhere:  # never walk a home folder or `/` looking for memboard's files
         findings = [leftovers.not_a_memory_root(root, elsewhere)]
         return findings, Plan(OP, DoctorResult(findings))
+    findings = readable.unreadable_files(root)
+    if not findings:
+        try:
+            return _checks(root, when)
+        except Unreadable as exc:  # a read that failed mid-pass (permission, I/O error, a lock): never a guess
+            findings = [readable.unreadable(exc)]
+    return findings, Plan(OP, DoctorResult(findings))
+
+
+def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[DoctorResult]]:
+    """Every check, on a root whose files can all be read."""
     markers = leftovers.index_conflict_markers(root)
     findings, copied = leftovers.sync_conflict_copies(root)
     if markers is not None:  # rows past a conflict block are invisible: repair nothing
@@ -49,6 +62,9 @@ def _diagnose(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Doc
 
 
 def repair_plan(root: MemoryRoot, when: datetime) -> Plan[DoctorResult]:
-    """The plan `doctor --fix` applies; refused, nothing written, while index.md holds conflict markers."""
+    """The plan `doctor --fix` applies; refused, nothing written, while index.md holds conflict markers or a file
+    memboard reads is no regular file or cannot be read."""
     IndexFile(root.read(INDEX) or b"").refuse_conflicts()
-    return diagnose(root, when)[1]
+    findings, plan = diagnose(root, when)
+    readable.refuse_repairs(findings)
+    return plan

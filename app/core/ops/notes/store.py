@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ...errors import Refused
+from ...errors import Refused, Unreadable
 from ...files import revisions
 from ...files.copies import copied_note
+from ...files.regular import read_regular, why
 from ...files.root import MemoryRoot
 from ...formats.layout import NOTES
 from ...formats.note import STATUSES, Note, decoded, note_from_cells, problems_of, quick_cells, read_note
@@ -15,7 +16,6 @@ from ...formats.topic import SCOPES, TYPES, check_choice, check_note_id, note_id
 from ...results import NoteDetail, NoteView
 
 MAX_DEPTH = 12  # folders below notes/ that are looked into (a topic key has at most 10 segments)
-NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 
 
 @dataclass(frozen=True)
@@ -109,23 +109,36 @@ def load_note(root: MemoryRoot, ref: str) -> tuple[str, bytes, Note]:
 
 
 def read_listed(root: MemoryRoot, rel: str) -> bytes | None:
-    """A file note_files listed (not a symlink, in folders that are not: it is inside the root), None when gone."""
+    """A file note_files listed (not a symlink, in folders that are not: it is inside the root), None when gone;
+    Unreadable when it cannot be read (a FIFO, a socket or a device is never opened, nor a symlink put there since)."""
     try:
-        fd = os.open(os.path.join(root.path, rel), os.O_RDONLY | NO_FOLLOW)
-    except OSError:
+        return read_regular(os.path.join(root.path, rel), follow=False)
+    except (FileNotFoundError, NotADirectoryError):
         return None
-    with os.fdopen(fd, "rb") as fh:
-        return fh.read()
+    except OSError as exc:
+        raise Unreadable(rel, why(exc)) from None
+
+
+def unreadable_view(note_id: str, exc: Unreadable) -> NoteView:
+    """A note that could not be read, as the views show it: its ID and path, nothing else known, and why."""
+    return NoteView(
+        note_id, exc.rel, "", "", "", "", "", [], [], "", "", "", "", problem=str(exc), unreadable=exc.reason
+    )
 
 
 def list_notes(root: MemoryRoot, filters: NoteFilters | None = None) -> list[NoteView]:
     """Every note's metadata (sorted by ID), read without a Markdown parser (sync-conflict copies of notes left out);
-    filters narrow it."""
+    filters narrow it. A note that cannot be read is listed whatever the filters (they cannot tell), as
+    `unreadable_view` shows it: never left out."""
     filters = (filters or NoteFilters()).checked()
     out = []
     for rel in note_files(root):
-        data = read_listed(root, rel)
         note_id = rel[len(NOTES) + 1 : -3]
+        try:
+            data = read_listed(root, rel)
+        except Unreadable as exc:
+            out.append(unreadable_view(note_id, exc))
+            continue
         if data is None:
             continue
         note = note_from_cells(quick_cells(data))

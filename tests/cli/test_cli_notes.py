@@ -181,6 +181,37 @@ def test_a_changed_decision_is_refused_with_both_texts_until_a_choice_is_made(cl
     assert "MySQL 8" in note_file(root, KEY) and "| Status | superseded |" in note_file(root, f"{KEY}~1")
 
 
+SHOP = "- Use PostgreSQL 15 for the shop database"
+SHOP_ZH = "- 商店数据库使用 PostgreSQL 15"
+
+
+@pytest.mark.parametrize(
+    ("reversed_text", "statement"),
+    [
+        ("- Do not use PostgreSQL 15 for the shop database; use MySQL 8", SHOP),
+        ("- Use PostgreSQL 15 for the shop database; use MySQL 8 instead", SHOP),
+        ("- Use PostgreSQL 15 for the shop database — no longer", SHOP),
+        ("- Use PostgreSQL 15 for the shop database (replaced by MySQL 8)", SHOP),
+        ("- Use PostgreSQL 15 for the shop database, not MySQL 8", SHOP),
+        ("- 商店数据库使用 PostgreSQL 15，改用 MySQL 8", SHOP_ZH),
+        ("- 商店数据库使用 PostgreSQL 15 而不是 MySQL", SHOP_ZH),
+    ],
+)
+def test_a_decision_reversed_in_its_own_words_is_a_conflict_not_an_update(
+    cli, root, whole_tree, reversed_text, statement
+):
+    assert save(cli, "Database", "decision", f"{SHOP}\n{SHOP_ZH}").code == 0
+    before = whole_tree()
+    res = save(cli, "Database", "decision", f"{SHOP}\n{SHOP_ZH}".replace(statement, reversed_text), KEY, "--json")
+    assert res.code == 1 and "decision conflict" in res.err and "nothing written" in res.err
+    out = json.loads(res.out)
+    assert out["outcome"] == "conflict" and out["conflict"]["dropped"] == [statement]
+    assert whole_tree() == before
+    clarified = f"{SHOP}, for its row locks\n{SHOP_ZH}，因为需要行锁"
+    res = save(cli, "Database", "decision", clarified, KEY, "--json")
+    assert res.code == 0 and (json.loads(res.out)["outcome"], json.loads(res.out)["dropped"]) == ("updated", [])
+
+
 def test_a_conflict_in_a_dry_run_also_exits_1_and_a_dry_run_writes_nothing(cli, root, whole_tree):
     assert save(cli, "Database", "decision", "- Use PostgreSQL.").code == 0
     before = whole_tree()

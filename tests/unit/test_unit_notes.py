@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memboard.core.errors import UsageError
@@ -230,3 +230,75 @@ def test_session_summary_blocks_round_trip_and_read_the_seeds_plain_form():
 def test_bad_blocks_name_the_line(bad):
     with pytest.raises(UsageError, match="line"):
         parse_blocks(bad)
+
+
+STATEMENT = "- Use PostgreSQL 15 for the shop database."
+STATEMENT_ZH = "- 商店数据库使用 PostgreSQL 15。"
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "- Do not use PostgreSQL 15 for the shop database; use MySQL 8",
+        "- Use PostgreSQL 15 for the shop database; use MySQL 8 instead.",
+        "- Use PostgreSQL 15 for the shop database — no longer.",
+        "- Use PostgreSQL 15 for the shop database, not MySQL.",
+        "- Use PostgreSQL 15 for the shop database (replaced by MySQL 8).",
+        "- Use PostgreSQL 15 for the shop database rather than MySQL.",
+        "- Use PostgreSQL 15 for the shop database. It isn't reliable.",
+        "- Use PostgreSQL 15 for the shop database, but MySQL 8 for the new one.",
+        "- We chose: use PostgreSQL 15 for the shop database.",
+        "- Use PostgreSQL 15.5 for the shop database.",
+        "- Use PostgreSQL 15 for the shop databases.",
+        "- Use PostgreSQL 16 for the shop database.",
+    ],
+)
+def test_a_statement_negated_replaced_or_changed_is_not_kept(new):
+    assert dropped_statements(NOTE.with_changes(what=STATEMENT), NOTE.with_changes(what=new)) == [STATEMENT]
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "- 商店数据库使用 PostgreSQL 15，不再使用。",
+        "- 商店数据库使用 PostgreSQL 15，改用 MySQL 8。",
+        "- 商店数据库使用 PostgreSQL 15（已被 MySQL 8 取代）。",
+        "- 商店数据库使用 PostgreSQL 15 而不是 MySQL。",
+        "- 商店数据库不使用 PostgreSQL 15。",
+    ],
+)
+def test_a_chinese_statement_negated_or_replaced_is_not_kept(new):
+    assert dropped_statements(NOTE.with_changes(what=STATEMENT_ZH), NOTE.with_changes(what=new)) == [STATEMENT_ZH]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (STATEMENT, STATEMENT),
+        (STATEMENT, "* use postgresql 15 for the shop database"),
+        (STATEMENT, "- Use PostgreSQL 15 for the shop database, for its row locks."),
+        (STATEMENT, "- Use PostgreSQL 15 for the shop database (decided with the team on 2026-06-01)."),
+        (STATEMENT, "- Use PostgreSQL 15 for the shop database. See ADR 7 for the reasons."),
+        (STATEMENT, "- Use PostgreSQL 15 for the shop database: one primary, one replica."),
+        (STATEMENT, "1. [x] Use PostgreSQL 15 for the shop database;  for its row locks"),
+        (STATEMENT_ZH, "- 商店数据库使用 PostgreSQL 15，因为需要行锁。"),
+        (STATEMENT_ZH, "- 商店数据库使用 PostgreSQL 15。主库一台，副本一台。"),
+    ],
+)
+def test_a_statement_unchanged_or_clarified_at_its_end_is_kept(old, new):
+    assert dropped_statements(NOTE.with_changes(what=old), NOTE.with_changes(what=f"- Something else.\n{new}")) == []
+
+
+words = st.sampled_from(
+    ["use", "kafka", "15", "shop", "not", "no", "rather", "than", "don", "t", "不", "再", "改", "用"]
+)
+marks = st.sampled_from([" ", ", ", "; ", ". ", "，", "'", "-", ".", "（", "）", ""])
+fragment = st.lists(st.tuples(marks, words), max_size=4).map(lambda parts: "".join(m + w for m, w in parts))
+
+
+@settings(max_examples=300, deadline=None)
+@given(fragment.filter(bool), fragment, fragment)
+def test_kept_is_transitive_so_a_chain_of_saves_cannot_drop_a_statement_step_by_step(start, more, most):
+    first, second, third = (NOTE.with_changes(what=f"- {text}") for text in (start, start + more, start + more + most))
+    if not dropped_statements(first, second) and not dropped_statements(second, third):
+        assert dropped_statements(first, third) == []

@@ -34,17 +34,20 @@ only the lines that change (the heading, the metadata rows, a section's body), s
 lines, unknown metadata rows and unknown sections, CRLF line ends and a BOM survive. Every
 written note is read back before it is returned: text that would not read back as written (a
 `## ` heading inside What, a code block left open) is refused with one line, never written.
-`statements` splits a note's sections into the statements the conflict policy compares.
+`statements` splits a note's sections into the statements the conflict policy compares (statements.py
+says when a new text keeps one).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 
 from ..errors import UsageError
+from . import statements as kept
 from .ids import is_valid_id
-from .snapshot import LIST_MARK_RE, Snapshot, set_metadata
+from .snapshot import Snapshot, set_metadata
 from .text import BOM, decode, encode, escape, line_body, line_ending, split_cells, split_lines, unescape
 from .topic import SCOPES, TYPES, is_topic_key, split_note_id
 
@@ -378,56 +381,32 @@ def decoded(data: bytes) -> str:
 # -- statements ----------------------------------------------------------------------------
 
 
-def _normal(text: str) -> str:
-    """A statement compared without list marks, case, white space or the punctuation that ends it."""
-    first, _, rest = text.strip().partition("\n")
-    return " ".join((LIST_MARK_RE.sub("", first) + " " + rest).split()).casefold().strip(" .,;:!?。，；：！？")
-
-
 def statements(note: Note) -> list[str]:
     """The statements of a note: each top-level block (each list item) of What, Why, Where and Learned,
-    as written (placeholders such as `None` are no statement)."""
-    out: list[str] = []
-    for name, body in note.bodies().items():
+    as written, each once (placeholders such as `None` are no statement)."""
+    return list(_statements_of(note.what, note.why, note.where, note.learned))
+
+
+@lru_cache(maxsize=4)  # a save compares the same two notes several times (dropped, added, the checks after)
+def _statements_of(*bodies: str) -> tuple[str, ...]:
+    """The statements of the four sections' texts, in order, each once."""
+    out: dict[str, None] = {}
+    for name, body in zip(SECTIONS, bodies, strict=True):
         if not body:
             continue
         doc = Snapshot(f"## {name}\n\n{body}\n")
         for item in doc.items(name):
             text = item.text.strip()
-            if text and text not in out:
-                out.append(text)
-    return out
-
-
-def _contains(haystack: str, needle: str) -> bool:
-    """Whether needle occurs in haystack on its own: not inside a longer word or number."""
-    start = haystack.find(needle)
-    while start >= 0:
-        end = start + len(needle)
-        before = haystack[start - 1] if start else " "
-        after = haystack[end] if end < len(haystack) else " "
-        if not (before.isalnum() and needle[:1].isalnum()) and not (after.isalnum() and needle[-1:].isalnum()):
-            return True
-        start = haystack.find(needle, start + 1)
-    return False
-
-
-def _kept(statement: str, others: list[str]) -> bool:
-    """Whether one of others makes statement: says it, or says it and more (list marks, case and
-    white space aside)."""
-    needle = _normal(statement)
-    return any(_contains(other, needle) for other in others)
+            if text:
+                out.setdefault(text)
+    return tuple(out)
 
 
 def dropped_statements(old: Note, new: Note) -> list[str]:
-    """The statements of old that no statement of new still makes: what a save would drop or change."""
-    others = [_normal(s) for s in statements(new)]
-    return [s for s in statements(old) if not _kept(s, others)]
+    """The statements of old that new no longer makes (see statements.py): what a save would drop or change."""
+    return kept.dropped(statements(old), statements(new))
 
 
 def added_statements(old: Note | None, new: Note) -> list[str]:
     """The statements of new that old did not make."""
-    if old is None:
-        return statements(new)
-    others = [_normal(s) for s in statements(old)]
-    return [s for s in statements(new) if not _kept(s, others)]
+    return kept.added(statements(old) if old is not None else None, statements(new))

@@ -212,6 +212,43 @@ def test_a_decision_reversed_in_its_own_words_is_a_conflict_not_an_update(
     assert res.code == 0 and (json.loads(res.out)["outcome"], json.loads(res.out)["dropped"]) == ("updated", [])
 
 
+@pytest.mark.parametrize(
+    ("was", "becomes"),
+    [("decision", "fact"), ("decision", "preference"), ("preference", "fact"), ("preference", "decision")],
+)
+def test_a_decision_or_preference_saved_as_another_type_is_a_conflict(cli, root, whole_tree, was, becomes):
+    queue = "- Use RabbitMQ for the order queue."
+    assert save(cli, "Queue", was, queue).code == 0
+    before = whole_tree()
+    res = save(cli, "Queue", becomes, queue, KEY, "--json")  # the same statements: only the type changes
+    assert res.code == 1 and f"changes its type from {was} to {becomes}" in res.err and "nothing written" in res.err
+    conflict = json.loads(res.out)["conflict"]
+    assert (conflict["type"], conflict["new_type"], conflict["dropped"]) == (was, becomes, [])
+    assert whole_tree() == before
+    # a second save, now dropping the statement, is checked against the note as it still is
+    res = save(cli, "Queue", becomes, "- Use Kafka for the order queue.", KEY, "--json")
+    assert res.code == 1 and json.loads(res.out)["conflict"]["dropped"] == [queue]
+    assert cli("note", "update", KEY, "--type", becomes).code == 1
+    assert whole_tree() == before
+    res = save(cli, "Queue", becomes, queue, KEY, "--choice", "supersede", "--json")
+    assert res.code == 0 and json.loads(res.out)["outcome"] == "superseded"
+    assert f"| Type | {was} |" in note_file(root, f"{KEY}~1") and f"| Type | {becomes} |" in note_file(root, KEY)
+    res = cli("note", "update", f"{KEY}~1", "--type", becomes)  # the note moved aside keeps its type too
+    assert res.code == 1 and f"keeps its type ({was}" in res.err
+
+
+def test_a_fact_may_become_a_decision_and_a_note_of_a_hand_written_type_is_asked_about(cli, root, whole_tree):
+    assert save(cli, "Queue", "fact", "- Orders go through RabbitMQ.").code == 0
+    res = save(cli, "Queue", "decision", "- Orders go through RabbitMQ.", KEY, "--json")
+    assert res.code == 0 and json.loads(res.out)["outcome"] == "updated"
+    path = root / "notes" / "project" / "db" / "layers.md"
+    path.write_text(note_file(root, KEY).replace("| Type | decision |", "| Type | architecture |"), encoding="utf-8")
+    before = whole_tree()
+    res = save(cli, "Queue", "decision", "- Orders go through RabbitMQ.", "project/db/layers", "--json")
+    assert res.code == 1 and "changes its type from architecture to decision" in res.err
+    assert json.loads(res.out)["conflict"]["new_type"] == "decision" and whole_tree() == before
+
+
 def test_a_conflict_in_a_dry_run_also_exits_1_and_a_dry_run_writes_nothing(cli, root, whole_tree):
     assert save(cli, "Database", "decision", "- Use PostgreSQL.").code == 0
     before = whole_tree()

@@ -469,6 +469,36 @@ def test_apply_is_all_or_nothing_and_bad_blocks_are_usage_errors(cli, root, whol
     assert res.code == 0 and "new fact" in note_file(root, "ops/fact/a") and "Use MySQL." in note_file(root, KEY)
 
 
+def block(title: str, note_type: str, what: str, key: str = KEY) -> str:
+    """A Memory Update block saving one note."""
+    return f"## Memory Update\n- title: {title}\n- type: {note_type}\n- scope: project\n- topic_key: {key}\n- what: {what}\n\n"
+
+
+def test_apply_compares_every_block_with_the_note_before_the_whole_apply(cli, root, whole_tree):
+    assert save(cli, "Queue", "decision", "- Use RabbitMQ for the order queue.").code == 0
+    before = whole_tree()
+    # made a fact with nothing dropped, then dropped as a fact: RabbitMQ must not become Kafka
+    two = block("Queue", "fact", "Use RabbitMQ for the order queue.") + block("Queue", "fact", "Use Kafka instead.")
+    res = cli("note", "apply", "-", "--json", input=two)
+    assert res.code == 1 and "decision conflict" in res.err
+    outcomes = [n["outcome"] for n in json.loads(res.out)["notes"]]
+    assert outcomes == ["conflict", "conflict"] and whole_tree() == before
+    # a statement one block adds and a later block takes out again was never on disk: no conflict
+    grown = block("Queue", "decision", "Use RabbitMQ for the order queue. Keep one broker.")
+    back = block("Queue", "decision", "Use RabbitMQ for the order queue, with one vhost.")
+    res = cli("note", "apply", "-", "--json", input=grown + back)
+    assert res.code == 0, res.err
+    assert [n["outcome"] for n in json.loads(res.out)["notes"]] == ["updated", "updated"]
+    assert "Use RabbitMQ for the order queue, with one vhost." in note_file(root, KEY)
+    # a block settled by a choice is what the blocks after it are compared with
+    chosen = block("Queue", "decision", "Use Kafka for the order queue.") + "- choice: supersede\n\n"
+    res = cli(
+        "note", "apply", "-", input=chosen + block("Queue", "decision", "Use Kafka for the order queue, 3 brokers.")
+    )
+    assert res.code == 0, res.err
+    assert "3 brokers" in note_file(root, KEY) and "vhost" in note_file(root, f"{KEY}~1")
+
+
 def test_a_session_summary_block_merges_into_the_snapshot_and_the_row(cli, root, mem):
     mem.index(row_line(SID, summary="Started."))
     mem.snapshot(SID)

@@ -19,11 +19,11 @@ statement only as statements.py says: unchanged, or only clarified at its end) a
   - any other type (fact, gotcha, episode, pattern, config, bugfix): a low-risk update, written
     in place, and the result names the statements the new text left out.
 
-The rules compare with the note as it is. Since kept is transitive (statements.py) and a
-guarded note's type never changes without a choice, a sequence of saves each checked against
-the note before it cannot take a decision's statement or type away step by step: every state it
-passes through keeps what the note said when a person last chose (its creation, a supersede, a
-keep_both).
+The rules compare with the note as it is (note apply: as it was before the whole apply, see
+apply.py). Since kept is transitive (statements.py) and a guarded note's type never changes
+without a choice, a sequence of saves each checked against the note before it cannot take a
+decision's statement or type away step by step: every state it passes through keeps what the
+note said when a person last chose (its creation, a supersede, a keep_both).
 
 Whatever is replaced is kept: the text a save overwrites is written to the note's revisions in
 local state by the same plan, before the note changes; a superseded note stays in the root.
@@ -279,13 +279,13 @@ def guarded(note_type: str) -> bool:
 
 
 def _conflict(
-    root: MemoryRoot, key: str, old: bytes, candidate: Note, was: Note, dropped: list[str]
+    root: MemoryRoot, key: str, old: bytes, base: bytes, candidate: Note, was: Note, dropped: list[str]
 ) -> Plan[NoteSaveResult]:
     """A plan that writes nothing and carries the conflict: both texts, the statements dropped, a type change."""
     other, _ = _keep_both_id(root, key, candidate)
     retyped = candidate.type if candidate.type != was.type else ""
     conflict = NoteConflict(
-        key, was.type, decoded(old), decoded(write_note(old, candidate)), dropped, other, new_type=retyped
+        key, was.type, decoded(base), decoded(write_note(old, candidate)), dropped, other, new_type=retyped
     )
     plan = Plan(OP, NoteSaveResult("conflict", key, note_path(key), was.status, [], dropped, conflict=conflict))
     what = [f"changes its type from {was.type or '(none)'} to {candidate.type}"] if retyped else []
@@ -298,9 +298,13 @@ def _conflict(
     return plan
 
 
-def _over(root: MemoryRoot, key: str, old: bytes, new: Note, ts: str, choice: str | None) -> Plan[NoteSaveResult]:
-    """The plan of a save over the topic's existing note (see the module's docstring)."""
-    current = was = read_note(old)
+def _over(
+    root: MemoryRoot, key: str, old: bytes, new: Note, ts: str, choice: str | None, base: bytes | None = None
+) -> Plan[NoteSaveResult]:
+    """The plan of a save over the topic's existing note (see the module's docstring); base is the note the
+    conflict rules compare with (None: the note as it is)."""
+    current = read_note(old)
+    was = current if base is None else read_note(base)
     candidate = current.with_changes(
         title=new.title,
         type=new.type,
@@ -332,17 +336,24 @@ def _over(root: MemoryRoot, key: str, old: bytes, new: Note, ts: str, choice: st
     if choice == "supersede" or ("preference" in types and "decision" not in types and not retyped):
         return _supersede(root, key, old, current, new, ts, added, dropped)
     if retyped or "decision" in types:
-        return _conflict(root, key, old, candidate, was, dropped)
+        return _conflict(root, key, old, old if base is None else base, candidate, was, dropped)
     return _in_place(root, key, old, candidate, added, dropped)
 
 
 def plan_note_save(
-    root: MemoryRoot, draft: NoteDraft, when: datetime, choice: Choice | None = None, allow_secrets: bool = False
+    root: MemoryRoot,
+    draft: NoteDraft,
+    when: datetime,
+    choice: Choice | None = None,
+    allow_secrets: bool = False,
+    base: bytes | None = None,
 ) -> Plan[NoteSaveResult]:
     """Save a note under its topic key by the conflict policy (see the module's docstring).
 
     choice settles a save that drops or changes earlier statements: `supersede` or `keep_both`;
-    a decision saved without one is a conflict (outcome `conflict`, nothing written).
+    a decision saved without one is a conflict (outcome `conflict`, nothing written). base is the
+    note file the conflict rules compare with when it is not the note as root holds it (note apply:
+    the note before the whole apply).
     """
     if choice is not None:
         check_choice(choice, CHOICES, "choice")
@@ -352,7 +363,7 @@ def plan_note_save(
     old = root.read(note_path(new.topic_key))
     if old is None:
         return _create(new.topic_key, new, ts)
-    return _over(root, new.topic_key, old, new, ts, choice)
+    return _over(root, new.topic_key, old, new, ts, choice, base)
 
 
 def plan_note_update(

@@ -302,7 +302,7 @@ async def test_a_long_call_does_not_hold_up_the_calls_after_it(tmp_path):
 
         async def call(tool: str, **arguments) -> tuple[bool, str]:
             result = await asyncio.wait_for(session.call_tool(tool, arguments), 30)
-            return bool(result.is_error), result.content[0].text  # type: ignore[union-attr]
+            return bool(result.is_error), result.content[0].text
 
         failed, text = await call("mem_get", note_id="ops/fact/port")
         assert not failed and json.loads(text)["what"] == "- The API listens on 8080."

@@ -45,114 +45,20 @@ from collections.abc import Iterable
 from .snapshot import LIST_MARK_RE
 
 ENDS = " .,;:!?。，；：！？"
-REVERSAL_WORDS = frozenset(
-    [
-        "not",
-        "no",
-        "nor",
-        "never",
-        "none",
-        "neither",
-        "cannot",
-        "without",
-        "instead",
-        "rather",
-        "or",
-        "but",
-        "however",
-        "except",
-        "unless",
-        "until",
-        "anymore",
-        "formerly",
-        "previously",
-        "replace",
-        "replaced",
-        "replaces",
-        "replacing",
-        "replacement",
-        "supersede",
-        "superseded",
-        "supersedes",
-        "deprecate",
-        "deprecated",
-        "obsolete",
-        "outdated",
-        "revert",
-        "reverted",
-        "reverts",
-        "undo",
-        "undone",
-        "drop",
-        "dropped",
-        "remove",
-        "removed",
-        "cancel",
-        "cancelled",
-        "canceled",
-        "abandon",
-        "abandoned",
-        "retire",
-        "retired",
-        "revoke",
-        "revoked",
-        "stop",
-        "stopped",
-        "avoid",
-        "switch",
-        "switched",
-        "migrate",
-        "migrated",
-        "moved",
-        "wrong",
-        "incorrect",
-        "false",
-        "invalid",
-    ]
+REVERSAL_WORDS = frozenset(  # whole words, in normal form (case folded)
+    """
+    not no nor never none neither cannot without instead rather or but however except unless until
+    anymore formerly previously replace replaced replaces replacing replacement supersede superseded
+    supersedes deprecate deprecated obsolete outdated revert reverted reverts undo undone drop dropped
+    remove removed cancel cancelled canceled abandon abandoned retire retired revoke revoked stop
+    stopped avoid switch switched migrate migrated moved wrong incorrect false invalid
+    """.split()  # noqa: SIM905 (words read best as words)
 )
-REVERSAL_CJK = (
-    "不",  # 不再 不用 不要 不是 而不是 ...
-    "没",
-    "沒",
-    "勿",
-    "而非",
-    "并非",
-    "並非",
-    "别用",
-    "別用",
-    "禁止",
-    "改用",
-    "改为",
-    "改為",
-    "改成",
-    "改回",
-    "换成",
-    "換成",
-    "换用",
-    "換用",
-    "取代",
-    "替代",
-    "代替",
-    "替换",
-    "替換",
-    "弃用",
-    "棄用",
-    "废弃",
-    "廢棄",
-    "停用",
-    "放弃",
-    "放棄",
-    "撤销",
-    "撤銷",
-    "作废",
-    "作廢",
-    "过时",
-    "過時",
-    "曾",
-    "或",
-    "但",
-    "除了",
-    "除非",
+REVERSAL_CJK = tuple(  # anywhere (不 covers 不再 不用 不要 不是 而不是 ...)
+    """
+    不 没 沒 勿 而非 并非 並非 别用 別用 禁止 改用 改为 改為 改成 改回 换成 換成 换用 換用 取代 替代
+    代替 替换 替換 弃用 棄用 废弃 廢棄 停用 放弃 放棄 撤销 撤銷 作废 作廢 过时 過時 曾 或 但 除了 除非
+    """.split()  # noqa: SIM905 (words read best as words)
 )
 WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 CJK_RE = re.compile("|".join(map(re.escape, REVERSAL_CJK)))

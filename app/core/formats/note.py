@@ -376,9 +376,10 @@ def _edited(doc: Snapshot, was: Note, note: Note) -> str | None:
     """doc's text holding note's values, every edit made on doc's lines from its one parse (a note of
     100k statements is parsed once, not once per edit); None when a section or the Metadata table
     is missing, which _edited_section_by_section places."""
-    changed = _changed_sections(was, note)
     meta = doc.section("Metadata")
-    if meta is None or any(doc.section(name) is None for name in changed):
+    changed = [(name, doc.section(name)) for name in _changed_sections(was, note)]
+    placed = [(name, sec) for name, sec in changed if sec is not None]
+    if meta is None or len(placed) < len(changed):
         return None
     lines, eol = list(doc.lines), doc.eol()
     if was.title != note.title and doc.title == was.title:
@@ -386,9 +387,7 @@ def _edited(doc: Snapshot, was: Note, note: Note) -> str | None:
         if at is not None:
             lines[at] = f"# {note.title}" + line_ending(lines[at])
     ranges: list[Range] = [_metadata_rows(doc, lines, meta, note.cells(), eol)]
-    for name in changed:
-        sec = doc.section(name)
-        assert sec is not None
+    for name, sec in placed:
         if sec.start > 0 and not line_ending(lines[sec.start - 1]):
             lines[sec.start - 1] += eol
         body = note.bodies()[name]

@@ -324,6 +324,7 @@ def conflict_json(conflict: NoteConflict) -> JSON:
         "dropped": conflict.dropped,
         "keep_both_id": conflict.keep_both_id,
         "choices": list(conflict.choices),
+        "new_type": conflict.new_type or None,
     }
 
 

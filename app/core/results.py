@@ -206,7 +206,8 @@ class NoteDetail(NamedTuple):
 
 class NoteConflict(NamedTuple):
     """A save refused by the conflict policy: a decision whose new text drops or changes earlier
-    statements. It is written only when saved again with a choice (supersede or keep_both)."""
+    statements, or a decision, preference or note of a type memboard does not know whose type the
+    save changes. It is written only when saved again with a choice (supersede or keep_both)."""
 
     note_id: str
     type: str  # the existing note's type
@@ -215,6 +216,7 @@ class NoteConflict(NamedTuple):
     dropped: list[str]  # the earlier statements the new text drops or changes
     keep_both_id: str  # where keep_both would save the new note
     choices: tuple[str, ...] = ("supersede", "keep_both")
+    new_type: str = ""  # the type the save gives it, when that is another one ("" when the type stays)
 
 
 class NoteSaveResult(NamedTuple):

@@ -129,13 +129,15 @@ class NoteTools:
         settled, a preference the user stated, a bug's root cause, a non-obvious fact, a reusable pattern.
 
         One note per topic key: the same topic_key updates that note, never a duplicate (the previous text is
-        kept as a revision), and different topics never overwrite each other. Saving over a note: statements
-        it made are kept when your text says them again; a new preference supersedes the old one (both kept
-        and linked); other types are updated in place. A decision whose new text drops or changes earlier
-        statements is NOT written: the answer has outcome "conflict" with both texts (conflict.old_text,
-        conflict.new_text) and the statements dropped. Show them to the user, ask, then call again with the
-        same values and choice. `outcome` says what happened: created, updated, unchanged, superseded,
-        kept_both or conflict.
+        kept as a revision), and different topics never overwrite each other. Saving over a note: a statement
+        it made is kept only when your text has it again as a statement (list item) of its own, the same or
+        with a clarification after it, never a negation or a replacement ("not", "instead", "no longer",
+        "replaced by", 不再, 改用); a new preference supersedes the old one (both kept and linked); other types
+        are updated in place. A decision whose new text drops or changes earlier statements, or a decision or
+        preference saved as another type, is NOT written: the answer has outcome "conflict" with both texts
+        (conflict.old_text, conflict.new_text), the statements dropped and conflict.new_type. Show them to the
+        user, ask, then call again with the same values and choice. `outcome` says what happened: created,
+        updated, unchanged, superseded, kept_both or conflict.
         """
         draft = NoteDraft(title, type, scope, what, why, where, learned, topic_key, project, session_id)
         when = clock.now()
@@ -161,8 +163,9 @@ class NoteTools:
         """Change some values of one note by its ID (mem_update); values left out stay as they are.
 
         A text you give replaces that section whole, by the same policy as mem_save: repeat the statements
-        that still hold. A decision that would lose statements answers outcome "conflict" and writes nothing
-        until called again with choice. A note moved aside (<key>~<n>) is history: it only takes additions.
+        that still hold. A decision that would lose statements, or a decision or preference given another type,
+        answers outcome "conflict" and writes nothing until called again with choice. A note moved aside
+        (<key>~<n>) is history: it only takes additions.
         """
         fields = NoteFields(title, type, scope, what, why, where, learned, project, session_id)
         when = clock.now()

@@ -1,11 +1,14 @@
-"""The MCP server: the tool sets registered in one place, strict arguments, one call at a time, errors as results.
+"""The MCP server: the tool sets registered in one place, strict arguments, calls side by side, errors as results.
 
 `TOOLSETS` lists every set of tools the server offers; a set is a class built on the memory
 root's path whose `tools()` returns its tools (methods whose docstrings are their descriptions)
 with their hints: the session tools (sessions.py) and the typed notes' tools (notes.py).
 
-Each call runs in a worker thread (the SDK's way with plain functions), one at a time in this
-process; other processes writing the same root wait on the root's lock as every writer does.
+Each call runs in a worker thread of its own (the SDK's way with plain functions), beside the
+calls already running: a long one (a save over a note of 100k statements) holds up no read, and
+writes wait for the root's lock in arrival order as writers in other processes do, a write that
+waits past the lock timeout answering that the root is locked (busy), nothing written. A client
+that needs one call's effect waits for its answer before the next call, as JSON-RPC has it.
 An argument a tool does not take is refused (a misspelt `dry_run` must never mean a write),
 and so are arguments of the wrong type; an error of memboard's is answered as one line with
 `is_error` set. stdout carries JSON-RPC only: the SDK points the process's own stdout at stderr
@@ -19,7 +22,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
@@ -55,7 +57,6 @@ class MemoryServer(MCPServer):
         """Register every tool set's tools for the memory root at root."""
         super().__init__(name="memboard", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
         self.parameters: dict[str, frozenset[str]] = {}
-        self.turn: anyio.Lock | None = None
         for toolset in TOOLSETS:
             for tool, hints in toolset(root).tools():
                 self.register(tool, hints)
@@ -68,7 +69,7 @@ class MemoryServer(MCPServer):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        """Run a tool: unknown arguments refused, one call at a time, memboard's errors as one-line results."""
+        """Run a tool: unknown arguments refused, memboard's errors as one-line results."""
         known = self.parameters.get(name)
         unknown = sorted(set(arguments) - known) if known is not None else []
         if known is not None and unknown:
@@ -76,11 +77,8 @@ class MemoryServer(MCPServer):
                 f"{name}: unknown argument(s) {', '.join(unknown)}; it takes {', '.join(sorted(known)) or 'none'}; "
                 "nothing written"
             )
-        if self.turn is None:
-            self.turn = anyio.Lock()
         try:
-            async with self.turn:
-                return await super().call_tool(name, arguments, context)
+            return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
             if isinstance(cause, MemboardError):

@@ -181,6 +181,74 @@ def test_a_changed_decision_is_refused_with_both_texts_until_a_choice_is_made(cl
     assert "MySQL 8" in note_file(root, KEY) and "| Status | superseded |" in note_file(root, f"{KEY}~1")
 
 
+SHOP = "- Use PostgreSQL 15 for the shop database"
+SHOP_ZH = "- 商店数据库使用 PostgreSQL 15"
+
+
+@pytest.mark.parametrize(
+    ("reversed_text", "statement"),
+    [
+        ("- Do not use PostgreSQL 15 for the shop database; use MySQL 8", SHOP),
+        ("- Use PostgreSQL 15 for the shop database; use MySQL 8 instead", SHOP),
+        ("- Use PostgreSQL 15 for the shop database — no longer", SHOP),
+        ("- Use PostgreSQL 15 for the shop database (replaced by MySQL 8)", SHOP),
+        ("- Use PostgreSQL 15 for the shop database, not MySQL 8", SHOP),
+        ("- 商店数据库使用 PostgreSQL 15，改用 MySQL 8", SHOP_ZH),
+        ("- 商店数据库使用 PostgreSQL 15 而不是 MySQL", SHOP_ZH),
+    ],
+)
+def test_a_decision_reversed_in_its_own_words_is_a_conflict_not_an_update(
+    cli, root, whole_tree, reversed_text, statement
+):
+    assert save(cli, "Database", "decision", f"{SHOP}\n{SHOP_ZH}").code == 0
+    before = whole_tree()
+    res = save(cli, "Database", "decision", f"{SHOP}\n{SHOP_ZH}".replace(statement, reversed_text), KEY, "--json")
+    assert res.code == 1 and "decision conflict" in res.err and "nothing written" in res.err
+    out = json.loads(res.out)
+    assert out["outcome"] == "conflict" and out["conflict"]["dropped"] == [statement]
+    assert whole_tree() == before
+    clarified = f"{SHOP}, for its row locks\n{SHOP_ZH}，因为需要行锁"
+    res = save(cli, "Database", "decision", clarified, KEY, "--json")
+    assert res.code == 0 and (json.loads(res.out)["outcome"], json.loads(res.out)["dropped"]) == ("updated", [])
+
+
+@pytest.mark.parametrize(
+    ("was", "becomes"),
+    [("decision", "fact"), ("decision", "preference"), ("preference", "fact"), ("preference", "decision")],
+)
+def test_a_decision_or_preference_saved_as_another_type_is_a_conflict(cli, root, whole_tree, was, becomes):
+    queue = "- Use RabbitMQ for the order queue."
+    assert save(cli, "Queue", was, queue).code == 0
+    before = whole_tree()
+    res = save(cli, "Queue", becomes, queue, KEY, "--json")  # the same statements: only the type changes
+    assert res.code == 1 and f"changes its type from {was} to {becomes}" in res.err and "nothing written" in res.err
+    conflict = json.loads(res.out)["conflict"]
+    assert (conflict["type"], conflict["new_type"], conflict["dropped"]) == (was, becomes, [])
+    assert whole_tree() == before
+    # a second save, now dropping the statement, is checked against the note as it still is
+    res = save(cli, "Queue", becomes, "- Use Kafka for the order queue.", KEY, "--json")
+    assert res.code == 1 and json.loads(res.out)["conflict"]["dropped"] == [queue]
+    assert cli("note", "update", KEY, "--type", becomes).code == 1
+    assert whole_tree() == before
+    res = save(cli, "Queue", becomes, queue, KEY, "--choice", "supersede", "--json")
+    assert res.code == 0 and json.loads(res.out)["outcome"] == "superseded"
+    assert f"| Type | {was} |" in note_file(root, f"{KEY}~1") and f"| Type | {becomes} |" in note_file(root, KEY)
+    res = cli("note", "update", f"{KEY}~1", "--type", becomes)  # the note moved aside keeps its type too
+    assert res.code == 1 and f"keeps its type ({was}" in res.err
+
+
+def test_a_fact_may_become_a_decision_and_a_note_of_a_hand_written_type_is_asked_about(cli, root, whole_tree):
+    assert save(cli, "Queue", "fact", "- Orders go through RabbitMQ.").code == 0
+    res = save(cli, "Queue", "decision", "- Orders go through RabbitMQ.", KEY, "--json")
+    assert res.code == 0 and json.loads(res.out)["outcome"] == "updated"
+    path = root / "notes" / "project" / "db" / "layers.md"
+    path.write_text(note_file(root, KEY).replace("| Type | decision |", "| Type | architecture |"), encoding="utf-8")
+    before = whole_tree()
+    res = save(cli, "Queue", "decision", "- Orders go through RabbitMQ.", "project/db/layers", "--json")
+    assert res.code == 1 and "changes its type from architecture to decision" in res.err
+    assert json.loads(res.out)["conflict"]["new_type"] == "decision" and whole_tree() == before
+
+
 def test_a_conflict_in_a_dry_run_also_exits_1_and_a_dry_run_writes_nothing(cli, root, whole_tree):
     assert save(cli, "Database", "decision", "- Use PostgreSQL.").code == 0
     before = whole_tree()
@@ -399,6 +467,36 @@ def test_apply_is_all_or_nothing_and_bad_blocks_are_usage_errors(cli, root, whol
     assert whole_tree() == before
     res = cli("note", "apply", "-", "--choice", "supersede", input=two)
     assert res.code == 0 and "new fact" in note_file(root, "ops/fact/a") and "Use MySQL." in note_file(root, KEY)
+
+
+def block(title: str, note_type: str, what: str, key: str = KEY) -> str:
+    """A Memory Update block saving one note."""
+    return f"## Memory Update\n- title: {title}\n- type: {note_type}\n- scope: project\n- topic_key: {key}\n- what: {what}\n\n"
+
+
+def test_apply_compares_every_block_with_the_note_before_the_whole_apply(cli, root, whole_tree):
+    assert save(cli, "Queue", "decision", "- Use RabbitMQ for the order queue.").code == 0
+    before = whole_tree()
+    # made a fact with nothing dropped, then dropped as a fact: RabbitMQ must not become Kafka
+    two = block("Queue", "fact", "Use RabbitMQ for the order queue.") + block("Queue", "fact", "Use Kafka instead.")
+    res = cli("note", "apply", "-", "--json", input=two)
+    assert res.code == 1 and "decision conflict" in res.err
+    outcomes = [n["outcome"] for n in json.loads(res.out)["notes"]]
+    assert outcomes == ["conflict", "conflict"] and whole_tree() == before
+    # a statement one block adds and a later block takes out again was never on disk: no conflict
+    grown = block("Queue", "decision", "Use RabbitMQ for the order queue. Keep one broker.")
+    back = block("Queue", "decision", "Use RabbitMQ for the order queue, with one vhost.")
+    res = cli("note", "apply", "-", "--json", input=grown + back)
+    assert res.code == 0, res.err
+    assert [n["outcome"] for n in json.loads(res.out)["notes"]] == ["updated", "updated"]
+    assert "Use RabbitMQ for the order queue, with one vhost." in note_file(root, KEY)
+    # a block settled by a choice is what the blocks after it are compared with
+    chosen = block("Queue", "decision", "Use Kafka for the order queue.") + "- choice: supersede\n\n"
+    res = cli(
+        "note", "apply", "-", input=chosen + block("Queue", "decision", "Use Kafka for the order queue, 3 brokers.")
+    )
+    assert res.code == 0, res.err
+    assert "3 brokers" in note_file(root, KEY) and "vhost" in note_file(root, f"{KEY}~1")
 
 
 def test_a_session_summary_block_merges_into_the_snapshot_and_the_row(cli, root, mem):

@@ -4,7 +4,7 @@ previewed through the store's plan and writes exactly that, or nothing."""
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Input, Select, Static, TextArea
 
 from memboard.board.notes.dialogs import ConflictScreen, NoteEditScreen, NotePicker, sections_of
 from memboard.board.screens import MessageScreen, PreviewScreen
@@ -156,6 +156,30 @@ async def test_a_decision_conflict_shows_both_texts_and_supersede_applies_the_ch
     new, old = read_note(note_file(notes, SYNC).read_bytes()), read_note(note_file(notes, f"{SYNC}~1").read_bytes())
     assert new.what == "- The vault syncs through Syncthing." and new.supersedes == (f"{SYNC}~1",)
     assert old.what == "- The vault syncs through Git, memory/ included." and old.superseded_by == (SYNC,)
+
+
+async def test_a_decision_reversed_in_place_or_made_a_fact_in_the_editor_is_the_same_conflict(notes):
+    before = files(notes)
+    app = board(notes)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_notes(pilot)
+        await edit(pilot, SYNC, lambda t: t.replace("memory/ included.", "memory/ included; replaced by Syncthing."))
+        await pilot.press("ctrl+s")
+        screen = await wait_for_screen(pilot, ConflictScreen)
+        text = str(screen.query_one("#conflict-text", Static).render())
+        assert "drops or changes 1 earlier statement(s) of this decision" in text
+        assert "✗ - The vault syncs through Git, memory/ included." in text
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+        editor = await edit(pilot, SYNC, lambda t: t)
+        editor.query_one("#note-edit-type", Select).value = "fact"
+        await pilot.press("ctrl+s")
+        screen = await wait_for_screen(pilot, ConflictScreen)
+        text = str(screen.query_one("#conflict-text", Static).render())
+        assert "changes its type from decision to fact" in text and "✗" not in text
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+    assert files(notes) == before
 
 
 async def test_keep_both_saves_the_edit_beside_the_decision(notes):

@@ -210,6 +210,29 @@ def test_a_changed_decision_answers_both_texts_writes_nothing_and_is_saved_on_a_
     assert "MySQL 8" in note_file(agent, key)
 
 
+def test_two_saves_cannot_reverse_a_decision_by_making_it_a_fact_first(agent):
+    key = "project/reversed/queue"
+    queue = "- Use RabbitMQ for the order queue."
+    save(agent, key, "Queue", "decision", queue)
+    before = written(agent)
+    retyped = save(agent, key, "Queue", "fact", queue)  # nothing dropped: only the type changes
+    assert (retyped["outcome"], retyped["changes"], retyped["dropped"]) == ("conflict", [], [])
+    assert (retyped["conflict"]["type"], retyped["conflict"]["new_type"]) == ("decision", "fact")
+    assert "changes its type from decision to fact" in retyped["report"][0]
+    dropped = save(agent, key, "Queue", "fact", "- Use Kafka for the order queue.")
+    assert dropped["outcome"] == "conflict" and dropped["conflict"]["dropped"] == [queue]
+    for what in (
+        "- Do not use RabbitMQ for the order queue; use Kafka.",
+        "- Use RabbitMQ for the order queue (replaced by Kafka).",
+        "- Use RabbitMQ for the order queue — no longer.",
+    ):
+        assert save(agent, key, "Queue", "decision", what)["conflict"]["dropped"] == [queue]
+    assert agent.answer("mem_update", note_id=key, type="fact")["outcome"] == "conflict"
+    assert written(agent) == before and "| Type | decision |" in note_file(agent, key)
+    kept = save(agent, key, "Queue", "decision", "- Use RabbitMQ for the order queue, for its dead-letter queues.")
+    assert (kept["outcome"], kept["dropped"]) == ("updated", [])
+
+
 @pytest.mark.parametrize("key", HOSTILE_KEYS)
 def test_hostile_topic_keys_are_tool_errors_and_nothing_is_written(agent, key):
     before = written(agent)

@@ -6,6 +6,7 @@ Most tests share one server (the module's `agent`) on one root, each with sessio
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import subprocess
@@ -15,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from memboard.core.formats.note import Note, render_note
 from memboard.mcp.server import INSTRUCTIONS
 from tests.mcp.conftest import Agent, connect, running, server_command, server_env
+from tests.support.faults import memboard_module
 from tests.support.hooks import claude_payload
 from tests.support.tree import tree
 
@@ -289,6 +292,45 @@ async def test_two_clients_writing_at_once_lose_nothing(tmp_path):
     assert all(f"- {name} decision {i}" in snapshot for name in ("alpha", "beta") for i in range(4))
 
 
+async def test_a_long_call_does_not_hold_up_the_calls_after_it(tmp_path):
+    """A save parked halfway, the root's lock held (the fault launcher's probe sleeps after its first file
+    step): reads answer meanwhile, and another write answers at once that the root is locked."""
+    root = tmp_path / "memory"
+    (root / "notes" / "ops" / "fact").mkdir(parents=True)
+    note = Note("Port", "fact", "ops", "ops/fact/port", what="- The API listens on 8080.")
+    (root / "notes" / "ops" / "fact" / "port.md").write_text(render_note(note), encoding="utf-8")
+    parked = tmp_path / "parked"
+    env = server_env(tmp_path / "state", FAULT_AFTER_STEP="1", FAULT_MODE="signal", FAULT_SIGNAL=str(parked))
+    env["MEMBOARD_LOCK_TIMEOUT"] = "1"
+    command = [sys.executable, "-m", *memboard_module(env), "mcp", "--root", str(root)]
+    async with connect(command, env) as session:
+        slow = asyncio.ensure_future(
+            session.call_tool(
+                "mem_save", {"title": "Queue", "type": "decision", "scope": "ops", "what": "- Use RabbitMQ."}
+            )
+        )
+        for _ in range(600):
+            if parked.exists() or slow.done():
+                break
+            await asyncio.sleep(0.05)
+        assert parked.exists() and not slow.done()  # the save wrote its first file and holds the lock
+
+        async def call(tool: str, **arguments) -> tuple[bool, str]:
+            result = await asyncio.wait_for(session.call_tool(tool, arguments), 30)
+            return bool(result.is_error), result.content[0].text
+
+        failed, text = await call("mem_get", note_id="ops/fact/port")
+        assert not failed and json.loads(text)["what"] == "- The API listens on 8080."
+        failed, text = await call("session_list")
+        assert not failed and json.loads(text)["total"] == 0
+        failed, text = await call("session_register", agent="claude-main-agent")
+        assert failed and "memory root is locked by another writer" in text and "nothing written" in text
+        assert not slow.done() and not (root / "index.md").exists()
+        slow.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await slow
+
+
 def hostile_roots(tmp_path: Path) -> dict[str, tuple[Path, dict[str, str]]]:
     """Roots a server must not serve: (root, extra environment) by name."""
     (tmp_path / "a-file").write_text("not a folder")
@@ -395,7 +437,7 @@ def test_stdout_carries_only_json_rpc_and_the_log_goes_to_stderr(tmp_path):
             proc.stdin.write(json.dumps(message).encode() + b"\n")
         proc.stdin.flush()
         lines: list[str] = []
-        while not any('"id":3' in line.replace(" ", "") for line in lines):
+        while not all(any(f'"id":{n}' in line.replace(" ", "") for line in lines) for n in (2, 3)):  # in any order
             line = proc.stdout.readline().decode()
             assert line, proc.stderr.read().decode()
             lines.append(line)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memboard.core.errors import UsageError
@@ -11,6 +11,8 @@ from memboard.core.formats.memory_update import SessionSummary, parse_blocks, re
 from memboard.core.formats.note import (
     Note,
     NoteDraft,
+    _edited,
+    _edited_section_by_section,
     added_statements,
     dropped_statements,
     quick_cells,
@@ -18,6 +20,7 @@ from memboard.core.formats.note import (
     render_note,
     write_note,
 )
+from memboard.core.formats.snapshot import Snapshot
 from memboard.core.formats.topic import (
     SCOPES,
     TYPES,
@@ -230,3 +233,99 @@ def test_session_summary_blocks_round_trip_and_read_the_seeds_plain_form():
 def test_bad_blocks_name_the_line(bad):
     with pytest.raises(UsageError, match="line"):
         parse_blocks(bad)
+
+
+STATEMENT = "- Use PostgreSQL 15 for the shop database."
+STATEMENT_ZH = "- 商店数据库使用 PostgreSQL 15。"
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "- Do not use PostgreSQL 15 for the shop database; use MySQL 8",
+        "- Use PostgreSQL 15 for the shop database; use MySQL 8 instead.",
+        "- Use PostgreSQL 15 for the shop database — no longer.",
+        "- Use PostgreSQL 15 for the shop database, not MySQL.",
+        "- Use PostgreSQL 15 for the shop database (replaced by MySQL 8).",
+        "- Use PostgreSQL 15 for the shop database rather than MySQL.",
+        "- Use PostgreSQL 15 for the shop database. It isn't reliable.",
+        "- Use PostgreSQL 15 for the shop database, but MySQL 8 for the new one.",
+        "- We chose: use PostgreSQL 15 for the shop database.",
+        "- Use PostgreSQL 15.5 for the shop database.",
+        "- Use PostgreSQL 15 for the shop databases.",
+        "- Use PostgreSQL 16 for the shop database.",
+    ],
+)
+def test_a_statement_negated_replaced_or_changed_is_not_kept(new):
+    assert dropped_statements(NOTE.with_changes(what=STATEMENT), NOTE.with_changes(what=new)) == [STATEMENT]
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "- 商店数据库使用 PostgreSQL 15，不再使用。",
+        "- 商店数据库使用 PostgreSQL 15，改用 MySQL 8。",
+        "- 商店数据库使用 PostgreSQL 15（已被 MySQL 8 取代）。",
+        "- 商店数据库使用 PostgreSQL 15 而不是 MySQL。",
+        "- 商店数据库不使用 PostgreSQL 15。",
+    ],
+)
+def test_a_chinese_statement_negated_or_replaced_is_not_kept(new):
+    assert dropped_statements(NOTE.with_changes(what=STATEMENT_ZH), NOTE.with_changes(what=new)) == [STATEMENT_ZH]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (STATEMENT, STATEMENT),
+        (STATEMENT, "* use postgresql 15 for the shop database"),
+        (STATEMENT, "- Use PostgreSQL 15 for the shop database, for its row locks."),
+        (STATEMENT, "- Use PostgreSQL 15 for the shop database (decided with the team on 2026-06-01)."),
+        (STATEMENT, "- Use PostgreSQL 15 for the shop database. See ADR 7 for the reasons."),
+        (STATEMENT, "- Use PostgreSQL 15 for the shop database: one primary, one replica."),
+        (STATEMENT, "1. [x] Use PostgreSQL 15 for the shop database;  for its row locks"),
+        (STATEMENT_ZH, "- 商店数据库使用 PostgreSQL 15，因为需要行锁。"),
+        (STATEMENT_ZH, "- 商店数据库使用 PostgreSQL 15。主库一台，副本一台。"),
+    ],
+)
+def test_a_statement_unchanged_or_clarified_at_its_end_is_kept(old, new):
+    assert dropped_statements(NOTE.with_changes(what=old), NOTE.with_changes(what=f"- Something else.\n{new}")) == []
+
+
+words = st.sampled_from(
+    ["use", "kafka", "15", "shop", "not", "no", "rather", "than", "don", "t", "不", "再", "改", "用"]
+)
+marks = st.sampled_from([" ", ", ", "; ", ". ", "，", "'", "-", ".", "（", "）", ""])
+fragment = st.lists(st.tuples(marks, words), max_size=4).map(lambda parts: "".join(m + w for m, w in parts))
+
+
+@settings(max_examples=300, deadline=None)
+@given(fragment.filter(bool), fragment, fragment)
+def test_kept_is_transitive_so_a_chain_of_saves_cannot_drop_a_statement_step_by_step(start, more, most):
+    first, second, third = (NOTE.with_changes(what=f"- {text}") for text in (start, start + more, start + more + most))
+    if not dropped_statements(first, second) and not dropped_statements(second, third):
+        assert dropped_statements(first, third) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_an_edit_made_on_one_parse_writes_what_editing_section_by_section_writes(data):
+    was = NOTE.with_changes(
+        what=data.draw(body, "what"), why=data.draw(body, "why"), learned=data.draw(body, "learned")
+    )
+    try:
+        old = write_note(None, was)
+    except UsageError:
+        return
+    new = was.with_changes(
+        title=data.draw(st.sampled_from([was.title, "Use MySQL 8"])),
+        type=data.draw(st.sampled_from(TYPES)),
+        what=data.draw(body, "new what"),
+        where=data.draw(body, "new where"),
+        learned=data.draw(st.sampled_from([was.learned, "- Learned more."])),
+    )
+    doc = Snapshot(old)
+    one, each = _edited(doc, read_note(old), new), _edited_section_by_section(doc, read_note(old), new)
+    assert one is not None
+    # the same text, or (a fence left open in a section swallowing the next) neither reads back: write_note refuses
+    assert one == each or (read_note(one) != new and read_note(each) != new)

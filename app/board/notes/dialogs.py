@@ -166,6 +166,15 @@ class NoteEditScreen(ModalScreen[NoteForm | None]):
         self.dismiss(None)
 
 
+def conflict_words(c: NoteConflict) -> str:
+    """What the store refused, in words: the type change, the statements dropped (nothing was written)."""
+    what = [f"changes its type from {printable(c.type) or '(none)'} to {c.new_type}"] if c.new_type else []
+    if c.dropped:
+        what.append(f"drops or changes {len(c.dropped)} earlier statement(s) of this {printable(c.type)}")
+    dropped = "".join(f"\n  ✗ {printable(s.splitlines()[0])}" for s in c.dropped)
+    return f"The edit {' and '.join(what)}, so the store did not save it (nothing was written):{dropped}"
+
+
 class ConflictScreen(ModalScreen[str | None]):
     """A decision conflict: the statements the edit drops, both texts side by side, and the choice
     (supersede, keep both, back to the editor); None cancels."""
@@ -181,16 +190,9 @@ class ConflictScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         """Title, what was refused, the dropped statements, both texts and the choices."""
         c = self.conflict
-        dropped = "\n".join(f"  ✗ {printable(s.splitlines()[0])}" for s in c.dropped)
         with Vertical(id="conflict-dialog"):
             yield Label(Text(f"Decision conflict on {c.note_id}"), id="conflict-title")
-            yield Static(
-                Text(
-                    f"The edit drops or changes {len(c.dropped)} earlier statement(s) of this {c.type}, so the "
-                    f"store did not save it (nothing was written):\n{dropped}"
-                ),
-                id="conflict-text",
-            )
+            yield Static(Text(conflict_words(c)), id="conflict-text")
             with Horizontal(id="conflict-texts"):
                 with VerticalScroll(classes="conflict-side") as old:
                     old.border_title = "now"

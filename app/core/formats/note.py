@@ -34,17 +34,20 @@ only the lines that change (the heading, the metadata rows, a section's body), s
 lines, unknown metadata rows and unknown sections, CRLF line ends and a BOM survive. Every
 written note is read back before it is returned: text that would not read back as written (a
 `## ` heading inside What, a code block left open) is refused with one line, never written.
-`statements` splits a note's sections into the statements the conflict policy compares.
+`statements` splits a note's sections into the statements the conflict policy compares (statements.py
+says when a new text keeps one).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 
 from ..errors import UsageError
+from . import statements as kept
 from .ids import is_valid_id
-from .snapshot import LIST_MARK_RE, Snapshot, set_metadata
+from .snapshot import Section, Snapshot, set_metadata
 from .text import BOM, decode, encode, escape, line_body, line_ending, split_cells, split_lines, unescape
 from .topic import SCOPES, TYPES, is_topic_key, split_note_id
 
@@ -80,6 +83,7 @@ ATTRIBUTE_OF_FIELD = {
     "Updated": "updated",
 }
 ATTRIBUTE_OF_SECTION = {"What": "what", "Why": "why", "Where": "where", "Learned": "learned"}
+Range = tuple[int, int, list[str]]  # lines [start, end) replaced by these
 FENCE_RE = re.compile(r" {0,3}(```|~~~)")
 H2_RE = re.compile(r" {0,3}##(?:[ \t]+|$)(.*)")
 
@@ -244,8 +248,14 @@ def body_of(doc: Snapshot, name: str) -> str:
 
 def read_note(data: bytes | str) -> Note:
     """A note file's values (fields it lacks are empty)."""
+    return _parsed(data)[1]
+
+
+@lru_cache(maxsize=2)  # a save reads the note it writes over, then edits it (write_note): one parse for both
+def _parsed(data: bytes | str) -> tuple[Snapshot, Note]:
+    """A note file parsed (read only: the Snapshot is shared) and its values."""
     doc = Snapshot(data)
-    return note_from_cells(doc.metadata(), {name: body_of(doc, name) for name in SECTIONS})
+    return doc, note_from_cells(doc.metadata(), {name: body_of(doc, name) for name in SECTIONS})
 
 
 def quick_cells(data: bytes) -> dict[str, str]:
@@ -320,16 +330,23 @@ def _splice_body(text: str, name: str, body: str) -> str:
     return "".join(lines)
 
 
-def _retitle(text: str, old_title: str, new_title: str) -> str:
-    """text with its `# old_title` heading (before the first section) saying new_title."""
-    lines = split_lines(text)
+def _title_line(lines: list[str], title: str) -> int | None:
+    """The line of the `# title` heading before the first section, if any."""
     for i, line in enumerate(lines):
         body = line_body(line)
         if body.startswith("## "):
             break
-        if body.startswith("# ") and body[2:].strip().rstrip("#").strip() == old_title:
-            lines[i] = f"# {new_title}" + line_ending(line)
-            break
+        if body.startswith("# ") and body[2:].strip().rstrip("#").strip() == title:
+            return i
+    return None
+
+
+def _retitle(text: str, old_title: str, new_title: str) -> str:
+    """text with its `# old_title` heading (before the first section) saying new_title."""
+    lines = split_lines(text)
+    at = _title_line(lines, old_title)
+    if at is not None:
+        lines[at] = f"# {new_title}" + line_ending(lines[at])
     return "".join(lines)
 
 
@@ -341,18 +358,81 @@ def write_note(old: bytes | None, note: Note) -> bytes:
     if old is None:
         data = encode(render_note(note))
     else:
-        doc = Snapshot(old)
-        text = doc.text()
-        was = read_note(old)
-        if was.title != note.title and doc.title == was.title:
-            text = _retitle(text, was.title, note.title)
-        text = set_metadata(text, note.cells())
-        for name, body in note.bodies().items():
-            if body != body_of(Snapshot(text), name):
-                text = _splice_body(text, name, body)
+        doc, was = _parsed(old)
+        text = _edited(doc, was, note)
+        if text is None:
+            text = _edited_section_by_section(doc, was, note)
         data = (BOM.encode("utf-8") if doc.bom else b"") + encode(text)
     _check_reads_back(data, note)
     return data
+
+
+def _changed_sections(was: Note, note: Note) -> list[str]:
+    """The sections whose text note changes."""
+    return [name for name, body in note.bodies().items() if body != getattr(was, ATTRIBUTE_OF_SECTION[name])]
+
+
+def _edited(doc: Snapshot, was: Note, note: Note) -> str | None:
+    """doc's text holding note's values, every edit made on doc's lines from its one parse (a note of
+    100k statements is parsed once, not once per edit); None when a section or the Metadata table
+    is missing, which _edited_section_by_section places."""
+    meta = doc.section("Metadata")
+    changed = [(name, doc.section(name)) for name in _changed_sections(was, note)]
+    placed = [(name, sec) for name, sec in changed if sec is not None]
+    if meta is None or len(placed) < len(changed):
+        return None
+    lines, eol = list(doc.lines), doc.eol()
+    if was.title != note.title and doc.title == was.title:
+        at = _title_line(lines, was.title)
+        if at is not None:
+            lines[at] = f"# {note.title}" + line_ending(lines[at])
+    ranges: list[Range] = [_metadata_rows(doc, lines, meta, note.cells(), eol)]
+    for name, sec in placed:
+        if sec.start > 0 and not line_ending(lines[sec.start - 1]):
+            lines[sec.start - 1] += eol
+        body = note.bodies()[name]
+        new = [line + eol for line in body.split("\n")] if body else []
+        ranges.append((sec.start, sec.end, ([eol] + new if new else []) + ([eol] if sec.end < len(lines) else [])))
+    for start, end, region in sorted(ranges, key=lambda r: r[0], reverse=True):
+        lines[start:end] = region
+    return "".join(lines)
+
+
+def _metadata_rows(doc: Snapshot, lines: list[str], meta: Section, cells: dict[str, str], eol: str) -> Range:
+    """Set the Metadata table's values in lines (as set_metadata does), row by row; the rows to add after
+    its last row, as a range to insert."""
+    seen = set()
+    last_row = None
+    for i in doc.table_lines(meta):
+        row = split_cells(line_body(lines[i]))
+        if not row or len(row) < 2:
+            continue
+        last_row = i
+        name = unescape(row[0])
+        if name in cells:
+            seen.add(name)
+            if unescape(row[1]) != cells[name]:
+                row[1] = escape(cells[name])
+                lines[i] = "| " + " | ".join(row) + " |" + (line_ending(lines[i]) or "")
+    missing = [k for k in cells if k not in seen]
+    if not missing or last_row is None:
+        return (0, 0, [])
+    if not line_ending(lines[last_row]):
+        lines[last_row] += eol
+    return (last_row + 1, last_row + 1, [f"| {k} | {escape(cells[k])} |{eol}" for k in missing])
+
+
+def _edited_section_by_section(doc: Snapshot, was: Note, note: Note) -> str:
+    """doc's text holding note's values, each edit made on the text the one before it leaves (a missing
+    section is added in the sections' order, a missing Metadata table before the first section)."""
+    text = doc.text()
+    if was.title != note.title and doc.title == was.title:
+        text = _retitle(text, was.title, note.title)
+    text = set_metadata(text, note.cells())
+    for name, body in note.bodies().items():
+        if body != body_of(Snapshot(text), name):
+            text = _splice_body(text, name, body)
+    return text
 
 
 def _check_reads_back(data: bytes, note: Note) -> None:
@@ -378,56 +458,32 @@ def decoded(data: bytes) -> str:
 # -- statements ----------------------------------------------------------------------------
 
 
-def _normal(text: str) -> str:
-    """A statement compared without list marks, case, white space or the punctuation that ends it."""
-    first, _, rest = text.strip().partition("\n")
-    return " ".join((LIST_MARK_RE.sub("", first) + " " + rest).split()).casefold().strip(" .,;:!?。，；：！？")
-
-
 def statements(note: Note) -> list[str]:
     """The statements of a note: each top-level block (each list item) of What, Why, Where and Learned,
-    as written (placeholders such as `None` are no statement)."""
-    out: list[str] = []
-    for name, body in note.bodies().items():
+    as written, each once (placeholders such as `None` are no statement)."""
+    return list(_statements_of(note.what, note.why, note.where, note.learned))
+
+
+@lru_cache(maxsize=4)  # a save compares the same two notes several times (dropped, added, the checks after)
+def _statements_of(*bodies: str) -> tuple[str, ...]:
+    """The statements of the four sections' texts, in order, each once."""
+    out: dict[str, None] = {}
+    for name, body in zip(SECTIONS, bodies, strict=True):
         if not body:
             continue
         doc = Snapshot(f"## {name}\n\n{body}\n")
         for item in doc.items(name):
             text = item.text.strip()
-            if text and text not in out:
-                out.append(text)
-    return out
-
-
-def _contains(haystack: str, needle: str) -> bool:
-    """Whether needle occurs in haystack on its own: not inside a longer word or number."""
-    start = haystack.find(needle)
-    while start >= 0:
-        end = start + len(needle)
-        before = haystack[start - 1] if start else " "
-        after = haystack[end] if end < len(haystack) else " "
-        if not (before.isalnum() and needle[:1].isalnum()) and not (after.isalnum() and needle[-1:].isalnum()):
-            return True
-        start = haystack.find(needle, start + 1)
-    return False
-
-
-def _kept(statement: str, others: list[str]) -> bool:
-    """Whether one of others makes statement: says it, or says it and more (list marks, case and
-    white space aside)."""
-    needle = _normal(statement)
-    return any(_contains(other, needle) for other in others)
+            if text:
+                out.setdefault(text)
+    return tuple(out)
 
 
 def dropped_statements(old: Note, new: Note) -> list[str]:
-    """The statements of old that no statement of new still makes: what a save would drop or change."""
-    others = [_normal(s) for s in statements(new)]
-    return [s for s in statements(old) if not _kept(s, others)]
+    """The statements of old that new no longer makes (see statements.py): what a save would drop or change."""
+    return kept.dropped(statements(old), statements(new))
 
 
 def added_statements(old: Note | None, new: Note) -> list[str]:
     """The statements of new that old did not make."""
-    if old is None:
-        return statements(new)
-    others = [_normal(s) for s in statements(old)]
-    return [s for s in statements(new) if not _kept(s, others)]
+    return kept.added(statements(old) if old is not None else None, statements(new))

@@ -2,8 +2,14 @@
 
 Each note is saved by the same policy as `plan_note_save`, and each summary merged as
 `plan_summary` does, each planned over the root as the earlier ones leave it (a block may save
-one topic twice). The plan is all or nothing: when any note is a conflict, nothing is written
-and the result carries every note's outcome, the conflict among them.
+one topic twice). The conflict rules compare each save with the topic's note as it was before
+the whole apply, not as the blocks before it leave it: a block that makes a decision a fact
+does not let the next one drop its statements as a fact's, and a statement one block adds and
+a later one takes out again was never on disk. Only a step that settles its topic — a save that
+creates the note, or one that supersedes it (a preference, or a choice) — makes what it writes
+the note later blocks are compared with. The plan is all or nothing: when any note is a
+conflict, nothing is written and the result carries every note's outcome, the conflict among
+them.
 """
 
 from __future__ import annotations
@@ -14,11 +20,11 @@ from typing import Any
 from ...errors import UsageError
 from ...files.root import MemoryRoot
 from ...formats.memory_update import parse_blocks
-from ...formats.topic import check_choice
+from ...formats.topic import check_choice, note_path
 from ...plan import Change, Plan
 from ...results import MemoryUpdateResult, NoteSaveResult
 from ..sequence import PlannedRoot
-from .save import CHOICES, Choice, plan_note_save
+from .save import CHOICES, Choice, draft_note, plan_note_save
 from .summary import plan_summary
 
 OP = "note apply"
@@ -61,11 +67,17 @@ def plan_memory_update(
     planned = PlannedRoot(root)
     plan: Plan[MemoryUpdateResult] = Plan(OP, MemoryUpdateResult([]))
     results: list[NoteSaveResult] = []
+    before: dict[str, bytes | None] = {}  # per topic: the note the conflict rules compare with
     for update in updates:
         picked = update.choice or choice
         if picked is not None:
             check_choice(picked, CHOICES, "choice")
-        step = plan_note_save(planned, update.draft, when, picked, allow_secrets)  # type: ignore[arg-type]
+        key = draft_note(update.draft).topic_key
+        if key not in before:
+            before[key] = planned.read(note_path(key))
+        step = plan_note_save(planned, update.draft, when, picked, allow_secrets, base=before[key])  # type: ignore[arg-type]
+        if step.result.outcome in ("created", "superseded"):
+            before[key] = step.changes[-1].after  # the topic's file as this step settles it
         results.append(step.result)
         _lay(plan, planned, step)
     if any(r.outcome == "conflict" for r in results):

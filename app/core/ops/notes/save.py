@@ -1,10 +1,15 @@
 """Saving notes: the upsert by topic key and the conflict policy of seed 001.
 
 A save names a topic key (or has one derived from scope, type and title). With no note there
-it creates one. Over an existing note it compares statements (see formats/note.py):
+it creates one. Over an existing note it compares statements (a new text keeps an earlier
+statement only as statements.py says: unchanged, or only clarified at its end) and types:
 
 - nothing new: unchanged, nothing written;
-- every earlier statement kept, new ones added (or only metadata changed): updated in place;
+- every earlier statement kept and the type kept (new statements added, or only other metadata
+  changed): updated in place;
+- the type of a `decision`, a `preference` or a note of a Type memboard does not know (written
+  by hand: `architecture`, `strategy`) changed: a conflict, as below — a decision saved as a
+  fact is a decision reversed, and a fact's statements may then be dropped in place;
 - earlier statements dropped or changed:
   - a `preference` (the new note's type or the old one's): the new note supersedes the old one;
     the old one moves aside to `<key>~<n>`, marked superseded, and both link to each other;
@@ -13,6 +18,12 @@ it creates one. Over an existing note it compares statements (see formats/note.p
     `keep_both` (the new note under a distinct key, `<key>.<scope>`, beside the old one);
   - any other type (fact, gotcha, episode, pattern, config, bugfix): a low-risk update, written
     in place, and the result names the statements the new text left out.
+
+The rules compare with the note as it is (note apply: as it was before the whole apply, see
+apply.py). Since kept is transitive (statements.py) and a guarded note's type never changes
+without a choice, a sequence of saves each checked against the note before it cannot take a
+decision's statement or type away step by step: every state it passes through keeps what the
+note said when a person last chose (its creation, a supersede, a keep_both).
 
 Whatever is replaced is kept: the text a save overwrites is written to the note's revisions in
 local state by the same plan, before the note changes; a superseded note stays in the root.
@@ -39,7 +50,9 @@ from ...formats.note import (
     decoded,
     dropped_statements,
     normalize_body,
+    note_from_cells,
     one_line,
+    quick_cells,
     read_note,
     write_note,
 )
@@ -61,6 +74,7 @@ from .store import load_note, taken_ids
 
 Choice = Literal["supersede", "keep_both"]
 CHOICES = ("supersede", "keep_both")
+GUARDED = ("decision", "preference")
 OP = "note save"
 MAX_KEEP_BOTH = 99
 
@@ -134,7 +148,7 @@ def holds(note_id: str, status: str, **links: str) -> Check:
         data = root.read(rel)
         if data is None:
             return False
-        note = read_note(data)
+        note = note_from_cells(quick_cells(data))  # its metadata only: no Markdown parser over a long note
         return note.status == status and all(v in getattr(note, k) for k, v in links.items())
 
     return Check(f"{rel} is {status}", check)
@@ -265,23 +279,39 @@ def _keep_both(root: MemoryRoot, key: str, new: Note, ts: str) -> Plan[NoteSaveR
     return plan
 
 
+def guarded(note_type: str) -> bool:
+    """Whether a type's notes are asked about, never overwritten: a decision, a preference, or a Type memboard
+    does not know (written by hand: `architecture`, `strategy`, none at all)."""
+    return note_type in GUARDED or note_type not in TYPES
+
+
 def _conflict(
-    root: MemoryRoot, key: str, old: bytes, current: Note, candidate: Note, dropped: list[str]
+    root: MemoryRoot, key: str, old: bytes, base: bytes, candidate: Note, was: Note, dropped: list[str]
 ) -> Plan[NoteSaveResult]:
-    """A plan that writes nothing and carries the conflict: both texts and the statements dropped."""
+    """A plan that writes nothing and carries the conflict: both texts, the statements dropped, a type change."""
     other, _ = _keep_both_id(root, key, candidate)
-    conflict = NoteConflict(key, current.type, decoded(old), decoded(write_note(old, candidate)), dropped, other)
-    plan = Plan(OP, NoteSaveResult("conflict", key, note_path(key), current.status, [], dropped, conflict=conflict))
+    retyped = candidate.type if candidate.type != was.type else ""
+    conflict = NoteConflict(
+        key, was.type, decoded(base), decoded(write_note(old, candidate)), dropped, other, new_type=retyped
+    )
+    plan = Plan(OP, NoteSaveResult("conflict", key, note_path(key), was.status, [], dropped, conflict=conflict))
+    what = [f"changes its type from {was.type or '(none)'} to {candidate.type}"] if retyped else []
+    if dropped:
+        what.append(f"drops or changes {len(dropped)} earlier statement(s), such as {dropped[0][:60]!r}")
     plan.report.append(
-        f"decision conflict on {key}: the new text drops or changes {len(dropped)} earlier statement(s), "
-        f"such as {dropped[0][:60]!r}; nothing written; save again choosing supersede or keep_both"
+        f"decision conflict on {key}: the new text {' and '.join(what)}; nothing written; "
+        "save again choosing supersede or keep_both"
     )
     return plan
 
 
-def _over(root: MemoryRoot, key: str, old: bytes, new: Note, ts: str, choice: str | None) -> Plan[NoteSaveResult]:
-    """The plan of a save over the topic's existing note (see the module's docstring)."""
+def _over(
+    root: MemoryRoot, key: str, old: bytes, new: Note, ts: str, choice: str | None, base: bytes | None = None
+) -> Plan[NoteSaveResult]:
+    """The plan of a save over the topic's existing note (see the module's docstring); base is the note the
+    conflict rules compare with (None: the note as it is)."""
     current = read_note(old)
+    was = current if base is None else read_note(base)
     candidate = current.with_changes(
         title=new.title,
         type=new.type,
@@ -297,32 +327,40 @@ def _over(root: MemoryRoot, key: str, old: bytes, new: Note, ts: str, choice: st
         created=current.created or ts,
         updated=ts,
     )
-    dropped, added = dropped_statements(current, candidate), added_statements(current, candidate)
+    dropped, added = dropped_statements(was, candidate), added_statements(current, candidate)
     if current.status == "superseded":  # marked superseded where it stands: the new note takes its place
         return _supersede(root, key, old, current, new, ts, added, dropped)
     if candidate.with_changes(updated=current.updated) == current:
         plan = Plan(OP, _result("unchanged", key, [], []))
         plan.report.append(f"note {key} already says this; nothing to change")
         return plan
-    if not dropped:
+    retyped = new.type != was.type and guarded(was.type)
+    if not dropped and not retyped:
         return _in_place(root, key, old, candidate, added, dropped)
-    types = (current.type, new.type)
+    types = (was.type, new.type)
     if choice == "keep_both":
         return _keep_both(root, key, new.with_changes(project=candidate.project), ts)
-    if choice == "supersede" or ("preference" in types and "decision" not in types):
+    if choice == "supersede" or ("preference" in types and "decision" not in types and not retyped):
         return _supersede(root, key, old, current, new, ts, added, dropped)
-    if "decision" in types:
-        return _conflict(root, key, old, current, candidate, dropped)
+    if retyped or "decision" in types:
+        return _conflict(root, key, old, old if base is None else base, candidate, was, dropped)
     return _in_place(root, key, old, candidate, added, dropped)
 
 
 def plan_note_save(
-    root: MemoryRoot, draft: NoteDraft, when: datetime, choice: Choice | None = None, allow_secrets: bool = False
+    root: MemoryRoot,
+    draft: NoteDraft,
+    when: datetime,
+    choice: Choice | None = None,
+    allow_secrets: bool = False,
+    base: bytes | None = None,
 ) -> Plan[NoteSaveResult]:
     """Save a note under its topic key by the conflict policy (see the module's docstring).
 
     choice settles a save that drops or changes earlier statements: `supersede` or `keep_both`;
-    a decision saved without one is a conflict (outcome `conflict`, nothing written).
+    a decision saved without one is a conflict (outcome `conflict`, nothing written). base is the
+    note file the conflict rules compare with when it is not the note as root holds it (note apply:
+    the note before the whole apply).
     """
     if choice is not None:
         check_choice(choice, CHOICES, "choice")
@@ -332,7 +370,7 @@ def plan_note_save(
     old = root.read(note_path(new.topic_key))
     if old is None:
         return _create(new.topic_key, new, ts)
-    return _over(root, new.topic_key, old, new, ts, choice)
+    return _over(root, new.topic_key, old, new, ts, choice, base)
 
 
 def plan_note_update(
@@ -385,6 +423,11 @@ def plan_note_update(
         raise Refused(
             f"{note_id} is superseded: it keeps its statements (the change drops {dropped[0][:60]!r}); "
             "add to it, or save a new note on its topic; nothing written"
+        )
+    if new.type != current.type and guarded(current.type):
+        raise Refused(
+            f"{note_id} is superseded: it keeps its type ({current.type or 'none'}, not {new.type}); "
+            "save a new note on its topic; nothing written"
         )
     if candidate.with_changes(updated=current.updated) == current:
         return Plan(OP, NoteSaveResult("unchanged", note_id, note_path(note_id), current.status, [], []))

@@ -5,15 +5,15 @@ from __future__ import annotations
 import asyncio
 import inspect
 import os
-import subprocess
-import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-from tests.support.faults import memboard_module
+from tests.support import runner
+from tests.support.runner import Ran
 
 # CI replays the same examples every run (a red CI then means a real regression); local runs
 # keep exploring new examples.
@@ -64,22 +64,31 @@ def root(tmp_path) -> Path:
     return path
 
 
+def _runner(root: Path, run: Callable[..., Ran]) -> Callable[..., Result]:
+    """`memboard ARGS --root <root>` through run, its output decoded as UTF-8 (bad bytes replaced)."""
+
+    def cli(*args: str, input: str | bytes | None = None, env: dict | None = None, use_root: bool = True) -> Result:
+        argv = [*args, "--root", str(root)] if use_root else list(args)
+        data = input.encode("utf-8") if isinstance(input, str) else input
+        ran = run(argv, data, env)
+        return Result(ran.code, ran.out.decode("utf-8", "replace"), ran.err.decode("utf-8", "replace"))
+
+    return cli
+
+
 @pytest.fixture
 def cli(root):
-    """Run `memboard ARGS --root <root>` as a subprocess and return code, stdout, stderr.
+    """Run `memboard ARGS --root <root>` and return code, stdout, stderr: in this process, through
+    `memboard.cli.main(argv)` with its own stdin, stdout, stderr and env overrides (tests/support/runner.py).
 
-    An env naming a fault (FAULT_AFTER_STEP, see tests/support/faults.py) runs the command
-    through the fault launcher instead, which installs that fault first.
+    An env naming a fault (FAULT_AFTER_STEP, see tests/support/faults.py) installs it for the call; a fault
+    that ends the process (FAULT_MODE kill, signal, kill-in-write) runs the command in a process of its own.
     """
+    return _runner(root, runner.run)
 
-    def run(*args: str, input: str | bytes | None = None, env: dict | None = None, use_root: bool = True) -> Result:
-        full_env = dict(os.environ)
-        full_env.update(env or {})
-        cmd = [sys.executable, "-m", *memboard_module(full_env), *args]
-        if use_root:
-            cmd += ["--root", str(root)]
-        data = input.encode("utf-8") if isinstance(input, str) else input
-        proc = subprocess.run(cmd, input=data, capture_output=True, env=full_env, timeout=120)
-        return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
 
-    return run
+@pytest.fixture
+def cli_process(root):
+    """`cli`, run as `python -m memboard` in a process of its own: for what only a process shows (the entry
+    point's exit status and stdout bytes, the hook's and search's fast exits, signals). Keep such tests few."""
+    return _runner(root, runner.in_a_process)

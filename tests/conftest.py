@@ -47,6 +47,21 @@ def isolated_env(tmp_path_factory, monkeypatch):
     yield
 
 
+def _no_fsync(fd: int) -> None:
+    """os.fsync without the wait for the disk: a bad descriptor still fails as fsync fails."""
+    os.fstat(fd)
+
+
+@pytest.fixture(autouse=True)
+def fsync_skipped(monkeypatch):
+    """os.fsync returns at once in the test's own process. It promises the bytes survive a power cut, which no
+    test here can observe, and a run makes thousands of them (every fixture root memboard writes, every
+    command) at 2–5 ms each on a shared disk. What memboard syncs is held by
+    tests/unit/test_unit_engine.py::test_atomic_write_syncs_the_file_before_the_rename_and_the_folder_after; commands run
+    in a process of their own (cli_process, the stress harnesses) still sync."""
+    monkeypatch.setattr(os, "fsync", _no_fsync)
+
+
 @dataclass
 class Result:
     """A finished CLI run."""

@@ -129,10 +129,11 @@ def _run(args: argparse.Namespace) -> int:
         err("interrupted")
         return 130
     except BrokenPipeError:
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open for the interpreter's final flush
-        except OSError:
-            pass
+        if sys.stdout is sys.__stdout__:  # the process's own stdout; a caller's stream (main in-process) stays theirs
+            try:
+                sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open for the interpreter's final flush
+            except OSError:
+                pass
         return 0
     except OSError as exc:
         err(f"failed: {exc.strerror or exc}" + (f" ({exc.filename})" if getattr(exc, "filename", None) else ""))

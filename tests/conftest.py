@@ -12,16 +12,31 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tests.support import runner
+from tests.support import runner, sizes
 from tests.support.runner import Ran
 
 # CI replays the same examples every run (a red CI then means a real regression); local runs
-# keep exploring new examples.
+# keep exploring new examples. A stress run (MEMBOARD_STRESS=1) explores, with the full counts that
+# tests/support/sizes.py gives the tests naming theirs, and four times Hypothesis's 100 to the others.
 settings.register_profile("ci", derandomize=True, deadline=None, database=None)
-if os.environ.get("CI"):
+settings.register_profile("stress", deadline=None, max_examples=400)
+if sizes.STRESS:
+    settings.load_profile("stress")
+elif os.environ.get("CI"):
     settings.load_profile("ci")
 
 FIXED_NOW = "2026-06-01 09:30"
+
+
+@pytest.hookimpl(tryfirst=True)  # (before pytest-xdist reads the groups)
+def pytest_collection_modifyitems(items):
+    """The stress runs go first and together on one worker (pytest-xdist's loadgroup): each keeps the machine
+    it was sized for (one other worker beside it), and none is left to the end of the run, where it would
+    run alone while the other workers wait."""
+    items.sort(key=lambda item: item.get_closest_marker("stress") is None)  # (a stable sort)
+    for item in items:
+        if item.get_closest_marker("stress"):
+            item.add_marker(pytest.mark.xdist_group("stress"))
 
 
 def pytest_pyfunc_call(pyfuncitem):

@@ -8,6 +8,7 @@ import gc
 import io
 import os
 import sys
+import time
 
 from memboard.cli import main
 from tests.support import runner
@@ -44,6 +45,10 @@ def test_the_runner_gives_the_command_its_streams_and_env_and_puts_back_the_test
     ran = runner.in_process(["update", "nope", "--summary", "x", "--root", str(root)], env={"MEMBOARD_NOW": "bad"})
     assert ran.code != 0 and ran.out == b"" and ran.err.startswith(b"memboard: ") and ran.err.count(b"\n") == 1
     assert (sys.stdin, sys.stdout, sys.stderr) == streams and dict(os.environ) == before
+    offset = time.localtime().tm_gmtoff
+    with runner.environment({"TZ": "UTC-05:30" if offset != 19800 else "UTC+01:00"}):
+        assert time.localtime().tm_gmtoff != offset  # (a process starts with its TZ; here it is set for the call)
+    assert time.localtime().tm_gmtoff == offset
 
 
 def test_the_runner_answers_as_the_commands_own_process_does(mem, root):
@@ -72,3 +77,5 @@ def test_the_runner_hands_a_fault_that_ends_the_process_to_a_process(mem, root):
     assert killed.code == 137  # (os._exit in this process would have ended the test run)
     raised = runner.run(["register", "--root", str(root)], env={"FAULT_AFTER_STEP": "1"})
     assert raised.code == 1 and b"incomplete" in raised.err
+    assert runner.needs_a_process({}, {"LD_PRELOAD": "libfaketime.so.1"}) and runner.needs_a_process({}, {"LANG": "C"})
+    assert not runner.needs_a_process({}, {"MEMBOARD_NOW": "2026-06-01 09:30", "HOME": "/tmp"})

@@ -12,7 +12,8 @@ as the interpreter makes them.
 Only a process shows some things: the exit status and the bytes on stdout of the real entry point, the
 hook's and the search's fast exits (`os._exit`), signals, and faults that end the process itself
 (FAULT_MODE kill, signal, kill-in-write). `run`, which the `cli` fixture calls, hands those faults, and env
-overrides that only an interpreter's start reads (PYTHONPATH, ...), to a process of its own.
+overrides that only a process's start reads (PYTHONPATH, LD_PRELOAD, the locale: READ_AT_START), to a
+process of its own.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import io
 import os
 import subprocess
 import sys
+import time
 import traceback
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -40,11 +42,16 @@ class Ran:
     err: bytes
 
 
+# what only a process's start reads: the interpreter's PYTHON*, the dynamic loader's LD_* (LD_PRELOAD, and
+# libfaketime's FAKETIME* through it), the locale Python's streams take their encoding from
+READ_AT_START = ("PYTHON", "LD_", "DYLD_", "FAKETIME", "LANG", "LC_")
+
+
 def needs_a_process(env: Mapping[str, str], overrides: Mapping[str, str]) -> bool:
     """Whether the command needs a process of its own: env names a fault that ends the process it happens
-    in, or the overrides set what only an interpreter's start reads (PYTHONPATH and the other PYTHON*)."""
+    in, or the overrides set what only a process's start reads (READ_AT_START)."""
     ends = "FAULT_AFTER_STEP" in env and env.get("FAULT_MODE", "") in ENDS_THE_PROCESS
-    return ends or any(name.startswith("PYTHON") for name in overrides)
+    return ends or any(name.startswith(READ_AT_START) for name in overrides)
 
 
 def run(argv: list[str], input: bytes | None = None, env: Mapping[str, str] | None = None) -> Ran:
@@ -112,6 +119,8 @@ def environment(env: Mapping[str, str]) -> Iterator[None]:
     for name, default in (("COLUMNS", "80"), ("LINES", "24")):  # (no terminal: shutil's fallback size)
         if not os.environ.get(name, "").isdigit():
             os.environ[name] = default
+    if "TZ" in env:
+        time.tzset()  # (the C library reads TZ once; a process would start with it)
     try:
         yield
     finally:
@@ -120,6 +129,8 @@ def environment(env: Mapping[str, str]) -> Iterator[None]:
         for name, value in before.items():
             if os.environ.get(name) != value:
                 os.environ[name] = value
+        if "TZ" in env:
+            time.tzset()
 
 
 @contextmanager

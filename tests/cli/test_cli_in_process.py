@@ -31,6 +31,14 @@ def test_a_broken_pipe_under_main_leaves_the_callers_stdout_in_place(mem, root):
         assert sys.stdout is gone  # (a process swaps its own stdout for devnull; a caller's stream stays theirs)
 
 
+def test_main_leaves_the_callers_streams_handling_unencodable_text_as_before(mem, root):
+    mem.index(row_line("2026-05-01-0900-agent"))
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")  # (strict, as a caller's stream may be)
+    with contextlib.redirect_stdout(out):
+        assert main(["list", "--root", str(root)]) == 0
+    assert out.errors == "strict"  # (the command replaced what it could not encode; the caller's stream is theirs)
+
+
 def test_main_returns_from_the_hook_and_the_search_with_the_collector_as_it_was(root):
     for argv in (["hook", "claude"], ["search", "anything"]):
         assert gc.isenabled()

@@ -86,4 +86,4 @@ def test_the_runner_hands_a_fault_that_ends_the_process_to_a_process(mem, root):
     raised = runner.run(["register", "--root", str(root)], env={"FAULT_AFTER_STEP": "1"})
     assert raised.code == 1 and b"incomplete" in raised.err
     assert runner.needs_a_process({}, {"LD_PRELOAD": "libfaketime.so.1"}) and runner.needs_a_process({}, {"LANG": "C"})
-    assert not runner.needs_a_process({}, {"MEMBOARD_NOW": "2026-06-01 09:30", "HOME": "/tmp"})
+    assert not runner.needs_a_process({}, {"MEMBOARD_NOW": "2026-06-01 09:30", "HOME": "/home/u"})

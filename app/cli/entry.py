@@ -38,16 +38,34 @@ def main(argv: list[str] | None = None) -> int:
         if argv is None:
             leave(code, fail_open=True)
         return code
-    for stream in (sys.stdout, sys.stderr):  # never crash on text that is not valid UTF-8
-        try:
-            stream.reconfigure(errors="replace")  # type: ignore[union-attr]
-        except (AttributeError, ValueError):
-            pass
-    args = parse(raw if argv is not None else None)
-    code = run(args)
+    with replacing():  # never crash on text that is not valid UTF-8
+        args = parse(raw if argv is not None else None)
+        code = run(args)
     if argv is None and args.handler.startswith("search:"):
         leave(code)
     return code
+
+
+@contextmanager
+def replacing() -> Iterator[None]:
+    """stdout and stderr replace what they cannot encode within the block, then handle it as before (main is also
+    called in-process, by tests and embedding callers: their streams are left as they were)."""
+    saved = []
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            before = stream.errors
+            stream.reconfigure(errors="replace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError):
+            continue
+        saved.append((stream, before))
+    try:
+        yield
+    finally:
+        for stream, before in saved:
+            try:
+                stream.reconfigure(errors=before)  # type: ignore[union-attr]
+            except (AttributeError, ValueError, OSError):  # (OSError: a reader that left, see _run)
+                pass
 
 
 @contextmanager
@@ -129,10 +147,11 @@ def _run(args: argparse.Namespace) -> int:
         err("interrupted")
         return 130
     except BrokenPipeError:
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open for the interpreter's final flush
-        except OSError:
-            pass
+        if sys.stdout is sys.__stdout__:  # the process's own stdout; a caller's stream (main in-process) stays theirs
+            try:
+                sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stays open for the interpreter's final flush
+            except OSError:
+                pass
         return 0
     except OSError as exc:
         err(f"failed: {exc.strerror or exc}" + (f" ({exc.filename})" if getattr(exc, "filename", None) else ""))

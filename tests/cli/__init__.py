@@ -1,1 +1,1 @@
-"""Tests of the command line, run as a subprocess on temp roots."""
+"""Tests of the command line on temp roots, through the `cli` fixture (in-process; see tests/support/runner.py)."""

@@ -27,7 +27,6 @@ GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 PAST = 1_700_000_000  # every file of a template root is this old: reads are settled at once
 SNAPSHOT_INPUT = "## Decisions\n\n- Keep the golden outputs.\n\n## Next Actions\n\n- [done] Write tests.\n"
 LARGE, HEAD = 16_384, 2_048  # an output longer than LARGE is recorded by its digest and first HEAD bytes
-DEFAULT_ROOTS = ("demo", "tricky", "corpus-healthy", "corpus-non_utf8")  # the rest run with -m slow
 
 
 def commands(live: str, follower: str, idle: str, archived: str | None) -> list[list[str]]:
@@ -187,9 +186,7 @@ def record(name: str, tmp_path: Path, capsysbinary) -> bytes:
     return b"".join(parts)
 
 
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=() if n in DEFAULT_ROOTS else pytest.mark.slow) for n in BUILDERS]
-)
+@pytest.mark.parametrize("name", list(BUILDERS))
 def test_command_output_is_unchanged(name, tmp_path, capsysbinary):
     got = record(name, tmp_path, capsysbinary)
     path = GOLDEN / f"{name.replace(':', '-')}.txt"

@@ -1,4 +1,5 @@
-"""Typed notes from the outside (seed 001): `memboard note save|update|show|list|search|apply`, as a subprocess."""
+"""Typed notes from the outside (seed 001): `memboard note save|update|show|list|search|apply` through the `cli`
+fixture, and in processes of their own where saves race."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import runner
 from tests.support.faults import memboard_module
 from tests.support.roots import row_line
 from tests.support.tree import tree
@@ -656,14 +658,13 @@ def test_git_apply_of_a_save_dry_run_writes_exactly_what_the_save_writes(tmp_pat
         (folder / "notes" / "global" / "preference").mkdir(parents=True)
         (folder / "notes" / f"{key}.md").write_bytes(hand)
     argv = ["note", "save", "--title", "Theme", "--type", "preference", "--scope", "global", "--what", what]
-    run = [sys.executable, "-m", "memboard", *argv]
-    dry = subprocess.run([*run, "--dry-run", "--root", str(previewed)], capture_output=True, timeout=120)
-    assert dry.returncode == 0, dry.stderr
+    dry = runner.run([*argv, "--dry-run", "--root", str(previewed)])
+    assert dry.code == 0, dry.err
     assert tree(previewed) == {f"notes/{key}.md": hand}
-    done = subprocess.run([*run, "--root", str(real)], capture_output=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    done = runner.run([*argv, "--root", str(real)])
+    assert done.code == 0, done.err
     assert _git(previewed, "init", "-q").returncode == 0
-    applied = _git(previewed, "apply", "--whitespace=nowarn", "-", stdin=dry.stdout)
+    applied = _git(previewed, "apply", "--whitespace=nowarn", "-", stdin=dry.out)
     assert applied.returncode == 0, applied.stderr
     after = tree(real)
     assert tree(previewed, skip=(".git",)) == after and after[f"notes/{key}.md"] != hand

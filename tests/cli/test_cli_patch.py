@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support import runner
 from tests.support.roots import HEADER, SEPARATOR, snapshot_text
 from tests.support.tree import tree
 
@@ -123,11 +123,9 @@ def write_root(path: Path, files: dict[str, bytes]) -> None:
         target.write_bytes(data)
 
 
-def memboard(root: Path, argv: list[str]) -> subprocess.CompletedProcess:
-    """Run memboard on root, bytes out."""
-    return subprocess.run(
-        [sys.executable, "-m", "memboard", *argv, "--root", str(root)], capture_output=True, timeout=120
-    )
+def memboard(root: Path, argv: list[str]) -> runner.Ran:
+    """Run memboard on root (in this process), bytes out."""
+    return runner.run([*argv, "--root", str(root)])
 
 
 def git(cwd: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
@@ -145,15 +143,15 @@ def test_git_apply_of_the_dry_run_writes_exactly_what_the_command_writes(tmp_pat
     write_root(previewed, files)
     write_root(real, files)
     dry = memboard(previewed, [*argv, "--dry-run"])
-    assert dry.returncode == 0, dry.stderr.decode("utf-8", "replace")
+    assert dry.code == 0, dry.err.decode("utf-8", "replace")
     assert tree(previewed, skip=(".git", ".memboard")) == files  # a dry run writes nothing
     done = memboard(real, argv)
-    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    assert done.code == 0, done.err.decode("utf-8", "replace")
     assert tree(real, skip=(".git", ".memboard")) != files, "the command changed nothing: the case proves nothing"
     assert git(previewed, "init", "-q").returncode == 0
-    applied = git(previewed, "apply", "--whitespace=nowarn", "-", stdin=dry.stdout)
+    applied = git(previewed, "apply", "--whitespace=nowarn", "-", stdin=dry.out)
     assert applied.returncode == 0, (
-        applied.stderr.decode("utf-8", "replace") + "\n" + dry.stdout.decode("utf-8", "replace")
+        applied.stderr.decode("utf-8", "replace") + "\n" + dry.out.decode("utf-8", "replace")
     )
     assert tree(previewed, skip=(".git", ".memboard")) == tree(real, skip=(".git", ".memboard"))
 

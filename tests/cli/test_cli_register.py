@@ -205,8 +205,8 @@ def test_no_session_id_when_the_write_cannot_happen(cli, root):
     assert not (root / "index.md").exists()
 
 
-def test_no_session_id_when_verification_fails(cli, root, tmp_path):
-    """A write that lands but does not verify reports incomplete, not an ID."""
+def test_no_session_id_when_verification_fails(cli_process, root, tmp_path):
+    """A write that lands but does not verify reports incomplete, not an ID (a process: sitecustomize breaks it)."""
     hook = tmp_path / "sitecustomize.py"
     hook.write_text(
         "import memboard.core.files.execute as a\n"
@@ -215,7 +215,7 @@ def test_no_session_id_when_verification_fails(cli, root, tmp_path):
         encoding="utf-8",
     )
     env = {"PYTHONPATH": str(tmp_path) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    res = cli("register", env=env)
+    res = cli_process("register", env=env)
     assert res.code == 1
     assert "Session ID is" not in res.out + res.err
     assert "verification failed" in res.err

@@ -359,14 +359,16 @@ def test_a_search_on_a_fresh_cache_loads_neither_dataclasses_nor_json(two, root,
     assert out.strip().splitlines()[-1] == "0 []"
 
 
-def test_a_search_process_prints_its_whole_answer_before_it_leaves(cli, root):
+def test_a_search_process_prints_its_whole_answer_before_it_leaves(cli_process, root):
     """A search ends its process as soon as its answer is printed (no interpreter teardown): a long JSON
     answer on a pipe still arrives whole, and the exit status is the command's."""
     rows = [row_cells(f"2026-05-01-{i // 60:02d}{i % 60:02d}-agent", "active", "-", f"zebra {i}") for i in range(600)]
     (root / "index.md").write_text(index_text([table_line(r) for r in rows]), encoding="utf-8")
     buffered = {"PYTHONUNBUFFERED": ""}  # stdout on a pipe is block-buffered, as for a script reading it
-    res = cli("search", "zebra", "--json", "--limit", "1000", env=buffered)
+    res = cli_process("search", "zebra", "--json", "--limit", "1000", env=buffered)
     assert res.code == 0 and len(json.loads(res.out)) == 600 and res.out.endswith("]\n")
-    res = cli("search", "zebra", "--limit", "1000", env=buffered)  # two short lines a hit: the last sit in the buffer
+    res = cli_process(
+        "search", "zebra", "--limit", "1000", env=buffered
+    )  # two short lines a hit: the last sit in the buffer
     assert res.code == 0 and len(res.out.splitlines()) == 1200 and res.out.endswith("\n")
-    assert cli("search", "").code == 2
+    assert cli_process("search", "").code == 2

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from memboard.core.errors import Refused
 from memboard.core.formats.index import IndexFile
 from memboard.core.formats.text import is_separator, line_body, line_ending, split_cells, split_lines, unescape
+from tests.support.sizes import examples
 
 HEADER = "| Session ID | Agent Name | Topic | Summary | Keywords | Status | Referenced By | Started At | Updated At |"
 SEP = "|---|---|---|---|---|---|---|---|---|"
@@ -127,7 +128,7 @@ texts = st.builds(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(texts)
 def test_fast_paths_match_a_full_parse(text):
     data = text.encode("utf-8", "surrogateescape")  # lone surrogates stand for bytes that are not UTF-8

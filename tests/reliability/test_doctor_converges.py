@@ -25,6 +25,7 @@ from memboard.core.files.root import MemoryRoot
 from memboard.core.formats.index import IndexFile
 from memboard.core.ops.doctor import diagnose
 from tests.support.roots import item_lines, temp_files
+from tests.support.sizes import examples
 from tests.support.tree import tree
 
 from .rootstate import index_ids, parse_problems
@@ -229,7 +230,7 @@ def build(path, damages: set[str]) -> None:
         )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sets(st.sampled_from(DAMAGES), min_size=1, max_size=8))
 def test_one_fix_reaches_a_root_with_nothing_left_to_fix_and_loses_nothing(tmp_path, damages):
     path = tmp_path / "memory"

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from memboard.core.errors import Refused
 from memboard.core.formats.index import COLUMNS, IndexFile
 from memboard.core.formats.text import line_body
+from tests.support.sizes import examples
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEADER = "| " + " | ".join(COLUMNS) + " |"
 SEP = "|" + "|".join("---" for _ in COLUMNS) + "|"
 

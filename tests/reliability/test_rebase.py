@@ -16,6 +16,7 @@ from memboard.core.ops.register import plan_register
 from memboard.core.ops.update import plan_update
 from memboard.core.rebase import rebase
 from tests.support.faults import AfterStep
+from tests.support.sizes import examples
 
 WHEN = datetime(2026, 6, 1, 9, 30)
 
@@ -79,7 +80,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.sampled_from([b"| a |", b"| b |", b"text", b"", b"| a |"]), min_size=2, max_size=12), st.data())
 def test_rebase_of_two_different_lines_keeps_both_edits(lines, data):
     base = [line + b"\n" for line in lines]

@@ -180,12 +180,15 @@ class Churn:
     """An editor that saves index.md again and again, faster than the window (each save whole)."""
 
     def __init__(self, path: Path, every: float = 0.05):
-        """Start saving path every `every` seconds in a thread."""
+        """Start saving path every `every` seconds in a thread; return once the first save is made (the file is
+        being saved from then on, whenever the thread gets to run)."""
         self.path, self.every = path, every
         self.data = path.read_bytes()
         self.running = True
+        self.saved = threading.Event()
         self.thread = threading.Thread(target=self.run)
         self.thread.start()
+        self.saved.wait(10)
 
     def run(self) -> None:
         """Rewrite the file in place (truncate, write) until stopped."""
@@ -193,6 +196,7 @@ class Churn:
             with open(self.path, "r+b") as fh:
                 fh.truncate(0)
                 fh.write(self.data)
+            self.saved.set()
             time.sleep(self.every)
 
     def stop(self) -> None:

@@ -24,10 +24,11 @@ from hypothesis import strategies as st
 
 from memboard.cli import main
 from memboard.core.formats.snapshot import render_template
+from tests.support.sizes import examples
 
 from . import gfm
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TEMPLATE_SECTIONS = [
     "Current Context",
     "Decisions",
@@ -521,7 +522,7 @@ def test_continue_and_release_keep_a_markdown_heavy_snapshot(bodies):
 
 
 @given(sections("o"), st.sampled_from(["\n", "\r\n"]))
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_sections_and_items_are_read_as_github_reads_them(bodies, eol):
     """memboard's reading of a snapshot (its sections and items) agrees with cmark-gfm's."""
     from memboard.core.formats.snapshot import Snapshot

@@ -10,6 +10,10 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.stress
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "lock.py"
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
@@ -213,6 +215,26 @@ def test_atomic_write_leaves_no_temp_files(tmp_path):
     fs.atomic_write(target, b"data")
     assert target.read_bytes() == b"data"
     assert [p.name for p in target.parent.iterdir()] == ["f.md"]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="names an open descriptor through /proc")
+def test_atomic_write_syncs_the_file_before_the_rename_and_the_folder_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+
+    target = tmp_path / "f.md"
+    target.write_bytes(b"old")
+    synced: list[tuple[str, bytes]] = []
+
+    def fsync(fd: int) -> None:  # what each fsync flushes, and what the target held at that moment
+        synced.append((os.path.basename(os.readlink(f"/proc/self/fd/{fd}")), target.read_bytes()))
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    fs.atomic_write(target, b"new")
+    assert len(synced) == 2
+    (temp, before), (folder, after) = synced
+    assert temp.startswith(".f.md.") and temp.endswith(".memboard-tmp") and before == b"old"
+    assert folder == tmp_path.name and after == b"new"
 
 
 def test_safe_paths_refuse_escapes(tmp_path):

@@ -22,8 +22,9 @@ from memboard.core.formats.ids import is_valid_id
 from memboard.core.formats.index import COLUMNS, FIELD_OF_COLUMN, STATUSES, IndexFile
 from memboard.core.formats.snapshot import _reads_as_paragraph, read_blocks
 from memboard.core.formats.text import escape, line_body, split_cells, unescape
+from tests.support.sizes import examples
 
-SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEADER = "| " + " | ".join(COLUMNS) + " |"
 SEP = "|" + "|".join("---" for _ in COLUMNS) + "|"
 PLAIN_ID_RE = re.compile(

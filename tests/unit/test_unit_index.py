@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from memboard.core.formats.index import COLUMNS, IndexFile, format_refs, parse_refs
 from memboard.core.formats.text import escape, split_cells, unescape
+from tests.support.sizes import examples
 
 SID = "2026-05-31-0900-cursor-main-agent"
 SID2 = "2026-05-31-1000-claude-agent"
@@ -56,7 +57,7 @@ def test_escape_round_trip_and_one_line():
 
 
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n\x00"), max_size=40))  # type: ignore[arg-type]
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_escaped_value_stays_in_one_cell(value):
     raw = escape(value)
     cells = split_cells(f"| {raw} | z |")
@@ -151,7 +152,7 @@ def test_empty_index_gets_a_table():
     st.lists(st.sampled_from(["\n", "\r\n"]), min_size=1, max_size=1),
     st.text(max_size=30).filter(lambda t: "|" not in t),
 )
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 def test_untouched_bytes_round_trip(eols, noise):
     eol = eols[0]
     data = make(row(), pre=noise.replace("\n", eol) + eol, post=eol + noise, eol=eol)
@@ -170,7 +171,7 @@ CELL_TEXT = st.text(alphabet=list("ab |\\`*中文-:"), max_size=12)
     st.sampled_from(["\n", "\r\n"]),
     st.booleans(),
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_set_fields_round_trips_any_value_and_touches_one_line(topics, pick, value, field, eol, bom):
     lines = []
     for n, topic in enumerate(topics):
@@ -203,7 +204,7 @@ def test_set_fields_round_trips_any_value_and_touches_one_line(topics, pick, val
     st.booleans(),
     st.booleans(),
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_delete_and_append_keep_order_endings_and_frame(n_rows, doomed, n_new, eol, trailer, final_eol):
     ids = [f"2026-05-31-09{n:02d}-agent" for n in range(n_rows)]
     data = make(

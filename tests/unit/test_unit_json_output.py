@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 
 from memboard.cli.output import dump, dump_array, indented, row_json, row_text
 from memboard.core.results import RowView
+from tests.support.sizes import examples
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)  # type: ignore[arg-type]
 values = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), text),

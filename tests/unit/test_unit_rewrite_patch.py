@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from memboard.core import diff
 from memboard.core.diff import byte_lines, file_patch_bytes, rewritten
 from memboard.core.formats.index import COLUMNS, IndexFile, Rewrite
+from tests.support.sizes import examples
 
 HEADER = "| " + " | ".join(COLUMNS) + " |\n|" + "|".join("---" for _ in COLUMNS) + "|\n"
 IDS = [f"2026-01-0{d}-1{m}00-agent-{k}" for d in range(1, 4) for m in range(10) for k in ("a", "b-c")]
@@ -83,7 +84,7 @@ def every_file_is_large(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(diff, "LARGE", 0)
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(index_and_edit())
 def test_a_patch_made_from_the_rewrite_is_the_compared_patch(every_file_is_large: None, case) -> None:
     data, edits = case

@@ -15,6 +15,7 @@ from bench.search import add_archived
 from memboard.core.errors import UsageError
 from memboard.core.search.engine import Matcher, SearchFilters, SearchHit, make_snippet, run, search
 from memboard.core.search.parse import sections
+from tests.support.sizes import examples
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,7 @@ def test_parallel_searches_on_a_new_cache_all_answer_the_same(corpus, tmp_path, 
     assert first and all(list(o.hits) == first for o in outcomes)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_the_cache_and_the_file_scan_give_the_same_results(corpus, monkeypatch, data):
     root, texts = corpus

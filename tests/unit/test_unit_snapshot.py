@@ -213,6 +213,8 @@ def test_bom_survives_edits():
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from tests.support.sizes import examples  # noqa: E402
+
 WORDS = st.text(alphabet="abcdefgh 中文", min_size=1, max_size=12).map(lambda s: s.strip()).filter(bool)
 SECTIONS = ["Decisions", "Files / Artifacts", "Open Questions", "Next Actions"]
 
@@ -221,7 +223,7 @@ SECTIONS = ["Decisions", "Files / Artifacts", "Open Questions", "Next Actions"]
     st.dictionaries(st.sampled_from(SECTIONS), st.lists(WORDS, max_size=4), max_size=4),
     st.dictionaries(st.sampled_from(SECTIONS), st.lists(WORDS, max_size=4), max_size=4),
 )
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_merge_never_loses_an_item(old_items, new_items):
     old = render_template(
         SID,

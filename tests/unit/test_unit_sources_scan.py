@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from memboard.core.formats.snapshot import Snapshot, render_template
 from memboard.core.formats.sources import continues_from, scan_sources
+from tests.support.sizes import examples
 
 A, B, C = "2026-01-02-0304-agent-a", "2025-12-31-2359-b", "2026-03-01-1200-c"
 
@@ -162,7 +163,7 @@ documents = st.one_of(
 )
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(600), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents, st.sampled_from(["\n", "\r\n"]))
 def test_wherever_the_scan_answers_it_is_the_readers_answer(text, eol):
     text = text.replace("\n", eol)

@@ -17,7 +17,7 @@ import pytest
 import memboard
 
 PROJECT = Path(__file__).resolve().parents[2]
-SHIPPED_FOLDERS = ("tests", "bench", "screenshots", "styles")
+SHIPPED_FOLDERS = ("tests", "bench", "screenshots", "styles", "docs")
 RAW_BASE = "https://raw.githubusercontent.com/memboard/memboard/main/"
 
 

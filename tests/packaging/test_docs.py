@@ -13,13 +13,26 @@ import pytest
 PROJECT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None, reason="mkdocs is not installed (pip install -e '.[test]')")
+@pytest.mark.skipif(
+    importlib.util.find_spec("mkdocs") is None, reason="mkdocs is not installed (pip install -e '.[test]')"
+)
 def test_the_site_builds_strict_from_a_copy(tmp_path):
     shutil.copy(PROJECT / "mkdocs.yml", tmp_path / "mkdocs.yml")
     shutil.copytree(PROJECT / "docs", tmp_path / "docs")
     site = tmp_path / "site"
     proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(tmp_path / "mkdocs.yml"), "-d", str(site)],
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--quiet",
+            "-f",
+            str(tmp_path / "mkdocs.yml"),
+            "-d",
+            str(site),
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -35,5 +48,10 @@ def test_the_architecture_page_says_where_a_tree_a_tool_and_a_view_go():
     for target in ("how-it-is-built/trees.md", "how-it-is-built/service.md", "how-it-is-built/board.md"):
         assert f"]({target})" in text, target
     nav = (PROJECT / "mkdocs.yml").read_text(encoding="utf-8")
-    for page in ("architecture.md", "how-it-is-built/trees.md", "how-it-is-built/service.md", "how-it-is-built/board.md"):
+    for page in (
+        "architecture.md",
+        "how-it-is-built/trees.md",
+        "how-it-is-built/service.md",
+        "how-it-is-built/board.md",
+    ):
         assert page in nav, page

@@ -16,7 +16,7 @@ from functools import cached_property, partial
 from typing import NamedTuple
 
 from ..errors import Refused
-from .ids import ID_SHAPE_RE, MAX_ID_LENGTH, is_valid_id, real_date
+from .ids import is_valid_id
 from .markers import marker_lines, marker_refusal
 from .text import (
     BOM,
@@ -57,7 +57,6 @@ FIELDS = (
 FIELD_OF_COLUMN = dict(zip(COLUMNS, FIELDS))
 COLUMN_OF_FIELD = dict(zip(FIELDS, COLUMNS))
 STATUSES = ("idle", "active", "stale")
-STATUS_SET = frozenset(STATUSES)
 # every character str.strip() removes (str.isspace), except the newline that ends a line
 WHITESPACE = (
     "\t\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680"
@@ -173,28 +172,6 @@ def _irregular_row(
     else:
         problem = row_problem(values.get("id", ""), values.get("status"))
     return Row(i, tuple(cells), fields, problem, values, offset, values.get("id", ""), values.get("status", ""))
-
-
-CHUNK_ROWS = 4096  # rows read before their IDs are checked together
-IDS_RE = re.compile(rf"(?:{ID_SHAPE_RE.pattern})(?:\n(?:{ID_SHAPE_RE.pattern}))*", re.ASCII)
-
-
-def _check_ids(rows: list[Row]) -> None:
-    """Set the problem of each of rows (read from the pieces between pipes, as many as the header's) whose
-    Session ID or Status is not one: in one pass over all of them when they are all well formed (the usual
-    case: one regular expression over their IDs instead of one match per row), else row by row."""
-    if not rows:
-        return
-    ids = [row.id for row in rows]
-    if (
-        IDS_RE.fullmatch("\n".join(ids))  # (an ID never holds a newline: it is a cell of one line)
-        and max(map(len, ids)) <= MAX_ID_LENGTH
-        and all(map(real_date, {sid[:10] for sid in ids}))
-        and {row.status for row in rows} <= STATUS_SET
-    ):
-        return
-    for row in rows:
-        row.problem = row_problem(row.id, row.status)
 
 
 class IndexFile:
@@ -355,8 +332,8 @@ class IndexFile:
         """How the rows of this table are read: `reader(data, start, end, number)` yields the Row of each line
         of data[start:end], the first one being line `number`, each line decoded on its own (no list of every
         line of the file is made). Most rows have no escaped pipe and as many cells as the header, so their
-        cells are the pieces between pipes (split_cells' result) and a well-formed ID and Status are checked
-        in place, all in one loop (100k rows: no call per row); any other row is read cell by cell. The reader
+        cells are the pieces between pipes (split_cells' result), read in one loop; any other row is read cell
+        by cell. The reader
         holds no reference to the file: an IndexFile and its rows are freed as soon as no one holds them,
         without waiting for the cyclic collector."""
         fields, width = self._fields, len(self.columns) + 1
@@ -366,8 +343,6 @@ class IndexFile:
         strip = str.strip
 
         def read(data: bytes, pos: int, end: int, number: int) -> Iterator[Row]:
-            chunk: list[Row] = []  # rows read, yielded once their IDs are checked together (see _check_ids)
-            plain: list[Row] = []  # of them, those read from the pieces between pipes
             while pos < end:
                 nl = data.find(b"\n", pos, end)
                 stop = end if nl < 0 else nl + 1
@@ -380,14 +355,10 @@ class IndexFile:
                     if len(parts) == width:
                         del parts[0]
                         cells = tuple(map(strip, parts))
-                        row = Row(number, cells, fields, None, None, pos, cells[at_id], cells[at_status])
-                        plain.append(row)
-                chunk.append(row or irregular(number, line, pos))
+                        sid, status = cells[at_id], cells[at_status]
+                        row = Row(number, cells, fields, row_problem(sid, status), None, pos, sid, status)
+                yield row or irregular(number, line, pos)
                 pos, number = stop, number + 1
-                if len(chunk) >= CHUNK_ROWS or pos >= end:
-                    _check_ids(plain)
-                    yield from chunk
-                    chunk, plain = [], []
 
         return read
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import Incomplete, MemboardError, StalePlan
@@ -41,8 +40,8 @@ Pending = dict[str, tuple[bytes | None, bytes | None]]  # file -> (bytes the pla
 
 def check_writable(root: MemoryRoot) -> None:
     """Refuse, before planning, a root folder that cannot be written (a read-only folder or mount)."""
-    if not os.access(root.path, os.W_OK):
-        raise MemboardError(f"memory root {root.path} is read-only; nothing written")
+    if not os.access(root.writable_folder(), os.W_OK):
+        raise MemboardError(f"{root.kind.name} {root.path} is read-only; nothing written")
 
 
 def _bases(plan: Plan[Any], reads: dict[str, Seen]) -> dict[str, bytes | None]:
@@ -259,13 +258,7 @@ def _delete(root: MemoryRoot, ch: Change, sig: Signature | None) -> Written:
     if still(path, ch.before, sig, "before memboard could delete it").data is None:
         return []  # planned from a read that found it gone already (a temp file renamed meanwhile)
     path.unlink()
-    if ch.path.startswith("archive/"):
-        try:
-            path.parent.rmdir()  # an archive folder this delete emptied goes too
-        except OSError:
-            pass
-    elif ch.path.startswith(".memboard/"):
-        _prune_empty(path.parent, root.path)
+    root.kind.after_delete(root.path, ch.path, path)  # (the memory root's: an emptied archive folder goes too)
     fsync_dir(path.parent)
     return []
 
@@ -281,17 +274,6 @@ def _step(root: MemoryRoot, ch: Change, sig: Signature | None, step: int, aged: 
     note = _noter(root, ch.path, data, step)
     written = atomic_write(root.abs(ch.path), data, expect=ch.before, sig=sig, note=note, by_signature=aged)
     return [(ch.path, written)]
-
-
-def _prune_empty(folder: Path, stop: Path) -> None:
-    """Remove folder and its parents up to (not including) stop while they are empty: the folders
-    of an older memboard's state in the root, once their files moved to local state."""
-    while folder != stop and stop in folder.parents:
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-        folder = folder.parent
 
 
 def _verify_change(root: MemoryRoot, ch: Change) -> str | None:
@@ -343,6 +325,17 @@ def _write_rebased(root: MemoryRoot, plan: Plan[Any], at: int, settle_wait: floa
         except ChangedUnderfoot:
             continue
     return None
+
+
+def _require_allowed(root: MemoryRoot, plan: Plan[Any]) -> None:
+    """Refuse, before anything is written, a plan that would change a path its tree does not allow."""
+    tree = root.tree
+    for ch in plan.changes:
+        for rel in (ch.path, ch.dest):
+            if rel is not None and not tree.allows(rel):
+                raise MemboardError(
+                    f"{plan.op}: {rel} is not a path the {tree.kind.name} {root.path} may change; nothing written"
+                )
 
 
 def _incomplete(plan: Plan[Any], what: str, done: list[str]) -> Incomplete:
@@ -428,6 +421,7 @@ def write_and_verify(
     sigs = {rel: seen.sig if seen else None for rel, seen in reads.items()}
     aged = {rel for rel, seen in reads.items() if seen is not None and aged_read(seen, root.fs_time(rel, seen))}
     done: list[str] = []
+    _require_allowed(root, plan)
     localstate.write_local(root, plan)  # local state first: a move copies there before the root loses anything
     try:
         for number in range(1, len(plan.changes) + 1):
@@ -443,7 +437,9 @@ def write_and_verify(
         _verify(root, plan, settle_wait)
     finally:
         root.known.save()
-    if any(ch.path != INDEX for ch in plan.changes):  # revisions are kept of snapshots and notes, never of index.md
+    if root.kind.revisions and any(
+        ch.path != INDEX for ch in plan.changes
+    ):  # revisions are kept of snapshots and notes, never of index.md
         from . import revisions  # lazy: a hook's plan (index.md alone) never loads it (0.5 ms)
 
         revisions.record_plan(root, plan)

@@ -13,9 +13,11 @@ StalePlan with a fresh one.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import Incomplete, MemboardError, StalePlan
@@ -111,7 +113,30 @@ def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Seen
         seens[rel] = seen._replace(data=before)  # the same bytes: the plan's copy, this read's is let go
     if not localstate.unchanged(root, plan):
         return None
+    for ch in plan.changes:
+        if ch.kind == "rmdir":
+            _require_empty(root, plan, ch.path)
     return seens if all(premise.holds(root) for premise in plan.premises) else None
+
+
+def _require_empty(root: MemoryRoot, plan: Plan[Any], rel: str) -> None:
+    """Refuse, under the lock and before anything is written, to remove a folder that is not empty."""
+    path = root.abs(rel)
+    try:
+        names = os.listdir(path)
+    except FileNotFoundError:
+        return  # gone already: nothing to remove
+    except OSError as exc:
+        raise MemboardError(f"{plan.op}: cannot remove the folder {rel} ({why_not(exc)}); nothing written") from None
+    if names:
+        raise MemboardError(
+            f"{plan.op}: cannot remove the folder {rel}: it is not empty (it holds {sorted(names)[0]!r}); nothing written"
+        )
+
+
+def why_not(exc: OSError) -> str:
+    """An OS error in a few words."""
+    return exc.strerror or str(exc)
 
 
 def keep_learned(root: MemoryRoot, plan: Plan[R]) -> Plan[R]:
@@ -184,10 +209,14 @@ def _keep_changing(plan: Plan[Any]) -> MemboardError:
     )
 
 
-def apply_exact(root: MemoryRoot, plan: Plan[R], build: Builder[R], progress: Progress | None = None) -> Plan[R]:
+def apply_exact(
+    root: MemoryRoot, plan: Plan[R], build: Builder[R], progress: Progress | None = None, rebuild: bool = True
+) -> Plan[R]:
     """Apply exactly this previewed plan, or raise StalePlan with a fresh one; never blind.
 
-    progress, when given, is told after each file step (the board draws a progress bar)."""
+    progress, when given, is told after each file step (the board draws a progress bar). Without
+    rebuild, StalePlan carries the stale plan itself (an edit planned from bytes the caller read, which
+    no build can make again: see filetree.write_edit)."""
     if plan.empty:
         return plan
     root.require_memory_root()
@@ -197,15 +226,13 @@ def apply_exact(root: MemoryRoot, plan: Plan[R], build: Builder[R], progress: Pr
     with locked(root):
         seens = confirm(root, plan, budget)
         if seens is None:
-            raise StalePlan(
-                "the files changed since this preview; review the new plan", settled_build(root, build, budget)
-            )
+            fresh = settled_build(root, build, budget) if rebuild else plan
+            raise StalePlan("the files changed since this preview; review the new plan", fresh)
         try:
             write_and_verify(root, plan, seens, SETTLE_WAIT, progress)
         except ChangedUnderfoot:
-            raise StalePlan(
-                "the files changed while writing this preview; review the new plan", settled_build(root, build, budget)
-            ) from None
+            fresh = settled_build(root, build, budget) if rebuild else plan
+            raise StalePlan("the files changed while writing this preview; review the new plan", fresh) from None
     return plan
 
 
@@ -234,22 +261,56 @@ def _move(root: MemoryRoot, ch: Change, sig: Signature | None, step: int) -> Wri
         data = ch.before or b""
         if ch.after is not None and ch.after != ch.before:
             data = ch.after
-            written = atomic_write(dest, data, expect=None, note=_noter(root, target, data, step))
-            try:
-                path.unlink()
-            except OSError:
-                dest.unlink()
-                raise
+            written = _copy_then_delete(root, path, dest, target, data, step)
         else:
             written = seen.sig or signature(os.stat(path))
             root.known.note(target, written, data)
-            rename(path, dest)
+            try:
+                rename(path, dest)
+            except OSError as exc:
+                if exc.errno != errno.EXDEV:
+                    raise
+                written = _copy_then_delete(root, path, dest, target, data, step)  # another file system
     except BaseException:
         remove_folders(made)
         raise
     fsync_dir(dest.parent)
     fsync_dir(path.parent)
     return [(target, written)]
+
+
+def _copy_then_delete(root: MemoryRoot, path: Path, dest: Path, target: str, data: bytes, step: int) -> Signature:
+    """Move a file by copying it (to another file system, or with new bytes): write the copy (flushed, see
+    fs.atomic_write), read it back and compare its bytes, and only then delete the original. A copy that
+    does not hold the bytes, or an original that cannot be deleted, leaves the original alone and the copy
+    removed. The copy's signature."""
+    written = atomic_write(dest, data, expect=None, note=_noter(root, target, data, step))
+    try:
+        try:
+            copied = dest.read_bytes()
+        except OSError:
+            copied = None
+        if copied != data:
+            raise MemboardError(f"the copy of {path.name} does not hold its bytes; the original is kept")
+        path.unlink()
+    except BaseException:
+        try:
+            dest.unlink()
+        except OSError:
+            pass
+        raise
+    return written
+
+
+def _rmdir(root: MemoryRoot, ch: Change) -> Written:
+    """Remove an empty folder (OSError, nothing removed, when it holds anything: the OS refuses)."""
+    path = root.abs(ch.path)
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        return []  # gone already
+    fsync_dir(path.parent)
+    return []
 
 
 def _delete(root: MemoryRoot, ch: Change, sig: Signature | None) -> Written:
@@ -270,6 +331,8 @@ def _step(root: MemoryRoot, ch: Change, sig: Signature | None, step: int, aged: 
         return _delete(root, ch, sig)
     if ch.kind == "move":
         return _move(root, ch, sig, step)
+    if ch.kind == "rmdir":
+        return _rmdir(root, ch)
     data = ch.after or b""
     note = _noter(root, ch.path, data, step)
     written = atomic_write(root.abs(ch.path), data, expect=ch.before, sig=sig, note=note, by_signature=aged)
@@ -288,6 +351,9 @@ def _verify_change(root: MemoryRoot, ch: Change) -> str | None:
     elif ch.kind == "delete":
         if root.exists(ch.path):
             return f"{ch.path} still exists"
+    elif ch.kind == "rmdir":
+        if root.abs(ch.path).exists():
+            return f"the folder {ch.path} still exists"
     elif ch.kind == "move":
         want = ch.after if ch.after is not None else ch.before
         if root.exists(ch.path):

@@ -145,7 +145,7 @@ def apply(edit: TomlEdit) -> None:
     if not edit.changed:
         return
     from .filetree import write_edit  # lazy: a preview or `config show` never writes
-    from .trees import USER_CONFIG
+    from .trees import USER_CONFIG  # lazy: as filetree
 
     write_edit(edit.path, USER_CONFIG, edit.before, edit.after, op="config set")
 

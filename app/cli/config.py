@@ -1,4 +1,4 @@
-"""`memboard config show|set KEY VALUE|path`: the user's TOML config file."""
+"""`memboard config show|set KEY VALUE [--dry-run]|path`: the user's TOML config file."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import tomli_w
 
 from ..core import config
 from ..core.files import tomledit
+from ..core.files.filetree import patch_of
 from ..core.secrets import refuse_secrets
 
 
@@ -31,14 +32,19 @@ def theme_names() -> frozenset[str]:
     return frozenset(BUILTIN_THEMES)
 
 
-def set_key(key: str, value: str, allow_secrets: bool = False) -> int:
-    """Validate and store one setting, keeping the file's comments, layout and other keys; say what changed."""
+def set_key(key: str, value: str, allow_secrets: bool = False, dry_run: bool = False) -> int:
+    """Validate and store one setting, keeping the file's comments, layout and other keys; say what changed
+    (dry_run: print the change as a git patch and write nothing)."""
     themes = theme_names() if key == "theme" else None
     stored = config.parse_value(key, value, themes)
     if key == "agent_name":  # every registration writes it into index.md and its Session ID
         refuse_secrets({"agent name": str(stored)}, allow_secrets)
     config.load()  # a config that is not valid TOML is refused here, as by every other command
     edit = tomledit.plan_set(config.config_path(), (key,), stored)
+    if dry_run:
+        sys.stdout.write(patch_of(edit.path, edit.before, edit.after) if edit.changed else "")
+        print("dry run: nothing written" if edit.changed else "dry run: nothing to change", file=sys.stderr)
+        return 0
     tomledit.apply(edit)
     path, before, after = edit.path, edit.before, edit.after
     if before == after:
@@ -54,5 +60,5 @@ def cmd_config(args) -> int:
         print(config.config_path())
         return 0
     if args.action == "set":
-        return set_key(args.key, args.value, args.allow_secrets)
+        return set_key(args.key, args.value, args.allow_secrets, getattr(args, "dry_run", False))
     return show()

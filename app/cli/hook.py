@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..core import config
 from ..core.errors import UsageError
+from ..core.files import statepaths
 from ..core.files.execute import execute
 from ..core.files.localstate import folder_of
 from ..core.files.root import MemoryRoot, not_a_memory_root
@@ -152,7 +153,7 @@ def log_folders(root_path) -> list[str]:
                 targets.append(os.fspath(folder_of(real)))
         except (OSError, RuntimeError, ValueError):
             pass
-    targets.append(os.fspath(config.state_dir()))
+    targets.append(os.fspath(statepaths.base()))
     return targets
 
 

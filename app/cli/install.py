@@ -16,14 +16,12 @@ import re
 import shlex
 import shutil
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..core.diff import file_patch
 from ..core.errors import MemboardError, Refused, UsageError
-from ..core.files.fs import ChangedUnderfoot, atomic_write
-from ..core.plan import ChangeKind
+from ..core.files.filetree import patch_of, write_edit
+from ..core.files.trees import AGENT_CONFIG
 from . import jsonedit
 from .tools import NAMES, TOOLS
 
@@ -308,50 +306,16 @@ def plan_uninstall(tool: str, project: str | None) -> tuple[Path, bytes | None, 
     return path, before, bom + text.encode("utf-8")
 
 
-def backup(path: Path, before: bytes) -> Path:
-    """Save the file's old bytes next to it (`NAME.bak-YYYYmmdd-HHMMSS`, `-2`, ... when taken)."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.name}.bak-{stamp}")
-    n = 1
-    while target.exists():
-        n += 1
-        target = path.with_name(f"{path.name}.bak-{stamp}-{n}")
-    atomic_write(target, before)
-    return target
-
-
 def preview(path: Path, before: bytes | None, after: bytes) -> None:
-    """Print the change as a unified diff (labels a/<path>, b/<path>; /dev/null when created or deleted)."""
-    kind: ChangeKind = "create" if before is None else ("delete" if after == b"" else "modify")
-    shown = path.as_posix().lstrip("/")
-    sys.stdout.write(file_patch(kind, shown, before, None if kind == "delete" else after))
+    """Print the change as a git patch (labels a/<path>, b/<path>, the absolute path without its `/`;
+    /dev/null when created or deleted): `git apply` run in `/` writes what the command would."""
+    sys.stdout.write(patch_of(path, before, after))
 
 
 def write_config(path: Path, before: bytes | None, after: bytes) -> Path | None:
-    """Back up the old bytes, then write (or, for b"", delete) the file if it still holds `before`."""
-    try:
-        if _current(path) != before:  # checked before the backup too, so a refusal leaves no file behind
-            raise ChangedUnderfoot(path.name)
-        saved = backup(path, before) if before is not None else None
-        if after != b"":
-            atomic_write(path, after, expect=before)
-        elif path.read_bytes() == before:
-            path.unlink()
-        else:
-            raise ChangedUnderfoot(path.name)
-    except ChangedUnderfoot:
-        raise MemboardError(f"{path} changed while memboard was writing it; nothing was written") from None
-    except OSError as exc:
-        raise MemboardError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return saved
-
-
-def _current(path: Path) -> bytes | None:
-    """The file's bytes now (None when it is absent)."""
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+    """Back up the old bytes, then write (or, for b"", delete) the file if it still holds `before`: one plan of
+    the agent config file's tree (its lock, a settled read, each step read back: see filetree.py)."""
+    return write_edit(path, AGENT_CONFIG, before, after, op="install")
 
 
 def cmd_install_hook(args) -> int:

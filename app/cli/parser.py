@@ -246,6 +246,7 @@ def _setup_commands(sub: Sub) -> None:
     cp.add_argument("key", metavar="KEY")
     cp.add_argument("value", metavar="VALUE")
     cp.add_argument("--allow-secrets", action="store_true", help="store an agent_name that looks like a credential")
+    cp.add_argument("--dry-run", action="store_true", help=FILE_DRY_RUN_HELP)
     cp.set_defaults(action="set")
     csub.add_parser("path", help="print where the config file lives").set_defaults(action="path")
     p.set_defaults(handler="config:cmd_config")
@@ -260,13 +261,19 @@ def _setup_commands(sub: Sub) -> None:
     p.set_defaults(handler="completion:cmd_completion")
 
 
+FILE_DRY_RUN_HELP = (
+    "print the change as a git patch naming the file by its absolute path (`git apply` run in / replays it) "
+    "and write nothing"
+)
+
+
 def _hook_file_arguments(p: argparse.ArgumentParser) -> None:
     """TOOL [--user | --project DIR] [--dry-run], shared by install-hook, install-mcp and their uninstalls."""
     p.add_argument("tool", choices=list(NAMES))
     where = p.add_mutually_exclusive_group()
     where.add_argument("--user", action="store_true", help="the user's config in the home folder (default)")
     where.add_argument("--project", metavar="DIR", help="the project's config under DIR")
-    p.add_argument("--dry-run", action="store_true", help="print the change as a diff and write nothing")
+    p.add_argument("--dry-run", action="store_true", help=FILE_DRY_RUN_HELP)
 
 
 def _text_options(p: argparse.ArgumentParser, required: bool) -> None:

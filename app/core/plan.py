@@ -13,14 +13,18 @@ if TYPE_CHECKING:  # a check reads the root; the root's module builds on plans
     from .formats.index import Rewrite
 
 
-ChangeKind = Literal["create", "modify", "delete", "move"]
+ChangeKind = Literal["create", "modify", "delete", "move", "rmdir"]
 R = TypeVar("R")
 S = TypeVar("S")
 
 
 @dataclass(frozen=True)
 class Change:
-    """One file step: create, modify, delete or move, with the exact bytes involved."""
+    """One file step: create, modify, delete or move, with the exact bytes involved; or rmdir, the removal of
+    an empty folder (no bytes: refused, nothing written, when the folder holds anything as the step runs).
+
+    A move whose two places lie on different file systems is a copy, flushed and compared byte for byte,
+    then the removal of the original (never before the copy is verified)."""
 
     kind: ChangeKind
     path: str
@@ -29,6 +33,11 @@ class Change:
     dest: str | None = None
     # how after comes from before line by line, when the writer knows it (the patch is then made from it)
     rewrite: Rewrite | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def remove_folder(cls, path: str) -> Change:
+        """Remove the empty folder at path."""
+        return cls("rmdir", path, None, None)
 
     @classmethod
     def write(cls, path: str, before: bytes | None, after: bytes) -> Change:
@@ -101,7 +110,7 @@ class Plan(Generic[R]):
         return not self.changes and not self.local
 
     def paths(self) -> list[str]:
-        """Every path the plan reads or writes, in order, without repeats."""
+        """Every path the plan reads or writes (or removes, a folder), in order, without repeats."""
         out: list[str] = []
         for ch in self.changes:
             for p in (ch.path, ch.dest):
@@ -113,6 +122,8 @@ class Plan(Generic[R]):
         """The bytes each path held when the plan was built (first mention wins)."""
         seen: dict[str, bytes | None] = {}
         for ch in self.changes:
+            if ch.kind == "rmdir":
+                continue  # a folder: found empty under the lock (see execute.confirm), no bytes to compare
             if ch.path not in seen:
                 seen[ch.path] = ch.before
             if ch.dest and ch.dest not in seen:
@@ -121,7 +132,7 @@ class Plan(Generic[R]):
 
     def diff(self) -> str:
         """The plan as a git patch (text; bytes that are not UTF-8 appear as lone surrogates)."""
-        return "".join(diff_change(ch) for ch in self.changes)
+        return "".join(diff_change(ch) for ch in self.changes if ch.kind != "rmdir")  # (a patch holds no folders)
 
     def patch(self) -> bytes:
         """The plan as a git patch in bytes: `git apply` of it writes exactly the plan's bytes (the bytes
@@ -129,7 +140,9 @@ class Plan(Generic[R]):
         from .diff import file_patch_bytes  # lazy: as diff_change
 
         return b"".join(
-            file_patch_bytes(ch.kind, ch.path, ch.before, ch.after, ch.dest, ch.rewrite) for ch in self.changes
+            file_patch_bytes(ch.kind, ch.path, ch.before, ch.after, ch.dest, ch.rewrite)
+            for ch in self.changes
+            if ch.kind != "rmdir"
         )
 
 

@@ -42,12 +42,12 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import config
 from ..errors import MemboardError, Unreadable
 from ..formats.layout import SESSIONS
 from ..formats.snapshot import lists_an_id
 from ..formats.sources import continues_from
 from ..plan import Premise
+from . import statepaths
 from .copies import copied_session
 from .fs import atomic_write
 from .root import MemoryRoot
@@ -69,7 +69,7 @@ STAMPS_TELL = os.name != "nt"
 
 def record_path(root: MemoryRoot) -> Path:
     """Where the record of root's snapshots lives (local state, keyed like the lock)."""
-    return config.state_dir() / FOLDER / f"{root.state_key()}.tsv"
+    return statepaths.continues_record(root.real)
 
 
 def stamp_of(st: os.stat_result) -> Stamp:

@@ -13,6 +13,7 @@ StalePlan with a fresh one.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -41,8 +42,8 @@ Pending = dict[str, tuple[bytes | None, bytes | None]]  # file -> (bytes the pla
 
 def check_writable(root: MemoryRoot) -> None:
     """Refuse, before planning, a root folder that cannot be written (a read-only folder or mount)."""
-    if not os.access(root.path, os.W_OK):
-        raise MemboardError(f"memory root {root.path} is read-only; nothing written")
+    if not os.access(root.writable_folder(), os.W_OK):
+        raise MemboardError(f"{root.kind.name} {root.path} is read-only; nothing written")
 
 
 def _bases(plan: Plan[Any], reads: dict[str, Seen]) -> dict[str, bytes | None]:
@@ -112,7 +113,30 @@ def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Seen
         seens[rel] = seen._replace(data=before)  # the same bytes: the plan's copy, this read's is let go
     if not localstate.unchanged(root, plan):
         return None
+    for ch in plan.changes:
+        if ch.kind == "rmdir":
+            _require_empty(root, plan, ch.path)
     return seens if all(premise.holds(root) for premise in plan.premises) else None
+
+
+def _require_empty(root: MemoryRoot, plan: Plan[Any], rel: str) -> None:
+    """Refuse, under the lock and before anything is written, to remove a folder that is not empty."""
+    path = root.abs(rel)
+    try:
+        names = os.listdir(path)
+    except FileNotFoundError:
+        return  # gone already: nothing to remove
+    except OSError as exc:
+        raise MemboardError(f"{plan.op}: cannot remove the folder {rel} ({why_not(exc)}); nothing written") from None
+    if names:
+        raise MemboardError(
+            f"{plan.op}: cannot remove the folder {rel}: it is not empty (it holds {sorted(names)[0]!r}); nothing written"
+        )
+
+
+def why_not(exc: OSError) -> str:
+    """An OS error in a few words."""
+    return exc.strerror or str(exc)
 
 
 def keep_learned(root: MemoryRoot, plan: Plan[R]) -> Plan[R]:
@@ -185,10 +209,14 @@ def _keep_changing(plan: Plan[Any]) -> MemboardError:
     )
 
 
-def apply_exact(root: MemoryRoot, plan: Plan[R], build: Builder[R], progress: Progress | None = None) -> Plan[R]:
+def apply_exact(
+    root: MemoryRoot, plan: Plan[R], build: Builder[R], progress: Progress | None = None, rebuild: bool = True
+) -> Plan[R]:
     """Apply exactly this previewed plan, or raise StalePlan with a fresh one; never blind.
 
-    progress, when given, is told after each file step (the board draws a progress bar)."""
+    progress, when given, is told after each file step (the board draws a progress bar). Without
+    rebuild, StalePlan carries the stale plan itself (an edit planned from bytes the caller read, which
+    no build can make again: see filetree.write_edit)."""
     if plan.empty:
         return plan
     root.require_memory_root()
@@ -198,15 +226,13 @@ def apply_exact(root: MemoryRoot, plan: Plan[R], build: Builder[R], progress: Pr
     with locked(root):
         seens = confirm(root, plan, budget)
         if seens is None:
-            raise StalePlan(
-                "the files changed since this preview; review the new plan", settled_build(root, build, budget)
-            )
+            fresh = settled_build(root, build, budget) if rebuild else plan
+            raise StalePlan("the files changed since this preview; review the new plan", fresh)
         try:
             write_and_verify(root, plan, seens, SETTLE_WAIT, progress)
         except ChangedUnderfoot:
-            raise StalePlan(
-                "the files changed while writing this preview; review the new plan", settled_build(root, build, budget)
-            ) from None
+            fresh = settled_build(root, build, budget) if rebuild else plan
+            raise StalePlan("the files changed while writing this preview; review the new plan", fresh) from None
     return plan
 
 
@@ -235,16 +261,16 @@ def _move(root: MemoryRoot, ch: Change, sig: Signature | None, step: int) -> Wri
         data = ch.before or b""
         if ch.after is not None and ch.after != ch.before:
             data = ch.after
-            written = atomic_write(dest, data, expect=None, note=_noter(root, target, data, step))
-            try:
-                path.unlink()
-            except OSError:
-                dest.unlink()
-                raise
+            written = _copy_then_delete(root, path, dest, target, data, step)
         else:
             written = seen.sig or signature(os.stat(path))
             root.known.note(target, written, data)
-            rename(path, dest)
+            try:
+                rename(path, dest)
+            except OSError as exc:
+                if exc.errno != errno.EXDEV:
+                    raise
+                written = _copy_then_delete(root, path, dest, target, data, step)  # another file system
     except BaseException:
         remove_folders(made)
         raise
@@ -253,19 +279,47 @@ def _move(root: MemoryRoot, ch: Change, sig: Signature | None, step: int) -> Wri
     return [(target, written)]
 
 
+def _copy_then_delete(root: MemoryRoot, path: Path, dest: Path, target: str, data: bytes, step: int) -> Signature:
+    """Move a file by copying it (to another file system, or with new bytes): write the copy (flushed, see
+    fs.atomic_write), read it back and compare its bytes, and only then delete the original. A copy that
+    does not hold the bytes, or an original that cannot be deleted, leaves the original alone and the copy
+    removed. The copy's signature."""
+    written = atomic_write(dest, data, expect=None, note=_noter(root, target, data, step))
+    try:
+        try:
+            copied = dest.read_bytes()
+        except OSError:
+            copied = None
+        if copied != data:
+            raise MemboardError(f"the copy of {path.name} does not hold its bytes; the original is kept")
+        path.unlink()
+    except BaseException:
+        try:
+            dest.unlink()
+        except OSError:
+            pass
+        raise
+    return written
+
+
+def _rmdir(root: MemoryRoot, ch: Change) -> Written:
+    """Remove an empty folder (OSError, nothing removed, when it holds anything: the OS refuses)."""
+    path = root.abs(ch.path)
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        return []  # gone already
+    fsync_dir(path.parent)
+    return []
+
+
 def _delete(root: MemoryRoot, ch: Change, sig: Signature | None) -> Written:
     """Delete a file (and the archive or old state folder it leaves empty)."""
     path = root.abs(ch.path)
     if still(path, ch.before, sig, "before memboard could delete it").data is None:
         return []  # planned from a read that found it gone already (a temp file renamed meanwhile)
     path.unlink()
-    if ch.path.startswith("archive/"):
-        try:
-            path.parent.rmdir()  # an archive folder this delete emptied goes too
-        except OSError:
-            pass
-    elif ch.path.startswith(".memboard/"):
-        _prune_empty(path.parent, root.path)
+    root.kind.after_delete(root.path, ch.path, path)  # (the memory root's: an emptied archive folder goes too)
     fsync_dir(path.parent)
     return []
 
@@ -277,21 +331,12 @@ def _step(root: MemoryRoot, ch: Change, sig: Signature | None, step: int, aged: 
         return _delete(root, ch, sig)
     if ch.kind == "move":
         return _move(root, ch, sig, step)
+    if ch.kind == "rmdir":
+        return _rmdir(root, ch)
     data = ch.after or b""
     note = _noter(root, ch.path, data, step)
     written = atomic_write(root.abs(ch.path), data, expect=ch.before, sig=sig, note=note, by_signature=aged)
     return [(ch.path, written)]
-
-
-def _prune_empty(folder: Path, stop: Path) -> None:
-    """Remove folder and its parents up to (not including) stop while they are empty: the folders
-    of an older memboard's state in the root, once their files moved to local state."""
-    while folder != stop and stop in folder.parents:
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-        folder = folder.parent
 
 
 def _verify_change(root: MemoryRoot, ch: Change) -> str | None:
@@ -306,6 +351,9 @@ def _verify_change(root: MemoryRoot, ch: Change) -> str | None:
     elif ch.kind == "delete":
         if root.exists(ch.path):
             return f"{ch.path} still exists"
+    elif ch.kind == "rmdir":
+        if root.abs(ch.path).exists():
+            return f"the folder {ch.path} still exists"
     elif ch.kind == "move":
         want = ch.after if ch.after is not None else ch.before
         if root.exists(ch.path):
@@ -343,6 +391,17 @@ def _write_rebased(root: MemoryRoot, plan: Plan[Any], at: int, settle_wait: floa
         except ChangedUnderfoot:
             continue
     return None
+
+
+def _require_allowed(root: MemoryRoot, plan: Plan[Any]) -> None:
+    """Refuse, before anything is written, a plan that would change a path its tree does not allow."""
+    tree = root.tree
+    for ch in plan.changes:
+        for rel in (ch.path, ch.dest):
+            if rel is not None and not tree.allows(rel):
+                raise MemboardError(
+                    f"{plan.op}: {rel} is not a path the {tree.kind.name} {root.path} may change; nothing written"
+                )
 
 
 def _incomplete(plan: Plan[Any], what: str, done: list[str]) -> Incomplete:
@@ -428,6 +487,7 @@ def write_and_verify(
     sigs = {rel: seen.sig if seen else None for rel, seen in reads.items()}
     aged = {rel for rel, seen in reads.items() if seen is not None and aged_read(seen, root.fs_time(rel, seen))}
     done: list[str] = []
+    _require_allowed(root, plan)
     localstate.write_local(root, plan)  # local state first: a move copies there before the root loses anything
     try:
         for number in range(1, len(plan.changes) + 1):
@@ -443,7 +503,9 @@ def write_and_verify(
         _verify(root, plan, settle_wait)
     finally:
         root.known.save()
-    if any(ch.path != INDEX for ch in plan.changes):  # revisions are kept of snapshots and notes, never of index.md
+    if root.kind.revisions and any(
+        ch.path != INDEX for ch in plan.changes
+    ):  # revisions are kept of snapshots and notes, never of index.md
         from . import revisions  # lazy: a hook's plan (index.md alone) never loads it (0.5 ms)
 
         revisions.record_plan(root, plan)

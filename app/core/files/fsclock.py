@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 import time
 
-from .. import config
+from . import statepaths
 
 FRESH = 60.0  # seconds an offset is used before it is measured again (a write measures it for free)
 PROBE_PREFIX = ".memboard-clock."  # a probe's name: `.memboard-clock.<random>.memboard-tmp` (a temp file's shape)
@@ -64,7 +64,7 @@ def offset(dev: int, near: str | os.PathLike[str], beside: bool = True) -> int |
     known = cached(dev)
     if known is not None:
         return known
-    state = str(config.state_dir())
+    state = str(statepaths.base())
     if _on(state, dev) and _probe(state, dev):
         return cached(dev)
     if beside:

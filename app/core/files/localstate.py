@@ -17,21 +17,22 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .. import config
 from ..errors import MemboardError
 from ..plan import Plan
+from . import statepaths
 from .fs import ANY, Unset, atomic_write, make_folders
 from .root import MemoryRoot, root_key
 
-ROOTS = "roots"
+ROOTS = statepaths.ROOTS
 ROOT_NOTE = "root.txt"  # names the root a state folder belongs to, for people looking around
 LOG = "hook.log"
+__all__ = ["LEGACY_LOGS", "LOG", "ROOTS", "LocalState", "folder_of", "root_key", "unchanged", "write_local"]
 LEGACY_LOGS = (LOG, f"{LOG}.1")  # the log an older memboard kept in the root, and its rotated part
 
 
 def folder_of(real: Path) -> Path:
     """The local state folder of the root whose real path is real."""
-    return config.state_dir() / ROOTS / root_key(real)
+    return statepaths.root_folder(real)
 
 
 class LocalState:

@@ -10,14 +10,15 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import config
 from ..errors import MemboardError
-from . import probe
+from . import probe, statepaths
 from .root import MemoryRoot
+from .trees import MEMORY_ROOT, Tree, lock_order
 
 if TYPE_CHECKING:
     from filelock import FileLock
@@ -29,7 +30,7 @@ POLL_INTERVAL = 0.002
 
 def lock_path(root: MemoryRoot) -> Path:
     """The lock file of a root: in local state, keyed by the root's real path."""
-    return config.state_dir() / "locks" / f"{root.state_key()}.lock"
+    return statepaths.lock_file(root.real)
 
 
 def lock_timeout() -> float:
@@ -96,15 +97,34 @@ def _discard(lock: FileLock, path: Path) -> None:
 
 @contextmanager
 def locked(root: MemoryRoot, timeout: float | None = None) -> Iterator[float]:
-    """Hold the root's lock; yields the seconds spent waiting. A bounded, fair (FIFO) wait, then an error."""
+    """Hold the locks of the trees a plan on root writes in (see MemoryRoot.trees); yields the seconds spent
+    waiting. A bounded, fair (FIFO) wait, then an error."""
+    with locked_trees(root.trees(), timeout) as waited:
+        yield waited
+
+
+@contextmanager
+def locked_trees(trees: list[Tree], timeout: float | None = None) -> Iterator[float]:
+    """Hold the locks of all these trees, taken in order of real path (see trees.lock_order); yields the
+    seconds spent waiting for them. Each is a bounded, fair wait (the timeout bounds the whole)."""
+    with ExitStack() as stack:
+        start = time.perf_counter()
+        wait = lock_timeout() if timeout is None else timeout
+        for tree in lock_order(trees):
+            left = max(0.0, start + wait - time.perf_counter())
+            stack.enter_context(_locked_file(tree.lock_file, left, tree, wait))
+        yield time.perf_counter() - start
+
+
+@contextmanager
+def _locked_file(path: Path, wait: float, tree: Tree, told: float) -> Iterator[None]:
+    """Hold one lock file for up to wait seconds of waiting (told: the wait the error names)."""
     from filelock import FileLock, Timeout  # lazy: a preview, a listing or a search never locks (10 ms to import)
 
-    path = lock_path(root)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise MemboardError(f"cannot create lock folder {path.parent}: {exc.strerror or exc}") from None
-    wait = lock_timeout() if timeout is None else timeout
     lock = FileLock(str(path))
     start = time.perf_counter()
     ticket = None
@@ -116,14 +136,15 @@ def locked(root: MemoryRoot, timeout: float | None = None) -> Iterator[float]:
     except Timeout:
         if ticket:
             ticket.leave()
-        raise MemboardError(f"memory root is locked by another writer (waited {wait:g}s; lock file {path})") from None
+        what = "memory root" if tree.kind is MEMORY_ROOT else str(tree.path / tree.allow[0])
+        raise MemboardError(f"{what} is locked by another writer (waited {told:g}s; lock file {path})") from None
     except OSError as exc:
         if ticket:
             ticket.leave()
         raise MemboardError(f"cannot take lock {path}: {exc.strerror or exc}") from None
     taken = time.perf_counter()
     try:
-        yield taken - start
+        yield
     finally:
         lock.release()
         if ticket:

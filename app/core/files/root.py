@@ -1,4 +1,4 @@
-"""A memory root on disk: paths that never leave it, reads of its files, and settled reads.
+"""A memory root on disk (the first kind of tree, see trees.py): paths that never leave it, reads of its files, and settled reads.
 
 Every read notes the file's signature; a plan is only built on reads that are settled (see
 settle.py). `MemoryRoot.wait_settled` watches files another program is saving until they are.
@@ -13,18 +13,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..config import state_dir
 from ..errors import MemboardError, OutsideRoot, Unreadable, UsageError
-from ..formats.layout import ARCHIVE, INDEX, MARKERS, SESSIONS, TEMP_SUFFIX
-from . import fsclock
+from ..formats.layout import ARCHIVE, INDEX, SESSIONS
+from . import fsclock, statepaths
 from .regular import why
 from .settle import SETTLE_WINDOW, Budget, KnownFiles, NotSettled, Seen, next_look, read_seen, whole
+from .trees import LOCAL_STATE, MEMORY_ROOT, OS_LITTER, START_HINT, Tree, TreeKind, is_temp_name, not_a_memory_root
 
-OS_LITTER = {".DS_Store", "Thumbs.db", "desktop.ini", ".localized"}  # files an OS drops in any folder
-START_HINT = (
-    "to start a memory root, pass a new empty folder (for example `mkdir ~/memory` then "
-    "`memboard register --root ~/memory`, or `memboard config set root ~/memory`)"
-)
+__all__ = ["OS_LITTER", "START_HINT", "MemoryRoot", "is_temp_name", "not_a_memory_root", "root_key"]
 
 
 def _inside_wiki(real: Path) -> bool:
@@ -38,51 +34,16 @@ def _inside_wiki(real: Path) -> bool:
     return False
 
 
-def is_temp_name(name: str) -> bool:
-    """Whether a file name is one of memboard's temp files (`.<name>.<random>.memboard-tmp`): another
-    memboard process is writing its first file into a new root right now, or a write was interrupted."""
-    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
-
-
 def root_key(real: Path) -> str:
-    """The key of a root's local files (its lock, its state folder): a hash of its real path."""
-    import hashlib  # lazy: `memboard search` never needs it, and it costs 2 ms to import
-
-    return hashlib.sha256(str(real).encode("utf-8", "surrogateescape")).hexdigest()[:20]
-
-
-def not_a_memory_root(real: Path) -> str | None:
-    """Why the folder real cannot be taken as a memory root for writing, or None when it can.
-
-    A root in use holds one of MARKERS; a new root is an empty folder (or one holding only the temp file
-    of memboard's first write there, by another process right now). The filesystem root, the
-    home folder and any other folder that already holds files but none of MARKERS are someone
-    else's: memboard would scatter index.md, sessions/ and archive/ among them.
-    """
-    if real == real.parent:
-        return "it is the filesystem root"
-    try:
-        if real == Path.home().resolve():
-            return "it is your home folder"
-    except (RuntimeError, OSError):
-        pass
-    if any((real / marker).exists() for marker in MARKERS):
-        return None
-    try:
-        with os.scandir(real) as entries:
-            names = [e.name for e in entries if e.name not in OS_LITTER and not is_temp_name(e.name)]
-    except OSError:
-        return None  # unreadable: the write itself will say why
-    if not names or any(name in MARKERS for name in names):
-        return None  # a marker renamed into place since the look above: another memboard's first write
-    other = names[0]
-    return f"it holds other files (such as {other!r}) and none of index.md, sessions/, archive/, notes/, .memboard/"
+    """The key of a root's local files (its lock, its state folder): see statepaths.key."""
+    return statepaths.key(real)
 
 
 class MemoryRoot:
     """The memory folder: resolves relative paths inside it, reads files, and tells settled reads apart."""
 
     on_disk = True  # reads are the files' own bytes (a record of what they held may stand in for reading them)
+    kind: TreeKind = MEMORY_ROOT  # the rules of the tree it is (see trees.py)
 
     def __init__(self, path: str | os.PathLike[str]):
         """Wrap a root folder (it must exist and be a folder)."""
@@ -109,14 +70,27 @@ class MemoryRoot:
     def known(self) -> KnownFiles:
         """The record of files memboard wrote or saw settled in this root (local state, per machine)."""
         if self._known is None:
-            self._known = KnownFiles(state_dir() / "settled" / f"{self.state_key()}.tsv")
+            self._known = KnownFiles(statepaths.settled_record(self.real))
         return self._known
 
+    @property
+    def tree(self) -> Tree:
+        """The tree this folder is: its kind, real path and what it may change."""
+        return Tree(self.kind, self.real)
+
+    def trees(self) -> list[Tree]:
+        """The trees a plan on this folder writes in: its own, and its local state (written under its lock)."""
+        if self.kind is not MEMORY_ROOT:
+            return [self.tree]
+        return [self.tree, Tree(LOCAL_STATE, statepaths.root_folder(self.real), lock_of=self.real)]
+
     def require_memory_root(self) -> None:
-        """Refuse (one line, nothing written) to write into a folder that is not a memory root."""
-        reason = not_a_memory_root(self.real)
-        if reason:
-            raise UsageError(f"{self.path} is not a memory root: {reason}; nothing written; {START_HINT}")
+        """Refuse (one line, nothing written) to write into a folder its kind refuses (see trees.TreeKind.require)."""
+        self.kind.require(self.path, self.real)
+
+    def writable_folder(self) -> Path:
+        """The folder whose write permission tells whether this tree can be written."""
+        return self.path
 
     def abs(self, rel: str) -> Path:
         """Absolute path of rel, refusing anything that would leave the root.

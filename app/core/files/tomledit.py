@@ -2,8 +2,8 @@
 
 `plan_set(path, keys, value)` returns the file's exact bytes before and after setting one
 dotted key (a table when the value is a mapping), for a preview; `apply(edit)` writes them
-atomically, only if the file still holds the bytes the edit was planned from, and reads them
-back. An existing file is edited with tomlkit, so its comments, blank lines, key order,
+through the engine that writes the memory root (the user's config is a tree of its own, see
+filetree.py), only if the file still holds the bytes the edit was planned from. An existing file is edited with tomlkit, so its comments, blank lines, key order,
 quoting and other tables stay byte for byte; a new file is written with tomli-w. The user
 config (`config set`), the board's saved theme and agents' TOML files (such as
 `~/.codex/config.toml`) all go through here.
@@ -27,7 +27,6 @@ import tomlkit
 from tomlkit.items import AoT, Table
 
 from ..errors import MemboardError, Refused
-from .fs import ChangedUnderfoot, atomic_write
 
 BOM = b"\xef\xbb\xbf"
 BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -141,17 +140,14 @@ def plan_set(path: Path, keys: Sequence[str], value: object) -> TomlEdit:
 
 
 def apply(edit: TomlEdit) -> None:
-    """Write the edit atomically if the file still holds `before`, then read it back."""
+    """Write the edit to the user's config through the engine (its tree's lock, a settled read of the file, the
+    write read back: see filetree.py), only if the file still holds `before`."""
     if not edit.changed:
         return
-    try:
-        atomic_write(edit.path, edit.after, expect=edit.before)
-    except ChangedUnderfoot:
-        raise MemboardError(f"{edit.path} changed while memboard was writing it; nothing was written") from None
-    except OSError as exc:
-        raise MemboardError(f"cannot write {edit.path}: {exc.strerror or exc}; nothing was written") from None
-    if read(edit.path) != edit.after:
-        raise MemboardError(f"{edit.path} changed right after memboard wrote it; run the command again")
+    from .filetree import write_edit  # lazy: a preview or `config show` never writes
+    from .trees import USER_CONFIG  # lazy: as filetree
+
+    write_edit(edit.path, USER_CONFIG, edit.before, edit.after, op="config set")
 
 
 def _parsed(text: str) -> dict[str, Any] | None:

@@ -24,8 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import config
-from ..files import fsclock
+from ..files import fsclock, statepaths
 from ..files.root import MemoryRoot
 from ..formats.layout import INDEX
 from .docs import Doc, Record, SessionInfo, index_stat, listing, resolve, source_of
@@ -103,13 +102,9 @@ def fts_available() -> bool:
 
 
 def cache_path(root: MemoryRoot) -> Path:
-    """The cache file of a root: in local state, keyed by the root's real path like its lock.
-
-    The key is two 32-bit checksums of the path (hashlib costs a search more to import than
-    the whole key is worth); the path itself is stored in the cache and checked on open.
-    """
-    raw = str(root.real).encode("utf-8", "surrogateescape")
-    return config.state_dir() / "search" / f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.sqlite3"
+    """The cache file of a root: in local state, keyed by the root's real path like its lock (see statepaths);
+    the path itself is stored in the cache and checked on open."""
+    return statepaths.search_cache(root.real)
 
 
 def is_busy(exc: sqlite3.Error) -> bool:

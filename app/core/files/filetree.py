@@ -1,0 +1,119 @@
+"""A config file as a tree: the user's config and agents' config files written by the engine that writes the root.
+
+The user's config (`config set`, the board's saved theme: tomledit.py) and an agent's config file
+(install-hook, install-mcp and their uninstalls) are each a tree (see trees.py) whose folder is
+the file's and whose allow-list is that file, and for an agent's file its backups
+(`NAME.bak-YYYYmmdd-HHMMSS`, `-2`, ...). A write of one goes through execute.py as a plan does in
+the memory root: under the tree's lock, on settled reads of the file (one another program is
+saving is waited for), each step verified by reading it back. `file_plan` is the plan of one such
+edit; `write_edit` applies an edit planned earlier (a preview's), only if the file still holds the
+bytes it was planned from.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+from ..errors import MemboardError, StalePlan
+from ..plan import Change, Plan
+from . import fsclock
+from .root import MemoryRoot
+from .settle import SETTLE_WINDOW, Seen
+from .trees import Tree, TreeKind
+
+
+class FileTree(MemoryRoot):
+    """The folder of one config file, as a tree that may change that file (and its backups) alone."""
+
+    def __init__(self, file: Path, kind: TreeKind):
+        """The tree of file (its folder need not exist yet: the first write makes it)."""
+        self.file = file
+        self.name = file.name
+        self.path = file.parent
+        # the real folder of the file itself: a config file linked from a dotfiles folder is locked and recorded
+        # where it lives (the write goes through the link, see fs.atomic_write)
+        self.real = Path(os.path.realpath(file)).parent
+        self.kind = kind
+        self.window = SETTLE_WINDOW
+        self.preview = False
+        self._local = threading.local()
+        self._known = None
+
+    @property
+    def tree(self) -> Tree:
+        """This tree: the file, and its backups when its kind keeps them."""
+        allow = (self.name, f"{self.name}.bak-*") if self.kind.backup else (self.name,)
+        return Tree(self.kind, self.real, allow)
+
+    def abs(self, rel: str) -> Path:
+        """The path of rel in the file's folder; refused unless the tree allows it."""
+        if "/" in rel or "\\" in rel or not self.tree.allows(rel):
+            raise MemboardError(f"refusing path {rel!r}: memboard changes only {self.file} here")
+        return self.path / rel
+
+    def writable_folder(self) -> Path:
+        """The nearest folder that exists on the way to the file (where its missing folders would be made)."""
+        folder = self.path
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        return folder
+
+    def fs_time(self, rel: str, seen: Seen) -> int | None:
+        """As MemoryRoot.fs_time, but a clock probe goes in local state only, never beside a config file."""
+        if seen.sig is None:
+            return None
+        offset = fsclock.offset(seen.sig[0], self.path / rel, beside=False)
+        return None if offset is None else seen.at_ns + offset
+
+    def backup_name(self) -> str:
+        """A free backup name for the file: `NAME.bak-YYYYmmdd-HHMMSS` (`-2`, ... when taken)."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        name, n = f"{self.name}.bak-{stamp}", 1
+        while os.path.lexists(self.path / name):
+            n += 1
+            name = f"{self.name}.bak-{stamp}-{n}"
+        return name
+
+
+def file_plan(tree: FileTree, op: str, before: bytes | None, after: bytes) -> Plan[Path | None]:
+    """The plan of writing after over the file that holds before (after b"": delete it), preceded by a backup
+    of before when the tree's kind keeps them; its result is the backup's path (None when none is made)."""
+    changes: list[Change] = []
+    saved = None
+    if before is not None and before != after and tree.kind.backup:
+        name = tree.backup_name()
+        changes.append(Change("create", name, None, before))
+        saved = tree.path / name
+    if before != after:
+        if after == b"" and before is not None:
+            changes.append(Change("delete", tree.name, before, None))
+        else:
+            changes.append(Change.write(tree.name, before, after))
+    return Plan(op, saved, changes)
+
+
+def patch_of(file: Path, before: bytes | None, after: bytes) -> str:
+    """The edit of file (after b"": its deletion) as a git patch naming it by its absolute path without the
+    leading `/` (`git apply` run in `/` replays it; `patch -p1 -d /` too)."""
+    from ..diff import file_patch  # lazy: as Plan.diff
+
+    kind = "create" if before is None else ("delete" if after == b"" else "modify")
+    shown = file.as_posix().lstrip("/")
+    return file_patch(kind, shown, before, None if kind == "delete" else after)
+
+
+def write_edit(file: Path, kind: TreeKind, before: bytes | None, after: bytes, op: str = "write") -> Path | None:
+    """Apply an edit planned from before (after b"": delete the file) through the engine, only if the file still
+    holds before (nothing written otherwise); the backup's path, when one was made."""
+    from .execute import apply_exact  # lazy: execute imports the engine's whole machinery
+
+    tree = FileTree(file, kind)
+    plan = file_plan(tree, op, before, after)
+    try:
+        apply_exact(tree, plan, lambda t: plan, rebuild=False)
+    except StalePlan:
+        raise MemboardError(f"{file} changed while memboard was writing it; nothing was written") from None
+    return plan.result

@@ -30,8 +30,8 @@ def agent_name(name: str | None) -> str:
     """The agent name: name when given, else the config's agent_name, else the seed's default."""
     if name:
         return check_agent(name)
-    configured = config.load().get("agent_name")
-    return check_agent(str(configured)) if configured else DEFAULT_AGENT
+    configured = config.settings().agent_name
+    return check_agent(configured) if configured else DEFAULT_AGENT
 
 
 def agent_of(args: argparse.Namespace) -> str:

@@ -9,7 +9,7 @@ from typing import NoReturn
 from ..core import config
 from ..core.errors import UsageError
 from ..core.files.root import MemoryRoot
-from ..core.formats.ids import DEFAULT_AGENT, check_agent
+from ..service.agents import agent_name
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -24,14 +24,6 @@ class OneLineParser(argparse.ArgumentParser):
 def root_of(args: argparse.Namespace) -> MemoryRoot:
     """The MemoryRoot named by --root, MEMBOARD_ROOT, the config, or ./memory."""
     return MemoryRoot(config.resolve_root(getattr(args, "root", None)))
-
-
-def agent_name(name: str | None) -> str:
-    """The agent name: name when given, else the config's agent_name, else the seed's default."""
-    if name:
-        return check_agent(name)
-    configured = config.load().get("agent_name")
-    return check_agent(str(configured)) if configured else DEFAULT_AGENT
 
 
 def agent_of(args: argparse.Namespace) -> str:

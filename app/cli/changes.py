@@ -1,27 +1,31 @@
 """The commands that change the root: each builds a plan, then prints it (`--dry-run`) or applies it.
 
-`--json` prints the operation's result (cli/output.py); `--dry-run` prints the plan as a git
-patch on stdout, everything else on stderr, and writes nothing. Each command imports its own
-operation (lazily, in its builder): `organize` does not load doctor's checks of typed notes.
+The builders are the service layer's (service/builders.py, shared with the MCP server). `--json`
+prints the operation's result (service/output.py); `--dry-run` prints the plan as a git patch on
+stdout, everything else on stderr, and writes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from typing import Any
 
-from ..core import config
-from ..core.errors import UsageError
 from ..core.files.execute import execute
-from ..core.files.root import MemoryRoot
 from ..core.formats import clock
-from ..core.plan import Plan, encoding_notes
+from ..core.plan import Plan
+from ..service.builders import (
+    Builder,
+    archive_plan,
+    continue_plan,
+    organize_plan,
+    register_plan,
+    release_plan,
+    update_plan,
+)
+from ..service.output import dry_run_notes, finding_json, plan_json
 from .args import agent_of, read_input, root_of
-from .output import dump, finding_json, plan_json
-
-Builder = Callable[[MemoryRoot], Plan[Any]]
+from .output import dump
 
 
 def print_patch(plan: Plan[Any], notes: list[str]) -> None:
@@ -34,9 +38,8 @@ def print_patch(plan: Plan[Any], notes: list[str]) -> None:
     else:  # a text-only stream (an embedding caller): the patch as text, undecodable bytes replaced
         sys.stdout.write(plan.patch().decode("utf-8", "replace"))
     sys.stdout.flush()
-    for line in [*notes, *encoding_notes(plan)]:
+    for line in [*notes, *dry_run_notes(plan)]:
         print(line, file=sys.stderr)
-    print("dry run: nothing written" if plan.changes else "dry run: nothing to change", file=sys.stderr)
 
 
 def run_plan(args: argparse.Namespace, build: Builder) -> int:
@@ -55,76 +58,6 @@ def run_plan(args: argparse.Namespace, build: Builder) -> int:
     if not plan.changes and not plan.report:
         print("nothing to change")
     return 0
-
-
-def register_plan(
-    agent: str,
-    manual: bool = False,
-    topic: str | None = None,
-    summary: str | None = None,
-    snapshot: str | None = None,
-    allow_secrets: bool = False,
-) -> Builder:
-    """The builder of a registration: SessionStart (an idle row) or, with manual, a snapshot and an active row."""
-    when = clock.now()
-    if manual:
-        from ..core.ops.manual import plan_manual  # lazy: a command loads only its own operation
-
-        return lambda root: plan_manual(root, when, agent, topic, summary, snapshot, allow_secrets=allow_secrets)
-    if topic or summary or snapshot:
-        raise UsageError("--topic, --summary and --snapshot go with --manual (SessionStart rows use the defaults)")
-    from ..core.ops.register import plan_register  # lazy: a command loads only its own operation
-
-    return lambda root: plan_register(root, when, agent, allow_secrets)
-
-
-def update_plan(
-    session_id: str,
-    topic: str | None = None,
-    summary: str | None = None,
-    keywords: str | None = None,
-    snapshot: str | None = None,
-    allow_secrets: bool = False,
-) -> Builder:
-    """The builder of a session update (the snapshot merged by the merge policy, then the row)."""
-    from ..core.ops.update import plan_update  # lazy: a command loads only its own operation
-
-    when = clock.now()
-    return lambda root: plan_update(
-        root, session_id, when, topic, summary, keywords, snapshot, allow_secrets=allow_secrets
-    )
-
-
-def continue_plan(source_id: str, as_id: str | None, agent: str, allow_secrets: bool = False) -> Builder:
-    """The builder of a continuation from source_id (as as_id, or as a new manually registered session)."""
-    from ..core.ops.continue_from import plan_continue  # lazy: a command loads only its own operation
-
-    when = clock.now()
-    return lambda root: plan_continue(root, source_id, when, as_id, agent, allow_secrets=allow_secrets)
-
-
-def release_plan(source_id: str, as_id: str) -> Builder:
-    """The builder of a released reference."""
-    from ..core.ops.release import plan_release  # lazy: a command loads only its own operation
-
-    return lambda root: plan_release(root, source_id, as_id)
-
-
-def organize_plan(stale_days: int | None = None) -> Builder:
-    """The builder of the organize pass (stale_days: the config's, or the protocol's 14, when None)."""
-    from ..core.ops.organize import plan_organize  # lazy: a command loads only its own operation
-
-    days = config.stale_days() if stale_days is None else stale_days
-    when = clock.now()
-    return lambda root: plan_organize(root, when, days, beside=True)  # (one short process: see continues.Beside)
-
-
-def archive_plan(session_id: str) -> Builder:
-    """The builder of a single-session archive."""
-    from ..core.ops.archive import plan_archive  # lazy: a command loads only its own operation
-
-    when = clock.now()
-    return lambda root: plan_archive(root, session_id, when)
 
 
 def cmd_register(args: argparse.Namespace) -> int:

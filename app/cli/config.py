@@ -14,13 +14,12 @@ from ..core.secrets import refuse_secrets
 
 def show() -> int:
     """Print the config file's path as a comment, then its settings as TOML."""
-    path = config.config_path()
-    cfg = config.load()
-    if not path.exists():
-        print(f"# {path} (not created yet; `memboard config set KEY VALUE` creates it)")
+    cfg = config.settings()
+    if not cfg.exists:
+        print(f"# {cfg.path} (not created yet; `memboard config set KEY VALUE` creates it)")
         return 0
-    print(f"# {path}")
-    sys.stdout.write(tomli_w.dumps(cfg))
+    print(f"# {cfg.path}")
+    sys.stdout.write(tomli_w.dumps(dict(cfg.stored)))
     return 0
 
 
@@ -39,13 +38,14 @@ def set_key(key: str, value: str, allow_secrets: bool = False, dry_run: bool = F
     stored = config.parse_value(key, value, themes)
     if key == "agent_name":  # every registration writes it into index.md and its Session ID
         refuse_secrets({"agent name": str(stored)}, allow_secrets)
-    config.load()  # a config that is not valid TOML is refused here, as by every other command
-    edit = tomledit.plan_set(config.config_path(), (key,), stored)
+    path = config.settings().path  # a config that is not valid TOML is refused here, as by every other command
+    edit = tomledit.plan_set(path, (key,), stored)
     if dry_run:
         sys.stdout.write(patch_of(edit.path, edit.before, edit.after) if edit.changed else "")
         print("dry run: nothing written" if edit.changed else "dry run: nothing to change", file=sys.stderr)
         return 0
     tomledit.apply(edit)
+    config.forget()
     path, before, after = edit.path, edit.before, edit.after
     if before == after:
         print(f"{key} is already {stored!r} in {path}")

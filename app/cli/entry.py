@@ -85,9 +85,11 @@ def hook(argv: list[str]) -> int:
     """`memboard hook ...` with the cyclic garbage collector off while it runs, as for every one-shot command
     (see run): its imports alone would trigger seven collections."""
     with collector_off():
+        from ..core import config
         from .hook import main as hook_main  # lazy: the hook loads only its own modules (see tests/hooks)
 
-        return hook_main(argv)
+        with config.once():  # the config file is read once per command
+            return hook_main(argv)
 
 
 def leave(code: int, fail_open: bool = False) -> None:
@@ -138,7 +140,13 @@ def _run(args: argparse.Namespace) -> int:
     module, _, name = args.handler.partition(":")
     try:
         command = getattr(import_module(f"{__package__}.{module}"), name)  # lazy: each command loads its own code
-        code: int = command(args)
+        if module in LONG_LIVED:  # the board and the MCP server see the config as it is when they read it
+            code: int = command(args)
+            return code
+        from ..core import config
+
+        with config.once():  # a one-shot command reads the config file once
+            code = command(args)
         return code
     except MemboardError as exc:
         err(str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__)

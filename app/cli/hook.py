@@ -104,13 +104,13 @@ def answer(tool: str, message: str) -> str:
     return json.dumps(body)
 
 
-def agent_for(tool: str, explicit: str | None, cfg: dict) -> str:
+def agent_for(tool: str, explicit: str | None, cfg: config.Settings) -> str:
     """--agent, else config agent_name, else the tool's main agent name."""
 
     if explicit:
         return check_agent(explicit)
-    name = cfg.get("agent_name")
-    return check_agent(str(name)) if name else TOOLS[tool].agent
+    name = cfg.agent_name
+    return check_agent(name) if name else TOOLS[tool].agent
 
 
 def lock_wait() -> float:
@@ -122,7 +122,7 @@ def lock_wait() -> float:
         return DEFAULT_LOCK_WAIT
 
 
-def resolve_root(cli_root: str | None, cfg: dict, payload: dict):
+def resolve_root(cli_root: str | None, cfg: config.Settings, payload: dict):
     """The root by the usual order; for the `./memory` step the payload's project folders count too."""
 
     try:
@@ -190,7 +190,7 @@ def quiet_root(cli_root: str | None):
         return None
 
 
-def register_from_hook(tool: str, payload: dict, root_path, cfg: dict, agent: str | None):
+def register_from_hook(tool: str, payload: dict, root_path, cfg: config.Settings, agent: str | None):
     """Register (or find) the conversation's session in the root at root_path; returns the applied plan."""
 
     root = MemoryRoot(root_path)
@@ -232,7 +232,7 @@ def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=
             )
             return 0
 
-        cfg = config.load()
+        cfg = config.settings()
         root_path = resolve_root(cli_root, cfg, payload)
         plan = register_from_hook(tool, payload, root_path, cfg, agent)
         if not plan.success:

@@ -32,9 +32,10 @@ from ..core.ops.notes import (
 )
 from ..core.plan import Plan
 from ..core.results import MemoryUpdateResult, NoteSaveResult
+from ..service.output import note_detail_json, note_json, plan_json
 from .args import read_input, root_of
 from .changes import print_patch
-from .output import dump, note_detail_json, note_json, plan_json
+from .output import dump
 
 
 def _conflicts(result: object) -> list[NoteSaveResult]:

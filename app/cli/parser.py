@@ -10,6 +10,7 @@ import argparse
 from typing import Any
 
 from .. import __version__
+from ..core import config
 from ..core.formats.topic import SCOPES as NOTE_SCOPES
 from ..core.formats.topic import TYPES as NOTE_TYPES
 from . import hook, search
@@ -242,7 +243,13 @@ def _setup_commands(sub: Sub) -> None:
     p = sub.add_parser("config", help="show, set or locate the user config (TOML)")
     csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
     csub.add_parser("show", help="print the config file's settings").set_defaults(action="show")
-    cp = csub.add_parser("set", help="set KEY to VALUE (root, agent_name, stale_days, theme, lock_timeout)")
+    cp = csub.add_parser(
+        "set",
+        help=f"set KEY to VALUE ({', '.join(config.KEYS)})",
+        description="Stores one setting, keeping the file's comments, layout and other keys.",
+        epilog="keys:\n" + "\n".join(f"  {key.name:<15} {key.help}" for key in config.TABLE),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     cp.add_argument("key", metavar="KEY")
     cp.add_argument("value", metavar="VALUE")
     cp.add_argument("--allow-secrets", action="store_true", help="store an agent_name that looks like a credential")

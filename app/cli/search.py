@@ -1,4 +1,4 @@
-"""`memboard search`: the command line face of core/search (arguments, printing, JSON).
+"""`memboard search`: the command line face of core/search (arguments, printing; the hits' JSON is service/search.py).
 
 It imports only what a search needs (no Textual, Rich or mistletoe), so it starts about as
 fast as Python itself and stays usable from an agent's MCP server.
@@ -14,6 +14,7 @@ from ..core.files.root import MemoryRoot
 from ..core.formats.topic import SCOPES as NOTE_SCOPES
 from ..core.formats.topic import TYPES as NOTE_TYPES
 from ..core.search.engine import SearchFilters, SearchHit, run
+from ..service.search import hit_json, label
 from .args import OneLineParser
 
 DESCRIPTION = (
@@ -97,33 +98,6 @@ def _progress(message: str) -> None:
     sys.stderr.flush()
 
 
-def _label(hit: SearchHit) -> str:
-    """Where a hit matched, in words: `snapshot › Decisions`, `archived row › Summary`, `note › What`."""
-    where = hit.where if hit.state == "live" else f"archived {hit.where}"
-    return f"{where} › {hit.section}"
-
-
-def hit_json(hit: SearchHit) -> dict[str, object]:
-    """One search hit as the stable JSON object documented in the README."""
-    return {
-        "kind": hit.kind,
-        "id": hit.id,
-        "state": hit.state,
-        "status": hit.status,
-        "agent": hit.agent,
-        "topic": hit.topic,
-        "updated_at": hit.updated_at,
-        "where": hit.where,
-        "section": hit.section,
-        "path": hit.path,
-        "snippet": hit.snippet,
-        "spans": [list(s) for s in hit.spans],
-        "marked": hit.marked(),
-        "score": hit.score,
-        "matches": hit.matches,
-    } | ({"type": hit.note_type, "scope": hit.scope, "project": hit.project} if hit.kind == "note" else {})
-
-
 def cmd_search(args: argparse.Namespace) -> int:
     """search QUERY [filters] [--json]."""
     root = MemoryRoot(resolve_root(getattr(args, "root", None)))
@@ -167,6 +141,6 @@ def print_hits(hits: list[SearchHit], as_json: bool, unread: str | None = None) 
         print("no matches", file=sys.stderr)
         return 0
     for hit in hits:
-        print(f"{hit.id}  {hit.status if hit.state == 'live' else 'archived'}  {hit.updated_at or '-'}  {_label(hit)}")
+        print(f"{hit.id}  {hit.status if hit.state == 'live' else 'archived'}  {hit.updated_at or '-'}  {label(hit)}")
         print(f"    {hit.marked()}")
     return 0

@@ -10,9 +10,10 @@ from ..core.formats.conversations import valid_conversation
 from ..core.ops.query import chain, iter_row_views, show
 from ..core.ops.session_start import whoami
 from ..core.results import ChainNode
+from ..service.output import chain_json, row_json, row_text, session_json, whoami_json
 from .args import root_of
 from .entry import err
-from .output import chain_json, dump, dump_array, row_json, row_text, session_json, whoami_json
+from .output import dump, dump_array
 
 
 def cmd_list(args: argparse.Namespace) -> int:

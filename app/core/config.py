@@ -1,12 +1,24 @@
-"""User configuration (a TOML file) and where memboard keeps local state and the memory root."""
+"""User configuration (a TOML file) and where memboard keeps local state and the memory root.
+
+The settings are a table of keys (`TABLE`: name, type, default, how `config set` parses and
+checks a value, how a stored value is read, help); `config set`, its `--help` and the shell
+completion are driven by it. A command reads the file once: `settings()` builds a frozen
+`Settings` the first time a command asks for it and hands the same object to every later
+question within the command (`once()`, which the command line's entry point opens around each
+command). Outside such a scope (the board, a test calling the core) each call reads the file,
+as it is now. A value is checked when it is used, not when the file is read: a command that
+never needs the root is not refused for a bad `root`.
+"""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from .errors import UsageError
 from .formats.ids import check_agent
@@ -14,7 +26,6 @@ from .formats.ids import check_agent
 CONFIG_ENV = "MEMBOARD_CONFIG"
 ROOT_ENV = "MEMBOARD_ROOT"
 STATE_ENV = "MEMBOARD_STATE_DIR"
-KEYS = {"root": str, "agent_name": str, "stale_days": int, "theme": str, "lock_timeout": float, "settle_seconds": float}
 DEFAULT_STALE_DAYS = 14  # the protocol's days without update before organize marks an active row stale
 MAX_SETTLE = 2.0  # a longer window than this would outlast the 5 s a command waits for a file to settle
 
@@ -43,37 +54,196 @@ def state_dir() -> Path:
     return base / "memboard"
 
 
-def load() -> dict[str, Any]:
-    """The config as a dict ({} when there is no file); a broken file is a one-line error."""
+def read() -> Settings:
+    """The config file as it is now, as Settings (empty when there is no file); a broken file is a one-line error."""
     path = config_path()
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        return {}
+        return Settings(path, MappingProxyType({}), exists=False)
     except OSError as exc:
         raise UsageError(f"cannot read config {path}: {exc.strerror or exc}") from None
     import tomllib  # lazy: without a config file the hook never loads a TOML parser (about 2.7 ms)
 
     try:
-        return tomllib.loads(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
+        stored = tomllib.loads(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"config {path} is not valid TOML: {exc}") from None
+    return Settings(path, MappingProxyType(stored), exists=True)
 
 
-def resolve_root(cli_root: str | None, cfg: dict[str, Any] | None = None) -> Path:
+_command: list[list[Settings]] = []  # the open scopes, innermost last (one-shot commands run on one thread)
+
+
+@contextmanager
+def once() -> Iterator[None]:
+    """Within the block, settings() reads the file the first time it is asked and answers that object after."""
+    _command.append([])
+    try:
+        yield
+    finally:
+        _command.pop()
+
+
+def settings() -> Settings:
+    """The settings of this command (read once within `once()`), else of the file as it is now."""
+    if not _command:
+        return read()
+    held = _command[-1]
+    if not held:
+        held.append(read())  # a broken file raises each time it is asked: nothing is kept of it
+    return held[0]
+
+
+def forget() -> None:
+    """Drop the settings this command read (the file was just written): the next question reads it again."""
+    if _command:
+        _command[-1].clear()
+
+
+def load() -> dict[str, Any]:
+    """The config as a dict ({} when there is no file); a broken file is a one-line error."""
+    return dict(settings().stored)
+
+
+def resolve_root(cli_root: str | None, cfg: Settings | None = None) -> Path:
     """The memory root: --root, MEMBOARD_ROOT, config `root`, ./memory if it exists."""
     if cli_root:
         return Path(cli_root).expanduser()
     env = os.environ.get(ROOT_ENV)
     if env:
         return Path(env).expanduser()
-    cfg = load() if cfg is None else cfg
-    if cfg.get("root"):
-        return Path(str(cfg["root"])).expanduser()
+    configured = (settings() if cfg is None else cfg).root
+    if configured:
+        return Path(configured).expanduser()
     local = Path("memory")
     if local.is_dir():
         return local
     raise UsageError("no memory root: pass --root DIR, set MEMBOARD_ROOT, or run `memboard config set root DIR`")
+
+
+# -- the table of keys ------------------------------------------------------------------------
+
+Themes = Collection[str] | None
+
+
+def _parse_root(raw: str, themes: Themes) -> object:
+    """`config set root DIR`: an absolute folder path (a file there is refused)."""
+    text = raw.strip()
+    if not text:
+        raise UsageError("root must be a folder path")
+    path = Path(text).expanduser().absolute()
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"root {path} is not a folder")
+    return str(path)
+
+
+def _parse_agent(raw: str, themes: Themes) -> object:
+    """`config set agent_name NAME`: a valid agent name."""
+    return check_agent(raw.strip())
+
+
+def _parse_stale_days(raw: str, themes: Themes) -> object:
+    """`config set stale_days N`: a whole number of days, 0 or more."""
+    try:
+        days = int(raw.strip())
+    except ValueError:
+        raise UsageError(f"stale_days must be a whole number of days, not {raw!r}") from None
+    if days < 0:
+        raise UsageError("stale_days must be 0 or more")
+    return days
+
+
+def _seconds(name: str, high: float) -> Callable[[str, Themes], object]:
+    """A parser of a number of seconds between 0 and high for the key name."""
+
+    def parse(raw: str, themes: Themes) -> object:
+        """`config set NAME SECONDS`."""
+        try:
+            seconds = float(raw.strip())
+        except ValueError:
+            raise UsageError(f"{name} must be a number of seconds, not {raw!r}") from None
+        if not 0 <= seconds <= high:
+            raise UsageError(f"{name} must be between 0 and {high:g} seconds")
+        return seconds
+
+    return parse
+
+
+def _parse_theme(raw: str, themes: Themes) -> object:
+    """`config set theme NAME`: a theme name (one the board knows, when the caller says which it knows)."""
+    text = raw.strip()
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,63}", text):
+        raise UsageError(f"theme must be a theme name such as textual-dark or nord, not {raw!r}")
+    if themes is not None and text not in themes:
+        raise UsageError(f"unknown theme {text!r}: use one of {', '.join(sorted(themes))}")
+    return text
+
+
+def _text(value: object) -> str | None:
+    """A stored text setting: the value as text, None when unset or empty."""
+    return str(value) if value else None
+
+
+def _stale_days(value: object) -> int:
+    """The stored stale_days, strictly: anything but a whole number 0 or more is a one-line UsageError."""
+    if value is None:
+        return DEFAULT_STALE_DAYS
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise UsageError(f"config stale_days must be a whole number of days, 0 or more, not {value!r}")
+    return value
+
+
+def _stored_seconds(value: object) -> float | None:
+    """A stored number of seconds, None when unset or not a number 0 or more (its user's default stands)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return None
+
+
+class Key(NamedTuple):
+    """One setting: its name, its kind (type), default (None: its user's own), how `config set` parses a value, how a
+    stored value is read, and its help."""
+
+    name: str
+    kind: type
+    default: object
+    parse: Callable[[str, Themes], object]
+    read: Callable[[object], object]
+    help: str
+
+
+TABLE = (
+    Key("root", str, None, _parse_root, _text, "the memory root folder (after --root and MEMBOARD_ROOT)"),
+    Key("agent_name", str, None, _parse_agent, _text, "the agent name new sessions are registered under"),
+    Key(
+        "stale_days",
+        int,
+        DEFAULT_STALE_DAYS,
+        _parse_stale_days,
+        _stale_days,
+        "days without update before organize marks a row stale",
+    ),
+    Key("theme", str, None, _parse_theme, _text, "the board's theme (a Textual theme name)"),
+    Key(
+        "lock_timeout",
+        float,
+        None,
+        _seconds("lock_timeout", 3600),
+        _stored_seconds,
+        "seconds a writer waits for the root's lock (0 to 3600)",
+    ),
+    Key(
+        "settle_seconds",
+        float,
+        None,
+        _seconds("settle_seconds", MAX_SETTLE),
+        _stored_seconds,
+        f"seconds a file must stay unchanged before it is read (0 to {MAX_SETTLE:g})",
+    ),
+)
+BY_NAME = {key.name: key for key in TABLE}
+KEYS = {key.name: key.kind for key in TABLE}
 
 
 def parse_value(key: str, raw: str, themes: Collection[str] | None = None) -> object:
@@ -81,49 +251,53 @@ def parse_value(key: str, raw: str, themes: Collection[str] | None = None) -> ob
 
     `themes` are the theme names the board knows; the caller supplies them (the core does not
     import Textual), and without them a theme is only checked for its form."""
-    if key not in KEYS:
+    if key not in BY_NAME:
         raise UsageError(f"unknown config key {key!r}: use one of {', '.join(KEYS)}")
-    text = raw.strip()
-    if key == "root":
-        if not text:
-            raise UsageError("root must be a folder path")
-        path = Path(text).expanduser().absolute()
-        if path.exists() and not path.is_dir():
-            raise UsageError(f"root {path} is not a folder")
-        return str(path)
-    if key == "agent_name":
-        return check_agent(text)
-    if key == "stale_days":
-        try:
-            days = int(text)
-        except ValueError:
-            raise UsageError(f"stale_days must be a whole number of days, not {raw!r}") from None
-        if days < 0:
-            raise UsageError("stale_days must be 0 or more")
-        return days
-    if key == "lock_timeout":
-        try:
-            seconds = float(text)
-        except ValueError:
-            raise UsageError(f"lock_timeout must be a number of seconds, not {raw!r}") from None
-        if not 0 <= seconds <= 3600:
-            raise UsageError("lock_timeout must be between 0 and 3600 seconds")
-        return seconds
-    if key == "settle_seconds":
-        try:
-            seconds = float(text)
-        except ValueError:
-            raise UsageError(f"settle_seconds must be a number of seconds, not {raw!r}") from None
-        if not 0 <= seconds <= MAX_SETTLE:
-            raise UsageError(f"settle_seconds must be between 0 and {MAX_SETTLE:g} seconds")
-        return seconds
-    if key == "theme":
-        if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,63}", text):
-            raise UsageError(f"theme must be a theme name such as textual-dark or nord, not {raw!r}")
-        if themes is not None and text not in themes:
-            raise UsageError(f"unknown theme {text!r}: use one of {', '.join(sorted(themes))}")
-        return text
-    raise UsageError(f"config key {key!r} cannot be set")  # pragma: no cover - KEYS covers every key
+    return BY_NAME[key].parse(raw, themes)
+
+
+class Settings(NamedTuple):
+    """The config file as one command reads it: its path, whether it exists, what it stores, and each key typed."""
+
+    path: Path
+    stored: Mapping[str, Any]
+    exists: bool
+
+    # (a NamedTuple, not a dataclass: `memboard search` reads the config and must not load dataclasses)
+
+    def value(self, name: str) -> object:
+        """The key name's value read by the table (a bad stored value raises where the key says it does)."""
+        return BY_NAME[name].read(self.stored.get(name))
+
+    @property
+    def root(self) -> str | None:
+        """The configured memory root, None when unset."""
+        return _text(self.stored.get("root"))
+
+    @property
+    def agent_name(self) -> str | None:
+        """The configured agent name (not yet checked), None when unset."""
+        return _text(self.stored.get("agent_name"))
+
+    @property
+    def stale_days(self) -> int:
+        """Organize's days without update (14 when unset); a bad value is a one-line UsageError."""
+        return _stale_days(self.stored.get("stale_days"))
+
+    @property
+    def theme(self) -> str | None:
+        """The configured theme name (not yet checked), None when unset."""
+        return _text(self.stored.get("theme"))
+
+    @property
+    def lock_timeout(self) -> float | None:
+        """The configured lock wait in seconds, None when unset or not a number 0 or more."""
+        return _stored_seconds(self.stored.get("lock_timeout"))
+
+    @property
+    def settle_seconds(self) -> float | None:
+        """The configured settle window in seconds, None when unset or not a number 0 or more."""
+        return _stored_seconds(self.stored.get("settle_seconds"))
 
 
 def seconds_setting(env: str, key: str, default: float) -> float:
@@ -135,17 +309,12 @@ def seconds_setting(env: str, key: str, default: float) -> float:
         except ValueError:
             pass
     try:
-        value = load().get(key)
+        value = _stored_seconds(settings().stored.get(key))
     except UsageError:
         value = None
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
-        return float(value)
-    return default
+    return default if value is None else value
 
 
-def stale_days(cfg: dict[str, Any] | None = None) -> int:
+def stale_days(cfg: Settings | None = None) -> int:
     """Organize's days without update: config `stale_days`, else 14; any other value is a one-line UsageError."""
-    value = (load() if cfg is None else cfg).get("stale_days", DEFAULT_STALE_DAYS)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise UsageError(f"config stale_days must be a whole number of days, 0 or more, not {value!r}")
-    return value
+    return (settings() if cfg is None else cfg).stale_days

@@ -2,7 +2,7 @@
 
 A plan carries its operation's result (`Plan[R].result`); the read-only views return these
 directly. They are plain data for every face: the command line turns them into its stable
-JSON (cli/output.py, the only place JSON is built), the board shows them as they are.
+JSON (service/output.py, the only place JSON is built), the board shows them as they are.
 They are typed NamedTuples (immutable, with named fields, like frozen dataclasses): as dataclasses
 these types would cost a short command about 5 ms. The hook's own results live in start_results.py
 (this module's twenty other types cost the hook 2 ms to create) and are named here as well.

@@ -1,4 +1,4 @@
-"""What a tool answers: a JSON result (the command line's `--json`, from cli/output.py) or one clear error line.
+"""What a tool answers: a JSON result (the command line's `--json`, from service/output.py) or one clear error line.
 
 A change answers its plan as `--json` shows it, with the report and, after a verified write,
 the success line (such as "Your Memory Session ID is: ..."); a dry run answers the exact patch
@@ -13,10 +13,10 @@ from typing import Any
 from mcp_types import CallToolResult, TextContent
 from pydantic import ValidationError
 
-from ..cli.output import dumps, plan_json
 from ..core.errors import Incomplete, MemboardError
-from ..core.plan import Plan, encoding_notes
+from ..core.plan import Plan
 from ..core.secrets import SecretFound
+from ..service.output import change_json, dumps
 
 JSON = dict[str, Any]
 NOTHING_WRITTEN = ("nothing written", "nothing was written")
@@ -35,17 +35,7 @@ def failure(message: str) -> CallToolResult:
 
 def change(plan: Plan[Any], dry_run: bool) -> CallToolResult:
     """A change's answer: its result, the file changes, the report; the patch when it was a dry run."""
-    out = plan_json(plan, dry_run)
-    out["report"] = list(plan.report)
-    if dry_run:
-        out["diff"] = plan.patch().decode("utf-8", "replace")  # the bytes `--dry-run` prints, as text
-        out["notes"] = [
-            *encoding_notes(plan),
-            "dry run: nothing written" if plan.changes else "dry run: nothing to change",
-        ]
-    else:
-        out["message"] = plan.success
-    return ok(out)
+    return ok(change_json(plan, dry_run))
 
 
 def error_line(exc: MemboardError) -> str:

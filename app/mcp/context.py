@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..cli.output import note_json
 from ..core.files.root import MemoryRoot
 from ..core.formats.layout import NOTES
 from ..core.ops.notes import list_notes
 from ..core.results import NoteView
+from ..service.output import note_json
 from .answers import JSON
 
 CONTEXT_LIMIT = 20

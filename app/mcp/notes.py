@@ -2,7 +2,7 @@
 
 Every save goes through the same plans as `memboard note save|update` (the upsert by topic key,
 the conflict policy, the revisions, the secrets guard) and `execute`: plan, lock, write, verify.
-Answers are the JSON `memboard note ... --json` prints (cli/output.py, cli/search.py). A
+Answers are the JSON `memboard note ... --json` prints (service/output.py, service/search.py). A
 decision conflict is an answer, not an error: outcome `conflict`, both texts, nothing written;
 the agent asks the user and calls again with `choice`. The type, scope, status and choice
 arguments are enums in the schemas, so an agent sees the allowed values.
@@ -16,9 +16,6 @@ from typing import Annotated, Literal
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from ..cli.changes import Builder
-from ..cli.output import note_detail_json
-from ..cli.search import hit_json
 from ..core.files.execute import execute
 from ..core.files.root import MemoryRoot
 from ..core.formats import clock
@@ -35,6 +32,9 @@ from ..core.ops.notes import (
 )
 from ..core.search.engine import DEFAULT_LIMIT, MAX_LIMIT, SearchFilters
 from ..core.search.notes import find_notes
+from ..service.builders import Builder
+from ..service.output import note_detail_json
+from ..service.search import hit_json
 from .answers import change, ok
 from .context import CONTEXT_LIMIT, note_context
 from .sessions import READS, WRITES, DryRun, SessionId, Tool

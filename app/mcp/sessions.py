@@ -1,7 +1,7 @@
 """The session tools (seed 000): each is the command line's operation, called with an agent's arguments.
 
 Reads go through the same views as `memboard list|show|chain|search --json`; every change goes
-through the same builders as the commands (cli/changes.py) and `execute`: plan, lock, write,
+through the same builders as the commands (service/builders.py) and `execute`: plan, lock, write,
 verify, with the secrets guard. A tool's docstring is its description for the agent, and each
 argument's description says what to pass. The root is opened afresh for each call, so a root
 that went away is an error of that call, not of the server.
@@ -16,10 +16,6 @@ from typing import Annotated, Literal
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from ..cli.args import agent_name
-from ..cli.changes import Builder, archive_plan, continue_plan, organize_plan, register_plan, release_plan, update_plan
-from ..cli.output import chain_json, row_json, session_json
-from ..cli.search import hit_json
 from ..core.errors import Refused, UsageError
 from ..core.files.execute import execute
 from ..core.files.root import MemoryRoot
@@ -27,6 +23,18 @@ from ..core.formats.conversations import valid_conversation
 from ..core.ops.query import chain, list_rows, show
 from ..core.ops.session_start import whoami
 from ..core.search.engine import DEFAULT_LIMIT, MAX_LIMIT, SearchFilters, run
+from ..service.agents import agent_name
+from ..service.builders import (
+    Builder,
+    archive_plan,
+    continue_plan,
+    organize_plan,
+    register_plan,
+    release_plan,
+    update_plan,
+)
+from ..service.output import chain_json, row_json, session_json
+from ..service.search import hit_json
 from .answers import change, ok
 from .context import note_context
 

@@ -13,8 +13,9 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memboard.cli.output import dump, dump_array, indented, row_json, row_text
+from memboard.cli.output import dump, dump_array
 from memboard.core.results import RowView
+from memboard.service.output import indented, row_json, row_text
 from tests.support.sizes import examples
 
 SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,0 +1,36 @@
+"""The search answer both faces give: a hit's stable JSON (`search --json`, the MCP search tools) and its label.
+
+It imports nothing but the hit's type (no dataclasses, no json): `memboard search` must start
+about as fast as Python itself (see core/search/engine.py).
+"""
+
+from __future__ import annotations
+
+from ..core.search.engine import SearchHit
+
+
+def label(hit: SearchHit) -> str:
+    """Where a hit matched, in words: `snapshot › Decisions`, `archived row › Summary`, `note › What`."""
+    where = hit.where if hit.state == "live" else f"archived {hit.where}"
+    return f"{where} › {hit.section}"
+
+
+def hit_json(hit: SearchHit) -> dict[str, object]:
+    """One search hit as the stable JSON object documented in the README."""
+    return {
+        "kind": hit.kind,
+        "id": hit.id,
+        "state": hit.state,
+        "status": hit.status,
+        "agent": hit.agent,
+        "topic": hit.topic,
+        "updated_at": hit.updated_at,
+        "where": hit.where,
+        "section": hit.section,
+        "path": hit.path,
+        "snippet": hit.snippet,
+        "spans": [list(s) for s in hit.spans],
+        "marked": hit.marked(),
+        "score": hit.score,
+        "matches": hit.matches,
+    } | ({"type": hit.note_type, "scope": hit.scope, "project": hit.project} if hit.kind == "note" else {})

@@ -1,0 +1,63 @@
+"""The settings table and the settings a command reads once (memboard.core.config)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memboard.core import config
+from memboard.core.errors import UsageError
+
+
+def test_every_key_in_the_table_is_one_config_set_accepts_and_its_help_names():
+    assert list(config.KEYS) == [key.name for key in config.TABLE]
+    assert set(config.KEYS) == {"root", "agent_name", "stale_days", "theme", "lock_timeout", "settle_seconds"}
+    for key in config.TABLE:
+        assert key.help and isinstance(key.kind, type)
+
+
+def test_config_set_help_lists_every_key_with_its_help(cli):
+    res = cli("config", "set", "--help", use_root=False)
+    assert res.code == 0
+    for key in config.TABLE:
+        assert any(line.split()[:1] == [key.name] and key.help in line for line in res.out.splitlines()), key.name
+
+
+def test_within_a_command_the_file_is_read_once(tmp_path, monkeypatch):
+    path = tmp_path / "config.toml"
+    monkeypatch.setenv("MEMBOARD_CONFIG", os.fspath(path))
+    path.write_text("stale_days = 3\n")
+    with config.once():
+        first = config.settings()
+        path.write_text("stale_days = 9\n")
+        assert config.settings() is first and config.stale_days() == 3
+        config.forget()
+        assert config.stale_days() == 9
+    path.write_text("stale_days = 5\n")
+    assert config.stale_days() == 5  # outside a command: the file as it is now
+
+
+def test_settings_are_frozen_and_typed(tmp_path, monkeypatch):
+    path = tmp_path / "config.toml"
+    monkeypatch.setenv("MEMBOARD_CONFIG", os.fspath(path))
+    path.write_text('root = "/srv/m"\nagent_name = "a-agent"\nlock_timeout = 2\nsettle_seconds = "x"\n')
+    cfg = config.settings()
+    assert (cfg.root, cfg.agent_name, cfg.theme, cfg.stale_days) == ("/srv/m", "a-agent", None, 14)
+    assert (cfg.lock_timeout, cfg.settle_seconds) == (2.0, None)  # a value that is no number keeps the default
+    assert cfg.exists and cfg.path == Path(path)
+    with pytest.raises(AttributeError):
+        cfg.root = "elsewhere"
+    with pytest.raises(TypeError):
+        cfg.stored["root"] = "elsewhere"
+
+
+def test_a_bad_stored_value_is_refused_only_where_it_is_used(tmp_path, monkeypatch):
+    path = tmp_path / "config.toml"
+    monkeypatch.setenv("MEMBOARD_CONFIG", os.fspath(path))
+    path.write_text("stale_days = -1\n")
+    cfg = config.settings()
+    assert cfg.root is None
+    with pytest.raises(UsageError, match="config stale_days must be a whole number of days, 0 or more, not -1"):
+        _ = cfg.stale_days

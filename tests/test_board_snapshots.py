@@ -28,8 +28,8 @@ async def settle(pilot) -> None:
         await app.workers.wait_for_complete()
     await pilot.pause()
     for _ in range(100):  # the pane's snapshot loads in a worker started after a refresh
-        row = app.table.current
-        if row is None or row.problem or (app.detail is not None and app.detail.session_id == row.id):
+        row = app.sessions.table.current
+        if row is None or row.problem or (app.sessions.detail is not None and app.sessions.detail.session_id == row.id):
             break
         await pilot.pause(0.02)
         await app.workers.wait_for_complete()
@@ -41,7 +41,7 @@ def settled(*keys: str, select: str | None = None):
     async def run_before(pilot) -> None:
         await settle(pilot)
         if select:
-            pilot.app.select_session(demo_ids(now())[select])
+            pilot.app.sessions.select_session(demo_ids(now())[select])
             await settle(pilot)
         if keys:
             await pilot.press(*keys)
@@ -63,7 +63,7 @@ class TestBoard:
     def test_sorted_by_updated_at_with_marks(self, snap_compare, demo_app):
         async def sort_and_mark(pilot):
             await settled()(pilot)
-            pilot.app.sort_by("updated_at", reverse=True)
+            pilot.app.sessions.sort_by("updated_at", reverse=True)
             await pilot.press("space", "space")
             await pilot.pause()
 

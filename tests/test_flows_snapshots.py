@@ -38,7 +38,7 @@ def open_flow(kind, key: str, select: str | None = None, marks: tuple[str, ...] 
         for sid in marks:
             mark(app, sid)
         if select:
-            app.select_session(select)
+            app.sessions.select_session(select)
         await pilot.press(key)
         screen = await wait_for_screen(pilot, kind)
         for field in screen.query(Input):

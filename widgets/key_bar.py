@@ -1,24 +1,47 @@
 """A one-line footer of the keys of the place in front: cheap to draw (one Content) and clickable.
 
 Every screen has its own bar, and the board's bar follows its state (the table, the filter box,
-the full-width pane); the entries come from the action table (memboard.board.actions). Help
-and quit are pinned to the right and stay visible at any width: when the line is too narrow,
-the other keys give way from the end and an ellipsis says so.
+the full-width pane). The bar draws FooterKeys (plain data, defined here) that a KeySource gives
+it for a place: the board's App is one (its action table, with the user's keymap applied), a test
+may pass another. Help and quit are pinned to the right and stay visible at any width: when the
+line is too narrow, the other keys give way from the end and an ellipsis says so.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from textual.content import Content
 from textual.events import Click
 from textual.widgets import Static
 
-from memboard.board.actions import ACTIONS, Action, footer_entries, footer_key
-
 KEY_STYLE = "bold $footer-key-foreground"
 LABEL_STYLE = "$footer-description-foreground"
 MORE = " …"
+
+
+@dataclass(frozen=True)
+class FooterKey:
+    """One footer entry as the bar draws it: its key as shown, what a click runs, its label, its group."""
+
+    key: str
+    action: str
+    """The action a click runs, with its namespace (`app.archive`, `screen.edit`; "" for none)."""
+    label: str
+    group: str = ""
+    """Consecutive entries of one group share its label (`1234 status`)."""
+    pinned: bool = False
+    """Shown at the right, whatever the width (help and quit)."""
+
+
+@runtime_checkable
+class KeySource(Protocol):
+    """What gives a bar its entries: the footer keys of a place (`board`, `pane`, `filter`, a screen's)."""
+
+    def footer_keys(self, context: str) -> Sequence[FooterKey]:
+        """The place's footer entries, in order."""
 
 
 @dataclass(frozen=True)
@@ -34,18 +57,8 @@ class Item:
         return 1 + sum(len(key) for key, _ in self.keys) + 1 + len(self.label)
 
 
-def namespaced(entry: Action) -> str:
-    """The action a click runs, with the namespace of its owner ("" when a widget handles the key)."""
-    if not entry.action:
-        return "app.focus_next" if entry.keys == "tab" else ""
-    if entry.owner == "app" or not entry.owner:
-        return f"app.{entry.action}"
-    return f"screen.{entry.action}"
-
-
-def items(context: str, table: tuple[Action, ...] = ACTIONS) -> tuple[list[Item], list[Item]]:
-    """The context's entries (groups joined) and the pinned ones, as drawn items."""
-    entries = footer_entries(context, table)
+def items(entries: Sequence[FooterKey]) -> tuple[list[Item], list[Item]]:
+    """The entries (groups joined) and the pinned ones, as drawn items."""
     free: list[Item] = []
     pinned: list[Item] = []
     i = 0
@@ -55,7 +68,7 @@ def items(context: str, table: tuple[Action, ...] = ACTIONS) -> tuple[list[Item]
         while entry.group and i + len(members) < len(entries) and entries[i + len(members)].group == entry.group:
             members.append(entries[i + len(members)])
         label = entry.group if entry.group and len(members) > 1 else entry.label
-        item = Item(tuple((footer_key(m, context), namespaced(m)) for m in members), label)
+        item = Item(tuple((m.key, m.action) for m in members), label)
         (pinned if entry.pinned else free).append(item)
         i += len(members)
     return free, pinned
@@ -64,11 +77,11 @@ def items(context: str, table: tuple[Action, ...] = ACTIONS) -> tuple[list[Item]
 class KeyBar(Static):
     """The keys of one place (`board`, `pane`, `filter` or a screen's footer) as `key label` pairs."""
 
-    def __init__(self, context: str = "board", *, id: str | None = None, table: tuple[Action, ...] = ACTIONS) -> None:
-        """A bar for the context's keys (from table, the action table unless a test passes another)."""
+    def __init__(self, context: str = "board", *, id: str | None = None, keys: KeySource | None = None) -> None:
+        """A bar for the context's keys, from keys (by default the App, when it is a KeySource)."""
         super().__init__(id=id or "keys", classes="key-bar")
         self.context = context
-        self.table = table
+        self.key_source = keys
         self._spans: list[tuple[int, int, str]] = []
         self._drawn: tuple[str, int] | None = None
 
@@ -96,7 +109,8 @@ class KeyBar(Static):
 
     def render_keys(self, width: int) -> Content:
         """The bar's content at width: free keys that fit, an ellipsis if some do not, the pinned keys at the right."""
-        free, pinned = items(self.context, self.table)
+        source = self.key_source if self.key_source is not None else self.app
+        free, pinned = items(source.footer_keys(self.context) if isinstance(source, KeySource) else ())
         room = width - sum(item.width for item in pinned) - 1
         shown: list[Item] = []
         used = 0

@@ -1,7 +1,7 @@
 """The notes view's side pane: the selected note's metadata, its change since the previous revision
 (like the snapshot pane's merge) and its What / Why / Where / Learned.
 
-It renders what the notes loader prepared off the UI thread (memboard.board.notes.paneview): no
+It renders what the notes loader prepared off the UI thread (memboard.widgets.panes): no
 reading, no parsing here. User text is plain Text, never markup.
 """
 
@@ -15,8 +15,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from memboard.board.notes.model import NoteRow
-from memboard.board.notes.paneview import NoteChange, NotePaneView
+from memboard.widgets.panes import NoteChange, NotePaneView
+from memboard.widgets.rows import NoteRow
 
 Colour = Callable[[str], Style]
 

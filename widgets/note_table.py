@@ -15,9 +15,8 @@ from rich.style import Style
 from textual.geometry import Size
 from textual.strip import Strip
 
-from memboard.board.actions import bindings
-from memboard.board.notes.model import NoteRow
 from memboard.widgets.row_table import Column, RowTable, cell_line
+from memboard.widgets.rows import NoteRow
 
 NoteColumn = Column[NoteRow]
 """A column of this table."""
@@ -65,8 +64,6 @@ class NoteTable(RowTable):
         "note-table--problem",
         "note-table--dim",
     }
-
-    BINDINGS = bindings("table")
 
     COLUMNS_FROM = 2  # after the mark column
 

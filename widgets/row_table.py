@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from rich.style import Style
+from textual.binding import Binding, BindingType
 from textual.events import Click
 from textual.geometry import Region
 from textual.message import Message
@@ -50,6 +51,17 @@ class Keyed(Protocol):
 
 class RowTable(ScrollView, can_focus=True):
     """A virtualised table: the header on line 0, then self.rows from the scroll offset."""
+
+    # the table's own moving keys (the board's action table lists them for the help, owner "table";
+    # ids let a user keymap rebind them)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor_up", "up", show=False, id="table.cursor_up"),
+        Binding("down,j", "cursor_down", "down", show=False, id="table.cursor_down"),
+        Binding("pageup", "page_up", "page up", show=False, id="table.page_up"),
+        Binding("pagedown", "page_down", "page down", show=False, id="table.page_down"),
+        Binding("home", "first", "first", show=False, id="table.first"),
+        Binding("end", "last", "last", show=False, id="table.last"),
+    ]
 
     COLUMNS_FROM: ClassVar[int] = 0  # the screen column where the first column starts (after any mark)
 

@@ -16,9 +16,8 @@ from rich.style import Style
 from textual.geometry import Size
 from textual.strip import Strip
 
-from memboard.board.actions import bindings
-from memboard.board.model import BoardRow
 from memboard.widgets.row_table import Column, RowTable, cell_line
+from memboard.widgets.rows import BoardRow
 
 SessionColumn = Column[BoardRow]
 """A column of this table."""
@@ -52,8 +51,6 @@ class SessionTable(RowTable):
         "session-table--problem",
         "session-table--dim",
     }
-
-    BINDINGS = bindings("table")
 
     class CursorMoved(RowTable.CursorMoved):
         """The row under the cursor changed (key is None when the table is empty)."""

@@ -1,6 +1,6 @@
 """The side pane: the selected session's metadata, its snapshot as Markdown and merge diffs.
 
-It renders what the board's loader prepared off the UI thread (memboard.board.paneview):
+It renders what the board's loader prepared off the UI thread (memboard.widgets.panes):
 no reading, no parsing here.
 """
 
@@ -14,8 +14,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from memboard.board.model import BoardRow, printable
-from memboard.board.paneview import PaneMerge, PaneSnapshot
+from memboard.widgets.panes import PaneMerge, PaneSnapshot
+from memboard.widgets.rows import BoardRow, printable
 
 MARKERS_TEXT = "[superseded], [resolved] or [done]"
 

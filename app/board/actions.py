@@ -15,9 +15,12 @@ from typing import Literal
 from textual.binding import Binding, BindingType
 from textual.keys import format_key
 
+from memboard.widgets.key_bar import FooterKey
+
 Owner = Literal[
     "",
     "app",
+    "board",
     "table",
     "filter",
     "preview",
@@ -92,6 +95,14 @@ class Action:
     """The key a footer shows where a text box takes the others (`f1` for help, `ctrl+q` for quit)."""
 
     @property
+    def binding_id(self) -> str:
+        """The id a user keymap rebinds it by: `owner.action`, with its argument (`app.archive`,
+        `app.status.idle`, `table.cursor_up`, `notes.edit`)."""
+        name, _, args = self.action.partition("(")
+        argument = args.rstrip(")").strip("'\" ")
+        return ".".join(part for part in (self.owner, name, argument) if part)
+
+    @property
     def action_name(self) -> str:
         """The action without its arguments (`status` for `status('idle')`)."""
         return self.action.split("(", 1)[0]
@@ -143,7 +154,7 @@ ACTIONS: tuple[Action, ...] = (
         "filter",
         "filter by text (ID, agent, topic, summary, keywords)",
         Where.BOARD,
-        "app",
+        "board",
         palette="Filter by text",
         footer=BOARD,
         priority=True,
@@ -154,7 +165,7 @@ ACTIONS: tuple[Action, ...] = (
         "all",
         "show all rows",
         Where.BOARD,
-        "app",
+        "board",
         palette="Show all sessions",
         footer=BOARD,
         group=STATUS,
@@ -165,7 +176,7 @@ ACTIONS: tuple[Action, ...] = (
         "idle",
         "show only idle rows",
         Where.BOARD,
-        "app",
+        "board",
         palette="Show idle sessions",
         footer=BOARD,
         group=STATUS,
@@ -176,7 +187,7 @@ ACTIONS: tuple[Action, ...] = (
         "active",
         "show only active rows",
         Where.BOARD,
-        "app",
+        "board",
         palette="Show active sessions",
         footer=BOARD,
         group=STATUS,
@@ -187,7 +198,7 @@ ACTIONS: tuple[Action, ...] = (
         "stale",
         "show only stale rows",
         Where.BOARD,
-        "app",
+        "board",
         palette="Show stale sessions",
         footer=BOARD,
         group=STATUS,
@@ -198,7 +209,7 @@ ACTIONS: tuple[Action, ...] = (
         "notes",
         "the notes view: typed notes, their changes and supersede chains",
         Where.BOARD,
-        "app",
+        "board",
         palette="Notes view",
         footer=BOARD,
     ),
@@ -208,7 +219,7 @@ ACTIONS: tuple[Action, ...] = (
         "its notes",
         "the notes view, filtered to the selected session's notes",
         Where.BOARD,
-        "app",
+        "board",
         palette="Notes of the selected session",
     ),
     Action(
@@ -217,7 +228,7 @@ ACTIONS: tuple[Action, ...] = (
         "open",
         "open the snapshot pane full width (again to go back)",
         Where.PANE,
-        "app",
+        "board",
         palette="Open snapshot",
         footer=BOARD,
     ),
@@ -227,7 +238,7 @@ ACTIONS: tuple[Action, ...] = (
         "mark",
         "mark or unmark the row (archive acts on every marked row)",
         Where.BOARD,
-        "app",
+        "board",
         palette="Mark session",
         footer=BOARD,
         key_display="␣",
@@ -238,7 +249,7 @@ ACTIONS: tuple[Action, ...] = (
         "continue",
         "continue from the selected session (pick the one that continues)",
         Where.FLOWS,
-        "app",
+        "board",
         palette="Continue session",
         footer=BOARD,
     ),
@@ -248,7 +259,7 @@ ACTIONS: tuple[Action, ...] = (
         "release",
         "release a reference of the selected session: one that continues from it, or one it continues from",
         Where.FLOWS,
-        "app",
+        "board",
         palette="Release reference",
         footer=BOARD,
     ),
@@ -258,7 +269,7 @@ ACTIONS: tuple[Action, ...] = (
         "archive",
         "archive the selected session, or every marked one",
         Where.FLOWS,
-        "app",
+        "board",
         palette="Archive",
         footer=BOARD,
     ),
@@ -268,7 +279,7 @@ ACTIONS: tuple[Action, ...] = (
         "organize",
         "organize: delete idle rows, mark overdue active rows stale",
         Where.FLOWS,
-        "app",
+        "board",
         palette="Organize memory",
         footer=BOARD,
     ),
@@ -278,7 +289,7 @@ ACTIONS: tuple[Action, ...] = (
         "update",
         "update topic, summary, keywords and the snapshot",
         Where.FLOWS,
-        "app",
+        "board",
         palette="Update session",
         footer=BOARD,
     ),
@@ -288,7 +299,7 @@ ACTIONS: tuple[Action, ...] = (
         "chain",
         "the reference chain of the selected session",
         Where.FLOWS,
-        "app",
+        "board",
         palette="Reference chain",
         footer=BOARD,
     ),
@@ -298,7 +309,7 @@ ACTIONS: tuple[Action, ...] = (
         "doctor",
         "doctor: find and repair inconsistencies",
         Where.FLOWS,
-        "app",
+        "board",
         palette="Doctor",
         footer=BOARD,
     ),
@@ -308,7 +319,7 @@ ACTIONS: tuple[Action, ...] = (
         "find",
         "search everything: rows, snapshots and the archive, as you type",
         Where.BOARD,
-        "app",
+        "board",
         palette="Search everything",
         footer=BOARD,
     ),
@@ -318,7 +329,7 @@ ACTIONS: tuple[Action, ...] = (
         "archived",
         "browse the archived sessions (read-only)",
         Where.BOARD,
-        "app",
+        "board",
         palette="Browse the archive",
         footer=BOARD,
     ),
@@ -328,7 +339,7 @@ ACTIONS: tuple[Action, ...] = (
         "log",
         "the result log: what each change did in this run",
         Where.BOARD,
-        "app",
+        "board",
         palette="Result log",
         footer=BOARD,
     ),
@@ -338,20 +349,26 @@ ACTIONS: tuple[Action, ...] = (
         "sort",
         "sort by the next column on screen (then back to file order)",
         Where.BOARD,
-        "app",
+        "board",
         footer=BOARD,
     ),
     Action(
-        "S", "reverse_sort", "reverse sort", "reverse the sort order", Where.BOARD, "app", palette="Reverse sort order"
+        "S",
+        "reverse_sort",
+        "reverse sort",
+        "reverse the sort order",
+        Where.BOARD,
+        "board",
+        palette="Reverse sort order",
     ),
-    Action("escape", "leave_pane", "back", "leave the full-width pane", Where.PANE, "app", footer=PANE),
+    Action("escape", "leave_pane", "back", "leave the full-width pane", Where.PANE, "board", footer=PANE),
     Action(
         "left_square_bracket",
         "revision(-1)",
         "older",
         "step to an older snapshot revision",
         Where.PANE,
-        "app",
+        "board",
         palette="Older snapshot revision",
         footer=PANE,
         group="revision",
@@ -362,7 +379,7 @@ ACTIONS: tuple[Action, ...] = (
         "newer",
         "step to a newer snapshot revision",
         Where.PANE,
-        "app",
+        "board",
         palette="Newer snapshot revision",
         footer=PANE,
         group="revision",
@@ -833,6 +850,7 @@ def bindings(owner: Owner, table: tuple[Action, ...] = ACTIONS) -> list[BindingT
                 key_display=entry.key_display,
                 priority=entry.priority,
                 group=group,
+                id=entry.binding_id,
             )
         )
     if owner in MODALS:
@@ -850,18 +868,21 @@ def pinned_bindings(owner: Owner, table: tuple[Action, ...] = ACTIONS) -> list[B
             continue
         keys = entry.text_key if owner in TEXT_FOOTERS and entry.text_key else entry.keys
         if keys and not any(Binding(keys, "").key == b.key for b in out if isinstance(b, Binding)):
-            out.append(Binding(keys, f"app.{entry.action}", entry.label, show=False))
+            out.append(Binding(keys, f"app.{entry.action}", entry.label, show=False, id=entry.binding_id))
     return out
 
 
 def board_only(table: tuple[Action, ...] = ACTIONS) -> frozenset[str]:
-    """Action names of the App's keys that act on the board only (not under a modal, help or the palette)."""
-    return frozenset(e.action_name for e in table if e.owner == "app" and e.where is not Where.ANYWHERE)
+    """Action names of the sessions view's own keys: they act on that view only (not under a modal, help, the
+    palette or another view)."""
+    return frozenset(e.action_name for e in table if e.owner == "board")
 
 
-def palette_entries(table: tuple[Action, ...] = ACTIONS, owner: Owner = "app") -> list[Action]:
-    """The entries the command palette offers for one owner's screen (the board's App, the notes view), in table order."""
-    return [entry for entry in table if entry.palette and entry.owner == owner]
+def palette_entries(table: tuple[Action, ...] = ACTIONS, owner: Owner = "board") -> list[Action]:
+    """The entries the command palette offers on one view (the sessions view, the notes view), in table order:
+    the view's own, and on the sessions view the App's too (help, quit)."""
+    owners = {owner, "app"} if owner == "board" else {owner}
+    return [entry for entry in table if entry.palette and entry.owner in owners]
 
 
 def help_sections(table: tuple[Action, ...] = ACTIONS) -> list[tuple[str, list[tuple[str, str]]]]:
@@ -888,6 +909,34 @@ def footer_key(entry: Action, context: str) -> str:
     if entry.key_display:
         return entry.key_display
     return key_label(entry.keys.split(",")[0])
+
+
+def namespaced(entry: Action) -> str:
+    """The action a click on its footer key runs, with the namespace of its owner ("" when a widget handles the key)."""
+    if not entry.action:
+        return "app.focus_next" if entry.keys == "tab" else ""
+    if entry.owner == "app" or not entry.owner:
+        return f"app.{entry.action}"
+    return f"screen.{entry.action}"
+
+
+def footer_keys(context: str, table: tuple[Action, ...] = ACTIONS) -> list[FooterKey]:
+    """What a footer draws in a place (the KeyBar's entries): key as shown, click action, label, group."""
+    return [
+        FooterKey(footer_key(entry, context), namespaced(entry), entry.label, entry.group, entry.pinned)
+        for entry in footer_entries(context, table)
+    ]
+
+
+@dataclass(frozen=True)
+class KeyTable:
+    """An action table as a footer's KeySource (the App's is the table with the user's keymap applied)."""
+
+    entries: tuple[Action, ...] = ACTIONS
+
+    def footer_keys(self, context: str) -> list[FooterKey]:
+        """The place's footer entries, in order."""
+        return footer_keys(context, self.entries)
 
 
 def close_hint(owner: Owner, table: tuple[Action, ...] = ACTIONS) -> str:

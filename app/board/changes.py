@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from memboard.widgets.panes import SectionDiff
+
 from ..core.diff import changed_line_numbers
 from ..core.formats.index import COLUMN_OF_FIELD, FIELDS, IndexFile, Row
 from ..core.formats.layout import INDEX
 from ..core.formats.text import decode, encode
 from ..core.plan import Change
 from .loader import merge_view
-from .paneview import SectionDiff
 
 DETAIL_LIMIT = 200  # above this many file changes, files are listed by name only (the exact diff has all)
 SMALL_FILE = 20  # a created or deleted file of at most this many lines is shown whole

@@ -41,18 +41,24 @@ def sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def commands(app, table: tuple[Action, ...] = ACTIONS) -> list[Command]:
-    """Every command for app: the table's palette entries, sorting by each column, clearing marks."""
+def commands(view, table: tuple[Action, ...] = ACTIONS) -> list[Command]:
+    """Every command for the sessions view: the table's palette entries (the App's run in its namespace),
+    sorting by each column, clearing marks."""
     out = [
-        Command(entry.palette, entry.key_text, partial(app.run_action, entry.action), sentence(entry.help))
+        Command(
+            entry.palette,
+            entry.key_text,
+            partial(view.run_action, f"app.{entry.action}" if entry.owner == "app" else entry.action),
+            sentence(entry.help),
+        )
         for entry in palette_entries(table)
     ]
     out += [
-        Command(f"Sort by {title}", "", partial(app.sort_by, key), f"Order the table by {title}")
+        Command(f"Sort by {title}", "", partial(view.sort_by, key), f"Order the table by {title}")
         for key, title in SORT_COLUMNS.items()
     ]
-    if app.marks:
-        out.append(Command("Clear marks", "", app.clear_marks, "Unmark every row"))
+    if view.marks:
+        out.append(Command("Clear marks", "", view.clear_marks, "Unmark every row"))
     return out
 
 
@@ -61,7 +67,7 @@ class BoardCommands(Provider):
 
     def offered(self) -> list[Command]:
         """The board's commands; over another screen (the notes view) only those that act anywhere."""
-        listed = commands(self.app)
+        listed = commands(cast("MemboardApp", self.app).sessions)
         if self.screen is self.app.screen_stack[0]:
             return listed
         anywhere = {entry.palette for entry in ACTIONS if entry.where is Where.ANYWHERE}

@@ -8,11 +8,14 @@ bar while a large one is written). When the files changed since the preview, the
 is previewed again; nothing is ever applied blind. Refusals are explained in a MessageScreen,
 in the board's own keys, with the flow that fixes them where there is one; nothing is written.
 
-The worker never touches a widget. It talks to the board with messages, which post_message
-delivers thread-safely: AskScreen (show a modal; the answer comes back through a Future) and
-FlowFinished (re-read the files, move the cursor, say what happened, log it, start a fix flow).
-A flow ends once the board has shown its result, so the next flow starts on fresh rows; when
-the board closes under a waiting flow, the wait ends (BoardClosed) and so does the flow.
+The worker never touches a widget. It asks the user through its host's `ask`, which on the
+board is Textual's own push_screen_wait, run on the board's loop from the flow's thread; it
+waits for what the board does for it (showing its result, a plan built in the planning thread)
+through the host's `wait`; and it tells the board by messages, which post_message delivers
+thread-safely: FlowFinished (re-read the files, move the cursor, say what happened, log it,
+start a fix flow) and AskScreen (show a screen that does not answer: the progress bar). A flow
+ends once the board has shown its result, so the next flow starts on fresh rows; when the board
+closes under a waiting flow, the wait ends (BoardClosed) and so does the flow.
 """
 
 from __future__ import annotations
@@ -29,13 +32,14 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.worker import NoActiveWorker, Worker, get_current_worker
+from textual.worker import Worker
 
 from ..core.errors import Incomplete, MemboardError, StalePlan
-from ..core.files.execute import apply_exact
+from ..core.files.execute import SETTLE_WAIT, apply_exact, settled_build
 from ..core.files.root import MemoryRoot
+from ..core.files.settle import Budget, settle_seconds
 from ..core.plan import Plan
-from .messages import AskScreen, FlowFinished
+from .messages import AskScreen, BoardClosed, FlowFinished
 from .planview import PlanView, ViewLine, build
 from .screens import MessageScreen, PlanningScreen, PreviewScreen, ProgressScreen, Tally
 from .wording import board_words, done_words, fix_for
@@ -49,17 +53,12 @@ INCOMPLETE_NOTE = (
 )
 UNEXPECTED_NOTE = "The board re-reads the files now; if anything looks half-done, press d (doctor)."
 
-WAIT_SECONDS = 0.1  # how often a waiting flow checks whether the board closed under it
 PLANNING_DELAY = 0.3  # a plan built faster than this shows no "planning…" at all
 PROGRESS_FROM = 50  # plans with at least this many file changes show a progress bar while written
 
 Builder = Callable[[MemoryRoot], Plan]
 Words = Callable[[Plan], tuple[list[str], list[ViewLine], dict[str, str]]]
 Result = TypeVar("Result")
-
-
-class BoardClosed(Exception):
-    """The board closed while a flow waited on it: the flow ends without another word or write."""
 
 
 class Cancelled(Exception):
@@ -71,8 +70,9 @@ class FlowHost(Protocol):
     """The board as the flows see it; MemboardApp provides it, a test may pass a stand-in.
 
     On the UI thread, when a flow starts: the selection, whether a modal is open, bell,
-    notify, run_worker. In the flow's thread: memory_root and agent_name only; everything
-    else goes back through post_message, which is thread-safe.
+    notify, run_worker. In the flow's thread: memory_root and agent_name, ask and wait (both
+    raise BoardClosed when the board closes first); everything else goes back through
+    post_message, which is thread-safe.
     """
 
     memory_root: MemoryRoot
@@ -97,6 +97,12 @@ class FlowHost(Protocol):
 
     def post_message(self, message: Message) -> bool:
         """Queue a message for the board (from any thread); False when the board is closing."""
+
+    def ask(self, screen: Screen[Result]) -> Result | None:
+        """From the flow's thread: show a modal and wait for its answer (None when dismissed without one)."""
+
+    def wait(self, future: Future[Result]) -> Result:
+        """From the flow's thread: wait for future (the board showing a result, a plan being built)."""
 
     def run_worker(
         self,
@@ -166,27 +172,11 @@ class FlowRunner:
 
     def ask(self, screen: Screen[Result]) -> Result | None:
         """Show a modal on the board and wait for its answer (None when it was dismissed without one)."""
-        answer: Future[Result | None] = Future()
-        if not self.host.post_message(AskScreen(screen, answer.set_result)):
-            raise BoardClosed()
-        return self.wait(answer)
+        return self.host.ask(screen)
 
     def wait(self, future: Future[Result]) -> Result:
         """Wait for future; BoardClosed when the board closes first."""
-        while True:
-            try:
-                return future.result(timeout=WAIT_SECONDS)
-            except FutureTimeout:
-                if self.board_closed():
-                    raise BoardClosed() from None
-
-    @staticmethod
-    def board_closed() -> bool:
-        """Whether the board closed under this flow (it cancels its workers as it closes)."""
-        try:
-            return get_current_worker().is_cancelled
-        except NoActiveWorker:  # run outside a worker (a test's stand-in host): never closed
-            return False
+        return self.host.wait(future)
 
     def planned(self, title: str, work: Callable[[], Result]) -> Result:
         """work() (building a plan or a list) in a planning thread; past PLANNING_DELAY a "planning…" screen
@@ -356,5 +346,12 @@ class FlowRunner:
 
     def plan_and_view(self, root: MemoryRoot, build_plan: Builder, words: Words | None) -> tuple[Plan, PlanView]:
         """A plan and its preview's view, built together (in the planning thread)."""
-        plan = build_plan(root)
+        plan = self.settled(build_plan)
         return plan, self.plan_view(plan, words)
+
+    def settled(self, build_plan: Builder) -> Plan:
+        """A plan built as `--dry-run` builds it: from files seen settled (the core's settled_build), so that a
+        preview never shows a plan made from a file caught mid-save."""
+        root = self.host.memory_root
+        root.window = settle_seconds()  # as `execute` sets it for a dry run
+        return settled_build(root, build_plan, Budget(SETTLE_WAIT))

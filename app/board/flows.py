@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import datetime
 from functools import partial
 
+from memboard.widgets.rows import printable
+
 from ..core import config
 from ..core.errors import Incomplete, MemboardError, StalePlan
 from ..core.files.execute import apply_exact
@@ -29,7 +31,6 @@ from ..core.plan import Plan
 from . import results
 from .flowrun import STALE_NOTE, BoardClosed, Builder, FlowHost, FlowRunner, plain_words
 from .messages import JumpToSession
-from .model import printable
 from .screens import (
     NEW_SESSION,
     ChainScreen,
@@ -407,7 +408,7 @@ class BoardFlows(FlowRunner):
             return plan_update(r, session_id, when, **changes)
 
         try:
-            plan = self.planned(title, lambda: build(self.host.memory_root))
+            plan = self.planned(title, lambda: self.settled(build))
         except MemboardError as exc:
             self.ask(
                 MessageScreen(

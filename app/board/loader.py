@@ -11,6 +11,9 @@ import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from memboard.widgets.panes import PaneMerge, PaneRevision, PaneSnapshot, PolicyBreak, SectionDiff
+from memboard.widgets.rows import BoardRow, printable
+
 from ..core.errors import MemboardError, Unreadable
 from ..core.files import revisions
 from ..core.files.copies import ConflictCopy, find_copies
@@ -19,8 +22,7 @@ from ..core.formats.index import IndexFile, readable_rows
 from ..core.formats.layout import ARCHIVE, INDEX, SESSIONS, session_path
 from ..core.formats.markers import line_list
 from ..core.formats.snapshot import LIST_MARK_RE, Snapshot, vanished
-from .model import BoardModel, BoardRow, IndexSource, printable
-from .paneview import PaneMerge, PaneRevision, PaneSnapshot, PolicyBreak, SectionDiff
+from .model import BoardModel, IndexSource
 
 HEAD_BYTES = 64 * 1024  # a first, partial read paints the screen before a huge index is parsed
 PANE_WINDOW = 8  # revisions the pane's view is prepared for per read: the newest first, older ones on demand

@@ -13,9 +13,10 @@ from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from memboard.widgets.panes import PaneRevision
+
 from .loader import Notices, SessionDetail
 from .model import BoardModel
-from .paneview import PaneRevision
 from .planview import PlanView
 
 
@@ -57,6 +58,10 @@ class ViewCompleted(Message):
     view: PlanView
 
 
+class BoardClosed(Exception):
+    """The board closed while a flow waited on it: the flow ends without another word or write."""
+
+
 @dataclass
 class ViewFailed(Message):
     """A large plan's whole preview view could not be worked out (the error, in one line)."""
@@ -66,7 +71,8 @@ class ViewFailed(Message):
 
 @dataclass
 class AskScreen(Message):
-    """A flow asks the board to show a modal; the board hands the answer to `answer` when it is dismissed."""
+    """A flow asks the board to show a screen it does not wait on (the progress bar); the board hands
+    what it is dismissed with to `answer`."""
 
     screen: Screen[Any]
     answer: Callable[[Any], None]

@@ -6,8 +6,18 @@ from dataclasses import replace
 
 from textual.app import App
 
-from memboard.board.actions import ACTIONS, Action, Where, bindings, board_only, help_sections, palette_entries
-from memboard.board.app import FilterInput, MemboardApp
+from memboard.board.actions import (
+    ACTIONS,
+    Action,
+    KeyTable,
+    Where,
+    bindings,
+    board_only,
+    help_sections,
+    palette_entries,
+)
+from memboard.board.app import MemboardApp
+from memboard.board.browse import BrowseFilter
 from memboard.board.commands import commands
 from memboard.board.notes.dialogs import ConflictScreen, NoteChainScreen, NoteEditScreen
 from memboard.board.screens import (
@@ -26,13 +36,14 @@ from memboard.board.screens.archive import ArchiveScreen
 from memboard.board.screens.help import HelpScreen, key_table
 from memboard.board.screens.search import SearchScreen
 from memboard.board.screens.session import SessionScreen
+from memboard.board.sessions import SessionsScreen
 from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.session_table import SessionTable
 
 
 def changed(table: tuple[Action, ...], action: str, **fields) -> tuple[Action, ...]:
     """The table with one entry (found by its action) changed."""
-    return tuple(replace(e, **fields) if e.action == action and e.owner == "app" else e for e in table)
+    return tuple(replace(e, **fields) if e.action == action and e.owner in ("app", "board") else e for e in table)
 
 
 class StubApp:
@@ -55,7 +66,7 @@ async def footer_text(context: str = "board", table: tuple[Action, ...] = ACTION
 
     class Bare(App):
         def compose(self):
-            yield KeyBar(context, table=table)
+            yield KeyBar(context, keys=KeyTable(table))
 
     app = Bare()
     async with app.run_test(size=(width, 5)) as pilot:
@@ -65,7 +76,7 @@ async def footer_text(context: str = "board", table: tuple[Action, ...] = ACTION
 
 async def test_changing_one_entry_changes_bindings_footer_help_and_palette():
     table = changed(ACTIONS, "archive", keys="x", label="stash", palette="Stash sessions", help="stash them away")
-    keys = bindings("app", table)
+    keys = bindings("board", table)
     assert [(b.key, b.description) for b in keys if b.action == "archive"] == [("x", "stash")]
     assert not any(b.key == "a" for b in keys)
     footer = await footer_text(table=table)
@@ -144,7 +155,8 @@ async def test_each_place_has_its_own_footer_and_text_boxes_show_f1_and_ctrl_q()
 
 def test_every_binding_of_the_board_comes_from_the_table():
     assert bindings("app") == MemboardApp.BINDINGS
-    assert bindings("filter") == FilterInput.BINDINGS
+    assert bindings("board") == SessionsScreen.BINDINGS
+    assert bindings("filter") == BrowseFilter.BINDINGS
     assert bindings("table") == SessionTable.BINDINGS
     for screen, owner in (
         (PreviewScreen, "preview"),
@@ -170,6 +182,8 @@ def test_every_binding_of_the_board_comes_from_the_table():
     for entry in ACTIONS:
         if entry.owner == "app":
             assert hasattr(MemboardApp, f"action_{entry.action_name}"), entry
+        if entry.owner == "board":
+            assert hasattr(SessionsScreen, f"action_{entry.action_name}"), entry
     assert board_only() == {
         "filter",
         "status",

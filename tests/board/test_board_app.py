@@ -25,15 +25,15 @@ async def detail_shown(app, pilot):
     """Wait (bounded) until the pane holds the cursor row's snapshot: its load is scheduled
     after a refresh, so one round of waiting can miss it on a busy machine."""
     for _ in range(100):
-        row = app.table.current
-        if row is None or row.problem or (app.detail is not None and app.detail.session_id == row.id):
+        row = app.sessions.table.current
+        if row is None or row.problem or (app.sessions.detail is not None and app.sessions.detail.session_id == row.id):
             return
         await pilot.pause(0.02)
         await app.workers.wait_for_complete()
 
 
 def shown(app) -> list[str]:
-    return [r.id for r in app.table.rows]
+    return [r.id for r in app.sessions.table.rows]
 
 
 async def test_opens_with_every_row_and_unparseable_rows_marked(write_index, make_row, root):
@@ -43,10 +43,10 @@ async def test_opens_with_every_row_and_unparseable_rows_marked(write_index, mak
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        assert len(app.table.rows) == 3
-        broken = app.table.rows[2]
+        assert len(app.sessions.table.rows) == 3
+        broken = app.sessions.table.rows[2]
         assert broken.problem and "cells" in broken.problem
-        assert app.model.counts["unparseable"] == 1
+        assert app.sessions.model.counts["unparseable"] == 1
         assert app.current_session_id == "2026-05-01-1000-alpha"
         await pilot.press("end")
         assert app.current_session_id is None  # the broken row has no valid ID
@@ -56,24 +56,24 @@ async def test_status_keys_and_text_filter_narrow_the_rows(demo_root, ids):
     app = MemboardApp(demo_root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        total = len(app.table.rows)
+        total = len(app.sessions.table.rows)
         await pilot.press("2")
-        assert {r.status for r in app.table.rows} == {"idle"}
-        assert len(app.table.rows) == app.model.counts["idle"]
+        assert {r.status for r in app.sessions.table.rows} == {"idle"}
+        assert len(app.sessions.table.rows) == app.sessions.model.counts["idle"]
         await pilot.press("4")
-        assert {r.status for r in app.table.rows} == {"stale"}
+        assert {r.status for r in app.sessions.table.rows} == {"stale"}
         await pilot.press("1")
-        assert len(app.table.rows) == total
+        assert len(app.sessions.table.rows) == total
         await pilot.press("slash", *"同步")
         assert ids["sync1"] in shown(app) and ids["sync2"] in shown(app)
-        assert all("同步" in (r.topic + r.summary) for r in app.table.rows)
+        assert all("同步" in (r.topic + r.summary) for r in app.sessions.table.rows)
         await pilot.press("enter")  # keep the filter, back to the table
-        assert app.focused is app.table and app.filter_text == "同步"
+        assert app.focused is app.sessions.table and app.sessions.filter_text == "同步"
         await pilot.press("slash", "backspace", "backspace", *"git", "enter")
         await pilot.press("3")  # status and text filters combine
         assert shown(app) == [ids["sync3"]]
         await pilot.press("slash", "escape")  # escape clears the text filter
-        assert app.filter_text == "" and len(app.table.rows) == app.model.counts["active"]
+        assert app.sessions.filter_text == "" and len(app.sessions.table.rows) == app.sessions.model.counts["active"]
 
 
 async def test_space_marks_rows_in_table_order_and_clear_marks(demo_root):
@@ -87,9 +87,9 @@ async def test_space_marks_rows_in_table_order_and_clear_marks(demo_root):
         assert app.marked_session_ids == [third]
         await pilot.press("2")  # marks survive filters
         assert app.marked_session_ids == [third]
-        app.clear_marks()
+        app.sessions.clear_marks()
         assert app.marked_session_ids == []
-        assert second not in app.marks
+        assert second not in app.sessions.marks
 
 
 async def test_live_update_keeps_cursor_marks_and_filters_and_flags_new_rows(write_index, make_row, root):
@@ -101,24 +101,24 @@ async def test_live_update_keeps_cursor_marks_and_filters_and_flags_new_rows(wri
         await pilot.press("slash", *"work", "enter", "down", "down", "space")
         assert app.current_session_id == "2026-05-04-1000-agent4"
         marked = app.marked_session_ids
-        assert app.check_files() is False  # nothing changed yet
+        assert app.sessions.check_files() is False  # nothing changed yet
         new = make_row("2026-06-01-0900-newcomer", "idle", topic="work new")
         write_index([new] + rows)  # a hook added a row at the top
-        assert app.check_files() is True
+        assert app.sessions.check_files() is True
         await settle(app, pilot)
         assert shown(app)[0] == "2026-06-01-0900-newcomer"
         assert app.current_session_id == "2026-05-04-1000-agent4"
         assert app.marked_session_ids == marked
-        assert app.filter_text == "work"
-        assert app.table.fresh == {"2026-06-01-0900-newcomer"}
+        assert app.sessions.filter_text == "work"
+        assert app.sessions.table.fresh == {"2026-06-01-0900-newcomer"}
         assert marked == ["2026-05-03-1000-agent3"]
         write_index(rows[:2] + rows[3:])  # the marked row vanishes: its mark goes
-        app.check_files()
+        app.sessions.check_files()
         await settle(app, pilot)
         assert app.marked_session_ids == []
         assert app.current_session_id == "2026-05-04-1000-agent4"
         write_index(rows[:2])  # the cursor's row vanishes: the cursor stays in range
-        app.check_files()
+        app.sessions.check_files()
         await settle(app, pilot)
         assert app.current_session_id == "2026-05-02-1000-agent2"
 
@@ -131,7 +131,7 @@ async def test_the_watcher_polls_by_itself_when_on(write_index, make_row, root):
         write_index([make_row("2026-05-01-1000-alpha"), make_row("2026-05-02-1000-beta")])
         for _ in range(100):  # the poller runs every 0.5 s; allow a slow CI machine 5 s
             await pilot.pause(0.05)
-            if len(app.table.rows) == 2:
+            if len(app.sessions.table.rows) == 2:
                 break
         assert shown(app) == ["2026-05-01-1000-alpha", "2026-05-02-1000-beta"]
 
@@ -141,14 +141,14 @@ async def test_sort_key_cycles_columns_and_reverse(demo_root):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("s")  # file order -> Session ID
-        assert app.sort_column == "id"
-        ids_sorted = [r.id for r in app.table.rows]
+        assert app.sessions.sort_column == "id"
+        ids_sorted = [r.id for r in app.sessions.table.rows]
         assert ids_sorted == sorted(ids_sorted, key=str.casefold)
         await pilot.press("S")
-        assert [r.id for r in app.table.rows] == ids_sorted[::-1]
-        app.sort_by("refs", reverse=True)
+        assert [r.id for r in app.sessions.table.rows] == ids_sorted[::-1]
+        app.sessions.sort_by("refs", reverse=True)
         await pilot.pause()
-        assert app.table.rows[0].ref_count == max(r.ref_count for r in app.table.rows)
+        assert app.sessions.table.rows[0].ref_count == max(r.ref_count for r in app.sessions.table.rows)
 
 
 async def test_select_session_clears_filters_that_hide_it(demo_root, ids):
@@ -157,28 +157,28 @@ async def test_select_session_clears_filters_that_hide_it(demo_root, ids):
         await settle(app, pilot)
         await pilot.press("2")
         assert ids["hook"] not in shown(app)
-        assert app.select_session(ids["hook"]) is True
-        assert app.status_filter == "all" and app.current_session_id == ids["hook"]
-        assert app.select_session("2099-01-01-0000-nobody") is False
+        assert app.sessions.select_session(ids["hook"]) is True
+        assert app.sessions.status_filter == "all" and app.current_session_id == ids["hook"]
+        assert app.sessions.select_session("2099-01-01-0000-nobody") is False
 
 
 async def test_pane_shows_merge_breaks_and_steps_through_revisions(demo_root, ids):
     app = MemboardApp(demo_root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        app.select_session(ids["broken"])
+        app.sessions.select_session(ids["broken"])
         await settle(app, pilot)
         pane = app.query_one(SnapshotPane)
         merge = pane.query_one("#pane-merge")
-        assert app.detail.session_id == ids["broken"] and len(app.detail.revisions) == 2
-        assert app.revision_position == 1 and merge.display
+        assert app.sessions.detail.session_id == ids["broken"] and len(app.sessions.detail.revisions) == 2
+        assert app.sessions.revision_position == 1 and merge.display
         text = str(merge.render())
         assert "policy break" in text and "How long do we keep revisions" in text
         await pilot.press("left_square_bracket")
-        assert app.revision_position == 0 and not merge.display  # the first revision has no merge
+        assert app.sessions.revision_position == 0 and not merge.display  # the first revision has no merge
         assert "earlier" in str(pane.query_one("#pane-revision").render())
         await pilot.press("right_square_bracket", "right_square_bracket")
-        assert app.revision_position == 1 and merge.display
+        assert app.sessions.revision_position == 1 and merge.display
 
 
 async def test_external_snapshot_change_is_recorded_and_diffed(demo_root, ids):
@@ -188,14 +188,14 @@ async def test_external_snapshot_change_is_recorded_and_diffed(demo_root, ids):
     app = MemboardApp(demo_root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        app.select_session(sid)
+        app.sessions.select_session(sid)
         await settle(app, pilot)
         assert len(list_revisions(root, sid)) == 1  # the board recorded what it saw at open
         text = path.read_text(encoding="utf-8")
         path.write_text(
             text.replace("- Is 40 ms acceptable on Windows?\n", "- Measure on macOS too\n"), encoding="utf-8"
         )
-        app.check_files()
+        app.sessions.check_files()
         await settle(app, pilot)
         assert len(list_revisions(root, sid)) == 2
         merge = str(app.query_one("#pane-merge").render())
@@ -210,11 +210,11 @@ async def test_refresh_model_rereads_in_the_background_and_keeps_the_cursor(writ
         await settle(app, pilot)
         await pilot.press("down")
         write_index([make_row("2026-05-02-1000-beta", "stale"), make_row("2026-05-03-1000-gamma")])
-        app.refresh_model()  # the reload worker reads: the UI thread never parses the index
+        app.sessions.refresh_model()  # the reload worker reads: the UI thread never parses the index
         await settle(app, pilot)
         assert shown(app) == ["2026-05-02-1000-beta", "2026-05-03-1000-gamma"]
         assert app.current_session_id == "2026-05-02-1000-beta"
-        assert app.table.current.status == "stale"
+        assert app.sessions.table.current.status == "stale"
 
 
 async def test_enter_expands_the_pane_and_help_opens_and_closes(demo_root):
@@ -224,9 +224,9 @@ async def test_enter_expands_the_pane_and_help_opens_and_closes(demo_root):
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen.has_class("-expanded")
-        assert app.table.region.width == 0 and app.query_one(SnapshotPane).region.width == SIZE[0]
+        assert app.sessions.table.region.width == 0 and app.query_one(SnapshotPane).region.width == SIZE[0]
         await pilot.press("escape")
-        assert not app.screen.has_class("-expanded") and app.focused is app.table
+        assert not app.screen.has_class("-expanded") and app.focused is app.sessions.table
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
@@ -241,7 +241,7 @@ async def test_command_palette_lists_board_actions(demo_root):
         await pilot.pause(0.3)
         await pilot.press("enter")
         await pilot.pause()
-        assert app.status_filter == "stale"
+        assert app.sessions.status_filter == "stale"
 
 
 async def test_user_text_is_never_markup(write_index, make_row, root):
@@ -249,7 +249,7 @@ async def test_user_text_is_never_markup(write_index, make_row, root):
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        line = app.table.render_line(1).text
+        line = app.sessions.table.render_line(1).text
         assert "[b]x[/b] [link=y]" in line
         assert "[b]x[/b] [link=y]" in str(app.query_one("#pane-meta").render())
 
@@ -262,10 +262,10 @@ async def test_theme_comes_from_config_and_a_bad_one_falls_back(demo_root, tmp_p
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.theme == "nord" and app.agent_name == "claude-code"
-        before = app.table.render_line(1)
+        before = app.sessions.table.render_line(1)
         app.theme = "textual-light"
         await pilot.pause()
-        assert app.table.render_line(1) != before  # cached styles follow the theme
+        assert app.sessions.table.render_line(1) != before  # cached styles follow the theme
     config.write_text('theme = "no-such-theme"\n', encoding="utf-8")
     app = MemboardApp(demo_root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -279,14 +279,14 @@ async def test_board_keys_do_nothing_under_a_modal_and_headers_sort_on_click(dem
         await settle(app, pilot)
         await pilot.press("question_mark", "2", "space", "s")
         assert isinstance(app.screen, HelpScreen)
-        assert app.status_filter == "all" and not app.marks and app.sort_column == "line"
+        assert app.sessions.status_filter == "all" and not app.sessions.marks and app.sessions.sort_column == "line"
         await pilot.press("escape")
         await pilot.click("#table", offset=(4, 0))  # the Session ID header
-        assert app.sort_column == "id" and not app.sort_reverse
+        assert app.sessions.sort_column == "id" and not app.sessions.sort_reverse
         await pilot.click("#table", offset=(4, 0))
-        assert app.sort_reverse
+        assert app.sessions.sort_reverse
         await pilot.click("#table", offset=(4, 3))  # a row
-        assert app.table.cursor == 2
+        assert app.sessions.table.cursor == 2
 
 
 async def test_revision_key_pressed_while_the_snapshot_loads_is_kept(demo_root, ids):
@@ -294,12 +294,12 @@ async def test_revision_key_pressed_while_the_snapshot_loads_is_kept(demo_root, 
     app = MemboardApp(demo_root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        app.select_session(ids["broken"])
-        assert app.detail is None or app.detail.session_id != ids["broken"]
+        app.sessions.select_session(ids["broken"])
+        assert app.sessions.detail is None or app.sessions.detail.session_id != ids["broken"]
         await pilot.press("left_square_bracket")
         await settle(app, pilot)
-        assert app.detail.session_id == ids["broken"] and len(app.detail.revisions) == 2
-        assert app.revision_position == 0
+        assert app.sessions.detail.session_id == ids["broken"] and len(app.sessions.detail.revisions) == 2
+        assert app.sessions.revision_position == 0
         assert "earlier" in str(app.query_one(SnapshotPane).query_one("#pane-revision").render())
 
 
@@ -309,9 +309,9 @@ async def test_a_row_whose_id_has_unicode_digits_is_shown_malformed(write_index,
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        broken = [r for r in app.table.rows if r.problem]
+        broken = [r for r in app.sessions.table.rows if r.problem]
         assert len(broken) == 1 and "ASCII" in broken[0].problem
-        assert app.model.counts["unparseable"] == 1
+        assert app.sessions.model.counts["unparseable"] == 1
 
 
 async def test_the_cursor_and_the_marks_colour_the_whole_row_whatever_its_status(write_index, make_row, root):
@@ -327,7 +327,7 @@ async def test_the_cursor_and_the_marks_colour_the_whole_row_whatever_its_status
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(app, pilot)
-        table = app.table
+        table = app.sessions.table
         table.focus()
         await pilot.pause()
         cursor = table.get_component_rich_style("session-table--cursor").bgcolor

@@ -88,7 +88,12 @@ async def test_conflict_markers_are_named_and_both_sides_rows_shown(write_index,
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        assert [(r.id, r.topic) for r in app.table.rows] == [(A, "topic"), (B, "ours"), (B, "theirs"), (C, "topic")]
+        assert [(r.id, r.topic) for r in app.sessions.table.rows] == [
+            (A, "topic"),
+            (B, "ours"),
+            (B, "theirs"),
+            (C, "topic"),
+        ]
         assert banner(app).display is True and banner(app).has_class("-error")
         assert [text for _, text in banner(app).lines] == [
             (
@@ -107,7 +112,7 @@ async def test_sync_conflict_copies_are_named_and_never_rows(write_index, make_r
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        assert [r.id for r in app.table.rows] == [A, B]
+        assert [r.id for r in app.sessions.table.rows] == [A, B]
         assert banner(app).lines == [
             (
                 "warning",
@@ -127,7 +132,7 @@ async def test_a_copy_that_syncs_in_while_the_board_is_open_appears(write_index,
         await settle(app, pilot)
         assert banner(app).display is False
         (root / "index.sync-conflict-20260531-101500-ABCDEF7.md").write_bytes((root / "index.md").read_bytes())
-        assert app.check_files() is True
+        assert app.sessions.check_files() is True
         await settle(app, pilot)
         assert (
             banner(app).display is True and "index.sync-conflict-20260531-101500-ABCDEF7.md" in banner(app).lines[0][1]

@@ -34,7 +34,7 @@ async def test_the_footer_shows_the_keys_of_what_is_in_front_with_help_and_quit_
         assert footer(app).split()[:4] == ["⏎", "keep", "esc", "clear"]
         assert footer(app).rstrip().endswith("f1 help ctrl+q quit")
         await pilot.press("escape")
-        app.select_session(LONER)
+        app.sessions.select_session(LONER)
         await pilot.press("a")
         await wait_for_screen(pilot, PreviewScreen)
         assert footer(app).split()[:6] == ["⏎/y", "apply", "esc/n", "cancel", "d", "exact"]
@@ -53,7 +53,7 @@ async def test_ctrl_c_with_a_flow_open_asks_first_and_no_keeps_it(root):
         await wait_for_screen(pilot, StaleDaysScreen)
         await pilot.press("escape")  # ctrl+c in the stale-days box would copy; leave the box first
         await wait_for_flow(pilot)
-        app.select_session(LONER)
+        app.sessions.select_session(LONER)
         await pilot.press("a")
         preview = await wait_for_screen(pilot, PreviewScreen)
         await pilot.press("ctrl+c")
@@ -81,7 +81,7 @@ async def test_ctrl_c_copies_in_a_text_box_and_quits_on_the_table(root):
     app.copy_to_clipboard = copied.append
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
+        app.sessions.select_session(LONER)
         await pilot.press("u")
         editor = await wait_for_screen(pilot, UpdateScreen)
         topic = editor.query_one("#update-topic", Input)
@@ -107,7 +107,7 @@ async def test_a_kept_draft_makes_quit_ask_first(root):
     app = make_app(root)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)
+        app.sessions.select_session(LONER)
         await pilot.press("u")
         editor = await wait_for_screen(pilot, UpdateScreen)
         editor.query_one("#update-topic", Input).value = "Draft topic"

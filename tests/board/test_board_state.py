@@ -16,13 +16,13 @@ ALPHA, BETA, GAMMA = "2026-05-01-1000-alpha", "2026-05-02-1000-beta", "2026-05-0
 def record_models(app) -> list[int]:
     """The row count of every model the board puts on screen, in order."""
     counts: list[int] = []
-    original = app._apply_model
+    original = app.sessions._apply_model
 
     def recorded(model, fresh):
         counts.append(len(model.rows))
         original(model, fresh)
 
-    app._apply_model = recorded
+    app.sessions._apply_model = recorded
     return counts
 
 
@@ -33,24 +33,24 @@ async def test_a_save_caught_half_way_keeps_the_last_good_rows_cursor_and_marks(
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
-        app.select_session(BETA)
-        app.action_mark()
-        app.select_session(BETA)
+        app.sessions.select_session(BETA)
+        app.sessions.action_mark()
+        app.sessions.select_session(BETA)
         shown_models = record_models(app)
         # an editor's plain save: truncate, a pause, then the whole new text
         index.write_bytes(b"")
-        app.refresh_model()
+        app.sessions.refresh_model()
         await asyncio.sleep(0.3)
-        assert app.model.rows and shown(app) == [ALPHA, BETA, GAMMA]
+        assert app.sessions.model.rows and shown(app) == [ALPHA, BETA, GAMMA]
         index.write_text(
             index_text([table_line(r) for r in [row(ALPHA), row(BETA, topic="edited"), row(GAMMA)]]), encoding="utf-8"
         )
         for _ in range(100):
-            if app.model.by_id[BETA].topic == "edited":
+            if app.sessions.model.by_id[BETA].topic == "edited":
                 break
             await pilot.pause(0.05)
         await settle(app, pilot)
-        assert app.model.by_id[BETA].topic == "edited"
+        assert app.sessions.model.by_id[BETA].topic == "edited"
         assert 0 not in shown_models  # never "all 0 … showing 0"
         assert app.current_session_id == BETA and app.marked_session_ids == [BETA]
 
@@ -63,10 +63,10 @@ async def test_an_index_emptied_on_purpose_shows_empty_once_it_settles(root, mon
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
         index.write_text(index_text([]), encoding="utf-8")
-        app.refresh_model()
+        app.sessions.refresh_model()
         await settle(app, pilot)
-        assert not app.model.rows
-        assert "holds no session row" in app.table.empty_text
+        assert not app.sessions.model.rows
+        assert "holds no session row" in app.sessions.table.empty_text
 
 
 async def test_rows_sharing_an_id_are_marked_and_marked_one_by_one(write_index, root):
@@ -74,20 +74,20 @@ async def test_rows_sharing_an_id_are_marked_and_marked_one_by_one(write_index, 
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
-        assert app.model.counts["duplicate"] == 2
-        lines = [app.table.render_line(y).text for y in range(1, 4)]
+        assert app.sessions.model.counts["duplicate"] == 2
+        lines = [app.sessions.table.render_line(y).text for y in range(1, 4)]
         assert [line[0] for line in lines] == [" ", "!", "!"]
         await pilot.press("down", "space")  # mark the first of the two
-        assert app.marks == {BETA}
+        assert app.sessions.marks == {BETA}
         assert app.marked_session_ids == [BETA]
         assert "│ 1 marked" in str(app.query_one("#status").render())
-        marked_lines = [app.table.render_line(y).text for y in range(1, 4)]
+        marked_lines = [app.sessions.table.render_line(y).text for y in range(1, 4)]
         assert [line[0] for line in marked_lines] == [" ", "●", "!"]  # only the row marked, not its twin
         await pilot.press("space")  # then the second
-        assert app.marks == {BETA, f"{BETA}#2"} and app.marked_session_ids == [BETA]
+        assert app.sessions.marks == {BETA, f"{BETA}#2"} and app.marked_session_ids == [BETA]
         assert "! 2 share an ID" in str(app.query_one("#status").render())
         pane = app.query_one(SnapshotPane)
-        app.select_session(BETA)
+        app.sessions.select_session(BETA)
         await settle(app, pilot)
         assert "duplicate Session ID: row 1 of 2" in str(pane.query_one("#pane-meta").render())
 
@@ -96,20 +96,20 @@ async def test_an_empty_table_says_why(write_index, root):
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
-        assert app.table.empty_text.startswith("No index.md in this root yet")
-        assert "No index.md in this root yet" in app.table.render_line(1).text
+        assert app.sessions.table.empty_text.startswith("No index.md in this root yet")
+        assert "No index.md in this root yet" in app.sessions.table.render_line(1).text
         assert "No index.md in this root yet" in str(app.query_one("#pane-meta").render())
     write_index([row(ALPHA, "active"), row(BETA, "idle")])
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
-        assert app.table.empty_text == ""
+        assert app.sessions.table.empty_text == ""
         await pilot.press("4")
-        assert app.table.empty_text == "No stale rows (of 2): 1 shows all, 2 3 4 the others."
+        assert app.sessions.table.empty_text == "No stale rows (of 2): 1 shows all, 2 3 4 the others."
         await pilot.press("1", "slash", *"zzz")
-        assert app.table.empty_text.startswith("No row matches “zzz”: escape in the filter box")
+        assert app.sessions.table.empty_text.startswith("No row matches “zzz”: escape in the filter box")
         await pilot.press("enter", "3")
-        assert "No row matches “zzz” among the active rows" in app.table.empty_text
+        assert "No row matches “zzz” among the active rows" in app.sessions.table.empty_text
 
 
 async def test_columns_follow_the_width_and_s_sorts_only_by_columns_on_screen(demo_root):
@@ -118,7 +118,7 @@ async def test_columns_follow_the_width_and_s_sorts_only_by_columns_on_screen(de
         app = MemboardApp(demo_root, watch=False)
         async with app.run_test(size=(width, 30)) as pilot:
             await settle(app, pilot)
-            layout = {column.key: size for column, size in app.table._layout()}
+            layout = {column.key: size for column, size in app.sessions.table._layout()}
             widths[width] = layout
             pane = app.query_one(SnapshotPane)
             assert pane.display == (width >= 110), width  # narrow: the pane folds away
@@ -128,13 +128,13 @@ async def test_columns_follow_the_width_and_s_sorts_only_by_columns_on_screen(de
                 assert pane.region.width > 90
                 await pilot.press("escape", "slash", *"zzz")  # no row, no scrollbar: the same columns
                 await pilot.pause()
-                assert not app.table.rows and "agent" not in app.table.visible_columns()
+                assert not app.sessions.table.rows and "agent" not in app.sessions.table.visible_columns()
                 await pilot.press("escape")
-            keys = ["line", *app.table.visible_columns()]
+            keys = ["line", *app.sessions.table.visible_columns()]
             seen = []
             for _ in range(len(keys)):
                 await pilot.press("s")
-                seen.append(app.sort_column)
+                seen.append(app.sessions.sort_column)
             assert seen == keys[1:] + ["line"], width  # every column on screen, Age and Refs too, then file order
     assert "agent" not in widths[100] and widths[100]["topic"] >= 30
     assert "agent" in widths[160] and "summary" not in widths[160]
@@ -148,6 +148,6 @@ async def test_sorting_by_age_puts_the_youngest_first(write_index, root):
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
-        app.sort_by("age")
+        app.sessions.sort_by("age")
         await pilot.pause()
         assert shown(app) == [BETA, ALPHA]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memboard.board.model import ALL, BoardModel, fast_time
+from memboard.board.model import ALL, BoardModel
 from memboard.core.formats.index import COLUMNS, IndexFile
+from memboard.widgets.rows import fast_time
 
 NOW = datetime(2026, 6, 1, 9, 30)
 HEAD = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n"

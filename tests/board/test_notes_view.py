@@ -12,8 +12,9 @@ import pytest
 from textual.widgets import Static, Tree
 
 from memboard.board.actions import ACTIONS, bindings
+from memboard.board.browse import BrowseFilter
 from memboard.board.notes.dialogs import ConflictScreen, NoteChainScreen, NoteEditScreen
-from memboard.board.notes.screen import NotesFilter, NotesScreen
+from memboard.board.notes.screen import NotesScreen
 from memboard.core.formats.clock import now
 from memboard.core.ops.demo import build_demo, demo_ids
 from memboard.widgets.key_bar import KeyBar
@@ -76,7 +77,7 @@ async def test_n_opens_the_notes_view_and_n_goes_back_to_the_session_table(root_
         assert "archive" not in footer
         await pilot.click(KeyBar, offset=(footer.index("n sessions"), 0))  # a click on a key runs it, here
         await pilot.pause()
-        assert app.screen is app.screen_stack[0] and app.focused is app.table
+        assert app.screen is app.screen_stack[0] and app.focused is app.sessions.table
         board_footer = plain(app.query_one("#keys", KeyBar))
         assert "n notes" in board_footer
         await pilot.press("n")  # again: the view kept what it read, and its place
@@ -220,7 +221,7 @@ async def test_o_goes_to_the_notes_session_and_capital_n_shows_a_sessions_notes(
         await pilot.press("o")
         await pilot.pause()
         assert app.screen is app.screen_stack[0]
-        assert app.table.current is not None and app.table.current.id == ids["typednotes"]
+        assert app.sessions.table.current is not None and app.sessions.table.current.id == ids["typednotes"]
         screen = await open_notes(pilot, "N")
         assert screen.filter_text == ids["typednotes"] and shown_ids(screen) == [STORAGE]
         assert screen.query_one("#notes-filter-bar").display
@@ -228,7 +229,7 @@ async def test_o_goes_to_the_notes_session_and_capital_n_shows_a_sessions_notes(
         await pilot.press("escape")  # in the table: nothing to leave; the view stays
         await pilot.press("slash", "escape", "n")
         await pilot.pause()
-        app.select_session(ids["hook"])
+        app.sessions.select_session(ids["hook"])
         screen = await open_notes(pilot, "N")
         assert shown_ids(screen) == ["tool/pattern/hook-registration-stays-under-100-ms"]
 
@@ -252,7 +253,7 @@ async def test_board_keys_do_not_act_in_the_notes_view(root_with_notes):
             await pilot.press(key)
             await pilot.pause()
             assert app.screen is screen, key
-        assert not app.marks
+        assert not app.sessions.marks
 
 
 async def test_the_palette_offers_the_notes_view_commands_in_it(root_with_notes):
@@ -341,7 +342,7 @@ async def test_the_pane_follows_its_note_when_another_process_changes_it(root_wi
 
 def test_every_key_of_the_notes_view_comes_from_the_action_table():
     assert bindings("notes") == NotesScreen.BINDINGS and bindings("table") == NoteTable.BINDINGS
-    assert bindings("filter") == NotesFilter.BINDINGS and bindings("conflict") == ConflictScreen.BINDINGS
+    assert bindings("filter") == BrowseFilter.BINDINGS and bindings("conflict") == ConflictScreen.BINDINGS
     assert bindings("chain") == NoteChainScreen.BINDINGS and bindings("update") == NoteEditScreen.BINDINGS
     for entry in ACTIONS:
         if entry.owner == "notes":

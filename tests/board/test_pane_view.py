@@ -14,14 +14,15 @@ from memboard.core.formats.snapshot import render_template
 from memboard.widgets.snapshot_pane import SnapshotPane
 
 WIDGETS = Path(__file__).resolve().parents[2] / "widgets"
-# what a widget may import from memboard: plain data of the board (rows, the pane's view, the action table)
+# what a widget may import from memboard: the data it draws, which lives beside it (rows, the panes'
+# views), the tables' shared base, and the core's formats and result types those are made of
 ALLOWED = {
-    "memboard.board.model",
-    "memboard.board.paneview",
-    "memboard.board.actions",
-    "memboard.board.notes.model",
-    "memboard.board.notes.paneview",
-    "memboard.widgets.row_table",  # the tables' shared base: a widget of this layer, no loader or core
+    "memboard.widgets.rows",
+    "memboard.widgets.panes",
+    "memboard.widgets.row_table",
+    "memboard.core.formats.clock",
+    "memboard.core.formats.index",
+    "memboard.core.results",
 }
 SID = "2026-05-01-1000-alpha"
 
@@ -77,15 +78,15 @@ async def test_stepping_back_past_the_prepared_revisions_prepares_them_off_the_u
         ui_thread = threading.get_ident()
         for _ in range(100):
             await pilot.pause(0.02)
-            if app.detail is not None and app.detail.session_id == SID:
+            if app.sessions.detail is not None and app.sessions.detail.session_id == SID:
                 break
-        assert sorted(app.detail.pane.views) == list(range(total - loader.PANE_WINDOW, total))
+        assert sorted(app.sessions.detail.pane.views) == list(range(total - loader.PANE_WINDOW, total))
         for _ in range(total - 1):
             await pilot.press("left_square_bracket")
-        assert app.revision_position == 0
+        assert app.sessions.revision_position == 0
         for _ in range(100):
             await pilot.pause(0.02)
-            if 0 in app.detail.pane.views:
+            if 0 in app.sessions.detail.pane.views:
                 break
         await pilot.pause()
         pane = app.query_one(SnapshotPane)

@@ -105,7 +105,7 @@ async def test_enter_on_a_live_result_closes_search_and_selects_its_row(demo_roo
         await pilot.press("enter")
         await until(pilot, lambda: not isinstance(app.screen, SearchScreen), "search closed")
         assert app.current_session_id == ids["review"]
-        assert app.focused is app.table
+        assert app.focused is app.sessions.table
 
 
 async def test_enter_on_a_live_row_hidden_by_the_filter_clears_the_filter(demo_root, ids):
@@ -332,7 +332,7 @@ async def test_the_board_keys_do_nothing_under_search(demo_root):
         screen = await open_search(pilot)
         await pilot.press(*"a2A")  # archive, idle filter and archive view on the board; text here
         assert screen.query_one(Input).value == "a2A" and app.screen is screen
-        assert app.status_filter == "all"
+        assert app.sessions.status_filter == "all"
 
 
 def test_list_archived_names_a_folder_without_metadata(root):

@@ -38,6 +38,8 @@ async def test_the_counts_line_and_the_table_take_status_colours_from_the_styles
         line = app.query_one(BoardStatus).render()
         chip = next(span for span in line.spans if line.plain[span.start : span.end].startswith(" active "))
         assert chip.style.rich_style.color == Color.parse("#123456")
-        active_row = next(i for i, row in enumerate(app.table.rows) if row.status == "active" and not row.problem)
-        strip = app.table.render_line(active_row + 1 - int(app.table.scroll_offset.y))
+        active_row = next(
+            i for i, row in enumerate(app.sessions.table.rows) if row.status == "active" and not row.problem
+        )
+        strip = app.sessions.table.render_line(active_row + 1 - int(app.sessions.table.scroll_offset.y))
         assert any(seg.style and seg.style.color == Color.parse("#654321") for seg in strip)

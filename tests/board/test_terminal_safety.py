@@ -67,9 +67,11 @@ async def test_escape_sequences_in_rows_and_snapshots_never_reach_the_terminal(d
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await asyncio.wait_for(app.workers.wait_for_complete(), 30)
-        app.table.focus()
+        app.sessions.table.focus()
         await pilot.press("slash", *"zebra", "enter")
-        await until(pilot, lambda: app.detail is not None and app.detail.session_id == live, "the pane read")
+        await until(
+            pilot, lambda: app.sessions.detail is not None and app.sessions.detail.session_id == live, "the pane read"
+        )
         await pilot.pause(0.3)
         assert "zebra" in drawn(app)  # the row is on screen, and its snapshot in the pane
         assert_safe(app, "the table and the pane")
@@ -106,7 +108,7 @@ async def test_escape_sequences_never_reach_the_terminal_in_the_pickers_editor_a
     app = MemboardApp(demo_root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        app.select_session(ids["merge"])
+        app.sessions.select_session(ids["merge"])
         await pilot.press("c")
         await wait_for_screen(pilot, SessionPicker)
         await pilot.pause(0.2)
@@ -114,7 +116,7 @@ async def test_escape_sequences_never_reach_the_terminal_in_the_pickers_editor_a
         assert_safe(app, "the continue picker")
         await pilot.press("escape")
         await wait_for_flow(pilot)
-        app.select_session(live)
+        app.sessions.select_session(live)
         await pilot.press("u")
         editor = await wait_for_screen(pilot, UpdateScreen)
         await pilot.pause(0.2)

@@ -31,25 +31,25 @@ async def ready(pilot) -> None:
 
 def mark(app, session_id: str) -> None:
     """Mark a session the way a user does: cursor on it, then space."""
-    assert app.select_session(session_id)
-    app.action_mark()
+    assert app.sessions.select_session(session_id)
+    app.sessions.action_mark()
 
 
 def live_ids(app) -> set[str]:
     """The Session IDs the board shows after its last refresh."""
-    return set(app.model.by_id)
+    return set(app.sessions.model.by_id)
 
 
 def count_refreshes(app) -> list[int]:
     """Count the App's refresh_model calls (the flows call it after writing)."""
     calls: list[int] = []
-    original = app.refresh_model
+    original = app.sessions.refresh_model
 
-    def counted() -> None:
+    def counted(*args, **kwargs) -> None:
         calls.append(1)
-        original()
+        original(*args, **kwargs)
 
-    app.refresh_model = counted
+    app.sessions.refresh_model = counted
     return calls
 
 
@@ -66,7 +66,7 @@ async def wait_for_screen(pilot, kind: type[Screen], *, not_this: Screen | None 
 
 async def open_on(pilot, session_id: str, key: str, kind: type[S]) -> S:
     """Put the cursor on a session, press a flow's key, and return the screen of this kind that it opens."""
-    pilot.app.select_session(session_id)
+    pilot.app.sessions.select_session(session_id)
     await pilot.press(key)
     screen = await wait_for_screen(pilot, kind)
     assert isinstance(screen, kind)

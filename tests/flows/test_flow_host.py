@@ -6,7 +6,7 @@ import threading
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
-import memboard.board.app as board_app
+import memboard.board.sessions as board_sessions
 from memboard.board.flows import BoardFlows, FlowHost
 from memboard.board.messages import AskScreen, FlowFinished
 from memboard.board.screens import PreviewScreen
@@ -39,13 +39,22 @@ class StandInHost:
         self.told.append(message)
 
     def post_message(self, message) -> bool:
-        """Answer a modal with yes; report a flow's end as shown at once."""
+        """Report a flow's end as shown at once; a screen not waited on is dismissed at once."""
         self.told.append(message)
         if isinstance(message, AskScreen):
-            message.answer(True)
+            message.answer(None)
         elif isinstance(message, FlowFinished):
             message.shown.set_result(None)
         return True
+
+    def ask(self, screen):
+        """Answer a modal with yes."""
+        self.told.append(screen)
+        return True
+
+    def wait(self, future):
+        """Wait for future (nothing here closes under a flow)."""
+        return future.result(30)
 
     def run_worker(self, work, **options):
         """Run the flow in a plain thread to its end."""
@@ -61,7 +70,7 @@ def test_flows_need_nothing_but_the_flow_host(sample_root):
     flows = BoardFlows(host)
     flows.archive()
     asked, finished = host.told
-    assert isinstance(asked, AskScreen) and isinstance(asked.screen, PreviewScreen)
+    assert isinstance(asked, PreviewScreen)
     assert isinstance(finished, FlowFinished) and finished.applied and finished.clear_marks
     assert flows.worker.options == {
         "name": "archive",
@@ -93,13 +102,13 @@ async def test_the_board_is_the_flows_host(sample_root):
 
 async def test_the_refresh_after_a_flow_reads_off_the_ui_thread(sample_root, monkeypatch):
     reads: list[int] = []
-    real_read_model = board_app.read_model
+    real_read_model = board_sessions.read_model
 
     def recorded(*args, **kwargs):
         reads.append(threading.get_ident())
         return real_read_model(*args, **kwargs)
 
-    monkeypatch.setattr(board_app, "read_model", recorded)
+    monkeypatch.setattr(board_sessions, "read_model", recorded)
     app = make_app(sample_root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)

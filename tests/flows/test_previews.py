@@ -134,7 +134,7 @@ async def test_a_large_plan_asks_twice_and_is_written_under_a_progress_bar_a_sma
     app.push_screen = recorded
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        app.select_session(LONER)  # a small plan: one y, no progress bar
+        app.sessions.select_session(LONER)  # a small plan: one y, no progress bar
         await pilot.press("a")
         await wait_for_screen(pilot, PreviewScreen)
         await pilot.press("y")
@@ -258,7 +258,7 @@ async def test_a_read_only_root_refuses_changing_flows_up_front(sample_root, mon
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         for key in ("o", "d", "a", "u", "c", "r"):
-            app.select_session(LONER)
+            app.sessions.select_session(LONER)
             await pilot.press(key)
             message = await wait_for_screen(pilot, MessageScreen)
             assert "the memory root folder is not writable" in message.message, key
@@ -447,3 +447,21 @@ async def test_rows_that_cannot_be_worked_out_leave_the_exact_plan_to_apply_or_c
         await pilot.press("y")
         await wait_for_flow(pilot)
     assert (sample_root / "archive" / LONER / "session.md").exists()
+
+
+async def test_a_preview_is_built_by_the_same_settled_build_as_dry_run(sample_root, monkeypatch):
+    from memboard.board import flowrun
+    from memboard.core.files import execute
+
+    built: list[object] = []
+
+    def recorded(root, build, budget):
+        built.append(build)
+        return execute.settled_build(root, build, budget)
+
+    monkeypatch.setattr(flowrun, "settled_build", recorded)
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = await open_on(pilot, LONER, "a", PreviewScreen)
+        assert len(built) == 1 and LONER in preview_words(screen)

@@ -16,6 +16,7 @@ from textual.widgets.tree import TreeNode
 
 from memboard.styles import FLOWS_TCSS, NOTES_TCSS
 from memboard.widgets.key_bar import KeyBar
+from memboard.widgets.rows import printable, printable_view
 
 from ...core.errors import UsageError
 from ...core.formats.note import SECTIONS, body_of
@@ -26,9 +27,7 @@ from ...core.ops.notes.chain import NoteChainNode, NoteChainView
 from ...core.results import NoteConflict, NoteDetail
 from ..actions import bindings
 from ..loader import without_metadata
-from ..model import printable
 from ..screens import SessionPicker
-from .model import printable_view
 
 EDIT_HINT = (
     "What / Why / Where / Learned as Markdown under their `## ` headings (headings of level 3 and "

@@ -18,6 +18,8 @@ from typing import Any, Protocol
 from textual.message import Message
 from textual.notifications import SeverityLevel
 
+from memboard.widgets.rows import printable
+
 from ...core.errors import MemboardError
 from ...core.files.root import MemoryRoot
 from ...core.formats.clock import now
@@ -26,7 +28,6 @@ from ...core.plan import Plan
 from ...core.results import NoteSaveResult
 from ..flowrun import plain_words
 from ..flows import BoardFlows, Builder, FlowHost
-from ..model import printable
 from ..screens import Choice as PickerChoice
 from ..screens import MessageScreen
 from .dialogs import ConflictScreen, NoteEditScreen, NoteForm, NotePicker
@@ -162,7 +163,7 @@ class NoteFlows(BoardFlows):
                 return plan_note_update(root, note_id, fields, when, choice)
 
             try:
-                plan = build(self.host.memory_root)
+                plan = self.settled(build)
             except MemboardError as exc:
                 self.ask(MessageScreen(f"{title}: cannot preview", str(exc), footnote=BACK_TO_EDITOR))
                 return "edit"

@@ -12,6 +12,9 @@ import os
 import time
 from dataclasses import dataclass, field
 
+from memboard.widgets.panes import FieldChange, NoteChange, NotePaneView, SectionDiff
+from memboard.widgets.rows import printable, printable_view
+
 from ...core.errors import MemboardError, Unreadable
 from ...core.files import fsclock
 from ...core.files.copies import copied_note
@@ -22,10 +25,6 @@ from ...core.formats.topic import note_id_of, note_path
 from ...core.ops.notes.store import MAX_DEPTH, note_view, read_listed, show_note, unreadable_view
 from ...core.results import NoteDetail, NoteView
 from ..loader import FileWatch, Signature
-from ..model import printable
-from ..paneview import SectionDiff
-from .model import printable_view
-from .paneview import FieldChange, NoteChange, NotePaneView
 
 FIRST_SCREEN = 80  # notes read before the first paint; the rest follow in the same worker
 SWEEP = 4  # polls in which every note file of an unchanged folder is looked at once

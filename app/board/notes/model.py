@@ -7,90 +7,20 @@ is a substring test over a lowercase haystack made once per note, narrowed while
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ...core.formats.clock import age_label
+from memboard.widgets.rows import NoteRow
+
 from ...core.formats.note import STATUSES
 from ...core.formats.topic import TYPES
 from ...core.results import NoteView
-from ..model import ALL, fast_time, printable
+from ..model import ALL
 
 STATUS_FILTERS = (ALL, *STATUSES)
 TYPE_FILTERS = (ALL, *TYPES)
 OTHER = "other"  # the count of notes whose Type is none of TYPES
 SORT_COLUMNS = ("id", "type", "scope", "status", "project", "updated")  # what a click on a header sorts by
-
-
-def printable_view(view: NoteView) -> NoteView:
-    """A note's metadata with every text printable (see printable); the same view when it is already."""
-    texts = [
-        view.id,
-        view.path,
-        view.title,
-        view.type,
-        view.scope,
-        view.topic_key,
-        view.status,
-        view.project,
-        view.session,
-        view.created,
-        view.updated,
-        view.problem or "",
-        *view.supersedes,
-        *view.superseded_by,
-    ]
-    if all(text.isprintable() for text in texts):
-        return view
-    return view._replace(
-        id=printable(view.id),
-        path=printable(view.path),
-        title=printable(view.title),
-        type=printable(view.type),
-        scope=printable(view.scope),
-        topic_key=printable(view.topic_key),
-        status=printable(view.status),
-        project=printable(view.project),
-        session=printable(view.session),
-        created=printable(view.created),
-        updated=printable(view.updated),
-        problem=printable(view.problem) if view.problem else view.problem,
-        supersedes=[printable(x) for x in view.supersedes],
-        superseded_by=[printable(x) for x in view.superseded_by],
-    )
-
-
-@dataclass(slots=True)
-class NoteRow:
-    """One note as the table shows it: its metadata and what the text filter searches."""
-
-    view: NoteView
-    haystack: str = ""
-    _age: str | None = field(default=None, repr=False)
-
-    @classmethod
-    def of(cls, view: NoteView) -> NoteRow:
-        """A row for a note's metadata, made printable (ID, title, type, scope, project and session are searched)."""
-        view = printable_view(view)
-        parts = (view.id, view.title, view.type, view.scope, view.project, view.session)
-        return cls(view, "\n".join(parts).lower())
-
-    @property
-    def id(self) -> str:
-        """The note's ID (its topic key, or `<key>~<n>` once moved aside)."""
-        return self.view.id
-
-    @property
-    def status(self) -> str:
-        """Its Status as written."""
-        return self.view.status
-
-    def age(self, now: datetime) -> str:
-        """Age of Updated, such as `3d` (cached: the clock moves in minutes)."""
-        if self._age is None:
-            self._age = age_label(fast_time(self.view.updated), now)
-        return self._age
 
 
 def sort_key(name: str) -> Callable[[NoteRow], Any]:

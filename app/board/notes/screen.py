@@ -1,57 +1,55 @@
 """The notes view: a live, filterable table of the root's typed notes beside a pane with the selected
 note and its last change, one key (`n`) from the session table.
 
-Like the board itself: reading happens in thread workers that post messages back (the first read
-paints the first screenful before the rest is read; the watcher polls every note file's signature
-every half second, re-reading only the notes that changed, and keeps the cursor and the filters);
-the table renders only what is on screen; the model is plain Python (model.py). Keys come from the
-action table (owner "notes"); the flows (flows.py) run against the board's App as their FlowHost
-and report back here. The screen is installed once and kept, so going back and forth is instant.
+A browse screen (board/browse.py), like the sessions view: reading happens in thread workers that
+post messages back (the first read paints the first screenful before the rest is read; the watcher
+polls every note file's signature every half second, re-reading only the notes that changed, and
+keeps the cursor and the filters); the table renders only what is on screen; the model is plain
+Python (model.py). Keys come from the action table (owner "notes"); the flows (flows.py) run against
+a FlowHost (the App) and report back here; the sessions view is reached through SessionBoard only.
+The screen is installed once and kept, so going back and forth is instant.
 """
 
 from __future__ import annotations
 
-import gc
-import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from textual import on, work
-from textual.app import ComposeResult
+from textual import work
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.message import Message
-from textual.screen import Screen
-from textual.timer import Timer
-from textual.widgets import Input, Static
 
 from memboard.styles import NOTES_TCSS
-from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.note_pane import NotePane
 from memboard.widgets.note_table import NoteTable
 from memboard.widgets.notes_status import NotesStatus
+from memboard.widgets.panes import NotePaneView
 
 from ...core.formats import clock
 from ...core.ops.notes.chain import note_chain
 from ...core.results import NoteView
 from ..actions import bindings, palette_entries
+from ..browse import BrowseScreen, Ids
 from ..commands import sentence
+from ..flowrun import FlowHost
 from ..screens import Choice as PickerChoice
 from .dialogs import NoteChainScreen
 from .flows import NoteFlowFinished, NoteFlows
 from .loader import FIRST_SCREEN, NoteWatch, load_note_pane, read_views
 from .model import ALL, SORT_COLUMNS, STATUS_FILTERS, TYPE_FILTERS, NoteRow, NotesModel
-from .paneview import NotePaneView
 
-if TYPE_CHECKING:
-    from ..app import MemboardApp
-
-NAME = "notes"  # the App checks it for a note flow open when asked to quit (app.py's NOTES_VIEW)
-POLL_SECONDS = 0.5
-FRESH_SECONDS = 3.0
-DETAIL_DELAY = 0.2
 GC_FREEZE_NOTES = 5_000
+IDS = Ids(
+    "notes-status",
+    "notes-filter-bar",
+    "notes-filter-label",
+    "notes-filter",
+    "notes-main",
+    "note-table",
+    "note-pane",
+    "notes-keys",
+)
 NO_NOTES = (
     "No notes under notes/ yet. Agents save them with `memboard note save`, the MCP server's mem_save, "
     "or a Memory Update block (`memboard note apply`); they show here as they are saved."
@@ -72,17 +70,6 @@ class NotePaneLoaded(Message):
     """A note read for the pane."""
 
     pane: NotePaneView
-
-
-class NotesFilter(Input):
-    """The notes view's text filter; escape clears it and goes back to the table."""
-
-    BINDINGS = bindings("filter")
-
-    def action_clear_filter(self) -> None:
-        """Clear the filter text and return to the table."""
-        self.value = ""
-        self.screen.query_one(NoteTable).focus()
 
 
 class NotesCommands(Provider):
@@ -123,68 +110,62 @@ class NotesCommands(Provider):
         return run
 
 
-def open_notes(board: MemboardApp, text: str | None = None) -> None:
-    """Show the notes view over the session table (installed on first use and kept); text, when
-    given, becomes its filter (a session's ID shows that session's notes)."""
-    if not board.is_screen_installed(NAME):
-        board.install_screen(NotesScreen(board), NAME)
-    screen = board.get_screen(NAME)
-    if isinstance(screen, NotesScreen) and text is not None:
-        screen.set_filter(text)
-    board.push_screen(NAME)
+class SessionBoard(Protocol):
+    """The sessions view as the notes view sees it: whether a session is on it, and moving its cursor there."""
+
+    def has_session(self, session_id: str) -> bool:
+        """Whether the session is a row of the index as read."""
+
+    def select_session(self, session_id: str) -> bool:
+        """Move the cursor to a session's row, clearing filters if they hide it."""
 
 
-class NotesScreen(Screen[None]):
+class NotesScreen(BrowseScreen[NoteRow, NotesModel]):
     """Typed notes beside their pane: filters, counts per status and type, flows, live updates."""
 
     CSS_PATH = NOTES_TCSS
     BINDINGS = bindings("notes")
     COMMANDS = {NotesCommands}
+    IDS = IDS
+    FOOTER = "notes"
+    PLACEHOLDER = "ID, title, type, scope, project, session (enter keeps, escape clears)"
+    SORTABLE = frozenset(SORT_COLUMNS)
+    GC_FREEZE = GC_FREEZE_NOTES
 
-    def __init__(self, board: MemboardApp) -> None:
-        """The notes view of the board's memory root."""
-        super().__init__()
-        self.board = board
-        self.root = board.memory_root
+    def __init__(self, host: FlowHost, sessions: SessionBoard, *, watch: bool = True) -> None:
+        """The notes view of host's memory root; its flows run on host, `o` reaches the sessions view."""
+        super().__init__(watch=watch, sort_column="id")
+        self.sessions = sessions
+        self.root = host.memory_root
         self.model = NotesModel.empty(clock.now())
-        self.filter_text = ""
         self.status_filter = ALL
         self.type_filter = ALL
-        self.sort_column = "id"
-        self.sort_reverse = False
         self.pane: NotePaneView | None = None
         self.watcher = NoteWatch(self.root)
         self.rows: dict[str, NoteRow] = {}  # the read notes' rows (touched by the read workers only, under the lock)
-        self._read_lock = threading.Lock()
-        self._detail_timer: Timer | None = None
-        self.flows = NoteFlows(board, self)
+        self.flows = NoteFlows(host, self)
 
     # -- layout -----------------------------------------------------------------------------
 
-    def compose(self) -> ComposeResult:
-        """Counts, filter, the table beside the pane, keys."""
-        yield NotesStatus(id="notes-status")
-        with Horizontal(id="notes-filter-bar"):
-            yield Static("filter ›", id="notes-filter-label")
-            yield NotesFilter(
-                value=self.filter_text,
-                placeholder="ID, title, type, scope, project, session (enter keeps, escape clears)",
-                id="notes-filter",
-                compact=True,
-            )
-        with Horizontal(id="notes-main"):
-            yield NoteTable(id="note-table")
-            yield NotePane(id="note-pane")
-        yield KeyBar("notes", id="notes-keys")
+    def make_status(self) -> NotesStatus:
+        """Counts per status and type."""
+        return NotesStatus(id=IDS.status)
+
+    def make_table(self) -> NoteTable:
+        """The notes table."""
+        return NoteTable(id=IDS.table)
+
+    def make_pane(self) -> NotePane:
+        """The note pane."""
+        return NotePane(id=IDS.pane)
 
     def on_mount(self) -> None:
         """Focus the table, start reading the notes and (unless off) watching them."""
-        self.query_one("#notes-filter-bar").display = bool(self.filter_text)
-        self.query_one(NoteTable).focus()
-        self._apply_view()
+        self.query_one(f"#{IDS.filter_bar}").display = bool(self.filter_text)
+        self.table.focus()
+        self.apply_view()
         self.first_read()
-        if self.board.watch_files:
-            self.set_interval(POLL_SECONDS, self.poll)
+        self.start_watching()
 
     def on_screen_resume(self) -> None:
         """Back on screen: look for notes saved meanwhile at once."""
@@ -258,30 +239,13 @@ class NotesScreen(Screen[None]):
     def _show_model(self, model: NotesModel, changed: set[str]) -> None:
         """Swap in a model, flash new notes, reload the pane when its note changed."""
         previous, self.model = self.model, model
-        if model.complete and len(model.rows) >= GC_FREEZE_NOTES:
-            # thousands of notes are a few hundred thousand long-lived objects: keep the cyclic GC from
-            # walking them on a keystroke's allocations (a gen-2 pass costs ~100 ms at 10k notes)
-            gc.collect()
-            gc.freeze()
-        fresh = model.new_ids(previous)
-        table = self.table
-        if fresh:
-            table.fresh = table.fresh | fresh
-            self.set_timer(FRESH_SECONDS, self._clear_fresh)
-        before = table.current.id if table.current else None
-        self._apply_view()
-        after = table.current.id if table.current else None
+        before, after = self.swap_model(previous, model)
         if after is None:
-            self._show_pane(None)
+            self.show_pane(None)
         elif after == before and after in changed:
             self.load_pane(after)
 
-    def _clear_fresh(self) -> None:
-        """End the highlight of new notes."""
-        self.table.fresh = set()
-        self.table.refresh()
-
-    def _apply_view(self) -> None:
+    def apply_view(self) -> None:
         """Filter and sort the model into the table, keeping the cursor's note."""
         table = self.table
         keep = table.current.id if table.current else None
@@ -309,38 +273,16 @@ class NotesScreen(Screen[None]):
 
     # -- the pane ---------------------------------------------------------------------------
 
-    @on(NoteTable.CursorMoved)
-    def _cursor_moved(self, message: NoteTable.CursorMoved) -> None:
-        """Show the new note's metadata at once and read the rest of it in a worker."""
-        row = self.table.current
-        if row is None:
-            self._show_pane(None)
-            return
-        if isinstance(self.focused, NotesFilter):  # typing moves the cursor on every key: wait for a pause
-            if self._detail_timer is not None:
-                self._detail_timer.stop()
-            self._detail_timer = self.set_timer(DETAIL_DELAY, self._show_current)
-        else:
-            self._show_pane(row)
-            self.call_after_refresh(self.load_pane, row.id)
-
-    def _show_current(self) -> None:
-        """Show the cursor's note in the pane and read it (after typing pauses)."""
-        row = self.table.current
-        self._show_pane(row)
-        if row is not None:
-            self.load_pane(row.id)
-
-    def _show_pane(self, row: NoteRow | None) -> None:
+    def show_pane(self, row: NoteRow | None) -> None:
         """Show row in the pane, with its sections and change once read (no row: say why)."""
         pane = self.pane if self.pane is not None and row is not None and self.pane.note_id == row.id else None
         empty = NO_NOTES if self.model.complete and not self.model.rows else "No note selected."
         self.query_one(NotePane).show(row, pane, empty)
 
     @work(thread=True, exclusive=True, group="notes-pane")
-    def load_pane(self, note_id: str) -> None:
+    def load_pane(self, row_id: str) -> None:
         """Read a note and its newest differing revision off the UI thread."""
-        self.post_message(NotePaneLoaded(load_note_pane(self.root, note_id)))
+        self.post_message(NotePaneLoaded(load_note_pane(self.root, row_id)))
 
     def on_note_pane_loaded(self, message: NotePaneLoaded) -> None:
         """Show a read note if it is still selected."""
@@ -348,101 +290,35 @@ class NotesScreen(Screen[None]):
             row = self.table.current
             if row is not None and row.id == message.pane.note_id:
                 self.pane = message.pane
-                self._show_pane(row)
+                self.show_pane(row)
         except NoMatches:  # the board is closing: its widgets are gone
             pass
-
-    @on(NoteTable.HeaderClicked)
-    def _header_clicked(self, message: NoteTable.HeaderClicked) -> None:
-        """Sort by a clicked column (again to reverse; the title is not sorted by)."""
-        if message.column not in SORT_COLUMNS:
-            return
-        if message.column == self.sort_column:
-            self.sort_reverse = not self.sort_reverse
-        else:
-            self.sort_column, self.sort_reverse = message.column, message.column == "updated"
-        self._apply_view()
-
-    # -- filters ----------------------------------------------------------------------------
-
-    def set_filter(self, text: str) -> None:
-        """Filter by text (shown in the box), as if typed."""
-        self.filter_text = text
-        if not self.is_mounted:
-            return
-        box = self.query_one(NotesFilter)
-        with box.prevent(Input.Changed):
-            box.value = text
-        self.query_one("#notes-filter-bar").display = bool(text)
-        self._apply_view()
-
-    def action_filter(self) -> None:
-        """Show and focus the text filter."""
-        self.query_one("#notes-filter-bar").display = True
-        self.set_focus(self.query_one(NotesFilter))
-
-    @on(Input.Changed, "#notes-filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        """Filter on every keystroke."""
-        event.stop()
-        self.filter_text = event.value
-        self._apply_view()
-
-    @on(Input.Submitted, "#notes-filter")
-    def _filter_submitted(self, event: Input.Submitted) -> None:
-        """Keep the filter and go back to the table (showing the selected note now)."""
-        event.stop()
-        self.table.focus()
-        if self._detail_timer is not None:
-            self._detail_timer.stop()
-        self._show_current()
-
-    @on(Input.Blurred, "#notes-filter")
-    def _filter_blurred(self, event: Input.Blurred) -> None:
-        """Hide an empty filter box."""
-        event.stop()
-        if not event.value:
-            self.query_one("#notes-filter-bar").display = False
 
     def action_status(self, status: str) -> None:
         """Show one status (or all)."""
         self.status_filter = status if status in STATUS_FILTERS else ALL
-        self._apply_view()
+        self.apply_view()
 
     def action_next_type(self) -> None:
         """Show the next type that has notes (after the last one, every type)."""
         cycle = [t for t in TYPE_FILTERS if t == ALL or t == self.type_filter or self.model.type_counts.get(t)]
         self.type_filter = cycle[(cycle.index(self.type_filter) + 1) % len(cycle)]
-        self._apply_view()
+        self.apply_view()
+
+    def default_reverse(self, column: str) -> bool:
+        """A first click on Updated shows the newest first."""
+        return column == "updated"
+
+    def reset_filters(self) -> None:
+        """Show every note: no status, no type, no text."""
+        self.status_filter = self.type_filter = ALL
+        self.set_filter("")
 
     def select_note(self, note_id: str) -> bool:
         """Move the cursor to a note, clearing the filters if they hide it."""
-        if note_id not in self.model.by_id:
-            return False
-        if not any(r.id == note_id for r in self.table.rows):
-            self.status_filter = self.type_filter = ALL
-            self.set_filter("")
-        for i, row in enumerate(self.table.rows):
-            if row.id == note_id:
-                self.table.move_cursor(i)
-                return True
-        return False
+        return note_id in self.model.by_id and self.select(note_id)
 
     # -- moving around ----------------------------------------------------------------------
-
-    def action_open(self) -> None:
-        """Open the note pane full width (again to go back)."""
-        self.toggle_class("-expanded")
-        if self.has_class("-expanded"):
-            self.query_one(NotePane).focus()
-        else:
-            self.table.focus()
-
-    def action_leave_pane(self) -> None:
-        """Leave the full-width pane."""
-        if self.has_class("-expanded"):
-            self.remove_class("-expanded")
-            self.table.focus()
 
     def action_sessions(self) -> None:
         """Back to the session table."""
@@ -456,16 +332,16 @@ class NotesScreen(Screen[None]):
         session = row.view.session
         if not session:
             self.notify(f"{row.id} names no session", severity="warning")
-        elif session not in self.board.model.by_id:
+        elif not self.sessions.has_session(session):
             self.notify(f"{session} is not on the board (archived, or no longer in index.md)", severity="warning")
         else:
             self.app.pop_screen()
-            self.board.select_session(session)
+            self.sessions.select_session(session)
 
     def action_chain(self) -> None:
         """Walk the selected note's supersede chain; enter jumps to a note."""
         row = self.table.current
-        if row is None or self.board.modal_open():
+        if row is None or self.app.screen is not self:
             return
         self.app.push_screen(NoteChainScreen(note_chain(self.model.views(), row.id)), self._jump)
 

@@ -19,13 +19,13 @@ from textual.widgets import DataTable, Input, Label, Static
 
 from memboard.styles import VIEWS_TCSS
 from memboard.widgets.key_bar import KeyBar
+from memboard.widgets.rows import printable
 
 from ...core.errors import MemboardError
 from ...core.files.root import MemoryRoot
 from ...core.ops.query import list_archived
 from ...core.results import RowView
 from ..actions import bindings
-from ..model import printable
 from .session import SessionScreen
 
 FRAME = 6  # the dialog's border and padding, and the table's scroll bar

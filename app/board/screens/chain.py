@@ -14,11 +14,11 @@ from textual.widgets.tree import TreeNode
 
 from memboard.styles import FLOWS_TCSS
 from memboard.widgets.key_bar import KeyBar
+from memboard.widgets.rows import printable
 
 from ...core.formats.index import STATUSES
 from ...core.results import ChainNode, ChainView
 from ..actions import bindings
-from ..model import printable
 
 LEGEND = "marks: ↔? one-sided link · ⊘ missing · ▣ archived · ⟲ cycle"
 

@@ -27,12 +27,12 @@ from textual.widgets.option_list import Option
 
 from memboard.styles import VIEWS_TCSS
 from memboard.widgets.key_bar import KeyBar
+from memboard.widgets.rows import printable
 
 from ...core.errors import MemboardError
 from ...core.files.root import MemoryRoot
 from ...core.search.engine import SearchFilters, SearchHit, check_query, run
 from ..actions import bindings
-from ..model import printable
 from .session import SessionScreen
 
 DEBOUNCE = 0.15  # seconds of no typing before a search starts

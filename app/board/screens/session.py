@@ -20,6 +20,7 @@ from textual.widgets import Label, Static
 
 from memboard.styles import VIEWS_TCSS
 from memboard.widgets.key_bar import KeyBar
+from memboard.widgets.rows import printable
 
 from ...core.errors import MemboardError
 from ...core.files.root import MemoryRoot
@@ -27,7 +28,6 @@ from ...core.ops.query import show
 from ...core.results import RowView, SessionView
 from ..actions import bindings
 from ..loader import without_metadata
-from ..model import printable
 
 
 @dataclass

@@ -1,9 +1,15 @@
-"""What the snapshot pane shows, prepared by the loader off the UI thread: plain data that the
-pane widget renders as it is (no parsing, no reading, no Textual here)."""
+"""What the panes show, prepared by the loaders off the UI thread: plain data that the snapshot pane and
+the note pane render as they are (no parsing, no reading, no Textual here).
+
+It lives beside the widgets that draw it; the board's loaders (board/loader.py, board/notes/loader.py)
+fill it in.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from memboard.core.results import NoteView
 
 
 @dataclass
@@ -52,3 +58,36 @@ class PaneSnapshot:
     count: int
     views: dict[int, PaneRevision] = field(default_factory=dict)
     unreadable: str = ""  # the snapshot file could not be read: why, in one line ("" when it could)
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One metadata field that differs from the previous revision."""
+
+    name: str
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class NoteChange:
+    """How a note differs from its previous revision: fields, each changed section, statements left out."""
+
+    fields: tuple[FieldChange, ...]
+    sections: tuple[SectionDiff, ...]
+    left_out: tuple[str, ...]
+    """Earlier statements the note no longer makes (they stay in the revision)."""
+
+
+@dataclass(frozen=True)
+class NotePaneView:
+    """One note for the pane: its metadata, its four sections as Markdown and its last change."""
+
+    note_id: str
+    view: NoteView | None
+    """None when the note could not be read (error says why)."""
+    body: str
+    revisions: int
+    change: NoteChange | None
+    """None when local state keeps no earlier text that differs."""
+    error: str | None = None

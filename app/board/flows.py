@@ -226,16 +226,16 @@ class BoardFlows(FlowRunner):
             )
             self.finish("release", "nothing to release")
             return
-        picked = self.ask(
+        picked = self.choose(
+            "release",
             SessionPicker(
                 f"{title}: which reference?",
                 choices,
                 hint=f"Sessions that continue from {session_id}, and those it continues "
                 "from. The link is removed on both sides.",
-            )
+            ),
         )
         if picked is None:
-            self.finish("release", "release cancelled: nothing written")
             return
         direction, other = picked.split("\x00", 1)
         source, follower = (session_id, other) if direction == REFERENCED_BY else (other, session_id)

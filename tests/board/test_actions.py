@@ -277,3 +277,10 @@ async def test_a_keymap_in_the_config_rebinds_a_key_in_the_footer_help_palette_a
         await pilot.press("x")  # the new key starts the archive flow
         await pilot.pause(0.3)
         assert app._flows is not None and app.flows.worker is not None and app.flows.worker.name == "archive"
+
+
+def test_every_binding_has_its_own_id_for_a_keymap_to_name():
+    ids = [entry.binding_id for entry in ACTIONS if entry.owner]
+    assert len(ids) == len(set(ids))
+    assert {"board.archive", "board.status.idle", "app.help", "app.quit", "table.cursor_up", "notes.edit"} <= set(ids)
+    assert all(b.id for owner in ("app", "board", "notes", "preview") for b in bindings(owner) if hasattr(b, "id"))

@@ -115,7 +115,7 @@ def _board_app(path: Path, watch: bool = False):
     from memboard.board.app import MemboardApp
 
     app = MemboardApp(path.parent, watch=watch)
-    return app, lambda: len(app.table.rows) > 0
+    return app, lambda: len(app.sessions.table.rows) > 0
 
 
 async def _first_paint(kind: str, path: Path) -> dict:
@@ -132,7 +132,7 @@ async def _first_paint(kind: str, path: Path) -> dict:
         await painted.wait()
         out["first_paint"] = time.perf_counter() - start
         if kind == "board":
-            while not app.model.complete or not app.model.rows:
+            while not app.sessions.model.complete or not app.sessions.model.rows:
                 await asyncio.sleep(0.005)
             await pilot.pause()
             out["fully_loaded"] = time.perf_counter() - start
@@ -145,12 +145,12 @@ async def _filter(path: Path) -> dict:
     The key is fed as the Input does on a key press (insert at the cursor); the clock stops
     in a call_after_refresh callback registered once the board applied the new filter.
     """
-    from memboard.board.app import FilterInput
+    from memboard.board.browse import BrowseFilter as FilterInput
 
     app, _ready = _board_app(path)
     times = []
     async with app.run_test(size=SIZE) as pilot:
-        while not app.model.complete or not app.model.rows:
+        while not app.sessions.model.complete or not app.sessions.model.rows:
             await asyncio.sleep(0.01)
         await app.workers.wait_for_complete()
         await pilot.press("slash")
@@ -162,13 +162,13 @@ async def _filter(path: Path) -> dict:
             painted = asyncio.Event()
             start = time.perf_counter()
             box.insert_text_at_cursor(key)
-            while app.filter_text != typed:
+            while app.sessions.filter_text != typed:
                 await asyncio.sleep(0)
             app.call_after_refresh(painted.set)
             await painted.wait()
             times.append(time.perf_counter() - start)
             await pilot.pause()
-        shown = len(app.table.rows)
+        shown = len(app.sessions.table.rows)
     ordered = sorted(times)
     return {"keystrokes": times, "max": ordered[-1], "median": ordered[len(ordered) // 2], "shown": shown}
 
@@ -177,7 +177,7 @@ async def _append(path: Path) -> dict:
     """Seconds from appending a row to index.md until the board (watcher on) shows it."""
     app, _ready = _board_app(path, watch=True)
     async with app.run_test(size=SIZE) as pilot:
-        while not app.model.complete or not app.model.rows:
+        while not app.sessions.model.complete or not app.sessions.model.rows:
             await asyncio.sleep(0.01)
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -186,7 +186,7 @@ async def _append(path: Path) -> dict:
         start = time.perf_counter()
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(row)
-        while sid not in app.model.by_id:
+        while sid not in app.sessions.model.by_id:
             await asyncio.sleep(0.005)
         await pilot.pause()
         took = time.perf_counter() - start

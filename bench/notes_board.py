@@ -117,7 +117,7 @@ async def _first_paint(root: Path) -> dict:
 
 async def _filter(root: Path) -> dict:
     """Per-keystroke seconds from a key reaching the notes filter until the table repainted."""
-    from memboard.board.notes.screen import NotesFilter
+    from memboard.board.browse import BrowseFilter as NotesFilter
 
     context, pilot, app = await _open(root, watch=True)
     await pilot.press("n")

@@ -64,7 +64,7 @@ def demo_id(name: str) -> str:
 @scene("board", "The live table with counts per status and the snapshot pane")
 async def board(pilot) -> None:
     """The board as it opens."""
-    pilot.app.select_session(demo_id("hook"))
+    pilot.app.sessions.select_session(demo_id("hook"))
     await settle(pilot)
 
 
@@ -78,14 +78,14 @@ async def filtered(pilot) -> None:
 @scene("merge-diff", "The pane on a snapshot whose last merge dropped items (policy breaks)")
 async def merge_diff(pilot) -> None:
     """Select the lossy merge."""
-    pilot.app.select_session(demo_id("broken"))
+    pilot.app.sessions.select_session(demo_id("broken"))
     await settle(pilot)
 
 
 @scene("snapshot", "`enter` opens the snapshot full width, with the merge diff on top")
 async def snapshot(pilot) -> None:
     """Expand the pane."""
-    pilot.app.select_session(demo_id("broken"))
+    pilot.app.sessions.select_session(demo_id("broken"))
     await settle(pilot)
     await pilot.press("enter")
     await settle(pilot)
@@ -110,7 +110,7 @@ async def organize(pilot) -> None:
 @scene("preview", "A preview in words: each file under a header, each index row as the cells that change")
 async def continue_preview(pilot) -> None:
     """Continue the hook session from the live-reload one: both rows and a snapshot change."""
-    pilot.app.select_session(demo_id("hook"))
+    pilot.app.sessions.select_session(demo_id("hook"))
     await settle(pilot)
     await pilot.press("c")
     await wait_for_screen(pilot, "SessionPicker")
@@ -121,7 +121,7 @@ async def continue_preview(pilot) -> None:
 @scene("exact-diff", "`d` in a preview: the exact diff, the bytes `--dry-run` prints")
 async def exact_diff(pilot) -> None:
     """The archive of the Windows-rename session, as its exact diff."""
-    pilot.app.select_session(demo_id("rename"))
+    pilot.app.sessions.select_session(demo_id("rename"))
     await settle(pilot)
     await pilot.press("a")
     await wait_for_screen(pilot, "PreviewScreen")
@@ -138,7 +138,7 @@ async def result_log(pilot) -> None:
     await wait_for_screen(pilot, "PreviewScreen")
     await pilot.press("enter")
     await settle(pilot)
-    pilot.app.select_session(demo_id("sync1"))
+    pilot.app.sessions.select_session(demo_id("sync1"))
     await settle(pilot)
     await pilot.press("a")
     await wait_for_screen(pilot, "MessageScreen")
@@ -152,7 +152,7 @@ async def result_log(pilot) -> None:
 @scene("chain", "`g`: the reference chain both ways, with one-sided, archived and missing links marked")
 async def chain_view(pilot) -> None:
     """Open the chain of a session in the middle of a continuation chain."""
-    pilot.app.select_session(demo_id("sync2"))
+    pilot.app.sessions.select_session(demo_id("sync2"))
     await settle(pilot)
     await pilot.press("g")
     await wait_for_screen(pilot, "ChainScreen")

@@ -7,6 +7,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from memboard.widgets.status_line import append_counts, append_problem, append_shown
+
 
 class BoardStatus(Static):
     """The board's title line: root name, counts per status, filters, sort and marks.
@@ -37,24 +39,10 @@ class BoardStatus(Static):
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append("▦ memboard ", style="bold")
         out.append(self.root_name + " ", style="dim")
-        for key in ("all", "idle", "active", "stale"):
-            look = Style(bold=True) if key == "all" else self.status_style(key)
-            out.append(f" {key} {counts.get(key, 0):,} ", style=Style(reverse=True) + look if key == status else look)
-            out.append(" ")
-        bad = counts.get("unparseable", 0)
-        if bad:
-            out.append(f" ! {bad} unparseable ", style=self.status_style("problem"))
-            out.append(" ")
-        shared = counts.get("duplicate", 0)
-        if shared:
-            out.append(f" ! {shared} share an ID ", style=self.status_style("problem"))
-            out.append(" ")
-        if loading:
-            out.append(" loading… ", style="italic")
-        out.append(f"│ showing {shown:,}", style="dim")
-        if text:
-            out.append("  filter ", style="dim")
-            out.append(repr(text)[1:-1] if not text.isprintable() else text, style="bold")
+        append_counts(out, ("all", "idle", "active", "stale"), counts, status, self.status_style)
+        append_problem(out, counts.get("unparseable", 0), "unparseable", self.status_style("problem"))
+        append_problem(out, counts.get("duplicate", 0), "share an ID", self.status_style("problem"))
+        append_shown(out, shown, text, loading)
         if sort:
             out.append(f"  │ sort {sort} {'▼' if reverse else '▲'}", style="dim")
         if marked:

@@ -7,15 +7,12 @@ filter like 40. User text goes into Segments as-is: it is never parsed as markup
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from rich.cells import cell_len, set_cell_size
+from rich.cells import set_cell_size
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Size
 from textual.strip import Strip
 
-from memboard.widgets.row_table import Column, RowTable, cell_line
+from memboard.widgets.row_table import Column, RowTable
 from memboard.widgets.rows import NoteRow
 
 NoteColumn = Column[NoteRow]
@@ -73,28 +70,16 @@ class NoteTable(RowTable):
     class HeaderClicked(RowTable.HeaderClicked):
         """A column header was clicked (sort by it)."""
 
+    DEFAULT_SORT = "id"
+    STAY_WITHOUT_KEEP = True
+
     def __init__(self, *, id: str | None = None) -> None:
         """An empty table."""
         super().__init__(id=id)
         self.rows: list[NoteRow] = []
-        self.fresh: set[str] = set()
-        self.now = datetime.now()
-        self.sort_column = "id"
-        self.sort_reverse = False
         self._columns: tuple[int, list[tuple[NoteColumn, int]]] | None = None
 
     # -- data ---------------------------------------------------------------------------
-
-    def set_rows(self, rows: list[NoteRow], now: datetime, keep: str | None = None) -> None:
-        """Show rows, keeping the cursor on the note keep when it is still there."""
-        self.rows = rows
-        self.now = now
-        self.virtual_size = Size(self.virtual_size.width, len(rows) + 1)
-        target = min(self.cursor, max(len(rows) - 1, 0))
-        if keep is not None:
-            target = next((i for i, row in enumerate(rows) if row.id == keep), target)
-        self.move_cursor(target)
-        self.refresh()
 
     def _component_style(self, name: str) -> Style:
         """A component class's rich style: whole for the header, cursor and fresh rows; only what it sets for
@@ -115,17 +100,6 @@ class NoteTable(RowTable):
         if self._columns is None or self._columns[0] != width:
             self._columns = (width, layout_for(width))
         return self._columns[1]
-
-    def render_line(self, y: int) -> Strip:
-        """One screen line: the header at y == 0, else the row at scroll offset + y - 1."""
-        width = self.scrollable_content_region.width
-        layout = self._layout()
-        if y == 0:
-            return self._header(layout, width)
-        index = int(self.scroll_offset.y) + y - 1
-        if index >= len(self.rows):
-            return Strip.blank(width, self.rich_style)
-        return self._row(self.rows[index], index, layout, width)
 
     def _header(self, layout: list[tuple[NoteColumn, int]], width: int) -> Strip:
         """The header line with a sort arrow on the sorted column."""
@@ -149,17 +123,15 @@ class NoteTable(RowTable):
             self._style("problem" if problem else row.status) if problem or row.status in STATUSES else Style()
         )
         superseded = row.status == "superseded"
-        segments = [Segment("! " if problem else "  ", base + status_style if problem else base)]
-        for column, col_width in layout:
-            text = set_cell_size(cell_line(column.text(row, self.now)), col_width) + " "
+        dim = self._style("dim")
+
+        def style_of(column: NoteColumn) -> Style:
+            """A cell's style: the status in its colour, the quieter columns (and superseded notes) dim."""
             if column is STATUS_COLUMN:
-                style = base + status_style
-            elif superseded or column in (AGE_COLUMN, UPDATED_COLUMN, PROJECT_COLUMN, SCOPE_COLUMN):
-                style = base + self._style("dim")
-            else:
-                style = base
-            segments.append(Segment(text, style))
-        used = sum(cell_len(s.text) for s in segments)
-        if used < width:
-            segments.append(Segment(" " * (width - used), base))
-        return Strip(segments).crop(0, width).simplify()
+                return base + status_style
+            if superseded or column in (AGE_COLUMN, UPDATED_COLUMN, PROJECT_COLUMN, SCOPE_COLUMN):
+                return base + dim
+            return base
+
+        first = Segment("! " if problem else "  ", base + status_style if problem else base)
+        return self._line(row, first, layout, width, base, style_of)

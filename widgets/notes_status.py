@@ -6,6 +6,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from memboard.widgets.status_line import append_counts, append_problem, append_shown
+
 STATUS_KEYS = ("all", "active", "superseded")
 
 
@@ -32,19 +34,9 @@ class NotesStatus(Static):
         """Render both lines from the view's state (status and note_type are `all` when not filtered)."""
         out = Text(no_wrap=True, overflow="ellipsis")
         out.append("▤ notes ", style="bold")
-        for key in STATUS_KEYS:
-            look = Style(bold=True) if key == "all" else self.colour(key)
-            out.append(f" {key} {counts.get(key, 0):,} ", style=Style(reverse=True) + look if key == status else look)
-            out.append(" ")
-        if problems:
-            out.append(f" ! {problems} with metadata problems ", style=self.colour("problem"))
-            out.append(" ")
-        if loading:
-            out.append(" loading… ", style="italic")
-        out.append(f"│ showing {shown:,}", style="dim")
-        if text:
-            out.append("  filter ", style="dim")
-            out.append(repr(text)[1:-1] if not text.isprintable() else text, style="bold")
+        append_counts(out, STATUS_KEYS, counts, status, self.colour)
+        append_problem(out, problems, "with metadata problems", self.colour("problem"))
+        append_shown(out, shown, text, loading)
         out.append("\n")
         for number, (name, count) in enumerate((n, c) for n, c in types.items() if c or n == note_type):
             if number:

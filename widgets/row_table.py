@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.events import Click
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -63,6 +65,8 @@ class RowTable(ScrollView, can_focus=True):
         Binding("end", "last", "last", show=False, id="table.last"),
     ]
 
+    DEFAULT_SORT: ClassVar[str] = ""  # the column a fresh table is sorted by
+    STAY_WITHOUT_KEEP: ClassVar[bool] = False  # set_rows without keep leaves the cursor where it stood
     COLUMNS_FROM: ClassVar[int] = 0  # the screen column where the first column starts (after any mark)
 
     cursor = reactive(0, always_update=True, repaint=False)
@@ -87,8 +91,26 @@ class RowTable(ScrollView, can_focus=True):
         """An empty table."""
         super().__init__(name=name, id=id, classes=classes)
         self.rows: Sequence[Keyed] = []
+        self.empty_text = ""  # why there is no row, drawn where the rows would be
+        self.fresh: set[str] = set()  # rows highlighted as new
+        self.now = datetime.now()
+        self.sort_column = self.DEFAULT_SORT
+        self.sort_reverse = False
         self._last_key: str | None = None
         self._styles: dict[str, Style] = {}
+
+    def set_rows(self, rows: Sequence[Keyed], now: datetime, keep: str | None = None) -> None:
+        """Show rows, keeping the cursor on the row keep when it is still there (else where it stood; without
+        keep, at the top unless STAY_WITHOUT_KEEP)."""
+        self.rows = rows
+        self.now = now
+        self.virtual_size = Size(self.virtual_size.width, len(rows) + 1)
+        near = min(self.cursor, max(len(rows) - 1, 0))
+        target = near if keep is not None or self.STAY_WITHOUT_KEEP else 0
+        if keep is not None:
+            target = next((i for i, row in enumerate(rows) if row.id == keep), target)
+        self.move_cursor(target)
+        self.refresh()
 
     @property
     def current(self) -> Any:
@@ -145,6 +167,52 @@ class RowTable(ScrollView, can_focus=True):
     def _layout(self) -> list[tuple[Any, int]]:
         """The columns on screen with their widths (each column has a `key`)."""
         return []
+
+    def _header(self, layout: list[tuple[Any, int]], width: int) -> Strip:
+        """The header line (each table draws its own)."""
+        return Strip.blank(width, self.rich_style)
+
+    def _row(self, row: Any, index: int, layout: list[tuple[Any, int]], width: int) -> Strip:
+        """One row's line (each table draws its own)."""
+        return Strip.blank(width, self.rich_style)
+
+    def _line(
+        self,
+        row: Any,
+        first: Segment,
+        layout: list[tuple[Any, int]],
+        width: int,
+        base: Style,
+        style_of: Callable[[Any], Style],
+    ) -> Strip:
+        """A row's line: first (its mark), then each column's cell in the style style_of(column) gives,
+        padded to width in base."""
+        segments = [first]
+        for column, col_width in layout:
+            text = set_cell_size(cell_line(column.text(row, self.now)), col_width) + " "
+            segments.append(Segment(text, style_of(column)))
+        used = sum(cell_len(s.text) for s in segments)
+        if used < width:
+            segments.append(Segment(" " * (width - used), base))
+        # simplified: equal-styled neighbours joined, so a line's segments (and the SVG of
+        # a snapshot test) do not depend on which rendering path produced them
+        return Strip(segments).crop(0, width).simplify()
+
+    def render_line(self, y: int) -> Strip:
+        """One screen line: the header at y == 0, else the row at scroll offset + y - 1 (an empty table says
+        empty_text, dimmed, on its first line)."""
+        width = self.scrollable_content_region.width
+        layout = self._layout()
+        if y == 0:
+            return self._header(layout, width)
+        index = int(self.scroll_offset.y) + y - 1
+        if index >= len(self.rows):
+            if y == 1 and not self.rows and self.empty_text:
+                return Strip(
+                    [Segment(set_cell_size("  " + self.empty_text, width), self.rich_style + self._style("dim"))], width
+                )
+            return Strip.blank(width, self.rich_style)
+        return self._row(self.rows[index], index, layout, width)
 
     # -- actions ------------------------------------------------------------------------
 

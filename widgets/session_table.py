@@ -8,15 +8,12 @@ as-is: it is never parsed as markup.
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from rich.cells import cell_len, set_cell_size
+from rich.cells import set_cell_size
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Size
 from textual.strip import Strip
 
-from memboard.widgets.row_table import Column, RowTable, cell_line
+from memboard.widgets.row_table import Column, RowTable
 from memboard.widgets.rows import BoardRow
 
 SessionColumn = Column[BoardRow]
@@ -58,35 +55,16 @@ class SessionTable(RowTable):
     class HeaderClicked(RowTable.HeaderClicked):
         """A column header was clicked (sort by it)."""
 
+    DEFAULT_SORT = "line"
+
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         """An empty table."""
         super().__init__(name=name, id=id, classes=classes)
         self.rows: list[BoardRow] = []
         self.marked: set[str] = set()
-        self.fresh: set[str] = set()
-        self.now = datetime.now()
-        self.sort_column = "line"
-        self.sort_reverse = False
-        self.empty_text = ""  # why there is no row, drawn where the rows would be
         self._columns_cache: tuple[int, list[tuple[SessionColumn, int]]] | None = None
 
     # -- data ---------------------------------------------------------------------------
-
-    def set_rows(self, rows: list[BoardRow], now: datetime, keep: str | None = None) -> None:
-        """Show rows, keeping the cursor on the row with key keep when it is still there."""
-        self.rows = rows
-        self.now = now
-        self.virtual_size = Size(self.virtual_size.width, len(rows) + 1)
-        target = 0
-        if keep is not None:
-            for i, row in enumerate(rows):
-                if row.id == keep:
-                    target = i
-                    break
-            else:
-                target = min(self.cursor, max(len(rows) - 1, 0))
-        self.move_cursor(target)
-        self.refresh()
 
     def _component_style(self, name: str) -> Style:
         """A component class's rich style.
@@ -130,21 +108,6 @@ class SessionTable(RowTable):
         """The keys of the columns on screen, left to right (what `s` cycles through)."""
         return [column.key for column, _ in self._layout()]
 
-    def render_line(self, y: int) -> Strip:
-        """One screen line: the header at y == 0, else the row at scroll offset + y - 1."""
-        width = self.scrollable_content_region.width
-        layout = self._layout()
-        if y == 0:
-            return self._header(layout, width)
-        index = int(self.scroll_offset.y) + y - 1
-        if index >= len(self.rows):
-            if y == 1 and not self.rows and self.empty_text:
-                return Strip(
-                    [Segment(set_cell_size("  " + self.empty_text, width), self.rich_style + self._style("dim"))], width
-                )
-            return Strip.blank(width, self.rich_style)
-        return self._row(self.rows[index], index, layout, width)
-
     def _header(self, layout: list[tuple[SessionColumn, int]], width: int) -> Strip:
         """The header line with a sort arrow on the sorted column."""
         style = self._style("header")
@@ -178,23 +141,18 @@ class SessionTable(RowTable):
             status_style = Style()
         dim = self._style("dim")
         mark = "●" if marked else ("!" if row.problem or row.dups else " ")
-        segments = [Segment(mark + " ", base + self._style("problem") if row.problem or row.dups else base)]
-        for column, col_width in layout:
-            text = set_cell_size(cell_line(column.text(row, self.now)), col_width) + " "
+
+        def style_of(column: SessionColumn) -> Style:
+            """A cell's style: the status (and a broken row's topic) in its colour, quieter columns dim."""
             if column is STATUS_COLUMN or (column is TOPIC_COLUMN and row.problem):
-                style = base + status_style
-            elif (
+                return base + status_style
+            if (
                 column in (REFS_COLUMN, AGE_COLUMN)
-                or (column is AGENT_COLUMN)
+                or column is AGENT_COLUMN
                 or (row.status == "idle" and not row.problem)
             ):
-                style = base + dim
-            else:
-                style = base
-            segments.append(Segment(text, style))
-        used = sum(cell_len(s.text) for s in segments)
-        if used < width:
-            segments.append(Segment(" " * (width - used), base))
-        # simplified: equal-styled neighbours joined, so a line's segments (and the SVG of
-        # a snapshot test) do not depend on which rendering path produced them
-        return Strip(segments).crop(0, width).simplify()
+                return base + dim
+            return base
+
+        first = Segment(mark + " ", base + self._style("problem") if row.problem or row.dups else base)
+        return self._line(row, first, layout, width, base, style_of)

@@ -8,7 +8,8 @@ the palette provider render the same entries.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Literal
 
@@ -93,11 +94,15 @@ class Action:
     """Bound on every modal as well, though not shown in footers (ctrl+c: quit, asking first)."""
     text_key: str = ""
     """The key a footer shows where a text box takes the others (`f1` for help, `ctrl+q` for quit)."""
+    id: str = ""
+    """The binding id a user keymap names it by, where the one made of owner and action is taken."""
 
     @property
     def binding_id(self) -> str:
         """The id a user keymap rebinds it by: `owner.action`, with its argument (`app.archive`,
         `app.status.idle`, `table.cursor_up`, `notes.edit`)."""
+        if self.id:
+            return self.id
         name, _, args = self.action.partition("(")
         argument = args.rstrip(")").strip("'\" ")
         return ".".join(part for part in (self.owner, name, argument) if part)
@@ -407,7 +412,16 @@ ACTIONS: tuple[Action, ...] = (
         pinned=True,
         text_key="ctrl+q",
     ),
-    Action("ctrl+q", "quit", "quit", "quit, also from a text box", Where.ANYWHERE, "app", priority=True),
+    Action(
+        "ctrl+q",
+        "quit",
+        "quit",
+        "quit, also from a text box",
+        Where.ANYWHERE,
+        "app",
+        priority=True,
+        id="app.quit_anywhere",
+    ),
     Action(
         "ctrl+c",
         "quit",
@@ -416,6 +430,7 @@ ACTIONS: tuple[Action, ...] = (
         Where.ANYWHERE,
         "app",
         in_modals=True,
+        id="app.quit_ctrl_c",
     ),
     Action(
         "ctrl+p",
@@ -945,3 +960,33 @@ def close_hint(owner: Owner, table: tuple[Action, ...] = ACTIONS) -> str:
         if entry.owner == owner and entry.action == "close":
             return f"{entry.key_text} {entry.label}"
     return ""
+
+
+def rebound(keymap: Mapping[str, str], table: tuple[Action, ...] = ACTIONS) -> tuple[Action, ...]:
+    """The table with a user keymap applied (binding id -> keys, as Textual's App.set_keymap takes it): each
+    entry it names shows and is bound to its new keys, in the footers, the help and the palette alike."""
+    return tuple(
+        replace(entry, keys=keymap[entry.binding_id], key_display=None, text_key="")
+        if entry.owner and entry.binding_id in keymap
+        else entry
+        for entry in table
+    )
+
+
+def read_keymap(value: object, table: tuple[Action, ...] = ACTIONS) -> tuple[dict[str, str], list[str]]:
+    """The config's `[keymap]` table (binding id = "keys") as a keymap, and what in it cannot be used, in words."""
+    if value is None:
+        return {}, []
+    if not isinstance(value, Mapping):
+        return {}, ['keymap: expected a table of binding id = "keys"']
+    known = {entry.binding_id for entry in table if entry.owner}
+    keymap: dict[str, str] = {}
+    problems: list[str] = []
+    for name, keys in value.items():
+        if name not in known:
+            problems.append(f"keymap: no key is bound as {name!r}")
+        elif not isinstance(keys, str) or not keys.strip():
+            problems.append(f'keymap: {name} takes keys as text, such as "x" or "ctrl+x,y"')
+        else:
+            keymap[name] = ",".join(key.strip() for key in keys.split(","))
+    return keymap, problems

@@ -28,7 +28,7 @@ from ..core.files.root import MemoryRoot
 from ..core.files.settle import settle_seconds
 from ..core.formats import clock
 from ..core.formats.ids import DEFAULT_AGENT
-from .actions import ACTIONS, KeyTable, bindings
+from .actions import KeyTable, bindings, read_keymap, rebound
 from .messages import (
     AskScreen,
     BoardClosed,
@@ -94,7 +94,11 @@ class MemboardApp(App):
         self._flow_waits: set[asyncio.Task[Any]] = set()  # flows' asks and waits on the board's loop
         self._closed = False
         self.sub_title = self.memory_root.path.name or str(self.memory_root.path)
-        self.key_table = KeyTable(ACTIONS)  # what every footer draws (a KeySource)
+        # the user's keymap (config `[keymap]`: binding id = "keys") rebinds keys as Textual's keymap does;
+        # the footers, the help and the palette show the table with it applied
+        self.keymap, self.keymap_problems = read_keymap(self.config.get("keymap"))
+        self.key_table = KeyTable(rebound(self.keymap))  # what every footer draws (a KeySource)
+        self.set_keymap(self.keymap)
         self.sessions = SessionsScreen(self.memory_root, self.sub_title, watch=watch)
 
     def get_default_screen(self) -> Screen:
@@ -116,12 +120,14 @@ class MemboardApp(App):
         return self.key_table.footer_keys(context)
 
     def on_mount(self) -> None:
-        """Apply the theme."""
+        """Apply the theme; say what of the keymap cannot be used."""
         theme = str(self.config.get("theme") or DEFAULT_THEME)
         try:
             self.theme = theme
         except Exception:
             self.theme = DEFAULT_THEME
+        for problem in self.keymap_problems:
+            self.notify(problem, severity="warning")
 
     # -- what the flows see (FlowHost) ----------------------------------------------------
 
@@ -271,7 +277,7 @@ class MemboardApp(App):
         # lazy: its Markdown widget loads on first use (start-up stays light)
         from .screens.help import HelpScreen
 
-        self.push_screen(HelpScreen())
+        self.push_screen(HelpScreen(self.key_table.entries))
 
     # -- the flows --------------------------------------------------------------------------
 

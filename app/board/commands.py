@@ -67,10 +67,11 @@ class BoardCommands(Provider):
 
     def offered(self) -> list[Command]:
         """The board's commands; over another screen (the notes view) only those that act anywhere."""
-        listed = commands(cast("MemboardApp", self.app).sessions)
+        board = cast("MemboardApp", self.app)
+        listed = commands(board.sessions, board.key_table.entries)
         if self.screen is self.app.screen_stack[0]:
             return listed
-        anywhere = {entry.palette for entry in ACTIONS if entry.where is Where.ANYWHERE}
+        anywhere = {entry.palette for entry in board.key_table.entries if entry.where is Where.ANYWHERE}
         return [command for command in listed if command.name in anywhere]
 
     async def discover(self) -> Hits:

@@ -178,6 +178,13 @@ class FlowRunner:
         """Wait for future; BoardClosed when the board closes first."""
         return self.host.wait(future)
 
+    def choose(self, op: str, picker: Screen[Result]) -> Result | None:
+        """Ask the user to pick in picker; when it is dismissed instead, the flow ends cancelled (None)."""
+        picked = self.ask(picker)
+        if picked is None:
+            self.finish(op, f"{op} cancelled: nothing written")
+        return picked
+
     def planned(self, title: str, work: Callable[[], Result]) -> Result:
         """work() (building a plan or a list) in a planning thread; past PLANNING_DELAY a "planning…" screen
         shows how long it takes, and escape there raises Cancelled (the work's result is dropped)."""
@@ -214,8 +221,13 @@ class FlowRunner:
     ) -> None:
         """Report the flow's end and wait until the board shows its result (re-read when applied)."""
         finished = FlowFinished(op, outcome, applied, severity, select_id, clear_marks, list(details or []), follow_up)
-        if self.host.post_message(finished):
-            self.wait(finished.shown)
+        shown = self.tell(finished)
+        if shown is not None:
+            self.wait(shown)
+
+    def tell(self, finished: FlowFinished) -> Future[None] | None:
+        """Post a flow's end to the view that shows it; what completes once it is shown (None: nobody to tell)."""
+        return finished.shown if self.host.post_message(finished) else None
 
     def refuse(self, op: str, title: str, exc: Exception, session_id: str | None = None) -> bool:
         """Explain a refusal in the board's words, offering its fix flow where there is one; nothing was written.

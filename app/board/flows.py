@@ -226,16 +226,16 @@ class BoardFlows(FlowRunner):
             )
             self.finish("release", "nothing to release")
             return
-        picked = self.ask(
+        picked = self.choose(
+            "release",
             SessionPicker(
                 f"{title}: which reference?",
                 choices,
                 hint=f"Sessions that continue from {session_id}, and those it continues "
                 "from. The link is removed on both sides.",
-            )
+            ),
         )
         if picked is None:
-            self.finish("release", "release cancelled: nothing written")
             return
         direction, other = picked.split("\x00", 1)
         source, follower = (session_id, other) if direction == REFERENCED_BY else (other, session_id)
@@ -266,12 +266,17 @@ class BoardFlows(FlowRunner):
 
     def sequence_preview(self, title: str, pending: list[str], when: datetime) -> tuple[Sequence, PreviewScreen]:
         """Plan the marked rows one after another (in the planning thread) and their combined preview."""
-        root = self.host.memory_root
+        planned: list[Sequence] = []
+
+        def build(root: MemoryRoot) -> Plan:
+            """The sequence as one plan (built again while a file it read is caught mid-save)."""
+            planned.append(plan_sequence(root, "archive", pending, partial(plan_archive, when=when)))
+            return planned[-1].combined()
 
         def work() -> tuple[Sequence, PreviewScreen]:
-            """The sequence and its preview, built off the UI thread."""
-            seq = plan_sequence(root, "archive", pending, partial(plan_archive, when=when))
-            combined = seq.combined()
+            """The sequence and its preview, built off the UI thread from settled files."""
+            combined = self.settled(build)
+            seq = planned[-1]
             headline, block = archive_sequence(seq.steps, seq.refused)
             return seq, PreviewScreen(title, combined, self.plan_view(combined, lambda p: (headline, block, {})))
 

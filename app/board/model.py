@@ -7,14 +7,24 @@ keeps a keystroke at 100k rows well under the 50 ms budget.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, Protocol, TypeVar
 
 from memboard.widgets.rows import BoardRow
 
 from ..core.formats.index import STATUSES, IndexFile
 
 ALL = "all"
+
+
+class Searchable(Protocol):
+    """A row the text filter searches: its lowercase haystack."""
+
+    haystack: str
+
+
 STATUS_FILTERS = (ALL, *STATUSES)
 
 # sortable columns: key -> header label
@@ -31,6 +41,32 @@ SORT_COLUMNS: dict[str, str] = {
     "updated_at": "Updated At",
     "age": "Age",
 }
+
+
+H = TypeVar("H", bound=Searchable)
+LastView = tuple[tuple[Any, ...], str, list[H]]
+
+
+def narrowed(
+    last: LastView[H] | None, key: tuple[Any, ...], text: str, start: Callable[[], list[H]]
+) -> tuple[list[H], LastView[H]]:
+    """The rows holding every word of text (lowercased), and the view to narrow from next time.
+
+    Typing narrows: when text extends the last view's text under the same key (filters and order),
+    only the last result is searched; else the rows start() gives.
+    """
+    needle = text.lower()
+    words = needle.split()
+    if last is not None and last[0] == key and last[1] and needle.startswith(last[1]):
+        rows = last[2]
+        # the previous words already hold, except the last one, which may have grown
+        done = len(last[1].split()) - (0 if last[1][-1].isspace() else 1)
+        words = words[max(done, 0) :]
+    else:
+        rows = start()
+    for w in words:  # one tight pass per word: cheaper than all() per row
+        rows = [r for r in rows if w in r.haystack]
+    return rows, (key, needle, rows)
 
 
 @dataclass
@@ -74,7 +110,7 @@ class BoardModel:
         self.problems = problems or []
         self.markers: list[int] = []  # merge-conflict marker lines of index.md (its rows are then read through them)
         self.source: IndexSource | None = None
-        self._last_view: tuple[tuple[str, str, bool], str, list[BoardRow]] | None = None
+        self._last_view: LastView[BoardRow] | None = None
         self._orders: dict[str, list[BoardRow]] = {"line": rows}
         self.missing = False  # index.md does not exist (as opposed to holding no row)
         self.by_id: dict[str, BoardRow] = {}
@@ -136,22 +172,13 @@ class BoardModel:
         Typing narrows: when the text extends the previous query's (same status and order),
         only the previous result is searched.
         """
-        key = (status, column, reverse)
-        needle = text.lower()
-        words = needle.split()
-        last = self._last_view
-        if last is not None and last[0] == key and last[1] and needle.startswith(last[1]):
-            rows = last[2]
-            # the previous words already hold, except the last one, which may have grown
-            done = len(last[1].split()) - (0 if last[1][-1].isspace() else 1)
-            words = words[max(done, 0) :]
-        else:
+
+        def start() -> list[BoardRow]:
+            """Every row in this order with this status."""
             rows = self.ordered(column, reverse)
-            if status != ALL:
-                rows = [r for r in rows if r.status == status]
-        for w in words:  # one tight pass per word: cheaper than all() per row
-            rows = [r for r in rows if w in r.haystack]
-        self._last_view = (key, needle, rows)
+            return rows if status == ALL else [r for r in rows if r.status == status]
+
+        rows, self._last_view = narrowed(self._last_view, (status, column, reverse), text, start)
         return rows
 
     def new_ids(self, previous: BoardModel | None) -> set[str]:

@@ -244,3 +244,43 @@ async def test_help_screen_and_palette_on_the_running_board(demo_root):
             for i in range(app.screen.query_one("CommandList").option_count)
         ]
         assert any(line.startswith("Archive  a") for line in shown), shown
+
+
+async def test_a_keymap_in_the_config_rebinds_a_key_in_the_footer_help_palette_and_on_the_board(demo_root):
+    import os
+    from pathlib import Path
+
+    Path(os.environ["MEMBOARD_CONFIG"]).write_text(
+        '[keymap]\n"board.archive" = "x"\n"app.help" = "h"\n"board.nothing" = "z"\n', encoding="utf-8"
+    )
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await pilot.pause()
+        footer = app.sessions.query_one(KeyBar).text
+        assert " x archive " in footer and " a archive " not in footer and " h help " in footer
+        assert any("no key is bound as 'board.nothing'" in n.message for n in app._notifications)
+        await pilot.press("h")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        help_lines = app.screen.query_one("#help-keys").render().plain.splitlines()
+        assert any(line.split()[:3] == ["x", "archive", "the"] for line in help_lines), help_lines
+        await pilot.press("escape", "ctrl+p", *"archive")
+        await pilot.pause(0.3)
+        palette = app.screen.query_one("CommandList")
+        shown = [str(palette.get_option_at_index(i).prompt) for i in range(palette.option_count)]
+        assert any(line.startswith("Archive  x") for line in shown), shown
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("a")  # the old key does nothing now
+        await pilot.pause(0.3)
+        assert app.screen is app.sessions and app._flows is None
+        await pilot.press("x")  # the new key starts the archive flow
+        await pilot.pause(0.3)
+        assert app._flows is not None and app.flows.worker is not None and app.flows.worker.name == "archive"
+
+
+def test_every_binding_has_its_own_id_for_a_keymap_to_name():
+    ids = [entry.binding_id for entry in ACTIONS if entry.owner]
+    assert len(ids) == len(set(ids))
+    assert {"board.archive", "board.status.idle", "app.help", "app.quit", "table.cursor_up", "notes.edit"} <= set(ids)
+    assert all(b.id for owner in ("app", "board", "notes", "preview") for b in bindings(owner) if hasattr(b, "id"))

@@ -20,6 +20,7 @@ ALLOWED = {
     "memboard.widgets.rows",
     "memboard.widgets.panes",
     "memboard.widgets.row_table",
+    "memboard.widgets.status_line",
     "memboard.core.formats.clock",
     "memboard.core.formats.index",
     "memboard.core.results",

@@ -28,6 +28,7 @@ from ...core.results import NoteConflict, NoteDetail
 from ..actions import bindings
 from ..loader import without_metadata
 from ..screens import SessionPicker
+from ..screens.form import FormScreen
 
 EDIT_HINT = (
     "What / Why / Where / Learned as Markdown under their `## ` headings (headings of level 3 and "
@@ -93,7 +94,7 @@ class NoteForm:
         return NoteFields(**changed, **texts)
 
 
-class NoteEditScreen(ModalScreen[NoteForm | None]):
+class NoteEditScreen(FormScreen[NoteForm | None]):
     """Edit a note's title, type, scope, project and sections; returns the form to preview."""
 
     CSS_PATH = [FLOWS_TCSS, NOTES_TCSS]
@@ -142,19 +143,6 @@ class NoteEditScreen(ModalScreen[NoteForm | None]):
             project=self.query_one("#note-edit-project", Input).value,
             text=self.query_one("#note-edit-text", TextArea).text,
         )
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter in an input previews."""
-        event.stop()
-        self.action_preview()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Preview or cancel from the buttons."""
-        event.stop()
-        if event.button.id == "preview":
-            self.action_preview()
-        else:
-            self.action_cancel()
 
     def action_preview(self) -> None:
         """Hand the edited form to the flow, which previews the change."""

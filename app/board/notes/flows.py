@@ -28,6 +28,7 @@ from ...core.plan import Plan
 from ...core.results import NoteSaveResult
 from ..flowrun import plain_words
 from ..flows import BoardFlows, Builder, FlowHost
+from ..messages import FlowFinished
 from ..screens import Choice as PickerChoice
 from ..screens import MessageScreen
 from .dialogs import ConflictScreen, NoteEditScreen, NoteForm, NotePicker
@@ -84,23 +85,11 @@ class NoteFlows(BoardFlows):
         super().__init__(host)
         self.view = view
 
-    def finish(
-        self,
-        op: str,
-        outcome: str,
-        *,
-        applied: bool = False,
-        severity: SeverityLevel = "information",
-        select_id: str | None = None,
-        clear_marks: bool = False,
-        details: list[str] | None = None,
-        follow_up: tuple[str, str | None] | None = None,
-    ) -> None:
-        """Report the flow's end to the notes view and wait until it shows the result (re-read when applied;
-        the session flows' marks, details and fix flows do not apply to notes)."""
-        finished = NoteFlowFinished(op, outcome, applied, severity, select_id)
-        if self.view.post_message(finished):
-            self.wait(finished.shown)
+    def tell(self, finished: FlowFinished) -> Future[None] | None:
+        """Tell the notes view of a flow's end (the session flows' marks, details and fix flows do not apply to
+        notes); it re-reads the notes when the flow wrote, and completes what is returned once it is shown."""
+        told = NoteFlowFinished(finished.op, finished.outcome, finished.applied, finished.severity, finished.select_id)
+        return told.shown if self.view.post_message(told) else None
 
     # -- starting a flow (UI thread) --------------------------------------------------------
 
@@ -179,16 +168,16 @@ class NoteFlows(BoardFlows):
 
     def flow_supersede(self, note_id: str, choices: list[PickerChoice]) -> None:
         """Pick the note that replaces note_id, preview both files' links, apply."""
-        picked = self.ask(
+        picked = self.choose(
+            "supersede",
             NotePicker(
                 f"Supersede {note_id}: which note replaces it?",
                 choices,
                 hint=f"{note_id} will be marked superseded by the note picked, "
                 "and that note will name it under Supersedes.",
-            )
+            ),
         )
         if picked is None:
-            self.finish("supersede", "supersede cancelled: nothing written")
             return
         when = now()
         self.preview_and_apply(

@@ -15,7 +15,7 @@ from memboard.widgets.rows import NoteRow
 from ...core.formats.note import STATUSES
 from ...core.formats.topic import TYPES
 from ...core.results import NoteView
-from ..model import ALL
+from ..model import ALL, LastView, narrowed
 
 STATUS_FILTERS = (ALL, *STATUSES)
 TYPE_FILTERS = (ALL, *TYPES)
@@ -42,7 +42,7 @@ class NotesModel:
         self.complete = complete
         self.by_id = {r.id: r for r in rows}
         self._orders: dict[str, list[NoteRow]] = {"id": rows}
-        self._last_view: tuple[tuple[str, str, str, bool], str, list[NoteRow]] | None = None
+        self._last_view: LastView[NoteRow] | None = None
         counts = dict.fromkeys(STATUS_FILTERS, 0)
         types = dict.fromkeys((*TYPES, OTHER), 0)
         problems = 0
@@ -83,23 +83,17 @@ class NotesModel:
     ) -> list[NoteRow]:
         """Rows matching the text filter (every word, in ID, title, type, scope, project or session),
         the status and the type; typing that extends the previous text searches the previous result."""
-        key = (status, note_type, column, reverse)
-        needle = text.lower()
-        words = needle.split()
-        last = self._last_view
-        if last is not None and last[0] == key and last[1] and needle.startswith(last[1]):
-            rows = last[2]
-            done = len(last[1].split()) - (0 if last[1][-1].isspace() else 1)
-            words = words[max(done, 0) :]
-        else:
+
+        def start() -> list[NoteRow]:
+            """Every note in this order with this status and type."""
             rows = self.ordered(column, reverse)
             if status != ALL:
                 rows = [r for r in rows if r.view.status == status]
             if note_type != ALL:
                 rows = [r for r in rows if r.view.type == note_type]
-        for w in words:
-            rows = [r for r in rows if w in r.haystack]
-        self._last_view = (key, needle, rows)
+            return rows
+
+        rows, self._last_view = narrowed(self._last_view, (status, note_type, column, reverse), text, start)
         return rows
 
     def new_ids(self, previous: NotesModel) -> set[str]:

@@ -29,7 +29,7 @@ from memboard.widgets.panes import NotePaneView
 from ...core.formats import clock
 from ...core.ops.notes.chain import note_chain
 from ...core.results import NoteView
-from ..actions import bindings, palette_entries
+from ..actions import Action, KeyTable, bindings, palette_entries
 from ..browse import BrowseScreen, Ids
 from ..commands import sentence
 from ..flowrun import FlowHost
@@ -75,9 +75,13 @@ class NotePaneLoaded(Message):
 class NotesCommands(Provider):
     """The notes view's actions for the command palette (the action table's entries of owner "notes")."""
 
+    def table(self) -> tuple[Action, ...]:
+        """The board's action table, with the user's keymap applied."""
+        return getattr(self.app, "key_table", KeyTable()).entries
+
     async def discover(self) -> Hits:
         """Every notes command, for the empty palette."""
-        for entry in palette_entries(owner="notes"):
+        for entry in palette_entries(self.table(), owner="notes"):
             yield DiscoveryHit(
                 f"{entry.palette}  {entry.key_text}",
                 self.runner(entry.action),
@@ -88,7 +92,7 @@ class NotesCommands(Provider):
     async def search(self, query: str) -> Hits:
         """Notes commands matching the query."""
         matcher = self.matcher(query)
-        for entry in palette_entries(owner="notes"):
+        for entry in palette_entries(self.table(), owner="notes"):
             score = matcher.match(entry.palette)
             if score > 0:
                 yield Hit(

@@ -52,16 +52,21 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = bindings("help")
 
+    def __init__(self, table: tuple[Action, ...] = ACTIONS) -> None:
+        """The help of table's keys (the board's, with the user's keymap applied)."""
+        super().__init__()
+        self.table = table
+
     def compose(self) -> ComposeResult:
         """The help text in a scrollable box, its close keys on the border."""
         from textual.widgets import Markdown  # imported on first use: start-up stays light
 
         box = VerticalScroll(id="help-box")
         box.border_title = "help"
-        box.border_subtitle = close_hint("help")
+        box.border_subtitle = close_hint("help", self.table)
         with box:
             yield Markdown(ABOUT, id="help-text")
-            yield Static(key_table(), id="help-keys")
+            yield Static(key_table(self.table), id="help-keys")
         yield KeyBar("help")
 
     def action_close(self) -> None:

@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
 from memboard.styles import FLOWS_TCSS
@@ -21,6 +20,7 @@ from ...core.formats.snapshot import Snapshot
 from ..actions import bindings
 from ..loader import without_section
 from .confirm import KEEP, Choice, QuestionScreen
+from .form import FormScreen
 
 CONTEXT = "Current Context"
 
@@ -76,7 +76,7 @@ DISCARD = Choice("discard", "Discard the draft", "y")
 BACK = Choice("no", "Back to editing", "esc / n")
 
 
-class UpdateScreen(ModalScreen[EditorResult]):
+class UpdateScreen(FormScreen[EditorResult]):
     """Edit a session's Topic, Summary, Keywords and snapshot; returns what to do with the draft."""
 
     CSS_PATH = FLOWS_TCSS
@@ -129,19 +129,6 @@ class UpdateScreen(ModalScreen[EditorResult]):
             keywords=self.query_one("#update-keywords", Input).value,
             snapshot=self.query_one("#update-snapshot", TextArea).text,
         )
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Enter in an input previews."""
-        event.stop()
-        self.action_preview()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Preview or close from the buttons."""
-        event.stop()
-        if event.button.id == "preview":
-            self.action_preview()
-        else:
-            self.action_cancel()
 
     def action_preview(self) -> None:
         """Hand the edited form to the flow, which previews the merged result."""

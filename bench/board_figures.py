@@ -262,7 +262,8 @@ async def until_loaded(app, limit: float = 600.0) -> float:
     wall-clock moment."""
     deadline = time.monotonic() + limit
     while True:
-        model = getattr(app, "model", None)
+        view = getattr(app, "sessions", None)  # the board's sessions view holds its model
+        model = getattr(view, "model", None)
         if (
             model is not None
             and model.complete

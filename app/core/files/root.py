@@ -88,6 +88,10 @@ class MemoryRoot:
         """Refuse (one line, nothing written) to write into a folder its kind refuses (see trees.TreeKind.require)."""
         self.kind.require(self.path, self.real)
 
+    def shown(self, rel: str) -> str:
+        """How a patch names rel: as it is (a root's patch is applied in the root)."""
+        return rel
+
     def writable_folder(self) -> Path:
         """The folder whose write permission tells whether this tree can be written."""
         return self.path

@@ -38,6 +38,7 @@ SETTLE_ROUNDS = 32  # plan builds before the lock that may each find a file mid-
 R = TypeVar("R")
 Builder = Callable[[MemoryRoot], Plan[R]]
 Progress = Callable[[int, int], None]  # (file steps written, steps in the plan), called after each step
+LOCAL = "\x00local"  # the name of a plan's local-state tree among the reads confirmed under the lock (Confirmed)
 Pending = dict[str, tuple[bytes | None, bytes | None]]  # file -> (bytes the plan read, bytes it writes)
 
 
@@ -140,8 +141,12 @@ def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Seen
         if seen.data != before:
             return None
         seens[rel] = seen._replace(data=before)  # the same bytes: the plan's copy, this read's is let go
-    if not localstate.unchanged(root, plan):
-        return None
+    if plan.local:  # local state: a tree of its own, under the root's lock (see localstate.LocalStateTree)
+        state = localstate.LocalStateTree(root)
+        found = confirm(state, state.part(plan), budget)
+        if found is None:
+            return None
+        seens.elsewhere[LOCAL] = found
     for ch in plan.changes:
         if ch.kind == "rmdir":
             _require_empty(root, plan, ch.path)
@@ -293,7 +298,8 @@ def _noter(root: MemoryRoot, rel: str, data: bytes, step: int) -> Callable[[Sign
     """What atomic_write calls before its rename: tell the probe, then record the new version of rel as settled."""
 
     def note(sig: Signature) -> None:
-        probe.current().before_rename(step)
+        if root.counted:
+            probe.current().before_rename(step)
         root.known.note(rel, sig, data)
 
     return note
@@ -544,8 +550,18 @@ def write_and_verify(
     _require_allowed(root, plan)
     for _name, tree, part in others:
         _require_allowed(tree, part)
-    localstate.write_local(root, plan)  # local state first: a move copies there before the root loses anything
     elsewhere = getattr(reads, "elsewhere", {})
+    if plan.local:  # local state first: a move copies there before the root loses anything
+        state = localstate.LocalStateTree(root)
+        try:
+            write_and_verify(state, state.part(plan), elsewhere.get(LOCAL), settle_wait)
+        except (ChangedUnderfoot, NotSettled):
+            raise  # (the plan is built again, or the files never settled: as in the root)
+        except MemboardError as exc:  # (nothing of the root is written yet)
+            what = str(exc).removeprefix(f"{plan.op}: ").removesuffix("; nothing written")
+            raise MemboardError(
+                f"{plan.op}: memboard's local state {state.path}: {what}; nothing written in the memory root"
+            ) from None
     for name, tree, part in others:
         start = len(done)
         write_and_verify(tree, part, elsewhere.get(name), settle_wait, done=done)
@@ -554,7 +570,8 @@ def write_and_verify(
         for number in range(1, len(plan.changes) + 1):
             done.append(_write_step(root, plan, number, sigs, aged, done, settle_wait))
             try:
-                probe.current().after_step(number)
+                if root.counted:
+                    probe.current().after_step(number)
             except Exception as exc:
                 raise Incomplete(
                     f"{plan.op} incomplete: {exc}; done: {', '.join(done)}; run `memboard doctor`"

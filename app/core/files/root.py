@@ -44,6 +44,7 @@ class MemoryRoot:
 
     on_disk = True  # reads are the files' own bytes (a record of what they held may stand in for reading them)
     kind: TreeKind = MEMORY_ROOT  # the rules of the tree it is (see trees.py)
+    counted = True  # its steps are the ones the probe numbers (a crash test's FAULT_AFTER_STEP; not local state's)
 
     def __init__(self, path: str | os.PathLike[str]):
         """Wrap a root folder (it must exist and be a folder)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from .formats.text import BOM_BYTES
@@ -33,6 +33,8 @@ class Change:
     dest: str | None = None
     # how after comes from before line by line, when the writer knows it (the patch is then made from it)
     rewrite: Rewrite | None = field(default=None, compare=False, repr=False)
+    # the tree it changes, by the name its plan gives it (Plan.trees); "" is the tree the plan is applied to
+    tree: str = ""
 
     @classmethod
     def remove_folder(cls, path: str) -> Change:
@@ -40,9 +42,10 @@ class Change:
         return cls("rmdir", path, None, None)
 
     @classmethod
-    def write(cls, path: str, before: bytes | None, after: bytes) -> Change:
-        """Write after to path: a create when the file is absent (before is None), else a modify."""
-        return cls("create" if before is None else "modify", path, before, after)
+    def write(cls, path: str, before: bytes | None, after: bytes, tree: str = "") -> Change:
+        """Write after to path (in the tree named tree): a create when the file is absent (before is None), else a
+        modify."""
+        return cls("create" if before is None else "modify", path, before, after, tree=tree)
 
     def describe(self) -> str:
         """A short line such as `modify index.md`."""
@@ -99,15 +102,41 @@ class Plan(Generic[R]):
     # written under the same lock before the root's changes
     local: list[Change] = field(default_factory=list)
     premises: list[Premise] = field(default_factory=list)  # asked again under the lock (see Premise)
+    # changes in other trees, each naming its tree (Change.tree), written under every tree's lock after local state
+    # and before the plan's own tree; trees maps each name to its folder (a MemoryRoot or one of its kinds, such
+    # as filetree.FileTree)
+    elsewhere: list[Change] = field(default_factory=list)
+    trees: dict[str, MemoryRoot] = field(default_factory=dict)
 
     def with_result(self, result: S) -> Plan[S]:
         """The same plan carrying another result."""
-        return Plan(self.op, result, self.changes, self.checks, self.report, self.success, self.local, self.premises)
+        return Plan(
+            self.op,
+            result,
+            self.changes,
+            self.checks,
+            self.report,
+            self.success,
+            self.local,
+            self.premises,
+            self.elsewhere,
+            self.trees,
+        )
 
     @property
     def empty(self) -> bool:
-        """Whether the plan changes no file (in the root or in local state)."""
-        return not self.changes and not self.local
+        """Whether the plan changes no file (in the root, in local state or in another tree)."""
+        return not self.changes and not self.local and not self.elsewhere
+
+    def shown(self) -> list[Change]:
+        """The changes a preview shows: the plan's own tree's, then each other tree's with its paths as that tree
+        names them in a patch (see MemoryRoot.shown); a folder's removal is no part of a patch."""
+        out = [ch for ch in self.changes if ch.kind != "rmdir"]
+        for ch in self.elsewhere:
+            tree = self.trees.get(ch.tree)
+            if tree is not None and ch.kind != "rmdir":
+                out.append(replace(ch, path=tree.shown(ch.path), dest=tree.shown(ch.dest) if ch.dest else None))
+        return out
 
     def paths(self) -> list[str]:
         """Every path the plan reads or writes (or removes, a folder), in order, without repeats."""
@@ -132,7 +161,7 @@ class Plan(Generic[R]):
 
     def diff(self) -> str:
         """The plan as a git patch (text; bytes that are not UTF-8 appear as lone surrogates)."""
-        return "".join(diff_change(ch) for ch in self.changes if ch.kind != "rmdir")  # (a patch holds no folders)
+        return "".join(diff_change(ch) for ch in self.shown())
 
     def patch(self) -> bytes:
         """The plan as a git patch in bytes: `git apply` of it writes exactly the plan's bytes (the bytes
@@ -140,9 +169,7 @@ class Plan(Generic[R]):
         from .diff import file_patch_bytes  # lazy: as diff_change
 
         return b"".join(
-            file_patch_bytes(ch.kind, ch.path, ch.before, ch.after, ch.dest, ch.rewrite)
-            for ch in self.changes
-            if ch.kind != "rmdir"
+            file_patch_bytes(ch.kind, ch.path, ch.before, ch.after, ch.dest, ch.rewrite) for ch in self.shown()
         )
 
 

@@ -145,3 +145,12 @@ def test_a_real_move_to_another_file_system_when_one_is_at_hand(tmp_path):
         assert far.read_bytes() == b"across\n" and not source.exists()
     finally:
         shutil.rmtree(far.parent, ignore_errors=True)
+
+
+def test_the_key_is_the_same_whether_or_not_hashlib_is_loaded(tmp_path, monkeypatch):
+    import hashlib
+    import sys
+
+    want = hashlib.sha256(str(tmp_path).encode()).hexdigest()[:20]
+    monkeypatch.delitem(sys.modules, "hashlib")
+    assert statepaths.key(tmp_path) == want

@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -37,6 +38,7 @@ SETTLE_ROUNDS = 32  # plan builds before the lock that may each find a file mid-
 R = TypeVar("R")
 Builder = Callable[[MemoryRoot], Plan[R]]
 Progress = Callable[[int, int], None]  # (file steps written, steps in the plan), called after each step
+LOCAL = "\x00local"  # the name of a plan's local-state tree among the reads confirmed under the lock (Confirmed)
 Pending = dict[str, tuple[bytes | None, bytes | None]]  # file -> (bytes the plan read, bytes it writes)
 
 
@@ -100,10 +102,38 @@ def _planned(plan: Plan[Any], rel: str) -> bytes | None:
     return next((ch.after for ch in plan.changes if ch.path == rel), None)
 
 
+class Confirmed(dict[str, Seen]):
+    """The settled reads, under the locks, of the files a plan touches in its own tree; elsewhere holds those of
+    each other tree it writes in, by the tree's name."""
+
+    elsewhere: dict[str, dict[str, Seen]]
+
+
+def _elsewhere(plan: Plan[Any]) -> list[tuple[str, MemoryRoot, Plan[None]]]:
+    """The plan's changes in other trees as one plan per tree, by name, in order of first mention; a change naming
+    a tree the plan does not hold is refused (nothing written)."""
+    groups: dict[str, list[Change]] = {}
+    for ch in plan.elsewhere:
+        if ch.tree not in plan.trees:
+            raise MemboardError(f"{plan.op}: {ch.describe()} names the tree {ch.tree!r}, which the plan does not hold")
+        groups.setdefault(ch.tree, []).append(ch)
+    return [(name, plan.trees[name], Plan(plan.op, None, changes)) for name, changes in groups.items()]
+
+
 def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Seen] | None:
-    """Under the lock: each touched file's settled read when all still hold the plan's bytes (and the plan's
-    premises hold); None when one changed (after it settled), so the plan must be built again."""
-    seens: dict[str, Seen] = {}
+    """Under the locks: each touched file's settled read when all still hold the plan's bytes (and the plan's
+    premises hold), in its own tree and in every other it writes in (Confirmed.elsewhere); None when one
+    changed (after it settled), so the plan must be built again."""
+    seens = Confirmed()
+    seens.elsewhere = {}
+    for name, tree, part in _elsewhere(plan):
+        tree.window, tree.preview = root.window, False
+        tree.require_memory_root()
+        check_writable(tree)
+        found = confirm(tree, part, budget)
+        if found is None:
+            return None
+        seens.elsewhere[name] = found
     for rel, before in plan.expected_before().items():
         seen = root.read_seen(rel, before)
         if not root.settled(rel, seen, before, _planned(plan, rel)):
@@ -111,8 +141,12 @@ def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Seen
         if seen.data != before:
             return None
         seens[rel] = seen._replace(data=before)  # the same bytes: the plan's copy, this read's is let go
-    if not localstate.unchanged(root, plan):
-        return None
+    if plan.local:  # local state: a tree of its own, under the root's lock (see localstate.LocalStateTree)
+        state = localstate.LocalStateTree(root)
+        found = confirm(state, state.part(plan), budget)
+        if found is None:
+            return None
+        seens.elsewhere[LOCAL] = found
     for ch in plan.changes:
         if ch.kind == "rmdir":
             _require_empty(root, plan, ch.path)
@@ -169,11 +203,13 @@ def execute(
     if not dry_run:
         check_writable(root)
     if quick and not dry_run:
-        with locked(root, timeout):
+        with locked(root, timeout):  # (a quick plan writes in its own tree alone: see _locks)
             for _attempt in range(REBUILDS):
                 plan, seens = _settled_build(root, build, budget)
                 if plan.empty:
                     return plan
+                if plan.elsewhere:
+                    raise MemboardError(f"{plan.op}: a quick plan writes in one tree; nothing written")
                 try:
                     write_and_verify(root, plan, {rel: seens.get(rel) for rel in plan.expected_before()}, settle_wait)
                     return plan
@@ -185,20 +221,39 @@ def execute(
         return plan
     if plan.empty:
         return keep_learned(root, plan)
-    with locked(root, timeout):
-        for _attempt in range(REBUILDS):
-            confirmed = confirm(root, plan, budget)
-            if confirmed is None:
-                plan = settled_build(root, build, budget)
-                if plan.empty:
-                    return keep_learned(root, plan)
-                continue
-            try:
-                write_and_verify(root, plan, confirmed, settle_wait)
-                return plan
-            except ChangedUnderfoot:
-                continue
+    for _round in range(REBUILDS):
+        held = _lock_owners(plan)
+        with _locks(root, plan, timeout):
+            for _attempt in range(REBUILDS):
+                confirmed = confirm(root, plan, budget)
+                if confirmed is None:
+                    plan = settled_build(root, build, budget)
+                    if plan.empty:
+                        return keep_learned(root, plan)
+                    if _lock_owners(plan) != held:
+                        break  # the plan built again writes in other trees: their locks are taken anew
+                    continue
+                try:
+                    write_and_verify(root, plan, confirmed, settle_wait)
+                    return plan
+                except ChangedUnderfoot:
+                    continue
+            else:
+                raise _keep_changing(plan)
     raise _keep_changing(plan)
+
+
+def _lock_owners(plan: Plan[Any]) -> frozenset[str]:
+    """The real paths of the other trees a plan writes in (whose locks it is applied under)."""
+    return frozenset(str(tree.real) for tree in plan.trees.values())
+
+
+def _locks(root: MemoryRoot, plan: Plan[Any], timeout: float | None = None) -> AbstractContextManager[float]:
+    """The locks a plan is applied under: root's, and those of the other trees it writes in (in order of real
+    path, see lock.locked_trees)."""
+    if not plan.trees:
+        return locked(root, timeout)
+    return locked(root, timeout, [tree.tree for tree in plan.trees.values()])
 
 
 def _keep_changing(plan: Plan[Any]) -> MemboardError:
@@ -223,7 +278,7 @@ def apply_exact(
     root.window, root.preview = settle_seconds(), False
     budget = Budget(SETTLE_WAIT)
     check_writable(root)
-    with locked(root):
+    with _locks(root, plan):
         seens = confirm(root, plan, budget)
         if seens is None:
             fresh = settled_build(root, build, budget) if rebuild else plan
@@ -243,7 +298,8 @@ def _noter(root: MemoryRoot, rel: str, data: bytes, step: int) -> Callable[[Sign
     """What atomic_write calls before its rename: tell the probe, then record the new version of rel as settled."""
 
     def note(sig: Signature) -> None:
-        probe.current().before_rename(step)
+        if root.counted:
+            probe.current().before_rename(step)
         root.known.note(rel, sig, data)
 
     return note
@@ -474,26 +530,48 @@ def write_and_verify(
     reads: Mapping[str, Seen | None] | None = None,
     settle_wait: float = SETTLE_WAIT,
     progress: Progress | None = None,
+    done: list[str] | None = None,
 ) -> None:
-    """Write the plan's steps in order (caller holds the lock), then verify every step.
+    """Write the plan's steps in order (caller holds the locks), then verify every step.
 
     reads are the touched files' settled reads under the lock (by `confirm`, or the quick
     build's own): a file that no longer has the signature it had then is not replaced. What
     memboard writes is recorded as settled, so the next command does not wait for it. The
     probe hears of each written step (a crash test stops there: the operation is then incomplete);
-    progress, when given, is told after it (done, total).
+    progress, when given, is told after it (done, total). Its steps in other trees (Plan.elsewhere) are
+    written first, each tree's verified, after local state; done names the steps written before this call
+    (a failure after them is Incomplete).
     """
     reads = reads or {}
     sigs = {rel: seen.sig if seen else None for rel, seen in reads.items()}
     aged = {rel for rel, seen in reads.items() if seen is not None and aged_read(seen, root.fs_time(rel, seen))}
-    done: list[str] = []
+    done = [] if done is None else done
+    others = _elsewhere(plan)
     _require_allowed(root, plan)
-    localstate.write_local(root, plan)  # local state first: a move copies there before the root loses anything
+    for _name, tree, part in others:
+        _require_allowed(tree, part)
+    elsewhere = getattr(reads, "elsewhere", {})
+    if plan.local:  # local state first: a move copies there before the root loses anything
+        state = localstate.LocalStateTree(root)
+        try:
+            write_and_verify(state, state.part(plan), elsewhere.get(LOCAL), settle_wait)
+        except (ChangedUnderfoot, NotSettled):
+            raise  # (the plan is built again, or the files never settled: as in the root)
+        except MemboardError as exc:  # (nothing of the root is written yet)
+            what = str(exc).removeprefix(f"{plan.op}: ").removesuffix("; nothing written")
+            raise MemboardError(
+                f"{plan.op}: memboard's local state {state.path}: {what}; nothing written in the memory root"
+            ) from None
+    for name, tree, part in others:
+        start = len(done)
+        write_and_verify(tree, part, elsewhere.get(name), settle_wait, done=done)
+        done[start:] = [f"{note} in {tree.path}" for note in done[start:]]
     try:
         for number in range(1, len(plan.changes) + 1):
             done.append(_write_step(root, plan, number, sigs, aged, done, settle_wait))
             try:
-                probe.current().after_step(number)
+                if root.counted:
+                    probe.current().after_step(number)
             except Exception as exc:
                 raise Incomplete(
                     f"{plan.op} incomplete: {exc}; done: {', '.join(done)}; run `memboard doctor`"

@@ -22,7 +22,7 @@ from ..plan import Change, Plan
 from . import fsclock
 from .root import MemoryRoot
 from .settle import SETTLE_WINDOW, Seen
-from .trees import Tree, TreeKind
+from .trees import USER_CONFIG, Tree, TreeKind
 
 
 class FileTree(MemoryRoot):
@@ -53,6 +53,10 @@ class FileTree(MemoryRoot):
         if "/" in rel or "\\" in rel or not self.tree.allows(rel):
             raise MemboardError(f"refusing path {rel!r}: memboard changes only {self.file} here")
         return self.path / rel
+
+    def shown(self, rel: str) -> str:
+        """How a patch names rel: by its absolute path without the leading `/` (`git apply` run in `/`)."""
+        return (self.path / rel).as_posix().lstrip("/")
 
     def writable_folder(self) -> Path:
         """The nearest folder that exists on the way to the file (where its missing folders would be made)."""
@@ -101,8 +105,7 @@ def patch_of(file: Path, before: bytes | None, after: bytes) -> str:
     from ..diff import file_patch  # lazy: as Plan.diff
 
     kind = "create" if before is None else ("delete" if after == b"" else "modify")
-    shown = file.as_posix().lstrip("/")
-    return file_patch(kind, shown, before, None if kind == "delete" else after)
+    return file_patch(kind, FileTree(file, USER_CONFIG).shown(file.name), before, None if kind == "delete" else after)
 
 
 def write_edit(file: Path, kind: TreeKind, before: bytes | None, after: bytes, op: str = "write") -> Path | None:

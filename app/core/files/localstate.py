@@ -9,24 +9,39 @@ An older memboard kept them in `<root>/.memboard/`. They are still read there, a
 `memboard doctor --fix` moves them (legacystate.py): a plan first writes the copies here (each read
 back), then deletes the originals from the root, so a crash at any point loses nothing; the next
 run finds the copies in place and only deletes.
+
+The folder is a tree like any other (`LocalStateTree`, kind LOCAL_STATE in trees.py): a plan's
+local-state changes (Plan.local) are confirmed under the root's lock, written before the root's own
+steps and verified by the engine (execute.py) as the root's are.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
 from ..errors import MemboardError
-from ..plan import Plan
-from . import statepaths
+from ..plan import Change, Plan
+from . import fsclock, statepaths
 from .fs import ANY, Unset, atomic_write, make_folders
 from .root import MemoryRoot, root_key
+from .settle import Seen
+from .trees import LOCAL_STATE, Tree
 
 ROOTS = statepaths.ROOTS
 ROOT_NOTE = "root.txt"  # names the root a state folder belongs to, for people looking around
 LOG = "hook.log"
-__all__ = ["LEGACY_LOGS", "LOG", "ROOTS", "LocalState", "folder_of", "root_key", "unchanged", "write_local"]
+__all__ = [
+    "LEGACY_LOGS",
+    "LOG",
+    "ROOTS",
+    "LocalState",
+    "LocalStateTree",
+    "folder_of",
+    "root_key",
+]
 LEGACY_LOGS = (LOG, f"{LOG}.1")  # the log an older memboard kept in the root, and its rotated part
 
 
@@ -72,26 +87,54 @@ class LocalState:
         atomic_write(self.abs(rel), data, expect=expect)
 
 
-def unchanged(root: MemoryRoot, plan: Plan[Any]) -> bool:
-    """Whether every local-state file the plan changes still holds the bytes it was built from."""
-    if not plan.local:
-        return True
-    state = LocalState(root)
-    return all(state.read(ch.path) == ch.before for ch in plan.local)
+class LocalStateTree(MemoryRoot):
+    """A root's local state folder as a tree (see trees.py): the engine confirms, writes and verifies a plan's
+    local-state changes (Plan.local) in it as in any tree, under the root's lock."""
 
+    kind = LOCAL_STATE
+    counted = False  # its steps go before the plan's and are not numbered with them (see probe.py)
 
-def write_local(root: MemoryRoot, plan: Plan[Any]) -> None:
-    """Write a plan's local-state changes, each read back, before any file of the root changes."""
-    state = LocalState(root)
-    for ch in plan.local:
-        try:
-            state.write(ch.path, ch.after or b"", expect=ch.before)
-        except OSError as exc:
-            raise MemboardError(
-                f"{plan.op}: cannot write memboard's local state {state.abs(ch.path)} ({exc.strerror or exc}); "
-                "nothing written in the memory root"
-            ) from None
-        if state.read(ch.path) != ch.after:
-            raise MemboardError(
-                f"{plan.op}: {state.abs(ch.path)} does not hold what memboard wrote; nothing written in the memory root"
+    def __init__(self, root: MemoryRoot):
+        """The state folder of root (it need not exist yet: the first write makes it)."""
+        self.root = root
+        self.path = folder_of(root.real)
+        self.real = Path(os.path.realpath(self.path))
+        self.window, self.preview = root.window, False
+        self._local = threading.local()
+        self._known = None
+
+    @property
+    def tree(self) -> Tree:
+        """This tree, written under its root's lock."""
+        return Tree(LOCAL_STATE, self.real, lock_of=self.root.real)
+
+    def trees(self) -> list[Tree]:
+        """The one tree (its lock is the root's)."""
+        return [self.tree]
+
+    def abs(self, rel: str) -> Path:
+        """Absolute path of rel inside the state folder (see LocalState.abs)."""
+        return LocalState(self.root).abs(rel)
+
+    def writable_folder(self) -> Path:
+        """The nearest folder that exists on the way to the state folder."""
+        folder = self.path
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        return folder
+
+    def fs_time(self, rel: str, seen: Seen) -> int | None:
+        """As MemoryRoot.fs_time; the probe goes in the state folder itself (never in the root)."""
+        if seen.sig is None:
+            return None
+        offset = fsclock.offset(seen.sig[0], self.path / rel, beside=False)
+        return None if offset is None else seen.at_ns + offset
+
+    def part(self, plan: Plan[Any]) -> Plan[None]:
+        """A plan's local-state changes as a plan of this tree (with the note naming the root, on the first write)."""
+        changes = list(plan.local)
+        if not self.path.is_dir() and all(ch.path != ROOT_NOTE for ch in changes):
+            changes.insert(
+                0, Change("create", ROOT_NOTE, None, f"{self.root.real}\n".encode("utf-8", "surrogateescape"))
             )
+        return Plan(plan.op, None, changes)

@@ -96,10 +96,10 @@ def _discard(lock: FileLock, path: Path) -> None:
 
 
 @contextmanager
-def locked(root: MemoryRoot, timeout: float | None = None) -> Iterator[float]:
-    """Hold the locks of the trees a plan on root writes in (see MemoryRoot.trees); yields the seconds spent
-    waiting. A bounded, fair (FIFO) wait, then an error."""
-    with locked_trees(root.trees(), timeout) as waited:
+def locked(root: MemoryRoot, timeout: float | None = None, also: list[Tree] | None = None) -> Iterator[float]:
+    """Hold the locks of the trees a plan on root writes in (see MemoryRoot.trees) and of the trees also names;
+    yields the seconds spent waiting. A bounded, fair (FIFO) wait, then an error."""
+    with locked_trees([*root.trees(), *(also or [])], timeout) as waited:
         yield waited
 
 

@@ -44,6 +44,7 @@ class MemoryRoot:
 
     on_disk = True  # reads are the files' own bytes (a record of what they held may stand in for reading them)
     kind: TreeKind = MEMORY_ROOT  # the rules of the tree it is (see trees.py)
+    counted = True  # its steps are the ones the probe numbers (a crash test's FAULT_AFTER_STEP; not local state's)
 
     def __init__(self, path: str | os.PathLike[str]):
         """Wrap a root folder (it must exist and be a folder)."""
@@ -87,6 +88,10 @@ class MemoryRoot:
     def require_memory_root(self) -> None:
         """Refuse (one line, nothing written) to write into a folder its kind refuses (see trees.TreeKind.require)."""
         self.kind.require(self.path, self.real)
+
+    def shown(self, rel: str) -> str:
+        """How a patch names rel: as it is (a root's patch is applied in the root)."""
+        return rel
 
     def writable_folder(self) -> Path:
         """The folder whose write permission tells whether this tree can be written."""

@@ -13,18 +13,30 @@ This module is imported on the hook's path: it imports nothing but the config's 
 from __future__ import annotations
 
 import os
+import sys
 import zlib
 from pathlib import Path
 
 from .. import config
 
-try:  # the C module hashlib wraps: 0.2 ms to import against 2 ms for hashlib (which loads OpenSSL)
-    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # pragma: no cover - Python 3.12 renamed it
-    try:
-        from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore,no-redef]
-    except ImportError:
-        from hashlib import sha256  # type: ignore[assignment,unused-ignore]
+
+def _sha256(data: bytes) -> str:
+    """The SHA-256 of data in hex: hashlib's when a caller loaded it already (the hook has), else the C module
+    hashlib wraps (0.2 ms to import against 2 ms for hashlib, which loads OpenSSL: `memboard search`)."""
+    hashlib = sys.modules.get("hashlib")
+    if hashlib is not None:
+        digest: str = hashlib.sha256(data).hexdigest()
+        return digest
+    try:  # lazy: as said above
+        from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # pragma: no cover - Python 3.12 renamed it
+        try:
+            from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore,no-redef]
+        except ImportError:
+            from hashlib import sha256  # type: ignore[assignment,unused-ignore]
+    digest = sha256(data).hexdigest()
+    return digest
+
 
 ROOTS = "roots"  # <state>/roots/<key>/: a root's state folder
 LOCKS = "locks"  # <state>/locks/<key>.lock (and <key>.queue/, the fair queue)
@@ -40,8 +52,7 @@ def base() -> Path:
 
 def key(real: Path) -> str:
     """The key of a tree's local files (its lock, its state folder, its records): a hash of its real path."""
-    digest: str = sha256(str(real).encode("utf-8", "surrogateescape")).hexdigest()
-    return digest[:20]
+    return _sha256(str(real).encode("utf-8", "surrogateescape"))[:20]
 
 
 def root_folder(real: Path) -> Path:

@@ -276,9 +276,9 @@ class MemboardApp(App):
             found = root.read(INDEX)
         except MemboardError as exc:
             # lazy: the board's wording loads with the flows, not at start-up
-            from .wording import board_words
+            from .wording import refusal_words
 
-            self.notify(board_words(str(exc)), severity="error")
+            self.notify(refusal_words(exc), severity="error")
             found = b""
         data = found or b""
         model = read_head(data, root, now)
@@ -342,9 +342,9 @@ class MemboardApp(App):
             return None  # still being saved: keep the last good model; the next poll looks again
         except MemboardError as exc:
             # lazy: the board's wording loads with the flows, not at start-up
-            from .wording import board_words
+            from .wording import refusal_words
 
-            return board_words(str(exc))
+            return refusal_words(exc)
         model = read_model(root, clock.now(), found or b"", previous=self.model, missing=found is None)
         if changed_snapshots is None:
             changed = observe_snapshots(root)

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from ..core.errors import MemboardError, Remedy
 from ..core.formats import clock
 from ..core.plan import Plan
 from . import results
@@ -31,7 +32,9 @@ def archive_words(plan: Plan) -> str:
     )
 
 
-def archive_sequence(steps: list[tuple[str, Plan]], refused: dict[str, str]) -> tuple[list[str], list[ViewLine]]:
+def archive_sequence(
+    steps: list[tuple[str, Plan]], refused: dict[str, MemboardError]
+) -> tuple[list[str], list[ViewLine]]:
     """Marked rows' archive: a compact headline, and a block listing each step and each refusal."""
     deleted = [sid for sid, step in steps if results.archive_deletes(step)]
     archived = len(steps) - len(deleted)
@@ -51,7 +54,7 @@ def archive_sequence(steps: list[tuple[str, Plan]], refused: dict[str, str]) -> 
     for number, (_sid, step) in enumerate(steps, 1):
         block.append(ViewLine(f"  {number}. {archive_words(step)}", "text"))
     for sid, why in refused.items():
-        block.append(ViewLine(f"  Will not archive {sid}: {board_words(why)}", "refusal"))
+        block.append(ViewLine(f"  Will not archive {sid}: {refusal_words(why)}", "refusal"))
     return headline, block
 
 
@@ -207,11 +210,22 @@ def done_words(plan: Plan) -> str:
     return plan.success or "; ".join(plan.report) or f"{plan.op} done"
 
 
-# -- the core's messages in the board's keys --------------------------------------------------
+# -- refusals and findings in the board's keys -------------------------------------------------
 
+REMEDY_WORDS = {  # each remedy a refusal names, in the board's keys ({subject}: the refusal's subject)
+    Remedy.RELEASE: "(select {subject} and press r to release them)",
+    Remedy.UPDATE: "select {subject} and press u to write its snapshot",
+    Remedy.DOCTOR: "press d (doctor)",
+}
+
+
+def refusal_words(exc: BaseException) -> str:
+    """A refusal in the board's words: its remedy said as the board's keys, from its type (any other error as is)."""
+    return exc.worded(REMEDY_WORDS) if isinstance(exc, MemboardError) else str(exc)
+
+
+# doctor's findings (text, not refusals) name their commands; said here as the board's keys
 REWRITES = (
-    (re.compile(r"\(memboard release (\S+) --as <id>\)"), r"(select \1 and press r to release them)"),
-    (re.compile(r"run `memboard update (\S+)` to write its snapshot"), r"select \1 and press u to write its snapshot"),
     (re.compile(r"run\s+`?memboard doctor`?( again)?"), r"press d (doctor)\1"),
     (
         re.compile(
@@ -226,7 +240,7 @@ REWRITES = (
 
 
 def board_words(text: str) -> str:
-    """A core message with its command lines said as the board's keys (`press d (doctor)`, `press r`)."""
+    """A finding's text with its command lines said as the board's keys (`press d (doctor)`, `c`, `u`, `a`)."""
     if "memboard" not in text:  # every rewrite names a command (doctor's 57,000 findings at 100k rows name none)
         return text
     for pattern, replacement in REWRITES:
@@ -243,20 +257,19 @@ class Fix:
     label: str
 
 
-FIXES = (
-    ("still referenced by", "release", "Release its references"),
-    ("has a meaningful Summary but no snapshot", "update", "Write its snapshot (update)"),
-    ("duplicate ID", "doctor", "Run doctor"),
-    ("is malformed", "doctor", "Run doctor"),
-    ("half-finished archive", "doctor", "Run doctor"),
-    ("incomplete", "doctor", "Run doctor"),
-    ("sync-conflict", "doctor", "Run doctor"),
-)
+FIXES = {  # the flow each remedy starts: its board action and its button's label
+    Remedy.RELEASE: ("release", "Release its references"),
+    Remedy.UPDATE: ("update", "Write its snapshot (update)"),
+    Remedy.DOCTOR: ("doctor", "Run doctor"),
+}
 
 
-def fix_for(message: str, session_id: str | None) -> Fix | None:
-    """The fix flow a refusal offers (on session_id where it acts on one), or None."""
-    for needle, action, label in FIXES:
-        if needle in message:
-            return Fix(action, session_id if action != "doctor" else None, label)
-    return None
+def fix_for(exc: BaseException, session_id: str | None) -> Fix | None:
+    """The fix flow a refusal's remedy offers (on session_id, else the refusal's subject, where it acts on a
+    session), or None."""
+    remedy = exc.remedy if isinstance(exc, MemboardError) else None
+    if remedy not in FIXES:
+        return None
+    action, label = FIXES[remedy]
+    subject = session_id or (exc.subject if isinstance(exc, MemboardError) else None)
+    return Fix(action, subject if action != "doctor" else None, label)

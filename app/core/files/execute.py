@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..errors import Incomplete, MemboardError, StalePlan
+from ..errors import REMEDY_HERE, Incomplete, MemboardError, StalePlan
 from ..formats.layout import INDEX
 from ..plan import Change, Plan
 from ..rebase import contains_change, rebase
@@ -42,7 +42,7 @@ Pending = dict[str, tuple[bytes | None, bytes | None]]  # file -> (bytes the pla
 def check_writable(root: MemoryRoot) -> None:
     """Refuse, before planning, a root folder that cannot be written (a read-only folder or mount)."""
     if not os.access(root.path, os.W_OK):
-        raise MemboardError(f"memory root {root.path} is read-only; nothing written")
+        raise MemboardError(f"memory root {root.path} is read-only; nothing written", says_written=True)
 
 
 def _bases(plan: Plan[Any], reads: dict[str, Seen]) -> dict[str, bytes | None]:
@@ -181,7 +181,8 @@ def _keep_changing(plan: Plan[Any]) -> MemboardError:
     """The error of a plan whose files kept changing under the lock (another tool writing without it)."""
     return MemboardError(
         f"{plan.op}: index files keep changing under memboard (another tool writing without the lock?); "
-        "nothing written, try again"
+        "nothing written, try again",
+        says_written=True,
     )
 
 
@@ -347,7 +348,7 @@ def _write_rebased(root: MemoryRoot, plan: Plan[Any], at: int, settle_wait: floa
 
 def _incomplete(plan: Plan[Any], what: str, done: list[str]) -> Incomplete:
     """The error of a plan that stopped after some steps were written."""
-    return Incomplete(f"{plan.op} incomplete: {what}; done before: {', '.join(done)}; run `memboard doctor`")
+    return Incomplete(f"{plan.op} incomplete: {what}; done before: {', '.join(done)}; {REMEDY_HERE}")
 
 
 def _write_step(
@@ -378,7 +379,9 @@ def _write_step(
     except Exception as exc:
         detail = getattr(exc, "strerror", None) or str(exc)
         if not done:
-            raise MemboardError(f"{plan.op}: cannot {ch.describe()} ({detail}); nothing written") from None
+            raise MemboardError(
+                f"{plan.op}: cannot {ch.describe()} ({detail}); nothing written", says_written=True
+            ) from None
         raise _incomplete(plan, f"failed to {ch.describe()} ({detail})", done) from None
     sigs.update(written)
     aged.difference_update(path for path, _ in written)
@@ -435,9 +438,7 @@ def write_and_verify(
             try:
                 probe.current().after_step(number)
             except Exception as exc:
-                raise Incomplete(
-                    f"{plan.op} incomplete: {exc}; done: {', '.join(done)}; run `memboard doctor`"
-                ) from None
+                raise Incomplete(f"{plan.op} incomplete: {exc}; done: {', '.join(done)}; {REMEDY_HERE}") from None
             if progress is not None:
                 progress(number, len(plan.changes))
         _verify(root, plan, settle_wait)

@@ -88,9 +88,11 @@ def write_local(root: MemoryRoot, plan: Plan[Any]) -> None:
         except OSError as exc:
             raise MemboardError(
                 f"{plan.op}: cannot write memboard's local state {state.abs(ch.path)} ({exc.strerror or exc}); "
-                "nothing written in the memory root"
+                "nothing written in the memory root",
+                says_written=True,
             ) from None
         if state.read(ch.path) != ch.after:
             raise MemboardError(
-                f"{plan.op}: {state.abs(ch.path)} does not hold what memboard wrote; nothing written in the memory root"
+                f"{plan.op}: {state.abs(ch.path)} does not hold what memboard wrote; nothing written in the memory root",
+                says_written=True,
             )

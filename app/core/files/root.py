@@ -116,7 +116,9 @@ class MemoryRoot:
         """Refuse (one line, nothing written) to write into a folder that is not a memory root."""
         reason = not_a_memory_root(self.real)
         if reason:
-            raise UsageError(f"{self.path} is not a memory root: {reason}; nothing written; {START_HINT}")
+            raise UsageError(
+                f"{self.path} is not a memory root: {reason}; nothing written; {START_HINT}", says_written=True
+            )
 
     def abs(self, rel: str) -> Path:
         """Absolute path of rel, refusing anything that would leave the root.

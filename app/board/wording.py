@@ -6,11 +6,10 @@ Plain Python (no Textual). Core results are read through results.py only.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ..core.errors import MemboardError, Remedy
+from ..core.errors import MemboardError, Remedy, Said
 from ..core.formats import clock
 from ..core.plan import Plan
 from . import results
@@ -224,28 +223,18 @@ def refusal_words(exc: BaseException) -> str:
     return exc.worded(REMEDY_WORDS) if isinstance(exc, MemboardError) else str(exc)
 
 
-# doctor's findings (text, not refusals) name their commands; said here as the board's keys
-REWRITES = (
-    (re.compile(r"run\s+`?memboard doctor`?( again)?"), r"press d (doctor)\1"),
-    (
-        re.compile(
-            r"`memboard continue (\S+) --as (\S+)` to record the link there, or "
-            r"`memboard release \S+ --as \S+` to drop it"
-        ),
-        r"select \1 and press c (choosing \2) to record the link there, or r to drop it",
-    ),
-    (re.compile(r"`memboard update (\S+) --summary \.\.\.` changes them"), r"u on \1 changes them"),
-    (re.compile(r"memboard archive works either way"), "a archives it either way"),
-)
+FINDING_WORDS = {  # each command doctor's findings name (a Said text), in the board's keys ({0}, {1}: its arguments)
+    Remedy.DOCTOR: "press d (doctor)",
+    Remedy.CONTINUE_LINK: "select {0} and press c (choosing {1})",
+    Remedy.RELEASE_LINK: "r",
+    Remedy.UPDATE_SUMMARY: "u on {0}",
+    Remedy.ARCHIVE: "a archives it",
+}
 
 
 def board_words(text: str) -> str:
-    """A finding's text with its command lines said as the board's keys (`press d (doctor)`, `c`, `u`, `a`)."""
-    if "memboard" not in text:  # every rewrite names a command (doctor's 57,000 findings at 100k rows name none)
-        return text
-    for pattern, replacement in REWRITES:
-        text = pattern.sub(replacement, text)
-    return text
+    """A finding's text with the commands it names said as the board's keys (`press d (doctor)`, `c`, `u`, `a`)."""
+    return text.worded(FINDING_WORDS) if isinstance(text, Said) else text
 
 
 @dataclass(frozen=True)

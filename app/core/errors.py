@@ -24,6 +24,11 @@ class Remedy:
     RELEASE = "release"  # release the references to the subject (the session that is still referenced)
     UPDATE = "update"  # update the subject (write its snapshot)
     DOCTOR = "doctor"  # run doctor (it finds and repairs what memboard left or found inconsistent)
+    # named by doctor's findings (a Said text), with their arguments
+    CONTINUE_LINK = "continue-link"  # continue SOURCE as REF: record a link on REF's side
+    RELEASE_LINK = "release-link"  # release SOURCE as REF: drop the link
+    UPDATE_SUMMARY = "update-summary"  # update SESSION --summary: change the row's Summary and Keywords
+    ARCHIVE = "archive"  # archive the session
 
 
 REMEDY_HERE = "\x00"  # where a message names its remedy (a NUL: never in a message's own text)
@@ -32,6 +37,34 @@ COMMAND_LINE: Mapping[str, str] = {  # each remedy in the command line's words (
     Remedy.UPDATE: "run `memboard update {subject}` to write its snapshot",
     Remedy.DOCTOR: "run `memboard doctor`",
 }
+
+
+class Said(str):
+    """A text that names commands (doctor's findings): as a str, the command line's words, as written by the core;
+    `worded(words)` says each named command in a face's words instead. Made by `said`."""
+
+    parts: tuple[str | tuple[str, ...], ...] = ()
+
+    def worded(self, words: Mapping[str, str]) -> str:
+        """The text with each command in these words (a Remedy constant to a text whose `{0}`, `{1}` are the
+        command's arguments); a command without words keeps the command line's."""
+        out = []
+        for part in self.parts:
+            if isinstance(part, str):
+                out.append(part)
+            else:
+                remedy, command_line, *args = part
+                said = words.get(remedy)
+                out.append(command_line if said is None else said.format(*args))
+        return "".join(out)
+
+
+def said(*parts: str | tuple[str, ...]) -> Said:
+    """Text and named commands in order: each command a tuple (a Remedy constant, its command line words, then its
+    arguments for a face's words)."""
+    text = Said("".join(part if isinstance(part, str) else part[1] for part in parts))
+    text.parts = parts
+    return text
 
 
 class MemboardError(Exception):

@@ -26,9 +26,8 @@ def test_a_refusal_names_its_remedy_in_the_command_lines_words_and_in_a_faces_ow
     assert (exc.written, exc.remedy, exc.subject) == (NOTHING, Remedy.RELEASE, "S")
 
 
-def test_every_remedy_has_command_line_words():
-    remedies = {v for k, v in vars(Remedy).items() if not k.startswith("_")}
-    assert remedies == set(COMMAND_LINE) == {"release", "update", "doctor"}
+def test_every_remedy_a_refusal_names_has_command_line_words():
+    assert set(COMMAND_LINE) == {Remedy.RELEASE, Remedy.UPDATE, Remedy.DOCTOR}
 
 
 def test_an_incomplete_write_says_so_and_is_fixed_by_doctor_even_when_its_line_does_not_name_it():

@@ -5,8 +5,8 @@ checks a value, how a stored value is read, help); `config set`, its `--help` an
 completion are driven by it. A command reads the file once: `settings()` builds a frozen
 `Settings` the first time a command asks for it and hands the same object to every later
 question within the command (`once()`, which the command line's entry point opens around each
-command). Outside such a scope (the board, a test calling the core) each call reads the file,
-as it is now. A value is checked when it is used, not when the file is read: a command that
+command, and the MCP server around each tool call). Outside such a scope (the board, a test calling
+the core) each call reads the file as it is now. A value is checked when it is used, not when the file is read: a command that
 never needs the root is not refused for a bad `root`.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -75,24 +76,34 @@ def read() -> Settings:
     return Settings(path, MappingProxyType(stored), exists=True)
 
 
-_command: list[list[Settings]] = []  # the open scopes, innermost last (one-shot commands run on one thread)
+_scopes = threading.local()  # each thread's open scopes, innermost last (the MCP server runs each call on a worker)
+
+
+def _stack() -> list[list[Settings]]:
+    """This thread's open scopes."""
+    stack: list[list[Settings]] | None = getattr(_scopes, "stack", None)
+    if stack is None:
+        stack = _scopes.stack = []
+    return stack
 
 
 @contextmanager
 def once() -> Iterator[None]:
     """Within the block, settings() reads the file the first time it is asked and answers that object after."""
-    _command.append([])
+    stack = _stack()
+    stack.append([])
     try:
         yield
     finally:
-        _command.pop()
+        stack.pop()
 
 
 def settings() -> Settings:
     """The settings of this command (read once within `once()`), else of the file as it is now."""
-    if not _command:
+    stack: list[list[Settings]] | None = getattr(_scopes, "stack", None)
+    if not stack:
         return read()
-    held = _command[-1]
+    held = stack[-1]
     if not held:
         held.append(read())  # a broken file raises each time it is asked: nothing is kept of it
     return held[0]
@@ -100,8 +111,9 @@ def settings() -> Settings:
 
 def forget() -> None:
     """Drop the settings this command read (the file was just written): the next question reads it again."""
-    if _command:
-        _command[-1].clear()
+    stack: list[list[Settings]] | None = getattr(_scopes, "stack", None)
+    if stack:
+        stack[-1].clear()
 
 
 def load() -> dict[str, Any]:

@@ -42,7 +42,7 @@ from ..core.plan import Plan
 from .messages import AskScreen, BoardClosed, FlowFinished
 from .planview import PlanView, ViewLine, build
 from .screens import MessageScreen, PlanningScreen, PreviewScreen, ProgressScreen, Tally
-from .wording import board_words, done_words, fix_for
+from .wording import done_words, fix_for, refusal_words
 
 STALE_NOTE = (
     "The files changed since the last preview (another writer was here). Nothing was written; "
@@ -232,8 +232,8 @@ class FlowRunner:
     def refuse(self, op: str, title: str, exc: Exception, session_id: str | None = None) -> bool:
         """Explain a refusal in the board's words, offering its fix flow where there is one; nothing was written.
         True when the user chose the fix (it starts once this flow ends)."""
-        text = board_words(str(exc))
-        fix = fix_for(str(exc), session_id)
+        text = refusal_words(exc)
+        fix = fix_for(exc, session_id)
         answer = self.ask(MessageScreen(f"{title}: refused", text, fix=fix))
         follow = (fix.action, fix.session_id) if fix is not None and answer == "fix" else None
         self.finish(op, f"{op} refused: nothing written", severity="warning", details=[text], follow_up=follow)
@@ -256,8 +256,8 @@ class FlowRunner:
 
     def incomplete(self, op: str, title: str, exc: Exception) -> None:
         """Explain a write that stopped half-way, offering doctor; the board re-reads what is on disk."""
-        text = board_words(str(exc))
-        fix = fix_for("incomplete", None)
+        text = refusal_words(exc)
+        fix = fix_for(exc, None)
         answer = self.ask(MessageScreen(f"{title}: incomplete", text, footnote=INCOMPLETE_NOTE, fix=fix))
         follow = (fix.action, None) if fix is not None and answer == "fix" else None
         self.finish(

@@ -45,10 +45,10 @@ from .screens import (
 from .wording import (
     archive_sequence,
     archive_words,
-    board_words,
     continue_words,
     doctor_words,
     organize_words,
+    refusal_words,
     release_words,
     update_words,
 )
@@ -277,7 +277,7 @@ class BoardFlows(FlowRunner):
             """The sequence and its preview, built off the UI thread from settled files."""
             combined = self.settled(build)
             seq = planned[-1]
-            headline, block = archive_sequence(seq.steps, seq.refused)
+            headline, block = archive_sequence(seq.steps, seq.errors)
             return seq, PreviewScreen(title, combined, self.plan_view(combined, lambda p: (headline, block, {})))
 
         return self.planned(title, work)
@@ -291,7 +291,7 @@ class BoardFlows(FlowRunner):
         while True:
             seq, screen = self.sequence_preview(title, pending, when)
             if not seq.steps:
-                reasons = "\n".join(f"{sid}: {board_words(why)}" for sid, why in seq.refused.items())
+                reasons = "\n".join(f"{sid}: {refusal_words(why)}" for sid, why in seq.errors.items())
                 self.ask(
                     MessageScreen(
                         f"{title}: refused",
@@ -324,7 +324,7 @@ class BoardFlows(FlowRunner):
                     applied=True,
                     clear_marks=True,
                     severity="warning" if seq.refused else "information",
-                    details=[f"{sid}: {board_words(why)}" for sid, why in seq.refused.items()],
+                    details=[f"{sid}: {refusal_words(why)}" for sid, why in seq.errors.items()],
                 )
             return
 
@@ -355,16 +355,14 @@ class BoardFlows(FlowRunner):
             self.incomplete("archive", f"{title} ({said_done(done)})", error)
             return "stopped"
         self.ask(
-            MessageScreen(
-                f"Archive {sid}: refused", board_words(str(error)), footnote=f"Stopped here; {said_done(done)}."
-            )
+            MessageScreen(f"Archive {sid}: refused", refusal_words(error), footnote=f"Stopped here; {said_done(done)}.")
         )
         self.finish(
             "archive",
             f"archive stopped at {sid}: {said_done(done)}",
             applied=bool(done),
             severity="warning",
-            details=[board_words(str(error))],
+            details=[refusal_words(error)],
         )
         return "stopped"
 
@@ -418,7 +416,7 @@ class BoardFlows(FlowRunner):
             self.ask(
                 MessageScreen(
                     f"{title}: cannot preview",
-                    board_words(str(exc)),
+                    refusal_words(exc),
                     footnote="Nothing was written. Back to the editor, your draft as you left it.",
                 )
             )

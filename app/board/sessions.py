@@ -204,9 +204,9 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
             found = root.read(INDEX)
         except MemboardError as exc:
             # lazy: the board's wording loads with the flows, not at start-up
-            from .wording import board_words
+            from .wording import refusal_words
 
-            self.notify(board_words(str(exc)), severity="error")
+            self.notify(refusal_words(exc), severity="error")
             found = b""
         data = found or b""
         model = read_head(data, root, now)
@@ -270,9 +270,9 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
             return None  # still being saved: keep the last good model; the next poll looks again
         except MemboardError as exc:
             # lazy: the board's wording loads with the flows, not at start-up
-            from .wording import board_words
+            from .wording import refusal_words
 
-            return board_words(str(exc))
+            return refusal_words(exc)
         model = read_model(root, clock.now(), found or b"", previous=self.model, missing=found is None)
         if changed_snapshots is None:
             changed = observe_snapshots(root)

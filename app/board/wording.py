@@ -6,10 +6,10 @@ Plain Python (no Textual). Core results are read through results.py only.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from ..core.errors import MemboardError, Remedy, Said
 from ..core.formats import clock
 from ..core.plan import Plan
 from . import results
@@ -31,7 +31,9 @@ def archive_words(plan: Plan) -> str:
     )
 
 
-def archive_sequence(steps: list[tuple[str, Plan]], refused: dict[str, str]) -> tuple[list[str], list[ViewLine]]:
+def archive_sequence(
+    steps: list[tuple[str, Plan]], refused: dict[str, MemboardError]
+) -> tuple[list[str], list[ViewLine]]:
     """Marked rows' archive: a compact headline, and a block listing each step and each refusal."""
     deleted = [sid for sid, step in steps if results.archive_deletes(step)]
     archived = len(steps) - len(deleted)
@@ -51,7 +53,7 @@ def archive_sequence(steps: list[tuple[str, Plan]], refused: dict[str, str]) -> 
     for number, (_sid, step) in enumerate(steps, 1):
         block.append(ViewLine(f"  {number}. {archive_words(step)}", "text"))
     for sid, why in refused.items():
-        block.append(ViewLine(f"  Will not archive {sid}: {board_words(why)}", "refusal"))
+        block.append(ViewLine(f"  Will not archive {sid}: {refusal_words(why)}", "refusal"))
     return headline, block
 
 
@@ -207,31 +209,32 @@ def done_words(plan: Plan) -> str:
     return plan.success or "; ".join(plan.report) or f"{plan.op} done"
 
 
-# -- the core's messages in the board's keys --------------------------------------------------
+# -- refusals and findings in the board's keys -------------------------------------------------
 
-REWRITES = (
-    (re.compile(r"\(memboard release (\S+) --as <id>\)"), r"(select \1 and press r to release them)"),
-    (re.compile(r"run `memboard update (\S+)` to write its snapshot"), r"select \1 and press u to write its snapshot"),
-    (re.compile(r"run\s+`?memboard doctor`?( again)?"), r"press d (doctor)\1"),
-    (
-        re.compile(
-            r"`memboard continue (\S+) --as (\S+)` to record the link there, or "
-            r"`memboard release \S+ --as \S+` to drop it"
-        ),
-        r"select \1 and press c (choosing \2) to record the link there, or r to drop it",
-    ),
-    (re.compile(r"`memboard update (\S+) --summary \.\.\.` changes them"), r"u on \1 changes them"),
-    (re.compile(r"memboard archive works either way"), "a archives it either way"),
-)
+REMEDY_WORDS = {  # each remedy a refusal names, in the board's keys ({subject}: the refusal's subject)
+    Remedy.RELEASE: "(select {subject} and press r to release them)",
+    Remedy.UPDATE: "select {subject} and press u to write its snapshot",
+    Remedy.DOCTOR: "press d (doctor)",
+}
+
+
+def refusal_words(exc: BaseException) -> str:
+    """A refusal in the board's words: its remedy said as the board's keys, from its type (any other error as is)."""
+    return exc.worded(REMEDY_WORDS) if isinstance(exc, MemboardError) else str(exc)
+
+
+FINDING_WORDS = {  # each command doctor's findings name (a Said text), in the board's keys ({0}, {1}: its arguments)
+    Remedy.DOCTOR: "press d (doctor)",
+    Remedy.CONTINUE_LINK: "select {0} and press c (choosing {1})",
+    Remedy.RELEASE_LINK: "r",
+    Remedy.UPDATE_SUMMARY: "u on {0}",
+    Remedy.ARCHIVE: "a archives it",
+}
 
 
 def board_words(text: str) -> str:
-    """A core message with its command lines said as the board's keys (`press d (doctor)`, `press r`)."""
-    if "memboard" not in text:  # every rewrite names a command (doctor's 57,000 findings at 100k rows name none)
-        return text
-    for pattern, replacement in REWRITES:
-        text = pattern.sub(replacement, text)
-    return text
+    """A finding's text with the commands it names said as the board's keys (`press d (doctor)`, `c`, `u`, `a`)."""
+    return text.worded(FINDING_WORDS) if isinstance(text, Said) else text
 
 
 @dataclass(frozen=True)
@@ -243,20 +246,19 @@ class Fix:
     label: str
 
 
-FIXES = (
-    ("still referenced by", "release", "Release its references"),
-    ("has a meaningful Summary but no snapshot", "update", "Write its snapshot (update)"),
-    ("duplicate ID", "doctor", "Run doctor"),
-    ("is malformed", "doctor", "Run doctor"),
-    ("half-finished archive", "doctor", "Run doctor"),
-    ("incomplete", "doctor", "Run doctor"),
-    ("sync-conflict", "doctor", "Run doctor"),
-)
+FIXES = {  # the flow each remedy starts: its board action and its button's label
+    Remedy.RELEASE: ("release", "Release its references"),
+    Remedy.UPDATE: ("update", "Write its snapshot (update)"),
+    Remedy.DOCTOR: ("doctor", "Run doctor"),
+}
 
 
-def fix_for(message: str, session_id: str | None) -> Fix | None:
-    """The fix flow a refusal offers (on session_id where it acts on one), or None."""
-    for needle, action, label in FIXES:
-        if needle in message:
-            return Fix(action, session_id if action != "doctor" else None, label)
-    return None
+def fix_for(exc: BaseException, session_id: str | None) -> Fix | None:
+    """The fix flow a refusal's remedy offers (on session_id, else the refusal's subject, where it acts on a
+    session), or None."""
+    remedy = exc.remedy if isinstance(exc, MemboardError) else None
+    if remedy not in FIXES:
+        return None
+    action, label = FIXES[remedy]
+    subject = session_id or (exc.subject if isinstance(exc, MemboardError) else None)
+    return Fix(action, subject if action != "doctor" else None, label)

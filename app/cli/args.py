@@ -9,7 +9,6 @@ from typing import NoReturn
 from ..core import config
 from ..core.errors import UsageError
 from ..core.files.root import MemoryRoot
-from ..service.agents import agent_name
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -28,6 +27,8 @@ def root_of(args: argparse.Namespace) -> MemoryRoot:
 
 def agent_of(args: argparse.Namespace) -> str:
     """The agent name: --agent, config agent_name, or the seed's default."""
+    from ..service.agents import agent_name  # lazy: `memboard search` loads this module for its parser alone
+
     return agent_name(getattr(args, "agent", None))
 
 

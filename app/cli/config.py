@@ -1,4 +1,4 @@
-"""`memboard config show|set KEY VALUE [--dry-run]|path`: the user's TOML config file."""
+"""`memboard config show|get KEY|list|set KEY VALUE [--dry-run]|path`: the user's TOML config file (its keys: core/config.py's table)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import sys
 import tomli_w
 
 from ..core import config
+from ..core.errors import MemboardError
 from ..core.files import tomledit
 from ..core.files.filetree import patch_of
 from ..core.secrets import refuse_secrets
@@ -20,6 +21,38 @@ def show() -> int:
         return 0
     print(f"# {cfg.path}")
     sys.stdout.write(tomli_w.dumps(dict(cfg.stored)))
+    return 0
+
+
+def shown(value: object) -> str:
+    """A setting's value as TOML writes it (a string quoted, a number as is)."""
+    return tomli_w.dumps({"v": value})[4:].rstrip("\n")
+
+
+def get(name: str) -> int:
+    """Print the value commands use for one key: the config's, else its default; exit 1 when it has neither."""
+    key = config.key_named(name)
+    cfg = config.settings()
+    value = cfg.value(name)
+    if value is None:
+        value = key.default
+    if value is None:
+        raise MemboardError(f"{name} is not set in {cfg.path} and has no default")
+    print(value)
+    return 0
+
+
+def list_keys() -> int:
+    """Print every key: its value in the config (or its default, or that it is unset) and what it does."""
+    stored = config.settings().stored
+    for key in config.TABLE:
+        if key.name in stored:
+            value = shown(stored[key.name])
+        elif key.default is not None:
+            value = f"{shown(key.default)} (default)"
+        else:
+            value = "(not set)"
+        print(f"{key.name:<15} {value:<30} {key.help}")
     return 0
 
 
@@ -61,4 +94,8 @@ def cmd_config(args) -> int:
         return 0
     if args.action == "set":
         return set_key(args.key, args.value, args.allow_secrets, getattr(args, "dry_run", False))
+    if args.action == "get":
+        return get(args.key)
+    if args.action == "list":
+        return list_keys()
     return show()

@@ -85,7 +85,7 @@ def hook(argv: list[str]) -> int:
     """`memboard hook ...` with the cyclic garbage collector off while it runs, as for every one-shot command
     (see run): its imports alone would trigger seven collections."""
     with collector_off():
-        from ..core import config  # lazy: the config module loads with the command it serves
+        from ..core import config  # lazy: entry.py itself loads only the errors (the hook's path counts each import)
         from .hook import main as hook_main  # lazy: the hook loads only its own modules (see tests/hooks)
 
         with config.once():  # the config file is read once per command
@@ -143,7 +143,7 @@ def _run(args: argparse.Namespace) -> int:
         if module in LONG_LIVED:  # the board and the MCP server see the config as it is when they read it
             code: int = command(args)
             return code
-        from ..core import config  # lazy: the config module loads with the command it serves
+        from ..core import config  # lazy: entry.py itself loads only the errors (the hook's path counts each import)
 
         with config.once():  # a one-shot command reads the config file once
             code = command(args)

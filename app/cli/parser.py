@@ -240,7 +240,7 @@ def _mcp_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
 
 def _setup_commands(sub: Sub) -> None:
     """config and completion."""
-    p = sub.add_parser("config", help="show, set or locate the user config (TOML)")
+    p = sub.add_parser("config", help="show, list, get, set or locate the user config (TOML)")
     csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
     csub.add_parser("show", help="print the config file's settings").set_defaults(action="show")
     cp = csub.add_parser(
@@ -255,6 +255,10 @@ def _setup_commands(sub: Sub) -> None:
     cp.add_argument("--allow-secrets", action="store_true", help="store an agent_name that looks like a credential")
     cp.add_argument("--dry-run", action="store_true", help=FILE_DRY_RUN_HELP)
     cp.set_defaults(action="set")
+    gp = csub.add_parser("get", help="print the value commands use for KEY (the config's, else its default)")
+    gp.add_argument("key", metavar="KEY")
+    gp.set_defaults(action="get")
+    csub.add_parser("list", help="print every key, its value or default, and what it does").set_defaults(action="list")
     csub.add_parser("path", help="print where the config file lives").set_defaults(action="path")
     p.set_defaults(handler="config:cmd_config")
 

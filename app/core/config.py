@@ -5,8 +5,8 @@ checks a value, how a stored value is read, help); `config set`, its `--help` an
 completion are driven by it. A command reads the file once: `settings()` builds a frozen
 `Settings` the first time a command asks for it and hands the same object to every later
 question within the command (`once()`, which the command line's entry point opens around each
-command). Outside such a scope (the board, a test calling the core) each call reads the file,
-as it is now. A value is checked when it is used, not when the file is read: a command that
+command, and the MCP server around each tool call). Outside such a scope (the board, a test calling
+the core) each call reads the file as it is now. A value is checked when it is used, not when the file is read: a command that
 never needs the root is not refused for a bad `root`.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,13 +22,16 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from .errors import UsageError
-from .formats.ids import check_agent
+from .formats.ids import DEFAULT_AGENT, check_agent
 
 CONFIG_ENV = "MEMBOARD_CONFIG"
 ROOT_ENV = "MEMBOARD_ROOT"
 STATE_ENV = "MEMBOARD_STATE_DIR"
 DEFAULT_STALE_DAYS = 14  # the protocol's days without update before organize marks an active row stale
 MAX_SETTLE = 2.0  # a longer window than this would outlast the 5 s a command waits for a file to settle
+DEFAULT_THEME = "textual-dark"  # the board's theme when the config names none
+DEFAULT_LOCK_TIMEOUT = 20.0  # seconds a writer waits for the root's lock (files/lock.py)
+DEFAULT_SETTLE = 0.5  # seconds a file must stay unchanged before memboard builds on it (files/settle.py)
 
 
 def config_path() -> Path:
@@ -72,24 +76,34 @@ def read() -> Settings:
     return Settings(path, MappingProxyType(stored), exists=True)
 
 
-_command: list[list[Settings]] = []  # the open scopes, innermost last (one-shot commands run on one thread)
+_scopes = threading.local()  # each thread's open scopes, innermost last (the MCP server runs each call on a worker)
+
+
+def _stack() -> list[list[Settings]]:
+    """This thread's open scopes."""
+    stack: list[list[Settings]] | None = getattr(_scopes, "stack", None)
+    if stack is None:
+        stack = _scopes.stack = []
+    return stack
 
 
 @contextmanager
 def once() -> Iterator[None]:
     """Within the block, settings() reads the file the first time it is asked and answers that object after."""
-    _command.append([])
+    stack = _stack()
+    stack.append([])
     try:
         yield
     finally:
-        _command.pop()
+        stack.pop()
 
 
 def settings() -> Settings:
     """The settings of this command (read once within `once()`), else of the file as it is now."""
-    if not _command:
+    stack: list[list[Settings]] | None = getattr(_scopes, "stack", None)
+    if not stack:
         return read()
-    held = _command[-1]
+    held = stack[-1]
     if not held:
         held.append(read())  # a broken file raises each time it is asked: nothing is kept of it
     return held[0]
@@ -97,8 +111,9 @@ def settings() -> Settings:
 
 def forget() -> None:
     """Drop the settings this command read (the file was just written): the next question reads it again."""
-    if _command:
-        _command[-1].clear()
+    stack: list[list[Settings]] | None = getattr(_scopes, "stack", None)
+    if stack:
+        stack[-1].clear()
 
 
 def load() -> dict[str, Any]:
@@ -202,8 +217,8 @@ def _stored_seconds(value: object) -> float | None:
 
 
 class Key(NamedTuple):
-    """One setting: its name, its kind (type), default (None: its user's own), how `config set` parses a value, how a
-    stored value is read, and its help."""
+    """One setting: its name, its kind (type), its default (None: none), how `config set` parses a value, how a
+    stored value is read (None: unset, or a value its users pass over for the default), and its help."""
 
     name: str
     kind: type
@@ -215,7 +230,7 @@ class Key(NamedTuple):
 
 TABLE = (
     Key("root", str, None, _parse_root, _text, "the memory root folder (after --root and MEMBOARD_ROOT)"),
-    Key("agent_name", str, None, _parse_agent, _text, "the agent name new sessions are registered under"),
+    Key("agent_name", str, DEFAULT_AGENT, _parse_agent, _text, "the agent name new sessions are registered under"),
     Key(
         "stale_days",
         int,
@@ -224,11 +239,11 @@ TABLE = (
         _stale_days,
         "days without update before organize marks a row stale",
     ),
-    Key("theme", str, None, _parse_theme, _text, "the board's theme (a Textual theme name)"),
+    Key("theme", str, DEFAULT_THEME, _parse_theme, _text, "the board's theme (a Textual theme name)"),
     Key(
         "lock_timeout",
         float,
-        None,
+        DEFAULT_LOCK_TIMEOUT,
         _seconds("lock_timeout", 3600),
         _stored_seconds,
         "seconds a writer waits for the root's lock (0 to 3600)",
@@ -236,7 +251,7 @@ TABLE = (
     Key(
         "settle_seconds",
         float,
-        None,
+        DEFAULT_SETTLE,
         _seconds("settle_seconds", MAX_SETTLE),
         _stored_seconds,
         f"seconds a file must stay unchanged before it is read (0 to {MAX_SETTLE:g})",
@@ -246,14 +261,19 @@ BY_NAME = {key.name: key for key in TABLE}
 KEYS = {key.name: key.kind for key in TABLE}
 
 
+def key_named(name: str) -> Key:
+    """The table's key called name, or a one-line UsageError naming the keys there are."""
+    if name not in BY_NAME:
+        raise UsageError(f"unknown config key {name!r}: use one of {', '.join(KEYS)}")
+    return BY_NAME[name]
+
+
 def parse_value(key: str, raw: str, themes: Collection[str] | None = None) -> object:
     """The typed value of `config set KEY VALUE`, or a one-line UsageError saying what is wrong.
 
     `themes` are the theme names the board knows; the caller supplies them (the core does not
     import Textual), and without them a theme is only checked for its form."""
-    if key not in BY_NAME:
-        raise UsageError(f"unknown config key {key!r}: use one of {', '.join(KEYS)}")
-    return BY_NAME[key].parse(raw, themes)
+    return key_named(key).parse(raw, themes)
 
 
 class Settings(NamedTuple):

@@ -1,14 +1,103 @@
-"""Errors the core raises; each carries a one-line message for the user."""
+"""Errors the core raises: each a one-line message, and typed: what was written, what fixes it, and on what.
+
+A refusal says what was written (`written`: NOTHING, or INCOMPLETE for a write that stopped
+half-way), the remedy that fixes it (`remedy`: one of the Remedy constants, or None) and its
+subject (`subject`: the session ID, the file the remedy acts on). The faces choose by the type,
+never by the message's text: the board offers the remedy's flow, the MCP server says whether
+anything was written. Where the message names its remedy, the raise marks the place
+(`REMEDY_HERE`); `str(exc)` says it in the command line's words (`COMMAND_LINE`, the words the
+CLI prints and the MCP server answers) and `worded(words)` in a face's own (the board's keys).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+NOTHING = "nothing"  # what a refusal wrote: nothing at all
+INCOMPLETE = "incomplete"  # some steps were written, but the operation did not finish or verify
+
+
+class Remedy:
+    """What fixes a refusal: a set of constants (plain strings: the hook's path builds no Enum)."""
+
+    RELEASE = "release"  # release the references to the subject (the session that is still referenced)
+    UPDATE = "update"  # update the subject (write its snapshot)
+    DOCTOR = "doctor"  # run doctor (it finds and repairs what memboard left or found inconsistent)
+    # named by doctor's findings (a Said text), with their arguments
+    CONTINUE_LINK = "continue-link"  # continue SOURCE as REF: record a link on REF's side
+    RELEASE_LINK = "release-link"  # release SOURCE as REF: drop the link
+    UPDATE_SUMMARY = "update-summary"  # update SESSION --summary: change the row's Summary and Keywords
+    ARCHIVE = "archive"  # archive the session
+
+
+REMEDY_HERE = "\x00"  # where a message names its remedy (a NUL: never in a message's own text)
+COMMAND_LINE: Mapping[str, str] = {  # each remedy in the command line's words ({subject}: the error's subject)
+    Remedy.RELEASE: "(memboard release {subject} --as <id>)",
+    Remedy.UPDATE: "run `memboard update {subject}` to write its snapshot",
+    Remedy.DOCTOR: "run `memboard doctor`",
+}
+
+
+class Said(str):
+    """A text that names commands (doctor's findings): as a str, the command line's words, as written by the core;
+    `worded(words)` says each named command in a face's words instead. Made by `said`."""
+
+    parts: tuple[str | tuple[str, ...], ...] = ()
+
+    def worded(self, words: Mapping[str, str]) -> str:
+        """The text with each command in these words (a Remedy constant to a text whose `{0}`, `{1}` are the
+        command's arguments); a command without words keeps the command line's."""
+        out = []
+        for part in self.parts:
+            if isinstance(part, str):
+                out.append(part)
+            else:
+                remedy, command_line, *args = part
+                said = words.get(remedy)
+                out.append(command_line if said is None else said.format(*args))
+        return "".join(out)
+
+
+def said(*parts: str | tuple[str, ...]) -> Said:
+    """Text and named commands in order: each command a tuple (a Remedy constant, its command line words, then its
+    arguments for a face's words)."""
+    text = Said("".join(part if isinstance(part, str) else part[1] for part in parts))
+    text.parts = parts
+    return text
 
 
 class MemboardError(Exception):
-    """A refusal or failure with a one-line reason; nothing was written."""
+    """A refusal or failure with a one-line reason; nothing was written (unless its `written` says otherwise)."""
 
     exit_code = 1
+    written = NOTHING
+    remedy: str | None = None  # a class's default remedy (Incomplete: doctor)
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        remedy: str | None = None,
+        subject: str | None = None,
+        says_written: bool = False,
+    ):
+        """message: the line, with REMEDY_HERE where it names its remedy; remedy: a Remedy constant; subject: what
+        the remedy acts on; says_written: the line itself says what was written (`...; nothing written`)."""
+        self.template = message
+        if remedy is not None:
+            self.remedy = remedy
+        self.subject = subject
+        self.says_written = says_written
+        super().__init__(self.worded(COMMAND_LINE))
+
+    def worded(self, words: Mapping[str, str]) -> str:
+        """The message with its remedy in these words (a Remedy constant to a text; `{subject}` is replaced)."""
+        before, marked, after = self.template.partition(REMEDY_HERE)
+        if not marked:
+            return before
+        said = words.get(self.remedy or "", "") if self.remedy else ""
+        return before + said.replace("{subject}", self.subject or "") + after
 
 
 class UsageError(MemboardError):
@@ -43,7 +132,10 @@ class OutsideRoot(Unreadable):
 
 
 class Incomplete(MemboardError):
-    """Some file steps were written, but the operation did not finish or verify."""
+    """Some file steps were written, but the operation did not finish or verify: doctor repairs what it left."""
+
+    written = INCOMPLETE
+    remedy = Remedy.DOCTOR
 
 
 class StalePlan(MemboardError):

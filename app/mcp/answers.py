@@ -13,13 +13,12 @@ from typing import Any
 from mcp_types import CallToolResult, TextContent
 from pydantic import ValidationError
 
-from ..core.errors import Incomplete, MemboardError
+from ..core.errors import INCOMPLETE, MemboardError
 from ..core.plan import Plan
 from ..core.secrets import SecretFound
 from ..service.output import change_json, dumps
 
 JSON = dict[str, Any]
-NOTHING_WRITTEN = ("nothing written", "nothing was written")
 
 
 def ok(value: JSON) -> CallToolResult:
@@ -39,12 +38,12 @@ def change(plan: Plan[Any], dry_run: bool) -> CallToolResult:
 
 
 def error_line(exc: MemboardError) -> str:
-    """A refusal as one line that says whether anything was written (a MemboardError other than Incomplete
-    means nothing was)."""
+    """A refusal as one line that says whether anything was written, from its type: `written` (an incomplete
+    write says so itself), or a line that already says it (`says_written`); else `; nothing written` is added."""
     if isinstance(exc, SecretFound):  # the command line's hint (--allow-secrets) is not an agent's to take
         return exc.refusal("leave it out of the text; nothing written")
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    if isinstance(exc, Incomplete) or any(words in text for words in NOTHING_WRITTEN):
+    if exc.written == INCOMPLETE or exc.says_written:
         return text
     return f"{text}; nothing written"
 

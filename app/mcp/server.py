@@ -17,6 +17,7 @@ while it serves, and logs go to stderr.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import sys
 from pathlib import Path
@@ -28,6 +29,7 @@ from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ValidationError
 
 from .. import __version__
+from ..core import config
 from ..core.errors import MemboardError
 from .answers import bad_arguments, error_line, failure
 from .notes import NoteTools
@@ -64,7 +66,9 @@ class MemoryServer(MCPServer):
     def register(self, tool: Tool, hints: ToolAnnotations) -> None:
         """Offer one tool: its name, its docstring as the description, its arguments as they are named."""
         self.parameters[tool.__name__] = frozenset(inspect.signature(tool).parameters)
-        self.add_tool(tool, name=tool.__name__, description=inspect.cleandoc(tool.__doc__ or ""), annotations=hints)
+        self.add_tool(
+            once_per_call(tool), name=tool.__name__, description=inspect.cleandoc(tool.__doc__ or ""), annotations=hints
+        )
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -88,6 +92,18 @@ class MemoryServer(MCPServer):
             if isinstance(cause, OSError):
                 return failure(f"failed: {cause.strerror or cause}")
             raise
+
+
+def once_per_call(tool: Tool) -> Tool:
+    """The tool, reading the config file once per call, as a command does (each call runs on a worker thread)."""
+
+    @functools.wraps(tool)
+    def call(*args: Any, **kwargs: Any) -> CallToolResult:
+        """The tool's call within one settings scope."""
+        with config.once():
+            return tool(*args, **kwargs)
+
+    return call
 
 
 def serve(root: Path) -> None:

@@ -249,6 +249,48 @@ async def test_a_refusal_speaks_in_board_keys_and_offers_its_fix(sample_root):
         await wait_for_flow(pilot)
 
 
+@pytest.mark.parametrize(
+    "remedy, label",
+    [
+        ("release", "Release its references (f)"),
+        ("update", "Write its snapshot (update) (f)"),
+        ("doctor", "Run doctor (f)"),
+    ],
+)
+async def test_the_fix_a_refusal_offers_follows_its_remedy_not_its_words(sample_root, monkeypatch, remedy, label):
+    from memboard.core.errors import REMEDY_HERE, Refused
+
+    def refuse(root, session_id, when):
+        raise Refused(f"blocked for a reason said in new words; {REMEDY_HERE}", remedy=remedy, subject=session_id)
+
+    monkeypatch.setattr(board_flows, "plan_archive", refuse)
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        message = await open_on(pilot, SOURCE, "a", MessageScreen)
+        assert "blocked for a reason said in new words; " in message.message and "memboard" not in message.message
+        assert str(message.query_one("#fix", Button).label) == label
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+
+
+async def test_a_refusal_without_a_remedy_offers_no_fix_whatever_its_words(sample_root, monkeypatch):
+    from memboard.core.errors import Refused
+
+    def refuse(root, session_id, when):
+        raise Refused(f"{session_id} is still referenced by someone; run `memboard doctor` (duplicate ID)")
+
+    monkeypatch.setattr(board_flows, "plan_archive", refuse)
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        message = await open_on(pilot, SOURCE, "a", MessageScreen)
+        assert "still referenced by someone" in message.message
+        assert not message.query("#fix")
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+
+
 async def test_a_read_only_root_refuses_changing_flows_up_front(sample_root, monkeypatch):
     from memboard.core.files.root import MemoryRoot
 

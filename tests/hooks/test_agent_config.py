@@ -182,3 +182,37 @@ def test_a_textual_theme_is_accepted(cli, config_file):
     config_file.write_text(COMMENTED)
     assert cli("config", "set", "theme", "dracula", use_root=False).code == 0
     assert config_file.read_text() == COMMENTED.replace('"nord"', '"dracula"')
+
+
+def test_get_prints_the_value_commands_use_the_configs_else_the_default(cli, config_file):
+    config_file.write_text(COMMENTED)
+    assert cli("config", "get", "stale_days", use_root=False).out == "14\n"
+    assert cli("config", "get", "theme", use_root=False).out == "nord\n"
+    assert cli("config", "get", "agent_name", use_root=False).out == "cursor-main-agent\n"  # the default
+    assert cli("config", "get", "lock_timeout", use_root=False).out == "20.0\n"
+    config_file.write_text('lock_timeout = "soon"\n')  # not a number: commands wait the default
+    assert cli("config", "get", "lock_timeout", use_root=False).out == "20.0\n"
+
+
+def test_get_of_an_unknown_key_or_one_without_value_or_default_is_one_line(cli, config_file):
+    res = cli("config", "get", "colour", use_root=False)
+    assert res.code == 2 and res.err.strip().splitlines() == [
+        "memboard: unknown config key 'colour': use one of root, agent_name, stale_days, theme, lock_timeout, settle_seconds"
+    ]
+    res = cli("config", "get", "root", use_root=False)
+    assert res.code == 1 and res.out == "" and f"root is not set in {config_file}" in res.err
+    assert not config_file.exists()
+
+
+def test_list_names_every_key_with_its_value_or_default_and_help(cli, config_file):
+    from memboard.core.config import TABLE
+
+    config_file.write_text(COMMENTED)
+    lines = cli("config", "list", use_root=False).out.splitlines()
+    assert [line.split()[0] for line in lines] == [key.name for key in TABLE]
+    by_name = {line.split()[0]: line for line in lines}
+    assert by_name["root"].split()[1] == '"/srv/memory"' and '"nord"' in by_name["theme"]
+    assert '"cursor-main-agent" (default)' in by_name["agent_name"] and "0.5 (default)" in by_name["settle_seconds"]
+    for key in TABLE:
+        assert by_name[key.name].endswith(key.help)
+    assert config_file.read_text() == COMMENTED

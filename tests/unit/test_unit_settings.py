@@ -61,3 +61,20 @@ def test_a_bad_stored_value_is_refused_only_where_it_is_used(tmp_path, monkeypat
     assert cfg.root is None
     with pytest.raises(UsageError, match="config stale_days must be a whole number of days, 0 or more, not -1"):
         _ = cfg.stale_days
+
+
+def test_the_tables_defaults_are_the_ones_their_users_fall_back_to():
+    from memboard.board.app import DEFAULT_THEME
+    from memboard.core.files.lock import DEFAULT_LOCK_TIMEOUT
+    from memboard.core.files.settle import SETTLE_WINDOW
+    from memboard.core.formats.ids import DEFAULT_AGENT
+
+    defaults = {key.name: key.default for key in config.TABLE}
+    assert defaults == {
+        "root": None,
+        "agent_name": DEFAULT_AGENT,
+        "stale_days": 14,
+        "theme": DEFAULT_THEME,
+        "lock_timeout": DEFAULT_LOCK_TIMEOUT,
+        "settle_seconds": SETTLE_WINDOW,
+    }

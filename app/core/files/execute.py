@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..errors import Incomplete, MemboardError, StalePlan
+from ..errors import REMEDY_HERE, Incomplete, MemboardError, StalePlan
 from ..formats.layout import INDEX
 from ..plan import Change, Plan
 from ..rebase import contains_change, rebase
@@ -45,7 +45,7 @@ Pending = dict[str, tuple[bytes | None, bytes | None]]  # file -> (bytes the pla
 def check_writable(root: MemoryRoot) -> None:
     """Refuse, before planning, a root folder that cannot be written (a read-only folder or mount)."""
     if not os.access(root.writable_folder(), os.W_OK):
-        raise MemboardError(f"{root.kind.name} {root.path} is read-only; nothing written")
+        raise MemboardError(f"{root.kind.name} {root.path} is read-only; nothing written", says_written=True)
 
 
 def _bases(plan: Plan[Any], reads: dict[str, Seen]) -> dict[str, bytes | None]:
@@ -260,7 +260,8 @@ def _keep_changing(plan: Plan[Any]) -> MemboardError:
     """The error of a plan whose files kept changing under the lock (another tool writing without it)."""
     return MemboardError(
         f"{plan.op}: index files keep changing under memboard (another tool writing without the lock?); "
-        "nothing written, try again"
+        "nothing written, try again",
+        says_written=True,
     )
 
 
@@ -456,13 +457,14 @@ def _require_allowed(root: MemoryRoot, plan: Plan[Any]) -> None:
         for rel in (ch.path, ch.dest):
             if rel is not None and not tree.allows(rel):
                 raise MemboardError(
-                    f"{plan.op}: {rel} is not a path the {tree.kind.name} {root.path} may change; nothing written"
+                    f"{plan.op}: {rel} is not a path the {tree.kind.name} {root.path} may change; nothing written",
+                    says_written=True,
                 )
 
 
 def _incomplete(plan: Plan[Any], what: str, done: list[str]) -> Incomplete:
     """The error of a plan that stopped after some steps were written."""
-    return Incomplete(f"{plan.op} incomplete: {what}; done before: {', '.join(done)}; run `memboard doctor`")
+    return Incomplete(f"{plan.op} incomplete: {what}; done before: {', '.join(done)}; {REMEDY_HERE}")
 
 
 def _write_step(
@@ -493,7 +495,9 @@ def _write_step(
     except Exception as exc:
         detail = getattr(exc, "strerror", None) or str(exc)
         if not done:
-            raise MemboardError(f"{plan.op}: cannot {ch.describe()} ({detail}); nothing written") from None
+            raise MemboardError(
+                f"{plan.op}: cannot {ch.describe()} ({detail}); nothing written", says_written=True
+            ) from None
         raise _incomplete(plan, f"failed to {ch.describe()} ({detail})", done) from None
     sigs.update(written)
     aged.difference_update(path for path, _ in written)
@@ -560,7 +564,8 @@ def write_and_verify(
         except MemboardError as exc:  # (nothing of the root is written yet)
             what = str(exc).removeprefix(f"{plan.op}: ").removesuffix("; nothing written")
             raise MemboardError(
-                f"{plan.op}: memboard's local state {state.path}: {what}; nothing written in the memory root"
+                f"{plan.op}: memboard's local state {state.path}: {what}; nothing written in the memory root",
+                says_written=True,
             ) from None
     for name, tree, part in others:
         start = len(done)
@@ -573,9 +578,7 @@ def write_and_verify(
                 if root.counted:
                     probe.current().after_step(number)
             except Exception as exc:
-                raise Incomplete(
-                    f"{plan.op} incomplete: {exc}; done: {', '.join(done)}; run `memboard doctor`"
-                ) from None
+                raise Incomplete(f"{plan.op} incomplete: {exc}; done: {', '.join(done)}; {REMEDY_HERE}") from None
             if progress is not None:
                 progress(number, len(plan.changes))
         _verify(root, plan, settle_wait)

@@ -168,7 +168,7 @@ class NotSettled(MemboardError):
 
     def __init__(self, what: str):
         """what: the reason without the closing `nothing written`."""
-        super().__init__(f"{what}; nothing written, try again once it is saved")
+        super().__init__(f"{what}; nothing written, try again once it is saved", says_written=True)
         self.what = what
 
 

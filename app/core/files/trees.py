@@ -107,7 +107,7 @@ class MemoryRootKind(TreeKind):
         """Refuse (one line, nothing written) to write into a folder that is not a memory root."""
         reason = not_a_memory_root(real)
         if reason:
-            raise UsageError(f"{path} is not a memory root: {reason}; nothing written; {START_HINT}")
+            raise UsageError(f"{path} is not a memory root: {reason}; nothing written; {START_HINT}", says_written=True)
 
     def after_delete(self, tree: Path, rel: str, path: Path) -> None:
         """An archive folder a delete emptied goes too; so do the folders of an older memboard's state in the

@@ -495,7 +495,7 @@ class IndexFile:
     def refuse_conflicts(self) -> None:
         """Raise Refused while the file holds merge-conflict markers: it is not a table to write on."""
         if self.conflict_lines:
-            raise Refused(marker_refusal(self.conflict_lines))
+            raise Refused(marker_refusal(self.conflict_lines), says_written=True)
 
     def edit(self) -> IndexEdit:
         """Start an edit of this file; refused when it holds conflict markers or its table lacks protocol columns."""

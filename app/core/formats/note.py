@@ -445,7 +445,8 @@ def _check_reads_back(data: bytes, note: Note) -> None:
             what = f.name.replace("_", " ")
             raise UsageError(
                 f"{what} would not read back as written: a '## ' heading, a line of '---' or '===' under text, or a "
-                f"code block left open in it would break the note's sections; change that line; nothing written"
+                f"code block left open in it would break the note's sections; change that line; nothing written",
+                says_written=True,
             )
 
 

@@ -633,7 +633,8 @@ def _closing(item: Item | None) -> list[str]:
         return [item.closer]
     raise Refused(
         f"the snapshot ends inside an HTML block opened on line {item.start + 1} that is never closed; "
-        f"close it (with {item.closer!r}) by hand, then retry; nothing written"
+        f"close it (with {item.closer!r}) by hand, then retry; nothing written",
+        says_written=True,
     )
 
 
@@ -926,14 +927,18 @@ def _verify(old_text: str, new_text: str, expected: dict[str, set[str]], replace
     section, or that did not place the items it meant to add."""
     lost = vanished(old_text, new_text)
     if lost:
-        raise Refused(f"the merge would drop {len(lost)} earlier item(s), e.g. {lost[0][1][:60]!r}; nothing written")
+        raise Refused(
+            f"the merge would drop {len(lost)} earlier item(s), e.g. {lost[0][1][:60]!r}; nothing written",
+            says_written=True,
+        )
     new = _check_kept(Snapshot(old_text), Snapshot(new_text), replaced)
     for name, keys in expected.items():
         sec = new.section(name)
         missing = keys - ({it.key for it in sec.items} if sec else set())
         if missing:
             raise Refused(
-                f"cannot write the new items of {name} without changing the snapshot's structure; nothing written"
+                f"cannot write the new items of {name} without changing the snapshot's structure; nothing written",
+                says_written=True,
             )
 
 
@@ -944,14 +949,15 @@ def _check_kept(old: Snapshot, new: Snapshot, replaced: set[tuple[str, str]]) ->
     for osec in old.sections:
         nsec = next((s for s in later if s.name.casefold() == osec.name.casefold()), None)
         if nsec is None:
-            raise Refused("the merge would change the snapshot's sections; nothing written")
+            raise Refused("the merge would change the snapshot's sections; nothing written", says_written=True)
         kept = {_identity(it) for it in nsec.items}
         for it in osec.items:
             if is_placeholder(it.text) or (osec.name.casefold(), it.text) in replaced:
                 continue
             if _identity(it) not in kept:
                 raise Refused(
-                    f"the merge would change the earlier item {it.text.strip()[:60]!r} in {osec.name}; nothing written"
+                    f"the merge would change the earlier item {it.text.strip()[:60]!r} in {osec.name}; nothing written",
+                    says_written=True,
                 )
     return new
 

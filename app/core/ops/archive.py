@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..errors import Refused
+from ..errors import REMEDY_HERE, Refused, Remedy
 from ..files.root import MemoryRoot
 from ..formats.archive import render_archive_index
 from ..formats.clock import format_ts
@@ -35,8 +35,9 @@ def _delete_placeholder(index: IndexFile, before: bytes | None, row: Row) -> Pla
     sid = row.id
     if row.status != "idle" and has_meaningful_summary(row):
         raise Refused(
-            f"{sid} has a meaningful Summary but no snapshot; run `memboard update {sid}` "
-            "to write its snapshot, then archive it"
+            f"{sid} has a meaningful Summary but no snapshot; {REMEDY_HERE}, then archive it",
+            remedy=Remedy.UPDATE,
+            subject=sid,
         )
     return Plan(
         "archive",
@@ -63,8 +64,9 @@ def plan_archive(root: MemoryRoot, session_id: str, when: datetime) -> Plan[Arch
     row = find_row(index, session_id)
     if row.refs:
         raise Refused(
-            f"{session_id} is still referenced by {', '.join(row.refs)}; release those references first "
-            f"(memboard release {session_id} --as <id>)"
+            f"{session_id} is still referenced by {', '.join(row.refs)}; release those references first {REMEDY_HERE}",
+            remedy=Remedy.RELEASE,
+            subject=session_id,
         )
     rel = session_path(session_id)
     snap_bytes = root.read(rel)
@@ -72,7 +74,11 @@ def plan_archive(root: MemoryRoot, session_id: str, when: datetime) -> Plan[Arch
         return _delete_placeholder(index, before, row)
     folder = archive_dir(session_id)
     if root.exists(folder) and not holds_nothing(root, folder):
-        raise Refused(f"archive/{session_id}/ already exists (half-finished archive?); run `memboard doctor`")
+        raise Refused(
+            f"archive/{session_id}/ already exists (half-finished archive?); {REMEDY_HERE}",
+            remedy=Remedy.DOCTOR,
+            subject=session_id,
+        )
     sources = [s for s in continues_from(snap_bytes) if s != session_id]
     edit = index.edit()
     released = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import Refused, UsageError
+from ..errors import REMEDY_HERE, Refused, Remedy, UsageError
 from ..files.root import MemoryRoot
 from ..formats.ids import check_id
 from ..formats.index import IndexEdit, IndexFile, Row
@@ -30,10 +30,18 @@ def find_row(index: IndexFile, session_id: str, what: str = "session") -> Row:
     if not rows:
         raise Refused(f"unknown {what} {session_id}: no row in index.md")
     if len(rows) > 1:
-        raise Refused(f"{session_id} has {len(rows)} rows in index.md (duplicate ID); run `memboard doctor`")
+        raise Refused(
+            f"{session_id} has {len(rows)} rows in index.md (duplicate ID); {REMEDY_HERE}",
+            remedy=Remedy.DOCTOR,
+            subject=session_id,
+        )
     row = rows[0]
     if row.problem:
-        raise Refused(f"the row of {session_id} is malformed ({row.problem}); fix it by hand or run `memboard doctor`")
+        raise Refused(
+            f"the row of {session_id} is malformed ({row.problem}); fix it by hand or {REMEDY_HERE}",
+            remedy=Remedy.DOCTOR,
+            subject=session_id,
+        )
     return row
 
 

@@ -87,11 +87,13 @@ class PlannedRoot(MemoryRoot):
 
 @dataclass
 class Sequence:
-    """A planned sequence: the steps that can run (in order) and those refused, with why."""
+    """A planned sequence: the steps that can run (in order) and those refused, with why (in words, and the
+    refusals themselves: their remedy for a face to word)."""
 
     op: str
     steps: list[tuple[str, Plan[Any]]] = field(default_factory=list)
     refused: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, MemboardError] = field(default_factory=dict)
 
     def combined(self) -> Plan[SequenceResult]:
         """All steps as one plan, for the preview (its changes in the order they will run)."""
@@ -113,7 +115,7 @@ def plan_sequence(
     planned = PlannedRoot(root)
     seq = Sequence(op)
     pending = list(dict.fromkeys(ids))
-    reasons: dict[str, str] = {}
+    reasons: dict[str, MemboardError] = {}
     progress = True
     while pending and progress:
         progress = False
@@ -121,11 +123,12 @@ def plan_sequence(
             try:
                 plan = build_one(planned, sid)
             except MemboardError as exc:
-                reasons[sid] = str(exc)
+                reasons[sid] = exc
                 continue
             planned.lay(plan)
             seq.steps.append((sid, plan))
             pending.remove(sid)
             progress = True
-    seq.refused = {sid: reasons[sid] for sid in pending}
+    seq.errors = {sid: reasons[sid] for sid in pending}
+    seq.refused = {sid: str(error) for sid, error in seq.errors.items()}
     return seq

@@ -65,7 +65,8 @@ def updated_snapshot(
         lost = vanished(snap.text(), text)
         if lost:  # the merge never drops items; this guards the guarantee
             raise Refused(
-                f"update would drop {len(lost)} item(s) of the old snapshot, e.g. {lost[0][1][:60]!r}; nothing written"
+                f"update would drop {len(lost)} item(s) of the old snapshot, e.g. {lost[0][1][:60]!r}; nothing written",
+                says_written=True,
             )
     return (encode(text) if snap is None else snap.to_bytes(text)), merged
 

@@ -3,6 +3,7 @@ sync-conflict copies, and the state an older memboard kept in the root."""
 
 from __future__ import annotations
 
+from ...errors import Remedy, said
 from ...files.copies import copy_advice, find_copies
 from ...files.legacystate import plan_legacy_move
 from ...files.localstate import LEGACY_LOGS, LocalState
@@ -29,9 +30,13 @@ def index_conflict_markers(root: MemoryRoot) -> Finding | None:
     return Finding(
         CONFLICT_MARKERS,
         "",
-        f"index.md holds merge-conflict markers ({line_list(markers)}), left by a git merge, rebase or "
-        "stash; every change is refused and nothing else is checked until they are gone: edit index.md, keep "
-        "the rows you want from each side, delete the marker lines, then run memboard doctor again",
+        said(
+            f"index.md holds merge-conflict markers ({line_list(markers)}), left by a git merge, rebase or "
+            "stash; every change is refused and nothing else is checked until they are gone: edit index.md, keep "
+            "the rows you want from each side, delete the marker lines, then ",
+            (Remedy.DOCTOR, "run memboard doctor"),
+            " again",
+        ),
         subject=INDEX,
     )
 

@@ -3,7 +3,7 @@ sessions that are archived or gone."""
 
 from __future__ import annotations
 
-from ...errors import MemboardError
+from ...errors import MemboardError, Remedy, said
 from ...formats.ids import is_valid_id
 from ...formats.index import Row, format_refs
 from ...formats.layout import session_path
@@ -66,9 +66,13 @@ def one_sided_reference(c: Checkup, src: str, ref: str) -> None:
         c.add(
             "one_sided_link",
             ref,
-            f"{src} lists it in Referenced By, but it has no snapshot: run "
-            f"`memboard continue {src} --as {ref}` to record the link there, or "
-            f"`memboard release {src} --as {ref}` to drop it",
+            said(
+                f"{src} lists it in Referenced By, but it has no snapshot: run ",
+                (Remedy.CONTINUE_LINK, f"`memboard continue {src} --as {ref}`", src, ref),
+                " to record the link there, or ",
+                (Remedy.RELEASE_LINK, f"`memboard release {src} --as {ref}`", src, ref),
+                " to drop it",
+            ),
             subject=src,
         )
     elif src not in c.sources_in(text):

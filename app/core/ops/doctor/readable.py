@@ -53,7 +53,7 @@ def refuse_repairs(findings: list[Finding]) -> None:
     """Refuse (one line, nothing written) to repair a root that holds a file memboard cannot read."""
     stop = next((f for f in findings if f.kind in KINDS), None)
     if stop is not None:
-        raise Refused(f"{stop.message}; nothing written")
+        raise Refused(f"{stop.message}; nothing written", says_written=True)
 
 
 class _Look:

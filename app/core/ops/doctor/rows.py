@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from ...errors import Remedy, said
 from ...formats.ids import is_valid_id
 from ...formats.index import Row
 from .checkup import Checkup
 
-NOT_TEXT = (
+NOT_TEXT = said(
     "index.md holds NUL bytes (saved as UTF-16, or not text at all), so every write refuses it: "
-    "convert it to UTF-8 text (in most editors: save with encoding UTF-8) or remove the NUL bytes, "
-    "then run `memboard doctor` again"
+    "convert it to UTF-8 text (in most editors: save with encoding UTF-8) or remove the NUL bytes, then ",
+    (Remedy.DOCTOR, "run `memboard doctor`"),
+    " again",
 )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ...errors import Remedy, said
 from ...files import revisions
 from ...formats.archive import render_archive_index
 from ...formats.clock import format_ts, parse
@@ -109,8 +110,11 @@ def half_archived(c: Checkup, sid: str, row: Row, has_snap: bool) -> None:
         c.add(
             "half_archived",
             sid,
-            f"{folder}/ is an empty folder beside the live row; it blocks nothing "
-            "(remove it if you like; memboard archive works either way)",
+            said(
+                f"{folder}/ is an empty folder beside the live row; it blocks nothing (remove it if you like; ",
+                (Remedy.ARCHIVE, "memboard archive works", sid),
+                " either way)",
+            ),
             subject=folder,
         )
     elif not has_snap and not moved:
@@ -138,8 +142,11 @@ def row_behind_snapshot(c: Checkup, sid: str, row: Row) -> None:
             "row_behind_snapshot",
             sid,
             "the snapshot's Updated At is newer than the row's (an update stopped before its index write?)",
-            f"set the row's {names} from the snapshot's Metadata (Summary and "
-            f"Keywords stay; `memboard update {sid} --summary ...` changes them)",
+            said(
+                f"set the row's {names} from the snapshot's Metadata (Summary and Keywords stay; ",
+                (Remedy.UPDATE_SUMMARY, f"`memboard update {sid} --summary ...`", sid),
+                " changes them)",
+            ),
             session_path(sid),
         )
 

@@ -263,7 +263,8 @@ def _keep_both_id(root: MemoryRoot, key: str, new: Note) -> tuple[str, bool]:
         if not dropped_statements(there, new) and not added_statements(there, new):
             return candidate, True
     raise Refused(
-        f"cannot derive a distinct key beside {key} to keep both notes; save with another topic key; nothing written"
+        f"cannot derive a distinct key beside {key} to keep both notes; save with another topic key; nothing written",
+        says_written=True,
     )
 
 
@@ -422,12 +423,14 @@ def plan_note_update(
     if dropped:
         raise Refused(
             f"{note_id} is superseded: it keeps its statements (the change drops {dropped[0][:60]!r}); "
-            "add to it, or save a new note on its topic; nothing written"
+            "add to it, or save a new note on its topic; nothing written",
+            says_written=True,
         )
     if new.type != current.type and guarded(current.type):
         raise Refused(
             f"{note_id} is superseded: it keeps its type ({current.type or 'none'}, not {new.type}); "
-            "save a new note on its topic; nothing written"
+            "save a new note on its topic; nothing written",
+            says_written=True,
         )
     if candidate.with_changes(updated=current.updated) == current:
         return Plan(OP, NoteSaveResult("unchanged", note_id, note_path(note_id), current.status, [], []))
@@ -443,7 +446,10 @@ def plan_note_supersede(root: MemoryRoot, old_ref: str, new_ref: str, when: date
     if old_id == new_id:
         raise UsageError("a note cannot supersede itself")
     if new_note.status == "superseded":
-        raise Refused(f"{new_id} is itself superseded; pick the note that replaces {old_id} now; nothing written")
+        raise Refused(
+            f"{new_id} is itself superseded; pick the note that replaces {old_id} now; nothing written",
+            says_written=True,
+        )
     ts = format_ts(when)
     plan = Plan("note supersede", NoteLinkResult(old_id, new_id))
     marked = old_note.with_changes(
@@ -472,7 +478,8 @@ def plan_note_mark(root: MemoryRoot, ref: str, status: str, when: datetime) -> P
     if status == "active" and (split_note_id(note_id) or ("", 0))[1]:
         raise Refused(
             f"{note_id} was moved aside by a newer note on its topic; save its text under the topic instead; "
-            "nothing written"
+            "nothing written",
+            says_written=True,
         )
     result = NoteSaveResult("unchanged", note_id, note_path(note_id), status, [], [])
     if current.status == status:

@@ -22,7 +22,7 @@ from textual.worker import Worker, WorkerState
 from memboard.styles import BOARD_TCSS
 from memboard.widgets.key_bar import FooterKey
 
-from ..core.config import load as load_config
+from ..core.config import Settings, settings
 from ..core.errors import MemboardError
 from ..core.files.root import MemoryRoot
 from ..core.files.settle import settle_seconds
@@ -82,10 +82,10 @@ class MemboardApp(App):
         self.memory_root = MemoryRoot(root_path)
         self.memory_root.window = settle_seconds()
         try:
-            self.config = load_config()
+            self.settings: Settings | None = settings()  # read once: the board's agent name, theme and keymap
         except MemboardError:
-            self.config = {}
-        self.agent_name: str = str(self.config.get("agent_name") or DEFAULT_AGENT)
+            self.settings = None
+        self.agent_name: str = (self.settings.agent_name if self.settings else None) or DEFAULT_AGENT
         self.watch_files = watch
         self._flows: BoardFlows | None = None  # built when a flow first starts: its modules load then
         self.run_log: list[LogEntry] = []  # what each flow did in this run (the `l` screen)
@@ -96,7 +96,7 @@ class MemboardApp(App):
         self.sub_title = self.memory_root.path.name or str(self.memory_root.path)
         # the user's keymap (config `[keymap]`: binding id = "keys") rebinds keys as Textual's keymap does;
         # the footers, the help and the palette show the table with it applied
-        self.keymap, self.keymap_problems = read_keymap(self.config.get("keymap"))
+        self.keymap, self.keymap_problems = read_keymap(self.settings.keymap if self.settings else None)
         self.key_table = KeyTable(rebound(self.keymap))  # what every footer draws (a KeySource)
         self.set_keymap(self.keymap)
         self.sessions = SessionsScreen(self.memory_root, self.sub_title, watch=watch)
@@ -121,7 +121,7 @@ class MemboardApp(App):
 
     def on_mount(self) -> None:
         """Apply the theme; say what of the keymap cannot be used."""
-        theme = str(self.config.get("theme") or DEFAULT_THEME)
+        theme = (self.settings.theme if self.settings else None) or DEFAULT_THEME
         try:
             self.theme = theme
         except Exception:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 
 import tomli_w
 
@@ -25,7 +26,9 @@ def show() -> int:
 
 
 def shown(value: object) -> str:
-    """A setting's value as TOML writes it (a string quoted, a number as is)."""
+    """A setting's value as TOML writes it (a string quoted, a number as is, a table inline)."""
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{shown(str(name))} = {shown(item)}" for name, item in value.items()) + " }"
     return tomli_w.dumps({"v": value})[4:].rstrip("\n")
 
 
@@ -38,7 +41,7 @@ def get(name: str) -> int:
         value = key.default
     if value is None:
         raise MemboardError(f"{name} is not set in {cfg.path} and has no default")
-    print(value)
+    print(shown(value) if isinstance(value, Mapping) else value)
     return 0
 
 

@@ -216,6 +216,19 @@ def _stored_seconds(value: object) -> float | None:
     return None
 
 
+def _parse_keymap(raw: str, themes: Themes) -> object:
+    """`config set keymap ...`: refused in one line; the keymap is a table written in the file itself."""
+    raise UsageError(
+        'keymap is a table: add `[keymap]` to the config file with lines of binding id = "keys" '
+        '(such as "board.archive" = "A"; the board\'s help lists the ids)'
+    )
+
+
+def _keymap(value: object) -> Mapping[str, object] | None:
+    """The stored `[keymap]` table as it is (the board checks its entries and says which it cannot use)."""
+    return value if isinstance(value, Mapping) and value else None
+
+
 class Key(NamedTuple):
     """One setting: its name, its kind (type), its default (None: none), how `config set` parses a value, how a
     stored value is read (None: unset, or a value its users pass over for the default), and its help."""
@@ -255,6 +268,14 @@ TABLE = (
         _seconds("settle_seconds", MAX_SETTLE),
         _stored_seconds,
         f"seconds a file must stay unchanged before it is read (0 to {MAX_SETTLE:g})",
+    ),
+    Key(
+        "keymap",
+        dict,
+        None,
+        _parse_keymap,
+        _keymap,
+        'the board\'s keys rebound: a [keymap] table of binding id = "keys"',
     ),
 )
 BY_NAME = {key.name: key for key in TABLE}
@@ -313,6 +334,11 @@ class Settings(NamedTuple):
     def lock_timeout(self) -> float | None:
         """The configured lock wait in seconds, None when unset or not a number 0 or more."""
         return _stored_seconds(self.stored.get("lock_timeout"))
+
+    @property
+    def keymap(self) -> object:
+        """The stored `[keymap]` table (binding id = "keys"), None when unset; the board checks its entries."""
+        return self.stored.get("keymap")
 
     @property
     def settle_seconds(self) -> float | None:

@@ -11,9 +11,9 @@ from memboard.core import config
 from memboard.core.errors import UsageError
 
 
-def test_every_key_in_the_table_is_one_config_set_accepts_and_its_help_names():
+def test_every_key_in_the_table_is_one_config_set_names_with_its_help():
     assert list(config.KEYS) == [key.name for key in config.TABLE]
-    assert set(config.KEYS) == {"root", "agent_name", "stale_days", "theme", "lock_timeout", "settle_seconds"}
+    assert set(config.KEYS) == {"root", "agent_name", "stale_days", "theme", "lock_timeout", "settle_seconds", "keymap"}
     for key in config.TABLE:
         assert key.help and isinstance(key.kind, type)
 
@@ -77,4 +77,20 @@ def test_the_tables_defaults_are_the_ones_their_users_fall_back_to():
         "theme": DEFAULT_THEME,
         "lock_timeout": DEFAULT_LOCK_TIMEOUT,
         "settle_seconds": SETTLE_WINDOW,
+        "keymap": None,
     }
+
+
+def test_the_keymap_is_a_table_in_the_file_that_config_reads_and_set_refuses_in_one_line(cli, tmp_path, monkeypatch):
+    path = tmp_path / "config.toml"
+    monkeypatch.setenv("MEMBOARD_CONFIG", os.fspath(path))
+    path.write_text('[keymap]\n"board.archive" = "x"\n', encoding="utf-8")
+    res = cli("config", "set", "keymap", "x", use_root=False)
+    assert res.code == 2 and "keymap is a table" in res.err and len(res.err.strip().splitlines()) == 1
+    assert path.read_text(encoding="utf-8") == '[keymap]\n"board.archive" = "x"\n'
+    got = cli("config", "get", "keymap", use_root=False)
+    assert got.code == 0 and got.out == '{ "board.archive" = "x" }\n'
+    listed = cli("config", "list", use_root=False)
+    assert any(line.startswith("keymap") and '"board.archive" = "x"' in line for line in listed.out.splitlines())
+    with config.once():
+        assert config.settings().keymap == {"board.archive": "x"}

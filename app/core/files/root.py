@@ -6,6 +6,7 @@ settle.py). `MemoryRoot.wait_settled` watches files another program is saving un
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 import time
@@ -46,8 +47,6 @@ def is_temp_name(name: str) -> bool:
 
 def root_key(real: Path) -> str:
     """The key of a root's local files (its lock, its state folder): a hash of its real path."""
-    import hashlib  # lazy: `memboard search` never needs it, and it costs 2 ms to import
-
     return hashlib.sha256(str(real).encode("utf-8", "surrogateescape")).hexdigest()[:20]
 
 

@@ -1,6 +1,7 @@
 """Same bytes: every read and preview command of two memboards, on the bench's roots, compared byte for byte.
 
-Usage: python bench/same_bytes.py A B [--big] [--only TEXT] [--verbose] [--keep DIR] [--python PY]
+Usage: python bench/same_bytes.py A B [--big] [--roots 1k,10k,odd,100k] [--only TEXT] [--verbose] [--keep DIR]
+       [--python PY]
 
 A and B are each one of:
 - a checkout (a folder holding `app/` and `pyproject.toml`): run with --python (default: this Python) as the
@@ -373,6 +374,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("a", help="a checkout, a Python interpreter or a memboard entry point")
     parser.add_argument("b", help="the same, to compare with A")
     parser.add_argument("--big", action="store_true", help="add the 100,000-row root (several minutes)")
+    parser.add_argument(
+        "--roots", metavar="LIST", default="1k,10k,odd", help="which roots, of 1k, 10k, odd, 100k (default 1k,10k,odd)"
+    )
     parser.add_argument("--only", metavar="TEXT", help="only the commands whose arguments contain TEXT")
     parser.add_argument(
         "--verbose",
@@ -391,9 +395,17 @@ def main(argv: list[str] | None = None) -> int:
         base = work / "roots"
         if base.exists():
             shutil.rmtree(base)
-        roots = [bench_root(base, 1_000), bench_root(base, 10_000), odd_root(base)]
-        if args.big:
-            roots.append(bench_root(base, 100_000))
+        wanted = args.roots.split(",") + (["100k"] if args.big else [])
+        unknown = set(wanted) - {"1k", "10k", "odd", "100k"}
+        if unknown:
+            parser.error(f"unknown root(s) {', '.join(sorted(unknown))}: use 1k, 10k, odd, 100k")
+        makers = {
+            "1k": lambda: bench_root(base, 1_000),
+            "10k": lambda: bench_root(base, 10_000),
+            "odd": lambda: odd_root(base),
+            "100k": lambda: bench_root(base, 100_000),
+        }
+        roots = [makers[name]() for name in makers if name in wanted]
         return 1 if compare(a, b, roots, work, args.only, args.verbose) else 0
     finally:
         if not args.keep:

@@ -7,6 +7,7 @@ fast as Python itself and stays usable from an agent's MCP server.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from ..core.config import resolve_root
@@ -14,6 +15,7 @@ from ..core.files.root import MemoryRoot
 from ..core.formats.topic import SCOPES as NOTE_SCOPES
 from ..core.formats.topic import TYPES as NOTE_TYPES
 from ..core.search.engine import SearchFilters, SearchHit, run
+from ..core.search.notes import find_notes
 from ..service.search import hit_json, label
 from .args import OneLineParser
 
@@ -118,8 +120,6 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def cmd_note_search(args: argparse.Namespace) -> int:
     """note search QUERY [filters] [--json]: notes only, active first."""
-    from ..core.search.notes import find_notes  # lazy: `memboard search` does not need it
-
     filters = SearchFilters(
         status=args.status, limit=args.limit, note_type=args.type, scope=args.scope, project=args.project
     )
@@ -133,8 +133,6 @@ def print_hits(hits: list[SearchHit], as_json: bool, unread: str | None = None) 
     if unread:
         print(f"memboard: {unread}", file=sys.stderr)
     if as_json:
-        import json  # lazy: only --json prints JSON (1.5 ms of a search that must start within twice Python's own)
-
         print(json.dumps([hit_json(h) for h in hits], ensure_ascii=False, indent=2))
         return 0
     if not hits:

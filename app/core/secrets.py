@@ -22,6 +22,7 @@ many invisible characters it held.
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -264,8 +265,6 @@ def _invisible_in(line: str) -> set[str]:
     """The invisible (Unicode category Cf) characters a line holds (none in an ASCII line)."""
     if line.isascii() or VISIBLE.issuperset(line):  # (isascii takes constant time in CPython: most lines)
         return set()
-    import unicodedata  # lazy: a C module, and only non-ASCII text needs it
-
     found = set()
     for ch in set(line) - VISIBLE:
         if unicodedata.category(ch) == "Cf":

@@ -36,6 +36,8 @@ against the file's stamp: its name, device, inode, size, mtime_ns and ctime_ns.
 from __future__ import annotations
 
 import os
+import pickle
+import signal
 import stat
 import threading
 import zlib
@@ -251,8 +253,6 @@ class Beside:
         if pid == 0:  # the child: look, hand the answer over, and leave without the parent's cleanup
             code = 1
             try:
-                import pickle  # lazy (1 ms), as below: only a look beside needs it
-
                 os.close(readable)
                 with root.tracking() as reads:
                     seen = look(root, loaded, names)  # (listed just now, before the fork)
@@ -272,8 +272,6 @@ class Beside:
     def __exit__(self, *exc: object) -> None:
         """End the child if its answer was not taken (the caller gave up: a refusal, an interrupt)."""
         if self.pid:
-            import signal  # lazy: see __init__
-
             try:
                 os.kill(self.pid, signal.SIGKILL)
             except OSError:  # pragma: no cover - gone already
@@ -289,8 +287,6 @@ class Beside:
     def __call__(self) -> Snapshots:
         """The snapshots' answers: the child's, or a look here."""
         if self.pid:
-            import pickle  # lazy: see __init__
-
             try:
                 chunks = []
                 while chunk := os.read(self.readable, 1 << 20):

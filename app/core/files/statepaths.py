@@ -12,8 +12,8 @@ This module is imported on the hook's path: it imports nothing but the config's 
 
 from __future__ import annotations
 
+import hashlib
 import os
-import sys
 import zlib
 from pathlib import Path
 
@@ -21,21 +21,8 @@ from .. import config
 
 
 def _sha256(data: bytes) -> str:
-    """The SHA-256 of data in hex: hashlib's when a caller loaded it already (the hook has), else the C module
-    hashlib wraps (0.2 ms to import against 2 ms for hashlib, which loads OpenSSL: `memboard search`)."""
-    hashlib = sys.modules.get("hashlib")
-    if hashlib is not None:
-        digest: str = hashlib.sha256(data).hexdigest()
-        return digest
-    try:  # lazy: as said above
-        from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # pragma: no cover - Python 3.12 renamed it
-        try:
-            from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore,no-redef]
-        except ImportError:
-            from hashlib import sha256  # type: ignore[assignment,unused-ignore]
-    digest = sha256(data).hexdigest()
-    return digest
+    """The SHA-256 of data in hex."""
+    return hashlib.sha256(data).hexdigest()
 
 
 ROOTS = "roots"  # <state>/roots/<key>/: a root's state folder

@@ -333,9 +333,8 @@ class IndexFile:
         of data[start:end], the first one being line `number`, each line decoded on its own (no list of every
         line of the file is made). Most rows have no escaped pipe and as many cells as the header, so their
         cells are the pieces between pipes (split_cells' result), read in one loop; any other row is read cell
-        by cell. The reader
-        holds no reference to the file: an IndexFile and its rows are freed as soon as no one holds them,
-        without waiting for the cyclic collector."""
+        by cell. The reader holds no reference to the file: an IndexFile and its rows are freed as soon as no
+        one holds them, without waiting for the cyclic collector."""
         fields, width = self._fields, len(self.columns) + 1
         irregular = partial(_irregular_row, len(self.columns), self._positions, fields)
         fast = "id" in fields and "status" in fields

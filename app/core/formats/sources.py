@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from .ids import is_valid_id
+from .snapshot import Snapshot
 from .text import BOM, CLOSING_FENCE_RE, decode
 
 SECTION = "continues from"
@@ -368,6 +369,4 @@ def continues_from(data: bytes | str) -> list[str]:
     found = scan_sources(text)
     if found is not None:
         return found
-    from .snapshot import Snapshot  # lazy: the Markdown reader is loaded only for snapshots the scan leaves
-
     return Snapshot(text).continues_from()

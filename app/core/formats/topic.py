@@ -15,7 +15,9 @@ This module is light (no Markdown parser): the search cache names note files wit
 
 from __future__ import annotations
 
+import hashlib
 import re
+import unicodedata
 
 from ..errors import UsageError
 from .layout import NOTES
@@ -108,10 +110,6 @@ def check_choice(value: object, allowed: tuple[str, ...], what: str) -> str:
 
 def _title_hash(title: str) -> str:
     """A short stable hash of a title (its characters NFC-normalized, case folded, white space collapsed)."""
-    # lazy: `memboard search` names note files with this module and must not pay for hashlib
-    import hashlib
-    import unicodedata  # lazy: as hashlib
-
     text = " ".join(unicodedata.normalize("NFC", title).casefold().split())
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
 
@@ -123,9 +121,6 @@ def slug(title: str) -> str:
     short hash of the whole title appended, so two such titles with the same ASCII part stay
     apart; a title with no ASCII letter or digit at all is its hash alone.
     """
-    # lazy: `memboard search` names note files with this module and must not pay for unicodedata
-    import unicodedata
-
     decomposed = unicodedata.normalize("NFKD", title)
     ascii_text = "".join(ch for ch in decomposed if ch.isascii()).lower()
     base = SLUG_BREAK_RE.sub("-", ascii_text).strip("-")

@@ -30,6 +30,7 @@ from ..errors import Refused, UsageError
 from ..files.root import MemoryRoot
 from ..formats.layout import ARCHIVE, NOTES
 from ..formats.topic import SCOPES, TYPES
+from . import cache as search_cache
 from .docs import ARCHIVED, KINDS, LIVE, NOTE, SESSION, Doc, SessionInfo, doc_order, fold, sort_time
 
 if TYPE_CHECKING:
@@ -371,9 +372,6 @@ def run(
     query = check_query(query)
     filters = (filters or SearchFilters()).normalized()
     matcher = Matcher(query, filters.syntax)
-    # lazy: searches that scan (no FTS5 trigram) never load the cache
-    from . import cache as search_cache
-
     reason = "this SQLite lacks FTS5 with the trigram tokenizer"
     if search_cache.fts_available():
         for _attempt in range(2):

@@ -11,7 +11,7 @@ from ...formats.index import IndexFile
 from ...formats.layout import INDEX, NOTES
 from ...plan import Plan
 from ...results import DoctorResult, Finding
-from . import leftovers, links, readable, rows, sessions
+from . import leftovers, links, notes, readable, rows, sessions
 from .checkup import OP, Checkup
 
 
@@ -54,8 +54,6 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
         plan = checkup.plan()
     findings += checkup.findings
     if root.exists(NOTES):
-        from . import notes  # lazy: the notes' checks load the notes' own machinery (30 ms), and most roots have none
-
         notes.check_notes(root, findings, plan)
     leftovers.state_in_root(root, findings, plan)
     return findings, plan.with_result(DoctorResult(findings))

@@ -245,16 +245,14 @@ class CopyScan:
         return self.copies
 
 
-def observe_snapshots(root: MemoryRoot, ids: set[str] | None = None) -> set[str]:
-    """Record a revision for each snapshot whose bytes differ from its latest; returns those IDs."""
-    recorded = set()
-    for sid in sorted(snapshot_ids(root) if ids is None else ids):
-        try:
-            data = root.read(session_path(sid))
-        except MemboardError:  # unreadable (the pane says why), a folder: nothing to record
-            continue
-        if data is not None and revisions.record(root, sid, data):
-            recorded.add(sid)
+def observe_snapshots(root: MemoryRoot, ids: set[str] | None = None, unsettled: set[str] | None = None) -> set[str]:
+    """Record a revision for each snapshot whose settled, non-empty bytes differ from its latest; returns those IDs.
+
+    A snapshot still being saved (an editor's truncate, pause, write back) is no revision: its ID is added to
+    unsettled (when given) so that a later poll looks at it again (revisions.record_settled)."""
+    recorded, pending = revisions.record_settled(root, snapshot_ids(root) if ids is None else set(ids))
+    if unsettled is not None:
+        unsettled |= pending
     return recorded
 
 
@@ -365,6 +363,8 @@ def load_detail(root: MemoryRoot, session_id: str) -> SessionDetail:
     except Exception:
         texts = []
     current = decode_text(data) if data is not None else None
+    if current is not None and texts and not current.strip():
+        current = texts[-1]  # an empty read (a save caught half-way) is never a revision nor the merge's base
     if current is not None and (not texts or texts[-1] != current):
         texts.append(current)
     detail = SessionDetail(session_id, current, texts)

@@ -89,6 +89,7 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         self.copy_scan = CopyScan(root)
         self.notices = Notices()
         self._waiting_flows: list[FlowFinished] = []  # applied flows whose end waits for the next refresh
+        self._unsettled: set[str] = set()  # snapshots still being saved when last read: looked at again on each poll
 
     @property
     def board(self) -> MemboardApp:
@@ -188,6 +189,8 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
     def check_files(self) -> bool:
         """Poll index.md and snapshots; start a reload when any changed. True if one did."""
         index_changed, snapshots = self.watcher.changes()
+        if self._unsettled:  # (a save caught half-way is looked at again until it settles)
+            snapshots = snapshots | self._unsettled
         if index_changed or snapshots or self.copy_scan.stale():
             self.reload_worker(snapshots)
             return True
@@ -253,7 +256,7 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         if data is not None:
             model = read_model(self.memory_root, clock.now(), data)
             self.post_message(ModelLoaded(model))
-        observe_snapshots(self.memory_root)
+        observe_snapshots(self.memory_root, unsettled=self._unsettled)
         self._post_notices(model)
 
     def _read_changes(self, changed_snapshots: set[str] | None) -> str | None:
@@ -275,10 +278,13 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
             return board_words(str(exc))
         model = read_model(root, clock.now(), found or b"", previous=self.model, missing=found is None)
         if changed_snapshots is None:
-            changed = observe_snapshots(root)
+            self._unsettled.clear()
+            changed = observe_snapshots(root, unsettled=self._unsettled)
         else:
             changed = set(changed_snapshots)
-            observe_snapshots(root, {sid for sid in changed if sid in model.by_id})
+            looked = {sid for sid in changed if sid in model.by_id}
+            self._unsettled -= looked
+            observe_snapshots(root, looked, unsettled=self._unsettled)
         self.post_message(ModelLoaded(model, changed, reload_pane=changed_snapshots is None))
         self._post_notices(model)
         return None

@@ -116,7 +116,10 @@ def reread(previous: BoardModel, data: bytes, snaps: set[str], now: datetime) ->
     kept = [r for r in previous.rows if r.line < first_line]
     for r in kept:
         r.has_snapshot = r.id in snaps
-    fresh = [BoardRow.from_row(replace(r, line=r.line + shift), r.values.get("id", "") in snaps) for r in tail.rows]
+    fresh = [
+        BoardRow.from_row(replace(r, line=r.line + shift), r.values.get("id", "") in snaps)
+        for r in tail.rows + tail.outside  # (outside: rows below text under the table, see IndexFile.outside)
+    ]
     model = BoardModel(kept + fresh, now, True, list(previous.problems))
     model.source = IndexSource(data, source.header_line, tail.table_end + shift, source.prelude)
     return model
@@ -190,10 +193,13 @@ class Notices:
     read_only: str | None = None
     markers: list[int] = field(default_factory=list)
     copies: list[ConflictCopy] = field(default_factory=list)
+    saving: bool = False  # index.md read empty a moment after it held rows: a save caught half-way
 
     def lines(self) -> list[tuple[str, str]]:
         """(severity, text) per notice: `error` when changes are refused, `warning` otherwise."""
         out = []
+        if self.saving:
+            out.append(("warning", "index.md is being saved…: its last rows are shown until it is whole again"))
         if self.read_only:
             out.append(("error", f"read-only: {self.read_only}; changes are refused, nothing is written"))
         if self.markers:

@@ -70,3 +70,26 @@ def test_the_hook_appends_inside_the_table_when_text_follows_it(cli, root):
     data = (root / "index.md").read_text(encoding="utf-8")
     assert "| 2026-06-01-0930-claude-main-agent |" in data[: data.index("\n\n" + TEXT)]
     assert tail(root) == (TEXT + OUTSIDE).encode()
+
+
+def test_list_json_names_the_outside_row_as_a_problem(cli, root):
+    write(root, row_line(A))
+    rows = json.loads(cli("list", "--json").out)
+    assert [r["id"] for r in rows] == [A, LOST]
+    assert rows[0]["problem"] is None
+    assert "outside the table" in rows[1]["problem"] and rows[1]["line"] == 8
+
+
+def test_doctor_names_the_outside_row_and_its_fix_moves_it_into_the_table_byte_exact(cli, root):
+    before = write(root, row_line(A))
+    res = cli("doctor", "--json")
+    found = [f for f in json.loads(res.out) if f["kind"] == "outside_row"]
+    assert [f["id"] for f in found] == [LOST] and found[0]["fix"] and "line 8" in found[0]["message"]
+    dry = cli("doctor", "--fix", "--dry-run")
+    assert dry.code == 0, dry.err
+    assert "+" + OUTSIDE.rstrip("\n") in dry.out and "-" + OUTSIDE.rstrip("\n") in dry.out
+    assert (root / "index.md").read_bytes() == before
+    assert cli("doctor", "--fix").code == 0
+    after = (root / "index.md").read_bytes()
+    assert after == (PREAMBLE + HEADER + SEPARATOR + row_line(A) + "\n" + OUTSIDE + "\n" + TEXT).encode()
+    assert [r["problem"] for r in json.loads(cli("list", "--json").out)] == [None, None]

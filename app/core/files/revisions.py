@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..formats.ids import is_valid_id
 from ..errors import MemboardError
+from ..formats.ids import is_valid_id
 from ..formats.layout import STATE, session_path
 from ..formats.topic import check_note_id, note_id_of
 from ..plan import Change, Plan

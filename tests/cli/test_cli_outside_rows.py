@@ -93,3 +93,23 @@ def test_doctor_names_the_outside_row_and_its_fix_moves_it_into_the_table_byte_e
     after = (root / "index.md").read_bytes()
     assert after == (PREAMBLE + HEADER + SEPARATOR + row_line(A) + "\n" + OUTSIDE + "\n" + TEXT).encode()
     assert [r["problem"] for r in json.loads(cli("list", "--json").out)] == [None, None]
+
+
+def test_the_demo_root_writes_no_text_under_its_table(tmp_path):
+    from memboard.core.formats.clock import now
+    from memboard.core.formats.index import IndexFile
+    from memboard.core.ops.demo import build_demo
+
+    index = IndexFile((build_demo(tmp_path / "demo", now()) / "index.md").read_bytes())
+    assert index.has_table and index.row_span()[1] == len(index.data)  # the table is the file's end
+    assert index.outside == []
+
+
+def test_register_never_reuses_the_id_of_an_outside_row(cli, root):
+    (root / "index.md").write_text(
+        PREAMBLE + HEADER + SEPARATOR + row_line(A) + "\n\n" + TEXT + row_line(NEW) + "\n", encoding="utf-8"
+    )
+    res = cli("register")
+    assert res.code == 0, res.err
+    assert res.out.strip().endswith(NEW + "-2")
+    assert (root / "index.md").read_text(encoding="utf-8").count(f"| {NEW} |") == 1

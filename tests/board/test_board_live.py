@@ -67,7 +67,7 @@ CURSOR = ROWS[2]
 async def test_a_slow_save_of_the_index_keeps_marks_cursor_and_filter_and_says_it_is_being_saved(
     write_index, make_row, root, monkeypatch
 ):
-    monkeypatch.setenv("MEMBOARD_SETTLE_SECONDS", "1.5")  # (the board's window: a synced drive's pause fits in it)
+    monkeypatch.setenv("MEMBOARD_SETTLE_SECONDS", "3.0")  # (the board's window: a synced drive's pause fits in it)
     path = write_index([make_row(sid, topic=f"work {i}") for i, sid in enumerate(ROWS)])
     data = path.read_bytes()
     app = MemboardApp(root, watch=False)

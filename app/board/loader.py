@@ -18,6 +18,7 @@ from ..core.errors import MemboardError, Unreadable
 from ..core.files import revisions
 from ..core.files.copies import ConflictCopy, find_copies
 from ..core.files.root import MemoryRoot
+from ..core.files.settle import whole
 from ..core.formats.index import IndexFile, readable_rows
 from ..core.formats.layout import ARCHIVE, INDEX, SESSIONS, session_path
 from ..core.formats.markers import line_list
@@ -369,8 +370,8 @@ def load_detail(root: MemoryRoot, session_id: str) -> SessionDetail:
     except Exception:
         texts = []
     current = decode_text(data) if data is not None else None
-    if current is not None and texts and not current.strip():
-        current = texts[-1]  # an empty read (a save caught half-way) is never a revision nor the merge's base
+    if current is not None and texts and (not current.strip() or not whole("", data or b"", texts[-1].encode())):
+        current = texts[-1]  # an empty or cut read (a save caught half-way) is never a revision nor the merge's base
     if current is not None and (not texts or texts[-1] != current):
         texts.append(current)
     detail = SessionDetail(session_id, current, texts)

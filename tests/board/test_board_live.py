@@ -133,3 +133,21 @@ async def test_a_row_appended_below_text_under_the_table_is_shown_marked(write_i
         assert [r.id for r in rows] == ["2026-05-01-1000-alpha", "2026-05-02-1000-beta", "2026-05-03-1000-gamma"]
         assert rows[2].problem and "outside the table" in rows[2].problem
         assert app.sessions.model.counts["unparseable"] == 1
+
+
+async def test_a_snapshot_read_cut_off_mid_save_is_not_shown_as_a_revision(demo_root, ids):
+    root = MemoryRoot(demo_root)
+    sid = ids["hook"]
+    path = demo_root / "sessions" / f"{sid}.md"
+    original = path.read_bytes()
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.sessions.select_session(sid)
+        await settle(app, pilot)
+        path.write_bytes(original[: original.index(ANCHOR.encode()) + 10])  # a save stopped mid-line
+        app.sessions.check_files()
+        await settle(app, pilot)
+        assert contents(root, sid) == [original]
+        assert len(app.sessions.detail.revisions) == 1
+        assert "policy break" not in str(app.query_one("#pane-merge").render())

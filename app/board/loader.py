@@ -18,6 +18,7 @@ from ..core.errors import MemboardError, Unreadable
 from ..core.files import revisions
 from ..core.files.copies import ConflictCopy, find_copies
 from ..core.files.root import MemoryRoot
+from ..core.files.settle import whole
 from ..core.formats.index import IndexFile, readable_rows
 from ..core.formats.layout import ARCHIVE, INDEX, SESSIONS, session_path
 from ..core.formats.markers import line_list
@@ -116,7 +117,10 @@ def reread(previous: BoardModel, data: bytes, snaps: set[str], now: datetime) ->
     kept = [r for r in previous.rows if r.line < first_line]
     for r in kept:
         r.has_snapshot = r.id in snaps
-    fresh = [BoardRow.from_row(replace(r, line=r.line + shift), r.values.get("id", "") in snaps) for r in tail.rows]
+    fresh = [
+        BoardRow.from_row(replace(r, line=r.line + shift), r.values.get("id", "") in snaps)
+        for r in tail.rows + tail.outside  # (outside: rows below text under the table, see IndexFile.outside)
+    ]
     model = BoardModel(kept + fresh, now, True, list(previous.problems))
     model.source = IndexSource(data, source.header_line, tail.table_end + shift, source.prelude)
     return model
@@ -190,10 +194,13 @@ class Notices:
     read_only: str | None = None
     markers: list[int] = field(default_factory=list)
     copies: list[ConflictCopy] = field(default_factory=list)
+    saving: bool = False  # index.md read empty a moment after it held rows: a save caught half-way
 
     def lines(self) -> list[tuple[str, str]]:
         """(severity, text) per notice: `error` when changes are refused, `warning` otherwise."""
         out = []
+        if self.saving:
+            out.append(("warning", "index.md is being saved…: its last rows are shown until it is whole again"))
         if self.read_only:
             out.append(("error", f"read-only: {self.read_only}; changes are refused, nothing is written"))
         if self.markers:
@@ -245,16 +252,14 @@ class CopyScan:
         return self.copies
 
 
-def observe_snapshots(root: MemoryRoot, ids: set[str] | None = None) -> set[str]:
-    """Record a revision for each snapshot whose bytes differ from its latest; returns those IDs."""
-    recorded = set()
-    for sid in sorted(snapshot_ids(root) if ids is None else ids):
-        try:
-            data = root.read(session_path(sid))
-        except MemboardError:  # unreadable (the pane says why), a folder: nothing to record
-            continue
-        if data is not None and revisions.record(root, sid, data):
-            recorded.add(sid)
+def observe_snapshots(root: MemoryRoot, ids: set[str] | None = None, unsettled: set[str] | None = None) -> set[str]:
+    """Record a revision for each snapshot whose settled, non-empty bytes differ from its latest; returns those IDs.
+
+    A snapshot still being saved (an editor's truncate, pause, write back) is no revision: its ID is added to
+    unsettled (when given) so that a later poll looks at it again (revisions.record_settled)."""
+    recorded, pending = revisions.record_settled(root, snapshot_ids(root) if ids is None else set(ids))
+    if unsettled is not None:
+        unsettled |= pending
     return recorded
 
 
@@ -365,6 +370,8 @@ def load_detail(root: MemoryRoot, session_id: str) -> SessionDetail:
     except Exception:
         texts = []
     current = decode_text(data) if data is not None else None
+    if current is not None and texts and (not current.strip() or not whole("", data or b"", texts[-1].encode())):
+        current = texts[-1]  # an empty or cut read (a save caught half-way) is never a revision nor the merge's base
     if current is not None and (not texts or texts[-1] != current):
         texts.append(current)
     detail = SessionDetail(session_id, current, texts)

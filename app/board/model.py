@@ -147,6 +147,8 @@ class BoardModel:
         """Build the model from a parsed index and the IDs that have a snapshot."""
         shared: dict[str, str] = {}  # one copy of each repeated text; rows stream in one at a time (100k rows)
         rows = [BoardRow.from_row(r, r.id in snapshot_ids, shared) for r in index.iter_rows()]
+        # rows an agent appended below text under the table: shown, marked as rows memboard does not use
+        rows += [BoardRow.from_row(r, r.id in snapshot_ids, shared) for r in index.outside]
         model = cls(rows, now, complete, list(index.problems))
         model.source = IndexSource.of(index)
         model.markers = list(index.conflict_lines)

@@ -9,6 +9,8 @@ starts run in the App (flows.py), which tells it when one has written something 
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -89,6 +91,8 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         self.copy_scan = CopyScan(root)
         self.notices = Notices()
         self._waiting_flows: list[FlowFinished] = []  # applied flows whose end waits for the next refresh
+        self._held: tuple[set[str], str | None] | None = None  # marks and cursor row kept while the index read empty
+        self._unsettled: set[str] = set()  # snapshots still being saved when last read: looked at again on each poll
 
     @property
     def board(self) -> MemboardApp:
@@ -188,6 +192,8 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
     def check_files(self) -> bool:
         """Poll index.md and snapshots; start a reload when any changed. True if one did."""
         index_changed, snapshots = self.watcher.changes()
+        if self._unsettled:  # (a save caught half-way is looked at again until it settles)
+            snapshots = snapshots | self._unsettled
         if index_changed or snapshots or self.copy_scan.stale():
             self.reload_worker(snapshots)
             return True
@@ -253,7 +259,7 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         if data is not None:
             model = read_model(self.memory_root, clock.now(), data)
             self.post_message(ModelLoaded(model))
-        observe_snapshots(self.memory_root)
+        observe_snapshots(self.memory_root, unsettled=self._unsettled)
         self._post_notices(model)
 
     def _read_changes(self, changed_snapshots: set[str] | None) -> str | None:
@@ -275,10 +281,13 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
             return refusal_words(exc)
         model = read_model(root, clock.now(), found or b"", previous=self.model, missing=found is None)
         if changed_snapshots is None:
-            changed = observe_snapshots(root)
+            self._unsettled.clear()
+            changed = observe_snapshots(root, unsettled=self._unsettled)
         else:
             changed = set(changed_snapshots)
-            observe_snapshots(root, {sid for sid in changed if sid in model.by_id})
+            looked = {sid for sid in changed if sid in model.by_id}
+            self._unsettled -= looked
+            observe_snapshots(root, looked, unsettled=self._unsettled)
         self.post_message(ModelLoaded(model, changed, reload_pane=changed_snapshots is None))
         self._post_notices(model)
         return None
@@ -288,6 +297,18 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         root = self.memory_root
         seen = root.read_seen(INDEX)
         source = self.model.source
+        if seen.data is not None and not seen.data.strip() and self.model.complete and self.model.rows:
+            # empty a moment after it held rows: an editor's save (truncate, pause, write back) caught half-way.
+            # Said so, the last rows kept, until it holds text again or stays empty for the settle window
+            self.post_message(NoticesLoaded(replace(self.notices, saving=True)))
+            deadline = time.monotonic() + root.window
+            while time.monotonic() < deadline:
+                time.sleep(min(0.05, root.window / 4))
+                seen = root.read_seen(INDEX)
+                if seen.data is None or seen.data.strip():
+                    break
+            else:
+                return seen.data  # empty for a whole window: shown so (marks and cursor come back with the rows)
         if (
             source is None
             or not self.model.complete
@@ -326,10 +347,19 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
     def _apply_model(self, model: BoardModel, changed_snapshots: set[str]) -> None:
         """Swap in a model, highlight new rows, refresh the pane when its session changed."""
         previous = self.model
+        if previous.rows and model.complete and not model.rows and self._held is None:
+            current = self.table.current
+            self._held = (set(self.marks), current.id if current else None)  # kept by Session ID until rows return
         self.model = model
-        if model.complete and self.marks:
+        held, cursor = self._held if self._held is not None and model.rows else (None, None)
+        if held is not None:
+            self._held = None
+            self.marks |= held
+        if model.complete and self.marks and model.rows:
             self.marks &= {r.key for r in model.rows}
         before, after = self.swap_model(previous, model)
+        if cursor is not None and cursor in model.by_id and after != cursor and self.select(cursor):
+            before = after = cursor
         if after is not None and after == before and (after in changed_snapshots or not previous.complete):
             self.load_pane(after)
         elif after is not None and after == before:

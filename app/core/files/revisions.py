@@ -18,12 +18,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..errors import MemboardError
 from ..formats.ids import is_valid_id
-from ..formats.layout import STATE
+from ..formats.layout import STATE, session_path
 from ..formats.topic import check_note_id, note_id_of
 from ..plan import Change, Plan
 from .localstate import LocalState
 from .root import MemoryRoot
+from .settle import Budget, NotSettled, Seen, whole
 
 FOLDER = "revisions"
 LEGACY_FOLDER = f"{STATE}/revisions"
@@ -79,6 +81,57 @@ def record(root: MemoryRoot, session_id: str, data: bytes) -> bool:
     except OSError:
         return False
     return True
+
+
+def _revision_of(rel: str, seen: Seen, newest: bytes | None) -> bytes | None:
+    """The bytes of a settled read that can be a revision: not empty, and whole next to the newest revision
+    (a save caught half-way is no revision, and never the base of a merge diff); else None."""
+    data = seen.data
+    if not data or not data.strip() or not whole(rel, data, newest):
+        return None
+    return data
+
+
+def record_settled(root: MemoryRoot, session_ids: set[str], wait: float | None = None) -> tuple[set[str], set[str]]:
+    """Record a revision of each snapshot read settled (the core's settled-read rule: see settle.py) and not
+    empty; (IDs recorded, IDs still being saved: look at them again later).
+
+    A snapshot an editor saves the plain way (truncate, pause, write back) is empty or cut off for a moment:
+    such a read is never a revision. Reads that are not settled at once are watched together for up to
+    `wait` seconds (default: twice the root's settle window); an empty or cut read that stays so is not
+    recorded either (the file's next change is looked at again)."""
+    recorded: set[str] = set()
+    pending: dict[str, tuple[bytes | None, bytes | None]] = {}
+    newest: dict[str, bytes | None] = {}
+    for sid in sorted(session_ids):
+        if not is_valid_id(sid):
+            continue
+        rel = session_path(sid)
+        try:
+            seen = root.read_seen(rel)
+        except MemboardError:  # unreadable (the pane says why), a folder: nothing to record
+            continue
+        if seen.data is None:
+            continue
+        newest[rel] = latest(root, sid)
+        if root.settled(rel, seen, newest[rel]):
+            data = _revision_of(rel, seen, newest[rel])
+            if data is not None and record(root, sid, data):
+                recorded.add(sid)
+        else:
+            pending[rel] = (newest[rel], None)
+    if not pending:
+        return recorded, set()
+    try:
+        reads = root.wait_settled(pending, Budget(2 * root.window if wait is None else wait))
+    except NotSettled:
+        return recorded, {rel[len("sessions/") : -3] for rel in pending}
+    for rel, seen in reads.items():
+        sid = rel[len("sessions/") : -3]
+        data = _revision_of(rel, seen, newest[rel])
+        if data is not None and record(root, sid, data):
+            recorded.add(sid)
+    return recorded, set()
 
 
 def record_plan(root: MemoryRoot, plan: Plan[Any]) -> None:

@@ -68,6 +68,10 @@ _WS_BYTES = b"(?:" + b"|".join(re.escape(ch.encode("utf-8")) for ch in WHITESPAC
 NOT_TABLE_LINE_RE = re.compile(b"\n(?!" + _WS_BYTES + b"*\\|)")
 NO_PIPE_FIRST_RE = re.compile(b"\n[^|]")  # cheap pre-filter: most table lines start with `|` right away
 NO_REFS = "-"
+OUTSIDE = (
+    "is outside the table (after a line that ends it), where Markdown reads no row: "
+    "`memboard doctor --fix` moves it into the table"
+)
 AROUND = 500  # at most this many lines outside a Rewrite's region (see diff.rewritten)
 
 
@@ -377,6 +381,45 @@ class IndexFile:
                         gc.enable()
         return self._rows
 
+    @cached_property
+    def outside(self) -> list[Row]:
+        """Rows in the protocol's shape (the table's cells, a valid Session ID) on lines outside the table and
+        outside code fences: an agent appended its row below text under the table, where Markdown no longer
+        reads it as a row. Each has OUTSIDE as its problem; none is in `rows`, and every write keeps its line."""
+        if self.header_line is None:
+            return []
+        data = self.data
+        out: list[Row] = []
+        for lo, hi in ((self._start, self._header_off), (self._end_off, len(data))):
+            if data.find(b"|", lo, hi) < 0:  # (most files: no pipe outside the table at all)
+                continue
+            fence: str | None = None
+            run: list[Row] = []  # the rows of a run of `|` lines; a run with a separator line is a table of its own
+            table = False
+            pos = lo
+            while pos < hi:
+                nl = data.find(b"\n", pos, hi)
+                stop = hi if nl < 0 else nl + 1
+                body = line_body(decode(data[pos:stop]))
+                stripped = body.lstrip()
+                if not fence and stripped.startswith("|"):
+                    cells = split_cells(body)
+                    table = table or (cells is not None and is_separator(cells))
+                    row = next(self._reader(data, pos, stop, data.count(b"\n", self._start, pos)))
+                    if len(row.raw_cells) == len(self.columns) and is_valid_id(row.id):
+                        run.append(replace(row, problem=OUTSIDE))
+                else:
+                    out += [] if table else run
+                    run, table = [], False
+                    if fence:
+                        if stripped.startswith(fence):
+                            fence = None
+                    elif stripped.startswith("```") or stripped.startswith("~~~"):
+                        fence = stripped[:3]
+                pos = stop
+            out += [] if table else run
+        return out
+
     def iter_rows(self) -> Iterator[Row]:
         """Every table row in file order, read one line at a time and kept by no one (a large index
         streams through in little memory); the same rows as `rows`."""
@@ -605,6 +648,15 @@ class IndexEdit:
         """Remove row's line."""
         self.replace[row.line] = ""
         self.spans[row.line] = self.index.span_of(row)
+        return self
+
+    def move_in(self, row: Row) -> IndexEdit:
+        """Move a row found outside the table (IndexFile.outside) to the table's end, its text kept byte for byte."""
+        text, span = self.index.locate(row)
+        self.replace[row.line] = ""
+        self.spans[row.line] = span
+        self.appended.append(line_body(text))
+        self.ids_kept = False  # (a line that was no row becomes one)
         return self
 
     def append(self, values: dict[str, str]) -> IndexEdit:

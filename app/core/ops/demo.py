@@ -526,11 +526,13 @@ def _row(values: list[str]) -> str:
 
 
 def index_text(items: list[DemoSession], ids: dict[str, str], now: datetime) -> str:
-    """The demo's index.md: a preamble, every row (and one broken by hand), a note below the table."""
+    """The demo's index.md: a preamble, every row (and one broken by hand), no text below the table (a row an
+    agent appends "after the last line" then lands in the table)."""
     lines = [
         "# Memory Index\n",
         "\n",
-        "Working board of the agents. Edited by hooks, agents and memboard; see the protocol before editing by hand.\n",
+        "Working board of the agents. Edited by hooks, agents and memboard; see the protocol before editing by hand."
+        " Rows are appended by hooks; run `memboard organize` to tidy up.\n",
         "\n",
         "| " + " | ".join(COLUMNS) + " |\n",
         "|" + "|".join("---" for _ in COLUMNS) + "|\n",
@@ -556,7 +558,6 @@ def index_text(items: list[DemoSession], ids: dict[str, str], now: datetime) -> 
         if pos == 17:
             # a row someone edited by hand and broke: memboard shows it, never drops it
             lines.append("| 2026-02-30-2500-hand-edit | cursor-main-agent | 手動編輯的列 | cells are missing here |\n")
-    lines += ["\n", "Rows are appended by hooks; run `memboard organize` to tidy up.\n"]
     return "".join(lines)
 
 

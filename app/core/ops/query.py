@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Literal
@@ -77,7 +78,8 @@ def viewed_rows(root: MemoryRoot, warnings: list[str] | None) -> Iterable[Row]:
     index = IndexFile(data)
     markers = index.conflict_lines
     if not markers:
-        return index.iter_rows()
+        outside = index.outside  # (rows an agent appended below text under the table: listed with their problem)
+        return itertools.chain(index.iter_rows(), outside) if outside else index.iter_rows()
     if warnings is not None:
         warnings.append(marker_warning(markers))
     return readable_rows(data, markers)

@@ -36,6 +36,8 @@ class TakenIds:
             return True
         if not is_valid_id(candidate):
             return False
+        if any(r.id == candidate for r in self.index.outside):  # (a row appended below text under the table)
+            return True
         return self.root.exists(session_path(candidate)) or self.root.exists(archive_dir(candidate))
 
 

@@ -97,6 +97,7 @@ def reference_to_gone(c: Checkup, src: str, ref: str) -> None:
 
 def check_referenced_by(c: Checkup, linkable: set[str], additions: dict[str, list[str]]) -> None:
     """Referenced By → Continues From, and references to sessions that are gone."""
+    outside = {r.id for r in c.index.outside}  # (rows outside the table: outside_row moves them in, none is gone)
     for src, row in c.live.items():
         if src in c.finishing:
             continue
@@ -104,6 +105,8 @@ def check_referenced_by(c: Checkup, linkable: set[str], additions: dict[str, lis
         for ref in row.refs:
             if ref in linkable:
                 one_sided_reference(c, src, ref)
+            elif ref in outside:
+                continue
             elif ref in c.archived or ref in c.finishing or not is_valid_id(ref) or ref not in c.by_id:
                 drop.append(ref)
                 reference_to_gone(c, src, ref)

@@ -67,8 +67,29 @@ def duplicate_id(c: Checkup, sid: str, rows: list[Row]) -> None:
         )
 
 
+def outside_row(c: Checkup, row: Row) -> None:
+    """outside_row: a row appended below text under the table, where Markdown reads no row, is moved into it."""
+    if row.id in c.index.ids():
+        c.add(
+            "outside_row",
+            row.id,
+            f"line {row.line + 1}: a row outside the table (after a line that ends it) repeats a Session ID of the "
+            "table: merge it into that row by hand",
+        )
+        return
+    c.index_edit().move_in(row)
+    c.add(
+        "outside_row",
+        row.id,
+        f"line {row.line + 1}: a row outside the table (after a line that ends it), where Markdown reads no row",
+        "move the line into the table, after its last row (every other byte is kept)",
+    )
+
+
 def check_rows(c: Checkup) -> None:
-    """Malformed rows and duplicate IDs; collect the usable rows."""
+    """Malformed rows, rows outside the table and duplicate IDs; collect the usable rows."""
+    for row in c.index.outside:
+        outside_row(c, row)
     by_id = c.by_id
     for row in c.index.rows:
         same = by_id.get(row.id)

@@ -210,7 +210,8 @@ def orphan_snapshot(c: Checkup, sid: str) -> None:
 
 def check_orphans(c: Checkup) -> None:
     """Snapshots without a row: stray files, sessions both live and archived, orphans restored as rows."""
-    for sid in sorted(c.snaps - set(c.by_id)):
+    outside = {r.id for r in c.index.outside}  # (rows outside the table: outside_row moves them in)
+    for sid in sorted(c.snaps - set(c.by_id) - outside):
         if not is_valid_id(sid):
             c.add(
                 "stray_file",

@@ -28,6 +28,14 @@ elif os.environ.get("CI"):
 FIXED_NOW = "2026-06-01 09:30"
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: two workers per core. Much of the suite waits rather than computes (settle windows, lock
+    waits, processes racing for a set time, the board's pauses), so a core holds two workers: on a quiet
+    2-core machine the whole suite took 4 min 19 s on 2 workers and 3 min 18 s on 4."""
+    return 2 * (os.cpu_count() or 1)
+
+
+
 @pytest.hookimpl(tryfirst=True)  # (before pytest-xdist reads the groups)
 def pytest_collection_modifyitems(items):
     """The stress runs go first and together on one worker (pytest-xdist's loadgroup): each keeps the machine

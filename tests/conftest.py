@@ -35,7 +35,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return 2 * (os.cpu_count() or 1)
 
 
-
 @pytest.hookimpl(tryfirst=True)  # (before pytest-xdist reads the groups)
 def pytest_collection_modifyitems(items):
     """The stress runs go first and together on one worker (pytest-xdist's loadgroup): each keeps the machine

@@ -13,34 +13,26 @@ bytes it was planned from.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from pathlib import Path
 
 from ..errors import MemboardError, StalePlan
 from ..plan import Change, Plan
-from . import fsclock
-from .root import MemoryRoot
-from .settle import SETTLE_WINDOW, Seen
+from .root import SideTree
 from .trees import USER_CONFIG, Tree, TreeKind
 
 
-class FileTree(MemoryRoot):
+class FileTree(SideTree):
     """The folder of one config file, as a tree that may change that file (and its backups) alone."""
 
     def __init__(self, file: Path, kind: TreeKind):
         """The tree of file (its folder need not exist yet: the first write makes it)."""
-        self.file = file
-        self.name = file.name
-        self.path = file.parent
         # the real folder of the file itself: a config file linked from a dotfiles folder is locked and recorded
         # where it lives (the write goes through the link, see fs.atomic_write)
-        self.real = Path(os.path.realpath(file)).parent
+        super().__init__(file.parent, Path(os.path.realpath(file)).parent)
+        self.file = file
+        self.name = file.name
         self.kind = kind
-        self.window = SETTLE_WINDOW
-        self.preview = False
-        self._local = threading.local()
-        self._known = None
 
     @property
     def tree(self) -> Tree:
@@ -57,20 +49,6 @@ class FileTree(MemoryRoot):
     def shown(self, rel: str) -> str:
         """How a patch names rel: by its absolute path without the leading `/` (`git apply` run in `/`)."""
         return (self.path / rel).as_posix().lstrip("/")
-
-    def writable_folder(self) -> Path:
-        """The nearest folder that exists on the way to the file (where its missing folders would be made)."""
-        folder = self.path
-        while not folder.exists() and folder != folder.parent:
-            folder = folder.parent
-        return folder
-
-    def fs_time(self, rel: str, seen: Seen) -> int | None:
-        """As MemoryRoot.fs_time, but a clock probe goes in local state only, never beside a config file."""
-        if seen.sig is None:
-            return None
-        offset = fsclock.offset(seen.sig[0], self.path / rel, beside=False)
-        return None if offset is None else seen.at_ns + offset
 
     def backup_name(self) -> str:
         """A free backup name for the file: `NAME.bak-YYYYmmdd-HHMMSS` (`-2`, ... when taken)."""

@@ -18,16 +18,14 @@ steps and verified by the engine (execute.py) as the root's are.
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 from typing import Any
 
 from ..errors import MemboardError
 from ..plan import Change, Plan
-from . import fsclock, statepaths
+from . import statepaths
 from .fs import ANY, Unset, atomic_write, make_folders
-from .root import MemoryRoot, root_key
-from .settle import Seen
+from .root import MemoryRoot, SideTree, root_key
 from .trees import LOCAL_STATE, Tree
 
 ROOTS = statepaths.ROOTS
@@ -87,7 +85,7 @@ class LocalState:
         atomic_write(self.abs(rel), data, expect=expect)
 
 
-class LocalStateTree(MemoryRoot):
+class LocalStateTree(SideTree):
     """A root's local state folder as a tree (see trees.py): the engine confirms, writes and verifies a plan's
     local-state changes (Plan.local) in it as in any tree, under the root's lock."""
 
@@ -96,12 +94,9 @@ class LocalStateTree(MemoryRoot):
 
     def __init__(self, root: MemoryRoot):
         """The state folder of root (it need not exist yet: the first write makes it)."""
+        path = folder_of(root.real)
+        super().__init__(path, Path(os.path.realpath(path)), root.window)
         self.root = root
-        self.path = folder_of(root.real)
-        self.real = Path(os.path.realpath(self.path))
-        self.window, self.preview = root.window, False
-        self._local = threading.local()
-        self._known = None
 
     @property
     def tree(self) -> Tree:
@@ -115,20 +110,6 @@ class LocalStateTree(MemoryRoot):
     def abs(self, rel: str) -> Path:
         """Absolute path of rel inside the state folder (see LocalState.abs)."""
         return LocalState(self.root).abs(rel)
-
-    def writable_folder(self) -> Path:
-        """The nearest folder that exists on the way to the state folder."""
-        folder = self.path
-        while not folder.exists() and folder != folder.parent:
-            folder = folder.parent
-        return folder
-
-    def fs_time(self, rel: str, seen: Seen) -> int | None:
-        """As MemoryRoot.fs_time; the probe goes in the state folder itself (never in the root)."""
-        if seen.sig is None:
-            return None
-        offset = fsclock.offset(seen.sig[0], self.path / rel, beside=False)
-        return None if offset is None else seen.at_ns + offset
 
     def part(self, plan: Plan[Any]) -> Plan[None]:
         """A plan's local-state changes as a plan of this tree (with the note naming the root, on the first write)."""

@@ -224,8 +224,12 @@ class MemoryRoot:
         be had (see fsclock: a preview probes only in local state, a read-only folder not at all)."""
         if seen.sig is None:
             return None
-        offset = fsclock.offset(seen.sig[0], self.path / rel, beside=not self.preview)
+        offset = fsclock.offset(seen.sig[0], self.path / rel, beside=self.probes_beside())
         return None if offset is None else seen.at_ns + offset
+
+    def probes_beside(self) -> bool:
+        """Whether a clock probe may go beside this tree's files (fsclock): not while previewing."""
+        return not self.preview
 
     def settled(self, rel: str, seen: Seen, reference: bytes | None = None, planned: bytes | None = None) -> bool:
         """Whether a read can be a plan's base without waiting.
@@ -328,3 +332,28 @@ class MemoryRoot:
         if os.name == "nt" and index.is_file() and not os.access(index, os.W_OK):
             return "index.md is read-only"
         return None
+
+
+class SideTree(MemoryRoot):
+    """A tree beside a memory root (its local state, a config file's folder), written by the same engine: its
+    folder need not exist until the first write makes it, and a clock probe goes in local state only, never
+    beside its files."""
+
+    def __init__(self, path: Path, real: Path, window: float = SETTLE_WINDOW):
+        """The tree at path (real: where it really is), read with this settle window."""
+        self.path, self.real = path, real
+        self.window = window
+        self.preview = False
+        self._local = threading.local()
+        self._known = None
+
+    def writable_folder(self) -> Path:
+        """The nearest folder that exists on the way to the tree's own (where its missing folders would be made)."""
+        folder = self.path
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        return folder
+
+    def probes_beside(self) -> bool:
+        """Never: a probe goes in local state itself."""
+        return False

@@ -124,8 +124,9 @@ def _snapshot(
     )
 
 
-def generate(path: Path, rows: int, seed: int = 6) -> Manifest:
-    """Write a memory root of `rows` index rows (and some snapshots) into path; same seed, same bytes."""
+def generate(path: Path, rows: int, seed: int = 6, pipe_share: float = PIPE_SHARE) -> Manifest:
+    """Write a memory root of `rows` index rows (and some snapshots) into path; same seed, same bytes.
+    pipe_share: the share of Summaries holding an escaped pipe."""
     rng = random.Random(seed * 1_000_003 + rows)
     path = Path(path)
     (path / "sessions").mkdir(parents=True, exist_ok=True)
@@ -146,7 +147,7 @@ def generate(path: Path, rows: int, seed: int = 6) -> Manifest:
         roll = rng.random()
         status = "idle" if roll < 0.40 else ("active" if roll < 0.85 else "stale")
         cjk = rng.random() < CJK_SHARE
-        pipe = rng.random() < PIPE_SHARE
+        pipe = rng.random() < pipe_share
         if status == "idle":
             topic, summary, keywords = DEFAULT_TOPIC, DEFAULT_SUMMARY, KEYWORDS[0]
         else:

@@ -132,12 +132,7 @@ CELL_RE = re.compile(r"(?<!\\)\|")  # a cell boundary: a pipe that is not escape
 
 def odd_root(base: Path, rows: int = ODD_ROWS) -> Root:
     """A root unlike the easy case (see the module's notes)."""
-    saved = bench_roots.PIPE_SHARE, bench_roots.SNAPSHOT_SHARE
-    bench_roots.PIPE_SHARE, bench_roots.SNAPSHOT_SHARE = 1 / 3, 0.03
-    try:
-        m = bench_roots.generate(base / "odd", rows, seed=23)
-    finally:
-        bench_roots.PIPE_SHARE, bench_roots.SNAPSHOT_SHARE = saved
+    m = bench_roots.generate(base / "odd", rows, seed=23, pipe_share=1 / 3)  # (3% of rows get snapshots, as in all)
     rng = random.Random(23)
     index = m.path / "index.md"
     lines = index.read_text(encoding="utf-8").splitlines(keepends=True)

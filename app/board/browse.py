@@ -86,7 +86,12 @@ class BrowseFilter(Input):
 
 
 class BrowseScreen(Screen[None], Generic[R, M]):
-    """A table of rows beside a pane: filter, cursor, pane, watcher, reload lock, key bar (see the module)."""
+    """A table of rows beside a pane: filter, cursor, pane, watcher, reload lock, key bar (see the module).
+
+    A view is a subclass that defines every hook `VIEW_HOOKS` names: the base has no
+    table, pane or rows of its own, and raises NotImplementedError for a hook a view left out."""
+
+    VIEW_HOOKS = ("make_status", "make_table", "make_pane", "apply_view", "show_pane", "load_pane", "poll")
 
     IDS: ClassVar[Ids]
     FOOTER: ClassVar[str]  # the key bar's place on the table

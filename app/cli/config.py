@@ -28,6 +28,8 @@ def show() -> int:
 def shown(value: object) -> str:
     """A setting's value as TOML writes it (a string quoted, a number as is, a table inline)."""
     if isinstance(value, Mapping):
+        if not value:
+            return "{}"
         return "{ " + ", ".join(f"{shown(str(name))} = {shown(item)}" for name, item in value.items()) + " }"
     return tomli_w.dumps({"v": value})[4:].rstrip("\n")
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from .errors import UsageError
 from .formats.ids import DEFAULT_AGENT, check_agent
@@ -224,9 +224,9 @@ def _parse_keymap(raw: str, themes: Themes) -> object:
     )
 
 
-def _keymap(value: object) -> Mapping[str, object] | None:
-    """The stored `[keymap]` table as it is (the board checks its entries and says which it cannot use)."""
-    return value if isinstance(value, Mapping) and value else None
+def _keymap(value: object) -> object:
+    """The stored `[keymap]` as it is, None when unset (the board checks it and says what it cannot use)."""
+    return value
 
 
 class Key(NamedTuple):
@@ -313,37 +313,37 @@ class Settings(NamedTuple):
     @property
     def root(self) -> str | None:
         """The configured memory root, None when unset."""
-        return _text(self.stored.get("root"))
+        return cast("str | None", self.value("root"))
 
     @property
     def agent_name(self) -> str | None:
         """The configured agent name (not yet checked), None when unset."""
-        return _text(self.stored.get("agent_name"))
+        return cast("str | None", self.value("agent_name"))
 
     @property
     def stale_days(self) -> int:
         """Organize's days without update (14 when unset); a bad value is a one-line UsageError."""
-        return _stale_days(self.stored.get("stale_days"))
+        return cast("int", self.value("stale_days"))
 
     @property
     def theme(self) -> str | None:
         """The configured theme name (not yet checked), None when unset."""
-        return _text(self.stored.get("theme"))
+        return cast("str | None", self.value("theme"))
 
     @property
     def lock_timeout(self) -> float | None:
         """The configured lock wait in seconds, None when unset or not a number 0 or more."""
-        return _stored_seconds(self.stored.get("lock_timeout"))
+        return cast("float | None", self.value("lock_timeout"))
 
     @property
     def keymap(self) -> object:
         """The stored `[keymap]` table (binding id = "keys"), None when unset; the board checks its entries."""
-        return self.stored.get("keymap")
+        return self.value("keymap")
 
     @property
     def settle_seconds(self) -> float | None:
         """The configured settle window in seconds, None when unset or not a number 0 or more."""
-        return _stored_seconds(self.stored.get("settle_seconds"))
+        return cast("float | None", self.value("settle_seconds"))
 
 
 def seconds_setting(env: str, key: str, default: float) -> float:

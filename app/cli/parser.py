@@ -13,7 +13,7 @@ from .. import __version__
 from ..core import config
 from ..core.formats.topic import SCOPES as NOTE_SCOPES
 from ..core.formats.topic import TYPES as NOTE_TYPES
-from . import hook, search
+from . import hierarchy_parser, hook, search, space_parser
 from .args import OneLineParser
 from .tools import NAMES
 
@@ -57,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     _note_commands(sub, common, changing)
     _agent_commands(sub, common)
     _mcp_commands(sub, common)
+    space_parser.add_parser(sub)
+    hierarchy_parser.add_parsers(sub)
     _setup_commands(sub)
     search.add_parser(sub, common)
     return parser

@@ -31,6 +31,10 @@ DEFAULT_STALE_DAYS = 14  # the protocol's days without update before organize ma
 MAX_SETTLE = 2.0  # a longer window than this would outlast the 5 s a command waits for a file to settle
 DEFAULT_THEME = "textual-dark"  # the board's theme when the config names none
 DEFAULT_LOCK_TIMEOUT = 20.0  # seconds a writer waits for the root's lock (files/lock.py)
+DEFAULT_SPACE_STALE_DAYS = 14  # seed 003: a space's memory older than this is a weak reference
+DEFAULT_HOT_MAX_LINES = 80  # seed 004: MEMORY.md's limit
+DEFAULT_HOT_MAX_TOKENS = 1000  # seed 004: about 1,000 tokens
+DEFAULT_FACTS_STALE_DAYS = 30
 DEFAULT_SETTLE = 0.5  # seconds a file must stay unchanged before memboard builds on it (files/settle.py)
 
 
@@ -229,6 +233,65 @@ def _keymap(value: object) -> object:
     return value
 
 
+def _whole(name: str, default: int, low: int = 0) -> tuple[Callable[[str, Themes], object], Callable[[object], object]]:
+    """How `config set NAME N` parses a whole number low or more, and how a stored one is read (the default when
+    unset; a bad stored value is a one-line UsageError)."""
+
+    def parse(raw: str, themes: Themes) -> object:
+        """`config set NAME N`."""
+        try:
+            number = int(raw.strip())
+        except ValueError:
+            raise UsageError(f"{name} must be a whole number, not {raw!r}") from None
+        if number < low:
+            raise UsageError(f"{name} must be {low} or more")
+        return number
+
+    def read(value: object) -> object:
+        """The stored number, strictly."""
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise UsageError(f"config {name} must be a whole number, {low} or more, not {value!r}")
+        return value
+
+    return parse, read
+
+
+def _parse_folder(name: str) -> Callable[[str, Themes], object]:
+    """How `config set NAME DIR` parses a folder (made absolute; an existing file is refused)."""
+
+    def parse(raw: str, themes: Themes) -> object:
+        """`config set NAME DIR`."""
+        text = raw.strip()
+        if not text:
+            raise UsageError(f"{name} must be a folder")
+        path = Path(text).expanduser().absolute()
+        if path.exists() and not path.is_dir():
+            raise UsageError(f"{name} {path} is not a folder")
+        return str(path)
+
+    return parse
+
+
+def _parse_folders(raw: str, themes: Themes) -> object:
+    """`config set space_roots DIR[{os.pathsep}DIR...]`: project folders, made absolute (stored as a TOML array)."""
+    parts = [part.strip() for part in raw.split(os.pathsep) if part.strip()]
+    return [str(Path(part).expanduser().absolute()) for part in parts]
+
+
+def _folders(value: object) -> tuple[str, ...]:
+    """The stored space_roots: a tuple of folder names (a single string is one folder); anything else is a
+    one-line UsageError."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,) if value else ()
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return tuple(item for item in value if item)
+    raise UsageError(f"config space_roots must be an array of folder names, not {value!r}")
+
+
 class Key(NamedTuple):
     """One setting: its name, its kind (type), its default (None: none), how `config set` parses a value, how a
     stored value is read (None: unset, or a value its users pass over for the default), and its help."""
@@ -268,6 +331,50 @@ TABLE = (
         _seconds("settle_seconds", MAX_SETTLE),
         _stored_seconds,
         f"seconds a file must stay unchanged before it is read (0 to {MAX_SETTLE:g})",
+    ),
+    Key(
+        "space_roots",
+        list,
+        None,
+        _parse_folders,
+        _folders,
+        f"project folders whose session-memory spaces are known ({os.pathsep}-separated)",
+    ),
+    Key(
+        "space_stale_days",
+        int,
+        DEFAULT_SPACE_STALE_DAYS,
+        *_whole("space_stale_days", DEFAULT_SPACE_STALE_DAYS),
+        "days after a space's Last Updated before restore calls it a weak reference",
+    ),
+    Key(
+        "hierarchy_workspace",
+        str,
+        None,
+        _parse_folder("hierarchy_workspace"),
+        _text,
+        "the agent memory hierarchy's workspace (after --workspace)",
+    ),
+    Key(
+        "hot_max_lines",
+        int,
+        DEFAULT_HOT_MAX_LINES,
+        *_whole("hot_max_lines", DEFAULT_HOT_MAX_LINES, 1),
+        "MEMORY.md's most lines before lint says hot_too_long",
+    ),
+    Key(
+        "hot_max_tokens",
+        int,
+        DEFAULT_HOT_MAX_TOKENS,
+        *_whole("hot_max_tokens", DEFAULT_HOT_MAX_TOKENS, 1),
+        "MEMORY.md's most estimated tokens before lint says hot_too_many_tokens",
+    ),
+    Key(
+        "facts_stale_days",
+        int,
+        DEFAULT_FACTS_STALE_DAYS,
+        *_whole("facts_stale_days", DEFAULT_FACTS_STALE_DAYS),
+        "days after facts.yaml's Last updated before lint says facts_stale",
     ),
     Key(
         "keymap",

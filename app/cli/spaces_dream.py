@@ -1,0 +1,20 @@
+"""`memboard space dream` and `memboard space archive`: distillation and the cold layer (issue 24 §4).
+
+A placeholder until the command is built: each handler refuses in one line, writing nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..core.errors import Refused
+
+
+def cmd_dream(args: argparse.Namespace) -> int:
+    """Not built yet: refuse in one line."""
+    raise Refused("this command is not built yet; nothing written")
+
+
+def cmd_archive(args: argparse.Namespace) -> int:
+    """Not built yet: refuse in one line."""
+    raise Refused("this command is not built yet; nothing written")

@@ -1,0 +1,25 @@
+"""The writes of `memboard space` that keep the hot layer: init, save, research-save (issue 24 §4).
+
+A placeholder until the command is built: each handler refuses in one line, writing nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..core.errors import Refused
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """Not built yet: refuse in one line."""
+    raise Refused("this command is not built yet; nothing written")
+
+
+def cmd_save(args: argparse.Namespace) -> int:
+    """Not built yet: refuse in one line."""
+    raise Refused("this command is not built yet; nothing written")
+
+
+def cmd_research_save(args: argparse.Namespace) -> int:
+    """Not built yet: refuse in one line."""
+    raise Refused("this command is not built yet; nothing written")

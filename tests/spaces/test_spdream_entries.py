@@ -55,11 +55,13 @@ def document(draw: st.DrawFn) -> tuple[str, str, list[str]]:
         st.lists(st.one_of(body_block, st.just(["### YYYY-MM-DD HH:MM [context: main]", "- 触发原因："])), max_size=4)
     ):
         preamble_lines.extend(block)
-    entries = draw(st.lists(entry_lines(), max_size=6))
-    if entries and draw(st.booleans()):
+    entries: list[list[str]] = draw(st.lists(entry_lines(), max_size=6))
+    repeat: bool = draw(st.booleans())
+    if entries and repeat:
         entries.append(list(draw(st.sampled_from(entries))))  # an identical entry
         entries.insert(draw(st.integers(0, len(entries))), list(entries[0]))
-    bom = "\ufeff" if draw(st.booleans()) else ""
+    with_bom: bool = draw(st.booleans())
+    bom = "\ufeff" if with_bom else ""
     if bom and draw(st.booleans()):
         preamble_lines = []  # the first line after the BOM is a heading
     pieces = [[line + newline for line in preamble_lines]] + [[line + newline for line in e] for e in entries]

@@ -106,7 +106,7 @@ class Migration:
                         data = place.abs(rel).read_bytes()
                     except FileNotFoundError:
                         data = None
-                    except OSError:
+                    except (OSError, MemboardError):  # unreadable, or reached through a symlink since
                         return False
                 if data is not None:
                     found[data] += 1
@@ -124,7 +124,7 @@ class Migration:
                 try:
                     if place.abs(rel).read_bytes() != data:
                         return False
-                except OSError:
+                except (OSError, MemboardError):
                     return False
             return True
 

@@ -403,3 +403,17 @@ def test_legacy_memory_reached_through_a_linked_agent_folder_is_refused(cli, tmp
     assert res.code == 1 and "symlink" in res.err and len(res.err.strip().splitlines()) == 1
     assert files(elsewhere) == {"session-memory/current.md": b"# theirs\n"}
     assert not (root / ".session-memory").exists()
+
+
+def test_a_project_held_by_another_writer_waits_then_stops_naming_the_lock_in_local_state(cli, tmp_path, monkeypatch):
+    from memboard.core.files import lock
+
+    root = project(tmp_path, {".codex/session-memory/current.md": b"# c\n"})
+    monkeypatch.setenv("MEMBOARD_LOCK_TIMEOUT", "0.3")
+    with lock.locked_trees([project_tree(root).tree], timeout=1):
+        res = cli("space", "migrate", "--workspace", str(root), use_root=False)
+    assert res.code == 1 and len(res.err.strip().splitlines()) == 1
+    assert f"project {root.resolve()} is locked by another writer" in res.err
+    assert os.environ["MEMBOARD_STATE_DIR"] in res.err  # the lock file is in local state, not in the project
+    assert files(root) == {".codex/session-memory/current.md": b"# c\n"}
+    assert cli("space", "migrate", "--workspace", str(root), use_root=False).code == 0

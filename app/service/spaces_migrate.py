@@ -94,9 +94,15 @@ def migrate_json(plan: Plan[Migration]) -> JSON:
     }
 
 
-def add_plan(workspace: str | None, scope: str, name: str, subdir: str) -> tuple[list[Place], Build]:
+def add_plan(
+    workspace: str | None, scope: str, name: str, subdir: str, allow_secrets: bool = False
+) -> tuple[list[Place], Build]:
     """`space add NAME SUBDIR`: the places and the build of the plan that adds the route to the project's
-    config.toml (legacy data migrated first, a legacy config.toml included)."""
+    config.toml (legacy data migrated first, a legacy config.toml included); a name or folder that looks like
+    a credential is refused unless allow_secrets."""
+    from ..core.secrets import refuse_secrets  # lazy: the patterns load only for a write
+
+    refuse_secrets({"space name": name, "route folder": subdir}, allow_secrets)
     where = resolve(workspace, "auto" if scope == GLOBAL else scope)
     if scope == GLOBAL:
         raise Refused("space add: the global space has no routes; run it in a project; nothing written")

@@ -417,3 +417,29 @@ def test_a_project_held_by_another_writer_waits_then_stops_naming_the_lock_in_lo
     assert os.environ["MEMBOARD_STATE_DIR"] in res.err  # the lock file is in local state, not in the project
     assert files(root) == {".codex/session-memory/current.md": b"# c\n"}
     assert cli("space", "migrate", "--workspace", str(root), use_root=False).code == 0
+
+
+def test_add_refuses_a_credential_unless_allowed(cli, tmp_path):
+    root = project(tmp_path, {})
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    res = cli("space", "add", "x", token, "--workspace", str(root), use_root=False)
+    assert res.code == 1 and len(res.err.strip().splitlines()) == 1
+    assert not (root / ".session-memory").exists()
+    assert cli("space", "add", "x", token, "--workspace", str(root), "--allow-secrets", use_root=False).code == 0
+
+
+def test_the_skill_uses_a_route_space_add_wrote(cli, tmp_path):
+    from tests.support.peers import run_skill
+
+    home = tmp_path / "u" / ".session-memory"
+    home.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()  # a fresh check: no background dream
+    (home / "state.json").write_text(json.dumps({"version": 1, "last_sleep_check_at": stamp}), encoding="utf-8")
+    root = project(tmp_path, {".session-memory/config.toml": b'# routes\n[spaces]\nold = "old"\n'})
+    (root / "research" / "deep").mkdir(parents=True)
+    assert cli("space", "add", "记忆1", "research/deep", "--workspace", str(root), use_root=False).code == 0
+    ran = run_skill("init", "--workspace", str(root / "research" / "deep"), cwd=root)
+    assert ran.returncode == 0, ran.stderr + ran.stdout
+    assert "space_name=记忆1" in ran.stdout and "scope=configured-space" in ran.stdout
+    assert (root / "research/deep/.session-memory/current.md").is_file()
+    assert not (root / ".session-memory/current.md").exists()

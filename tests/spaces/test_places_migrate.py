@@ -443,3 +443,25 @@ def test_the_skill_uses_a_route_space_add_wrote(cli, tmp_path):
     assert "space_name=记忆1" in ran.stdout and "scope=configured-space" in ran.stdout
     assert (root / "research/deep/.session-memory/current.md").is_file()
     assert not (root / ".session-memory/current.md").exists()
+
+
+def test_a_routed_legacy_project_the_skill_wrote_migrates_with_its_config(cli, tmp_path, homes):
+    legacy_home = homes / ".codex" / "session-memory"
+    legacy_home.mkdir(parents=True)
+    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
+    (legacy_home / "state.json").write_text(json.dumps({"version": 1, "last_sleep_check_at": stamp}), encoding="utf-8")
+    root = project(tmp_path, {".codex/session-memory/config.toml": '[spaces]\n"记忆1" = "research"\n'.encode()})
+    (root / "research").mkdir()
+    legacy_skill("init", "--workspace", str(root / "research"), cwd=root)
+    legacy_skill("init", "--workspace", str(root), cwd=root)
+    before = {**{f"root/{k}": v for k, v in files(root / ".codex/session-memory").items()}}
+    before.update({f"research/{k}": v for k, v in files(root / "research/.codex/session-memory").items()})
+    assert "research/current.md" in before and "root/current.md" in before
+    res = cli("space", "migrate", "--workspace", str(root / "research"), use_root=False)
+    assert res.code == 0, res.err
+    after = {f"root/{k}": v for k, v in files(root / ".session-memory").items()}
+    after.update({f"research/{k}": v for k, v in files(root / "research/.session-memory").items()})
+    assert after == before
+    assert not (root / ".codex").exists() and not (root / "research/.codex").exists()
+    where = json.loads(cli("space", "where", "--json", "--workspace", str(root / "research"), use_root=False).out)
+    assert where["space"] == "记忆1" and where["config"] == str(root.resolve() / ".session-memory/config.toml")

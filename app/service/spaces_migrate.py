@@ -49,21 +49,17 @@ def contexts(place: Place) -> tuple[str, ...]:
 
 
 def migration_of(where: Where) -> tuple[list[Place], Migration]:
-    """The places a changing command on where's target writes in for its legacy data, and the migration to put
-    first in its plan (empty when there is no legacy data): the project's, or the global one."""
+    """The places a changing command on where's target writes in for its legacy data, in the order its plan must
+    take them (pass them first to with_migration and places.run, the command's own places after), and the
+    migration to put first in its plan (empty when there is no legacy data): the project's, or the global one
+    (the first legacy home first, so that its deletes are written after the home's copies)."""
     where.require()
     if where.rule == GLOBAL:
         home = home_tree(migrating=True)
         legacy = legacy_home_trees()
-        return [*legacy, home] if legacy else [home], global_migration(home, legacy)
+        return [*legacy[:1], home, *legacy[1:]], global_migration(home, legacy)
     place = project_place(where)
     return [place], project_migration(place, contexts(place))
-
-
-def _ordered(places: list[Place]) -> list[Place]:
-    """Places for a global migration: the first legacy place first (its deletes are written last)."""
-    legacy = [p for p in places if p.name != "home"]
-    return [*legacy[:1], *[p for p in places if p.name == "home"], *legacy[1:]]
 
 
 def migrate_plan(workspace: str | None, scope: str, global_home: bool) -> tuple[list[Place], Build]:
@@ -72,7 +68,7 @@ def migrate_plan(workspace: str | None, scope: str, global_home: bool) -> tuple[
     refuse_while_dreaming()
     where = resolve(workspace, GLOBAL if global_home else scope)
     where.require()
-    places = _ordered(migration_of(where)[0])
+    places = migration_of(where)[0]
 
     def build() -> Plan[Migration]:
         refuse_while_dreaming()

@@ -465,3 +465,22 @@ def test_a_routed_legacy_project_the_skill_wrote_migrates_with_its_config(cli, t
     assert not (root / ".codex").exists() and not (root / "research/.codex").exists()
     where = json.loads(cli("space", "where", "--json", "--workspace", str(root / "research"), use_root=False).out)
     assert where["space"] == "记忆1" and where["config"] == str(root.resolve() / ".session-memory/config.toml")
+
+
+def test_a_global_migration_is_never_planned_with_its_copies_written_after_the_deletes(tmp_path, homes):
+    from memboard.core.errors import MemboardError
+    from memboard.core.files.places import home_tree, legacy_home_trees
+    from memboard.core.spaces.migrate import global_migration
+
+    put(homes, {".codex/session-memory/global/current.md": b"# g\n"})
+    home, legacy = home_tree(migrating=True), legacy_home_trees()
+    migration = global_migration(home, legacy)
+    with pytest.raises(MemboardError, match="must not have it as its first place"):
+        with_migration(migration, "space save", None, [home, *legacy], [])
+    plan = with_migration(migration, "space save", None, [*legacy, home], [])
+    assert [ch.describe() for ch in plan.elsewhere] == ["create global/current.md"]
+    assert [ch.describe() for ch in plan.changes] == [
+        "delete session-memory/global/current.md",
+        "rmdir session-memory/global",
+        "rmdir session-memory",
+    ]

@@ -484,3 +484,32 @@ def test_a_global_migration_is_never_planned_with_its_copies_written_after_the_d
         "rmdir session-memory/global",
         "rmdir session-memory",
     ]
+
+
+@pytest.mark.parametrize("step", [1, 2, 3])
+def test_a_migration_killed_after_any_step_loses_nothing_and_the_next_run_finishes(cli, tmp_path, monkeypatch, step):
+    layout = {
+        ".codex/session-memory/global/current.md": b"# g\r\n",
+        ".codex/session-memory/global/history.md": b"# h",
+        ".claude/session-memory/global/history.md": b"# h",
+        ".claude/session-memory/dreams/d.md": b"dream\n",
+    }
+    clean, crashed = tmp_path / "clean", tmp_path / "crashed"
+    for home in (clean, crashed):
+        put(home, layout)
+
+    def use(home: Path) -> None:
+        monkeypatch.setenv("SESSION_MEMORY_HOME", str(home / ".session-memory"))
+        monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+        monkeypatch.setenv("CLAUDE_HOME", str(home / ".claude"))
+
+    use(clean)
+    assert cli("space", "migrate", "--global", use_root=False).code == 0
+    use(crashed)
+    res = cli("space", "migrate", "--global", use_root=False, env={"FAULT_AFTER_STEP": str(step), "FAULT_MODE": "kill"})
+    assert res.code != 0
+    contents = Counter(files(crashed).values())
+    assert set(contents) == set(Counter(layout.values()))  # every content is somewhere
+    again = cli("space", "migrate", "--global", use_root=False)
+    assert again.code == 0, again.err
+    assert files(crashed) == files(clean)

@@ -465,3 +465,40 @@ def test_removing_a_folder_an_earlier_step_writes_in_is_refused(tmp_path):
     with pytest.raises(MemboardError, match=r"writes \.session-memory/current\.md in it; nothing written"):
         run([project], lambda: assemble("odd", None, [project], changes))
     assert not (tmp_path / "p" / ".session-memory" / "current.md").exists()
+
+
+def test_a_file_caught_mid_save_is_waited_for_and_the_plan_built_on_its_settled_bytes(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMBOARD_SETTLE_SECONDS", "0.4")
+    project_root = tmp_path / "p"
+    (project_root / ".session-memory").mkdir(parents=True)
+    path = project_root / ".session-memory" / "current.md"
+    path.write_bytes(b"")  # truncated: another program is about to write it again
+    project = project_tree(project_root)
+
+    def saver() -> None:
+        for n in range(20):
+            path.write_bytes(b"")
+            path.write_bytes(f"# save {n}\n".encode())
+            time.sleep(0.02)
+        path.write_bytes(b"# saved\n- all of it\n")
+
+    thread = threading.Thread(target=saver)
+    thread.start()
+    try:
+        plan = run(
+            [project],
+            lambda: assemble(
+                "save",
+                None,
+                [project],
+                [
+                    Change.write(
+                        ".session-memory/current.md", project.read(".session-memory/current.md"), b"x\n", "project"
+                    )
+                ],
+            ),
+            dry_run=True,
+        )
+    finally:
+        thread.join()
+    assert plan.changes[0].before == b"# saved\n- all of it\n"

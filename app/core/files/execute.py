@@ -30,6 +30,7 @@ from .fs import ChangedUnderfoot, atomic_write, fsync_dir, make_folders, remove_
 from .lock import locked
 from .root import MemoryRoot
 from .settle import Budget, NotSettled, Seen, Signature, aged_read, settle_seconds, signature
+from .trees import MOVE_TO, STEP_OF
 
 SETTLE_WAIT = 5.0  # seconds a command or the board waits at most for files to settle (hooks pass 1)
 REBUILDS = 8
@@ -89,12 +90,33 @@ def _settled_build(root: MemoryRoot, build: Builder[R], budget: Budget) -> tuple
                 read = reads.get(rel)
                 if read is not None and not root.settled(rel, read):
                     pending[rel] = (None, None)
-        if not pending:
+        if not pending and not _others_unsettled(root, plan, budget):
             return plan, bases
-        root.wait_settled(pending, budget)
+        if pending:
+            root.wait_settled(pending, budget)
     raise NotSettled(
         "the files to change kept changing while memboard read them (another program saving them over and over)"
     )
+
+
+def _others_unsettled(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> bool:
+    """Whether a file the plan changes in another of its trees (a place beside the first: see places.py) was
+    not read settled or changed since; such files are waited for (the plan is then built again). A preview
+    is never built on a file caught mid-save, in any tree (a write confirms them under the locks anyway)."""
+    if not plan.elsewhere:
+        return False
+    waited = False
+    for _name, tree, part in _elsewhere(plan):
+        tree.window = root.window
+        pending: Pending = {}
+        for rel, before in part.expected_before().items():
+            seen = tree.read_seen(rel)
+            if seen.data != before or not tree.settled(rel, seen):
+                pending[rel] = (None, None)
+        if pending:
+            tree.wait_settled(pending, budget)
+            waited = True
+    return waited
 
 
 def _planned(plan: Plan[Any], rel: str) -> bytes | None:
@@ -147,24 +169,37 @@ def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Seen
         if found is None:
             return None
         seens.elsewhere[LOCAL] = found
-    for ch in plan.changes:
+    for at, ch in enumerate(plan.changes):
         if ch.kind == "rmdir":
-            _require_empty(root, plan, ch.path)
+            _require_empty(root, plan, ch.path, plan.changes[:at])
     return seens if all(premise.holds(root) for premise in plan.premises) else None
 
 
-def _require_empty(root: MemoryRoot, plan: Plan[Any], rel: str) -> None:
-    """Refuse, under the lock and before anything is written, to remove a folder that is not empty."""
+def _require_empty(root: MemoryRoot, plan: Plan[Any], rel: str, earlier: list[Change] | None = None) -> None:
+    """Refuse, under the lock and before anything is written, to remove a folder that will not be empty when
+    its step runs: one holding anything but what the plan's earlier steps (earlier) delete, move away or
+    remove, or into which one of them writes."""
     path = root.abs(rel)
+    inside = f"{rel.rstrip('/')}/"
+    leaving: set[str] = set()
+    for ch in earlier or []:
+        if ch.kind in ("delete", "move", "rmdir"):
+            leaving.add(ch.path)
+        for written in (ch.dest if ch.kind == "move" else ch.path if ch.kind in ("create", "modify") else None,):
+            if written is not None and written.startswith(inside):
+                raise MemboardError(
+                    f"{plan.op}: cannot remove the folder {rel}: the plan writes {written} in it; nothing written"
+                )
     try:
         names = os.listdir(path)
     except FileNotFoundError:
         return  # gone already: nothing to remove
     except OSError as exc:
         raise MemboardError(f"{plan.op}: cannot remove the folder {rel} ({why_not(exc)}); nothing written") from None
-    if names:
+    staying = sorted(name for name in names if f"{inside}{name}" not in leaving)
+    if staying:
         raise MemboardError(
-            f"{plan.op}: cannot remove the folder {rel}: it is not empty (it holds {sorted(names)[0]!r}); nothing written"
+            f"{plan.op}: cannot remove the folder {rel}: it is not empty (it holds {staying[0]!r}); nothing written"
         )
 
 
@@ -259,7 +294,7 @@ def _locks(root: MemoryRoot, plan: Plan[Any], timeout: float | None = None) -> A
 def _keep_changing(plan: Plan[Any]) -> MemboardError:
     """The error of a plan whose files kept changing under the lock (another tool writing without it)."""
     return MemboardError(
-        f"{plan.op}: index files keep changing under memboard (another tool writing without the lock?); "
+        f"{plan.op}: the files to change keep changing under memboard (another tool writing without the lock?); "
         "nothing written, try again",
         says_written=True,
     )
@@ -396,8 +431,13 @@ def _step(root: MemoryRoot, ch: Change, sig: Signature | None, step: int, aged: 
     return [(ch.path, written)]
 
 
-def _verify_change(root: MemoryRoot, ch: Change) -> str | None:
-    """Why a written change does not hold, or None when it does."""
+def _verify_change(root: MemoryRoot, ch: Change, later: set[str] | frozenset[str] = frozenset()) -> str | None:
+    """Why a written change does not hold, or None when it does (later: the paths the plan's later steps touch,
+    whose bytes those steps answer for: a file a migration moves in and a save then changes)."""
+    if ch.path in later:
+        return None
+    if ch.kind == "move" and ch.dest in later:
+        return f"{ch.path} was not moved" if root.exists(ch.path) else None
     if ch.kind in ("create", "modify"):
         data = root.read(ch.path)
         # a hand edit saved just after our rename is fine as long as our lines are all there
@@ -454,8 +494,8 @@ def _require_allowed(root: MemoryRoot, plan: Plan[Any]) -> None:
     """Refuse, before anything is written, a plan that would change a path its tree does not allow."""
     tree = root.tree
     for ch in plan.changes:
-        for rel in (ch.path, ch.dest):
-            if rel is not None and not tree.allows(rel):
+        for step, rel in ((STEP_OF[ch.kind], ch.path), (MOVE_TO, ch.dest)):
+            if rel is not None and not tree.permits(step, rel):
                 raise MemboardError(
                     f"{plan.op}: {rel} is not a path the {tree.kind.name} {root.path} may change; nothing written",
                     says_written=True,
@@ -521,8 +561,18 @@ def _verify(root: MemoryRoot, plan: Plan[Any], settle_wait: float) -> None:
         settled[ch.path] = seen.data
     planned = {ch.path: ch.after for ch in plan.changes if ch.kind in ("create", "modify")}  # each file's last bytes
     exact = {rel for rel, data in settled.items() if data is not None and data == planned.get(rel)}
+    later: list[set[str]] = []  # the paths each change's later steps touch (the last step on a path decides)
+    touched: set[str] = set()
+    for ch in reversed(plan.changes):
+        later.append(set(touched))
+        touched.update(p for p in (ch.path, ch.dest) if p)
+    later.reverse()
     with root.pinned(settled):
-        problems += [p for p in (_verify_change(root, ch) for ch in plan.changes) if p]
+        found = (
+            _verify_change(root, ch, after) if after else _verify_change(root, ch)
+            for ch, after in zip(plan.changes, later)
+        )
+        problems += [p for p in found if p]
         problems += [c.description for c in plan.checks if c.decided_by not in exact and not c.holds(root)]
     if problems:
         raise Incomplete(f"{plan.op} incomplete: verification failed: {'; '.join(problems)}")

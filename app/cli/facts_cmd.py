@@ -1,72 +1,48 @@
 """`memboard facts get|set|todo|touch`: memory/facts.yaml one scalar at a time (issue 25 §3).
 
 Only parsing and printing live here: the workspace is resolved as §1 says, the builders are the
-service layer's (service/facts.py) and the edits the core's (core/hierarchy/facts.py). A changing
-command prints what it did, `nothing to change`, or with `--dry-run` the plan as a git patch
-relative to the workspace on stdout and `patch base: DIR` on stderr (`git -C DIR apply` writes it).
+service layer's (service/facts.py), the edits the core's (core/hierarchy/facts.py), and a plan is
+printed as every plan over places is (placeout.py): what it did, `nothing to change`, or with
+`--dry-run` `patch base: DIR` on stderr and a git patch relative to the workspace on stdout.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from typing import Any
 
-from ..core.files.execute import execute
-from ..core.files.root import MemoryRoot
+from ..core.files.places import Place
 from ..core.hierarchy.workspace import resolve_workspace
 from ..service import facts as S
 from .output import dump
+from .placeout import show_place_plan
 
 
-def _tree(args: argparse.Namespace) -> MemoryRoot:
-    """The workspace the command works in, as a tree."""
-    return S.workspace_tree(resolve_workspace(args.workspace, getattr(args, "root", None)))
+def _place(args: argparse.Namespace) -> Place:
+    """The workspace the command works in, as a place."""
+    return S.workspace(resolve_workspace(args.workspace, getattr(args, "root", None)))
 
 
 def cmd_get(args: argparse.Namespace) -> int:
     """facts get KEY: the value (JSON: key, value, line, source, comment, alias)."""
-    got = S.facts_get(_tree(args), args.key)
+    got = S.facts_get(_place(args), args.key)
     if args.json:
         dump(got)
+        return 0
+    value = got["value"]
+    if isinstance(value, (dict, list)):
+        print(got["source"])
+    elif value is None or isinstance(value, bool):
+        print(str(value).lower() if value is not None else "null")
     else:
-        value = got["value"]
-        if isinstance(value, (dict, list)):
-            print(got["source"])
-        else:
-            print("null" if value is None else str(value).lower() if isinstance(value, bool) else value)
+        print(value)
     return 0
 
 
 def _run(args: argparse.Namespace, build: S.Builder) -> int:
     """Build the plan on settled reads and apply it (or print it, --dry-run); print the outcome."""
-    tree = _tree(args)
-    plan = execute(tree, build, dry_run=args.dry_run)
-    if args.json:
-        dump(S.plan_json(plan, bool(args.dry_run)))
-        return 0
-    if args.dry_run:
-        _print_patch(tree, plan)
-        return 0
-    print(plan.success or ("nothing to change" if plan.empty else "done"))
-    return 0
-
-
-def _print_patch(tree: MemoryRoot, plan: Any) -> None:
-    """A dry run: the patch on stdout in bytes, then `patch base: DIR` and the dry run's notes on stderr."""
-    from ..service.output import dry_run_notes
-
-    sys.stdout.flush()
-    binary = getattr(sys.stdout, "buffer", None)
-    if binary is not None:
-        binary.write(plan.patch())
-    else:
-        sys.stdout.write(plan.patch().decode("utf-8", "replace"))
-    sys.stdout.flush()
-    if plan.changes:
-        print(f"patch base: {S.patch_base(tree)}", file=sys.stderr)
-    for line in dry_run_notes(plan):
-        print(line, file=sys.stderr)
+    place = _place(args)
+    plan = S.run_plan(place, build, dry_run=bool(args.dry_run))
+    return show_place_plan(plan, [place], bool(args.dry_run), bool(args.json), lambda p: dict(p.result))
 
 
 def cmd_set(args: argparse.Namespace) -> int:

@@ -10,14 +10,13 @@ JSON-able answers; the MCP tools wrap the same builders.
 from __future__ import annotations
 
 import datetime as dt
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import Refused
+from ..core.files.places import Place, run, workspace_tree
 from ..core.files.root import MemoryRoot
-from ..core.files.trees import Tree, TreeKind
 from ..core.formats import clock
 from ..core.hierarchy import daily
 from ..core.hierarchy import facts as F
@@ -25,7 +24,7 @@ from ..core.plan import Change, Plan
 from ..core.secrets import refuse_secrets
 
 FACTS = "memory/facts.yaml"
-Builder = Callable[[MemoryRoot], Plan[dict[str, Any]]]
+Builder = Callable[[MemoryRoot], Plan[Any]]
 
 
 def today() -> dt.date:
@@ -33,54 +32,15 @@ def today() -> dt.date:
     return clock.now().date()
 
 
-# -- the workspace as a tree (until the places engine's hierarchy kind is merged) ------------------------
-
-ALLOW = (
-    "MEMORY.md",
-    "memory/facts.yaml",
-    "memory/lookup-index.md",
-    "memory/project-*.md",
-    "memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md",
-    "memory/migrations/*",
-    "memory/daily-archive/[0-9][0-9][0-9][0-9]-[0-9][0-9]/*",
-)
-WORKSPACE_KIND = TreeKind("hierarchy workspace")
+def workspace(folder: Path) -> Place:
+    """The workspace at folder as the place memboard writes in (the places engine's hierarchy kind)."""
+    return workspace_tree(folder)
 
 
-class Workspace(MemoryRoot):
-    """A hierarchy workspace as a tree: only §1's paths may change, under its own lock in local state."""
-
-    kind = WORKSPACE_KIND
-    counted = False
-
-    @property
-    def tree(self) -> Tree:
-        """This tree: the workspace's real path and §1's allow-list."""
-        return Tree(self.kind, self.real, ALLOW)
-
-    def trees(self) -> list[Tree]:
-        """The one tree."""
-        return [self.tree]
-
-    def abs(self, rel: str) -> Path:
-        """The path of rel; refused unless §1 lets memboard write it (reads go through here too)."""
-        if not self.tree.allows(rel):
-            raise Refused(f"refusing path {rel!r}: memboard writes only the hierarchy's files in a workspace")
-        return super().abs(rel)
-
-    def shown(self, rel: str) -> str:
-        """How a patch names rel: relative to the workspace (`patch base:` names it)."""
-        return rel
-
-
-def workspace_tree(path: Path) -> Workspace:
-    """The workspace at path as a tree memboard writes in."""
-    return Workspace(path)
-
-
-def patch_base(tree: MemoryRoot) -> str:
-    """The folder a dry run's patch applies in (`git -C DIR apply`)."""
-    return os.fspath(tree.path)
+def run_plan(place: Place, build: Builder, dry_run: bool = False) -> Plan[dict[str, Any]]:
+    """Build the plan on settled reads of the workspace and, unless dry_run, apply it under its lock (built
+    again from the fresh files when one changed before memboard's rename)."""
+    return run([place], lambda: build(place), dry_run=dry_run)
 
 
 # -- reads -----------------------------------------------------------------------------------------------
@@ -171,11 +131,3 @@ def touch_plan() -> Builder:
         return _plan("facts touch", before, edit, {"last_updated": when.isoformat()})
 
     return build
-
-
-def plan_json(plan: Plan[Any], dry_run: bool) -> dict[str, Any]:
-    """A facts command's `--json`: its result, whether it was a dry run, the file changes (and a dry run's patch)."""
-    out: dict[str, Any] = {**plan.result, "dry_run": dry_run, "changes": [c.describe() for c in plan.changes]}
-    if dry_run:
-        out["diff"] = plan.patch().decode("utf-8", "replace")
-    return out

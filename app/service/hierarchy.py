@@ -99,13 +99,10 @@ def lookup_result(workspace: Path, query: str, every: bool = False, want_value: 
 
 
 def _places() -> Any:
-    """The places engine (its module arrives with the places branch; until then a write refuses in one line)."""
-    import importlib
+    """The places engine (loaded only by a write)."""
+    from ..core.files import places
 
-    try:
-        return importlib.import_module("memboard.core.files.places")
-    except ImportError:
-        raise Refused("the workspace's writes are not built yet (the places engine); nothing written") from None
+    return places
 
 
 @dataclass
@@ -174,13 +171,24 @@ def init_write(workspace: Path, dry_run: bool = False, today: str | None = None)
 def log_write(
     workspace: Path, text: str, date: str | None = None, dry_run: bool = False, allow_secrets: bool = False
 ) -> Written:
-    """`hierarchy log`: append text to the day's log."""
+    """`hierarchy log`: append text to the day's log (written as an append under the workspace's lock, see
+    appendlog.py; the dry run is the places engine's)."""
+    from ..core import secrets as guard
     from ..core.hierarchy.plans import plan_log
 
     day = date or local_today().isoformat()
-    return write(
-        workspace, "hierarchy log", lambda read: plan_log(read, text, day), dry_run, {"text": text}, allow_secrets
-    )
+    if dry_run:
+        return write(
+            workspace, "hierarchy log", lambda read: plan_log(read, text, day), True, {"text": text}, allow_secrets
+        )
+    from ..core.hierarchy.appendlog import append_log
+
+    guard.refuse_secrets({"text": text}, allow_secrets)
+    places = _places()
+    place = places.workspace_tree(workspace.resolve())
+    done = append_log(place, text, day)
+    plan = places.assemble("hierarchy log", None, [place], [])
+    return Written(plan, place.real, False, [done] if done else [], place)
 
 
 def archive_write(workspace: Path, before: str, dry_run: bool = False) -> Written:

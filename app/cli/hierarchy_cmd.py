@@ -151,6 +151,8 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         if k:
             out.write("\n")
         out.write(f"{a['need']} → {a['target']}  (lookup-index.md line {a['row']})\n")
+        if not a["targets"]:
+            out.write(f"! row {a['row']}: {a['missing']}\n")
         for t in a["targets"]:
             where = t["path"] + (f" → {t['section']}" if t["section"] else "")
             if t["missing"]:

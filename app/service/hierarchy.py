@@ -115,6 +115,7 @@ class Written:
     dry_run: bool
     done: list[str]
     place: Any
+    steps: list[str] | None = None  # the changes in words when the plan does not hold them (an append)
 
     def patch(self) -> bytes:
         """The plan as a git patch relative to base."""
@@ -129,7 +130,7 @@ class Written:
         return {
             "workspace": str(self.base),
             "dry_run": self.dry_run,
-            "changes": places.described(self.plan, [self.place], self.base),
+            "changes": self.steps if self.steps is not None else places.described(self.plan, [self.place], self.base),
             "done": list(self.done),
         }
 
@@ -191,7 +192,8 @@ def log_write(
     place = places.workspace_tree(workspace.resolve())
     done = append_log(place, text, day)
     plan = places.assemble("hierarchy log", None, [place], [])
-    return Written(plan, place.real, False, [done] if done else [], place)
+    steps = [("create " if done.startswith("created") else "modify ") + done.split(" ")[-1]] if done else []
+    return Written(plan, place.real, False, [done] if done else [], place, steps)
 
 
 def archive_write(workspace: Path, before: str, dry_run: bool = False) -> Written:

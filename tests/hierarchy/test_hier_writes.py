@@ -178,3 +178,45 @@ def test_a_dry_run_patch_applied_with_git_reproduces_the_write(cli, tmp_path, ws
     assert applied.returncode == 0, applied.stderr
     assert run(cli, ws, *args).code == 0
     assert files(twin) == files(ws)
+
+
+def test_no_workspace_is_one_line_and_exit_1(cli, tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("OPENCLAW_WORKSPACE_DIR", raising=False)
+    monkeypatch.chdir(home)
+    for args in (("hierarchy", "show"), ("hierarchy", "lint"), ("hierarchy", "log", "--text", "x"), ("lookup", "x")):
+        r = cli(*args, use_root=False)
+        assert (r.code, r.err) == (1, "memboard: no hierarchy workspace; pass --workspace DIR\n"), args
+    assert list(home.iterdir()) == []
+
+
+def test_bad_usage_is_exit_2_and_writes_nothing(cli, ws):
+    before = files(ws)
+    for args in (
+        ("hierarchy", "log"),
+        ("hierarchy", "log", "--text", "x", "--file", "-"),
+        ("hierarchy", "archive-logs"),
+        ("hierarchy", "archive-logs", "--before", "2026-02-30"),
+        ("lookup", "x", "--dry-run"),
+        ("hierarchy", "show", "--bogus"),
+    ):
+        r = run(cli, ws, *args)
+        assert r.code == 2 and len(r.err.strip().splitlines()) == 1, (args, r.err)
+    assert files(ws) == before
+
+
+def test_the_json_of_a_write_names_its_changes(cli, ws):
+    r = run(cli, ws, "hierarchy", "init", "--json", "--dry-run")
+    out = json.loads(r.out)
+    assert out["dry_run"] is True and out["workspace"] == str(ws.resolve())
+    assert out["changes"] == ["create memory/facts.yaml", "create memory/lookup-index.md", "modify MEMORY.md"]
+    assert out["diff"].startswith("diff --git a/memory/facts.yaml b/memory/facts.yaml\n")
+    r = run(cli, ws, "hierarchy", "log", "--text", "x", "--json")
+    assert json.loads(r.out) == {
+        "workspace": str(ws.resolve()),
+        "dry_run": False,
+        "changes": [f"create memory/{TODAY}.md"],
+        "done": [f"created memory/{TODAY}.md"],
+    }

@@ -458,6 +458,8 @@ def _lookup(ws: Workspace, view: FactsView | None, out: list[Finding]) -> None:
             if t.section is None or os.path.isdir(full):
                 continue
             if t.path.endswith((".yaml", ".yml")):
+                if _norm(t.path) == FACTS_FILE and view is None:
+                    continue  # facts.yaml is not readable: facts_invalid says so, no section can be told
                 ok = view.has(t.section) if view is not None and _norm(t.path) == FACTS_FILE else _yaml_has(full, t)
             elif t.path.endswith((".md", ".markdown")):
                 if full not in md_cache:

@@ -70,8 +70,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         return 0
     if args.dry_run:
         patch = b"".join(w.patch() for w in applied.writes)
-        if applied.writes:
-            print(f"patch base: {applied.writes[0].base}", file=sys.stderr)
+        print(f"patch base: {applied.patch_base()}", file=sys.stderr)
         sys.stdout.flush()
         binary = getattr(sys.stdout, "buffer", None)
         if binary is not None:

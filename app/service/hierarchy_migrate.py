@@ -66,17 +66,22 @@ class Applied:
     writes: list[Written] = field(default_factory=list)
     checks: list[Any] = field(default_factory=list)
     finished: bool = False  # the plan was applied before: nothing to change
+    base: Path | None = None  # the workspace a patch is relative to (the first write's base)
 
     @property
     def done(self) -> list[str]:
         """What was done, in words."""
         return [line for w in self.writes for line in w.done]
 
+    def patch_base(self) -> Path | None:
+        """The folder the dry run's patch is relative to."""
+        return self.writes[0].base if self.writes else self.base
+
     def as_json(self) -> dict[str, Any]:
         """The command's JSON: workspace, dry_run, changes, done, and (after a write) the checklist."""
         changes = [c for w in self.writes for c in w.as_json()["changes"]]
         out: dict[str, Any] = {
-            "workspace": str(self.writes[0].base) if self.writes else None,
+            "workspace": str(self.patch_base()) if self.patch_base() else None,
             "dry_run": self.dry_run,
             "changes": changes,
             "done": self.done,
@@ -107,6 +112,7 @@ def apply_write(
     changed = current is not None and migrate.sha256(current) != plan["memory_md"]["sha256"]
     if changed and migrate.already_applied(plain, plan_bytes):
         out.finished = True
+        out.base = workspace.resolve()
         out.checks = verify_checks(workspace)
         return out
     projects = _projects(workspace)

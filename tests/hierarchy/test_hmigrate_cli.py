@@ -285,3 +285,65 @@ def test_where_is_x_fails_when_a_rows_own_need_finds_another_target(cli, tmp_pat
     assert checks["where_is_x"]["details"] == [
         'lookup "Identity facts" finds MEMORY.md, not memory/facts.yaml → identity'
     ]
+
+
+def test_a_line_under_a_sub_heading_of_rules_is_a_rule_and_a_sibling_section_is_not(cli, tmp_path):
+    ws = make(tmp_path, "## Permissions\n### Money\n- Budget: $500\n## Notes\n- Budget: $600\n")
+    data = YAML(typ="safe", pure=True).load(plan_text(cli, ws))
+    assert [(i["n"], i["to"], i.get("why")) for i in data["lines"]] == [
+        (1, "keep", "heading"),
+        (2, "keep", "heading"),
+        (3, "keep", "rule"),
+        (4, "keep", "heading"),
+        (5, "facts", None),
+    ]
+
+
+TRICKY = ["no", "on", "3.10", "~", "@kim", "a: b", "2026-01-05", "#tag", "yes please", "007"]
+
+
+def test_moved_values_every_yaml_reader_would_type_are_written_so_both_read_the_text(cli, tmp_path):
+    import yaml as pyyaml  # type: ignore[import-untyped]  # PyYAML ships no type hints
+
+    ws = make(tmp_path, "".join(f"- V{k}: {v}\n" for k, v in enumerate(TRICKY)))
+
+    def fill(d: dict) -> None:
+        for k, item in enumerate(d["lines"]):
+            item.update(to="facts", key=f"misc.v{k}", value=TRICKY[k])
+
+    r = apply(cli, ws, decided(cli, ws, tmp_path, fill))
+    assert r.code == 0, r.err
+    raw = (ws / "memory" / "facts.yaml").read_text(encoding="utf-8")
+    for data in (pyyaml.safe_load(raw), YAML(typ="safe", pure=True).load(raw)):
+        assert [data["misc"][f"v{k}"] for k in range(len(TRICKY))] == TRICKY
+
+
+def test_a_credential_moved_out_of_memory_md_is_refused_unless_allowed(cli, tmp_path):
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    ws = make(tmp_path, f"- Token: {token}\n")
+
+    def fill(d: dict) -> None:
+        d["lines"][0].update(to="facts", key="misc.token", value=token)
+
+    plan = decided(cli, ws, tmp_path, fill)
+    before = files(ws)
+    r = apply(cli, ws, plan)
+    assert r.code == 1 and len(r.err.strip().splitlines()) == 1 and files(ws) == before
+    assert apply(cli, ws, plan, "--allow-secrets").code == 0
+
+
+def test_a_finished_plan_is_nothing_to_change_and_its_dry_run_names_the_base(cli, tmp_path):
+    ws = make(tmp_path)
+    plan = decided(cli, ws, tmp_path)
+    assert apply(cli, ws, plan).code == 0
+    after = files(ws)
+    r = apply(cli, ws, plan)
+    assert r.code == 0 and r.out.startswith("nothing to change")
+    dry = apply(cli, ws, plan, "--dry-run")
+    assert dry.code == 0 and dry.out == ""
+    assert dry.err.splitlines() == [f"patch base: {ws.resolve()}", "dry run: nothing to change"]
+    assert files(ws) == after
+    (tmp_path / "other").mkdir()
+    stale = decided(cli, make(tmp_path / "other", HOT + "- One more line.\n"), tmp_path)
+    r = apply(cli, ws, stale)
+    assert r.code == 1 and "changed since the plan" in r.err

@@ -100,15 +100,18 @@ def propose(data: bytes, date: str) -> dict[str, Any]:
     """The migration plan proposed for MEMORY.md's bytes, as data: memory_md, date, lines."""
     text = data.decode("utf-8", "replace")
     lines = hot.lines_of(text)
-    heads = {i: h for i, _level, h in hot.headings(lines)}
+    heads = {i: (level, h) for i, level, h in hot.headings(lines)}
     out: list[dict[str, Any]] = []
-    under_rules = False
+    open_heads: list[tuple[int, bool]] = []  # the headings a line is under: (level, about rules or permissions)
     for i, line in enumerate(lines):
         if not line.strip():
             continue
         item: dict[str, Any] = {"n": i + 1, "text": line}
+        under_rules = any(rules for _level, rules in open_heads)
         if i in heads:
-            under_rules = _RULES_HEADING.search(heads[i]) is not None
+            level, heading = heads[i]
+            open_heads = [h for h in open_heads if h[0] < level]
+            open_heads.append((level, _RULES_HEADING.search(heading) is not None))
             item.update({"to": "keep", "why": "heading"})
         elif hot.pointer_of(line) is not None:
             item.update({"to": "keep", "why": "pointer"})

@@ -1131,3 +1131,9 @@ def todo_done(data: bytes, which: str, *, today: dt.date) -> Edit:
     text = _with_date(text, facts.source.eol, today)
     _verify(facts.source, text, facts.root)
     return Edit(facts.source.encode(text), True, f"todo done: {item.value}", removed=item.value)
+
+
+def no_line_break(value: str) -> None:
+    """A UsageError (exit 2) for a value holding a line break: facts.yaml values are one line."""
+    if any(c in value for c in BREAKS):
+        raise UsageError("a value holds a line break; facts.yaml values are one line")

@@ -273,14 +273,14 @@ def _facts(ws: Workspace, limits: Limits, today: dt.date, out: list[Finding]) ->
     from . import facts  # lazy: the YAML reader loads only when facts.yaml is read
 
     data = ws.facts
-    for f in facts.findings(data):
+    view = read_facts(data)
+    for f in facts.findings(data) if view.facts is None else _parsed_findings(view.facts):
         fix = "one line per value; a value that needs explaining belongs in MEMORY.md prose"
         out.append(
             Finding(
                 f.kind, FACTS_FILE, f.line, f.span, f.message, fix if f.kind == "facts_multiline" else "fix it by hand"
             )
         )
-    view = read_facts(data)
     if view.facts is not None:
         _values(view, out)
     _dates(ws, view, limits, today, out)
@@ -298,6 +298,49 @@ def _facts(ws: Workspace, limits: Limits, today: dt.date, out: list[Finding]) ->
             )
         )
     return view if view.facts is not None else None
+
+
+def _parsed_findings(parsed: Any) -> list[Any]:
+    """facts.findings of a file that parsed (tabs in indentation, block and multi-line scalars), from that one
+    parse: a 2,000-key file is parsed once, not twice (`hierarchy lint` has a second to spend)."""
+    from . import facts
+
+    out: list[facts.Finding] = []
+    lines = parsed.lines
+    for n in range(lines.count()):
+        content = lines.content(n)
+        indent = len(content) - len(content.lstrip(" \t"))
+        if "\t" in content[:indent] and content.strip():
+            out.append(
+                facts.Finding("facts_invalid", n + 1, content.index("\t") + 1, "a tab in indentation", (0, indent))
+            )
+    seen: set[int] = set()
+    stack = [parsed.root] if parsed.root is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or node.kind == "alias":
+            continue
+        seen.add(id(node))
+        if node.kind == "scalar":
+            first, last = lines.line_of(node.start), lines.line_of(max(node.start, node.end - 1))
+            block = node.style in ("|", ">")
+            if block or last > first:
+                col = node.start - lines.start(first)
+                what = "a block scalar" if block else "a scalar running over several lines"
+                out.append(
+                    facts.Finding(
+                        "facts_multiline",
+                        first + 1,
+                        col + 1,
+                        f"{what} (one-line values only)",
+                        (col, len(lines.content(first))),
+                    )
+                )
+            continue
+        for key, value in node.pairs:
+            stack += [value, key]
+        stack += node.items
+    return sorted(out, key=lambda f: (f.line or 0, f.column or 0))
 
 
 def _values(view: FactsView, out: list[Finding]) -> None:

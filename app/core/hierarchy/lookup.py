@@ -14,8 +14,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 LOOKUP_FILE = "memory/lookup-index.md"
 HEADER = "| I need to know... | Go here |\n|---|---|\n"
@@ -26,8 +25,7 @@ _OTHER = re.compile(r"[^\x00-\x7f]+")
 FACTS_KIND, MARKDOWN_KIND, FILE_KIND, FOLDER_KIND = "facts", "markdown", "file", "folder"
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """One target of a row: a path (a folder when it ends in `/`) and an optional section."""
 
     path: str
@@ -40,8 +38,7 @@ class Target:
         return self.path.endswith("/")
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     """A row of the table: its line (1-based), its cells, and its problem when memboard cannot read it."""
 
     line: int
@@ -64,14 +61,16 @@ class Row:
         return parse_targets(self.target)
 
 
-@dataclass
 class Index:
-    """The table of lookup-index.md: its header cells, rows, and the line after which a new row goes."""
+    """The table of lookup-index.md: its header cells, rows, and the line after which a new row goes.
+    (Plain classes and named tuples here: `lookup` loads no dataclasses.)"""
 
-    header: tuple[str, ...] = ()
-    header_line: int | None = None  # 1-based, None when the file holds no table
-    rows: list[Row] = field(default_factory=list)
-    last_line: int | None = None  # 1-based line of the table's last line (a new row goes after it)
+    def __init__(self) -> None:
+        """An index without a table."""
+        self.header: tuple[str, ...] = ()
+        self.header_line: int | None = None  # 1-based, None when the file holds no table
+        self.rows: list[Row] = []
+        self.last_line: int | None = None  # 1-based line of the table's last line (a new row goes after it)
 
 
 def cell_spans(line: str) -> list[tuple[int, int]]:
@@ -210,8 +209,7 @@ def locate(workspace: str, path: str) -> str | None:
     return None
 
 
-@dataclass
-class Resolved:
+class Resolved(NamedTuple):
     """What a target names: its kind, the path as found, the section, the text, a parsed value, what is missing."""
 
     kind: str

@@ -178,3 +178,25 @@ def test_the_part_parsed_again_must_hold_the_changed_data_only() -> None:
     with pytest.raises(Refused):
         F._verify_part(facts, anchor, text.index("&contact"), spans)
     F._verify_part(facts, text, text.index("  name: Kim"), spans)  # no change: holds
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("todos:\n  []\nx: 1\n", "todos:\n  - new\nx: 1\n"),
+        ("todos: []  # none yet\nx: 1\n", "todos:  # none yet\n  - new\nx: 1\n"),
+        ("todos: []", "todos:\n  - new"),
+        ("todos:\nx: 1\n", "todos:\n  - new\nx: 1\n"),
+    ],
+)
+def test_todo_add_to_an_empty_list(before: str, after: str) -> None:
+    """The `[]` todo done leaves behind (or no value at all) takes the next todo."""
+    head = "# Last updated: 2026-12-02\n"
+    assert F.todo_add((head + before).encode(), "new", today=TODAY).data == (head + after).encode()
+
+
+def test_done_then_add_round_trip() -> None:
+    one = b"# Last updated: 2026-12-02\ntodos:\n  - a\n"
+    empty = F.todo_done(one, "1", today=TODAY).data
+    assert empty == b"# Last updated: 2026-12-02\ntodos:\n  []\n"
+    assert F.todo_add(empty, "a", today=TODAY).data == one

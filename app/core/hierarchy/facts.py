@@ -1230,16 +1230,47 @@ def todo_add(data: bytes, item: str, *, today: dt.date) -> Edit:
     else:
         if seq.kind == "alias":
             raise Refused(f"todos comes from *{seq.anchor}; edit &{seq.anchor} by hand")
-        if seq.kind != "seq" or seq.flow:
+        empty = (seq.kind == "seq" and seq.flow and not seq.items) or (
+            seq.kind == "scalar" and seq.style is None and seq.value == "" and not seq.anchor and not seq.tag
+        )
+        if (seq.kind != "seq" or seq.flow) and not empty:
             what = "a flow sequence" if seq.kind == "seq" else f"no sequence (line {facts.line(key.start)})"
             raise Refused(f"todos is {what}; edit it by hand")
-        indent = _column(facts, seq)
-        at = _after_line(facts, _block_end(facts, seq))
-        text = _insert_lines(facts, at, [f"{' ' * indent}- {scalar}"])
-        seq.items.append(_scalar_of(scalar))
+        if empty:
+            at, text = _first_todo(facts, key, seq, scalar)
+            new_seq = Node("seq", 0, 0, items=[_scalar_of(scalar)])
+            assert facts.root is not None
+            facts.root.pairs = [(k, new_seq if v is seq else v) for k, v in facts.root.pairs]
+        else:
+            indent = _column(facts, seq)
+            at = _after_line(facts, _block_end(facts, seq))
+            text = _insert_lines(facts, at, [f"{' ' * indent}- {scalar}"])
+            seq.items.append(_scalar_of(scalar))
         expected = facts.root if facts.root is not None else seq
     text = _verified(facts, text, max(at - 1, 0), today, expected, spans)
     return Edit(facts.source.encode(text), True, "todo added")
+
+
+def _first_todo(facts: Facts, key: Node, seq: Node, scalar: str) -> tuple[int, str]:
+    """The first item written into an empty todos (`[]` on its own line or the key's, or no value at all):
+    where the change is, and the new text. `[]` gives way to the item; an empty value gets the item's line."""
+    text, eol = facts.text, facts.source.eol
+    key_line = facts.lines.line_of(key.start)
+    step = " " * (_column(facts, key) + _indent_step(facts))
+    if seq.kind == "scalar":  # `todos:` and nothing: the item's line after the key's
+        at = facts.lines.end(key_line)
+        return at, _insert_lines(facts, at, [f"{step}- {scalar}"])
+    line = facts.lines.line_of(seq.start)
+    start = facts.lines.start(line)
+    if line != key_line:  # `[]` alone on its line: that line holds the item instead
+        return seq.start, text[:start] + " " * (seq.start - start) + f"- {scalar}" + text[seq.end :]
+    end = facts.lines.start(line) + len(facts.lines.content(line))
+    head = text[start : seq.start].rstrip(" \t") + text[seq.end : end]
+    rest = text[end:]
+    if rest.startswith(("\r\n", "\n")):
+        rest = rest[2:] if rest.startswith("\r\n") else rest[1:]
+        return seq.start, text[:start] + head + eol + f"{step}- {scalar}" + eol + rest
+    return seq.start, text[:start] + head + eol + f"{step}- {scalar}" + rest
 
 
 def todo_done(data: bytes, which: str, *, today: dt.date) -> Edit:

@@ -1,128 +1,162 @@
-"""Hierarchy benchmarks (issue 25 §9): whole-process figures of the hierarchy commands beside `python -c pass`.
+"""Hierarchy benchmark (issue 25 §9): `python bench/hierarchy.py [--runs N] [--json PATH]`.
 
-    python bench/hierarchy.py [--keys 2000] [--runs 5] [--json]
-
-Each command runs as its own process through bench/child.py (its own wall time), with `python -c pass`
-run just before each run so both meet the same load; the figure is the median of the runs and its
-ratio to the baseline's median. The workspace is generated once (a facts.yaml of --keys keys in
-groups of 20, with comments, quotes of each style, an anchor and a merge key, like a grown one), its
-files last changed a minute ago (nobody is writing them: no settle wait).
-
-- `facts set KEY VALUE --dry-run` on the 2,000-key facts.yaml (target: <= 0.5 s);
-- `facts get KEY` on the same file (for the record beside the target of `lookup`'s facts group).
-
-The functions are importable: generate_facts, workspace, figures.
+Generates workspaces and prints each figure with its target and PASS/FAIL, as medians of N whole-process
+runs (default 5) after a warm-up run: `memboard lookup` resolving a Markdown section (≤ 2× `python -c pass`,
+run just before each), `memboard lookup` resolving a facts group of a 300-key facts.yaml (≤ 4×), and
+`memboard hierarchy lint` on a 1,000-line MEMORY.md beside a 2,000-key facts.yaml (≤ 1 s), `memboard facts set
+--dry-run` on that 2,000-key facts.yaml (≤ 0.5 s) and `memboard facts get` on it (for the record, with its ratio).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as `python bench/hierarchy.py`: import the bench package from the repository
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+if __package__ in (None, ""):
+    sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bench.timing import bench_env, median, sample
+from bench.cli_figures import PASS, memboard_cmd
+from bench.timing import bench_env, median, time_process
 
-PYTHON = sys.executable
-PASS = [PYTHON, "-c", "pass"]
-SET_TARGET_S = 0.5
-IDLE_AGE = 60.0
+MARKDOWN_RATIO = 2.0
+FACTS_RATIO = 4.0
+LINT_SECONDS = 1.0
+SET_SECONDS = 0.5
 
 
-def generate_facts(keys: int) -> str:
-    """A facts.yaml of about keys keys: groups of 20, comments, quote styles, an anchor, a merge key."""
-    lines = [
+def facts_yaml(keys: int, per_group: int = 50) -> str:
+    """A facts.yaml of `keys` one-line keys in groups of per_group (comments, quotes and a list among them)."""
+    out = [
         "# memory/facts.yaml",
         "# Structured factual data — directly addressable, token-efficient",
-        "# Last updated: 2026-05-01",
-        "contact: &contact",
-        "  email: kim.lee@example.com  # work",
-        "  phone: '+1 555 0100'",
-        "identity:",
-        "  <<: *contact",
-        "  name: Kim Lee",
+        "# Last updated: 2026-05-30",
     ]
-    groups = max(1, (keys - 3) // 20)
-    for g in range(groups):
-        lines.append(f"group_{g}:  # group {g}")
-        for k in range(20):
-            n = g * 20 + k
-            value = (f"value {n}", f"'quoted {n}'", f'"double {n}"', f"{n}", f"项目 {n} 进行中")[n % 5]
-            lines.append(f"  key_{k}: {value}")
-    lines += ["todos:", "  - call Sam", "  - renew passport"]
-    return "\n".join(lines) + "\n"
+    for n in range(keys):
+        if n % per_group == 0:
+            out.append(f"group_{n // per_group}:  # group {n // per_group}")
+        value = f'"quoted value {n}"' if n % 7 == 0 else f"value number {n} of the facts"
+        out.append(f"  key_{n}: {value}")
+    return "\n".join(out) + "\n"
 
 
-def workspace(folder: Path, keys: int) -> Path:
-    """A workspace with MEMORY.md and the generated facts.yaml, its files last changed a minute ago."""
-    (folder / "memory").mkdir(parents=True, exist_ok=True)
-    (folder / "MEMORY.md").write_text("# Memory\n\n# Structured facts → memory/facts.yaml\n")
-    facts = folder / "memory" / "facts.yaml"
-    facts.write_text(generate_facts(keys), encoding="utf-8")
-    then = time.time() - IDLE_AGE
-    for path in (folder / "MEMORY.md", facts):
-        os.utime(path, (then, then))
+def memory_md(lines: int) -> str:
+    """A MEMORY.md of `lines` lines: headings, rules, prose, some fact-like text."""
+    out = ["# Identity", "I help Kim write books.", "# Structured facts → memory/facts.yaml"]
+    while len(out) < lines:
+        n = len(out)
+        if n % 40 == 0:
+            out.append(f"## Section {n // 40}")
+        elif n % 9 == 0:
+            out.append(f"- Met the editor on 2026-03-{1 + n % 28:02d} about chapter {n}.")
+        elif n % 13 == 0:
+            out.append(f"- Notes in ~/books/notes-{n}.md and mail to kim{n}@example.com")
+        else:
+            out.append(f"- Always keep the tone warm and the sentences short, line {n}.")
+    return "\n".join(out[:lines]) + "\n"
+
+
+def workspace(folder: Path, hot_lines: int, keys: int) -> Path:
+    """A workspace with MEMORY.md, facts.yaml, a lookup index, a project file and a daily log."""
+    mem = folder / "memory"
+    mem.mkdir(parents=True)
+    (folder / "MEMORY.md").write_text(memory_md(hot_lines), encoding="utf-8")
+    (mem / "facts.yaml").write_text(facts_yaml(keys), encoding="utf-8")
+    book = ["# Book", ""]
+    for s in range(30):
+        book += [f"## Part {s}", *[f"text of part {s}, line {i}" for i in range(20)], ""]
+    book += ["## Plan", "write chapter 1", "### Detail", "outline first", "## After", "not this"]
+    (mem / "project-book.md").write_text("\n".join(book) + "\n", encoding="utf-8")
+    rows = ["| I need to know... | Go here |", "|---|---|"]
+    rows += [f"| facts group {g} | memory/facts.yaml → group_{g} |" for g in range(keys // 50)]
+    rows += [f"| part {s} of the book | memory/project-book.md → Part {s} |" for s in range(30)]
+    rows.append("| the book plan | memory/project-book.md → Plan |")
+    (mem / "lookup-index.md").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    (mem / "2026-05-31.md").write_text("# 2026-05-31\n\nwrote\n", encoding="utf-8")
     return folder
 
 
-def memboard() -> list[str]:
-    """How a user runs memboard: the console script beside this Python, else `python -m memboard`."""
-    script = Path(PYTHON).parent / "memboard"
-    return [str(script)] if script.exists() else [PYTHON, "-m", "memboard"]
+def main() -> int:
+    """Run the figures; exit 1 when one misses its target."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--json", metavar="PATH")
+    opts = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="memboard-bench-hierarchy-"))
+    env = bench_env(tmp / "state")
+    mb = memboard_cmd()
+    small = workspace(tmp / "small", 40, 300)
+    big = workspace(tmp / "big", 1000, 2000)
+    figures = []
 
+    md_cmd = [*mb, "lookup", "book", "plan", "--workspace", str(small)]
+    times, base = time_process(md_cmd, env, opts.runs, baseline=PASS)
+    ratio = median(times) / median(base)
+    figures.append(
+        (
+            "lookup, Markdown section",
+            median(times),
+            ratio,
+            f"≤ {MARKDOWN_RATIO}× python -c pass",
+            ratio <= MARKDOWN_RATIO,
+        )
+    )
 
-def measure(cmd: list[str], env: dict, runs: int) -> dict:
-    """runs of cmd, each just after a run of `python -c pass`: medians and the ratio."""
-    sample(PASS, env)  # warm: bytecode caches and the page cache
-    sample(cmd, env)
-    own, base = [], []
-    for _ in range(runs):
-        base.append(sample(PASS, env).wall)
-        own.append(sample(cmd, env).wall)
-    m, b = median(own), median(base)
-    return {"median_s": round(m, 4), "pass_s": round(b, 4), "ratio": round(m / b, 2), "runs": own}
+    facts_cmd = [*mb, "lookup", "facts", "group", "3", "--workspace", str(small)]
+    times, base = time_process(facts_cmd, env, opts.runs, baseline=PASS)
+    ratio = median(times) / median(base)
+    figures.append(
+        (
+            "lookup, facts group (300 keys)",
+            median(times),
+            ratio,
+            f"≤ {FACTS_RATIO}× python -c pass",
+            ratio <= FACTS_RATIO,
+        )
+    )
 
+    lint_cmd = [*mb, "hierarchy", "lint", "--workspace", str(big)]
+    times, base = time_process(lint_cmd, env, opts.runs, baseline=PASS)
+    figures.append(
+        (
+            "hierarchy lint (1,000 lines, 2,000 keys)",
+            median(times),
+            median(times) / median(base),
+            f"≤ {LINT_SECONDS} s",
+            median(times) <= LINT_SECONDS,
+        )
+    )
+    middle = "group_20.key_1007"  # a key halfway down the 2,000-key file
+    set_cmd = [*mb, "facts", "set", middle, "a new value", "--dry-run", "--workspace", str(big)]
+    times, base = time_process(set_cmd, env, opts.runs, baseline=PASS)
+    figures.append(
+        (
+            "facts set --dry-run (2,000 keys)",
+            median(times),
+            median(times) / median(base),
+            f"≤ {SET_SECONDS} s",
+            median(times) <= SET_SECONDS,
+        )
+    )
 
-def figures(keys: int = 2000, runs: int = 5) -> list[dict]:
-    """The hierarchy figures, each {"name", "median_s", "pass_s", "ratio", "target", "ok"}."""
-    with tempfile.TemporaryDirectory() as tmp:
-        ws = workspace(Path(tmp) / "ws", keys)
-        env = bench_env(Path(tmp) / "state")
-        base = [*memboard(), "facts"]
-        middle = f"group_{(keys // 20) // 2}.key_7"
-        out = []
-        m = measure([*base, "set", middle, "a new value", "--dry-run", "--workspace", str(ws)], env, runs)
-        out.append({"name": f"facts set --dry-run ({keys} keys)", **m, "target": f"<= {SET_TARGET_S} s"})
-        out[-1]["ok"] = m["median_s"] <= SET_TARGET_S
-        m = measure([*base, "get", middle, "--workspace", str(ws)], env, runs)
-        out.append({"name": f"facts get ({keys} keys)", **m, "target": "for the record", "ok": True})
-        return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Print the figures (a table, or --json); exit 1 when one misses its target."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--keys", type=int, default=2000)
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    results = figures(args.keys, args.runs)
-    if args.json:
-        print(json.dumps(results, indent=2))
-    else:
-        for r in results:
-            mark = "ok" if r["ok"] else "MISSED"
-            print(
-                f"{r['name']:<34} {r['median_s'] * 1000:7.1f} ms  "
-                f"python -c pass {r['pass_s'] * 1000:6.1f} ms  ×{r['ratio']:<6} {r['target']:<16} {mark}"
+    get_cmd = [*mb, "facts", "get", middle, "--workspace", str(big)]
+    times, base = time_process(get_cmd, env, opts.runs, baseline=PASS)
+    figures.append(("facts get (2,000 keys)", median(times), median(times) / median(base), "for the record", True))
+    ok = True
+    for name, secs, ratio, target, passed in figures:
+        ok = ok and passed
+        print(
+            f"{name}: {secs * 1000:.0f} ms = {ratio:.2f}× python -c pass (target {target}) {'PASS' if passed else 'FAIL'}"
+        )
+    if opts.json:
+        Path(opts.json).write_text(
+            json.dumps(
+                [{"figure": n, "seconds": s, "ratio": r, "target": t, "pass": p} for n, s, r, t, p in figures], indent=2
             )
-    return 0 if all(r["ok"] for r in results) else 1
+        )
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -347,3 +347,58 @@ def test_a_finished_plan_is_nothing_to_change_and_its_dry_run_names_the_base(cli
     stale = decided(cli, make(tmp_path / "other", HOT + "- One more line.\n"), tmp_path)
     r = apply(cli, ws, stale)
     assert r.code == 1 and "changed since the plan" in r.err
+
+
+def test_existing_warm_files_are_extended_never_rewritten(cli, tmp_path):
+    ws = make(tmp_path)
+    (ws / "memory").mkdir()
+    facts = "# memory/facts.yaml\r\n# Last updated: 2026-05-01\r\nidentity:\r\n  name: Kim  # hand comment\r\n"
+    (ws / "memory" / "facts.yaml").write_bytes(facts.encode())
+    index = "| I need to know... | Go here | Notes |\n|---|---|---|\n| who Kim is | memory/facts.yaml → identity | x |"
+    (ws / "memory" / "lookup-index.md").write_bytes(index.encode())
+    (ws / "memory" / "project-people.md").write_bytes(b"# People\r\n\r\nNotes kept by hand.")
+    (ws / "memory" / "2026-06-01.md").write_bytes(b"# 2026-06-01\n\nOpenClaw flushed this.\n")
+
+    def choose(d: dict) -> None:
+        line(d, 10)["to"] = "project:people"
+        line(d, 14)["to"] = "daily"
+
+    r = apply(cli, ws, decided(cli, ws, tmp_path, choose))
+    assert r.code == 0, r.err
+    assert (ws / "memory" / "facts.yaml").read_bytes() == (
+        b"# memory/facts.yaml\r\n# Last updated: 2026-06-01\r\nidentity:\r\n  name: Kim  # hand comment\r\n"
+        b"  email: kim.lee@example.com\r\npaths:\r\n  reading_list: ~/books/list.md\r\n"
+        b"projects:\r\n  book_research: in progress\r\ntodos:\r\n  - renew passport\r\n"
+    )
+    assert (ws / "memory" / "project-people.md").read_bytes() == (
+        b"# People\r\n\r\nNotes kept by hand.\r\n\r\n## From MEMORY.md (2026-06-01)\r\n"
+        b"- Sam feels like the one who got skipped.\r\n"
+    )
+    assert (ws / "memory" / "2026-06-01.md").read_bytes() == (
+        "# 2026-06-01\n\nOpenClaw flushed this.\n\n- Kim cooks on Fridays。\n".encode()
+    )
+    assert (ws / "memory" / "lookup-index.md").read_text(encoding="utf-8") == index + (
+        "\n| people project | memory/project-people.md |  |\n| paths facts | memory/facts.yaml → paths |  |\n"
+        "| projects facts | memory/facts.yaml → projects |  |\n| todos facts | memory/facts.yaml → todos |  |\n"
+    )
+
+
+def test_memory_md_changing_after_the_lock_checked_it_is_not_merged_onto(cli, tmp_path, monkeypatch):
+    from memboard.core.files import execute
+
+    ws = make(tmp_path)
+    plan = decided(cli, ws, tmp_path)
+    edited = HOT.replace("I am Kim's assistant.", "I am Kim's assistant, edited by hand.")
+    real_confirm = execute.confirm
+
+    def confirm_then_edit(root, built, budget):  # an agent's hand edit right after MEMORY.md was checked
+        seen = real_confirm(root, built, budget)
+        if any(ch.path == "MEMORY.md" for ch in built.changes) and "edited" not in (ws / "MEMORY.md").read_text():
+            (ws / "MEMORY.md").write_text(edited, encoding="utf-8")
+        return seen
+
+    monkeypatch.setattr(execute, "confirm", confirm_then_edit)
+    r = apply(cli, ws, plan)
+    assert r.code == 1 and "MEMORY.md changed" in r.err, r.err
+    assert (ws / "MEMORY.md").read_text(encoding="utf-8") == edited  # whole: nothing merged onto the edit
+    assert (ws / "memory" / "facts.yaml").is_file()

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml as pyyaml  # type: ignore[import-untyped]  # PyYAML ships no type hints
 from ruamel.yaml import YAML
 
 from tests.support.faults import AfterStep, installed
@@ -82,9 +83,15 @@ def test_the_plan_is_the_issues_shape_every_non_blank_line_once_in_order(cli, tm
 
 
 def test_values_are_quoted_when_a_reader_would_type_them_and_labels_lose_the_final_stop(cli, tmp_path):
-    ws = make(tmp_path, "- Started: 2026-01-05.\n- Site: https://x.example/a, b\n- 邮箱：wang@example.cn。\n")
+    ws = make(
+        tmp_path,
+        "- Started: 2026-01-05.\n- Site: https://x.example/a, b\n- 邮箱：wang@example.cn。\n"
+        "- 2026-05-30: rotated the keys\n- Status: blocked\n",
+    )
     data = YAML(typ="safe", pure=True).load(plan_text(cli, ws))
-    first, second, third = data["lines"]
+    first, second, third, fourth, fifth = data["lines"]
+    assert (fourth["to"], fourth["key"], fourth["value"]) == ("facts", None, None)  # the date is the label
+    assert (fifth["key"], fifth["value"]) == ("projects.status", "blocked")
     assert (first["key"], first["value"]) == ("misc.started", "2026-01-05")
     assert '"2026-01-05"' in plan_text(cli, ws).splitlines()[4]
     assert (second["key"], second["value"]) == ("misc.site", "https://x.example/a, b")
@@ -303,8 +310,6 @@ TRICKY = ["no", "on", "3.10", "~", "@kim", "a: b", "2026-01-05", "#tag", "yes pl
 
 
 def test_moved_values_every_yaml_reader_would_type_are_written_so_both_read_the_text(cli, tmp_path):
-    import yaml as pyyaml  # type: ignore[import-untyped]  # PyYAML ships no type hints
-
     ws = make(tmp_path, "".join(f"- V{k}: {v}\n" for k, v in enumerate(TRICKY)))
 
     def fill(d: dict) -> None:
@@ -402,3 +407,25 @@ def test_memory_md_changing_after_the_lock_checked_it_is_not_merged_onto(cli, tm
     assert r.code == 1 and "MEMORY.md changed" in r.err, r.err
     assert (ws / "MEMORY.md").read_text(encoding="utf-8") == edited  # whole: nothing merged onto the edit
     assert (ws / "memory" / "facts.yaml").is_file()
+
+
+ODD_LINES = [
+    'She said "no" \\ then left',
+    "\ttabbed: value # not a comment",
+    "- key: {flow} [seq], & * ! | > ' %",
+    "- 2026-01-05: yes",
+    "ends with a line separator\u2028 and a NEL\x85 inside",
+    "日本語: テスト、中文：测试",
+]
+
+
+def test_the_plan_yaml_reads_back_exactly_with_both_readers_and_applies(cli, tmp_path):
+    ws = make(tmp_path, "\n".join(ODD_LINES) + "\n")
+    text = plan_text(cli, ws)
+    for data in (pyyaml.safe_load(text), YAML(typ="safe", pure=True).load(text)):
+        assert [item["text"] for item in data["lines"]] == ODD_LINES
+    plan = tmp_path / "plan.yaml"
+    assert "to: facts, key: null, value: null" in text  # (the dated line: its date is no label)
+    plan.write_text(text.replace("to: facts, key: null, value: null", "to: keep"), encoding="utf-8")
+    r = apply(cli, ws, plan)
+    assert r.code == 0, r.err

@@ -86,10 +86,13 @@ def propose_line(line: str, under_rules: bool) -> dict[str, Any]:
         return {**out, "to": "keep", "why": "rule"}
     if found:
         shaped = labelled(line)
-        if shaped is not None:
-            label, at, value = shaped
-            in_value = [m for m in found if m.start >= at]
-            kind = (in_value or found)[0].kind
+        # the match is the value's (`Email: a@b`), or a status or todo marker in the label (`TODO: x`); a
+        # match in the label alone (`2026-05-30: rotated the keys`) is no label but the fact itself
+        in_value = [m for m in found if shaped is not None and m.start >= shaped[1]]
+        marker = [m for m in found if m.kind in (hot.STATUS, hot.TODO)]
+        if shaped is not None and (in_value or marker):
+            label, _at, value = shaped
+            kind = (in_value or marker)[0].kind
             key = "todos" if kind == hot.TODO else f"{_GROUP.get(kind, 'misc')}.{snake(label)}"
             return {**out, "to": "facts", "key": key, "value": value}
         return {**out, "to": "facts", "key": None, "value": None}

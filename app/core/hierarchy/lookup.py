@@ -277,7 +277,7 @@ def resolve(workspace: str, target: Target, want_value: bool = True) -> Resolved
     return resolve_markdown(text, target.path, section)
 
 
-def _section_key(text: str) -> str:
+def section_key(text: str) -> str:
     """A heading's text compared loosely: without leading `#`s, outer space, case."""
     return text.strip().lstrip("#").strip().casefold()
 
@@ -300,9 +300,9 @@ def resolve_markdown(text: str, path: str, section: str) -> Resolved:
 
     lines = lines_of(text)
     marks = markdown_sections(text)
-    want = _section_key(section)
+    want = section_key(section)
     for k, (i, level, head) in enumerate(marks):
-        if head == section.strip() or _section_key(head) == want:
+        if head == section.strip() or section_key(head) == want:
             end = len(lines)
             for j, lv, _ in marks[k + 1 :]:
                 if lv <= level:

@@ -3,7 +3,8 @@
 Generates workspaces and prints each figure with its target and PASS/FAIL, as medians of N whole-process
 runs (default 5) after a warm-up run: `memboard lookup` resolving a Markdown section (≤ 2× `python -c pass`,
 run just before each), `memboard lookup` resolving a facts group of a 300-key facts.yaml (≤ 4×), and
-`memboard hierarchy lint` on a 1,000-line MEMORY.md beside a 2,000-key facts.yaml (≤ 1 s).
+`memboard hierarchy lint` on a 1,000-line MEMORY.md beside a 2,000-key facts.yaml (≤ 1 s), `memboard facts set
+--dry-run` on that 2,000-key facts.yaml (≤ 0.5 s) and `memboard facts get` on it (for the record, with its ratio).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from bench.timing import bench_env, median, time_process
 MARKDOWN_RATIO = 2.0
 FACTS_RATIO = 4.0
 LINT_SECONDS = 1.0
+SET_SECONDS = 0.5
 
 
 def facts_yaml(keys: int, per_group: int = 50) -> str:
@@ -126,6 +128,22 @@ def main() -> int:
             median(times) <= LINT_SECONDS,
         )
     )
+    middle = "group_20.key_1007"  # a key halfway down the 2,000-key file
+    set_cmd = [*mb, "facts", "set", middle, "a new value", "--dry-run", "--workspace", str(big)]
+    times, base = time_process(set_cmd, env, opts.runs, baseline=PASS)
+    figures.append(
+        (
+            "facts set --dry-run (2,000 keys)",
+            median(times),
+            median(times) / median(base),
+            f"≤ {SET_SECONDS} s",
+            median(times) <= SET_SECONDS,
+        )
+    )
+
+    get_cmd = [*mb, "facts", "get", middle, "--workspace", str(big)]
+    times, base = time_process(get_cmd, env, opts.runs, baseline=PASS)
+    figures.append(("facts get (2,000 keys)", median(times), median(times) / median(base), "for the record", True))
     ok = True
     for name, secs, ratio, target, passed in figures:
         ok = ok and passed

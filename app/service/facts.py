@@ -81,7 +81,7 @@ def set_plan(key: str, value: str, create: bool = False, raw: bool = False, allo
     def build(tree: MemoryRoot) -> Plan[Any]:
         before = _facts_bytes(tree)
         edit = F.set_value(before, key, value, today=when, create=create, raw=raw)
-        written = F.get(edit.data, key)
+        written = edit.got or F.get(edit.data, key)
         result = {"key": key, "value": written["value"], "source": written["source"], "line": written["line"]}
         return _plan("facts set", before, edit, result)
 

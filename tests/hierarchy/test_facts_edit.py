@@ -154,3 +154,49 @@ def test_ambiguous_values_are_quoted(text: str) -> None:
 @pytest.mark.parametrize("text", ["hello world", "42", "中文", "kim@x.com"])
 def test_plain_values(text: str) -> None:
     assert F.render(text) == text
+
+
+def test_a_scalar_that_would_not_read_back_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The verification is no formality: a wrong rendering is caught by parsing again, never written."""
+    monkeypatch.setattr(F, "render", lambda text, *a, **k: "x: y")
+    with pytest.raises(Refused, match="would not read back"):
+        F.set_value(SEED, "identity.name", "x: y", today=TODAY)
+    monkeypatch.setattr(F, "render", lambda text, *a, **k: "no")
+    with pytest.raises(Refused, match="every YAML reader"):
+        F.set_value(SEED, "identity.name", "no", today=TODAY)
+
+
+def test_the_part_parsed_again_must_hold_the_changed_data_only() -> None:
+    facts = F.parse(SEED)
+    spans = F._top_spans(facts)
+    assert spans is not None
+    text = facts.text
+    other = text.replace("  name: Kim", "  name: Kam")  # a change the edit did not ask for
+    with pytest.raises(Refused, match="change other data"):
+        F._verify_part(facts, other, text.index("  name: Kim"), spans)
+    anchor = text.replace("&contact", "&other")  # the alias after it would name no anchor
+    with pytest.raises(Refused):
+        F._verify_part(facts, anchor, text.index("&contact"), spans)
+    F._verify_part(facts, text, text.index("  name: Kim"), spans)  # no change: holds
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("todos:\n  []\nx: 1\n", "todos:\n  - new\nx: 1\n"),
+        ("todos: []  # none yet\nx: 1\n", "todos:  # none yet\n  - new\nx: 1\n"),
+        ("todos: []", "todos:\n  - new"),
+        ("todos:\nx: 1\n", "todos:\n  - new\nx: 1\n"),
+    ],
+)
+def test_todo_add_to_an_empty_list(before: str, after: str) -> None:
+    """The `[]` todo done leaves behind (or no value at all) takes the next todo."""
+    head = "# Last updated: 2026-12-02\n"
+    assert F.todo_add((head + before).encode(), "new", today=TODAY).data == (head + after).encode()
+
+
+def test_done_then_add_round_trip() -> None:
+    one = b"# Last updated: 2026-12-02\ntodos:\n  - a\n"
+    empty = F.todo_done(one, "1", today=TODAY).data
+    assert empty == b"# Last updated: 2026-12-02\ntodos:\n  []\n"
+    assert F.todo_add(empty, "a", today=TODAY).data == one

@@ -306,7 +306,7 @@ def _facts(ws: Workspace, limits: Limits, today: dt.date, out: list[Finding]) ->
 def _parsed_findings(parsed: Any) -> list[Any]:
     """facts.findings of a file that parsed (tabs in indentation, block and multi-line scalars), from that one
     parse: a 2,000-key file is parsed once, not twice (`hierarchy lint` has a second to spend)."""
-    from . import facts
+    from . import facts  # lazy: the YAML reader loads only when facts.yaml is read
 
     out: list[facts.Finding] = []
     lines = parsed.lines

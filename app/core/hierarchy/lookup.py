@@ -118,17 +118,29 @@ def _lines(text: str) -> list[str]:
     return lines
 
 
+_NEED_HEADER = re.compile(r"need|know|look|question|what|topic|想|需要|查", re.IGNORECASE)
+_GO_HEADER = re.compile(r"go|where|target|file|location|path|see|去|位置|文件", re.IGNORECASE)
+
+
 def parse_index(text: str) -> Index:
-    """The first table of lookup-index.md (a header line, a delimiter line, then its rows)."""
+    """The lookup table of lookup-index.md (a header line, a delimiter line, then its rows): the first table
+    whose header names a need and a place loosely ("I need to know..." / "Go here", "Need" / "Where", ...),
+    else the first table."""
     lines = _lines(text)
     out = Index()
-    i = 0
-    while i + 1 < len(lines):
-        if lines[i].lstrip().startswith("|") and _SEPARATOR.match(lines[i + 1]) and "-" in lines[i + 1]:
-            break
-        i += 1
-    else:
+    tables = [
+        k
+        for k in range(len(lines) - 1)
+        if lines[k].lstrip().startswith("|") and _SEPARATOR.match(lines[k + 1]) and "-" in lines[k + 1]
+    ]
+    if not tables:
         return out
+    i = tables[0]
+    for k in tables:
+        head = split_cells(lines[k])
+        if len(head) >= 2 and _NEED_HEADER.search(head[0]) and _GO_HEADER.search(head[1]):
+            i = k
+            break
     out.header = tuple(split_cells(lines[i]))
     out.header_line = i + 1
     out.last_line = i + 2
@@ -265,7 +277,7 @@ def resolve(workspace: str, target: Target, want_value: bool = True) -> Resolved
     return resolve_markdown(text, target.path, section)
 
 
-def _section_key(text: str) -> str:
+def section_key(text: str) -> str:
     """A heading's text compared loosely: without leading `#`s, outer space, case."""
     return text.strip().lstrip("#").strip().casefold()
 
@@ -288,9 +300,9 @@ def resolve_markdown(text: str, path: str, section: str) -> Resolved:
 
     lines = lines_of(text)
     marks = markdown_sections(text)
-    want = _section_key(section)
+    want = section_key(section)
     for k, (i, level, head) in enumerate(marks):
-        if head == section.strip() or _section_key(head) == want:
+        if head == section.strip() or section_key(head) == want:
             end = len(lines)
             for j, lv, _ in marks[k + 1 :]:
                 if lv <= level:

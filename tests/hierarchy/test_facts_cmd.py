@@ -284,3 +284,20 @@ def test_todo_done_beside_an_appender_loses_no_line(cli, tmp_path: Path) -> None
     assert all(line in text for line in written)
     assert "- [x] call Sam\n" in text and "- [x] buy milk\n" in text
     assert b"call Sam" not in facts_of(ws) and b"buy milk" not in facts_of(ws)
+
+
+def test_raw_writes_the_scalar_as_given(cli, tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    r = cli("facts", "set", "identity.name", "'Kim L'", "--raw", "--workspace", str(ws), use_root=False)
+    assert r.code == 0, r.err
+    assert b"  name: 'Kim L'\n" in facts_of(ws)
+    assert cli("facts", "get", "identity.name", "--workspace", str(ws), use_root=False).out == "Kim L\n"
+
+
+def test_missing_facts_file_is_refused(cli, tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    (ws / "memory" / "facts.yaml").unlink()
+    for args in (["get", "a"], ["set", "a", "1", "--create"], ["todo", "add", "x"], ["touch"]):
+        r = cli("facts", *args, "--workspace", str(ws), use_root=False)
+        assert r.code == 1 and "no memory/facts.yaml" in r.err and r.err.count("\n") == 1
+    assert not (ws / "memory" / "facts.yaml").exists()

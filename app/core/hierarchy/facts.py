@@ -701,10 +701,12 @@ def answer(facts: Facts, path: str) -> dict[str, Any]:
     alias = found.via[-1].alias.anchor if found.via else (found.node.anchor if found.node.kind == "alias" else None)
     source = facts.text[node.start : node.end]
     end_line = facts.lines.line_of(max(node.start, node.end - 1))
+    empty = node.kind == "scalar" and node.style is None and node.value == "" and found.key is not None
+    at = _line_of_key_colon(facts, found.key) if empty and found.key is not None else node.start
     return {
         "key": path,
         "value": construct(node),
-        "line": facts.line(node.start),
+        "line": facts.line(at),
         "source": source,
         "comment": comment_after(facts, node.end if node.kind == "scalar" else facts.lines.start(end_line)),
         "alias": alias,

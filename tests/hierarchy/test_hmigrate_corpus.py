@@ -150,3 +150,19 @@ def test_git_apply_of_the_dry_run_reproduces_the_write_byte_for_byte(tmp_path, n
     (dry / "fix.patch").unlink()
     shutil.rmtree(dry / ".git")
     assert tree(dry) == tree(ws)
+
+
+def test_a_killed_process_at_any_step_then_a_second_apply_gives_one_runs_result(tmp_path, cli):
+    name = "en-08-crlf-bom"  # CRLF, a BOM, no final newline
+    ws, plan = workspace(tmp_path, name, "once")
+    assert apply(ws, plan).code == 0
+    want = tree(ws)
+    steps = len(json.loads(apply(*workspace(tmp_path, name, "count"), "--dry-run", "--json").out)["changes"]) - 1
+    for k in range(1, steps + 1):
+        ws_k, plan_k = workspace(tmp_path, name, f"kill{k}")
+        args = ("hierarchy", "migrate", "--workspace", str(ws_k), "--apply", str(plan_k))
+        killed = cli(*args, env={"FAULT_AFTER_STEP": str(k), "FAULT_MODE": "kill"}, use_root=False)
+        assert killed.code == 137
+        assert tree(ws_k) != want
+        assert apply(ws_k, plan_k).code == 0
+        assert tree(ws_k) == want, f"killed after step {k}"

@@ -11,6 +11,7 @@ A dry run previews all five steps as one patch. The MCP tools wrap these same fu
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,24 +100,30 @@ def checks_json(checks: list[Any]) -> dict[str, Any]:
 
 
 def apply_write(
-    workspace: Path, plan_bytes: bytes, dry_run: bool = False, allow_secrets: bool = False, today: str | None = None
+    workspace: Path,
+    plan: bytes | dict[str, Any],
+    dry_run: bool = False,
+    allow_secrets: bool = False,
+    today: str | None = None,
 ) -> Applied:
-    """`hierarchy migrate --apply PLAN`: the decided plan applied in the seed's order (or previewed, dry_run)."""
+    """`hierarchy migrate --apply PLAN`: the decided plan (the file's bytes, or the plan object an agent sends,
+    kept as its YAML) applied in the seed's order (or previewed, dry_run)."""
     from ..core.hierarchy import migrate
 
+    plan_bytes = plan if isinstance(plan, bytes) else _plan_bytes(plan)
     day = today or local_today().isoformat()
     plain = _reader(workspace)
     out = Applied(dry_run)
-    plan = migrate.load(plan_bytes)
+    data = migrate.load(plan_bytes)
     current = plain(migrate.HOT_FILE)
-    changed = current is not None and migrate.sha256(current) != plan["memory_md"]["sha256"]
+    changed = current is not None and migrate.sha256(current) != data["memory_md"]["sha256"]
     if changed and migrate.already_applied(plain, plan_bytes):
         out.finished = True
         out.base = workspace.resolve()
         out.checks = verify_checks(workspace)
         return out
     projects = _projects(workspace)
-    secrets = _secrets(plan)
+    secrets = _secrets(data)
 
     def whole(read: Any) -> migrate.Planned:
         planned = migrate.planned(read, plan_bytes, day, projects)
@@ -138,6 +145,17 @@ def apply_write(
     out.writes.append(write(workspace, "hierarchy migrate", last, False))
     out.checks = verify_checks(workspace)
     return out
+
+
+def _plan_bytes(plan: dict[str, Any]) -> bytes:
+    """A plan object as the bytes kept in memory/migrations/: its YAML, or JSON when it is no plan's shape
+    (load then refuses it in one line)."""
+    from ..core.hierarchy import migrate
+
+    try:
+        return migrate.dump_yaml(plan).encode("utf-8")
+    except (KeyError, TypeError, AttributeError):
+        return json.dumps(plan, ensure_ascii=False, default=str).encode("utf-8")
 
 
 def _secrets(plan: dict[str, Any]) -> dict[str, str | None]:

@@ -429,3 +429,22 @@ def test_the_plan_yaml_reads_back_exactly_with_both_readers_and_applies(cli, tmp
     plan.write_text(text.replace("to: facts, key: null, value: null", "to: keep"), encoding="utf-8")
     r = apply(cli, ws, plan)
     assert r.code == 0, r.err
+
+
+def test_the_builder_takes_the_plan_object_an_agent_sends(cli, tmp_path):
+    from memboard.service import hierarchy_migrate as service
+
+    ws = make(tmp_path)
+    data = json.loads(plan_text(cli, ws, "--json"))
+    for item in data["lines"]:
+        if item["to"] == "facts" and item["key"] is None:
+            item["to"] = "keep"
+    preview = service.apply_write(ws, data, dry_run=True)
+    assert preview.as_json()["dry_run"] is True
+    assert "\n-- Email: kim.lee@example.com\n" in preview.as_json()["diff"] and not (ws / "memory").exists()
+    applied = service.apply_write(ws, data)
+    assert applied.as_json()["verify"]["ok"] is True
+    kept = (ws / "memory" / "migrations" / "2026-06-01-plan.yaml").read_text(encoding="utf-8")
+    assert kept.startswith("# memboard hierarchy migration plan") and YAML(typ="safe", pure=True).load(kept)["lines"]
+    with pytest.raises(Exception, match="no `lines` list"):
+        service.apply_write(ws, {"memory_md": "x"})

@@ -141,3 +141,10 @@ def test_the_lookup_table_is_found_by_its_header_after_another_table(cli, ws):
     assert look(cli, ws, "book", "plan")["row"] == 11
     r = cli("lookup", "start", "--workspace", str(ws), use_root=False)
     assert r.code == 1
+
+
+@pytest.mark.parametrize("target", ["/etc/hostname", "../../etc/hostname", "~/x", "memory/../../book-research/"])
+def test_a_target_outside_the_workspace_and_its_parent_is_never_read(cli, ws, target):
+    (ws / "memory" / "lookup-index.md").write_text(f"| Need | Go |\n|---|---|\n| outside | {target} |\n")
+    a = look(cli, ws, "outside")
+    assert a["text"] is None and a["missing"]

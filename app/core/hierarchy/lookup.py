@@ -212,8 +212,11 @@ def matches(rows: list[Row], query: str) -> list[Row]:
 
 
 def locate(workspace: str, path: str) -> str | None:
-    """The existing file or folder a target path names: relative to the workspace, else to its parent."""
+    """The existing file or folder a target path names: relative to the workspace, else to its parent (None for
+    an absolute path, `~` or `..`: lookup reads nothing outside those two folders)."""
     rel = path.rstrip("/") or path
+    if os.path.isabs(rel) or rel.startswith("~") or ".." in rel.replace("\\", "/").split("/"):
+        return None  # a target names a place in the workspace or beside it, never elsewhere
     for base in (workspace, os.path.dirname(os.path.abspath(workspace))):
         full = os.path.join(base, rel)
         if os.path.lexists(full):

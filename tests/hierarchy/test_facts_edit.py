@@ -213,3 +213,8 @@ def test_an_alias_value_names_its_anchor() -> None:
     assert set_empty == b"# Last updated: 2026-12-02\nbase: &b kim\nother: *b\nempty: now\nnext: 1\n"
     anchored = F.set_value(data, "base", "lee", today=TODAY).data  # the anchor's own scalar: its alias follows
     assert anchored == b"# Last updated: 2026-12-02\nbase: &b lee\nother: *b\nempty:\nnext: 1\n"
+
+
+def test_a_tagged_scalar_is_left_to_the_hand() -> None:
+    with pytest.raises(Refused, match="has the tag !!int \\(line 1\\)"):
+        F.set_value(b"a: !!int 42\n", "a", "abc", today=TODAY)

@@ -292,6 +292,10 @@ def test_where_is_x_fails_when_a_rows_own_need_finds_another_target(cli, tmp_pat
     assert checks["where_is_x"]["details"] == [
         'lookup "Identity facts" finds MEMORY.md, not memory/facts.yaml → identity'
     ]
+    with (ws / "memory" / "lookup-index.md").open("a", encoding="utf-8") as f:
+        f.write("| who Kim is | memory/facts.yaml → identity |\n")  # another row reaches it by its own need
+    again = cli("hierarchy", "verify", "--workspace", str(ws), "--json", use_root=False)
+    assert again.code == 0, again.out
 
 
 def test_a_line_under_a_sub_heading_of_rules_is_a_rule_and_a_sibling_section_is_not(cli, tmp_path):

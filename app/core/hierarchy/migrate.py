@@ -635,16 +635,20 @@ def verify(read: Read, projects: list[str], plan_names: list[str], hot_max_lines
     wanted = [(rel, None) for rel in projects] + [(FACTS_FILE, g) for g in fgroups]
     for path, group in wanted:
         name = path if group is None else f"{path} → {group}"
-        row = next((r for r in rows if _targets(r, path, group)), None)
-        if row is None:
+        own = [r for r in rows if _targets(r, path, group)]
+        if not own:
             where.ok = False
             where.details.append(f"{name}: no row to look it up by")
             continue
-        best = lookup.matches(rows, row.need)
-        if not best or not _targets(best[0], path, group):
+        missed: list[str] = []
+        for row in own:  # reached when one of its rows' own need finds that row's target first
+            best = lookup.matches(rows, row.need)
+            if best and _targets(best[0], path, group):
+                break
+            missed.append(f'lookup "{row.need}" finds {best[0].target if best else "nothing"}, not {name}')
+        else:
             where.ok = False
-            got = best[0].target if best else "nothing"
-            where.details.append(f'lookup "{row.need}" finds {got}, not {name}')
+            where.details.extend(missed)
     checks.append(where)
     return checks
 

@@ -452,3 +452,10 @@ def test_the_builder_takes_the_plan_object_an_agent_sends(cli, tmp_path):
     assert kept.startswith("# memboard hierarchy migration plan") and YAML(typ="safe", pure=True).load(kept)["lines"]
     with pytest.raises(Exception, match="no `lines` list"):
         service.apply_write(ws, {"memory_md": "x"})
+
+
+def test_a_memory_md_that_is_not_utf8_is_refused_in_one_line(cli, tmp_path):
+    ws = make(tmp_path)
+    (ws / "MEMORY.md").write_bytes(b"# Me\n- caf\xe9\n")
+    r = cli("hierarchy", "migrate", "--plan", "--workspace", str(ws), use_root=False)
+    assert r.code == 1 and r.err.strip().endswith("MEMORY.md is not UTF-8 (line 2); nothing written")

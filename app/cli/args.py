@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from ..core import config
 from ..core.errors import UsageError
-from ..core.files.root import MemoryRoot
+
+if TYPE_CHECKING:  # the root's module is loaded by the commands that use a root (`lookup` never does)
+    from ..core.files.root import MemoryRoot
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -22,6 +23,9 @@ class OneLineParser(argparse.ArgumentParser):
 
 def root_of(args: argparse.Namespace) -> MemoryRoot:
     """The MemoryRoot named by --root, MEMBOARD_ROOT, the config, or ./memory."""
+    from ..core import config  # lazy: `lookup` reads no root (a whole-process speed target)
+    from ..core.files.root import MemoryRoot  # lazy: `lookup` reads no root (a whole-process speed target)
+
     return MemoryRoot(config.resolve_root(getattr(args, "root", None)))
 
 

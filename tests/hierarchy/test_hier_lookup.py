@@ -161,3 +161,10 @@ def test_crlf_and_bom_files_resolve_the_same_lines(cli, ws):
     assert look(cli, ws, "book", "plan")["text"] == "## Plan\nwrite it\n### Detail\nchapter 1\n"
     r = cli("lookup", "book", "--all", "--workspace", str(ws), use_root=False)
     assert r.out.count("(lookup-index.md line ") == 2
+
+
+def test_lookup_as_a_process_prints_its_answer_and_exit_status(cli_process, ws):
+    r = cli_process("lookup", "book", "plan", "--workspace", str(ws), use_root=False)
+    assert (r.code, r.out.splitlines()[-1]) == (0, "chapter 1")
+    r = cli_process("lookup", "zebra", "--workspace", str(ws), use_root=False)
+    assert (r.code, r.out, r.err) == (1, "", 'memboard: no lookup row matches "zebra"\n')

@@ -57,7 +57,9 @@ def cmd_todo_add(args: argparse.Namespace) -> int:
 
 def cmd_todo_done(args: argparse.Namespace) -> int:
     """facts todo done N|TEXT: the item leaves todos for today's daily log."""
-    return _run(args, S.todo_done_plan(args.item, args.allow_secrets))
+    place = _place(args)
+    plan = S.todo_done_run(place, args.item, args.allow_secrets, dry_run=bool(args.dry_run))
+    return show_place_plan(plan, [place], bool(args.dry_run), bool(args.json), lambda p: dict(p.result))
 
 
 def cmd_touch(args: argparse.Namespace) -> int:

@@ -102,23 +102,50 @@ def todo_add_plan(text: str, allow_secrets: bool = False) -> Builder:
     return build
 
 
-def todo_done_plan(which: str, allow_secrets: bool = False) -> Builder:
-    """`facts todo done N|TEXT`: the item's line removed and `- [x] TEXT` appended to today's daily log, in one
-    plan (the todo leaves the warm layer for the cold one, never for nowhere)."""
+def todo_done_plan(which: str, allow_secrets: bool = False, log: bool = True) -> Builder:
+    """`facts todo done N|TEXT`: the item's line removed and (log) `- [x] TEXT` appended to today's daily log, in
+    one plan (the todo leaves the warm layer for the cold one, never for nowhere)."""
     when = today()
-    log = daily.log_path(when.isoformat())
+    path = daily.log_path(when.isoformat())
 
     def build(tree: MemoryRoot) -> Plan[Any]:
         before = _facts_bytes(tree)
         edit = F.todo_done(before, which, today=when)
         done = edit.removed or ""
         refuse_secrets({"todo": done}, allow_secrets)
-        log_before = tree.read(log)
-        log_after = daily.append_log(log_before, when.isoformat(), f"- [x] {done}")
-        more = [Change.write(log, log_before, log_after)] if log_after != log_before else []
-        return _plan("facts todo done", before, edit, {"todo": done, "log": log}, more)
+        more = []
+        if log:
+            log_before = tree.read(path)
+            log_after = daily.append_log(log_before, when.isoformat(), f"- [x] {done}")
+            more = [Change.write(path, log_before, log_after)] if log_after != log_before else []
+        result = {"todo": done, "log": path, "date": when.isoformat()}
+        return _plan("facts todo done", before, edit, result, more)
 
     return build
+
+
+def todo_done_run(place: Place, which: str, allow_secrets: bool = False, dry_run: bool = False) -> Plan[Any]:
+    """`facts todo done N|TEXT`, run: the dry run is the one plan (the item's line removed, `- [x] TEXT` appended
+    to today's log). A real run appends to the log first, as an append under the workspace's lock (OpenClaw
+    and agents append to today's log without one: a rename could drop their line, see appendlog.py), then
+    removes the item by its text through the engine; a stop between the two leaves the todo in both layers,
+    never in neither."""
+    plan = run_plan(place, todo_done_plan(which, allow_secrets), dry_run=True)
+    if dry_run:
+        return plan
+    from ..core.hierarchy.appendlog import append_log  # lazy: only a real todo done appends
+
+    done = str(plan.result["todo"])
+    append_log(place, f"- [x] {done}", str(plan.result["date"]))
+    log = plan.result["log"]
+    try:
+        text_plan = run_plan(place, todo_done_plan(done, allow_secrets, log=False), dry_run=False)
+    except Refused:  # another writer took the item out of todos meanwhile: it is in the log, nowhere lost
+        result = {**plan.result, "path": FACTS, "changed": False}
+        logged = [c for c in plan.changes if c.path == log]
+        return Plan("facts todo done", result, logged, success=f"logged {done!r} in {log}; todos no longer held it")
+    changes = [*text_plan.changes, *(c for c in plan.changes if c.path == log)]
+    return Plan(text_plan.op, {**text_plan.result, "log": log}, changes, success=text_plan.success)
 
 
 def touch_plan() -> Builder:

@@ -244,3 +244,60 @@ def test_dry_run_patch_reproduces_the_write(cli, tmp_path: Path, case: str, comm
     for path in sorted((ws / "memory").iterdir()):
         assert (copy / "memory" / path.name).read_bytes() == path.read_bytes(), path.name
     assert sorted(p.name for p in (copy / "memory").iterdir()) == sorted(p.name for p in (ws / "memory").iterdir())
+
+
+def test_todo_done_beside_an_appender_loses_no_line(cli, tmp_path: Path) -> None:
+    """§7: OpenClaw appends to today's log without a lock while todo done appends its line: every line stays."""
+    import os
+    import threading
+    import time
+
+    ws = workspace(tmp_path)
+    log = ws / "memory" / f"{TODAY}.md"
+    log.write_bytes(b"# 2026-06-01\n\nstart\n")
+    stop = threading.Event()
+    written: list[str] = []
+
+    def appender() -> None:
+        n = 0
+        while not stop.is_set() and n < 400:
+            line = f"flush line {n}\n"
+            fd = os.open(log, os.O_WRONLY | os.O_APPEND)
+            try:
+                os.write(fd, line.encode())
+            finally:
+                os.close(fd)
+            written.append(line)
+            n += 1
+            time.sleep(0.001)
+
+    thread = threading.Thread(target=appender)
+    thread.start()
+    try:
+        for item in ("call Sam", "buy milk"):
+            r = cli("facts", "todo", "done", item, "--workspace", str(ws), use_root=False)
+            assert r.code == 0, r.err
+    finally:
+        stop.set()
+        thread.join()
+    text = log.read_text()
+    assert all(line in text for line in written)
+    assert "- [x] call Sam\n" in text and "- [x] buy milk\n" in text
+    assert b"call Sam" not in facts_of(ws) and b"buy milk" not in facts_of(ws)
+
+
+def test_raw_writes_the_scalar_as_given(cli, tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    r = cli("facts", "set", "identity.name", "'Kim L'", "--raw", "--workspace", str(ws), use_root=False)
+    assert r.code == 0, r.err
+    assert b"  name: 'Kim L'\n" in facts_of(ws)
+    assert cli("facts", "get", "identity.name", "--workspace", str(ws), use_root=False).out == "Kim L\n"
+
+
+def test_missing_facts_file_is_refused(cli, tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    (ws / "memory" / "facts.yaml").unlink()
+    for args in (["get", "a"], ["set", "a", "1", "--create"], ["todo", "add", "x"], ["touch"]):
+        r = cli("facts", *args, "--workspace", str(ws), use_root=False)
+        assert r.code == 1 and "no memory/facts.yaml" in r.err and r.err.count("\n") == 1
+    assert not (ws / "memory" / "facts.yaml").exists()

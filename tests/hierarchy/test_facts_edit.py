@@ -200,3 +200,21 @@ def test_done_then_add_round_trip() -> None:
     empty = F.todo_done(one, "1", today=TODAY).data
     assert empty == b"# Last updated: 2026-12-02\ntodos:\n  []\n"
     assert F.todo_add(empty, "a", today=TODAY).data == one
+
+
+def test_an_alias_value_names_its_anchor() -> None:
+    data = b"# Last updated: 2026-01-01\nbase: &b kim\nother: *b\nempty:\nnext: 1\n"
+    with pytest.raises(Refused) as exc:
+        F.set_value(data, "other", "x", today=TODAY)
+    assert str(exc.value) == "other comes from *b (line 3); edit &b at line 2"
+    assert F.get(data, "other")["alias"] == "b" and F.get(data, "other")["value"] == "kim"
+    assert F.get(data, "empty")["line"] == 4 and F.get(data, "empty")["value"] is None
+    set_empty = F.set_value(data, "empty", "now", today=TODAY).data
+    assert set_empty == b"# Last updated: 2026-12-02\nbase: &b kim\nother: *b\nempty: now\nnext: 1\n"
+    anchored = F.set_value(data, "base", "lee", today=TODAY).data  # the anchor's own scalar: its alias follows
+    assert anchored == b"# Last updated: 2026-12-02\nbase: &b lee\nother: *b\nempty:\nnext: 1\n"
+
+
+def test_a_tagged_scalar_is_left_to_the_hand() -> None:
+    with pytest.raises(Refused, match="has the tag !!int \\(line 1\\)"):
+        F.set_value(b"a: !!int 42\n", "a", "abc", today=TODAY)

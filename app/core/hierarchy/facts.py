@@ -701,10 +701,12 @@ def answer(facts: Facts, path: str) -> dict[str, Any]:
     alias = found.via[-1].alias.anchor if found.via else (found.node.anchor if found.node.kind == "alias" else None)
     source = facts.text[node.start : node.end]
     end_line = facts.lines.line_of(max(node.start, node.end - 1))
+    empty = node.kind == "scalar" and node.style is None and node.value == "" and found.key is not None
+    at = _line_of_key_colon(facts, found.key) if empty and found.key is not None else node.start
     return {
         "key": path,
         "value": construct(node),
-        "line": facts.line(node.start),
+        "line": facts.line(at),
         "source": source,
         "comment": comment_after(facts, node.end if node.kind == "scalar" else facts.lines.start(end_line)),
         "alias": alias,
@@ -855,6 +857,10 @@ def set_value(data: bytes, path: str, value: str, *, today: dt.date, create: boo
         raise Refused(f"{path} is a {what}; set one of its keys")
     if node.style in ("|", ">"):
         raise Refused(f"{path} is a block scalar (line {facts.line(node.start)}); edit it by hand")
+    if node.tag is not None:
+        written = facts.text[node.prop_start : node.start].split()
+        tag = next((t for t in written if t.startswith("!")), node.tag)
+        raise Refused(f"{path} has the tag {tag} (line {facts.line(node.start)}); edit it by hand")
     flow = _in_flow(facts, node)
     if raw:
         raw_scalar(value, flow)
@@ -871,8 +877,7 @@ def set_value(data: bytes, path: str, value: str, *, today: dt.date, create: boo
     if _data(new_node) == _data(node):
         return Edit(data, False, "nothing to change", got=answer(facts, path))
     text = facts.text[:start] + new_text + facts.text[end:]
-    old_node = Node(node.kind, node.start, node.end, node.anchor, node.tag, node.value, node.style, node.implicit)
-    node.value, node.style, node.implicit, node.tag = new_node.value, new_node.style, new_node.implicit, new_node.tag
+    node.value, node.style, node.implicit = new_node.value, new_node.style, new_node.implicit
     text = _verified(facts, text, start, today, facts.root, spans)
     node.start, node.end = start + len(new_text) - len(new_text.lstrip(" ")), start + len(new_text)
     got = {
@@ -883,7 +888,6 @@ def set_value(data: bytes, path: str, value: str, *, today: dt.date, create: boo
         "comment": comment_after(facts, end),
         "alias": None,
     }
-    del old_node
     return Edit(facts.source.encode(text), True, f"set {path}", got=got)
 
 

@@ -207,7 +207,7 @@ def _finding(kind: str, path: Path | str, message: str, fix: str) -> JSON:
 
 def skill_dreaming() -> tuple[Path, int] | None:
     """A sleep.lock of the skill naming a live process (or a fresh one with no pid yet): (lock, pid)."""
-    import json
+    import json  # lazy: only a sleep.lock found needs reading as JSON (the reads are a speed target)
 
     for folder in (memory_home(), *(home for _, home in legacy_homes())):
         lock = folder / "sleep.lock"

@@ -171,7 +171,7 @@ class Facts:
 def _yaml(kind: str = "rt", version: tuple[int, int] | None = None) -> Any:
     """A ruamel.yaml instance (cached): its parser's events carry every node's position (the safe parser: the
     round-trip one's comment gathering costs a third more, and memboard reads comments from the text itself)."""
-    from ruamel.yaml import YAML
+    from ruamel.yaml import YAML  # lazy: ruamel.yaml (10 ms) loads only for commands that read facts.yaml
 
     y = YAML(typ=kind, pure=True)
     if version is not None:
@@ -181,7 +181,7 @@ def _yaml(kind: str = "rt", version: tuple[int, int] | None = None) -> Any:
 
 def _events(text: str) -> list[Any]:
     """ruamel.yaml's events of text, or FactsInvalid with the problem's line and column."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError  # lazy: as above
 
     try:
         return list(_yaml("safe").parse(text))
@@ -469,7 +469,7 @@ def resolved_tag(node: Node, version: tuple[int, int] | None = None) -> str:
 @cache
 def _implicit_tag(value: str, implicit: tuple[bool, bool], version: tuple[int, int] | None) -> str:
     """The tag YAML (1.2, or version) resolves a scalar of this text and implicitness to."""
-    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.nodes import ScalarNode  # lazy: as YAML above
 
     return str(_yaml("safe", version).resolver.resolve(ScalarNode, value, implicit))
 
@@ -505,7 +505,7 @@ def _json_key(key: Node) -> str:
 
 def _scalar_value(node: Node) -> Any:
     """A scalar's value, constructed as YAML 1.2 reads it (dates, times as ISO text; bytes as their base64)."""
-    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.nodes import ScalarNode  # lazy: as YAML above
 
     y = _yaml("safe")
     tag = resolved_tag(node)

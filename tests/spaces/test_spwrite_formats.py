@@ -25,12 +25,12 @@ from tests.support.peers import skill
     ],
 )
 def test_templates_are_the_skills_references_verbatim(name, reference):
-    path = skill() / "upstream" / "references" / reference
+    path = skill().parent / "upstream" / "references" / reference
     assert templates.TEMPLATES[name].encode("utf-8") == path.read_bytes()
 
 
 def test_the_init_script_writes_those_three_references():
-    source = (skill() / "upstream" / "scripts" / "init_session_memory.py").read_text(encoding="utf-8")
+    source = (skill().parent / "upstream" / "scripts" / "init_session_memory.py").read_text(encoding="utf-8")
     for reference in ("current-template.md", "history-template.md", "research-template.md"):
         assert f'refs_dir / "{reference}"' in source
 

@@ -16,9 +16,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from ..formats import clock
 from ..formats.text import BOM, line_body, split_cells, split_lines
+from . import current
 from .archive import topics
 from .entries import Document, line_end
+from .text import bare, fenced_flags, split_bom
 
 SECTIONS = ("正确轨迹", "错误与错因", "判断准则", "预警信号")
 NOTES = "dream-notes.md"
@@ -26,12 +29,9 @@ TITLE = "# Dream Notes"
 BY_NOTES = "memboard (notes given, shape checked)"
 BY_EXTRACT = "memboard extract (verbatim items, not distilled)"
 MAX_ITEMS = 3
-LOOK_LINES = 10  # Last Updated is looked for in a file's first lines
-_LAST_UPDATED_RE = re.compile(r"^(?:- |> |# )?(?:Last Updated|Last updated|最后更新)\s*[:：]\s*(\S.*?)\s*$")
 _GENERATED_AT_RE = re.compile(r"^- Generated At\s*[:：]\s*(\S+)\s*$")
 _META_RE = re.compile(r"^- [^:：]+[:：]")
 _ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s+(.*))?$")
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LABEL_RE = re.compile(r"^[^:：]+[:：]\s*$")  # an item that is a label alone (`当前采用的方案：`)
 _TOKEN_RE = re.compile(r"[a-z0-9_]+|[^\W\da-z_]", re.UNICODE)
 _LABEL_SAFE_RE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -57,15 +57,6 @@ class Extraction:
 # reading times
 
 
-def last_updated(text: str) -> str | None:
-    """The time text of a `Last Updated` / `最后更新` line in the first lines (after `- `, `> ` or `# `), or None."""
-    for line in split_lines(text.removeprefix(BOM))[:LOOK_LINES]:
-        m = _LAST_UPDATED_RE.match(line_body(line))
-        if m:
-            return m.group(1)
-    return None
-
-
 def generated_at(text: str) -> datetime | None:
     """The `- Generated At: <ISO 8601>` time of a dream-notes.md (aware; naive readings taken as UTC), or None."""
     for line in split_lines(text.removeprefix(BOM)):
@@ -84,12 +75,9 @@ def generated_at(text: str) -> datetime | None:
 def dream_time(text: str) -> datetime | None:
     """When a dream-notes.md was written, as naive local time: the later of Last Updated and Generated At."""
     times: list[datetime] = []
-    updated = last_updated(text)
-    if updated:
-        try:
-            times.append(datetime.strptime(updated[:16], "%Y-%m-%d %H:%M"))
-        except ValueError:
-            pass
+    updated = clock.parse(current.last_updated(text) or "")
+    if updated is not None:
+        times.append(updated)
     at = generated_at(text)
     if at is not None:
         times.append(at.astimezone().replace(tzinfo=None))
@@ -160,33 +148,16 @@ def unsupported(sections: Sequence[tuple[str, list[str]]], sources: Iterable[str
 
 
 def current_sections(text: str) -> dict[str, list[str]]:
-    """current.md's `## ` sections (outside code fences): name -> body lines without their line ends."""
+    """current.md's `## ` sections (current.py reads them): name -> body lines without their line ends, a fenced
+    line as "" (no item, no row)."""
+    _, body = split_bom(text)
+    lines = [bare(line) for line in current.lines_of(body)]
+    fenced = fenced_flags(lines)
     out: dict[str, list[str]] = {}
-    name: str | None = None
-    fence = ""
-    for line in split_lines(text.removeprefix(BOM)):
-        body = line_body(line)
-        m = _FENCE_RE.match(body)
-        if fence:
-            if (
-                m
-                and m.group(1)[0] == fence[0]
-                and len(m.group(1)) >= len(fence)
-                and not body.strip()[len(m.group(1)) :]
-            ):
-                fence = ""
-            if name is not None:
-                out[name].append("")  # fenced: no item, no row
-            continue
-        if m:
-            fence = m.group(1)
-            continue
-        if body.startswith("## "):
-            name = body[3:].strip()
-            out.setdefault(name, [])
-            continue
-        if name is not None:
-            out[name].append(body)
+    for section in current.sections(text):
+        if section.name is not None:
+            bodies = out.setdefault(section.name, [])
+            bodies.extend("" if fenced[i] else lines[i] for i in range(section.start + 1, section.end))
     return out
 
 

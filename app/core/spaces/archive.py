@@ -135,25 +135,34 @@ def newest_time(entries: Iterable[Entry]) -> tuple[datetime | None, bool]:
 
 
 def _match(fresh: Sequence[Entry], wanted: Sequence[str]) -> list[tuple[int, int]] | None:
-    """Earliest positions in `fresh` holding each wanted text in order, as (entry index, length of the match):
-    an entry equal to the text, or one that is the text followed by blank lines only (another writer appended
-    after an entry that ended without a line end). None when some text is not found."""
+    """For each wanted text, the earliest entry of `fresh` not taken yet that holds it, as (entry index, length of
+    the match): an entry equal to the text, or else one that is the text followed by blank lines only (another
+    writer appended after an entry that ended without a line end). None when some text is not found."""
+    exact: dict[str, list[int]] = {}
+    for index, entry in enumerate(fresh):
+        exact.setdefault(entry.text, []).append(index)
+    taken: set[int] = set()
     out: list[tuple[int, int]] = []
-    at = 0
     for text in wanted:
-        while at < len(fresh):
-            candidate = fresh[at].text
-            at += 1
-            if candidate == text or (candidate.startswith(text) and not candidate[len(text) :].strip()):
-                out.append((at - 1, len(text)))
-                break
+        free = [i for i in exact.get(text, ()) if i not in taken]
+        if free:
+            at = free[0]
         else:
-            return None
+            loose = [
+                i
+                for i, e in enumerate(fresh)
+                if i not in taken and e.text.startswith(text) and not e.text[len(text) :].strip()
+            ]
+            if not loose:
+                return None
+            at = loose[0]
+        taken.add(at)
+        out.append((at, len(text)))
     return out
 
 
 def remove_ranges(text: str, moved: Sequence[str]) -> str | None:
-    """`text` without the moved ranges, each removed where it is still byte-identical (earliest first, in order);
+    """`text` without the moved ranges, each removed where it is still byte-identical (the earliest such entry);
     everything else kept. None when one of them is no longer there (the move cannot finish)."""
     doc = parse(text)
     found = _match(doc.entries, moved)

@@ -18,6 +18,7 @@ from ..core.errors import Refused, UsageError
 from ..core.formats import clock
 from ..core.spaces import known as known_mod
 from ..core.spaces import reads
+from ..core.spaces.cold import half_archived_findings
 from ..core.spaces.resolve import (
     Where,
     holds_memory,
@@ -348,6 +349,7 @@ def _findings(decision: Where, folder: Path | None, info: Ages | None, now: date
             )
         for temp in reads.stray_temps(folder):
             found.append(_finding("stray_temp", temp, f"a temp file a write left behind: {temp.name}", f"rm {temp}"))
+        found += half_archived_findings(folder)  # (spdream's: an archive stopped between its two writes)
     dreaming = skill_dreaming()
     if dreaming is not None:
         lock, pid = dreaming

@@ -30,6 +30,7 @@ LOCKS = "locks"  # <state>/locks/<key>.lock (and <key>.queue/, the fair queue)
 SETTLED = "settled"  # <state>/settled/<key>.tsv: files memboard wrote or saw settled
 CONTINUES = "continues"  # <state>/continues/<key>.tsv: the snapshots' Continues From, by stamp
 SEARCH = "search"  # <state>/search/<key>.sqlite3: the search cache
+SPACES = "spaces"  # <state>/spaces/known.tsv: the session-memory spaces memboard resolved on this machine
 
 
 def base() -> Path:
@@ -60,6 +61,11 @@ def settled_record(real: Path) -> Path:
 def continues_record(real: Path) -> Path:
     """The record of a root's snapshots and the IDs they list under Continues From."""
     return base() / CONTINUES / f"{key(real)}.tsv"
+
+
+def known_spaces() -> Path:
+    """The record of the session-memory spaces memboard commands resolved on this machine (never in a project)."""
+    return base() / SPACES / "known.tsv"
 
 
 def _old_search_name(real: Path) -> str:

@@ -1,9 +1,10 @@
 """The writes of `memboard space` that keep the hot layer: init, save, research-save (issue 24 §4).
 
 Only parsing and printing live here: the plans are the service layer's (service/spaces_write.py), shared
-with the MCP tools. `--dry-run` prints the plan as one git patch on stdout, its paths relative to the
-plan's base folder, which the first line on stderr names (`patch base: DIR`): `git -C DIR apply` of it
-writes exactly the bytes the command would write.
+with the MCP tools. Writes go through the places engine (a project's spaces or the
+global home, locked, settled, verified); `--dry-run` prints the plan as one git patch on stdout, its paths
+relative to the plan's base folder, which the first line on stderr names (`patch base: DIR`): `git -C DIR
+apply` of it writes exactly the bytes the command would write (cli/placeout.py).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import UsageError
-from .output import dump
 
 
 def _where(args: argparse.Namespace) -> Any:
@@ -42,40 +42,21 @@ def _read_input(name: str, raw: str) -> str:
         raise UsageError(f"{name} {raw}: not UTF-8 text") from None
 
 
-def _show(args: argparse.Namespace, plan: Any) -> int:
-    """Print a built plan: its patch (dry run), or apply it and say what was written; JSON with --json."""
+def _show(args: argparse.Namespace, where: Any, build: Any) -> int:
+    """Build the plan (settled reads under the place's lock), show it (dry run) or apply it, and print the outcome."""
     from ..service import spaces_write
+    from .placeout import show_place_plan
 
-    if not args.dry_run and not plan.empty:
-        spaces_write.apply(plan)
-    if args.json:
-        dump({**plan.result, "base": str(plan.base), "dry_run": bool(args.dry_run), **spaces_write.changes_json(plan)})
-        return 0
-    if args.dry_run:
-        print(f"patch base: {plan.base}", file=sys.stderr)
-        sys.stdout.flush()
-        sys.stdout.buffer.write(spaces_write.patch(plan))
-        sys.stdout.flush()
-        for line in plan.report:
-            print(line, file=sys.stderr)
-        if plan.empty:
-            print("nothing to change", file=sys.stderr)
-        return 0
-    if plan.empty:
-        print("nothing to change")
-        return 0
-    for line in plan.report:
-        print(line)
-    for change in plan.changes:
-        print(f"{change.kind} {plan.base / change.path}")
-    return 0
+    plan, places = spaces_write.run_write(where, build, dry_run=bool(args.dry_run))
+    return show_place_plan(plan, places, bool(args.dry_run), bool(args.json), lambda p: p.result)
 
 
 def cmd_init(args: argparse.Namespace) -> int:
     """`space init`: create the space's files from the skill's templates, never touching one that exists."""
     from ..service import spaces_write
 
-    return _show(args, spaces_write.init_plan(_where(args)))
+    where = _where(args)
+    return _show(args, where, lambda read: spaces_write.init_plan(where, read))
 
 
 def _sections(raw: list[str]) -> tuple[tuple[str, str], ...]:
@@ -108,7 +89,7 @@ def cmd_save(args: argparse.Namespace) -> int:
         context=args.context,
         allow_secrets=bool(args.allow_secrets),
     )
-    return _show(args, spaces_write.save_plan(where, request))
+    return _show(args, where, lambda read: spaces_write.save_plan(where, request, read))
 
 
 def cmd_research_save(args: argparse.Namespace) -> int:
@@ -128,4 +109,5 @@ def cmd_research_save(args: argparse.Namespace) -> int:
         allow_secrets=bool(args.allow_secrets),
     )
     spaces_write.check_research(request)
-    return _show(args, spaces_write.research_plan(_where(args), request))
+    where = _where(args)
+    return _show(args, where, lambda read: spaces_write.research_plan(where, request, read))

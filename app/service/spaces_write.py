@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import Refused, UsageError
+from ..core.files.places import Place, assemble, home_tree, project_tree, run
 from ..core.formats import clock
-from ..core.plan import Change, Plan
+from ..core.plan import Change, Check, Plan
 from ..core.secrets import refuse_secrets
 from ..core.spaces import current as cur
 from ..core.spaces import research as res
@@ -46,6 +47,7 @@ class SpacePlan:
     checks: list[tuple[str, Callable[[Reader], bool]]] = field(default_factory=list)
     result: dict[str, Any] = field(default_factory=dict)
     report: list[str] = field(default_factory=list)
+    success: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -146,6 +148,7 @@ def init_plan(where: Where, read: Reader | None = None) -> SpacePlan:
             plan.checks.append((f"{rel} holds the template", _holds(rel, data)))
             created.append(name)
     plan.result = {"space": where.as_json(), "created": created}
+    plan.success = f"created {', '.join(created)} in {where.target}" if created else None
     return plan
 
 
@@ -251,6 +254,7 @@ def save_plan(where: Where, request: SaveRequest, read: Reader | None = None) ->
         plan.checks.append((f"{res_rel} holds the template", lambda r: r(res_rel) == data_r))
     if moved:
         plan.report.append(f"{len(moved)} line{'s' if len(moved) != 1 else ''} move to {hist_rel}")
+    plan.success = f"saved {where.target}" + (f" ({len(moved)} displaced lines kept in history.md)" if moved else "")
     return plan
 
 
@@ -337,27 +341,40 @@ def research_plan(where: Where, request: ResearchRequest, read: Reader | None = 
     prefix = before or b""
     plan.checks.append((f"the old {rel} is a prefix of the new", lambda r: (r(rel) or b"").startswith(prefix)))
     plan.result = {"space": where.as_json(), "research": rel, "entry": entry, "context": context}
+    plan.success = f"research entry appended to {where.require() / RESEARCH}"
     return plan
 
 
-# --- preview and apply ------------------------------------------------------------------------------------
+# --- the places a plan writes in, and the engine ----------------------------------------------------------
 
 
-def core_plan(plan: SpacePlan) -> Plan[dict[str, Any]]:
-    """The plan as the engine's Plan (changes relative to the base folder)."""
-    return Plan(plan.op, plan.result, list(plan.changes), report=list(plan.report))
+def places_for(where: Where) -> list[Place]:
+    """The place a write of this space goes through: the global home for the global space, else its project
+    (its `.session-memory/` and each route's)."""
+    if where.rule == GLOBAL:
+        return [home_tree()]
+    return [project_tree(where.project_root, [route.path for route in where.routes])]
 
 
-def patch(plan: SpacePlan) -> bytes:
-    """The plan as one git patch, paths relative to its base folder: `git -C BASE apply` writes its bytes."""
-    return core_plan(plan).patch()
+def _engine_plan(space: SpacePlan, places: list[Place]) -> Plan[dict[str, Any]]:
+    """A built SpacePlan as the engine's plan over places, its checks asked of the files as written."""
+    plan = assemble(space.op, space.result, places, space.changes, success=space.success)
+    plan.report.extend(space.report)
+    plan.checks.extend(Check(what, _asked(holds)) for what, holds in space.checks)
+    return plan
 
 
-def changes_json(plan: SpacePlan) -> dict[str, Any]:
-    """`--json`'s `changes` (`create .session-memory/current.md`, …) and `nothing_to_change`."""
-    return {"changes": [change.describe() for change in plan.changes], "nothing_to_change": plan.empty}
+def _asked(holds: Callable[[Reader], bool]) -> Callable[[Any], bool]:
+    """A check over a Reader as the engine asks it: of the tree the plan was written in."""
+    return lambda tree: holds(tree.read)
 
 
-def apply(plan: SpacePlan) -> None:
-    """Write the plan through the engine's tree of the space's places (locked, settled, verified)."""
-    raise Refused(f"{plan.op}: writing a space is not built yet (--dry-run shows the plan); nothing written")
+def run_write(
+    where: Where, build: Callable[[Reader], SpacePlan], dry_run: bool
+) -> tuple[Plan[dict[str, Any]], list[Place]]:
+    """Build a space write from settled reads of its place and, unless dry_run, apply it under the place's lock
+    (built again when a file it changes changed meanwhile: another writer's appended entries are kept, and
+    memboard's go after them); the plan and the places, for the preview or the report."""
+    places = places_for(where)
+    place = places[0]
+    return run(places, lambda: _engine_plan(build(place.read), places), dry_run=dry_run), places

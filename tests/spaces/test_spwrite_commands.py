@@ -94,7 +94,7 @@ def test_init_never_touches_an_existing_file_and_says_nothing_to_change(cli, tmp
     assert (p / ".session-memory" / "history.md").read_text(encoding="utf-8") == templates.HISTORY
     code, patch, err = dry(cli, "init", "--workspace", str(p))
     assert (code, patch) == (0, b"")
-    assert err[-1] == "nothing to change"
+    assert err[-1] == "dry run: nothing to change"
 
 
 def test_init_on_the_global_space_patches_from_the_global_home(cli, tmp_path, homes):
@@ -226,7 +226,7 @@ def test_a_save_equal_but_for_last_updated_is_nothing_to_change(cli, tmp_path):
     p = project(tmp_path)
     space_files(p, current_md=b"# T\r\n- Last Updated: 2026-01-01 00:00\r\n\r\n## A\r\n- a\r\n", history_md=b"# H\n")
     code, patch, err = dry(cli, "save", "--workspace", str(p), "--current", "-", input="# T\n\n## A\n- a\n")
-    assert (code, patch, err[-1]) == (0, b"", "nothing to change")
+    assert (code, patch, err[-1]) == (0, b"", "dry run: nothing to change")
 
 
 def test_the_callers_history_entry_is_kept_verbatim_and_completed(cli, tmp_path):
@@ -360,3 +360,83 @@ def test_research_save_appends_the_skills_entry_byte_for_byte_and_its_search_fin
     assert _masked_time(mine) == _masked_time((theirs / ".session-memory" / "research.md").read_bytes())
     found = run_skill("search", "--workspace", str(ours), "--include-research", "--query", "fts5 RANKING", cwd=ours)
     assert "[research.md]" in found.stdout and "- 研究主题：FTS5 ranking" in found.stdout
+
+
+# --- the write itself ------------------------------------------------------------------------------------
+
+ODD = {  # CRLF, a BOM, no final newline
+    "current_md": OLD_CURRENT.encode(),
+    "history_md": OLD_HISTORY.encode(),
+    "research_md": "\ufeff# 研究记录\r\n\r\n### 2026-01-01 00:00 [context: x]\r\n- 研究主题：t".encode(),
+}
+
+
+@pytest.mark.parametrize(
+    ("files", "command"),
+    [
+        ({}, ["init"]),
+        ({"current_md": b"# mine"}, ["init"]),
+        (ODD, ["save", "--current", "NEW"]),
+        ({}, ["save", "--current", "NEW"]),
+        ({"current_md": OLD_CURRENT.encode()}, ["save", "--section", "下一步=NEW", "--history-entry", "NEW"]),
+        (ODD, ["research-save", *RESEARCH_ARGS]),
+        ({}, ["research-save", "--topic", "t", "--conclusion", "c"]),
+    ],
+)
+def test_git_apply_of_the_dry_run_reproduces_the_write_byte_for_byte(cli, tmp_path, files, command):
+    new = tmp_path / "new.md"
+    new.write_bytes(b"- one\r\n### two")
+    args = [str(new) if a == "NEW" else a.replace("=NEW", f"={new}") for a in command]
+    previewed, written = project(tmp_path / "a"), project(tmp_path / "b")
+    for p in (previewed, written):
+        if files:
+            space_files(p, **files)
+    code, patch, err = dry(cli, *args[:1], "--workspace", str(previewed), *args[1:])
+    assert code == 0, err
+    git_apply(previewed, patch)
+    res = cli("space", *args[:1], "--workspace", str(written), *args[1:], use_root=False)
+    assert res.code == 0, res.err
+    assert tree(written) == tree(previewed) != {}
+
+
+def test_a_written_save_says_what_it_did_and_a_second_is_nothing_to_change(cli, tmp_path):
+    p = project(tmp_path)
+    space_files(p, current_md=OLD_CURRENT.encode(), history_md=OLD_HISTORY.encode())
+    res = cli("space", "save", "--workspace", str(p), "--current", "-", input=NEW_CURRENT, use_root=False)
+    assert res.code == 0, res.err
+    assert "3 lines move to .session-memory/history.md" in res.out
+    assert (p / ".session-memory" / "history.md").read_bytes() == (OLD_HISTORY + "\r\n\r\n" + ENTRY).encode()
+    again = cli("space", "save", "--workspace", str(p), "--current", "-", input=NEW_CURRENT, use_root=False)
+    assert (again.code, again.out.strip()) == (0, "nothing to change")
+
+
+def test_an_entry_another_writer_appends_meanwhile_is_kept_and_memboards_goes_after_it(cli, tmp_path, monkeypatch):
+    from memboard.core.files import lock
+
+    p = project(tmp_path)
+    space_files(p, current_md=b"## A\n- a1\n", history_md=b"# H\n")
+    theirs = "### 2026-05-31 10:00 [context: skill]\n- 触发原因：theirs\n"
+    real, calls = lock.locked_trees, []
+
+    def append_then_lock(trees, timeout=None):
+        if not calls:  # the skill appends right after memboard built its plan, before the lock
+            (p / ".session-memory" / "history.md").write_text("# H\n\n" + theirs, encoding="utf-8")
+        calls.append(1)
+        return real(trees, timeout)
+
+    monkeypatch.setattr(lock, "locked_trees", append_then_lock)
+    res = cli("space", "save", "--workspace", str(p), "--current", "-", input="## A\n", use_root=False)
+    assert res.code == 0, res.err
+    history = (p / ".session-memory" / "history.md").read_text(encoding="utf-8")
+    assert history.startswith("# H\n\n" + theirs + "\n### 2026-06-01 09:30 [context: p]\n")
+    assert history.endswith("> - a1\n")
+
+
+def test_a_space_with_legacy_memory_is_not_written_before_it_is_migrated(cli, tmp_path):
+    p = project(tmp_path)
+    legacy = p / ".codex" / "session-memory"
+    legacy.mkdir(parents=True)
+    (legacy / "current.md").write_bytes(b"# old\n")
+    res = cli("space", "init", "--workspace", str(p), use_root=False)
+    assert res.code == 1 and "legacy memory at" in res.err
+    assert not (p / ".session-memory").exists()

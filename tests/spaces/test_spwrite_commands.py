@@ -440,3 +440,14 @@ def test_a_space_with_legacy_memory_is_not_written_before_it_is_migrated(cli, tm
     res = cli("space", "init", "--workspace", str(p), use_root=False)
     assert res.code == 1 and "legacy memory at" in res.err
     assert not (p / ".session-memory").exists()
+
+
+def test_a_space_init_created_is_known_from_then_on(cli, tmp_path):
+    p = project(tmp_path)
+    dry(cli, "init", "--workspace", str(p))
+    listed = cli("space", "list", "--json", use_root=False)
+    assert str(p / ".session-memory") not in listed.out  # a dry run writes nothing, not even the record
+    assert cli("space", "init", "--workspace", str(p), use_root=False).code == 0
+    listed = cli("space", "list", "--json", use_root=False)
+    assert listed.code == 0, listed.err
+    assert str(p / ".session-memory") in listed.out

@@ -383,3 +383,20 @@ def run_write(
     if not dry_run and not plan.empty:  # a space this write created is known from now on (space list, search)
         known.remember(resolve(where.workspace, where.scope))
     return plan, places
+
+
+def init(where: Where, dry_run: bool = False) -> tuple[Plan[dict[str, Any]], list[Place]]:
+    """`space init` built (and, unless dry_run, written): the plan and its places."""
+    return run_write(where, lambda read: init_plan(where, read), dry_run)
+
+
+def save(where: Where, request: SaveRequest, dry_run: bool = False) -> tuple[Plan[dict[str, Any]], list[Place]]:
+    """`space save` built (and, unless dry_run, written): the plan and its places."""
+    return run_write(where, lambda read: save_plan(where, request, read), dry_run)
+
+
+def research_save(
+    where: Where, request: ResearchRequest, dry_run: bool = False
+) -> tuple[Plan[dict[str, Any]], list[Place]]:
+    """`space research-save` built (and, unless dry_run, written): the plan and its places."""
+    return run_write(where, lambda read: research_plan(where, request, read), dry_run)

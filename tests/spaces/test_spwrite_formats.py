@@ -101,6 +101,13 @@ def test_last_updated_is_inserted_after_the_first_heading_keeping_bom_and_crlf()
     assert current.set_last_updated("# T", "2026-06-01 09:30") == "# T\n- Last Updated: 2026-06-01 09:30\n\n"
 
 
+def test_an_inserted_last_updated_reuses_a_blank_line_after_the_heading():
+    assert (
+        current.set_last_updated("# T\n\n## A\n", "2026-06-01 09:30")
+        == "# T\n- Last Updated: 2026-06-01 09:30\n\n## A\n"
+    )
+
+
 def test_last_updated_goes_on_top_without_a_heading():
     assert current.set_last_updated("## A\r\n- x\r\n", "2026-06-01 09:30") == (
         "- Last Updated: 2026-06-01 09:30\r\n\r\n## A\r\n- x\r\n"
@@ -109,7 +116,8 @@ def test_last_updated_goes_on_top_without_a_heading():
 
 def test_equal_ignoring_last_updated():
     old = "# T\n- Last Updated: 2026-01-01 00:00\n\n## A\n- x\n"
-    assert current.same_ignoring_last_updated(old, "# T\n\n## A\n- x\n") is False
+    assert current.same_ignoring_last_updated(old, "# T\n\n## A\n- x\n")  # a text without the line
+    assert current.same_ignoring_last_updated(old, "# T\n## A\n- x\n") is False
     assert current.same_ignoring_last_updated(old, "# T\n- Last Updated: 2020-05-05 05:05\n\n## A\n- x\n")
     assert current.same_ignoring_last_updated(old, "# T\n- Last Updated: 2026-01-01 00:00\n\n## A\n- y\n") is False
 

@@ -132,7 +132,8 @@ def last_updated(text: str) -> str | None:
 
 def set_last_updated(text: str, stamp: str) -> str:
     """The text with its Last Updated time set to stamp (`YYYY-MM-DD HH:MM`), keeping the line's form; one
-    inserted after the first `# ` heading (at the top without one) when there is none. BOM and line ends kept."""
+    inserted after the first `# ` heading (at the top without one) when there is none, followed by a blank line
+    (the one already there, when the next line is blank). BOM and line ends kept."""
     bom, body = split_bom(text)
     lines = lines_of(body)
     found = find_last_updated(body)
@@ -143,19 +144,33 @@ def set_last_updated(text: str, stamp: str) -> str:
     eol = line_end(body)
     inserted = [f"- Last Updated: {stamp}{eol}", eol]
     fenced = fenced_flags([bare(line) for line in lines])
+    at = 0
     for index, line in enumerate(lines):
         if not fenced[index] and bare(line).startswith("# "):
             if not line.endswith(("\n", "\r")):
                 lines[index] = line + eol
-            lines[index + 1 : index + 1] = inserted
-            return bom + "".join(lines)
-    return bom + "".join(inserted + lines)
+            at = index + 1
+            break
+    if at < len(lines) and not lines[at].strip():
+        inserted.pop()  # the blank line after it is there already
+    lines[at:at] = inserted
+    return bom + "".join(lines)
+
+
+def without_last_updated(text: str) -> str:
+    """The text without its Last Updated line (BOM and every other byte kept)."""
+    bom, body = split_bom(text)
+    found = find_last_updated(body)
+    if found is None:
+        return text
+    lines = lines_of(body)
+    del lines[found.index]
+    return bom + "".join(lines)
 
 
 def same_ignoring_last_updated(old: str, new: str) -> bool:
-    """Whether two current.md texts are equal once both carry the same Last Updated time."""
-    probe = "0000-00-00 00:00"
-    return set_last_updated(old, probe) == set_last_updated(new, probe)
+    """Whether two current.md texts are equal once each loses its Last Updated line."""
+    return without_last_updated(old) == without_last_updated(new)
 
 
 def _counted(line: str, ignore: frozenset[str]) -> bool:

@@ -103,9 +103,14 @@ def archive_text(old: str | None, moved: Iterable[str], header: str, newline: st
     return start + "".join(moved)
 
 
-def plan_move(source: str, text: str, indexes: Sequence[int], archive_old: str | None) -> Move | None:
-    """The move of the entries at `indexes` of `text` (the file `source`) to its archive file; None when none move."""
-    doc = parse(text)
+def _doc(text: str | Document) -> Document:
+    return text if isinstance(text, Document) else parse(text)
+
+
+def plan_move(source: str, text: str | Document, indexes: Sequence[int], archive_old: str | None) -> Move | None:
+    """The move of the entries at `indexes` of `text` (the file `source`, or its parse) to its archive file; None
+    when none move."""
+    doc = _doc(text)
     chosen = set(indexes)
     if not chosen:
         return None
@@ -161,10 +166,10 @@ def _match(fresh: Sequence[Entry], wanted: Sequence[str]) -> list[tuple[int, int
     return out
 
 
-def remove_ranges(text: str, moved: Sequence[str]) -> str | None:
+def remove_ranges(text: str | Document, moved: Sequence[str]) -> str | None:
     """`text` without the moved ranges, each removed where it is still byte-identical (the earliest such entry);
     everything else kept. None when one of them is no longer there (the move cannot finish)."""
-    doc = parse(text)
+    doc = _doc(text)
     found = _match(doc.entries, moved)
     if found is None:
         return None
@@ -175,11 +180,11 @@ def remove_ranges(text: str, moved: Sequence[str]) -> str | None:
     return "".join(parts)
 
 
-def half_archived(source: str, archive: str) -> tuple[Entry, ...]:
+def half_archived(source: str | Document, archive: str | Document) -> tuple[Entry, ...]:
     """The entries of the archive's tail that its source still holds, in order (a move a crash left half done):
     the longest run of the archive's last entries found, in order, among the source's entries; () when none."""
-    tail = parse(archive).entries
-    held = parse(source).entries
+    tail = _doc(archive).entries
+    held = _doc(source).entries
     count = 0
     at = len(held)
     for entry in reversed(tail):  # the latest match of each, from the end: the longest run there is

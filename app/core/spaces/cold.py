@@ -23,7 +23,7 @@ from ..formats.text import decode, encode
 from ..plan import Change
 from . import archive as A
 from . import dream as D
-from .entries import Entry, parse
+from .entries import Document, Entry, parse
 
 SPACE = "space"
 HOME = "home"
@@ -81,24 +81,42 @@ def _text(spot: Spot, name: str) -> str | None:
 # archive
 
 
-def _source_moves(
-    spot: Spot, source: str, keep: int | None
-) -> tuple[str, str, str | None, list[str], list[str], list[Entry]] | None:
-    """For one source (history.md or research.md): its text, new text, old archive text, the pending ranges (a
-    half-done move), the ranges moving now and their entries; None when the source is absent."""
+@dataclass(frozen=True)
+class SourceMove:
+    """One source's archive (history.md or research.md): its text and parse, its new text, its archive file's old
+    and new text, the ranges a half-done move left in it (pending), the entries moving now and the entries kept."""
+
+    text: str
+    doc: Document
+    after: str
+    archive_before: str | None
+    archive_after: str | None
+    pending: list[str]
+    moved: tuple[Entry, ...]
+    kept: int
+
+
+def _source_moves(spot: Spot, source: str, keep: int | None) -> SourceMove | None:
+    """What an archive does to one source (keep: history's --keep; None: research's closed topics); None when
+    the source is absent."""
     text = _text(spot, source)
     if text is None:
         return None
+    doc = parse(text)
     old_archive = _text(spot, A.ARCHIVES[source])
-    pending = [e.text for e in A.half_archived(text, old_archive)] if old_archive is not None else []
-    rest = A.remove_ranges(text, pending) if pending else text
-    assert rest is not None  # (half_archived found them there)
-    doc = parse(rest)
-    indexes = A.history_moving(doc, keep) if keep is not None else A.research_moving(doc)
+    pending = [e.text for e in A.half_archived(doc, old_archive)] if old_archive is not None else []
+    rest = doc
+    if pending:
+        removed = A.remove_ranges(doc, pending)
+        assert removed is not None  # (half_archived found them there)
+        rest = parse(removed)
+    indexes = A.history_moving(rest, keep) if keep is not None else A.research_moving(rest)
     move = A.plan_move(source, rest, indexes, old_archive)
-    moved = [e.text for e in move.moved] if move else []
-    after = move.source_after if move else rest
-    return text, after, move.archive_after if move else old_archive, pending, moved, list(move.moved if move else ())
+    if move is None:
+        return SourceMove(text, doc, rest.text, old_archive, old_archive, pending, (), len(rest.entries))
+    return SourceMove(
+        text, doc, move.source_after, old_archive, move.archive_after, pending, move.moved, len(move.kept)
+    )
 
 
 def _dream_snapshots(home: Spot) -> list[tuple[str, datetime]]:
@@ -137,46 +155,46 @@ def archive_steps(
         sources.append((A.HISTORY, keep))
     if not skip_research:
         sources.append((A.RESEARCH, None))
-    planned: list[tuple[str, str, str, str | None, str | None]] = []
+    planned: list[tuple[str, SourceMove]] = []
     for source, keep_n in sources:
         found = _source_moves(space, source, keep_n)
         key = source.removesuffix(".md")
         if found is None:
             steps.result[key] = None
             continue
-        text, after, archive_after, pending, moved, entries = found
-        if moved and not force:
-            newest, untimed = A.newest_time(entries)
+        if found.moved and not force:
+            newest, untimed = A.newest_time(found.moved)
             if untimed or dreamt is None or (newest is not None and newest > dreamt):
                 raise Refused(NOT_DREAMT)
-        old_archive = _text(space, A.ARCHIVES[source])
         steps.result[key] = {
             "path": str(space.place.abs(space.rel(source))),
             "archive": str(space.place.abs(space.rel(A.ARCHIVES[source]))),
-            "entries": len(parse(text).entries),
-            "moved": len(moved),
-            "finished": len(pending),
-            "kept": len(parse(after).entries),
+            "entries": len(found.doc.entries),
+            "moved": len(found.moved),
+            "finished": len(found.pending),
+            "kept": found.kept,
         }
         if key == "research":
-            doc = parse(text)
             steps.result[key]["topics_moved"] = [
-                {"context": t.context, "topic": t.topic, "entries": len(t.indexes)} for t in A.topics(doc) if t.closed
+                {"context": t.context, "topic": t.topic, "entries": len(t.indexes)}
+                for t in A.topics(found.doc)
+                if t.closed
             ]
-        if pending:
-            steps.report.append(f"{source}: finishing a half-done archive ({len(pending)} entries already archived)")
-        if moved:
-            steps.report.append(f"{source}: {len(moved)} entries move to {A.ARCHIVES[source]}")
-        planned.append((source, text, after, old_archive, archive_after))
-        if pending or moved:
-            steps.moved[source] = pending + moved
-    for source, _text_before, _after, old_archive, archive_after in planned:  # the archive files first
-        if archive_after is not None:
-            steps.add(
-                space, A.ARCHIVES[source], None if old_archive is None else encode(old_archive), encode(archive_after)
+        if found.pending:
+            steps.report.append(
+                f"{source}: finishing a half-done archive ({len(found.pending)} entries already archived)"
             )
-    for source, text, after, _old, _archive_after in planned:
-        steps.add(space, source, encode(text), encode(after))
+        if found.moved:
+            steps.report.append(f"{source}: {len(found.moved)} entries move to {A.ARCHIVES[source]}")
+        planned.append((source, found))
+        if found.pending or found.moved:
+            steps.moved[source] = found.pending + [e.text for e in found.moved]
+    for source, found in planned:  # the archive files first
+        if found.archive_after is not None:
+            before = None if found.archive_before is None else encode(found.archive_before)
+            steps.add(space, A.ARCHIVES[source], before, encode(found.archive_after))
+    for source, found in planned:
+        steps.add(space, source, encode(found.text), encode(found.after))
     moves: list[dict[str, str]] = []
     if not skip_dreams:
         taken: dict[str, set[str]] = {}

@@ -30,6 +30,7 @@ from .fs import ChangedUnderfoot, atomic_write, fsync_dir, make_folders, remove_
 from .lock import locked
 from .root import MemoryRoot
 from .settle import Budget, NotSettled, Seen, Signature, aged_read, settle_seconds, signature
+from .trees import MOVE_TO, STEP_OF
 
 SETTLE_WAIT = 5.0  # seconds a command or the board waits at most for files to settle (hooks pass 1)
 REBUILDS = 8
@@ -89,12 +90,33 @@ def _settled_build(root: MemoryRoot, build: Builder[R], budget: Budget) -> tuple
                 read = reads.get(rel)
                 if read is not None and not root.settled(rel, read):
                     pending[rel] = (None, None)
-        if not pending:
+        if not pending and not _others_unsettled(root, plan, budget):
             return plan, bases
-        root.wait_settled(pending, budget)
+        if pending:
+            root.wait_settled(pending, budget)
     raise NotSettled(
         "the files to change kept changing while memboard read them (another program saving them over and over)"
     )
+
+
+def _others_unsettled(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> bool:
+    """Whether a file the plan changes in another of its trees (a place beside the first: see places.py) was
+    not read settled or changed since; such files are waited for (the plan is then built again). A preview
+    is never built on a file caught mid-save, in any tree (a write confirms them under the locks anyway)."""
+    if not plan.elsewhere:
+        return False
+    waited = False
+    for _name, tree, part in _elsewhere(plan):
+        tree.window = root.window
+        pending: Pending = {}
+        for rel, before in part.expected_before().items():
+            seen = tree.read_seen(rel)
+            if seen.data != before or not tree.settled(rel, seen):
+                pending[rel] = (None, None)
+        if pending:
+            tree.wait_settled(pending, budget)
+            waited = True
+    return waited
 
 
 def _planned(plan: Plan[Any], rel: str) -> bytes | None:
@@ -147,24 +169,37 @@ def confirm(root: MemoryRoot, plan: Plan[Any], budget: Budget) -> dict[str, Seen
         if found is None:
             return None
         seens.elsewhere[LOCAL] = found
-    for ch in plan.changes:
+    for at, ch in enumerate(plan.changes):
         if ch.kind == "rmdir":
-            _require_empty(root, plan, ch.path)
+            _require_empty(root, plan, ch.path, plan.changes[:at])
     return seens if all(premise.holds(root) for premise in plan.premises) else None
 
 
-def _require_empty(root: MemoryRoot, plan: Plan[Any], rel: str) -> None:
-    """Refuse, under the lock and before anything is written, to remove a folder that is not empty."""
+def _require_empty(root: MemoryRoot, plan: Plan[Any], rel: str, earlier: list[Change] | None = None) -> None:
+    """Refuse, under the lock and before anything is written, to remove a folder that will not be empty when
+    its step runs: one holding anything but what the plan's earlier steps (earlier) delete, move away or
+    remove, or into which one of them writes."""
     path = root.abs(rel)
+    inside = f"{rel.rstrip('/')}/"
+    leaving: set[str] = set()
+    for ch in earlier or []:
+        if ch.kind in ("delete", "move", "rmdir"):
+            leaving.add(ch.path)
+        for written in (ch.dest if ch.kind == "move" else ch.path if ch.kind in ("create", "modify") else None,):
+            if written is not None and written.startswith(inside):
+                raise MemboardError(
+                    f"{plan.op}: cannot remove the folder {rel}: the plan writes {written} in it; nothing written"
+                )
     try:
         names = os.listdir(path)
     except FileNotFoundError:
         return  # gone already: nothing to remove
     except OSError as exc:
         raise MemboardError(f"{plan.op}: cannot remove the folder {rel} ({why_not(exc)}); nothing written") from None
-    if names:
+    staying = sorted(name for name in names if f"{inside}{name}" not in leaving)
+    if staying:
         raise MemboardError(
-            f"{plan.op}: cannot remove the folder {rel}: it is not empty (it holds {sorted(names)[0]!r}); nothing written"
+            f"{plan.op}: cannot remove the folder {rel}: it is not empty (it holds {staying[0]!r}); nothing written"
         )
 
 
@@ -454,8 +489,8 @@ def _require_allowed(root: MemoryRoot, plan: Plan[Any]) -> None:
     """Refuse, before anything is written, a plan that would change a path its tree does not allow."""
     tree = root.tree
     for ch in plan.changes:
-        for rel in (ch.path, ch.dest):
-            if rel is not None and not tree.allows(rel):
+        for step, rel in ((STEP_OF[ch.kind], ch.path), (MOVE_TO, ch.dest)):
+            if rel is not None and not tree.permits(step, rel):
                 raise MemboardError(
                     f"{plan.op}: {rel} is not a path the {tree.kind.name} {root.path} may change; nothing written",
                     says_written=True,

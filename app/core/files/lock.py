@@ -18,7 +18,7 @@ from .. import config
 from ..errors import MemboardError
 from . import probe, statepaths
 from .root import MemoryRoot
-from .trees import MEMORY_ROOT, Tree, lock_order
+from .trees import MEMORY_ROOT, PlaceKind, Tree, lock_order
 
 if TYPE_CHECKING:
     from filelock import FileLock
@@ -136,7 +136,12 @@ def _locked_file(path: Path, wait: float, tree: Tree, told: float) -> Iterator[N
     except Timeout:
         if ticket:
             ticket.leave()
-        what = "memory root" if tree.kind is MEMORY_ROOT else str(tree.path / tree.allow[0])
+        if tree.kind is MEMORY_ROOT:
+            what = "memory root"
+        elif isinstance(tree.kind, PlaceKind):
+            what = f"{tree.kind.name} {tree.path}"
+        else:
+            what = str(tree.path / tree.allow[0])
         raise MemboardError(f"{what} is locked by another writer (waited {told:g}s; lock file {path})") from None
     except OSError as exc:
         if ticket:

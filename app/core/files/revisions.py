@@ -26,6 +26,7 @@ from ..plan import Change, Plan
 from .localstate import LocalState
 from .root import MemoryRoot
 from .settle import Budget, NotSettled, Seen, whole
+from .trees import PlaceKind
 
 FOLDER = "revisions"
 LEGACY_FOLDER = f"{STATE}/revisions"
@@ -134,8 +135,49 @@ def record_settled(root: MemoryRoot, session_ids: set[str], wait: float | None =
     return recorded, set()
 
 
+PLACE_FOLDER = f"{FOLDER}/places"  # a place's revisions: revisions/places/<path in the place>/<name>
+
+
+def place_revisions(place: MemoryRoot, rel: str) -> list[bytes]:
+    """The bytes of the revisions memboard kept of a file in a place (a project's current.md, say), oldest first:
+    in local state, keyed by the place's real path, never in the place."""
+    state = LocalState(place)
+    folder = f"{PLACE_FOLDER}/{rel}"
+    out = []
+    for name in state.listdir(folder):
+        if NAME_RE.fullmatch(name):
+            data = state.read(f"{folder}/{name}")
+            if data is not None:
+                out.append(data)
+    return out
+
+
+def record_place(place: MemoryRoot, rel: str, data: bytes) -> bool:
+    """Keep data as the newest revision of rel in place unless it already is; True when recorded."""
+    if not data:
+        return False
+    state = LocalState(place)
+    folder = f"{PLACE_FOLDER}/{rel}"
+    names = [n for n in state.listdir(folder) if NAME_RE.fullmatch(n)]
+    if names and state.read(f"{folder}/{names[-1]}") == data:
+        return False
+    try:
+        state.write(f"{folder}/{_name(data)}", data)
+    except (OSError, MemboardError):
+        return False
+    return True
+
+
 def record_plan(root: MemoryRoot, plan: Plan[Any]) -> None:
-    """After a plan is applied, record the snapshots and notes it wrote (and the ones it replaced)."""
+    """After a plan is applied, record the snapshots and notes it wrote (and the ones it replaced); in a place,
+    every file it wrote (and what it replaced)."""
+    if isinstance(root.kind, PlaceKind):  # a place: its files, whatever their names
+        for ch in plan.changes:
+            if ch.kind in ("create", "modify"):
+                for data in (ch.before, ch.after):
+                    if data is not None:
+                        record_place(root, ch.path, data)
+        return
     for ch in plan.changes:
         rel = ch.path
         if ch.kind not in ("create", "modify"):

@@ -503,3 +503,37 @@ def test_list_flags_stale_dream_due_archive_due(cli, tmp_path):
 def test_list_of_nothing_is_empty(cli):
     res = space(cli, "list", "--json")
     assert (res.code, res.out) == (0, "[]\n")
+
+
+def test_check_and_list_report_half_archived(cli, tmp_path):
+    e1 = "### 2026-05-01 10:00 [context: main]\n- a：1\n\n"
+    e2 = "### 2026-05-02 10:00 [context: main]\n- b：2\n"
+    p = project(
+        tmp_path,
+        files={
+            "current.md": CURRENT,
+            "history.md": "# h\n\n" + e1 + e2,
+            "archive/history-archive.md": "# 会话记忆历史归档\n\n" + e1,
+        },
+    )
+    _, got, _ = check(cli, p)
+    found = [f for f in got["findings"] if f["kind"] == "half_archived"]
+    assert [f["path"] for f in found] == [str(p / ".session-memory" / "history.md")]
+    assert "half-archived" in json.loads(space(cli, "list", "--json").out)[0]["flags"]
+    (p / ".session-memory" / "history.md").write_text("# h\n\n" + e2, encoding="utf-8")
+    _, got, _ = check(cli, p)
+    assert "half_archived" not in kinds(got)
+
+
+def test_check_reports_half_migrated_legacy_files(cli, tmp_path):
+    p = project(tmp_path, files={"current.md": CURRENT, "history.md": HISTORY})
+    legacy = p / ".codex" / "session-memory"
+    legacy.mkdir(parents=True)
+    (legacy / "history.md").write_text(HISTORY, encoding="utf-8")  # moved, its legacy copy not yet removed
+    _, got, _ = check(cli, p)
+    found = {f["kind"]: f for f in got["findings"]}
+    assert found["half_migrated"]["path"] == str(legacy) and "1 file(s)" in found["half_migrated"]["message"]
+    assert "legacy_found" in found
+    (legacy / "history.md").write_text("# other bytes\n", encoding="utf-8")
+    _, got, _ = check(cli, p)
+    assert "half_migrated" not in kinds(got) and "legacy_found" in kinds(got)

@@ -13,13 +13,15 @@ import os
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
+from ..formats import clock
 from ..formats.text import BOM
 from . import entries as entries_mod
-from .entries import Document, Entry
+from .current import last_updated as written_last_updated
+from .entries import Document
 
 CURRENT = "current.md"
 HISTORY = "history.md"
@@ -30,14 +32,7 @@ ARCHIVE_FILES = ("archive/history-archive.md", "archive/research-archive.md")
 LEGACY_IMPORTS = "archive/legacy-imports"
 LAYER_HOT, LAYER_RESEARCH, LAYER_ARCHIVE = "hot", "research", "archive"
 HEADING = "### "
-TOPIC_FIELD = "研究主题"
-VALID_FIELD = "是否有效"
-MERGED_FIELD = "是否并入主线"
 TIME_FORMAT = "%Y-%m-%d %H:%M"
-_LAST_UPDATED = re.compile(
-    r"^(?:- |> |# )?(?:Last Updated|Last updated|最后更新)\s*[:：]\s*(\d{4}-\d{2}-\d{2} \d{2}:\d{2})"
-)
-_GENERATED_AT = re.compile(r"^- Generated At\s*[:：]\s*(\S+)")
 _MAYBE = ("### ", " ", "```", "~~~", BOM)  # how the lines entries.boundaries can act on begin
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
@@ -61,13 +56,10 @@ def read_bytes(path: Path) -> bytes | None:
 
 
 def last_updated(text: str) -> str | None:
-    """The time of the `Last Updated` line in the first 10 lines (`Last updated`, `最后更新`; `:` or `：`;
-    after `- `, `> ` or `# `), as `YYYY-MM-DD HH:MM`; None when there is none."""
-    for line in text.lstrip(BOM).splitlines()[:10]:
-        found = _LAST_UPDATED.match(line.strip())
-        if found:
-            return found.group(1)
-    return None
+    """The time of current.md's (or dream-notes.md's) Last Updated line (current.find_last_updated's rule), as
+    local `YYYY-MM-DD HH:MM`; None when there is none or its time is not one (the template's placeholder)."""
+    when = clock.parse(written_last_updated(text) or "")
+    return None if when is None else when.strftime(TIME_FORMAT)
 
 
 def parse_time(text: str | None) -> datetime | None:
@@ -78,24 +70,6 @@ def parse_time(text: str | None) -> datetime | None:
         return datetime.strptime(text, TIME_FORMAT)
     except ValueError:
         return None
-
-
-def dream_time(text: str) -> datetime | None:
-    """dream-notes.md's time: its Last Updated, else its `- Generated At: <ISO 8601>` in local time."""
-    stamp = parse_time(last_updated(text))
-    if stamp is not None:
-        return stamp
-    for line in text.lstrip(BOM).splitlines()[:20]:
-        found = _GENERATED_AT.match(line.strip())
-        if found:
-            try:
-                when = datetime.fromisoformat(found.group(1).replace("Z", "+00:00"))
-            except ValueError:
-                return None
-            if when.tzinfo is None:
-                when = when.replace(tzinfo=UTC)
-            return when.astimezone().replace(tzinfo=None, second=0, microsecond=0)
-    return None
 
 
 def mtime(path: Path) -> datetime | None:
@@ -176,31 +150,6 @@ def newest(data: bytes, keep: str) -> tuple[str, int]:
     if clean:
         return chosen, count
     return chosen.encode("utf-8", "surrogateescape").decode("utf-8", "replace"), count  # bad bytes shown replaced
-
-
-# -- research topics ----------------------------------------------------------------------------------------------
-
-
-class Topic(NamedTuple):
-    """A research topic: the entries sharing work context and 研究主题, in file order."""
-
-    context: str
-    topic: str
-    entries: tuple[Entry, ...]
-
-    @property
-    def closed(self) -> bool:
-        """Whether its latest entry says 是否并入主线：yes or 是否有效：no (archive moves it whole)."""
-        last = self.entries[-1]
-        return (last.field(MERGED_FIELD) or "").lower() == "yes" or (last.field(VALID_FIELD) or "").lower() == "no"
-
-
-def topics(doc: Document) -> list[Topic]:
-    """research.md's topics in order of first appearance."""
-    groups: dict[tuple[str, str], list[Entry]] = {}
-    for entry in doc.entries:
-        groups.setdefault((entry.context, entry.field(TOPIC_FIELD) or ""), []).append(entry)
-    return [Topic(c, t, tuple(es)) for (c, t), es in groups.items()]
 
 
 # -- search -------------------------------------------------------------------------------------------------------

@@ -537,3 +537,26 @@ def test_check_reports_half_migrated_legacy_files(cli, tmp_path):
     (legacy / "history.md").write_text("# other bytes\n", encoding="utf-8")
     _, got, _ = check(cli, p)
     assert "half_migrated" not in kinds(got) and "legacy_found" in kinds(got)
+
+
+def test_the_global_space_and_its_legacy_copy(cli, tmp_path, homes):
+    legacy = tmp_path / "claudehome" / "session-memory" / "global"
+    legacy.mkdir(parents=True)
+    (legacy / "current.md").write_text(CURRENT, encoding="utf-8")
+    res = space(cli, "restore", "--json", "--scope", "global")
+    got = json.loads(res.out)
+    assert res.code == 0 and got["legacy"] is True and got["space"]["target"] == str(homes / "global")
+    assert f"legacy memory at {legacy}" in res.err
+    _, found, _ = check(cli, tmp_path, "--scope", "global")
+    assert [f for f in found["findings"] if f["kind"] == "legacy_found"][0]["fix"] == "memboard space migrate --global"
+    (homes / "global").mkdir()
+    (homes / "global" / "history.md").write_text("# h\nglobal needle\n", encoding="utf-8")
+    hits = json.loads(space(cli, "search", "needle", "--json", "--scope", "global").out)
+    assert [(h["file"], h["line"]) for h in hits] == [("history.md", 2)]
+
+
+def test_a_folder_without_memory_is_not_remembered(cli, tmp_path):
+    (tmp_path / "empty").mkdir()
+    assert space(cli, "where", "--workspace", str(tmp_path / "empty")).code == 0
+    assert space(cli, "restore", "--workspace", str(tmp_path / "empty")).code == 1
+    assert json.loads(space(cli, "list", "--json").out) == []

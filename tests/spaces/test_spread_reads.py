@@ -548,7 +548,8 @@ def test_the_global_space_and_its_legacy_copy(cli, tmp_path, homes):
     assert res.code == 0 and got["legacy"] is True and got["space"]["target"] == str(homes / "global")
     assert f"legacy memory at {legacy}" in res.err
     _, found, _ = check(cli, tmp_path, "--scope", "global")
-    assert [f for f in found["findings"] if f["kind"] == "legacy_found"][0]["fix"] == "memboard space migrate --global"
+    fixes = [f["fix"] for f in found["findings"] if f["kind"] == "legacy_found"]
+    assert fixes == ["memboard space migrate --global"]
     (homes / "global").mkdir()
     (homes / "global" / "history.md").write_text("# h\nglobal needle\n", encoding="utf-8")
     hits = json.loads(space(cli, "search", "needle", "--json", "--scope", "global").out)

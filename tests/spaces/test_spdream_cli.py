@@ -238,3 +238,16 @@ def test_the_global_space_archives_in_the_home(cli, tmp_path: Path, homes: Path)
     assert done.code == 0, done.err
     assert tree(tmp_path / "base") == preview
     assert (homes / "global/archive/history-archive.md").exists()
+
+
+def test_an_entry_kept_equal_to_the_archives_last_is_not_taken_for_a_half_done_move(cli, tmp_path: Path) -> None:
+    same = "\ufeff# 会话记忆历史\r\n\r\n" + entry(1) + entry(1)
+    p = project(tmp_path, {"history.md": same, "dream-notes.md": DREAMT})
+    for _ in range(2):
+        done = space(cli, "archive", "--workspace", str(p), "--keep", "1")
+        assert done.code == 0, done.err
+        check = json.loads(space(cli, "check", "--workspace", str(p), "--json").out)
+        assert "half_archived" not in [f["kind"] for f in check["findings"]]
+    mem = p / ".session-memory"
+    assert (mem / "history.md").read_bytes() == ("\ufeff# 会话记忆历史\r\n\r\n" + entry(1)).encode()
+    assert (mem / "archive/history-archive.md").read_bytes().count(entry(1).encode()) == 1

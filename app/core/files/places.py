@@ -111,6 +111,15 @@ class Place(SideTree):
         """How a patch names rel: by its absolute path without the leading `/` (see patch for base-relative)."""
         return (self.real / rel).as_posix().lstrip("/")
 
+    def rel_of(self, path: Path) -> str:
+        """The path in this place of an absolute path (its folders resolved: a route reached through a symlink
+        inside the project is named where it really is); refused in one line when it is not inside the place."""
+        folder = Path(os.path.realpath(os.path.abspath(path.parent)))
+        full = folder / path.name
+        if full == self.real or self.real not in full.parents:
+            raise MemboardError(f"refusing {path}: it is not inside the {self.kind.name} {self.real}")
+        return full.relative_to(self.real).as_posix()
+
     def relative(self, rel: str, base: Path) -> str:
         """rel in this place as a path relative to the folder base (which holds the place)."""
         return Path(os.path.relpath(self.real / rel, base)).as_posix()

@@ -7,6 +7,7 @@ write nothing anywhere but memboard's own record of known spaces in local state 
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -212,8 +213,6 @@ def _finding(kind: str, path: Path | str, message: str, fix: str) -> JSON:
 
 def skill_dreaming() -> tuple[Path, int] | None:
     """A sleep.lock of the skill naming a live process (or a fresh one with no pid yet): (lock, pid)."""
-    import json
-
     for folder in (memory_home(), *(home for _, home in legacy_homes())):
         lock = folder / "sleep.lock"
         try:

@@ -122,6 +122,10 @@ TRICKY = [
     "# p\n### YYYY-MM-DD HH:MM template\n- x\n### 2026-01-01 00:00 a\n````\n```\n### in\n````\n### 2026-01-03 b",
     "# p\n    ```\n### 2026-01-01 00:00 four spaces: no fence\n``` x ` y\n### 2026-01-02 00:00 after\n",
     "# p\n\ufeff### not first\n### 2026-01-01 00:00 a\n\xff\n",
+    "\ufeff   ~~~\n### 2026-01-01 00:00 fenced from the first line\n~~~\n### 2026-01-02 00:00 out\n",
+    "# p\n\t```\n### 2026-01-01 00:00 a tab is no fence\nx ```\n### 2026-01-02 00:00 mid-line ``` is none\n",
+    "# p\n### 2026-01-01 00:00 a ``` b\n```\n### in\n```\r\n### 2026-01-02 00:00 c\r\n",
+    "# p\n```\n### 2026-01-01 00:00 an unclosed fence to the end\n### more\n",
 ]
 
 

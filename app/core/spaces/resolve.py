@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import Refused
+
+if TYPE_CHECKING:  # tomllib is imported when a project has a config.toml (it costs a plain `space where` 5 ms)
+    import tomllib
 
 SPACE_DIR = ".session-memory"
 CONFIG_NAME = "config.toml"
@@ -206,6 +208,8 @@ def _normalise(project: Path, path: Path, name: str, raw: str) -> tuple[str, Pat
 
 def parse_routes(project: Path, path: Path, text: str) -> tuple[Route, ...]:
     """The routes of a config.toml's text, longest first (stably); ConfigProblem naming path when invalid."""
+    import tomllib  # lazy: see the import above
+
     try:
         payload = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

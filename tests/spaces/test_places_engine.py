@@ -462,6 +462,6 @@ def test_removing_a_folder_an_earlier_step_writes_in_is_refused(tmp_path):
         Change.write(".session-memory/current.md", None, b"# c\n", "project"),
         Change("rmdir", ".session-memory", None, None, tree="project"),
     ]
-    with pytest.raises(MemboardError, match="writes .session-memory/current.md in it; nothing written"):
+    with pytest.raises(MemboardError, match=r"writes \.session-memory/current\.md in it; nothing written"):
         run([project], lambda: assemble("odd", None, [project], changes))
     assert not (tmp_path / "p" / ".session-memory" / "current.md").exists()

@@ -54,8 +54,6 @@ def _times() -> tuple[datetime, datetime]:
 def _spots(decision: Where) -> tuple[list[Place], cold.Spot, cold.Spot]:
     """The places a dream or an archive writes in, the space's folder in its place and the global home."""
     target = decision.require()
-    if decision.legacy and not decision.exists:
-        raise Refused(f"legacy memory at {decision.legacy[0]}; memboard space migrate moves it first")
     home = home_tree()
     real = Path(os.path.realpath(target))
     if home.real == real or home.real in real.parents:
@@ -98,6 +96,12 @@ def _label(decision: Where) -> str:
     return target.name if decision.rule == "global" else target.parent.name
 
 
+def _refuse_legacy(decision: Where) -> None:
+    """For now, as the other space writes: a space with legacy data is refused (migrate first), nothing written."""
+    if decision.legacy:
+        raise Refused(f"legacy memory at {decision.legacy[0]}; run memboard space migrate first (nothing written)")
+
+
 def _refuse_while_dreaming() -> None:
     found = skill_dreaming()
     if found is not None:
@@ -115,6 +119,8 @@ def dream_run(workspace: str | None, scope: str, notes: str | None = None, allow
     """`space dream`: the caller's notes (shape checked) or the verbatim extraction, into dream-notes.md and a byte
     copy in the global home's dreams/."""
     decision = where(workspace, scope)
+    decision.require()
+    _refuse_legacy(decision)
     _refuse_while_dreaming()
     places, space, home = _spots(decision)
     local, utc = _times()
@@ -145,6 +151,8 @@ def archive_run(
     """`space archive`: history beyond --keep and closed research topics to archive/, byte ranges; old dream
     snapshots to archive/dreams/YYYY-MM/. Refused before a dream unless force."""
     decision = where(workspace, scope)
+    decision.require()
+    _refuse_legacy(decision)
     _refuse_while_dreaming()
     places, space, home = _spots(decision)
     now = datetime.now(UTC)

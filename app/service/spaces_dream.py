@@ -8,6 +8,8 @@ so the archive files are written and verified before the sources change; its pre
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,7 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import Incomplete, Refused
+from ..core.errors import Incomplete, MemboardError, Refused
+from ..core.files.localstate import LocalState
 from ..core.files.places import Place, assemble, home_tree, project_tree, run
 from ..core.formats import clock
 from ..core.plan import Change, Plan
@@ -51,8 +54,6 @@ def _times() -> tuple[datetime, datetime]:
 def _spots(decision: Where) -> tuple[list[Place], cold.Spot, cold.Spot]:
     """The places a dream or an archive writes in, the space's folder in its place and the global home."""
     target = decision.require()
-    if decision.legacy and not decision.exists:
-        raise Refused(f"legacy memory at {decision.legacy[0]}; memboard space migrate moves it first")
     home = home_tree()
     real = Path(os.path.realpath(target))
     if home.real == real or home.real in real.parents:
@@ -63,12 +64,42 @@ def _spots(decision: Where) -> tuple[list[Place], cold.Spot, cold.Spot]:
     return [project, home], cold.Spot(project.name, project, rel), cold.Spot(home.name, home, "")
 
 
+def _journal_rel(space: cold.Spot) -> str:
+    """Where in its place's local state the journal of a space's last archive is (see cold.journal_pending)."""
+    return f"spaces/archive-{hashlib.sha1(space.prefix.encode('utf-8', 'surrogateescape')).hexdigest()[:16]}.json"
+
+
+def _journal(place: Place, space: cold.Spot) -> tuple[bytes | None, dict[str, Any]]:
+    """The journal's bytes (None when absent) and its reading ({} when absent or unreadable)."""
+    data = LocalState(place).read(_journal_rel(space))
+    try:
+        found = json.loads(data) if data else {}
+    except ValueError:
+        found = {}
+    return data, found if isinstance(found, dict) else {}
+
+
+def half_archived_findings(decision: Where) -> list[JSON]:
+    """`space check`'s half_archived findings for a resolved space (none when it cannot be resolved)."""
+    try:
+        places, space, _home = _spots(decision)
+    except MemboardError:
+        return []
+    return cold.half_archived_findings(space, _journal(places[0], space)[1])
+
+
 def _label(decision: Where) -> str:
     """The snapshot label as the skill's dream takes it: the space name, else the context folder's name."""
     target = decision.require()
     if decision.space:
         return decision.space
     return target.name if decision.rule == "global" else target.parent.name
+
+
+def _refuse_legacy(decision: Where) -> None:
+    """For now, as the other space writes: a space with legacy data is refused (migrate first), nothing written."""
+    if decision.legacy:
+        raise Refused(f"legacy memory at {decision.legacy[0]}; run memboard space migrate first (nothing written)")
 
 
 def _refuse_while_dreaming() -> None:
@@ -88,6 +119,8 @@ def dream_run(workspace: str | None, scope: str, notes: str | None = None, allow
     """`space dream`: the caller's notes (shape checked) or the verbatim extraction, into dream-notes.md and a byte
     copy in the global home's dreams/."""
     decision = where(workspace, scope)
+    decision.require()
+    _refuse_legacy(decision)
     _refuse_while_dreaming()
     places, space, home = _spots(decision)
     local, utc = _times()
@@ -118,6 +151,8 @@ def archive_run(
     """`space archive`: history beyond --keep and closed research topics to archive/, byte ranges; old dream
     snapshots to archive/dreams/YYYY-MM/. Refused before a dream unless force."""
     decision = where(workspace, scope)
+    decision.require()
+    _refuse_legacy(decision)
     _refuse_while_dreaming()
     places, space, home = _spots(decision)
     now = datetime.now(UTC)
@@ -125,7 +160,16 @@ def archive_run(
 
     def steps() -> cold.Steps:
         made["all"] = cold.archive_steps(
-            space, home, now, keep, skip_history, skip_research, skip_dreams, dream_keep_days, force
+            space,
+            home,
+            now,
+            keep,
+            skip_history,
+            skip_research,
+            skip_dreams,
+            dream_keep_days,
+            force,
+            journal=_journal(places[0], space)[1],
         )
         return made["all"]
 
@@ -141,7 +185,13 @@ def archive_run(
             found.report,
             found.moved,
         )
-        return _plan("space archive", decision, places, archive_only, "archived")
+        plan = _plan("space archive", decision, places, archive_only, "archived")
+        if found.journal:  # written first (local state), so a crash after the archive files leaves it behind
+            before, _old = _journal(places[0], space)
+            after = json.dumps(found.journal, sort_keys=True).encode("utf-8")
+            if after != before:
+                plan.local = [Change.write(_journal_rel(space), before, after)]
+        return plan
 
     def then(_written: Plan[JSON]) -> Callable[[], Plan[JSON]]:
         moved = made["all"].moved

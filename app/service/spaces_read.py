@@ -396,9 +396,9 @@ def _findings(decision: Where, folder: Path | None, info: Ages | None, now: date
             )
         for temp in reads.stray_temps(folder):
             found.append(_finding("stray_temp", temp, f"a temp file a write left behind: {temp.name}", f"rm {temp}"))
-        from ..core.spaces.cold import half_archived_findings  # lazy (spdream's): an archive stopped mid-way
+        from .spaces_dream import half_archived_findings  # lazy (spdream's): an archive stopped mid-way
 
-        found += half_archived_findings(folder)
+        found += half_archived_findings(decision)
     dreaming = skill_dreaming()
     if dreaming is not None:
         lock, pid = dreaming

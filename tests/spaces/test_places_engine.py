@@ -428,3 +428,40 @@ def test_the_base_of_a_plan_in_one_place_is_that_place(tmp_path, home):
     assert places.patch(plan, [project, glob], project_root.resolve()).startswith(
         b"diff --git a/.session-memory/current.md"
     )
+
+
+def test_a_place_keeps_its_newest_revisions_only(tmp_path):
+    (tmp_path / "p").mkdir()
+    project = project_tree(tmp_path / "p")
+    for n in range(revisions.PLACE_KEEP + 8):
+        assert revisions.record_place(project, ".session-memory/current.md", f"# {n}\n".encode())
+    kept = revisions.place_revisions(project, ".session-memory/current.md")
+    assert len(kept) == revisions.PLACE_KEEP and kept[-1] == f"# {revisions.PLACE_KEEP + 7}\n".encode()
+    assert not revisions.record_place(project, ".session-memory/current.md", kept[-1])  # the newest already
+
+
+def test_removing_a_folder_the_plan_does_not_empty_is_refused_with_nothing_written(tmp_path):
+    legacy = tmp_path / "p" / ".codex" / "session-memory"
+    legacy.mkdir(parents=True)
+    (legacy / "current.md").write_bytes(b"# c\n")
+    (legacy / "history.md").write_bytes(b"# h\n")
+    project = project_tree(tmp_path / "p")
+    changes = [
+        Change("delete", ".codex/session-memory/current.md", b"# c\n", None, tree="project"),
+        Change("rmdir", ".codex/session-memory", None, None, tree="project"),
+    ]
+    with pytest.raises(MemboardError, match=r"not empty \(it holds 'history.md'\); nothing written"):
+        run([project], lambda: assemble("tidy", None, [project], changes))
+    assert (legacy / "current.md").read_bytes() == b"# c\n"
+
+
+def test_removing_a_folder_an_earlier_step_writes_in_is_refused(tmp_path):
+    (tmp_path / "p" / ".session-memory").mkdir(parents=True)
+    project = project_tree(tmp_path / "p")
+    changes = [
+        Change.write(".session-memory/current.md", None, b"# c\n", "project"),
+        Change("rmdir", ".session-memory", None, None, tree="project"),
+    ]
+    with pytest.raises(MemboardError, match=r"writes \.session-memory/current\.md in it; nothing written"):
+        run([project], lambda: assemble("odd", None, [project], changes))
+    assert not (tmp_path / "p" / ".session-memory" / "current.md").exists()

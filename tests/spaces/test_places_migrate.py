@@ -380,3 +380,26 @@ def test_legacy_data_the_skills_scripts_wrote_migrates_with_every_files_bytes(cl
     assert moved == {rel: data for rel, data in home_before.items() if rel != "sleep.lock"}
     where = json.loads(cli("space", "where", "--json", "--workspace", str(root), use_root=False).out)
     assert where["exists"] is True and where["legacy"] == []
+
+
+def test_a_linked_agent_folder_without_session_memory_is_no_legacy_folder(cli, tmp_path):
+    elsewhere = tmp_path / "dotfiles" / "claude"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "settings.json").write_bytes(b"{}\n")
+    root = project(tmp_path, {".codex/session-memory/current.md": b"# c\n"})
+    (root / ".claude").symlink_to(elsewhere)
+    res = cli("space", "migrate", "--workspace", str(root), use_root=False)
+    assert res.code == 0, res.err
+    assert (root / ".session-memory/current.md").read_bytes() == b"# c\n"
+    assert (root / ".claude").is_symlink() and files(elsewhere) == {"settings.json": b"{}\n"}
+
+
+def test_legacy_memory_reached_through_a_linked_agent_folder_is_refused(cli, tmp_path):
+    elsewhere = tmp_path / "dotfiles" / "codex"
+    put(elsewhere, {"session-memory/current.md": b"# theirs\n"})
+    root = project(tmp_path, {})
+    (root / ".codex").symlink_to(elsewhere)
+    res = cli("space", "migrate", "--workspace", str(root), use_root=False)
+    assert res.code == 1 and "symlink" in res.err and len(res.err.strip().splitlines()) == 1
+    assert files(elsewhere) == {"session-memory/current.md": b"# theirs\n"}
+    assert not (root / ".session-memory").exists()

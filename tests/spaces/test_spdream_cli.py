@@ -238,3 +238,70 @@ def test_the_global_space_archives_in_the_home(cli, tmp_path: Path, homes: Path)
     assert done.code == 0, done.err
     assert tree(tmp_path / "base") == preview
     assert (homes / "global/archive/history-archive.md").exists()
+
+
+def test_an_entry_kept_equal_to_the_archives_last_is_not_taken_for_a_half_done_move(cli, tmp_path: Path) -> None:
+    same = "\ufeff# 会话记忆历史\r\n\r\n" + entry(1) + entry(1)
+    p = project(tmp_path, {"history.md": same, "dream-notes.md": DREAMT})
+    for _ in range(2):
+        done = space(cli, "archive", "--workspace", str(p), "--keep", "1")
+        assert done.code == 0, done.err
+        check = json.loads(space(cli, "check", "--workspace", str(p), "--json").out)
+        assert "half_archived" not in [f["kind"] for f in check["findings"]]
+    mem = p / ".session-memory"
+    assert (mem / "history.md").read_bytes() == ("\ufeff# 会话记忆历史\r\n\r\n" + entry(1)).encode()
+    assert (mem / "archive/history-archive.md").read_bytes().count(entry(1).encode()) == 1
+
+
+SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB"
+
+
+def test_dream_refuses_a_secret_unless_allowed_and_a_space_with_legacy_data(cli, tmp_path: Path) -> None:
+    p = project(tmp_path, {"current.md": CURRENT})
+    notes = f"## 判断准则\n- token {SECRET}\n"
+    refused = space(cli, "dream", "--workspace", str(p), "--from", "-", input=notes)
+    assert refused.code == 1 and SECRET not in refused.err
+    assert not (p / ".session-memory/dream-notes.md").exists()
+    allowed = space(cli, "dream", "--workspace", str(p), "--from", "-", "--allow-secrets", input=notes)
+    assert allowed.code == 0, allowed.err
+    (p / ".codex/session-memory").mkdir(parents=True)
+    (p / ".codex/session-memory/history.md").write_text("# h\n")
+    before = tree(tmp_path / "base")
+    for args in (["dream"], ["archive", "--force"]):
+        legacy = space(cli, *args, "--workspace", str(p))
+        assert legacy.code == 1 and "space migrate" in legacy.err
+    assert tree(tmp_path / "base") == before
+
+
+def test_a_routed_space_is_labelled_by_its_name_and_patched_from_the_project_root(cli, tmp_path: Path) -> None:
+    p = project(tmp_path, {"config.toml": '[spaces]\n"inner space" = "research/deep"\n'})
+    inner = p / "research/deep"
+    (inner / ".session-memory").mkdir(parents=True)
+    (inner / ".session-memory/current.md").write_text("# 会话记忆\n\n## 未决问题\n- 为什么慢\n")
+    preview = applied_preview(cli, tmp_path, "dream", "--workspace", str(inner))
+    done = space(cli, "dream", "--workspace", str(inner), "--json")
+    assert done.code == 0, done.err
+    assert tree(tmp_path / "base") == preview
+    result = json.loads(done.out)
+    assert result["base"] == str(tmp_path / "base")
+    assert Path(result["snapshot"]).name.startswith("20261202T") and "-inner-space-" in result["snapshot"]
+    assert (inner / ".session-memory/dream-notes.md").exists() and not (p / ".session-memory/dream-notes.md").exists()
+
+
+def test_the_preview_lists_the_candidates_left_out(cli, tmp_path: Path) -> None:
+    items = "".join(f"- step {n}\n" for n in range(5))
+    p = project(tmp_path, {"current.md": f"# 会话记忆\n\n## 未决问题\n{items}"})
+    shown = space(cli, "dream", "--workspace", str(p), "--dry-run")
+    assert shown.code == 0
+    assert "left out of 预警信号 (more than 3): step 3" in shown.err and "step 4" in shown.err
+    assert "+- step 2\n" in shown.out and "+- step 3\n" not in shown.out
+
+
+def test_the_global_space_dreams_in_the_home(cli, tmp_path: Path, homes: Path) -> None:
+    (homes / "global").mkdir()
+    (homes / "global/current.md").write_bytes(CURRENT.encode())
+    done = space(cli, "dream", "--scope", "global", "--json")
+    assert done.code == 0, done.err
+    result = json.loads(done.out)
+    assert result["base"] == str(homes) and "-global-" in Path(result["snapshot"]).name
+    assert (homes / "global/dream-notes.md").read_bytes() == Path(result["snapshot"]).read_bytes()

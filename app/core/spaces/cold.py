@@ -11,6 +11,7 @@ what the next run's `finish_plan` does).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -66,6 +67,8 @@ class Steps:
     report: list[str] = field(default_factory=list)
     # an archive's ranges out of each source (a half-done move's, then this one's): what finish_steps removes
     moved: dict[str, list[str]] = field(default_factory=dict)
+    # what an archive's journal records of each source it moves from (see journal_pending), written before it
+    journal: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def add(self, spot: Spot, name: str, before: bytes | None, after: bytes) -> None:
         """Write after to name in spot's folder (a create or a modify), unless it holds those bytes already."""
@@ -96,19 +99,46 @@ class SourceMove:
     kept: int
 
 
-def _source_moves(spot: Spot, source: str, keep: int | None) -> SourceMove | None:
-    """What an archive does to one source (keep: history's --keep; None: research's closed topics); None when
-    the source is absent."""
+def text_sha(data: str) -> str:
+    """The SHA-256 of a decoded file's bytes (hex): how an archive's journal names the files it wrote."""
+    return hashlib.sha256(encode(data)).hexdigest()
+
+
+def journal_pending(record: Mapping[str, Any] | None, doc: Document, archive: str | None) -> list[str]:
+    """The ranges a half-done archive left in a source (the archive file written, the source not yet): what the
+    journal of that archive names (the archive file's tail of `count` entries, the archive still holding the
+    bytes it wrote, the source not the one it would have written), when the source still holds them all; []
+    otherwise. Without a journal nothing is taken for half-done: an entry kept in the source that equals the
+    archive's last one is two entries, not one move."""
+    if not record or archive is None:
+        return []
+    try:
+        count, archive_sha, after_sha = int(record["count"]), str(record["archive_sha"]), str(record["after_sha"])
+    except (KeyError, TypeError, ValueError):
+        return []
+    if count <= 0 or text_sha(archive) != archive_sha or text_sha(doc.text) == after_sha:
+        return []
+    tail = [e.text for e in parse(archive).entries[-count:]]
+    if len(tail) != count or A.remove_ranges(doc, tail) is None:
+        return []
+    return tail
+
+
+def _source_moves(
+    spot: Spot, source: str, keep: int | None, record: Mapping[str, Any] | None = None
+) -> SourceMove | None:
+    """What an archive does to one source (keep: history's --keep; None: research's closed topics; record: the
+    journal of the last archive of it); None when the source is absent."""
     text = _text(spot, source)
     if text is None:
         return None
     doc = parse(text)
     old_archive = _text(spot, A.ARCHIVES[source])
-    pending = [e.text for e in A.half_archived(doc, old_archive)] if old_archive is not None else []
+    pending = journal_pending(record, doc, old_archive)
     rest = doc
     if pending:
         removed = A.remove_ranges(doc, pending)
-        assert removed is not None  # (half_archived found them there)
+        assert removed is not None  # (journal_pending found them there)
         rest = parse(removed)
     indexes = A.history_moving(rest, keep) if keep is not None else A.research_moving(rest)
     move = A.plan_move(source, rest, indexes, old_archive)
@@ -143,6 +173,7 @@ def archive_steps(
     skip_dreams: bool = False,
     dream_keep_days: int = A.DEFAULT_DREAM_KEEP_DAYS,
     force: bool = False,
+    journal: Mapping[str, Any] | None = None,
 ) -> Steps:
     """Every step of an archive: archive files (old bytes + moved ranges), then the sources (preamble + kept
     ranges, pending ranges of a half-done move removed too), then the dream snapshots' moves. Refused when an
@@ -157,7 +188,7 @@ def archive_steps(
         sources.append((A.RESEARCH, None))
     planned: list[tuple[str, SourceMove]] = []
     for source, keep_n in sources:
-        found = _source_moves(space, source, keep_n)
+        found = _source_moves(space, source, keep_n, (journal or {}).get(source))
         key = source.removesuffix(".md")
         if found is None:
             steps.result[key] = None
@@ -189,6 +220,12 @@ def archive_steps(
         planned.append((source, found))
         if found.pending or found.moved:
             steps.moved[source] = found.pending + [e.text for e in found.moved]
+            if found.archive_after is not None:
+                steps.journal[source] = {
+                    "count": len(steps.moved[source]),
+                    "archive_sha": text_sha(found.archive_after),
+                    "after_sha": text_sha(found.after),
+                }
     for source, found in planned:  # the archive files first
         if found.archive_after is not None:
             before = None if found.archive_before is None else encode(found.archive_before)
@@ -231,23 +268,21 @@ def finish_steps(space: Spot, moved: Mapping[str, Sequence[str]]) -> Steps:
     return steps
 
 
-def half_archived_findings(folder: Path) -> list[dict[str, str]]:
-    """`space check`'s `half_archived` findings for the space folder: a source still holding ranges its archive
-    file's tail holds (a crash between an archive's two writes); read only."""
+def half_archived_findings(space: Spot, journal: Mapping[str, Any] | None) -> list[dict[str, str]]:
+    """`space check`'s `half_archived` findings: a source still holding the ranges the last archive (its journal)
+    wrote to its archive file's tail (a crash between an archive's two writes); read only."""
     out = []
     for source in (A.HISTORY, A.RESEARCH):
-        try:
-            text = decode((folder / source).read_bytes())
-            old = decode((folder / A.ARCHIVES[source]).read_bytes())
-        except OSError:
+        text = _text(space, source)
+        if text is None:
             continue
-        pending = A.half_archived(text, old)
-        if pending:
+        left = journal_pending((journal or {}).get(source), parse(text), _text(space, A.ARCHIVES[source]))
+        if left:
             out.append(
                 {
                     "kind": "half_archived",
-                    "path": str(folder / source),
-                    "message": f"{len(pending)} entries of {source} are also at the end of {A.ARCHIVES[source]}"
+                    "path": str(space.place.abs(space.rel(source))),
+                    "message": f"{len(left)} entries of {source} are also at the end of {A.ARCHIVES[source]}"
                     " (an archive stopped between its writes)",
                     "fix": "memboard space archive (finishes it)",
                 }

@@ -106,7 +106,7 @@ class Migration:
                         data = place.abs(rel).read_bytes()
                     except FileNotFoundError:
                         data = None
-                    except OSError:
+                    except (OSError, MemboardError):  # unreadable, or reached through a symlink since
                         return False
                 if data is not None:
                     found[data] += 1
@@ -124,7 +124,7 @@ class Migration:
                 try:
                     if place.abs(rel).read_bytes() != data:
                         return False
-                except OSError:
+                except (OSError, MemboardError):
                     return False
             return True
 
@@ -274,9 +274,10 @@ def _legacy_folders(project: Place, contexts: Sequence[str]) -> list[tuple[str, 
         at = f"{context.strip('/')}/" if context.strip("/") else ""
         for legacy in LEGACY_FOLDERS:
             folder = f"{at}{legacy}/{LEGACY_NAME}"
-            path = project.abs(folder)
-            if path.is_dir():
-                out.append((at, legacy.lstrip("."), folder))
+            if not os.path.isdir(project.real / folder):
+                continue  # (a `.claude` linked elsewhere without session memory in it is no legacy folder)
+            project.abs(folder)  # legacy memory reached through a symlink: refused in one line, never followed
+            out.append((at, legacy.lstrip("."), folder))
     return out
 
 

@@ -14,7 +14,13 @@ from typing import Any
 
 from ..core.errors import UsageError
 from .entry import err
-from .output import dump
+
+
+def dump(value: object) -> None:
+    """Print JSON as memboard prints it (service.output.dumps's form, without loading the plan and result types)."""
+    import json
+
+    print(json.dumps(value, ensure_ascii=False, indent=2))
 
 
 def _workspace(args: argparse.Namespace) -> str | None:

@@ -8,16 +8,14 @@ write nothing anywhere but memboard's own record of known spaces in local state 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from ..core import config
 from ..core.errors import Refused, UsageError
 from ..core.formats import clock
 from ..core.spaces import known as known_mod
-from ..core.spaces import reads
 from ..core.spaces.resolve import (
     Where,
     holds_memory,
@@ -35,13 +33,14 @@ INIT_LINE = "no session memory at {target}; memboard space init creates one"
 LEGACY_LINE = "legacy memory at {folder}; memboard space migrate moves it"
 
 
-@dataclass
 class Read:
     """A read's answer: its JSON-able result, the lines for stderr (warnings, the refusal) and the exit code."""
 
-    result: Any
-    notes: list[str] = field(default_factory=list)
-    code: int = 0
+    def __init__(self, result: Any, notes: list[str] | None = None, code: int = 0):
+        """A result with its stderr lines and exit code."""
+        self.result = result
+        self.notes = [] if notes is None else notes
+        self.code = code
 
 
 def _now() -> datetime:
@@ -78,7 +77,7 @@ def _folder(decision: Where) -> tuple[Path, bool]:
 
 def _fmt(when: datetime | None) -> str | None:
     """A time as `YYYY-MM-DD HH:MM` (None stays None)."""
-    return None if when is None else when.strftime(reads.TIME_FORMAT)
+    return None if when is None else when.strftime(clock.FORMAT)
 
 
 # -- restore ------------------------------------------------------------------------------------------------------
@@ -91,27 +90,29 @@ def _file(path: Path, text: str | None, entries: Any = None) -> JSON | None:
     return {"path": str(path), "text": text, "entries": entries}
 
 
+def _entries_file(path: Path, keep: str) -> JSON | None:
+    """restore's F object of a history.md / research.md (entries: how many its text holds); None when absent."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
+    data = reads.read_bytes(path)
+    if data is None:
+        return None
+    text, count = reads.newest(data, keep)
+    return _file(path, text, count)
+
+
 def restore(workspace: str | None, scope: str, history: str = "all", research: bool = False) -> Read:
     """`space restore`: the hot layer's texts, Last Updated and staleness; Refused when there is no space."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
     decision = where(workspace, scope)
     folder, legacy = _folder(decision)
     notes = [LEGACY_LINE.format(folder=folder)] if legacy else []
     current_path = folder / reads.CURRENT
     current = reads.read_text(current_path)
-    hist_path = folder / reads.HISTORY
-    hist_doc = reads.document(hist_path)
-    hist = None
-    if hist_doc is not None:
-        text, chosen = reads.newest(hist_doc, history)
-        hist = _file(hist_path, text, [reads.entry_json(e) for e in chosen])
+    hist = _entries_file(folder / reads.HISTORY, history)
     dream_path = folder / reads.DREAM
-    research_json = None
-    if research:
-        res_path = folder / reads.RESEARCH
-        res_doc = reads.document(res_path)
-        if res_doc is not None:
-            text, chosen = reads.newest(res_doc, "all")
-            research_json = _file(res_path, text, [reads.entry_json(e) for e in chosen])
+    research_json = _entries_file(folder / reads.RESEARCH, "all") if research else None
     stamp = None if current is None else reads.last_updated(current)
     when = reads.parse_time(stamp) or reads.mtime(current_path) or _newest_mtime(folder)
     days = _stale_days()
@@ -137,6 +138,8 @@ def restore(workspace: str | None, scope: str, history: str = "all", research: b
 
 def _newest_mtime(folder: Path) -> datetime | None:
     """The newest modification time of a space's memory files (None when it has none)."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
     times = [t for t in (reads.mtime(folder / n) for n in reads.HOT + (reads.RESEARCH,)) if t is not None]
     return max(times) if times else None
 
@@ -162,6 +165,8 @@ def search(
     all_spaces: bool = False,
 ) -> Read:
     """`space search`: the matching lines of one space (or, all_spaces, of the project's and every known one)."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
     if not query:
         raise UsageError("the query is empty")
     if len(query) > MAX_QUERY:
@@ -232,8 +237,7 @@ def skill_dreaming() -> tuple[Path, int] | None:
     return None
 
 
-@dataclass(frozen=True)
-class Ages:
+class Ages(NamedTuple):
     """What list and check read of a space folder: times, counts and the due states."""
 
     current_time: datetime | None
@@ -248,6 +252,8 @@ class Ages:
 
 def ages(folder: Path) -> Ages:
     """Times, counts and due states of a space folder's files."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
     current_path = folder / reads.CURRENT
     current = reads.read_text(current_path)
     stamp = None if current is None else reads.last_updated(current)
@@ -285,6 +291,8 @@ def ages(folder: Path) -> Ages:
 
 def _findings(decision: Where, folder: Path | None, info: Ages | None, now: datetime) -> list[JSON]:
     """check's findings for a resolved space (folder: where its memory is read, None when it has none)."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
     found: list[JSON] = []
     for route in decision.routes:
         if not route.root.is_dir():
@@ -364,6 +372,8 @@ def _findings(decision: Where, folder: Path | None, info: Ages | None, now: date
 
 def check(workspace: str | None, scope: str, events: list[str], stale_minutes: int = 180) -> Read:
     """`space check`: the skill's checkpoint decision (INIT_FIRST exits 1) and the findings."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
     decision = where(workspace, scope)
     chosen = sorted(set(events))
     now = _now()
@@ -417,6 +427,8 @@ def check(workspace: str | None, scope: str, events: list[str], stale_minutes: i
 
 def _age(since: datetime | None, now: datetime) -> int | None:
     """Minutes from since to now, None when since is."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
     return reads.minutes(since, now)
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from memboard.core.spaces import entries
+
 HISTORY = (
     "\ufeff# 会话记忆历史\r\n"
     "\r\n"
@@ -96,29 +98,45 @@ def test_restore_json_texts_are_the_files_bom_removed_line_ends_kept(cli, tmp_pa
     assert got["current"]["text"] == CURRENT and got["current"]["path"] == str(p / ".session-memory" / "current.md")
     assert got["history"]["text"] == HISTORY.removeprefix("\ufeff")
     assert got["dream_notes"] is None and got["research"] is None
-    data = (p / ".session-memory" / "history.md").read_bytes()
-    heads = [e["heading"] for e in got["history"]["entries"]]
-    assert heads == [
-        "2026-05-01 10:00 [context: main]",
-        "2026-05-02 11:00 [context: main]",
-        "2026-05-03 12:00 [context: main]",
-    ]
-    for entry in got["history"]["entries"]:
-        assert data[entry["start"] : entry["end"]].decode("utf-8").startswith("### " + entry["heading"])
+    assert got["history"]["entries"] == 3 and got["current"]["entries"] is None
 
 
 @pytest.mark.parametrize(("keep", "count"), [("1", 1), ("2", 2), ("0", 0), ("none", 0), ("9", 3)])
 def test_restore_history_n_is_the_preamble_and_the_newest_n_byte_ranges(cli, tmp_path, keep, count):
     p = project(tmp_path)
     got = json.loads(space(cli, "restore", "--json", "--history", keep, "--workspace", str(p)).out)
-    data = (p / ".session-memory" / "history.md").read_bytes()
-    entries = got["history"]["entries"]
-    assert len(entries) == count
-    preamble = data[3 : data.index(b"### 2026-05-01 10:00")]
-    expected = preamble + b"".join(data[e["start"] : e["end"]] for e in entries)
+    doc = entries.parse_bytes((p / ".session-memory" / "history.md").read_bytes())
+    assert got["history"]["entries"] == count
+    expected = doc.preamble.encode("utf-8")[3:] + b"".join(
+        e.data for e in doc.entries[len(doc.entries) - count :][:count]
+    )
     assert got["history"]["text"].encode("utf-8") == expected
-    if count:
-        assert entries[-1]["end"] == len(data)
+
+
+TRICKY = [
+    "",
+    "no entries at all\n",
+    "### 2026-01-01 00:00 first line is an entry",
+    "\ufeff### 2026-01-01 00:00 a BOM then an entry\r\n- a\r\n### 2026-01-02 00:00 b\r\n",
+    "# p\n   ```\n### 2026-01-01 00:00 fenced\n   ```\n### 2026-01-02 00:00 real\n~~~~\n### x\n~~~\n### y\n~~~~\n",
+    "# p\n### YYYY-MM-DD HH:MM template\n- x\n### 2026-01-01 00:00 a\n````\n```\n### in\n````\n### 2026-01-03 b",
+    "# p\n    ```\n### 2026-01-01 00:00 four spaces: no fence\n``` x ` y\n### 2026-01-02 00:00 after\n",
+    "# p\n\ufeff### not first\n### 2026-01-01 00:00 a\n\xff\n",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_restore_history_ranges_are_the_entry_parsers(cli, tmp_path, text):
+    data = text.encode("utf-8", "surrogateescape").replace("\xff".encode(), b"\xff")
+    p = project(tmp_path, files={"current.md": "# c\n", "history.md": data})
+    doc = entries.parse_bytes(data)
+    for keep in ("all", "1", "2", "none"):
+        got = json.loads(space(cli, "restore", "--json", "--history", keep, "--workspace", str(p)).out)["history"]
+        count = len(doc.entries) if keep == "all" else 0 if keep == "none" else min(int(keep), len(doc.entries))
+        chosen = doc.entries[len(doc.entries) - count :] if count else ()
+        expected = (doc.preamble + "".join(e.text for e in chosen)).removeprefix("\ufeff")
+        assert got["entries"] == count
+        assert got["text"] == expected.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def test_restore_text_prints_each_file_under_its_name_research_only_when_asked(cli, tmp_path):

@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from ..formats.text import BOM
 from . import entries as entries_mod
@@ -37,6 +37,7 @@ _LAST_UPDATED = re.compile(
 )
 _GENERATED_AT = re.compile(r"^- Generated At\s*[:：]\s*(\S+)")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_RELEVANT = re.compile(r"^\ufeff?(?:### | {0,3}(?:```|~~~))", re.MULTILINE)  # the lines entries.boundaries reads
 
 
 def read_text(path: Path) -> str | None:
@@ -124,35 +125,43 @@ def document(path: Path) -> Document | None:
     return None if data is None else entries_mod.parse_bytes(data)
 
 
-def newest(doc: Document, keep: str) -> tuple[str, tuple[Entry, ...]]:
-    """restore's history text for `--history all|none|N` (a BOM removed) and the entries it holds."""
-    if keep == "all":
-        chosen = doc.entries
-    elif keep == "none":
-        chosen = ()
-    else:
-        count = int(keep)
-        chosen = doc.entries[len(doc.entries) - count :] if count else ()
-    text = doc.join(chosen)
-    return (text[len(BOM) :] if text.startswith(BOM) else text), chosen
+def entry_starts(text: str) -> list[int]:
+    """Where each entry of a decoded history.md / research.md starts, as entries.parse splits it (its boundary
+    rule, entries.boundaries, run on the only lines that can matter: `### ` lines and fence lines, found by one
+    regular expression instead of splitting a megabyte into lines)."""
+    offsets: list[int] = []
+    lines: list[str] = []
+    for found in _RELEVANT.finditer(text):
+        start = found.start()
+        if start and text.startswith(BOM, start):
+            continue  # only the file's first line may start with a BOM; elsewhere the line is plain text
+        end = text.find("\n", start)
+        offsets.append(start)
+        lines.append(text[start : len(text) if end < 0 else end + 1])
+    bom = len(BOM) if text.startswith(BOM) else 0
+    return [offsets[i] + (bom if offsets[i] == 0 else 0) for i in entries_mod.boundaries(lines)]
 
 
-def entry_json(entry: Entry) -> dict[str, object]:
-    """An entry in restore's JSON: its heading, time, context and byte range in the file."""
-    return {
-        "heading": entry.heading,
-        "time": entry.time,
-        "context": entry.context,
-        "start": entry.byte_start,
-        "end": entry.byte_end,
-    }
+def newest(data: bytes, keep: str) -> tuple[str, int]:
+    """restore's text of a history.md / research.md for `--history all|none|N`: the preamble and the newest N
+    entries, byte ranges untouched (a BOM removed, undecodable bytes replaced), and how many entries it holds."""
+    text = data.decode("utf-8", "surrogateescape")
+    starts = entry_starts(text)
+    count = len(starts) if keep == "all" else 0 if keep == "none" else min(int(keep), len(starts))
+    preamble_end = starts[0] if starts else len(text)
+    chosen = text[:preamble_end] + (text[starts[len(starts) - count] :] if count else "")
+    if chosen.startswith(BOM):
+        chosen = chosen[len(BOM) :]
+    try:
+        return chosen.encode("utf-8").decode("utf-8"), count
+    except UnicodeEncodeError:  # undecodable bytes (lone surrogates here): shown replaced
+        return chosen.encode("utf-8", "surrogateescape").decode("utf-8", "replace"), count
 
 
 # -- research topics ----------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Topic:
+class Topic(NamedTuple):
     """A research topic: the entries sharing work context and 研究主题, in file order."""
 
     context: str
@@ -177,8 +186,7 @@ def topics(doc: Document) -> list[Topic]:
 # -- search -------------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """One matching line: the file relative to the space folder, its layer, line number (the skill's count),
     the line stripped, and the entry heading or `## ` section it is in."""
 

@@ -532,9 +532,9 @@ def space_list() -> Read:
             flags.append("dream-due")
         if info.archive_due:
             flags.append("archive-due")
-        from ..core.spaces.cold import half_archived_findings  # lazy (spdream's): an archive stopped mid-way
+        from .spaces_dream import half_archived_findings  # lazy (spdream's): an archive stopped mid-way
 
-        if half_archived_findings(folder):
+        if half_archived_findings(decision):
             flags.append("half-archived")
         items.append(item)
     return Read(items)

@@ -506,23 +506,23 @@ def test_list_of_nothing_is_empty(cli):
 
 
 def test_check_and_list_report_half_archived(cli, tmp_path):
-    e1 = "### 2026-05-01 10:00 [context: main]\n- a：1\n\n"
-    e2 = "### 2026-05-02 10:00 [context: main]\n- b：2\n"
+    entries_text = "".join(f"### 2026-05-0{i} 10:00 [context: main]\n- a：{i}\n\n" for i in (1, 2))
+    dream = "# Dream Notes\n- Last Updated: 2026-05-05 10:00\n"
     p = project(
-        tmp_path,
-        files={
-            "current.md": CURRENT,
-            "history.md": "# h\n\n" + e1 + e2,
-            "archive/history-archive.md": "# 会话记忆历史归档\n\n" + e1,
-        },
+        tmp_path, files={"current.md": CURRENT, "history.md": "# h\n\n" + entries_text, "dream-notes.md": dream}
     )
+    crashed = cli(
+        "space", "archive", "--workspace", str(p), "--keep", "1", use_root=False, env={"FAULT_AFTER_STEP": "1"}
+    )  # the archive file written, the source not yet
+    assert crashed.code == 1
     _, got, _ = check(cli, p)
     found = [f for f in got["findings"] if f["kind"] == "half_archived"]
     assert [f["path"] for f in found] == [str(p / ".session-memory" / "history.md")]
     assert "half-archived" in json.loads(space(cli, "list", "--json").out)[0]["flags"]
-    (p / ".session-memory" / "history.md").write_text("# h\n\n" + e2, encoding="utf-8")
+    assert space(cli, "archive", "--workspace", str(p), "--keep", "1").code == 0
     _, got, _ = check(cli, p)
     assert "half_archived" not in kinds(got)
+    assert "half-archived" not in json.loads(space(cli, "list", "--json").out)[0]["flags"]
 
 
 def test_check_reports_half_migrated_legacy_files(cli, tmp_path):

@@ -181,11 +181,14 @@ def search(
     spaces: list[tuple[str, Path]] = [(str(decision.require()), folder)]
     if all_spaces:
         seen = {spaces[0][0]}
-        targets = [*project_spaces(decision), *(k.target for k in known_mod.known())]
-        for target in targets:
+        candidates: list[tuple[Path, known_mod.Known | None]] = [(t, None) for t in project_spaces(decision)]
+        candidates += [(k.target, k) for k in known_mod.known()]
+        for target, known in candidates:
             if str(target) in seen:
                 continue
             seen.add(str(target))
+            if known is not None and known.resolve().problem is not None:
+                continue  # a project whose config.toml is invalid: nothing of it is read
             found = _memory_of(target)
             if found is not None:
                 spaces.append((str(target), found))
@@ -215,7 +218,7 @@ def _finding(kind: str, path: Path | str, message: str, fix: str) -> JSON:
 
 
 def skill_dreaming() -> tuple[Path, int] | None:
-    """A sleep.lock of the skill naming a live process (or a fresh one with no pid yet): (lock, pid)."""
+    """A sleep.lock of the skill (global home, then the legacy homes) naming a live process: (lock, pid)."""
     for folder in (memory_home(), *(home for _, home in legacy_homes())):
         lock = folder / "sleep.lock"
         try:

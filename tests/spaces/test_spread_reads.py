@@ -561,3 +561,12 @@ def test_a_folder_without_memory_is_not_remembered(cli, tmp_path):
     assert space(cli, "where", "--workspace", str(tmp_path / "empty")).code == 0
     assert space(cli, "restore", "--workspace", str(tmp_path / "empty")).code == 1
     assert json.loads(space(cli, "list", "--json").out) == []
+
+
+def test_search_all_spaces_reads_nothing_of_a_project_whose_config_is_invalid(cli, tmp_path):
+    p = project(tmp_path)
+    broken = project(tmp_path, "broken", {"history.md": "broken needle\n"})
+    assert space(cli, "where", "--workspace", str(broken)).code == 0  # known while its config was fine
+    (broken / ".session-memory" / "config.toml").write_text("[spaces\n", encoding="utf-8")
+    every = json.loads(space(cli, "search", "needle", "--json", "--all-spaces", "--workspace", str(p)).out)
+    assert every and {h["space"] for h in every} == {str(p / ".session-memory")}

@@ -331,10 +331,8 @@ def half_migrated(decision: Where) -> list[JSON]:
     return found
 
 
-def _findings(decision: Where, folder: Path | None, info: Ages | None, now: datetime) -> list[JSON]:
-    """check's findings for a resolved space (folder: where its memory is read, None when it has none)."""
-    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
-
+def _route_findings(decision: Where) -> list[JSON]:
+    """route_missing_dir and route_shadowed_by_git for each route of where's project."""
     found: list[JSON] = []
     for route in decision.routes:
         if not route.root.is_dir():
@@ -356,6 +354,14 @@ def _findings(decision: Where, folder: Path | None, info: Ages | None, now: date
                     f"remove the route from {decision.config}, or use --scope workspace there",
                 )
             )
+    return found
+
+
+def _findings(decision: Where, folder: Path | None, info: Ages | None, now: datetime) -> list[JSON]:
+    """check's findings for a resolved space (folder: where its memory is read, None when it has none)."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
+    found = _route_findings(decision)
     for legacy in decision.legacy:
         found.append(
             _finding(

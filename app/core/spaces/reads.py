@@ -145,7 +145,10 @@ def newest(data: bytes, keep: str) -> tuple[str, int]:
     starts = entry_starts(text)
     count = len(starts) if keep == "all" else 0 if keep == "none" else min(int(keep), len(starts))
     preamble_end = starts[0] if starts else len(text)
-    chosen = text[:preamble_end] + (text[starts[len(starts) - count] :] if count else "")
+    if count == len(starts):
+        chosen = text  # (all of it: no copy of a megabyte)
+    else:
+        chosen = text[:preamble_end] + (text[starts[len(starts) - count] :] if count else "")
     if chosen.startswith(BOM):
         chosen = chosen[len(BOM) :]
     if clean:

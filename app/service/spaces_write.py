@@ -375,13 +375,15 @@ def run_write(
     (built again when a file it changes changed meanwhile: another writer's appended entries are kept, and
     memboard's go after them). Legacy data is migrated first in the same plan (space migrate's steps), and the
     command's own steps build on the bytes the migration leaves. The plan and the places, for the preview."""
-    from .spaces_migrate import migration_of  # lazy: as the engine
+    from .spaces_migrate import migration_of, refuse_while_dreaming  # lazy: as the engine
 
     places, _ = migration_of(where)
     own = _own(where, places)
 
     def make() -> Plan[dict[str, Any]]:
         migration = migration_of(where)[1]
+        if not migration.empty:  # moving the legacy files while the skill's dream reads them: as space migrate
+            refuse_while_dreaming()
         space = build(lambda rel: migration.after(own, rel))
         if not migration.empty:
             space.result["migrated"] = len(migration.steps)

@@ -209,7 +209,7 @@ def save_plan(where: Where, request: SaveRequest, read: Reader | None = None) ->
     stamp = _stamp()
     final = old if unchanged and old is not None else cur.set_last_updated(new, stamp)
     displaced = [] if unchanged else cur.displaced_lines(old or "", final)
-    context = (request.context or "").strip() or default_context(where)
+    context = (request.context or default_context(where)).strip()  # (the skill: a given --context, stripped)
     entry = cur.history_entry(
         old or "", displaced, stamp=stamp, context=context, reason=request.reason, caller_entry=caller_entry
     )
@@ -318,7 +318,7 @@ def research_plan(where: Where, request: ResearchRequest, read: Reader | None = 
     rel = rel_of(where, RESEARCH)
     before = read(rel)
     old = templates.RESEARCH if before is None else decode(before, rel)
-    context = (request.context or "").strip() or default_context(where)
+    context = (request.context or default_context(where)).strip()  # (the skill: a given --context, stripped)
     entry = res.research_entry(
         stamp=_stamp(),
         context=context,

@@ -534,3 +534,12 @@ def test_a_save_that_would_migrate_is_refused_while_the_skill_dreams_and_one_tha
     assert (p / ".codex" / "session-memory" / "current.md").exists() and not (p / ".session-memory").exists()
     q = project(tmp_path / "other")
     assert cli("space", "init", "--workspace", str(q), use_root=False).code == 0
+
+
+def test_a_given_context_is_taken_stripped_as_the_skill_takes_it(cli, tmp_path):
+    p = project(tmp_path)
+    code, patch, _ = dry(
+        cli, "research-save", "--workspace", str(p), "--topic", "t", "--conclusion", "c", "--work-context", "  fork-1 "
+    )
+    assert code == 0
+    assert b"+### 2026-06-01 09:30 [context: fork-1]\n" in patch

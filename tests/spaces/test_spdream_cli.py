@@ -337,3 +337,14 @@ def test_the_global_space_dreams_in_the_home(cli, tmp_path: Path, homes: Path) -
     result = json.loads(done.out)
     assert result["base"] == str(homes) and "-global-" in Path(result["snapshot"]).name
     assert (homes / "global/dream-notes.md").read_bytes() == Path(result["snapshot"]).read_bytes()
+
+
+def test_the_global_space_with_legacy_data_migrates_it_first(cli, tmp_path: Path, homes: Path) -> None:
+    legacy = tmp_path / "codexhome/session-memory/global"
+    legacy.mkdir(parents=True)
+    (legacy / "current.md").write_bytes(CURRENT.encode())
+    done = space(cli, "dream", "--scope", "global", "--json")
+    assert done.code == 0, done.err
+    result = json.loads(done.out)
+    assert (homes / "global/current.md").read_bytes() == CURRENT.encode() and not legacy.exists()
+    assert (homes / "global/dream-notes.md").read_bytes() == Path(result["snapshot"]).read_bytes()

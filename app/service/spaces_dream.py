@@ -192,6 +192,28 @@ def dream_run(workspace: str | None, scope: str, notes: str | None = None, allow
     return Run("space dream", decision, places, build)
 
 
+def _finisher(decision: Where, made: dict[str, cold.Steps]) -> Callable[[Plan[JSON]], Callable[[], Plan[JSON]]]:
+    """The build of an archive's second plan, once its first is written: the sources without the moved ranges."""
+
+    def then(_written: Plan[JSON]) -> Callable[[], Plan[JSON]]:
+        moved = made["all"].moved
+
+        def finish() -> Plan[JSON]:
+            spaces = _spots(decision)
+            try:
+                fin = cold.finish_steps(spaces.space, moved)
+            except Refused as exc:
+                raise Incomplete(
+                    f"space archive incomplete: {exc}; memboard space check reports half_archived, and the next "
+                    "memboard space archive finishes it"
+                ) from None
+            return _plan("space archive", decision, spaces.places[:1], fin, "archived")
+
+        return finish
+
+    return then
+
+
 def archive_run(
     workspace: str | None,
     scope: str,
@@ -259,23 +281,7 @@ def archive_run(
                 plan.local = [Change.write(_journal_rel(space), before, after)]
         return plan
 
-    def then(_written: Plan[JSON]) -> Callable[[], Plan[JSON]]:
-        moved = made["all"].moved
-
-        def finish() -> Plan[JSON]:
-            spaces = _spots(decision)
-            try:
-                fin = cold.finish_steps(spaces.space, moved)
-            except Refused as exc:
-                raise Incomplete(
-                    f"space archive incomplete: {exc}; memboard space check reports half_archived, and the next "
-                    "memboard space archive finishes it"
-                ) from None
-            return _plan("space archive", decision, spaces.places[:1], fin, "archived")
-
-        return finish
-
-    job = Run("space archive", decision, places, build, first, then, made)
+    job = Run("space archive", decision, places, build, first, _finisher(decision, made), made)
     job.migrate = None if _spots(decision).migration.empty else migrate
     return job
 

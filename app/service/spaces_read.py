@@ -288,6 +288,13 @@ def ages(folder: Path) -> Ages:
     )
 
 
+def _half_archived(decision: Where) -> list[JSON]:
+    """The half_archived findings (an archive stopped between its two writes: see spaces_dream)."""
+    from .spaces_dream import half_archived_findings  # lazy: the writes' module loads the engine
+
+    return half_archived_findings(decision)
+
+
 def _findings(decision: Where, folder: Path | None, info: Ages | None, now: datetime) -> list[JSON]:
     """check's findings for a resolved space (folder: where its memory is read, None when it has none)."""
     from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
@@ -355,9 +362,7 @@ def _findings(decision: Where, folder: Path | None, info: Ages | None, now: date
             )
         for temp in reads.stray_temps(folder):
             found.append(_finding("stray_temp", temp, f"a temp file a write left behind: {temp.name}", f"rm {temp}"))
-        from .spaces_dream import half_archived_findings  # lazy (spdream's): an archive stopped mid-way
-
-        found += half_archived_findings(decision)
+        found += _half_archived(decision)
     dreaming = skill_dreaming()
     if dreaming is not None:
         lock, pid = dreaming

@@ -290,6 +290,13 @@ def ages(folder: Path) -> Ages:
     )
 
 
+def _half_archived(decision: Where) -> list[JSON]:
+    """The half_archived findings (an archive stopped between its two writes: see spaces_dream)."""
+    from .spaces_dream import half_archived_findings  # lazy: the writes' module loads the engine
+
+    return half_archived_findings(decision)
+
+
 def _legacy_candidates(decision: Where) -> list[Path]:
     """Every legacy folder that exists for where's target (holding memory files or not)."""
     if decision.target is None:
@@ -405,9 +412,7 @@ def _findings(decision: Where, folder: Path | None, info: Ages | None, now: date
             )
         for temp in reads.stray_temps(folder):
             found.append(_finding("stray_temp", temp, f"a temp file a write left behind: {temp.name}", f"rm {temp}"))
-        from .spaces_dream import half_archived_findings  # lazy (spdream's): an archive stopped mid-way
-
-        found += half_archived_findings(decision)
+        found += _half_archived(decision)
     dreaming = skill_dreaming()
     if dreaming is not None:
         lock, pid = dreaming
@@ -541,9 +546,7 @@ def space_list() -> Read:
             flags.append("dream-due")
         if info.archive_due:
             flags.append("archive-due")
-        from .spaces_dream import half_archived_findings  # lazy (spdream's): an archive stopped mid-way
-
-        if half_archived_findings(decision):
+        if _half_archived(decision):
             flags.append("half-archived")
         items.append(item)
     return Read(items)

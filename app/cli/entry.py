@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parse(raw if argv is not None else None)
         code = run(args)
     lookup_read = args.handler == "hierarchy_cmd:cmd_lookup" and args.words[:1] != ["add"]  # (a read, as search)
-    if argv is None and (args.handler.startswith("search:") or lookup_read):
+    if argv is None and (args.handler.startswith(("search:", "spaces_read:")) or lookup_read):
         leave(code)
     return code
 
@@ -112,9 +112,13 @@ def leave(code: int, fail_open: bool = False) -> None:
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    """The parsed arguments (`memboard search` and `note search` build only their own parser: they must start about as
-    fast as Python)."""
+    """The parsed arguments (`memboard search`, `note search` and the space reads build only their own parser: they
+    must start about as fast as Python)."""
     raw = sys.argv[1:] if argv is None else argv
+    if raw[:1] == ["space"] and raw[1:2] and raw[1] in ("where", "list", "restore", "search", "check"):
+        from . import space_parser  # lazy: the space reads start about as fast as Python too
+
+        return space_parser.build_parser().parse_args(argv)
     if raw[:1] == ["search"] or raw[:2] == ["note", "search"]:
         from . import search  # lazy: see above
 

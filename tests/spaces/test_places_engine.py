@@ -465,3 +465,109 @@ def test_removing_a_folder_an_earlier_step_writes_in_is_refused(tmp_path):
     with pytest.raises(MemboardError, match=r"writes \.session-memory/current\.md in it; nothing written"):
         run([project], lambda: assemble("odd", None, [project], changes))
     assert not (tmp_path / "p" / ".session-memory" / "current.md").exists()
+
+
+def test_a_file_caught_mid_save_is_waited_for_and_the_plan_built_on_its_settled_bytes(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMBOARD_SETTLE_SECONDS", "0.4")
+    project_root = tmp_path / "p"
+    (project_root / ".session-memory").mkdir(parents=True)
+    path = project_root / ".session-memory" / "current.md"
+    path.write_bytes(b"")  # truncated: another program is about to write it again
+    project = project_tree(project_root)
+
+    def saver() -> None:
+        for n in range(20):
+            path.write_bytes(b"")
+            path.write_bytes(f"# save {n}\n".encode())
+            time.sleep(0.02)
+        path.write_bytes(b"# saved\n- all of it\n")
+
+    thread = threading.Thread(target=saver)
+    thread.start()
+    try:
+        plan = run(
+            [project],
+            lambda: assemble(
+                "save",
+                None,
+                [project],
+                [
+                    Change.write(
+                        ".session-memory/current.md", project.read(".session-memory/current.md"), b"x\n", "project"
+                    )
+                ],
+            ),
+            dry_run=True,
+        )
+    finally:
+        thread.join()
+    assert plan.changes[0].before == b"# saved\n- all of it\n"
+
+
+def test_a_previewed_plan_over_places_is_applied_exactly_or_refused_as_stale(tmp_path, home):
+    from memboard.core.errors import StalePlan
+
+    project_root = tmp_path / "p"
+    (project_root / ".session-memory").mkdir(parents=True)
+    path = project_root / ".session-memory" / "history.md"
+    path.write_bytes(b"# H\n")
+    project, glob = project_tree(project_root), home_tree()
+    chosen = [project, glob]
+
+    def build() -> Plan[None]:
+        data = project.read(".session-memory/history.md") or b""
+        changes = [
+            Change.write(".session-memory/history.md", data, data + b"- mine\n", "project"),
+            Change.write("global/current.md", glob.read("global/current.md"), b"# g\n", "home"),
+        ]
+        return assemble("two", None, chosen, changes)
+
+    preview = run(chosen, build, dry_run=True)
+    path.write_bytes(b"# H\n- theirs\n")
+    with pytest.raises(StalePlan) as stale:
+        places.apply_previewed(chosen, preview, build)
+    assert path.read_bytes() == b"# H\n- theirs\n" and not (home / "global").exists()
+    fresh = stale.value.fresh_plan
+    places.apply_previewed(chosen, fresh, build)
+    assert path.read_bytes() == b"# H\n- theirs\n- mine\n"
+    assert (home / "global" / "current.md").read_bytes() == b"# g\n"
+
+
+def test_a_workspace_plan_may_move_openclaws_slugged_log_but_never_write_one(tmp_path):
+    (tmp_path / "ws" / "memory").mkdir(parents=True)
+    slug = tmp_path / "ws" / "memory" / "2026-10-01-standup.md"
+    slug.write_bytes(b"# standup\r\n")
+    ws = workspace_tree(tmp_path / "ws")
+    with pytest.raises(MemboardError, match=r"2026-10-02-x\.md is not a path the hierarchy workspace"):
+        run([ws], lambda: assemble("log", None, [ws], [Change.write("memory/2026-10-02-x.md", None, b"x\n", ws.name)]))
+    move = Change(
+        "move",
+        "memory/2026-10-01-standup.md",
+        b"# standup\r\n",
+        None,
+        dest="memory/daily-archive/2026-10/2026-10-01-standup.md",
+        tree=ws.name,
+    )
+    run([ws], lambda: assemble("archive-logs", None, [ws], [move]))
+    assert _files(tmp_path / "ws") == {"memory/daily-archive/2026-10/2026-10-01-standup.md": b"# standup\r\n"}
+
+
+def test_an_agents_answer_of_a_dry_run_names_base_places_and_the_patch(tmp_path):
+    from memboard.service.places import place_change_json
+
+    previewed, written = tmp_path / "a", tmp_path / "b"
+    _layout(previewed)
+    _layout(written)
+    chosen, plan = _plan(previewed)
+    answer = place_change_json(plan, chosen, dry_run=True, result={"op": "mixed"})
+    assert answer["op"] == "mixed" and answer["base"] == str(previewed.resolve()) and answer["dry_run"] is True
+    assert [p["kind"] for p in answer["places"]] == ["project", "session-memory home"]
+    assert answer["changes"][0] == "modify home/global/history.md"  # the other place's steps are written first
+    assert answer["notes"][-1] == "dry run: nothing written"
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    subprocess.run(
+        ["git", "-C", answer["base"], "apply", "-"], input=answer["diff"].encode(), check=True, capture_output=True
+    )
+    run(_plan(written)[0], lambda: _plan(written)[1])
+    assert _files(previewed) == _files(written)

@@ -19,7 +19,7 @@ if __package__ in (None, ""):
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 from bench.cli_figures import PASS, memboard_cmd
-from bench.spaces_write import CURRENT_LINES, HISTORY_ENTRIES, make_space
+from bench.spaces import CURRENT_LINES, HISTORY_ENTRIES, generate
 from bench.timing import bench_env, median, time_process
 
 ARCHIVE_TARGET = 1.0  # seconds
@@ -33,8 +33,8 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         parent = Path(tmp)
-        project, _new = make_space(parent)
-        folder = project / ".session-memory"
+        project = parent / "project"
+        folder = generate(project)
         (folder / "dream-notes.md").write_text("# Dream Notes\n\n- Last Updated: 2026-12-31 23:59\n", encoding="utf-8")
         size = sum(p.stat().st_size for p in folder.iterdir())
         env = bench_env(parent / "state", {"SESSION_MEMORY_HOME": str(parent / "home")})

@@ -503,3 +503,70 @@ def test_list_flags_stale_dream_due_archive_due(cli, tmp_path):
 def test_list_of_nothing_is_empty(cli):
     res = space(cli, "list", "--json")
     assert (res.code, res.out) == (0, "[]\n")
+
+
+def test_check_and_list_report_half_archived(cli, tmp_path):
+    entries_text = "".join(f"### 2026-05-0{i} 10:00 [context: main]\n- a：{i}\n\n" for i in (1, 2))
+    dream = "# Dream Notes\n- Last Updated: 2026-05-05 10:00\n"
+    p = project(
+        tmp_path, files={"current.md": CURRENT, "history.md": "# h\n\n" + entries_text, "dream-notes.md": dream}
+    )
+    crashed = cli(
+        "space", "archive", "--workspace", str(p), "--keep", "1", use_root=False, env={"FAULT_AFTER_STEP": "1"}
+    )  # the archive file written, the source not yet
+    assert crashed.code == 1
+    _, got, _ = check(cli, p)
+    found = [f for f in got["findings"] if f["kind"] == "half_archived"]
+    assert [f["path"] for f in found] == [str(p / ".session-memory" / "history.md")]
+    assert "half-archived" in json.loads(space(cli, "list", "--json").out)[0]["flags"]
+    assert space(cli, "archive", "--workspace", str(p), "--keep", "1").code == 0
+    _, got, _ = check(cli, p)
+    assert "half_archived" not in kinds(got)
+    assert "half-archived" not in json.loads(space(cli, "list", "--json").out)[0]["flags"]
+
+
+def test_check_reports_half_migrated_legacy_files(cli, tmp_path):
+    p = project(tmp_path, files={"current.md": CURRENT, "history.md": HISTORY})
+    legacy = p / ".codex" / "session-memory"
+    legacy.mkdir(parents=True)
+    (legacy / "history.md").write_text(HISTORY, encoding="utf-8")  # moved, its legacy copy not yet removed
+    _, got, _ = check(cli, p)
+    found = {f["kind"]: f for f in got["findings"]}
+    assert found["half_migrated"]["path"] == str(legacy) and "1 file(s)" in found["half_migrated"]["message"]
+    assert "legacy_found" in found
+    (legacy / "history.md").write_text("# other bytes\n", encoding="utf-8")
+    _, got, _ = check(cli, p)
+    assert "half_migrated" not in kinds(got) and "legacy_found" in kinds(got)
+
+
+def test_the_global_space_and_its_legacy_copy(cli, tmp_path, homes):
+    legacy = tmp_path / "claudehome" / "session-memory" / "global"
+    legacy.mkdir(parents=True)
+    (legacy / "current.md").write_text(CURRENT, encoding="utf-8")
+    res = space(cli, "restore", "--json", "--scope", "global")
+    got = json.loads(res.out)
+    assert res.code == 0 and got["legacy"] is True and got["space"]["target"] == str(homes / "global")
+    assert f"legacy memory at {legacy}" in res.err
+    _, found, _ = check(cli, tmp_path, "--scope", "global")
+    fixes = [f["fix"] for f in found["findings"] if f["kind"] == "legacy_found"]
+    assert fixes == ["memboard space migrate --global"]
+    (homes / "global").mkdir()
+    (homes / "global" / "history.md").write_text("# h\nglobal needle\n", encoding="utf-8")
+    hits = json.loads(space(cli, "search", "needle", "--json", "--scope", "global").out)
+    assert [(h["file"], h["line"]) for h in hits] == [("history.md", 2)]
+
+
+def test_a_folder_without_memory_is_not_remembered(cli, tmp_path):
+    (tmp_path / "empty").mkdir()
+    assert space(cli, "where", "--workspace", str(tmp_path / "empty")).code == 0
+    assert space(cli, "restore", "--workspace", str(tmp_path / "empty")).code == 1
+    assert json.loads(space(cli, "list", "--json").out) == []
+
+
+def test_search_all_spaces_reads_nothing_of_a_project_whose_config_is_invalid(cli, tmp_path):
+    p = project(tmp_path)
+    broken = project(tmp_path, "broken", {"history.md": "broken needle\n"})
+    assert space(cli, "where", "--workspace", str(broken)).code == 0  # known while its config was fine
+    (broken / ".session-memory" / "config.toml").write_text("[spaces\n", encoding="utf-8")
+    every = json.loads(space(cli, "search", "needle", "--json", "--all-spaces", "--workspace", str(p)).out)
+    assert every and {h["space"] for h in every} == {str(p / ".session-memory")}

@@ -115,6 +115,8 @@ def registry_entries() -> list[tuple[Path, str]]:
             rule = entry.get("scope") if isinstance(entry, dict) else None
             if not isinstance(raw, str) or not raw:
                 raw = key
+            if not os.path.isabs(raw):
+                continue  # not a space's ID (an absolute folder): nothing to resolve it from
             found.append((_migrated_target(raw), scope_of(rule if isinstance(rule, str) else "")))
     return found
 

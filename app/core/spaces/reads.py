@@ -13,13 +13,15 @@ import os
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
+from ..formats import clock
 from ..formats.text import BOM
 from . import entries as entries_mod
-from .entries import Document, Entry
+from .current import last_updated as written_last_updated
+from .entries import Document
 
 CURRENT = "current.md"
 HISTORY = "history.md"
@@ -30,14 +32,7 @@ ARCHIVE_FILES = ("archive/history-archive.md", "archive/research-archive.md")
 LEGACY_IMPORTS = "archive/legacy-imports"
 LAYER_HOT, LAYER_RESEARCH, LAYER_ARCHIVE = "hot", "research", "archive"
 HEADING = "### "
-TOPIC_FIELD = "研究主题"
-VALID_FIELD = "是否有效"
-MERGED_FIELD = "是否并入主线"
 TIME_FORMAT = "%Y-%m-%d %H:%M"
-_LAST_UPDATED = re.compile(
-    r"^(?:- |> |# )?(?:Last Updated|Last updated|最后更新)\s*[:：]\s*(\d{4}-\d{2}-\d{2} \d{2}:\d{2})"
-)
-_GENERATED_AT = re.compile(r"^- Generated At\s*[:：]\s*(\S+)")
 _MAYBE = ("### ", " ", "```", "~~~", BOM)  # how the lines entries.boundaries can act on begin
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
@@ -61,41 +56,21 @@ def read_bytes(path: Path) -> bytes | None:
 
 
 def last_updated(text: str) -> str | None:
-    """The time of the `Last Updated` line in the first 10 lines (`Last updated`, `最后更新`; `:` or `：`;
-    after `- `, `> ` or `# `), as `YYYY-MM-DD HH:MM`; None when there is none."""
-    for line in text.lstrip(BOM).splitlines()[:10]:
-        found = _LAST_UPDATED.match(line.strip())
-        if found:
-            return found.group(1)
-    return None
+    """The time of current.md's (or dream-notes.md's) Last Updated line (current.find_last_updated's rule), as
+    local `YYYY-MM-DD HH:MM`; None when there is none or its time is not one (the template's placeholder)."""
+    when = clock.parse(written_last_updated(text) or "")
+    return None if when is None else when.strftime(TIME_FORMAT)
 
 
 def parse_time(text: str | None) -> datetime | None:
-    """A `YYYY-MM-DD HH:MM` time as a naive local datetime; None when it is not one."""
-    if not text:
+    """A `YYYY-MM-DD HH:MM` time as a naive local datetime; None when it is not one (fromisoformat, in C:
+    strptime would load the locale machinery, 2 ms of a read's start)."""
+    if not text or len(text) != len("YYYY-MM-DD HH:MM") or text[10] != " ":
         return None
     try:
-        return datetime.strptime(text, TIME_FORMAT)
+        return datetime.fromisoformat(text)
     except ValueError:
         return None
-
-
-def dream_time(text: str) -> datetime | None:
-    """dream-notes.md's time: its Last Updated, else its `- Generated At: <ISO 8601>` in local time."""
-    stamp = parse_time(last_updated(text))
-    if stamp is not None:
-        return stamp
-    for line in text.lstrip(BOM).splitlines()[:20]:
-        found = _GENERATED_AT.match(line.strip())
-        if found:
-            try:
-                when = datetime.fromisoformat(found.group(1).replace("Z", "+00:00"))
-            except ValueError:
-                return None
-            if when.tzinfo is None:
-                when = when.replace(tzinfo=UTC)
-            return when.astimezone().replace(tzinfo=None, second=0, microsecond=0)
-    return None
 
 
 def mtime(path: Path) -> datetime | None:
@@ -170,37 +145,15 @@ def newest(data: bytes, keep: str) -> tuple[str, int]:
     starts = entry_starts(text)
     count = len(starts) if keep == "all" else 0 if keep == "none" else min(int(keep), len(starts))
     preamble_end = starts[0] if starts else len(text)
-    chosen = text[:preamble_end] + (text[starts[len(starts) - count] :] if count else "")
+    if count == len(starts):
+        chosen = text  # (all of it: no copy of a megabyte)
+    else:
+        chosen = text[:preamble_end] + (text[starts[len(starts) - count] :] if count else "")
     if chosen.startswith(BOM):
         chosen = chosen[len(BOM) :]
     if clean:
         return chosen, count
     return chosen.encode("utf-8", "surrogateescape").decode("utf-8", "replace"), count  # bad bytes shown replaced
-
-
-# -- research topics ----------------------------------------------------------------------------------------------
-
-
-class Topic(NamedTuple):
-    """A research topic: the entries sharing work context and 研究主题, in file order."""
-
-    context: str
-    topic: str
-    entries: tuple[Entry, ...]
-
-    @property
-    def closed(self) -> bool:
-        """Whether its latest entry says 是否并入主线：yes or 是否有效：no (archive moves it whole)."""
-        last = self.entries[-1]
-        return (last.field(MERGED_FIELD) or "").lower() == "yes" or (last.field(VALID_FIELD) or "").lower() == "no"
-
-
-def topics(doc: Document) -> list[Topic]:
-    """research.md's topics in order of first appearance."""
-    groups: dict[tuple[str, str], list[Entry]] = {}
-    for entry in doc.entries:
-        groups.setdefault((entry.context, entry.field(TOPIC_FIELD) or ""), []).append(entry)
-    return [Topic(c, t, tuple(es)) for (c, t), es in groups.items()]
 
 
 # -- search -------------------------------------------------------------------------------------------------------
@@ -218,16 +171,16 @@ class Hit(NamedTuple):
     heading: str | None
 
 
-def skill_lines(data: bytes) -> list[str]:
+def skill_lines(text: str) -> list[str]:
     """A file's lines as the skill's search reads them: text mode (universal newlines), then str.splitlines."""
-    text = data.decode("utf-8", "replace")
     return text.replace("\r\n", "\n").replace("\r", "\n").splitlines()
 
 
 def _entry_headings(lines: list[str], wanted: list[int]) -> list[str | None]:
     """For each line index in wanted (ascending), the heading line of the entry it is in (None in the preamble):
     entries.boundaries run on the only lines it can act on (`### ` and fence-like lines)."""
-    picked = [i for i, line in enumerate(lines) if line.startswith(_MAYBE) and (i == 0 or not line.startswith(BOM))]
+    upto = lines[: wanted[-1] + 1] if wanted else []  # (a line's entry depends on the lines before it only)
+    picked = [i for i, line in enumerate(upto) if line.startswith(_MAYBE) and (i == 0 or not line.startswith(BOM))]
     starts = [picked[k] for k in entries_mod.boundaries([lines[i] for i in picked])]
     out: list[str | None] = []
     for index in wanted:
@@ -241,7 +194,7 @@ def _section_headings(lines: list[str], wanted: list[int]) -> list[str | None]:
     by_line: list[str | None] = []
     heading: str | None = None
     fence = ""
-    for index, line in enumerate(lines):
+    for index, line in enumerate(lines[: wanted[-1] + 1] if wanted else []):
         body = line[len(BOM) :] if index == 0 and line.startswith(BOM) else line
         opened = _FENCE.match(body)
         stripped = body.strip()
@@ -263,9 +216,10 @@ def search_file(path: Path, rel: str, layer: str, query: str, limit: int) -> lis
     if data is None:
         return []
     wanted = query.lower()
-    if wanted not in data.decode("utf-8", "replace").lower():  # lower is per character: a quick no for the file
+    text = data.decode("utf-8", "replace")
+    if wanted not in text.lower():  # lower is per character: a quick no for the file
         return []
-    lines = skill_lines(data)
+    lines = skill_lines(text)
     found: list[int] = []
     for index, line in enumerate(lines):
         if wanted in line.lower():

@@ -34,5 +34,5 @@ def cmd_add(args: argparse.Namespace) -> int:
     """`space add NAME SUBDIR`: one route more in the project's config.toml."""
     from ..service import spaces_migrate
 
-    places, build = spaces_migrate.add_plan(_workspace(args), args.scope, args.name, args.subdir)
+    places, build = spaces_migrate.add_plan(_workspace(args), args.scope, args.name, args.subdir, args.allow_secrets)
     return run_place_plan(places, build, args.dry_run, args.json, spaces_migrate.add_json)

@@ -17,7 +17,7 @@ from ..core.files.places import Place, home_tree, legacy_home_trees, project_tre
 from ..core.plan import Change, Plan
 from ..core.spaces.addroute import add_route
 from ..core.spaces.migrate import Migration, global_migration, project_migration, with_migration
-from ..core.spaces.resolve import CONFIG_NAME, GLOBAL, SPACE_DIR, Where, resolve
+from ..core.spaces.resolve import CONFIG_NAME, GLOBAL, SPACE_DIR, Where
 from .output import JSON
 
 Build = Callable[[], Plan[Any]]
@@ -30,6 +30,14 @@ def refuse_while_dreaming() -> None:
     found = skill_dreaming()
     if found is not None:
         raise Refused(f"the session-memory skill is dreaming (pid {found[1]}); try again")
+
+
+def _resolved(workspace: str | None, scope: str) -> Where:
+    """The decision for workspace and scope, its space remembered among the known ones (as every space command
+    remembers what it resolved: spaces_read.where)."""
+    from .spaces_read import where  # lazy: as refuse_while_dreaming
+
+    return where(workspace, scope)
 
 
 def project_place(where: Where) -> Place:
@@ -49,30 +57,26 @@ def contexts(place: Place) -> tuple[str, ...]:
 
 
 def migration_of(where: Where) -> tuple[list[Place], Migration]:
-    """The places a changing command on where's target writes in for its legacy data, and the migration to put
-    first in its plan (empty when there is no legacy data): the project's, or the global one."""
+    """The places a changing command on where's target writes in for its legacy data, in the order its plan must
+    take them (pass them first to with_migration and places.run, the command's own places after), and the
+    migration to put first in its plan (empty when there is no legacy data): the project's, or the global one
+    (the first legacy home first, so that its deletes are written after the home's copies)."""
     where.require()
     if where.rule == GLOBAL:
         home = home_tree(migrating=True)
         legacy = legacy_home_trees()
-        return [*legacy, home] if legacy else [home], global_migration(home, legacy)
+        return [*legacy[:1], home, *legacy[1:]], global_migration(home, legacy)
     place = project_place(where)
     return [place], project_migration(place, contexts(place))
-
-
-def _ordered(places: list[Place]) -> list[Place]:
-    """Places for a global migration: the first legacy place first (its deletes are written last)."""
-    legacy = [p for p in places if p.name != "home"]
-    return [*legacy[:1], *[p for p in places if p.name == "home"], *legacy[1:]]
 
 
 def migrate_plan(workspace: str | None, scope: str, global_home: bool) -> tuple[list[Place], Build]:
     """`space migrate [--global]`: the places and the build of the plan that migrates the legacy folders (of
     the project of workspace, or the global ones)."""
     refuse_while_dreaming()
-    where = resolve(workspace, GLOBAL if global_home else scope)
+    where = _resolved(workspace, GLOBAL if global_home else scope)
     where.require()
-    places = _ordered(migration_of(where)[0])
+    places = migration_of(where)[0]
 
     def build() -> Plan[Migration]:
         refuse_while_dreaming()
@@ -94,12 +98,18 @@ def migrate_json(plan: Plan[Migration]) -> JSON:
     }
 
 
-def add_plan(workspace: str | None, scope: str, name: str, subdir: str) -> tuple[list[Place], Build]:
+def add_plan(
+    workspace: str | None, scope: str, name: str, subdir: str, allow_secrets: bool = False
+) -> tuple[list[Place], Build]:
     """`space add NAME SUBDIR`: the places and the build of the plan that adds the route to the project's
-    config.toml (legacy data migrated first, a legacy config.toml included)."""
-    where = resolve(workspace, "auto" if scope == GLOBAL else scope)
+    config.toml (legacy data migrated first, a legacy config.toml included); a name or folder that looks like
+    a credential is refused unless allow_secrets."""
+    from ..core.secrets import refuse_secrets  # lazy: the patterns load only for a write
+
+    refuse_secrets({"space name": name, "route folder": subdir}, allow_secrets)
     if scope == GLOBAL:
         raise Refused("space add: the global space has no routes; run it in a project; nothing written")
+    where = _resolved(workspace, scope)
     where.require()
     places, _ = migration_of(where)
     place = places[0]

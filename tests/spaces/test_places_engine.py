@@ -465,3 +465,69 @@ def test_removing_a_folder_an_earlier_step_writes_in_is_refused(tmp_path):
     with pytest.raises(MemboardError, match=r"writes \.session-memory/current\.md in it; nothing written"):
         run([project], lambda: assemble("odd", None, [project], changes))
     assert not (tmp_path / "p" / ".session-memory" / "current.md").exists()
+
+
+def test_a_file_caught_mid_save_is_waited_for_and_the_plan_built_on_its_settled_bytes(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMBOARD_SETTLE_SECONDS", "0.4")
+    project_root = tmp_path / "p"
+    (project_root / ".session-memory").mkdir(parents=True)
+    path = project_root / ".session-memory" / "current.md"
+    path.write_bytes(b"")  # truncated: another program is about to write it again
+    project = project_tree(project_root)
+
+    def saver() -> None:
+        for n in range(20):
+            path.write_bytes(b"")
+            path.write_bytes(f"# save {n}\n".encode())
+            time.sleep(0.02)
+        path.write_bytes(b"# saved\n- all of it\n")
+
+    thread = threading.Thread(target=saver)
+    thread.start()
+    try:
+        plan = run(
+            [project],
+            lambda: assemble(
+                "save",
+                None,
+                [project],
+                [
+                    Change.write(
+                        ".session-memory/current.md", project.read(".session-memory/current.md"), b"x\n", "project"
+                    )
+                ],
+            ),
+            dry_run=True,
+        )
+    finally:
+        thread.join()
+    assert plan.changes[0].before == b"# saved\n- all of it\n"
+
+
+def test_a_previewed_plan_over_places_is_applied_exactly_or_refused_as_stale(tmp_path, home):
+    from memboard.core.errors import StalePlan
+
+    project_root = tmp_path / "p"
+    (project_root / ".session-memory").mkdir(parents=True)
+    path = project_root / ".session-memory" / "history.md"
+    path.write_bytes(b"# H\n")
+    project, glob = project_tree(project_root), home_tree()
+    chosen = [project, glob]
+
+    def build() -> Plan[None]:
+        data = project.read(".session-memory/history.md") or b""
+        changes = [
+            Change.write(".session-memory/history.md", data, data + b"- mine\n", "project"),
+            Change.write("global/current.md", glob.read("global/current.md"), b"# g\n", "home"),
+        ]
+        return assemble("two", None, chosen, changes)
+
+    preview = run(chosen, build, dry_run=True)
+    path.write_bytes(b"# H\n- theirs\n")
+    with pytest.raises(StalePlan) as stale:
+        places.apply_previewed(chosen, preview, build)
+    assert path.read_bytes() == b"# H\n- theirs\n" and not (home / "global").exists()
+    fresh = stale.value.fresh_plan
+    places.apply_previewed(chosen, fresh, build)
+    assert path.read_bytes() == b"# H\n- theirs\n- mine\n"
+    assert (home / "global" / "current.md").read_bytes() == b"# g\n"

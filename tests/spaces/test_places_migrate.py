@@ -403,3 +403,113 @@ def test_legacy_memory_reached_through_a_linked_agent_folder_is_refused(cli, tmp
     assert res.code == 1 and "symlink" in res.err and len(res.err.strip().splitlines()) == 1
     assert files(elsewhere) == {"session-memory/current.md": b"# theirs\n"}
     assert not (root / ".session-memory").exists()
+
+
+def test_a_project_held_by_another_writer_waits_then_stops_naming_the_lock_in_local_state(cli, tmp_path, monkeypatch):
+    from memboard.core.files import lock
+
+    root = project(tmp_path, {".codex/session-memory/current.md": b"# c\n"})
+    monkeypatch.setenv("MEMBOARD_LOCK_TIMEOUT", "0.3")
+    with lock.locked_trees([project_tree(root).tree], timeout=1):
+        res = cli("space", "migrate", "--workspace", str(root), use_root=False)
+    assert res.code == 1 and len(res.err.strip().splitlines()) == 1
+    assert f"project {root.resolve()} is locked by another writer" in res.err
+    assert os.environ["MEMBOARD_STATE_DIR"] in res.err  # the lock file is in local state, not in the project
+    assert files(root) == {".codex/session-memory/current.md": b"# c\n"}
+    assert cli("space", "migrate", "--workspace", str(root), use_root=False).code == 0
+
+
+def test_add_refuses_a_credential_unless_allowed(cli, tmp_path):
+    root = project(tmp_path, {})
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    res = cli("space", "add", "x", token, "--workspace", str(root), use_root=False)
+    assert res.code == 1 and len(res.err.strip().splitlines()) == 1
+    assert not (root / ".session-memory").exists()
+    assert cli("space", "add", "x", token, "--workspace", str(root), "--allow-secrets", use_root=False).code == 0
+
+
+def test_the_skill_uses_a_route_space_add_wrote(cli, tmp_path):
+    from tests.support.peers import run_skill
+
+    home = tmp_path / "u" / ".session-memory"
+    home.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()  # a fresh check: no background dream
+    (home / "state.json").write_text(json.dumps({"version": 1, "last_sleep_check_at": stamp}), encoding="utf-8")
+    root = project(tmp_path, {".session-memory/config.toml": b'# routes\n[spaces]\nold = "old"\n'})
+    (root / "research" / "deep").mkdir(parents=True)
+    assert cli("space", "add", "记忆1", "research/deep", "--workspace", str(root), use_root=False).code == 0
+    ran = run_skill("init", "--workspace", str(root / "research" / "deep"), cwd=root)
+    assert ran.returncode == 0, ran.stderr + ran.stdout
+    assert "space_name=记忆1" in ran.stdout and "scope=configured-space" in ran.stdout
+    assert (root / "research/deep/.session-memory/current.md").is_file()
+    assert not (root / ".session-memory/current.md").exists()
+
+
+def test_a_routed_legacy_project_the_skill_wrote_migrates_with_its_config(cli, tmp_path, homes):
+    legacy_home = homes / ".codex" / "session-memory"
+    legacy_home.mkdir(parents=True)
+    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
+    (legacy_home / "state.json").write_text(json.dumps({"version": 1, "last_sleep_check_at": stamp}), encoding="utf-8")
+    root = project(tmp_path, {".codex/session-memory/config.toml": '[spaces]\n"记忆1" = "research"\n'.encode()})
+    (root / "research").mkdir()
+    legacy_skill("init", "--workspace", str(root / "research"), cwd=root)
+    legacy_skill("init", "--workspace", str(root), cwd=root)
+    before = {**{f"root/{k}": v for k, v in files(root / ".codex/session-memory").items()}}
+    before.update({f"research/{k}": v for k, v in files(root / "research/.codex/session-memory").items()})
+    assert "research/current.md" in before and "root/current.md" in before
+    res = cli("space", "migrate", "--workspace", str(root / "research"), use_root=False)
+    assert res.code == 0, res.err
+    after = {f"root/{k}": v for k, v in files(root / ".session-memory").items()}
+    after.update({f"research/{k}": v for k, v in files(root / "research/.session-memory").items()})
+    assert after == before
+    assert not (root / ".codex").exists() and not (root / "research/.codex").exists()
+    where = json.loads(cli("space", "where", "--json", "--workspace", str(root / "research"), use_root=False).out)
+    assert where["space"] == "记忆1" and where["config"] == str(root.resolve() / ".session-memory/config.toml")
+
+
+def test_a_global_migration_is_never_planned_with_its_copies_written_after_the_deletes(tmp_path, homes):
+    from memboard.core.errors import MemboardError
+    from memboard.core.files.places import home_tree, legacy_home_trees
+    from memboard.core.spaces.migrate import global_migration
+
+    put(homes, {".codex/session-memory/global/current.md": b"# g\n"})
+    home, legacy = home_tree(migrating=True), legacy_home_trees()
+    migration = global_migration(home, legacy)
+    with pytest.raises(MemboardError, match="must not have it as its first place"):
+        with_migration(migration, "space save", None, [home, *legacy], [])
+    plan = with_migration(migration, "space save", None, [*legacy, home], [])
+    assert [ch.describe() for ch in plan.elsewhere] == ["create global/current.md"]
+    assert [ch.describe() for ch in plan.changes] == [
+        "delete session-memory/global/current.md",
+        "rmdir session-memory/global",
+        "rmdir session-memory",
+    ]
+
+
+@pytest.mark.parametrize("step", [1, 2, 3])
+def test_a_migration_killed_after_any_step_loses_nothing_and_the_next_run_finishes(cli, tmp_path, monkeypatch, step):
+    layout = {
+        ".codex/session-memory/global/current.md": b"# g\r\n",
+        ".codex/session-memory/global/history.md": b"# h",
+        ".claude/session-memory/global/history.md": b"# h",
+        ".claude/session-memory/dreams/d.md": b"dream\n",
+    }
+    clean, crashed = tmp_path / "clean", tmp_path / "crashed"
+    for home in (clean, crashed):
+        put(home, layout)
+
+    def use(home: Path) -> None:
+        monkeypatch.setenv("SESSION_MEMORY_HOME", str(home / ".session-memory"))
+        monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+        monkeypatch.setenv("CLAUDE_HOME", str(home / ".claude"))
+
+    use(clean)
+    assert cli("space", "migrate", "--global", use_root=False).code == 0
+    use(crashed)
+    res = cli("space", "migrate", "--global", use_root=False, env={"FAULT_AFTER_STEP": str(step), "FAULT_MODE": "kill"})
+    assert res.code != 0
+    contents = Counter(files(crashed).values())
+    assert set(contents) == set(Counter(layout.values()))  # every content is somewhere
+    again = cli("space", "migrate", "--global", use_root=False)
+    assert again.code == 0, again.err
+    assert files(crashed) == files(clean)

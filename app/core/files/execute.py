@@ -294,7 +294,7 @@ def _locks(root: MemoryRoot, plan: Plan[Any], timeout: float | None = None) -> A
 def _keep_changing(plan: Plan[Any]) -> MemboardError:
     """The error of a plan whose files kept changing under the lock (another tool writing without it)."""
     return MemboardError(
-        f"{plan.op}: index files keep changing under memboard (another tool writing without the lock?); "
+        f"{plan.op}: the files to change keep changing under memboard (another tool writing without the lock?); "
         "nothing written, try again",
         says_written=True,
     )

@@ -353,6 +353,12 @@ def with_migration(
     on a target with legacy data migrates it first, visibly): its report lines lead the plan's report, and its
     check counts the bytes the migration leaves in a file the command's own steps then change. The command
     builds its changes on `migration.after(place, rel)`."""
+    copied_to = {ch.tree for ch in migration.changes if ch.kind == "create"}
+    if places and places[0].name in copied_to:  # its steps would be written after the legacy deletes
+        raise MemboardError(
+            f"{op}: a plan that migrates into {places[0].real} must not have it as its first place "
+            "(take the places in the order migration_of gives them); nothing written"
+        )
     named = {place.name for place in places}
     missing = [
         p for p in migration.places if p.name not in named and any(ch.tree == p.name for ch in migration.changes)

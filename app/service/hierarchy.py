@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -106,16 +105,15 @@ def _places() -> Any:
     return places
 
 
-@dataclass
 class Written:
-    """A changing command's outcome: the plan (applied, or not with dry_run), its base folder and patch."""
+    """A changing command's outcome: the plan (applied, or not with dry_run), its base folder and patch.
+    (A plain class: `lookup` loads no dataclasses.)"""
 
-    plan: Any
-    base: Path
-    dry_run: bool
-    done: list[str]
-    place: Any
-    steps: list[str] | None = None  # the changes in words when the plan does not hold them (an append)
+    def __init__(
+        self, plan: Any, base: Path, dry_run: bool, done: list[str], place: Any, steps: list[str] | None = None
+    ) -> None:
+        """steps: the changes in words when the plan does not hold them (an append)."""
+        self.plan, self.base, self.dry_run, self.done, self.place, self.steps = plan, base, dry_run, done, place, steps
 
     def patch(self) -> bytes:
         """The plan as a git patch relative to base."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from types import ModuleType
 
-from ..core.errors import MemboardError
+from ..core.errors import MemboardError, UsageError
 from .args import root_of
 
 MCP_PACKAGES = ("mcp", "mcp_types", "pydantic")
@@ -26,8 +26,17 @@ def mcp_server() -> ModuleType:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    """Serve the memory root on stdio until the client closes it; a missing or foreign root is refused first."""
+    """Serve the memory root on stdio until the client closes it; a missing or foreign root named by --root,
+    MEMBOARD_ROOT or the config is refused first. With no root named anywhere (and no ./memory), the space and
+    hierarchy tools are served alone: they need no memory root."""
     server = mcp_server()
+    from ..core import config
+
+    try:
+        config.resolve_root(getattr(args, "root", None))
+    except UsageError:
+        server.serve(None)
+        return 0
     root = root_of(args)
     root.require_memory_root()
     server.serve(root.path.absolute())

@@ -23,10 +23,9 @@ from ..core.plan import Plan
 from ..service import facts as facts_service
 from ..service import hierarchy as service
 from ..service import hierarchy_migrate
-from ..service.places import place_change_json
 from .answers import ok
 from .sessions import READS, Tool
-from .spaces import ApplyDryRun, PreviewDryRun, folder
+from .spaces import ApplyDryRun, PreviewDryRun, folder, plan_answer
 
 # Hints, honestly: facts_set replaces a value (destructive; the same value again changes nothing); a todo added
 # twice is two todos, and one done leaves facts.yaml for the daily log (kept, not destroyed); a daily log is
@@ -65,7 +64,7 @@ def _written(written: Any) -> CallToolResult:
 
 def _facts(place: Place, plan: Plan[Any], dry_run: bool) -> CallToolResult:
     """A facts write's answer: the command's `--json`, the report, the patch (dry run) or the success line."""
-    return ok(place_change_json(plan, [place], dry_run, dict(plan.result)))
+    return ok(plan_answer(plan, [place], dry_run, dict(plan.result)))
 
 
 class HierarchyTools:

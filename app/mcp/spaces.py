@@ -74,7 +74,15 @@ def folder(workspace: str) -> str:
 
 def answer(plan: Plan[Any], places: list[Place], dry_run: bool, result: JSON | None) -> CallToolResult:
     """A change's answer: the command's `--json`, the report, the patch (dry run) or the success line."""
-    return ok(place_change_json(plan, places, dry_run, result))
+    return ok(plan_answer(plan, places, dry_run, result))
+
+
+def plan_answer(plan: Plan[Any], places: list[Place], dry_run: bool, result: JSON | None) -> JSON:
+    """place_change_json, its message `nothing to change` when a write had nothing to do (as the command prints)."""
+    out = place_change_json(plan, places, dry_run, result)
+    if not dry_run and plan.empty:
+        out["message"] = "nothing to change"
+    return out
 
 
 class SpaceTools:
@@ -265,7 +273,7 @@ class SpaceTools:
         job = spaces_dream.dream_run(folder(workspace), scope, notes)
         preview = dry_run or notes is None
         plan = spaces_dream.apply(job, preview)
-        out = place_change_json(plan, job.places, preview, spaces_dream.result_json(plan))
+        out = plan_answer(plan, job.places, preview, spaces_dream.result_json(plan))
         if notes is None:
             out["proposal"] = True
         return ok(out)

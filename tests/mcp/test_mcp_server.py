@@ -111,10 +111,9 @@ def test_every_tool_has_a_description_and_a_schema_an_agent_can_follow(agent):
             assert spec.get("description"), f"{name}.{field} has no description"
         assert tool.annotations is not None and tool.annotations.read_only_hint is (name in READING), name
         if name in WRITING:
-            assert (
-                schema["properties"]["dry_run"]["type"] == "boolean"
-                and schema["properties"]["dry_run"]["default"] is (name in PREVIEWING)
-            ), name
+            assert schema["properties"]["dry_run"]["type"] == "boolean" and schema["properties"]["dry_run"][
+                "default"
+            ] is (name in PREVIEWING), name
         if name in ONE_SESSION:
             assert "session_id" in schema["required"], name
     assert (

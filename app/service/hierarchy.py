@@ -1,0 +1,206 @@
+"""The builders of `hierarchy show|lint|init|log|archive-logs` and `lookup` / `lookup add`, as every face calls them.
+
+Each read returns the command's JSON-able result; each write builds its plan over the workspace as a
+place (the places engine: the workspace's own lock in local state, settled reads, compare before rename)
+and applies it, or with dry_run returns it unwritten with its patch relative to the workspace (`patch
+base: DIR`, so that `git -C DIR apply` reproduces the write). The MCP tools wrap these same functions.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import Refused
+
+NO_WORKSPACE = "no hierarchy workspace; pass --workspace DIR"
+
+
+def local_today() -> dt.date:
+    """Today's local date (memboard's clock: MEMBOARD_NOW fixes it)."""
+    from ..core.formats import clock
+
+    return clock.now().date()
+
+
+def workspace_of(cli_workspace: str | None, cli_root: str | None = None) -> Path:
+    """The workspace (issue 25 §1's order), or a one-line refusal."""
+    from ..core.hierarchy.workspace import resolve_workspace
+
+    return resolve_workspace(cli_workspace, cli_root)
+
+
+def limits() -> Any:
+    """lint's thresholds from the config (hot_max_lines, hot_max_tokens, facts_stale_days)."""
+    from ..core import config
+    from ..core.hierarchy.lint import Limits
+
+    cfg = config.settings()
+    return Limits(
+        int(cfg.value("hot_max_lines")),  # type: ignore[call-overload]
+        int(cfg.value("hot_max_tokens")),  # type: ignore[call-overload]
+        int(cfg.value("facts_stale_days")),  # type: ignore[call-overload]
+    )
+
+
+def show_result(workspace: Path) -> dict[str, Any]:
+    """`hierarchy show`'s JSON."""
+    from ..core.hierarchy.show import show
+
+    return show(str(workspace))
+
+
+def lint_result(workspace: Path, today: dt.date | None = None) -> list[Any]:
+    """`hierarchy lint`'s findings (core Finding values, in file order)."""
+    from ..core.hierarchy.lint import lint
+
+    return lint(str(workspace), limits(), today or local_today())
+
+
+def lookup_result(workspace: Path, query: str, every: bool = False, want_value: bool = True) -> list[dict[str, Any]]:
+    """`lookup QUERY`'s answers, best first (one unless every): each row with its resolved target(s).
+    Refused (exit 1) when no row matches."""
+    from ..core.hierarchy import lookup
+
+    index_path = workspace / lookup.LOOKUP_FILE
+    try:
+        text = index_path.read_bytes().decode("utf-8", "replace")
+    except FileNotFoundError:
+        raise Refused(f"no {lookup.LOOKUP_FILE} in {workspace} (memboard hierarchy init creates it)") from None
+    except OSError as exc:
+        raise Refused(f"{lookup.LOOKUP_FILE} cannot be read: {exc.strerror or exc}") from None
+    rows = lookup.matches(lookup.parse_index(text).rows, query)
+    if not rows:
+        raise Refused(f'no lookup row matches "{query}"')
+    out: list[dict[str, Any]] = []
+    for row in rows if every else rows[:1]:
+        targets = [lookup.resolve(str(workspace), t, want_value) for t in row.targets]
+        first: dict[str, Any] = (
+            targets[0].as_json()
+            if targets
+            else {"kind": None, "path": None, "section": None, "text": None, "value": None, "missing": row.problem}
+        )
+        out.append(
+            {
+                "row": row.line,
+                "need": row.need,
+                "target": row.target,
+                **first,
+                "targets": [t.as_json() for t in targets],
+            }
+        )
+    return out
+
+
+# --- writes -------------------------------------------------------------------------------------------------
+
+
+def _places() -> Any:
+    """The places engine (its module arrives with the places branch; until then a write refuses in one line)."""
+    import importlib
+
+    try:
+        return importlib.import_module("memboard.core.files.places")
+    except ImportError:
+        raise Refused("the workspace's writes are not built yet (the places engine); nothing written") from None
+
+
+@dataclass
+class Written:
+    """A changing command's outcome: the plan (applied, or not with dry_run), its base folder and patch."""
+
+    plan: Any
+    base: Path
+    dry_run: bool
+    done: list[str]
+    place: Any
+
+    def patch(self) -> bytes:
+        """The plan as a git patch relative to base."""
+        places = _places()
+
+        return places.patch(self.plan, [self.place], self.base)
+
+    def as_json(self) -> dict[str, Any]:
+        """The command's JSON: workspace, dry_run, the changes in words, what was done."""
+        places = _places()
+
+        return {
+            "workspace": str(self.base),
+            "dry_run": self.dry_run,
+            "changes": places.described(self.plan, [self.place], self.base),
+            "done": list(self.done),
+        }
+
+
+def write(
+    workspace: Path,
+    op: str,
+    plan_changes: Callable[[Callable[[str], bytes | None]], Any],
+    dry_run: bool,
+    secrets: dict[str, str | None] | None = None,
+    allow_secrets: bool = False,
+) -> Written:
+    """Build op's changes over the workspace's place and apply them (or only build them, dry_run)."""
+    from ..core import secrets as guard
+
+    places = _places()
+
+    if secrets:
+        guard.refuse_secrets(secrets, allow_secrets)
+    place = places.workspace_tree(workspace.resolve())
+    done: list[str] = []
+
+    def build() -> Any:
+        planned = plan_changes(place.read)
+        done[:] = planned.done
+        return places.assemble(op, None, [place], planned.changes)
+
+    plan = places.run([place], build, dry_run=dry_run)
+    return Written(plan, places.plan_base(plan, [place]), dry_run, done, place)
+
+
+def init_write(workspace: Path, dry_run: bool = False, today: str | None = None) -> Written:
+    """`hierarchy init`."""
+    from ..core.hierarchy.plans import plan_init
+
+    day = today or local_today().isoformat()
+    return write(workspace, "hierarchy init", lambda read: plan_init(read, day), dry_run)
+
+
+def log_write(
+    workspace: Path, text: str, date: str | None = None, dry_run: bool = False, allow_secrets: bool = False
+) -> Written:
+    """`hierarchy log`: append text to the day's log."""
+    from ..core.hierarchy.plans import plan_log
+
+    day = date or local_today().isoformat()
+    return write(
+        workspace, "hierarchy log", lambda read: plan_log(read, text, day), dry_run, {"text": text}, allow_secrets
+    )
+
+
+def archive_write(workspace: Path, before: str, dry_run: bool = False) -> Written:
+    """`hierarchy archive-logs --before DATE`."""
+    from ..core.hierarchy.plans import plan_archive
+
+    return write(workspace, "hierarchy archive-logs", lambda read: plan_archive(str(workspace), read, before), dry_run)
+
+
+def lookup_add_write(
+    workspace: Path, need: str, target: str, dry_run: bool = False, allow_secrets: bool = False
+) -> Written:
+    """`lookup add NEED TARGET`."""
+    from ..core.hierarchy.plans import plan_lookup_add
+
+    return write(
+        workspace,
+        "lookup add",
+        lambda read: plan_lookup_add(str(workspace), read, need, target),
+        dry_run,
+        {"need": need, "target": target},
+        allow_secrets,
+    )

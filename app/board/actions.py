@@ -40,6 +40,9 @@ Owner = Literal[
     "session",
     "notes",
     "conflict",
+    "spaces",
+    "hierarchy",
+    "draft",
 ]
 """Whose BINDINGS hold an entry ("" = nobody's: a widget handles the key itself, or a mouse gesture)."""
 
@@ -52,6 +55,8 @@ class Where(Enum):
     PANE = "The snapshot pane"
     FLOWS = "Changes (each one is previewed first; nothing is written before you confirm)"
     NOTES = "In the notes view (changes are previewed first, like every other change)"
+    SPACES = "On the Spaces screen (p): session-memory spaces; every change is previewed first"
+    HIERARCHY = "On the Hierarchy screen (h): MEMORY.md, facts, lookup and daily logs; changes are previewed first"
     PREVIEW = "In a preview or a message"
     EDITOR = "In the update editor and the note editor"
     PICKER = "In a session picker or organize's stale-days question"
@@ -128,6 +133,7 @@ def key_label(key: str) -> str:
 
 STATUS = "status"  # the footer group of the four status filters
 BOARD, PANE, FILTER, NOTES = ("board",), ("pane",), ("filter",), ("notes",)
+SPACES, HIERARCHY = ("spaces",), ("hierarchy",)
 TEXT_FOOTERS = frozenset({"filter", "update", "picker", "stale", "search", "archived"})
 """Footers of places where a text box takes letters (help and quit show their text_key there)."""
 MODALS = frozenset(
@@ -147,6 +153,7 @@ MODALS = frozenset(
         "archived",
         "session",
         "conflict",
+        "draft",
     }
 )
 """Owners that are modal screens: the App's keys do not reach past them, so each binds help and quit itself."""
@@ -226,6 +233,26 @@ ACTIONS: tuple[Action, ...] = (
         Where.BOARD,
         "board",
         palette="Notes of the selected session",
+    ),
+    Action(
+        "p",
+        "spaces",
+        "spaces",
+        "the Spaces screen: every known session-memory space, live",
+        Where.BOARD,
+        "board",
+        palette="Spaces (session memory)",
+        footer=BOARD,
+    ),
+    Action(
+        "h",
+        "hierarchy",
+        "hierarchy",
+        "the Hierarchy screen: MEMORY.md, facts.yaml, the lookup index and daily logs, live",
+        Where.BOARD,
+        "board",
+        palette="Memory hierarchy",
+        footer=BOARD,
     ),
     Action(
         "enter",
@@ -563,6 +590,214 @@ ACTIONS: tuple[Action, ...] = (
         "notes",
         palette="Session of the note",
         footer=NOTES,
+    ),
+    # the Spaces screen's keys, in footer order
+    Action(
+        "slash",
+        "filter",
+        "filter",
+        "filter spaces by text (name, folder, project, rule, flags, problem)",
+        Where.SPACES,
+        "spaces",
+        palette="Filter spaces by text",
+        footer=SPACES,
+        priority=True,
+    ),
+    Action(
+        "f",
+        "search",
+        "find",
+        "search everything, as you type",
+        Where.SPACES,
+        "spaces",
+        palette="Search everything (from Spaces)",
+        footer=SPACES,
+    ),
+    Action(
+        "enter",
+        "open",
+        "restore",
+        "the restore view full width: current.md, dream-notes.md, every history entry (again to go back)",
+        Where.SPACES,
+        "spaces",
+        palette="Restore view of the space",
+        footer=SPACES,
+    ),
+    Action(
+        "escape",
+        "back",
+        "back",
+        "leave the full-width view, else back to the session table",
+        Where.SPACES,
+        "spaces",
+        footer=SPACES,
+    ),
+    Action(
+        "w",
+        "save",
+        "save",
+        "save: $EDITOR on a copy of current.md, then the layering preview (lines it displaces move to history.md)",
+        Where.SPACES,
+        "spaces",
+        palette="Save the space (current.md)",
+        footer=SPACES,
+    ),
+    Action(
+        "R",
+        "research",
+        "research",
+        "research-save: a form with the skill's fields, appended to research.md",
+        Where.SPACES,
+        "spaces",
+        palette="Research-save",
+        footer=SPACES,
+    ),
+    Action(
+        "D",
+        "dream",
+        "dream",
+        "dream: the extraction as a draft (e edits it in $EDITOR), then the preview",
+        Where.SPACES,
+        "spaces",
+        palette="Dream (distil into dream-notes.md)",
+        footer=SPACES,
+    ),
+    Action(
+        "A",
+        "archive",
+        "archive",
+        "archive entries a dream covers to archive/ (disabled, with the reason, while no dream covers them)",
+        Where.SPACES,
+        "spaces",
+        palette="Archive the space",
+        footer=SPACES,
+    ),
+    Action(
+        "M",
+        "migrate",
+        "migrate",
+        "migrate legacy data (.codex/ or .claude/ session-memory) into the space",
+        Where.SPACES,
+        "spaces",
+        palette="Migrate legacy data",
+        footer=SPACES,
+    ),
+    Action(
+        "i",
+        "init",
+        "init",
+        "init a missing space from the skill's templates (create-only)",
+        Where.SPACES,
+        "spaces",
+        palette="Init the space",
+        footer=SPACES,
+    ),
+    Action(
+        "x",
+        "check",
+        "check",
+        "the space's check findings (the save gate's decision too)",
+        Where.SPACES,
+        "spaces",
+        palette="Check findings of the space",
+        footer=SPACES,
+    ),
+    # the Hierarchy screen's keys, in footer order
+    Action(
+        "slash",
+        "filter",
+        "filter",
+        "filter facts, lookup rows, project files and daily logs by text",
+        Where.HIERARCHY,
+        "hierarchy",
+        palette="Filter the hierarchy by text",
+        footer=HIERARCHY,
+        priority=True,
+    ),
+    Action(
+        "f",
+        "search",
+        "find",
+        "search everything, as you type",
+        Where.HIERARCHY,
+        "hierarchy",
+        palette="Search everything (from Hierarchy)",
+        footer=HIERARCHY,
+    ),
+    Action(
+        "enter",
+        "open",
+        "open",
+        "open the selected fact, lookup target, project file or daily log full width (again to go back)",
+        Where.HIERARCHY,
+        "hierarchy",
+        palette="Open the selected item",
+        footer=HIERARCHY,
+    ),
+    Action(
+        "escape",
+        "back",
+        "back",
+        "leave the full-width view, else back to the session table",
+        Where.HIERARCHY,
+        "hierarchy",
+        footer=HIERARCHY,
+    ),
+    Action(
+        "l",
+        "lint",
+        "lint",
+        "the lint findings of the workspace",
+        Where.HIERARCHY,
+        "hierarchy",
+        palette="Lint findings",
+        footer=HIERARCHY,
+    ),
+    Action(
+        "m",
+        "migrate",
+        "migrate",
+        "the migration plan: every line of MEMORY.md with its proposed destination",
+        Where.HIERARCHY,
+        "hierarchy",
+        palette="Migration plan",
+        footer=HIERARCHY,
+    ),
+    Action(
+        "e",
+        "edit_fact",
+        "edit",
+        "edit the selected fact's value (facts set), previewed first",
+        Where.HIERARCHY,
+        "hierarchy",
+        palette="Edit fact",
+        footer=HIERARCHY,
+    ),
+    Action(
+        "t",
+        "todos",
+        "todos",
+        "the todos: add one, or mark the selected one done (it moves to today's log)",
+        Where.HIERARCHY,
+        "hierarchy",
+        palette="Todos",
+        footer=HIERARCHY,
+    ),
+    Action(
+        "L",
+        "log",
+        "log",
+        "append a line to today's daily log, previewed first",
+        Where.HIERARCHY,
+        "hierarchy",
+        palette="Append to today's log",
+        footer=HIERARCHY,
+    ),
+    # the dream draft (Spaces, D)
+    Action("enter", "preview", "preview", "preview the dream as drafted", Where.SPACES, "draft", footer=("draft",)),
+    Action("e", "edit", "edit", "edit the draft in $EDITOR", Where.SPACES, "draft", footer=("draft",)),
+    Action(
+        "escape", "cancel", "cancel", "cancel the dream: nothing is written", Where.SPACES, "draft", footer=("draft",)
     ),
     # moving in the table
     Action("up,k", "cursor_up", "up", "move up a row", Where.BOARD, "table"),

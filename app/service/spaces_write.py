@@ -378,3 +378,6 @@ def run_write(
     places = places_for(where)
     place = places[0]
     return run(places, lambda: _engine_plan(build(place.read), places), dry_run=dry_run), places
+
+
+engine_plan = _engine_plan  # the board previews and applies a SpacePlan exactly as built (board/spaceflows.py)

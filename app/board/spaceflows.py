@@ -1,0 +1,618 @@
+"""The Spaces screen's flows: save, research-save, dream, archive, init (and migrate's refusal), and the
+Hierarchy screen's writes, each previewed exactly and applied exactly as previewed.
+
+They run as every board flow runs (flowrun.py: one thread worker, a planning thread, the preview, apply
+exactly that plan, a plan rebuilt and previewed again when the files changed meanwhile), on a **place**
+instead of the memory root: the project's spaces, the global home or the hierarchy workspace
+(core/files/places.py). The plans are the service builders' (service/spaces_write.py for init, save and
+research-save; core/spaces/cold.py's steps for dream and archive, core/hierarchy's for the workspace),
+built from settled reads of the place, as `--dry-run` builds them; the preview's diff is the plan as one
+patch relative to its base folder (what `--dry-run` prints after `patch base: DIR`), and its header names
+the base and the places touched. `w` and the dream draft's `e` open `$EDITOR` (the board suspended) on a
+copy in a temp folder, never on the space's own file.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from datetime import UTC
+from functools import partial
+from pathlib import Path
+from typing import Any, Protocol
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.notifications import SeverityLevel
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+from memboard.styles import FLOWS_TCSS
+from memboard.widgets.key_bar import KeyBar
+from memboard.widgets.line_view import LineView
+
+from ..core.errors import MemboardError, Refused
+from ..core.files.execute import SETTLE_WAIT, apply_exact, settled_build
+from ..core.files.settle import Budget, settle_seconds
+from ..core.plan import Plan
+from .actions import bindings
+from .flowrun import FlowHost, FlowRunner
+from .messages import FlowFinished
+from .planview import PlanView, ViewLine, build
+from .screens import MessageScreen
+from .screens.form import FormScreen
+
+EDITOR_FALLBACK = "vi"
+EditorRun = Callable[[list[str]], int]
+
+
+@dataclass
+class SpaceFlowFinished(Message):
+    """A flow of the Spaces or Hierarchy screen ended; the screen re-reads when it wrote, says so, then
+    completes `shown`, which the flow waits on."""
+
+    op: str
+    outcome: str
+    applied: bool = False
+    severity: SeverityLevel = "information"
+    select_id: str | None = None
+    shown: Future[None] = field(default_factory=Future)
+
+
+class Listener(Protocol):
+    """The screen a flow reports to (from any thread)."""
+
+    def post_message(self, message: Message) -> bool:
+        """Queue a message for the screen; False when it is gone."""
+
+
+def editor_command(path: Path) -> list[str]:
+    """The command that edits path: `$VISUAL`, else `$EDITOR` (split as a shell would), else vi."""
+    raw = os.environ.get("VISUAL") or os.environ.get("EDITOR") or EDITOR_FALLBACK
+    return [*shlex.split(raw), str(path)]
+
+
+def edit_copy(host: Any, text: str, name: str) -> str | None:
+    """From a flow's thread: text in a temp copy named name, edited in $EDITOR with the board suspended
+    (headless, the editor simply runs); the edited text, None when the editor failed or left it unchanged."""
+    with tempfile.TemporaryDirectory(prefix="memboard-edit-") as folder:
+        path = Path(folder) / name
+        path.write_bytes(text.encode("utf-8"))
+        command = editor_command(path)
+
+        def run() -> int:
+            """Run the editor on the board's thread, the terminal handed over while it runs."""
+            try:
+                with host.suspend():
+                    return subprocess.call(command)
+            except Exception:  # no terminal to hand over (a headless board): the editor runs as it is
+                return subprocess.call(command, stdin=subprocess.DEVNULL)
+
+        code = host.call_from_thread(run)
+        if code != 0:
+            return None
+        edited = path.read_bytes().decode("utf-8", "replace")
+    return None if edited == text else edited
+
+
+class PlaceRunner(FlowRunner):
+    """A FlowRunner whose plans are built and applied on a place (the project, the global home, a workspace)."""
+
+    def __init__(self, host: FlowHost, view: Listener) -> None:
+        """Flows for host (the App) that report to view (the screen)."""
+        super().__init__(host)
+        self.view = view
+        self.place: Any = None
+        self.places: Sequence[Any] = ()
+
+    def tell(self, finished: FlowFinished) -> Future[None] | None:
+        """Tell the screen (it re-reads when the flow wrote)."""
+        told = SpaceFlowFinished(finished.op, finished.outcome, finished.applied, finished.severity, finished.select_id)
+        return told.shown if self.view.post_message(told) else None
+
+    def settled(self, build_plan: Any) -> Plan:
+        """The plan built from settled reads of the place, as `--dry-run` builds it."""
+        self.place.window = settle_seconds()
+        return settled_build(self.place, build_plan, Budget(SETTLE_WAIT))
+
+    def apply(self, plan: Plan, build_plan: Any, title: str) -> None:
+        """Apply exactly this plan on the place (StalePlan with a fresh one when its files changed)."""
+        with self.progress(title, len(plan.changes)) as tally:
+            apply_exact(self.place, plan, build_plan, progress=tally.step if tally else None)
+
+    def plan_view(self, plan: Plan, words: Any) -> PlanView:  # type: ignore[override]
+        """The preview of plan: its base folder and places first, then the changes as one patch relative to the
+        base (the bytes `--dry-run` prints)."""
+        from ..core.files.places import based, plan_base, touched
+
+        places = list(self.places) or [self.place]
+        base = plan_base(plan, places)
+        shown = Plan(plan.op, plan.result, based(plan, places, base))
+        headline = list(words(plan)[0]) if words else list(plan.report)
+        headline.insert(0, f"patch base: {base}")
+        names = ", ".join(f"{p.kind.name} {p.real}" for p in touched(plan, places)) or "none"
+        headline.insert(1, f"places: {names}")
+        return build(shown, headline)
+
+    def refuse_message(self, op: str, title: str, text: str) -> None:
+        """Say why a flow cannot start, and end it (nothing written)."""
+        self.ask(MessageScreen(f"{title}: refused", text))
+        self.finish(op, f"{op} refused: nothing written", severity="warning")
+
+    def preview_place(
+        self, op: str, title: str, places: Sequence[Any], build_plan: Callable[[Any], Plan], select: str | None = None
+    ) -> str:
+        """Preview the plan build_plan makes on places[0] and apply exactly it on confirm."""
+        self.place, self.places = places[0], places
+        return self.preview_and_apply(op, title, build_plan, select=(lambda _p: select) if select else None)
+
+
+# -- spaces ------------------------------------------------------------------------------------------------
+
+
+def _where(space_id: str, rule: str) -> Any:
+    """The decision for a space on the table, made again now."""
+    from ..core.spaces.resolve import resolve
+
+    scope = "global" if rule == "global" else "workspace" if rule == "workspace" else "auto"
+    return resolve(Path(space_id).parent, scope)
+
+
+def _engine(space_plan: Any, places: Sequence[Any]) -> Plan:
+    """A service SpacePlan as the engine's plan over places."""
+    from ..service.spaces_write import engine_plan
+
+    return engine_plan(space_plan, list(places))
+
+
+def _spots(where: Any) -> tuple[Any, Any, list[Any]]:
+    """The space's and the global home's spots for cold.py's steps, and the places (the space's first)."""
+    from ..core.files.places import home_tree
+    from ..core.spaces.cold import Spot
+    from ..core.spaces.resolve import GLOBAL
+    from ..service.spaces_write import base_of, places_for
+
+    target = where.require()
+    if where.rule == GLOBAL:
+        home = home_tree()
+        return Spot(home.name, home, "global"), Spot(home.name, home, ""), [home]
+    project = places_for(where)[0]
+    home = home_tree()
+    prefix = target.relative_to(base_of(where)).as_posix()
+    return Spot(project.name, project, prefix), Spot(home.name, home, ""), [project, home]
+
+
+class SpaceFlows(PlaceRunner):
+    """The Spaces screen's changing keys, each one a flow that previews exactly and applies what it showed."""
+
+    def start_flow(self, op: str, body: Callable[..., None], *args: Any) -> None:
+        """Start a flow unless one is running or a modal is open."""
+        if self.may_start():
+            self.start(op, body, *args)
+
+    # init ------------------------------------------------------------------
+
+    def flow_init(self, space_id: str, rule: str) -> None:
+        """Preview and apply `space init` (create-only)."""
+        from ..service.spaces_write import init_plan, places_for
+
+        where = _where(space_id, rule)
+        where.require()
+        places = places_for(where)
+        self.preview_place("init", "Init the space", places, lambda p: _engine(init_plan(where, p.read), places))
+
+    # save ------------------------------------------------------------------
+
+    def flow_save(self, space_id: str, rule: str) -> None:
+        """$EDITOR on a copy of current.md, then the layering preview; apply exactly it."""
+        from ..core.spaces import templates
+        from ..service.spaces_write import CURRENT, SaveRequest, places_for, rel_of, save_plan
+
+        where = _where(space_id, rule)
+        where.require()
+        places = places_for(where)
+        old = places[0].read(rel_of(where, CURRENT))
+        text = templates.CURRENT if old is None else old.decode("utf-8", "replace")
+        edited = edit_copy(self.host, text, "current.md")
+        if edited is None:
+            self.finish("save", "save: current.md left as it was, nothing written")
+            return
+        request = SaveRequest(current=edited, reason="memboard board save")
+        self.preview_place(
+            "save", "Save the space", places, lambda p: _engine(save_plan(where, request, p.read), places)
+        )
+
+    # research-save ---------------------------------------------------------
+
+    def flow_research(self, space_id: str, rule: str) -> None:
+        """The research form, then the preview of the appended entry."""
+        from ..core.errors import UsageError
+        from ..service.spaces_write import ResearchRequest, check_research, places_for
+
+        where = _where(space_id, rule)
+        where.require()
+        places = places_for(where)
+        fields: dict[str, str] = {}
+        while True:
+            answer = self.ask(ResearchForm(fields))
+            if answer is None:
+                self.finish("research-save", "research-save cancelled: nothing written")
+                return
+            fields = answer
+            request = ResearchRequest(
+                topic=fields.get("topic", ""),
+                conclusion=fields.get("conclusion", ""),
+                valid=fields.get("valid", "") or "unknown",
+                merged=fields.get("merged", "") or "no",
+                evidence=_many(fields.get("evidence", "")),
+                key_paths=_many(fields.get("key_paths", "")),
+                next_step=fields.get("next_step", ""),
+                tags=_many(fields.get("tags", "")),
+                context=fields.get("context") or None,
+            )
+            try:
+                check_research(request)
+            except UsageError as exc:
+                self.ask(MessageScreen("Research-save: not yet", str(exc), footnote="Nothing was written."))
+                continue
+            outcome = self.preview_place(
+                "research-save", "Research-save", places, partial(_research, where, request, places)
+            )
+            if outcome != "refused":
+                return
+
+    # dream -----------------------------------------------------------------
+
+    def flow_dream(self, space_id: str, rule: str) -> None:
+        """The extraction as a draft (e: $EDITOR), then the preview of dream-notes.md and its snapshot."""
+        from ..core.formats import clock
+        from ..core.spaces import cold
+        from ..core.spaces import dream as D
+
+        where = _where(space_id, rule)
+        space, home, places = _spots(where)
+        label = D.snapshot_label(where.space or where.require().parent.name)
+        local = clock.now()
+        utc = local.astimezone(UTC)
+        probe = cold.dream_steps(space, home, str(where.require()), label, local, utc)
+        if not probe.changes:
+            self.ask(
+                MessageScreen(
+                    "Dream",
+                    "nothing to distil: no list item, table cell or research field to extract.",
+                    error=False,
+                    footnote="Nothing was written.",
+                )
+            )
+            self.finish("dream", "dream: nothing to distil")
+            return
+        draft = draft_text(probe.result["sections"])
+        notes: str | None = None
+        while True:
+            answer = self.ask(DraftScreen(draft, probe.result.get("left_out", []), edited=notes is not None))
+            if answer is None:
+                self.finish("dream", "dream cancelled: nothing written")
+                return
+            if answer == "edit":
+                edited = edit_copy(self.host, draft, "dream-notes.md")
+                if edited is not None:
+                    draft, notes = edited, edited
+                continue
+            break
+        chosen = notes
+
+        def plan(p: Any) -> Plan:
+            """The dream's steps as one plan over the space and the global home."""
+            from ..core.files.places import assemble
+
+            steps = cold.dream_steps(space, home, str(where.require()), label, local, utc, chosen)
+            built = assemble("space dream", steps.result, places, steps.changes)
+            built.report.extend(steps.report)
+            return built
+
+        self.preview_place("dream", "Dream", places, plan)
+
+    # archive ---------------------------------------------------------------
+
+    def flow_archive(self, space_id: str, rule: str) -> None:
+        """Preview and apply the archive: archive files first, then the sources, then old dream snapshots."""
+        from ..core.formats import clock
+        from ..core.spaces import cold
+
+        where = _where(space_id, rule)
+        space, home, places = _spots(where)
+        now = clock.now().astimezone(UTC)
+
+        def plan(p: Any) -> Plan:
+            """The archive's steps as one plan over the space and the global home (archive files first)."""
+            from ..core.files.places import assemble
+
+            steps = cold.archive_steps(space, home, now)
+            built = assemble("space archive", steps.result, places, steps.changes)
+            built.report.extend(steps.report)
+            return built
+
+        self.preview_place("archive", "Archive", places, plan)
+
+
+# -- the hierarchy workspace --------------------------------------------------------------------------------
+
+FACTS = "memory/facts.yaml"
+
+
+class HierarchyFlows(SpaceFlows):
+    """The Hierarchy screen's changing keys: a fact's value, the todos, today's log; each previewed exactly."""
+
+    def _workspace(self, workspace: Path) -> list[Any]:
+        """The workspace as the one place its plans are built and applied on."""
+        from ..core.files.places import workspace_tree
+
+        return [workspace_tree(workspace.resolve())]
+
+    def _facts_plan(self, places: list[Any], op: str, edit: Callable[[bytes], Any], extra: Any = None) -> Any:
+        """A builder: facts.yaml edited by edit (its Edit), plus extra(place, edit) changes; one plan."""
+        from ..core.files.places import assemble
+        from ..core.plan import Change
+
+        def build(place: Any) -> Plan:
+            """The edit on facts.yaml as read now."""
+            data = place.read(FACTS)
+            if data is None:
+                raise Refused(f"no {FACTS} (memboard hierarchy init creates it)")
+            done = edit(data)
+            changes = [Change.write(FACTS, data, done.data)] if done.changed else []
+            if done.changed and extra is not None:
+                changes += extra(place, done)
+            plan = assemble(op, None, places, changes)
+            plan.report.append(done.summary)
+            return plan
+
+        return build
+
+    def flow_set(self, workspace: Path, key: str, value: str) -> None:
+        """A form with the fact's value, then the preview of `facts set` (the value and Last updated)."""
+        from ..core.hierarchy import facts as F
+        from ..core.secrets import refuse_secrets
+        from ..service.hierarchy import local_today
+
+        places = self._workspace(workspace)
+        answer = self.ask(TextForm(f"facts set {key}", "the new value (one line)", value))
+        if answer is None or answer == value:
+            self.finish("facts set", "facts set: nothing changed, nothing written")
+            return
+        refuse_secrets({"VALUE": answer}, False)
+        today = local_today()
+        build = self._facts_plan(places, "facts set", lambda data: F.set_value(data, key, answer, today=today))
+        self.preview_place("facts set", f"facts set {key}", places, build)
+
+    def flow_todo(self, workspace: Path, which: str | None, text: str) -> None:
+        """Mark the selected todo done (removed, `- [x] TEXT` appended to today's log in the same plan), or add
+        one; previewed first."""
+        from ..core.hierarchy import daily
+        from ..core.hierarchy import facts as F
+        from ..core.plan import Change
+        from ..core.secrets import refuse_secrets
+        from ..service.hierarchy import local_today
+
+        places = self._workspace(workspace)
+        today = local_today()
+        if which is not None:
+            answer = self.ask(TextForm("Todo done", "y marks it done and moves it to today's log", f"{text}"))
+            if answer is None:
+                self.finish("todo", "todo cancelled: nothing written")
+                return
+
+            def logged(place: Any, done: Any) -> list[Any]:
+                """`- [x] TEXT` appended to today's log."""
+                rel = daily.log_path(today.isoformat())
+                before = place.read(rel)
+                after = daily.appended(before, f"- [x] {done.removed}", today.isoformat())
+                return [] if after is None else [Change.write(rel, before, after)]
+
+            build = self._facts_plan(
+                places, "facts todo done", lambda data: F.todo_done(data, which, today=today), logged
+            )
+            self.preview_place("todo", "Todo done", places, build)
+            return
+        answer = self.ask(TextForm("Add a todo", "the todo (one line)", ""))
+        if not answer:
+            self.finish("todo", "todo cancelled: nothing written")
+            return
+        refuse_secrets({"TEXT": answer}, False)
+        build = self._facts_plan(places, "facts todo add", lambda data: F.todo_add(data, answer, today=today))
+        self.preview_place("todo", "Add a todo", places, build)
+
+    def flow_log(self, workspace: Path) -> None:
+        """A line for today's daily log, then the preview of the append."""
+        from ..core.files.places import assemble
+        from ..core.hierarchy.plans import plan_log
+        from ..core.secrets import refuse_secrets
+        from ..service.hierarchy import local_today
+
+        places = self._workspace(workspace)
+        answer = self.ask(TextForm("Append to today's log", "the text appended to memory/<today>.md", ""))
+        if not answer:
+            self.finish("log", "log cancelled: nothing written")
+            return
+        refuse_secrets({"TEXT": answer}, False)
+        day = local_today().isoformat()
+
+        def build(place: Any) -> Plan:
+            """The append on the log as read now."""
+            planned = plan_log(place.read, answer, day)
+            plan = assemble("hierarchy log", None, places, planned.changes)
+            plan.report.extend(planned.done)
+            return plan
+
+        self.preview_place("log", "Append to today's log", places, build)
+
+
+class TextForm(FormScreen[str | None]):
+    """A one-line input: enter or ctrl+s previews, escape closes."""
+
+    CSS_PATH = FLOWS_TCSS
+    BINDINGS = bindings("update")
+
+    def __init__(self, title: str, hint: str, value: str) -> None:
+        """The form under title, with hint and the value to start from."""
+        super().__init__()
+        self.title_text = title
+        self.hint = hint
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        """Title, hint, the input, the buttons."""
+        with Vertical(id="update-dialog"):
+            yield Label(self.title_text, id="update-title")
+            yield Static(self.hint, id="update-hint")
+            yield Input(self.value, id="text-form-input", compact=True)
+            with Horizontal(id="update-buttons"):
+                yield Button("Preview (enter)", variant="success", id="preview", compact=True)
+                yield Button("Close (esc)", variant="error", id="close", compact=True)
+        yield KeyBar("update")
+
+    def on_mount(self) -> None:
+        """Focus the input."""
+        self.query_one(Input).focus()
+
+    def action_preview(self) -> None:
+        """Hand the text to the flow."""
+        self.dismiss(self.query_one(Input).value)
+
+    def action_cancel(self) -> None:
+        """Close: nothing is written."""
+        self.dismiss(None)
+
+
+def _research(where: Any, request: Any, places: Sequence[Any], place: Any) -> Plan:
+    """research-save's plan on the place, as the engine's."""
+    from ..service.spaces_write import research_plan
+
+    return _engine(research_plan(where, request, place.read), places)
+
+
+def _many(text: str) -> tuple[str, ...]:
+    """A form's repeated option: values separated by `;`."""
+    return tuple(part.strip() for part in text.split(";") if part.strip())
+
+
+def draft_text(sections: dict[str, list[str]]) -> str:
+    """The dream's sections as the text `e` edits (and `space dream --from` reads)."""
+    out = []
+    for name, items in sections.items():
+        out.append(f"## {name}\n\n" + "".join(f"- {item}\n" for item in items))
+    return "\n".join(out)
+
+
+# -- the modals ---------------------------------------------------------------------------------------------
+
+RESEARCH_FIELDS = (
+    ("topic", "研究主题 topic (required)"),
+    ("conclusion", "当前结论 conclusion (required)"),
+    ("valid", "是否有效 valid: yes / no / partial / unknown"),
+    ("merged", "是否并入主线 merged: yes / no"),
+    ("evidence", "关键证据 evidence (several: separate with ;)"),
+    ("key_paths", "关键文件与路径 key paths (several: separate with ;)"),
+    ("next_step", "下一步 next step"),
+    ("tags", "关键词 / 标签 tags (several: separate with ;)"),
+    ("context", "work context (empty: the skill's default, branch@name)"),
+)
+
+
+class ResearchForm(FormScreen[dict[str, str] | None]):
+    """research-save's form: the skill's fields; ctrl+s or enter previews, escape closes."""
+
+    CSS_PATH = FLOWS_TCSS
+    BINDINGS = bindings("update")
+
+    def __init__(self, values: dict[str, str]) -> None:
+        """The form, filled with values (an earlier try)."""
+        super().__init__()
+        self.values = dict(values)
+
+    def compose(self) -> ComposeResult:
+        """Title, one input per field, the buttons."""
+        with Vertical(id="update-dialog"):
+            yield Label("Research-save: a research entry appended to research.md", id="update-title")
+            with VerticalScroll():
+                for name, label in RESEARCH_FIELDS:
+                    yield Static(label, classes="update-label")
+                    yield Input(self.values.get(name, ""), id=f"research-{name}", compact=True)
+            with Horizontal(id="update-buttons"):
+                yield Button("Preview (ctrl+s)", variant="success", id="preview", compact=True)
+                yield Button("Close (esc)", variant="error", id="close", compact=True)
+        yield KeyBar("update")
+
+    def on_mount(self) -> None:
+        """Focus the first field."""
+        self.query_one("#research-topic", Input).focus()
+
+    def action_preview(self) -> None:
+        """Hand the fields to the flow."""
+        self.dismiss({name: self.query_one(f"#research-{name}", Input).value for name, _ in RESEARCH_FIELDS})
+
+    def action_cancel(self) -> None:
+        """Close: nothing is written."""
+        self.dismiss(None)
+
+
+class DraftScreen(ModalScreen[str | None]):
+    """The dream's draft (the extraction, or the person's edit of it): enter previews, e edits, escape cancels."""
+
+    CSS_PATH = FLOWS_TCSS
+    BINDINGS = bindings("draft")
+
+    def __init__(self, draft: str, left_out: list[dict[str, str]], edited: bool = False) -> None:
+        """Show draft (and the candidates the extraction left out)."""
+        super().__init__()
+        self.draft = draft
+        self.left_out = left_out
+        self.edited = edited
+
+    def compose(self) -> ComposeResult:
+        """Title, the draft, what was left out, the buttons."""
+        lines = [ViewLine(line, "section" if line.startswith("## ") else "text") for line in self.draft.splitlines()]
+        if self.left_out:
+            lines += [ViewLine(""), ViewLine(f"left out ({len(self.left_out)}):", "muted")]
+            lines += [ViewLine(f"  {o['section']}: {o['item']} ({o['why']})", "muted") for o in self.left_out]
+        with Vertical(id="preview-dialog"):
+            what = (
+                "your edit (written as notes, shape checked)"
+                if self.edited
+                else "extraction: verbatim items, not distilled"
+            )
+            yield Label(f"Dream draft · {what}", id="preview-title")
+            yield LineView(lines, id="preview-body")
+            with Horizontal(id="preview-buttons"):
+                yield Button("Preview (enter)", variant="success", id="confirm", compact=True)
+                yield Button("Edit (e)", variant="primary", id="edit", compact=True)
+                yield Button("Cancel (esc)", variant="error", id="cancel", compact=True)
+        yield KeyBar("draft")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """The buttons do what their keys do."""
+        event.stop()
+        {"confirm": self.action_preview, "edit": self.action_edit}.get(event.button.id or "", self.action_cancel)()
+
+    def action_preview(self) -> None:
+        """Preview the dream as drafted."""
+        self.dismiss("preview")
+
+    def action_edit(self) -> None:
+        """Edit the draft in $EDITOR."""
+        self.dismiss("edit")
+
+    def action_cancel(self) -> None:
+        """Write nothing."""
+        self.dismiss(None)
+
+
+def refused_text(exc: BaseException) -> str:
+    """A refusal's one line."""
+    return str(exc) if isinstance(exc, (MemboardError, Refused)) else f"{type(exc).__name__}: {exc}"

@@ -89,7 +89,7 @@ class HierarchyTable(RowTable):
             rest = max(width - 2 - DATE_COLUMN.width - SIZE_COLUMN.width - 3, 10)
             return [(DATE_COLUMN, DATE_COLUMN.width), (LOG_COLUMN, rest), (SIZE_COLUMN, SIZE_COLUMN.width)]
         rest = max(width - 2 - KIND_COLUMN.width - 3, 20)
-        key = rest * 2 // 5
+        key = rest // 2
         return [(KIND_COLUMN, KIND_COLUMN.width), (KEY_COLUMN, key), (VALUE_COLUMN, rest - key)]
 
     def _header(self, layout: list[tuple[HierarchyColumn, int]], width: int) -> Strip:

@@ -29,6 +29,12 @@ def age_text(minutes: int | None) -> str:
     return f"{minutes // (24 * 60)}d"
 
 
+def project_name(path: str) -> str:
+    """A project as the table names it: its folder's name (the pane shows the whole path)."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return name or path
+
+
 @dataclass(frozen=True)
 class SpaceRow:
     """One known space as the table draws it (the model reads it off the UI thread)."""
@@ -89,7 +95,7 @@ SpaceColumn = Column[SpaceRow]
 """A column of this table."""
 
 NAME_COLUMN = SpaceColumn("name", "Space", 0, lambda r, now: r.name)
-PROJECT_COLUMN = SpaceColumn("project", "Project", 0, lambda r, now: r.project)
+PROJECT_COLUMN = SpaceColumn("project", "Project", 0, lambda r, now: project_name(r.project))
 RULE_COLUMN = SpaceColumn("rule", "Rule", 16, lambda r, now: r.rule)
 UPDATED_COLUMN = SpaceColumn("updated", "Updated", 7, lambda r, now: age_text(r.updated_age))
 HISTORY_COLUMN = SpaceColumn("history", "History", 7, lambda r, now: "-" if r.history is None else f"{r.history:,}")
@@ -106,7 +112,7 @@ def layout_for(width: int) -> list[tuple[SpaceColumn, int]]:
         fixed.insert(0, RULE_COLUMN)
     used = 2 + sum(c.width + 1 for c in fixed) + 2
     rest = max(width - used, 20)
-    name = max(rest * 2 // 5, 10)
+    name = max(rest // 2, 10)
     return [(NAME_COLUMN, name), (PROJECT_COLUMN, rest - name), *((c, c.width) for c in fixed)]
 
 

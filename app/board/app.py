@@ -19,7 +19,7 @@ from textual.app import App
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
-from memboard.styles import BOARD_TCSS
+from memboard.styles import BOARD_TCSS, SPACES_TCSS
 from memboard.widgets.key_bar import FooterKey
 
 from ..core.config import Settings, settings
@@ -70,7 +70,7 @@ class MemboardApp(App):
     """The memboard board; its flows (BoardFlows) see it as their FlowHost."""
 
     TITLE = "memboard"
-    CSS_PATH = [BOARD_TCSS]
+    CSS_PATH = [BOARD_TCSS, SPACES_TCSS]
     COMMANDS = App.COMMANDS | {board_commands}
     # below 110 columns the pane folds away (enter opens it full width); the table gets the width
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-roomy")]

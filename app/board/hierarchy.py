@@ -14,6 +14,7 @@ log) is a flow (spaceflows.py, on the workspace as a place) that opens the usual
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,6 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from memboard.styles import SPACES_TCSS
 from memboard.widgets.hierarchy_table import HierarchyRow, HierarchyTable
 from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.line_view import LineView
@@ -69,7 +69,6 @@ class HierarchyPaneLoaded(Message):
 class HierarchyScreen(BrowseScreen[HierarchyRow, HierarchyModel]):
     """Hot, Warm and Cold panels beside the selected item's pane: filter, live updates, the changes' flows."""
 
-    CSS_PATH = SPACES_TCSS
     BINDINGS = bindings("hierarchy")
     IDS = IDS
     FOOTER = "hierarchy"
@@ -82,6 +81,7 @@ class HierarchyScreen(BrowseScreen[HierarchyRow, HierarchyModel]):
         self.host = host
         self.model = HierarchyModel(None, complete=False)
         self.painted = False  # the Hot panel shows the workspace's MEMORY.md (or why there is none)
+        self.painted_at: float | None = None  # when the panels were first on screen (perf_counter)
         self.cold_active = False  # the Cold panel's table holds the cursor the pane follows
         self.seen: dict[str, Any] = {}
         self.pane_id: str | None = None
@@ -196,13 +196,19 @@ class HierarchyScreen(BrowseScreen[HierarchyRow, HierarchyModel]):
             hot.border_title = self.model.hot_title
             self.warm.border_title = self.model.warm_title
             self.cold.border_title = self.model.cold_title
-            self.painted = True
+            if not self.painted:
+                self.painted = True
+                self.call_after_refresh(self._painted)
             row = self.table.current
             self.show_pane(row)
             if row is not None:
                 self.load_pane(row.id)
         except NoMatches:
             pass
+
+    def _painted(self) -> None:
+        """The panels are on screen: note when (the benchmark reads it)."""
+        self.painted_at = time.perf_counter()
 
     def apply_view(self) -> None:
         """Filter the warm and cold rows into their tables, keeping each cursor."""

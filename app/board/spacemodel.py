@@ -278,6 +278,12 @@ def load_pane(row: SpaceRow, history_shown: int | None = HISTORY_SHOWN) -> Space
         Path(row.id).parent, "global" if row.rule == "global" else "workspace" if row.rule == "workspace" else "auto"
     )
     folder = decision.memory_folder() if decision.problem is None else None
+    if decision.problem is not None:
+        lines.append(ViewLine(""))
+        lines.append(
+            ViewLine("Every space command refuses this project until its config.toml is fixed (x: the check).", "muted")
+        )
+        return SpacePane(row.id, lines, archive_blocked="its config.toml is invalid")
     if folder is None:
         lines.append(ViewLine(""))
         lines.append(ViewLine("No memory files here yet: i creates them from the skill's templates.", "muted"))

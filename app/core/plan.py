@@ -21,7 +21,8 @@ S = TypeVar("S")
 @dataclass(frozen=True)
 class Change:
     """One file step: create, modify, delete or move, with the exact bytes involved; or rmdir, the removal of
-    an empty folder (no bytes: refused, nothing written, when the folder holds anything as the step runs).
+    an empty folder (no bytes: refused, nothing written, when the folder holds anything the plan's earlier steps
+    do not delete, move away or remove, or when one of them writes in it).
 
     A move whose two places lie on different file systems is a copy, flushed and compared byte for byte,
     then the removal of the original (never before the copy is verified)."""

@@ -428,3 +428,125 @@ def test_the_base_of_a_plan_in_one_place_is_that_place(tmp_path, home):
     assert places.patch(plan, [project, glob], project_root.resolve()).startswith(
         b"diff --git a/.session-memory/current.md"
     )
+
+
+def test_a_place_keeps_its_newest_revisions_only(tmp_path):
+    (tmp_path / "p").mkdir()
+    project = project_tree(tmp_path / "p")
+    for n in range(revisions.PLACE_KEEP + 8):
+        assert revisions.record_place(project, ".session-memory/current.md", f"# {n}\n".encode())
+    kept = revisions.place_revisions(project, ".session-memory/current.md")
+    assert len(kept) == revisions.PLACE_KEEP and kept[-1] == f"# {revisions.PLACE_KEEP + 7}\n".encode()
+    assert not revisions.record_place(project, ".session-memory/current.md", kept[-1])  # the newest already
+
+
+def test_removing_a_folder_the_plan_does_not_empty_is_refused_with_nothing_written(tmp_path):
+    legacy = tmp_path / "p" / ".codex" / "session-memory"
+    legacy.mkdir(parents=True)
+    (legacy / "current.md").write_bytes(b"# c\n")
+    (legacy / "history.md").write_bytes(b"# h\n")
+    project = project_tree(tmp_path / "p")
+    changes = [
+        Change("delete", ".codex/session-memory/current.md", b"# c\n", None, tree="project"),
+        Change("rmdir", ".codex/session-memory", None, None, tree="project"),
+    ]
+    with pytest.raises(MemboardError, match=r"not empty \(it holds 'history.md'\); nothing written"):
+        run([project], lambda: assemble("tidy", None, [project], changes))
+    assert (legacy / "current.md").read_bytes() == b"# c\n"
+
+
+def test_removing_a_folder_an_earlier_step_writes_in_is_refused(tmp_path):
+    (tmp_path / "p" / ".session-memory").mkdir(parents=True)
+    project = project_tree(tmp_path / "p")
+    changes = [
+        Change.write(".session-memory/current.md", None, b"# c\n", "project"),
+        Change("rmdir", ".session-memory", None, None, tree="project"),
+    ]
+    with pytest.raises(MemboardError, match=r"writes \.session-memory/current\.md in it; nothing written"):
+        run([project], lambda: assemble("odd", None, [project], changes))
+    assert not (tmp_path / "p" / ".session-memory" / "current.md").exists()
+
+
+def test_a_file_caught_mid_save_is_waited_for_and_the_plan_built_on_its_settled_bytes(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMBOARD_SETTLE_SECONDS", "0.4")
+    project_root = tmp_path / "p"
+    (project_root / ".session-memory").mkdir(parents=True)
+    path = project_root / ".session-memory" / "current.md"
+    path.write_bytes(b"")  # truncated: another program is about to write it again
+    project = project_tree(project_root)
+
+    def saver() -> None:
+        for n in range(20):
+            path.write_bytes(b"")
+            path.write_bytes(f"# save {n}\n".encode())
+            time.sleep(0.02)
+        path.write_bytes(b"# saved\n- all of it\n")
+
+    thread = threading.Thread(target=saver)
+    thread.start()
+    try:
+        plan = run(
+            [project],
+            lambda: assemble(
+                "save",
+                None,
+                [project],
+                [
+                    Change.write(
+                        ".session-memory/current.md", project.read(".session-memory/current.md"), b"x\n", "project"
+                    )
+                ],
+            ),
+            dry_run=True,
+        )
+    finally:
+        thread.join()
+    assert plan.changes[0].before == b"# saved\n- all of it\n"
+
+
+def test_a_previewed_plan_over_places_is_applied_exactly_or_refused_as_stale(tmp_path, home):
+    from memboard.core.errors import StalePlan
+
+    project_root = tmp_path / "p"
+    (project_root / ".session-memory").mkdir(parents=True)
+    path = project_root / ".session-memory" / "history.md"
+    path.write_bytes(b"# H\n")
+    project, glob = project_tree(project_root), home_tree()
+    chosen = [project, glob]
+
+    def build() -> Plan[None]:
+        data = project.read(".session-memory/history.md") or b""
+        changes = [
+            Change.write(".session-memory/history.md", data, data + b"- mine\n", "project"),
+            Change.write("global/current.md", glob.read("global/current.md"), b"# g\n", "home"),
+        ]
+        return assemble("two", None, chosen, changes)
+
+    preview = run(chosen, build, dry_run=True)
+    path.write_bytes(b"# H\n- theirs\n")
+    with pytest.raises(StalePlan) as stale:
+        places.apply_previewed(chosen, preview, build)
+    assert path.read_bytes() == b"# H\n- theirs\n" and not (home / "global").exists()
+    fresh = stale.value.fresh_plan
+    places.apply_previewed(chosen, fresh, build)
+    assert path.read_bytes() == b"# H\n- theirs\n- mine\n"
+    assert (home / "global" / "current.md").read_bytes() == b"# g\n"
+
+
+def test_a_workspace_plan_may_move_openclaws_slugged_log_but_never_write_one(tmp_path):
+    (tmp_path / "ws" / "memory").mkdir(parents=True)
+    slug = tmp_path / "ws" / "memory" / "2026-10-01-standup.md"
+    slug.write_bytes(b"# standup\r\n")
+    ws = workspace_tree(tmp_path / "ws")
+    with pytest.raises(MemboardError, match=r"2026-10-02-x\.md is not a path the hierarchy workspace"):
+        run([ws], lambda: assemble("log", None, [ws], [Change.write("memory/2026-10-02-x.md", None, b"x\n", ws.name)]))
+    move = Change(
+        "move",
+        "memory/2026-10-01-standup.md",
+        b"# standup\r\n",
+        None,
+        dest="memory/daily-archive/2026-10/2026-10-01-standup.md",
+        tree=ws.name,
+    )
+    run([ws], lambda: assemble("archive-logs", None, [ws], [move]))
+    assert _files(tmp_path / "ws") == {"memory/daily-archive/2026-10/2026-10-01-standup.md": b"# standup\r\n"}

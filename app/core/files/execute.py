@@ -294,7 +294,7 @@ def _locks(root: MemoryRoot, plan: Plan[Any], timeout: float | None = None) -> A
 def _keep_changing(plan: Plan[Any]) -> MemboardError:
     """The error of a plan whose files kept changing under the lock (another tool writing without it)."""
     return MemboardError(
-        f"{plan.op}: index files keep changing under memboard (another tool writing without the lock?); "
+        f"{plan.op}: the files to change keep changing under memboard (another tool writing without the lock?); "
         "nothing written, try again",
         says_written=True,
     )
@@ -431,8 +431,13 @@ def _step(root: MemoryRoot, ch: Change, sig: Signature | None, step: int, aged: 
     return [(ch.path, written)]
 
 
-def _verify_change(root: MemoryRoot, ch: Change) -> str | None:
-    """Why a written change does not hold, or None when it does."""
+def _verify_change(root: MemoryRoot, ch: Change, later: set[str] | frozenset[str] = frozenset()) -> str | None:
+    """Why a written change does not hold, or None when it does (later: the paths the plan's later steps touch,
+    whose bytes those steps answer for: a file a migration moves in and a save then changes)."""
+    if ch.path in later:
+        return None
+    if ch.kind == "move" and ch.dest in later:
+        return f"{ch.path} was not moved" if root.exists(ch.path) else None
     if ch.kind in ("create", "modify"):
         data = root.read(ch.path)
         # a hand edit saved just after our rename is fine as long as our lines are all there
@@ -556,8 +561,18 @@ def _verify(root: MemoryRoot, plan: Plan[Any], settle_wait: float) -> None:
         settled[ch.path] = seen.data
     planned = {ch.path: ch.after for ch in plan.changes if ch.kind in ("create", "modify")}  # each file's last bytes
     exact = {rel for rel, data in settled.items() if data is not None and data == planned.get(rel)}
+    later: list[set[str]] = []  # the paths each change's later steps touch (the last step on a path decides)
+    touched: set[str] = set()
+    for ch in reversed(plan.changes):
+        later.append(set(touched))
+        touched.update(p for p in (ch.path, ch.dest) if p)
+    later.reverse()
     with root.pinned(settled):
-        problems += [p for p in (_verify_change(root, ch) for ch in plan.changes) if p]
+        found = (
+            _verify_change(root, ch, after) if after else _verify_change(root, ch)
+            for ch, after in zip(plan.changes, later)
+        )
+        problems += [p for p in found if p]
         problems += [c.description for c in plan.checks if c.decided_by not in exact and not c.holds(root)]
     if problems:
         raise Incomplete(f"{plan.op} incomplete: verification failed: {'; '.join(problems)}")

@@ -21,6 +21,8 @@ The API:
   in order of first mention: copies first, so a move between places deletes only after its copy is
   verified);
 - `run(places, build, dry_run)`: build (settled) and apply such a plan under the places' locks;
+  `apply_previewed(places, plan, build)` applies exactly a plan previewed before, or raises StalePlan
+  with the plan built again when a file changed since;
 - `touched(plan, places)`, `base_of(folders)` and `patch(plan, places, base)`: the places a plan
   writes, the deepest folder holding them all, and the plan as one git patch relative to it
   (`git -C BASE apply` writes exactly the plan's bytes).
@@ -111,6 +113,15 @@ class Place(SideTree):
         """How a patch names rel: by its absolute path without the leading `/` (see patch for base-relative)."""
         return (self.real / rel).as_posix().lstrip("/")
 
+    def rel_of(self, path: Path) -> str:
+        """The path in this place of an absolute path (its folders resolved: a route reached through a symlink
+        inside the project is named where it really is); refused in one line when it is not inside the place."""
+        folder = Path(os.path.realpath(os.path.abspath(path.parent)))
+        full = folder / path.name
+        if full == self.real or self.real not in full.parents:
+            raise MemboardError(f"refusing {path}: it is not inside the {self.kind.name} {self.real}")
+        return full.relative_to(self.real).as_posix()
+
     def relative(self, rel: str, base: Path) -> str:
         """rel in this place as a path relative to the folder base (which holds the place)."""
         return Path(os.path.relpath(self.real / rel, base)).as_posix()
@@ -192,6 +203,19 @@ def run(
 
     wait = SETTLE_WAIT if settle_wait is None else settle_wait
     return execute(places[0], lambda _first: build(), dry_run=dry_run, timeout=timeout, settle_wait=wait)
+
+
+def apply_previewed(
+    places: Sequence[Place],
+    plan: Plan[R],
+    build: Callable[[], Plan[R]],
+    progress: Callable[[int, int], None] | None = None,
+) -> Plan[R]:
+    """Apply exactly this previewed plan over places (the board's `y`), or raise StalePlan carrying the plan
+    built again from the fresh files when one changed since the preview; nothing is written then."""
+    from .execute import apply_exact  # lazy: as run
+
+    return apply_exact(places[0], plan, lambda _first: build(), progress)
 
 
 def _place_of(plan: Plan[Any], places: Sequence[Place], ch: Change, own: bool) -> Place:

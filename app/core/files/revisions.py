@@ -136,6 +136,7 @@ def record_settled(root: MemoryRoot, session_ids: set[str], wait: float | None =
 
 
 PLACE_FOLDER = f"{FOLDER}/places"  # a place's revisions: revisions/places/<path in the place>/<name>
+PLACE_KEEP = 32  # revisions kept per file of a place (a 1 MB history.md saved daily would otherwise pile up)
 
 
 def place_revisions(place: MemoryRoot, rel: str) -> list[bytes]:
@@ -165,6 +166,11 @@ def record_place(place: MemoryRoot, rel: str, data: bytes) -> bool:
         state.write(f"{folder}/{_name(data)}", data)
     except (OSError, MemboardError):
         return False
+    for old in names[: max(0, len(names) + 1 - PLACE_KEEP)]:  # the oldest go once PLACE_KEEP are kept
+        try:
+            state.abs(f"{folder}/{old}").unlink()
+        except OSError:
+            pass
     return True
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from ..core import config
 from ..core.errors import UsageError
-from ..core.files.root import MemoryRoot
+
+if TYPE_CHECKING:  # the space reads build their parser from here and need no memory root (7 ms of imports)
+    from ..core.files.root import MemoryRoot
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -22,6 +24,8 @@ class OneLineParser(argparse.ArgumentParser):
 
 def root_of(args: argparse.Namespace) -> MemoryRoot:
     """The MemoryRoot named by --root, MEMBOARD_ROOT, the config, or ./memory."""
+    from ..core.files.root import MemoryRoot  # lazy: see the import above
+
     return MemoryRoot(config.resolve_root(getattr(args, "root", None)))
 
 

@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     with replacing():  # never crash on text that is not valid UTF-8
         args = parse(raw if argv is not None else None)
         code = run(args)
-    if argv is None and args.handler.startswith("search:"):
+    if argv is None and args.handler.startswith(("search:", "spaces_read:")):
         leave(code)
     return code
 
@@ -111,9 +111,13 @@ def leave(code: int, fail_open: bool = False) -> None:
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    """The parsed arguments (`memboard search` and `note search` build only their own parser: they must start about as
-    fast as Python)."""
+    """The parsed arguments (`memboard search`, `note search` and the space reads build only their own parser: they
+    must start about as fast as Python)."""
     raw = sys.argv[1:] if argv is None else argv
+    if raw[:1] == ["space"] and raw[1:2] and raw[1] in ("where", "list", "restore", "search", "check"):
+        from . import space_parser  # lazy: the space reads start about as fast as Python too
+
+        return space_parser.build_parser().parse_args(argv)
     if raw[:1] == ["search"] or raw[:2] == ["note", "search"]:
         from . import search  # lazy: see above
 

@@ -59,6 +59,14 @@ def _history(raw: str) -> str:
     raise argparse.ArgumentTypeError(f"--history must be all, none or a whole number, not {raw!r}")
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """`memboard` with only the space commands: the space reads' own parser (entry.parse), so that they start
+    without building every other command's."""
+    parser = OneLineParser(prog="memboard")
+    add_parser(parser.add_subparsers(dest="command", metavar="COMMAND"))
+    return parser
+
+
 def add_parser(sub: Sub) -> None:
     """Add `space` and its subcommands to the command parsers."""
     common = OneLineParser(add_help=False)

@@ -8,13 +8,19 @@ the only file they may write is memboard's record of known spaces in local state
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import UsageError
+from ..service import spaces_read
 from .entry import err
-from .output import dump
+
+
+def dump(value: object) -> None:
+    """Print JSON as memboard prints it (service.output.dumps's form, without loading the plan and result types)."""
+    print(json.dumps(value, ensure_ascii=False, indent=2))
 
 
 def _workspace(args: argparse.Namespace) -> str | None:
@@ -35,8 +41,6 @@ def _finish(read: Any) -> int:
 
 def cmd_where(args: argparse.Namespace) -> int:
     """`space where`: which space the folder belongs to, and why (exit 1 with the problem of an invalid config)."""
-    from ..service import spaces_read
-
     decision = spaces_read.where(_workspace(args), args.scope)
     if args.json:
         dump(spaces_read.where_json(decision))
@@ -68,8 +72,6 @@ def _ago(minutes: int | None) -> str:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """`space list`: every known space (an unresolvable one with its problem)."""
-    from ..service import spaces_read
-
     read = spaces_read.space_list()
     if args.json:
         dump(read.result)
@@ -106,8 +108,6 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_restore(args: argparse.Namespace) -> int:
     """`space restore`: print the hot layer (a pure read)."""
-    from ..service import spaces_read
-
     read = spaces_read.restore(_workspace(args), args.scope, args.history, args.include_research)
     if args.json:
         dump(read.result)
@@ -131,8 +131,6 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     """`space search QUERY`: matching lines, per file, as the skill prints them."""
-    from ..service import spaces_read
-
     read = spaces_read.search(
         _workspace(args),
         args.scope,
@@ -163,8 +161,6 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """`space check`: the save gate's decision and the findings (INIT_FIRST and an invalid config exit 1)."""
-    from ..service import spaces_read
-
     read = spaces_read.check(_workspace(args), args.scope, args.event, args.stale_minutes)
     result = read.result
     if args.json:

@@ -42,12 +42,11 @@ def _read_input(name: str, raw: str) -> str:
         raise UsageError(f"{name} {raw}: not UTF-8 text") from None
 
 
-def _show(args: argparse.Namespace, where: Any, build: Any) -> int:
-    """Build the plan (settled reads under the place's lock), show it (dry run) or apply it, and print the outcome."""
-    from ..service import spaces_write
+def _show(args: argparse.Namespace, built: Any) -> int:
+    """Print a plan the service built (dry run) or wrote: the patch, the JSON or the outcome."""
     from .placeout import show_place_plan
 
-    plan, places = spaces_write.run_write(where, build, dry_run=bool(args.dry_run))
+    plan, places = built
     return show_place_plan(plan, places, bool(args.dry_run), bool(args.json), lambda p: p.result)
 
 
@@ -55,8 +54,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     """`space init`: create the space's files from the skill's templates, never touching one that exists."""
     from ..service import spaces_write
 
-    where = _where(args)
-    return _show(args, where, lambda read: spaces_write.init_plan(where, read))
+    return _show(args, spaces_write.init(_where(args), bool(args.dry_run)))
 
 
 def _sections(raw: list[str]) -> tuple[tuple[str, str], ...]:
@@ -89,7 +87,7 @@ def cmd_save(args: argparse.Namespace) -> int:
         context=args.context,
         allow_secrets=bool(args.allow_secrets),
     )
-    return _show(args, where, lambda read: spaces_write.save_plan(where, request, read))
+    return _show(args, spaces_write.save(where, request, bool(args.dry_run)))
 
 
 def cmd_research_save(args: argparse.Namespace) -> int:
@@ -109,5 +107,4 @@ def cmd_research_save(args: argparse.Namespace) -> int:
         allow_secrets=bool(args.allow_secrets),
     )
     spaces_write.check_research(request)
-    where = _where(args)
-    return _show(args, where, lambda read: spaces_write.research_plan(where, request, read))
+    return _show(args, spaces_write.research_save(_where(args), request, bool(args.dry_run)))

@@ -7,18 +7,19 @@ write nothing anywhere but memboard's own record of known spaces in local state 
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from ..core import config
 from ..core.errors import Refused, UsageError
 from ..core.formats import clock
 from ..core.spaces import known as known_mod
-from ..core.spaces import reads
 from ..core.spaces.resolve import (
+    LEGACY_DIRS,
+    LEGACY_NAME,
     Where,
     holds_memory,
     legacy_folders,
@@ -30,18 +31,20 @@ from ..core.spaces.resolve import (
 
 JSON = dict[str, Any]
 MAX_QUERY = 1000
-ARCHIVE_KEEP = 20  # archive's default --keep: check's archive_due counts against it
+
 INIT_LINE = "no session memory at {target}; memboard space init creates one"
+ARCHIVE_KEEP = 20  # archive's default --keep (archive.DEFAULT_KEEP): check's archive_due counts against it
 LEGACY_LINE = "legacy memory at {folder}; memboard space migrate moves it"
 
 
-@dataclass
 class Read:
     """A read's answer: its JSON-able result, the lines for stderr (warnings, the refusal) and the exit code."""
 
-    result: Any
-    notes: list[str] = field(default_factory=list)
-    code: int = 0
+    def __init__(self, result: Any, notes: list[str] | None = None, code: int = 0):
+        """A result with its stderr lines and exit code."""
+        self.result = result
+        self.notes = [] if notes is None else notes
+        self.code = code
 
 
 def _now() -> datetime:
@@ -78,7 +81,7 @@ def _folder(decision: Where) -> tuple[Path, bool]:
 
 def _fmt(when: datetime | None) -> str | None:
     """A time as `YYYY-MM-DD HH:MM` (None stays None)."""
-    return None if when is None else when.strftime(reads.TIME_FORMAT)
+    return None if when is None else when.strftime(clock.FORMAT)
 
 
 # -- restore ------------------------------------------------------------------------------------------------------
@@ -91,27 +94,29 @@ def _file(path: Path, text: str | None, entries: Any = None) -> JSON | None:
     return {"path": str(path), "text": text, "entries": entries}
 
 
+def _entries_file(path: Path, keep: str) -> JSON | None:
+    """restore's F object of a history.md / research.md (entries: how many its text holds); None when absent."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
+    data = reads.read_bytes(path)
+    if data is None:
+        return None
+    text, count = reads.newest(data, keep)
+    return _file(path, text, count)
+
+
 def restore(workspace: str | None, scope: str, history: str = "all", research: bool = False) -> Read:
     """`space restore`: the hot layer's texts, Last Updated and staleness; Refused when there is no space."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
     decision = where(workspace, scope)
     folder, legacy = _folder(decision)
     notes = [LEGACY_LINE.format(folder=folder)] if legacy else []
     current_path = folder / reads.CURRENT
     current = reads.read_text(current_path)
-    hist_path = folder / reads.HISTORY
-    hist_doc = reads.document(hist_path)
-    hist = None
-    if hist_doc is not None:
-        text, chosen = reads.newest(hist_doc, history)
-        hist = _file(hist_path, text, [reads.entry_json(e) for e in chosen])
+    hist = _entries_file(folder / reads.HISTORY, history)
     dream_path = folder / reads.DREAM
-    research_json = None
-    if research:
-        res_path = folder / reads.RESEARCH
-        res_doc = reads.document(res_path)
-        if res_doc is not None:
-            text, chosen = reads.newest(res_doc, "all")
-            research_json = _file(res_path, text, [reads.entry_json(e) for e in chosen])
+    research_json = _entries_file(folder / reads.RESEARCH, "all") if research else None
     stamp = None if current is None else reads.last_updated(current)
     when = reads.parse_time(stamp) or reads.mtime(current_path) or _newest_mtime(folder)
     days = _stale_days()
@@ -137,6 +142,8 @@ def restore(workspace: str | None, scope: str, history: str = "all", research: b
 
 def _newest_mtime(folder: Path) -> datetime | None:
     """The newest modification time of a space's memory files (None when it has none)."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
     times = [t for t in (reads.mtime(folder / n) for n in reads.HOT + (reads.RESEARCH,)) if t is not None]
     return max(times) if times else None
 
@@ -162,6 +169,8 @@ def search(
     all_spaces: bool = False,
 ) -> Read:
     """`space search`: the matching lines of one space (or, all_spaces, of the project's and every known one)."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
     if not query:
         raise UsageError("the query is empty")
     if len(query) > MAX_QUERY:
@@ -172,11 +181,14 @@ def search(
     spaces: list[tuple[str, Path]] = [(str(decision.require()), folder)]
     if all_spaces:
         seen = {spaces[0][0]}
-        targets = [*project_spaces(decision), *(k.target for k in known_mod.known())]
-        for target in targets:
+        candidates: list[tuple[Path, known_mod.Known | None]] = [(t, None) for t in project_spaces(decision)]
+        candidates += [(k.target, k) for k in known_mod.known()]
+        for target, known in candidates:
             if str(target) in seen:
                 continue
             seen.add(str(target))
+            if known is not None and known.resolve().problem is not None:
+                continue  # a project whose config.toml is invalid: nothing of it is read
             found = _memory_of(target)
             if found is not None:
                 spaces.append((str(target), found))
@@ -206,9 +218,7 @@ def _finding(kind: str, path: Path | str, message: str, fix: str) -> JSON:
 
 
 def skill_dreaming() -> tuple[Path, int] | None:
-    """A sleep.lock of the skill naming a live process (or a fresh one with no pid yet): (lock, pid)."""
-    import json
-
+    """A sleep.lock of the skill (global home, then the legacy homes) naming a live process: (lock, pid)."""
     for folder in (memory_home(), *(home for _, home in legacy_homes())):
         lock = folder / "sleep.lock"
         try:
@@ -232,8 +242,7 @@ def skill_dreaming() -> tuple[Path, int] | None:
     return None
 
 
-@dataclass(frozen=True)
-class Ages:
+class Ages(NamedTuple):
     """What list and check read of a space folder: times, counts and the due states."""
 
     current_time: datetime | None
@@ -247,7 +256,10 @@ class Ages:
 
 
 def ages(folder: Path) -> Ages:
-    """Times, counts and due states of a space folder's files."""
+    """Times, counts and due states of a space folder's files (archive_due as `space archive` would decide it:
+    entries to move, each with a heading time at or before the last dream's)."""
+    from ..core.spaces import archive, dream, reads  # lazy: `space where` needs none of it (their imports: 5 ms)
+
     current_path = folder / reads.CURRENT
     current = reads.read_text(current_path)
     stamp = None if current is None else reads.last_updated(current)
@@ -255,36 +267,72 @@ def ages(folder: Path) -> Ages:
     hist = reads.document(folder / reads.HISTORY)
     res = reads.document(folder / reads.RESEARCH)
     dream_text = reads.read_text(folder / reads.DREAM)
-    dream = None if dream_text is None else (reads.dream_time(dream_text) or reads.mtime(folder / reads.DREAM))
-    hist_entries = hist.entries if hist is not None else ()
-    topics = reads.topics(res) if res is not None else []
-    all_entries = [*hist_entries, *(res.entries if res is not None else ())]
-    times = [t for t in (e.when() for e in all_entries) if t is not None]
-    newest = max(times, default=None)
+    dreamt = None if dream_text is None else (dream.dream_time(dream_text) or reads.mtime(folder / reads.DREAM))
+    topics = archive.topics(res) if res is not None else []
+    all_entries = [*(hist.entries if hist else ()), *(res.entries if res else ())]
+    newest, _ = archive.newest_time(all_entries)
     if current_time is not None and (newest is None or current_time > newest):
         newest = current_time
-    if dream is None:
-        dream_due = bool(all_entries)
-    else:
-        dream_due = newest is not None and newest > dream
-    to_move = [*hist_entries[: max(len(hist_entries) - ARCHIVE_KEEP, 0)]]
-    to_move += [e for t in topics if t.closed for e in t.entries]
-    move_times = [e.when() for e in to_move]
-    archive_due = bool(to_move) and dream is not None and all(t is not None and t <= dream for t in move_times)
+    dream_due = bool(all_entries) if dreamt is None else newest is not None and newest > dreamt
+    to_move = [hist.entries[i] for i in archive.history_moving(hist, ARCHIVE_KEEP)] if hist else []
+    to_move += [res.entries[i] for i in archive.research_moving(res)] if res else []
+    moving_newest, untimed = archive.newest_time(to_move)
+    covered = dreamt is not None and not untimed and (moving_newest is None or moving_newest <= dreamt)
     return Ages(
         current_time=current_time,
         last_updated=stamp,
-        history_entries=len(hist_entries),
+        history_entries=len(hist.entries) if hist else 0,
         research_open=sum(1 for t in topics if not t.closed),
         research_topics=len(topics),
-        dream=dream,
+        dream=dreamt,
         dream_due=dream_due,
-        archive_due=archive_due,
+        archive_due=bool(to_move) and covered,
     )
 
 
-def _findings(decision: Where, folder: Path | None, info: Ages | None, now: datetime) -> list[JSON]:
-    """check's findings for a resolved space (folder: where its memory is read, None when it has none)."""
+def _legacy_candidates(decision: Where) -> list[Path]:
+    """Every legacy folder that exists for where's target (holding memory files or not)."""
+    if decision.target is None:
+        return []
+    if decision.rule == "global":
+        folders = [home / "global" for _, home in legacy_homes()]
+    else:
+        folders = [decision.target.parent / d / LEGACY_NAME for d in LEGACY_DIRS]
+    return [f for f in folders if f.is_dir() and not f.is_symlink()]
+
+
+def half_migrated(decision: Where) -> list[JSON]:
+    """`half_migrated` findings: a legacy folder still holding files whose new path already holds the same bytes
+    (a migration stopped between a file's copy and the legacy copy's removal); read only, links not followed."""
+    found = []
+    target = decision.target
+    for legacy in _legacy_candidates(decision):
+        same = 0
+        for dirpath, _dirs, files in os.walk(legacy):
+            for name in files:
+                path = Path(dirpath) / name
+                if path.is_symlink() or target is None:
+                    continue
+                twin = target / path.relative_to(legacy)
+                try:
+                    same += twin.is_file() and twin.read_bytes() == path.read_bytes()
+                except OSError:
+                    continue
+        if same:
+            found.append(
+                _finding(
+                    "half_migrated",
+                    legacy,
+                    f"{same} file(s) of {legacy} are already at {target} with the same bytes "
+                    "(a migration stopped before removing them)",
+                    "memboard space migrate" + (" --global" if decision.rule == "global" else "") + " (finishes it)",
+                )
+            )
+    return found
+
+
+def _route_findings(decision: Where) -> list[JSON]:
+    """route_missing_dir and route_shadowed_by_git for each route of where's project."""
     found: list[JSON] = []
     for route in decision.routes:
         if not route.root.is_dir():
@@ -306,6 +354,14 @@ def _findings(decision: Where, folder: Path | None, info: Ages | None, now: date
                     f"remove the route from {decision.config}, or use --scope workspace there",
                 )
             )
+    return found
+
+
+def _findings(decision: Where, folder: Path | None, info: Ages | None, now: datetime) -> list[JSON]:
+    """check's findings for a resolved space (folder: where its memory is read, None when it has none)."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
+    found = _route_findings(decision)
     for legacy in decision.legacy:
         found.append(
             _finding(
@@ -315,6 +371,7 @@ def _findings(decision: Where, folder: Path | None, info: Ages | None, now: date
                 "memboard space migrate" + (" --global" if decision.rule == "global" else ""),
             )
         )
+    found += half_migrated(decision)
     if folder is not None and info is not None:
         days = _stale_days()
         if info.current_time is not None and now - info.current_time > timedelta(days=days):
@@ -348,6 +405,9 @@ def _findings(decision: Where, folder: Path | None, info: Ages | None, now: date
             )
         for temp in reads.stray_temps(folder):
             found.append(_finding("stray_temp", temp, f"a temp file a write left behind: {temp.name}", f"rm {temp}"))
+        from .spaces_dream import half_archived_findings  # lazy (spdream's): an archive stopped mid-way
+
+        found += half_archived_findings(decision)
     dreaming = skill_dreaming()
     if dreaming is not None:
         lock, pid = dreaming
@@ -364,6 +424,8 @@ def _findings(decision: Where, folder: Path | None, info: Ages | None, now: date
 
 def check(workspace: str | None, scope: str, events: list[str], stale_minutes: int = 180) -> Read:
     """`space check`: the skill's checkpoint decision (INIT_FIRST exits 1) and the findings."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
     decision = where(workspace, scope)
     chosen = sorted(set(events))
     now = _now()
@@ -417,6 +479,8 @@ def check(workspace: str | None, scope: str, events: list[str], stale_minutes: i
 
 def _age(since: datetime | None, now: datetime) -> int | None:
     """Minutes from since to now, None when since is."""
+    from ..core.spaces import reads  # lazy: `space where` needs none of it (its imports cost 5 ms)
+
     return reads.minutes(since, now)
 
 
@@ -477,5 +541,9 @@ def space_list() -> Read:
             flags.append("dream-due")
         if info.archive_due:
             flags.append("archive-due")
+        from .spaces_dream import half_archived_findings  # lazy (spdream's): an archive stopped mid-way
+
+        if half_archived_findings(decision):
+            flags.append("half-archived")
         items.append(item)
     return Read(items)

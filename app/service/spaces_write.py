@@ -25,9 +25,9 @@ from ..core.formats import clock
 from ..core.plan import Change, Check, Plan
 from ..core.secrets import refuse_secrets
 from ..core.spaces import current as cur
+from ..core.spaces import known, templates
 from ..core.spaces import research as res
-from ..core.spaces import templates
-from ..core.spaces.resolve import GLOBAL, Where, memory_home
+from ..core.spaces.resolve import GLOBAL, Where, memory_home, resolve
 from ..core.spaces.text import line_end, split_bom, with_line_ends
 
 CURRENT, HISTORY, RESEARCH = "current.md", "history.md", "research.md"
@@ -339,7 +339,9 @@ def research_plan(where: Where, request: ResearchRequest, read: Reader | None = 
     plan = SpacePlan("space research-save", where, base)
     plan.changes.append(Change.write(rel, before, data))
     prefix = before or b""
+    tail = data[len(prefix) :]
     plan.checks.append((f"the old {rel} is a prefix of the new", lambda r: (r(rel) or b"").startswith(prefix)))
+    plan.checks.append((f"{rel} ends with the entry", lambda r: (r(rel) or b"").endswith(tail)))
     plan.result = {"space": where.as_json(), "research": rel, "entry": entry, "context": context}
     plan.success = f"research entry appended to {where.require() / RESEARCH}"
     return plan
@@ -377,7 +379,27 @@ def run_write(
     memboard's go after them); the plan and the places, for the preview or the report."""
     places = places_for(where)
     place = places[0]
-    return run(places, lambda: _engine_plan(build(place.read), places), dry_run=dry_run), places
+    plan = run(places, lambda: _engine_plan(build(place.read), places), dry_run=dry_run)
+    if not dry_run and not plan.empty:  # a space this write created is known from now on (space list, search)
+        known.remember(resolve(where.workspace, where.scope))
+    return plan, places
+
+
+def init(where: Where, dry_run: bool = False) -> tuple[Plan[dict[str, Any]], list[Place]]:
+    """`space init` built (and, unless dry_run, written): the plan and its places."""
+    return run_write(where, lambda read: init_plan(where, read), dry_run)
+
+
+def save(where: Where, request: SaveRequest, dry_run: bool = False) -> tuple[Plan[dict[str, Any]], list[Place]]:
+    """`space save` built (and, unless dry_run, written): the plan and its places."""
+    return run_write(where, lambda read: save_plan(where, request, read), dry_run)
+
+
+def research_save(
+    where: Where, request: ResearchRequest, dry_run: bool = False
+) -> tuple[Plan[dict[str, Any]], list[Place]]:
+    """`space research-save` built (and, unless dry_run, written): the plan and its places."""
+    return run_write(where, lambda read: research_plan(where, request, read), dry_run)
 
 
 engine_plan = _engine_plan  # the board previews and applies a SpacePlan exactly as built (board/spaceflows.py)

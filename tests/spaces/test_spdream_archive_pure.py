@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memboard.core.spaces import archive as A
+from memboard.core.spaces import cold
 from memboard.core.spaces.entries import parse
 from tests.spaces.test_spdream_entries import SETTINGS, document, fence
 
@@ -93,13 +94,19 @@ def test_a_crash_between_the_writes_is_found_and_finished(text: str) -> None:
     move = A.plan_move(A.RESEARCH, text, A.research_moving(parsed), None)
     if move is None:
         return
-    # crashed: the archive written, the source not
-    pending = A.half_archived(text, move.archive_after)
-    assert [e.text for e in pending] == [e.text for e in move.moved]
-    assert A.finish(text, move.archive_after) == move.source_after
-    # finished: nothing pending with only distinct entries left in both
-    if not {e.text for e in move.moved} & {e.text for e in move.kept}:
-        assert A.half_archived(move.source_after, move.archive_after) == ()
+    moved = [e.text for e in move.moved]
+    record = {
+        "count": len(moved),
+        "archive_sha": cold.text_sha(move.archive_after),
+        "after_sha": cold.text_sha(move.source_after),
+    }
+    # crashed: the archive written, the source not; its journal names the archive's tail
+    assert cold.journal_pending(record, parsed, move.archive_after) == moved
+    assert A.remove_ranges(parsed, moved) == move.source_after
+    # finished: nothing pending, identical entries on both sides included
+    assert cold.journal_pending(record, parse(move.source_after), move.archive_after) == []
+    # the archive changed since (not the one the journal wrote): nothing taken for half-done
+    assert cold.journal_pending(record, parsed, move.archive_after + "x") == []
 
 
 def test_topic_moves_whole_when_its_latest_entry_closes_it() -> None:

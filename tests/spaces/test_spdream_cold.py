@@ -98,15 +98,34 @@ def test_a_crash_between_the_archive_write_and_the_source_is_found_and_finished(
     (mem / "research.md").write_bytes(research.encode())
     (mem / "dream-notes.md").write_text(NOTES)
     steps = cold.archive_steps(spot, home, NOW, skip_history=True)
+    journal = steps.journal  # (written to local state before the archive file)
     apply(trees, steps.changes[:1])  # the archive written, then the crash
-    assert [f["kind"] for f in cold.half_archived_findings(mem)] == ["half_archived"]
-    again = cold.archive_steps(spot, home, NOW, skip_history=True)
+    assert [f["kind"] for f in cold.half_archived_findings(spot, journal)] == ["half_archived"]
+    assert cold.half_archived_findings(spot, None) == []  # no journal: nothing is taken for a half-done move
+    with (mem / "research.md").open("ab") as f:  # another writer appends before the next run
+        f.write(b"\r\n" + entry(40, "theirs").encode())
+    again = cold.archive_steps(spot, home, NOW, skip_history=True, journal=journal)
     assert [c.path for c in again.changes] == [".session-memory/research.md"]  # the archive holds them already
     assert again.result["research"]["finished"] == 2
     apply(trees, again.changes)
-    assert (mem / "research.md").read_bytes() == ("# r\n\n" + entry(2)).encode()
+    assert (mem / "research.md").read_bytes() == ("# r\n\n" + entry(2) + "\r\n" + entry(40, "theirs")).encode()
     assert (mem / "archive/research-archive.md").read_bytes().count(entry(1, "a", "f").encode().split(b"\r\n")[0]) == 2
-    assert cold.half_archived_findings(mem) == []
+    assert cold.half_archived_findings(spot, again.journal or journal) == []
+
+
+def test_identical_entries_on_both_sides_of_keep_are_two_entries_not_a_half_done_move(
+    space: tuple[cold.Spot, cold.Spot, dict[str, Path]],
+) -> None:
+    spot, home, trees = space
+    mem = trees[cold.SPACE] / ".session-memory"
+    (mem / "history.md").write_bytes(("# h\r\n\r\n" + entry(1) + entry(1)).encode())
+    (mem / "dream-notes.md").write_text(NOTES)
+    steps = cold.archive_steps(spot, home, NOW, keep=1, skip_research=True)
+    apply(trees, steps.changes)  # both writes done: the archive's last entry equals the one kept
+    assert cold.half_archived_findings(spot, steps.journal) == []
+    again = cold.archive_steps(spot, home, NOW, keep=1, skip_research=True, journal=steps.journal)
+    assert again.changes == []
+    assert (mem / "history.md").read_bytes() == ("# h\r\n\r\n" + entry(1)).encode()
 
 
 def test_the_source_step_keeps_what_another_writer_appended_and_refuses_when_a_moved_range_changed(

@@ -89,7 +89,7 @@ def test_a_space_the_skill_saved_is_restored_with_each_files_text_identical(cli,
         ("research", "research.md"),
     ):
         assert got[key]["text"].encode("utf-8") == (folder / name).read_bytes(), name
-    assert len(got["research"]["entries"]) == 2 and len(got["history"]["entries"]) == 1
+    assert got["research"]["entries"] == 2 and got["history"]["entries"] == 1
     theirs = skill("restore", "--workspace", str(p), cwd=p)
     for key, name in (("current", "current.md"), ("history", "history.md")):
         section = theirs.split(f"\n[{name}]\n", 1)[1]

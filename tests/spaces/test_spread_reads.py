@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from memboard.core.spaces import entries
+
 HISTORY = (
     "\ufeff# 会话记忆历史\r\n"
     "\r\n"
@@ -96,29 +98,49 @@ def test_restore_json_texts_are_the_files_bom_removed_line_ends_kept(cli, tmp_pa
     assert got["current"]["text"] == CURRENT and got["current"]["path"] == str(p / ".session-memory" / "current.md")
     assert got["history"]["text"] == HISTORY.removeprefix("\ufeff")
     assert got["dream_notes"] is None and got["research"] is None
-    data = (p / ".session-memory" / "history.md").read_bytes()
-    heads = [e["heading"] for e in got["history"]["entries"]]
-    assert heads == [
-        "2026-05-01 10:00 [context: main]",
-        "2026-05-02 11:00 [context: main]",
-        "2026-05-03 12:00 [context: main]",
-    ]
-    for entry in got["history"]["entries"]:
-        assert data[entry["start"] : entry["end"]].decode("utf-8").startswith("### " + entry["heading"])
+    assert got["history"]["entries"] == 3 and got["current"]["entries"] is None
 
 
 @pytest.mark.parametrize(("keep", "count"), [("1", 1), ("2", 2), ("0", 0), ("none", 0), ("9", 3)])
 def test_restore_history_n_is_the_preamble_and_the_newest_n_byte_ranges(cli, tmp_path, keep, count):
     p = project(tmp_path)
     got = json.loads(space(cli, "restore", "--json", "--history", keep, "--workspace", str(p)).out)
-    data = (p / ".session-memory" / "history.md").read_bytes()
-    entries = got["history"]["entries"]
-    assert len(entries) == count
-    preamble = data[3 : data.index(b"### 2026-05-01 10:00")]
-    expected = preamble + b"".join(data[e["start"] : e["end"]] for e in entries)
+    doc = entries.parse_bytes((p / ".session-memory" / "history.md").read_bytes())
+    assert got["history"]["entries"] == count
+    expected = doc.preamble.encode("utf-8")[3:] + b"".join(
+        e.data for e in doc.entries[len(doc.entries) - count :][:count]
+    )
     assert got["history"]["text"].encode("utf-8") == expected
-    if count:
-        assert entries[-1]["end"] == len(data)
+
+
+TRICKY = [
+    "",
+    "no entries at all\n",
+    "### 2026-01-01 00:00 first line is an entry",
+    "\ufeff### 2026-01-01 00:00 a BOM then an entry\r\n- a\r\n### 2026-01-02 00:00 b\r\n",
+    "# p\n   ```\n### 2026-01-01 00:00 fenced\n   ```\n### 2026-01-02 00:00 real\n~~~~\n### x\n~~~\n### y\n~~~~\n",
+    "# p\n### YYYY-MM-DD HH:MM template\n- x\n### 2026-01-01 00:00 a\n````\n```\n### in\n````\n### 2026-01-03 b",
+    "# p\n    ```\n### 2026-01-01 00:00 four spaces: no fence\n``` x ` y\n### 2026-01-02 00:00 after\n",
+    "# p\n\ufeff### not first\n### 2026-01-01 00:00 a\n\xff\n",
+    "\ufeff   ~~~\n### 2026-01-01 00:00 fenced from the first line\n~~~\n### 2026-01-02 00:00 out\n",
+    "# p\n\t```\n### 2026-01-01 00:00 a tab is no fence\nx ```\n### 2026-01-02 00:00 mid-line ``` is none\n",
+    "# p\n### 2026-01-01 00:00 a ``` b\n```\n### in\n```\r\n### 2026-01-02 00:00 c\r\n",
+    "# p\n```\n### 2026-01-01 00:00 an unclosed fence to the end\n### more\n",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_restore_history_ranges_are_the_entry_parsers(cli, tmp_path, text):
+    data = text.encode("utf-8", "surrogateescape").replace("\xff".encode(), b"\xff")
+    p = project(tmp_path, files={"current.md": "# c\n", "history.md": data})
+    doc = entries.parse_bytes(data)
+    for keep in ("all", "1", "2", "none"):
+        got = json.loads(space(cli, "restore", "--json", "--history", keep, "--workspace", str(p)).out)["history"]
+        count = len(doc.entries) if keep == "all" else 0 if keep == "none" else min(int(keep), len(doc.entries))
+        chosen = doc.entries[len(doc.entries) - count :] if count else ()
+        expected = (doc.preamble + "".join(e.text for e in chosen)).removeprefix("\ufeff")
+        assert got["entries"] == count
+        assert got["text"] == expected.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def test_restore_text_prints_each_file_under_its_name_research_only_when_asked(cli, tmp_path):
@@ -481,3 +503,70 @@ def test_list_flags_stale_dream_due_archive_due(cli, tmp_path):
 def test_list_of_nothing_is_empty(cli):
     res = space(cli, "list", "--json")
     assert (res.code, res.out) == (0, "[]\n")
+
+
+def test_check_and_list_report_half_archived(cli, tmp_path):
+    entries_text = "".join(f"### 2026-05-0{i} 10:00 [context: main]\n- a：{i}\n\n" for i in (1, 2))
+    dream = "# Dream Notes\n- Last Updated: 2026-05-05 10:00\n"
+    p = project(
+        tmp_path, files={"current.md": CURRENT, "history.md": "# h\n\n" + entries_text, "dream-notes.md": dream}
+    )
+    crashed = cli(
+        "space", "archive", "--workspace", str(p), "--keep", "1", use_root=False, env={"FAULT_AFTER_STEP": "1"}
+    )  # the archive file written, the source not yet
+    assert crashed.code == 1
+    _, got, _ = check(cli, p)
+    found = [f for f in got["findings"] if f["kind"] == "half_archived"]
+    assert [f["path"] for f in found] == [str(p / ".session-memory" / "history.md")]
+    assert "half-archived" in json.loads(space(cli, "list", "--json").out)[0]["flags"]
+    assert space(cli, "archive", "--workspace", str(p), "--keep", "1").code == 0
+    _, got, _ = check(cli, p)
+    assert "half_archived" not in kinds(got)
+    assert "half-archived" not in json.loads(space(cli, "list", "--json").out)[0]["flags"]
+
+
+def test_check_reports_half_migrated_legacy_files(cli, tmp_path):
+    p = project(tmp_path, files={"current.md": CURRENT, "history.md": HISTORY})
+    legacy = p / ".codex" / "session-memory"
+    legacy.mkdir(parents=True)
+    (legacy / "history.md").write_text(HISTORY, encoding="utf-8")  # moved, its legacy copy not yet removed
+    _, got, _ = check(cli, p)
+    found = {f["kind"]: f for f in got["findings"]}
+    assert found["half_migrated"]["path"] == str(legacy) and "1 file(s)" in found["half_migrated"]["message"]
+    assert "legacy_found" in found
+    (legacy / "history.md").write_text("# other bytes\n", encoding="utf-8")
+    _, got, _ = check(cli, p)
+    assert "half_migrated" not in kinds(got) and "legacy_found" in kinds(got)
+
+
+def test_the_global_space_and_its_legacy_copy(cli, tmp_path, homes):
+    legacy = tmp_path / "claudehome" / "session-memory" / "global"
+    legacy.mkdir(parents=True)
+    (legacy / "current.md").write_text(CURRENT, encoding="utf-8")
+    res = space(cli, "restore", "--json", "--scope", "global")
+    got = json.loads(res.out)
+    assert res.code == 0 and got["legacy"] is True and got["space"]["target"] == str(homes / "global")
+    assert f"legacy memory at {legacy}" in res.err
+    _, found, _ = check(cli, tmp_path, "--scope", "global")
+    fixes = [f["fix"] for f in found["findings"] if f["kind"] == "legacy_found"]
+    assert fixes == ["memboard space migrate --global"]
+    (homes / "global").mkdir()
+    (homes / "global" / "history.md").write_text("# h\nglobal needle\n", encoding="utf-8")
+    hits = json.loads(space(cli, "search", "needle", "--json", "--scope", "global").out)
+    assert [(h["file"], h["line"]) for h in hits] == [("history.md", 2)]
+
+
+def test_a_folder_without_memory_is_not_remembered(cli, tmp_path):
+    (tmp_path / "empty").mkdir()
+    assert space(cli, "where", "--workspace", str(tmp_path / "empty")).code == 0
+    assert space(cli, "restore", "--workspace", str(tmp_path / "empty")).code == 1
+    assert json.loads(space(cli, "list", "--json").out) == []
+
+
+def test_search_all_spaces_reads_nothing_of_a_project_whose_config_is_invalid(cli, tmp_path):
+    p = project(tmp_path)
+    broken = project(tmp_path, "broken", {"history.md": "broken needle\n"})
+    assert space(cli, "where", "--workspace", str(broken)).code == 0  # known while its config was fine
+    (broken / ".session-memory" / "config.toml").write_text("[spaces\n", encoding="utf-8")
+    every = json.loads(space(cli, "search", "needle", "--json", "--all-spaces", "--workspace", str(p)).out)
+    assert every and {h["space"] for h in every} == {str(p / ".session-memory")}

@@ -345,9 +345,14 @@ def _masked_time(data: bytes) -> bytes:
     return re.sub(rb"^### \d{4}-\d{2}-\d{2} \d{2}:\d{2} ", b"### T ", data, flags=re.M)
 
 
-def test_research_save_appends_the_skills_entry_byte_for_byte_and_its_search_finds_it(cli, tmp_path):
+@pytest.mark.parametrize("branch", [None, "feat"])
+def test_research_save_appends_the_skills_entry_byte_for_byte_and_its_search_finds_it(cli, tmp_path, branch):
     ours, theirs = project(tmp_path / "one", "proj"), project(tmp_path / "two", "proj")
     for p in (ours, theirs):
+        if branch:  # a commit on a branch: the default context is `<branch>@<folder>`
+            git = ["git", "-C", str(p), "-c", "user.name=t", "-c", "user.email=t@t"]
+            subprocess.run([*git, "checkout", "-q", "-b", branch], check=True)
+            subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], check=True)
         init = run_skill("init", "--workspace", str(p), cwd=p)
         assert init.returncode == 0, init.stderr
     code, patch, err = dry(cli, "research-save", "--workspace", str(ours), *RESEARCH_ARGS)
@@ -356,7 +361,7 @@ def test_research_save_appends_the_skills_entry_byte_for_byte_and_its_search_fin
     done = run_skill("research_save", "--stage", "commit", "--workspace", str(theirs), *RESEARCH_ARGS, cwd=theirs)
     assert done.returncode == 0, done.stdout + done.stderr
     mine = (ours / ".session-memory" / "research.md").read_bytes()
-    assert b"[context: proj]" in mine
+    assert f"[context: {branch + '@' if branch else ''}proj]".encode() in mine
     assert _masked_time(mine) == _masked_time((theirs / ".session-memory" / "research.md").read_bytes())
     found = run_skill("search", "--workspace", str(ours), "--include-research", "--query", "fts5 RANKING", cwd=ours)
     assert "[research.md]" in found.stdout and "- 研究主题：FTS5 ranking" in found.stdout
@@ -440,3 +445,29 @@ def test_a_space_with_legacy_memory_is_not_written_before_it_is_migrated(cli, tm
     res = cli("space", "init", "--workspace", str(p), use_root=False)
     assert res.code == 1 and "legacy memory at" in res.err
     assert not (p / ".session-memory").exists()
+
+
+def test_a_space_init_created_is_known_from_then_on(cli, tmp_path):
+    p = project(tmp_path)
+    dry(cli, "init", "--workspace", str(p))
+    listed = cli("space", "list", "--json", use_root=False)
+    assert str(p / ".session-memory") not in listed.out  # a dry run writes nothing, not even the record
+    assert cli("space", "init", "--workspace", str(p), use_root=False).code == 0
+    listed = cli("space", "list", "--json", use_root=False)
+    assert listed.code == 0, listed.err
+    assert str(p / ".session-memory") in listed.out
+
+
+def test_a_routed_space_is_patched_from_the_project_root_with_the_space_name_as_context(cli, tmp_path):
+    p = project(tmp_path)
+    space_files(p, config_toml='[spaces]\n"记忆1" = "research/deep"\n'.encode())
+    (p / "research" / "deep" / "x").mkdir(parents=True)
+    code, patch, err = dry(
+        cli, "research-save", "--workspace", str(p / "research" / "deep" / "x"), "--topic", "t", "--conclusion", "c"
+    )
+    assert code == 0, err
+    assert err[0] == f"patch base: {p}"
+    assert b"+++ b/research/deep/.session-memory/research.md" in patch
+    git_apply(p, patch)
+    text = (p / "research" / "deep" / ".session-memory" / "research.md").read_text(encoding="utf-8")
+    assert "### 2026-06-01 09:30 [context: 记忆1]\n" in text

@@ -12,7 +12,6 @@ This module is imported on the hook's path: it imports nothing but the config's 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import zlib
 from pathlib import Path
@@ -22,6 +21,8 @@ from .. import config
 
 def _sha256(data: bytes) -> str:
     """The SHA-256 of data in hex."""
+    import hashlib  # lazy: the space reads import this module for a path that needs no key (hashlib: 2 ms)
+
     return hashlib.sha256(data).hexdigest()
 
 

@@ -4,9 +4,10 @@ The skill's archive re-renders history.md and research.md, drops identical entri
 entry is a byte range (entries.py) and nothing else changes: the archive file becomes its old bytes (plus a line
 end when it lacked one) followed by the moved ranges in their original order, the source its preamble plus the
 kept ranges. A research *topic* (work context + 研究主题) moves whole once its latest entry closes it. A crash
-between the archive's write and the source's leaves entries in both (`half_archived`), which the next archive
-finishes by removing from the source exactly the ranges the archive's tail holds; a source another writer
-changed meanwhile loses only ranges still byte-identical to the moved ones. Dream snapshots in the global home
+between the archive's write and the source's leaves entries in both (`half_archived`, which cold.py tells from
+the archive's journal), which the next archive finishes by removing from the source exactly the ranges the
+archive's tail holds (remove_ranges); a source another writer changed meanwhile loses only ranges still
+byte-identical to the moved ones. Dream snapshots in the global home
 older than the keep days move to archive/dreams/YYYY-MM/, never over a file.
 """
 
@@ -103,9 +104,14 @@ def archive_text(old: str | None, moved: Iterable[str], header: str, newline: st
     return start + "".join(moved)
 
 
-def plan_move(source: str, text: str, indexes: Sequence[int], archive_old: str | None) -> Move | None:
-    """The move of the entries at `indexes` of `text` (the file `source`) to its archive file; None when none move."""
-    doc = parse(text)
+def _doc(text: str | Document) -> Document:
+    return text if isinstance(text, Document) else parse(text)
+
+
+def plan_move(source: str, text: str | Document, indexes: Sequence[int], archive_old: str | None) -> Move | None:
+    """The move of the entries at `indexes` of `text` (the file `source`, or its parse) to its archive file; None
+    when none move."""
+    doc = _doc(text)
     chosen = set(indexes)
     if not chosen:
         return None
@@ -161,10 +167,10 @@ def _match(fresh: Sequence[Entry], wanted: Sequence[str]) -> list[tuple[int, int
     return out
 
 
-def remove_ranges(text: str, moved: Sequence[str]) -> str | None:
+def remove_ranges(text: str | Document, moved: Sequence[str]) -> str | None:
     """`text` without the moved ranges, each removed where it is still byte-identical (the earliest such entry);
     everything else kept. None when one of them is no longer there (the move cannot finish)."""
-    doc = parse(text)
+    doc = _doc(text)
     found = _match(doc.entries, moved)
     if found is None:
         return None
@@ -173,31 +179,6 @@ def remove_ranges(text: str, moved: Sequence[str]) -> str | None:
     for index, entry in enumerate(doc.entries):
         parts.append(entry.text[cut[index] :] if index in cut else entry.text)
     return "".join(parts)
-
-
-def half_archived(source: str, archive: str) -> tuple[Entry, ...]:
-    """The entries of the archive's tail that its source still holds, in order (a move a crash left half done):
-    the longest run of the archive's last entries found, in order, among the source's entries; () when none."""
-    tail = parse(archive).entries
-    held = parse(source).entries
-    count = 0
-    at = len(held)
-    for entry in reversed(tail):  # the latest match of each, from the end: the longest run there is
-        at -= 1
-        while at >= 0 and held[at].text != entry.text:
-            at -= 1
-        if at < 0:
-            break
-        count += 1
-    return tuple(tail[len(tail) - count :]) if count else ()
-
-
-def finish(source: str, archive: str) -> str | None:
-    """The source with the half-archived ranges (see half_archived) removed; None when there are none."""
-    pending = half_archived(source, archive)
-    if not pending:
-        return None
-    return remove_ranges(source, [e.text for e in pending])
 
 
 # dream snapshots in the global home

@@ -11,6 +11,7 @@ what the next run's `finish_plan` does).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from ..formats.text import decode, encode
 from ..plan import Change
 from . import archive as A
 from . import dream as D
-from .entries import Entry, parse
+from .entries import Document, Entry, parse
 
 SPACE = "space"
 HOME = "home"
@@ -66,6 +67,8 @@ class Steps:
     report: list[str] = field(default_factory=list)
     # an archive's ranges out of each source (a half-done move's, then this one's): what finish_steps removes
     moved: dict[str, list[str]] = field(default_factory=dict)
+    # what an archive's journal records of each source it moves from (see journal_pending), written before it
+    journal: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def add(self, spot: Spot, name: str, before: bytes | None, after: bytes) -> None:
         """Write after to name in spot's folder (a create or a modify), unless it holds those bytes already."""
@@ -81,24 +84,69 @@ def _text(spot: Spot, name: str) -> str | None:
 # archive
 
 
+@dataclass(frozen=True)
+class SourceMove:
+    """One source's archive (history.md or research.md): its text and parse, its new text, its archive file's old
+    and new text, the ranges a half-done move left in it (pending), the entries moving now and the entries kept."""
+
+    text: str
+    doc: Document
+    after: str
+    archive_before: str | None
+    archive_after: str | None
+    pending: list[str]
+    moved: tuple[Entry, ...]
+    kept: int
+
+
+def text_sha(data: str) -> str:
+    """The SHA-256 of a decoded file's bytes (hex): how an archive's journal names the files it wrote."""
+    return hashlib.sha256(encode(data)).hexdigest()
+
+
+def journal_pending(record: Mapping[str, Any] | None, doc: Document, archive: str | None) -> list[str]:
+    """The ranges a half-done archive left in a source (the archive file written, the source not yet): what the
+    journal of that archive names (the archive file's tail of `count` entries, the archive still holding the
+    bytes it wrote, the source not the one it would have written), when the source still holds them all; []
+    otherwise. Without a journal nothing is taken for half-done: an entry kept in the source that equals the
+    archive's last one is two entries, not one move."""
+    if not record or archive is None:
+        return []
+    try:
+        count, archive_sha, after_sha = int(record["count"]), str(record["archive_sha"]), str(record["after_sha"])
+    except (KeyError, TypeError, ValueError):
+        return []
+    if count <= 0 or text_sha(archive) != archive_sha or text_sha(doc.text) == after_sha:
+        return []
+    tail = [e.text for e in parse(archive).entries[-count:]]
+    if len(tail) != count or A.remove_ranges(doc, tail) is None:
+        return []
+    return tail
+
+
 def _source_moves(
-    spot: Spot, source: str, keep: int | None
-) -> tuple[str, str, str | None, list[str], list[str], list[Entry]] | None:
-    """For one source (history.md or research.md): its text, new text, old archive text, the pending ranges (a
-    half-done move), the ranges moving now and their entries; None when the source is absent."""
+    spot: Spot, source: str, keep: int | None, record: Mapping[str, Any] | None = None
+) -> SourceMove | None:
+    """What an archive does to one source (keep: history's --keep; None: research's closed topics; record: the
+    journal of the last archive of it); None when the source is absent."""
     text = _text(spot, source)
     if text is None:
         return None
+    doc = parse(text)
     old_archive = _text(spot, A.ARCHIVES[source])
-    pending = [e.text for e in A.half_archived(text, old_archive)] if old_archive is not None else []
-    rest = A.remove_ranges(text, pending) if pending else text
-    assert rest is not None  # (half_archived found them there)
-    doc = parse(rest)
-    indexes = A.history_moving(doc, keep) if keep is not None else A.research_moving(doc)
+    pending = journal_pending(record, doc, old_archive)
+    rest = doc
+    if pending:
+        removed = A.remove_ranges(doc, pending)
+        assert removed is not None  # (journal_pending found them there)
+        rest = parse(removed)
+    indexes = A.history_moving(rest, keep) if keep is not None else A.research_moving(rest)
     move = A.plan_move(source, rest, indexes, old_archive)
-    moved = [e.text for e in move.moved] if move else []
-    after = move.source_after if move else rest
-    return text, after, move.archive_after if move else old_archive, pending, moved, list(move.moved if move else ())
+    if move is None:
+        return SourceMove(text, doc, rest.text, old_archive, old_archive, pending, (), len(rest.entries))
+    return SourceMove(
+        text, doc, move.source_after, old_archive, move.archive_after, pending, move.moved, len(move.kept)
+    )
 
 
 def _dream_snapshots(home: Spot) -> list[tuple[str, datetime]]:
@@ -125,6 +173,7 @@ def archive_steps(
     skip_dreams: bool = False,
     dream_keep_days: int = A.DEFAULT_DREAM_KEEP_DAYS,
     force: bool = False,
+    journal: Mapping[str, Any] | None = None,
 ) -> Steps:
     """Every step of an archive: archive files (old bytes + moved ranges), then the sources (preamble + kept
     ranges, pending ranges of a half-done move removed too), then the dream snapshots' moves. Refused when an
@@ -137,46 +186,52 @@ def archive_steps(
         sources.append((A.HISTORY, keep))
     if not skip_research:
         sources.append((A.RESEARCH, None))
-    planned: list[tuple[str, str, str, str | None, str | None]] = []
+    planned: list[tuple[str, SourceMove]] = []
     for source, keep_n in sources:
-        found = _source_moves(space, source, keep_n)
+        found = _source_moves(space, source, keep_n, (journal or {}).get(source))
         key = source.removesuffix(".md")
         if found is None:
             steps.result[key] = None
             continue
-        text, after, archive_after, pending, moved, entries = found
-        if moved and not force:
-            newest, untimed = A.newest_time(entries)
+        if found.moved and not force:
+            newest, untimed = A.newest_time(found.moved)
             if untimed or dreamt is None or (newest is not None and newest > dreamt):
                 raise Refused(NOT_DREAMT)
-        old_archive = _text(space, A.ARCHIVES[source])
         steps.result[key] = {
             "path": str(space.place.abs(space.rel(source))),
             "archive": str(space.place.abs(space.rel(A.ARCHIVES[source]))),
-            "entries": len(parse(text).entries),
-            "moved": len(moved),
-            "finished": len(pending),
-            "kept": len(parse(after).entries),
+            "entries": len(found.doc.entries),
+            "moved": len(found.moved),
+            "finished": len(found.pending),
+            "kept": found.kept,
         }
         if key == "research":
-            doc = parse(text)
             steps.result[key]["topics_moved"] = [
-                {"context": t.context, "topic": t.topic, "entries": len(t.indexes)} for t in A.topics(doc) if t.closed
+                {"context": t.context, "topic": t.topic, "entries": len(t.indexes)}
+                for t in A.topics(found.doc)
+                if t.closed
             ]
-        if pending:
-            steps.report.append(f"{source}: finishing a half-done archive ({len(pending)} entries already archived)")
-        if moved:
-            steps.report.append(f"{source}: {len(moved)} entries move to {A.ARCHIVES[source]}")
-        planned.append((source, text, after, old_archive, archive_after))
-        if pending or moved:
-            steps.moved[source] = pending + moved
-    for source, _text_before, _after, old_archive, archive_after in planned:  # the archive files first
-        if archive_after is not None:
-            steps.add(
-                space, A.ARCHIVES[source], None if old_archive is None else encode(old_archive), encode(archive_after)
+        if found.pending:
+            steps.report.append(
+                f"{source}: finishing a half-done archive ({len(found.pending)} entries already archived)"
             )
-    for source, text, after, _old, _archive_after in planned:
-        steps.add(space, source, encode(text), encode(after))
+        if found.moved:
+            steps.report.append(f"{source}: {len(found.moved)} entries move to {A.ARCHIVES[source]}")
+        planned.append((source, found))
+        if found.pending or found.moved:
+            steps.moved[source] = found.pending + [e.text for e in found.moved]
+            if found.archive_after is not None:
+                steps.journal[source] = {
+                    "count": len(steps.moved[source]),
+                    "archive_sha": text_sha(found.archive_after),
+                    "after_sha": text_sha(found.after),
+                }
+    for source, found in planned:  # the archive files first
+        if found.archive_after is not None:
+            before = None if found.archive_before is None else encode(found.archive_before)
+            steps.add(space, A.ARCHIVES[source], before, encode(found.archive_after))
+    for source, found in planned:
+        steps.add(space, source, encode(found.text), encode(found.after))
     moves: list[dict[str, str]] = []
     if not skip_dreams:
         taken: dict[str, set[str]] = {}
@@ -213,23 +268,21 @@ def finish_steps(space: Spot, moved: Mapping[str, Sequence[str]]) -> Steps:
     return steps
 
 
-def half_archived_findings(folder: Path) -> list[dict[str, str]]:
-    """`space check`'s `half_archived` findings for the space folder: a source still holding ranges its archive
-    file's tail holds (a crash between an archive's two writes); read only."""
+def half_archived_findings(space: Spot, journal: Mapping[str, Any] | None) -> list[dict[str, str]]:
+    """`space check`'s `half_archived` findings: a source still holding the ranges the last archive (its journal)
+    wrote to its archive file's tail (a crash between an archive's two writes); read only."""
     out = []
     for source in (A.HISTORY, A.RESEARCH):
-        try:
-            text = decode((folder / source).read_bytes())
-            old = decode((folder / A.ARCHIVES[source]).read_bytes())
-        except OSError:
+        text = _text(space, source)
+        if text is None:
             continue
-        pending = A.half_archived(text, old)
-        if pending:
+        left = journal_pending((journal or {}).get(source), parse(text), _text(space, A.ARCHIVES[source]))
+        if left:
             out.append(
                 {
                     "kind": "half_archived",
-                    "path": str(folder / source),
-                    "message": f"{len(pending)} entries of {source} are also at the end of {A.ARCHIVES[source]}"
+                    "path": str(space.place.abs(space.rel(source))),
+                    "message": f"{len(left)} entries of {source} are also at the end of {A.ARCHIVES[source]}"
                     " (an archive stopped between its writes)",
                     "fix": "memboard space archive (finishes it)",
                 }

@@ -147,27 +147,30 @@ def parse(text: str) -> Document:
     lines = split_lines(text)
     starts = boundaries(lines)
     offsets = [0]
-    byte_offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line))
-        byte_offsets.append(byte_offsets[-1] + len(encode(line)))
     entries: list[Entry] = []
+    # byte offsets: each entry's bytes counted once (encoding per entry, not per line)
+    at_char, at_byte = 0, 0
     for number, first in enumerate(starts):
         last = starts[number + 1] if number + 1 < len(starts) else len(lines)
         head = line_body(lines[first])
+        start = offsets[first]
         if first == 0 and head.startswith(BOM):
-            # the BOM is the preamble's: the entry starts after it
-            start, byte_start, head = len(BOM), len(encode(BOM)), head[len(BOM) :]
-        else:
-            start, byte_start = offsets[first], byte_offsets[first]
+            start, head = len(BOM), head[len(BOM) :]  # the BOM is the preamble's: the entry starts after it
+        end = offsets[last]
+        byte_start = at_byte + len(encode(text[at_char:start]))
+        body = text[start:end]
+        byte_end = byte_start + len(encode(body))
+        at_char, at_byte = end, byte_end
         title, time, context = read_heading(head)
         entries.append(
             Entry(
                 start=start,
-                end=offsets[last],
+                end=end,
                 byte_start=byte_start,
-                byte_end=byte_offsets[last],
-                text=text[start : offsets[last]],
+                byte_end=byte_end,
+                text=body,
                 heading=title,
                 time=time,
                 context=context,

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .. import config
 from ..errors import MemboardError
 from ..files import statepaths
-from ..files.fs import atomic_write
 from .resolve import (
     GLOBAL,
     LEGACY_DIRS,
@@ -38,8 +37,7 @@ RECORDED = "memboard"
 REGISTRY = "registry"
 
 
-@dataclass(frozen=True)
-class Known:
+class Known(NamedTuple):
     """A known space: its target folder (its ID), the scope that resolves it from its folder, and its sources."""
 
     target: Path
@@ -81,6 +79,8 @@ def remember(where: Where) -> None:
         return
     rows.append((target, scope_of(where.rule)))
     data = "".join(f"{t}\t{s}\n" for t, s in rows).encode("utf-8", "surrogateescape")
+    from ..files.fs import atomic_write  # lazy: only a new space is written (its imports cost a read 4 ms)
+
     try:
         atomic_write(statepaths.known_spaces(), data)
     except OSError:
@@ -115,6 +115,8 @@ def registry_entries() -> list[tuple[Path, str]]:
             rule = entry.get("scope") if isinstance(entry, dict) else None
             if not isinstance(raw, str) or not raw:
                 raw = key
+            if not os.path.isabs(raw):
+                continue  # not a space's ID (an absolute folder): nothing to resolve it from
             found.append((_migrated_target(raw), scope_of(rule if isinstance(rule, str) else "")))
     return found
 

@@ -79,12 +79,36 @@ def _positions_of_unique(lines: Sequence[Line]) -> dict[Line, int]:
     return where
 
 
+def _appended_blocks(a: Sequence[Line], b: Sequence[Line]) -> list[Block] | None:
+    """The matching blocks of an append (b is a with lines added after it, its last line perhaps changed: a
+    file without a final newline gets one first), found without indexing either side; None for any other
+    edit. They are the blocks the anchored matching finds for such an edit (every line a and b share in
+    that prefix is matched in place, the rest is difflib's), only without its cost on a 1 MB history.md."""
+    import difflib  # lazy: as _anchored_blocks
+
+    keep = len(a) - 1
+    if keep < 0 or len(b) < len(a) or a[:keep] != b[:keep]:
+        return None
+    blocks: list[Block] = [(0, 0, keep)] if keep else []
+    tail = difflib.SequenceMatcher(None, a[keep:], b[keep:], autojunk=False)
+    for i, j, size in tail.get_matching_blocks():
+        if size and blocks and blocks[-1][0] + blocks[-1][2] == keep + i and blocks[-1][1] + blocks[-1][2] == keep + j:
+            blocks[-1] = (blocks[-1][0], blocks[-1][1], blocks[-1][2] + size)
+        elif size:
+            blocks.append((keep + i, keep + j, size))
+    blocks.append((len(a), len(b), 0))
+    return blocks
+
+
 def _anchored_blocks(a: Sequence[Line], b: Sequence[Line]) -> list[Block]:
     """Matching blocks for large inputs: lines that occur once on each side, in order (the
     longest increasing run of them, as patience diff does), with difflib refining the small
     gaps between them. Linear-ish where difflib's own matcher is quadratic on scattered edits."""
     import difflib  # lazy (0.8 ms): plans applied without a preview, such as the hooks', never diff
 
+    appended = _appended_blocks(a, b)
+    if appended is not None:
+        return appended
     once_a, once_b = _positions_of_unique(a), _positions_of_unique(b)
     if len(once_b) < len(once_a):  # the same pairs, found from the side with fewer lines (organize: the new side)
         pairs = [(once_a[line], j) for line, j in once_b.items() if j >= 0 and once_a.get(line, -1) >= 0]

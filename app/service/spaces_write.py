@@ -15,22 +15,24 @@ change`, the default work context, the secrets guard and the checks.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import Refused, UsageError
-from ..core.files.places import Place, assemble, home_tree, project_tree, run
+from ..core.files.places import Place, run
+from ..core.files.trees import SESSION_HOME
 from ..core.formats import clock
 from ..core.plan import Change, Check, Plan
 from ..core.secrets import refuse_secrets
 from ..core.spaces import current as cur
 from ..core.spaces import known, templates
 from ..core.spaces import research as res
+from ..core.spaces.migrate import Migration, with_migration
 from ..core.spaces.resolve import GLOBAL, Where, memory_home, resolve
 from ..core.spaces.text import line_end, split_bom, with_line_ends
 
-CURRENT, HISTORY, RESEARCH = "current.md", "history.md", "research.md"
+CURRENT, HISTORY, RESEARCH, DREAM_NOTES = "current.md", "history.md", "research.md", "dream-notes.md"
 
 Reader = Callable[[str], bytes | None]
 """Reads a file of the plan by its path relative to the base folder (None: absent)."""
@@ -98,15 +100,6 @@ def decode(data: bytes, what: str) -> str:
         raise Refused(f"{what} is not UTF-8 text; nothing written") from None
 
 
-def _refuse_legacy(where: Where) -> None:
-    """Legacy data is migrated first in the same plan (space migrate's steps); until those steps exist here,
-    a space with legacy data is refused in one line, nothing written."""
-    if where.legacy:
-        raise Refused(
-            f"legacy memory at {where.legacy[0]}; run memboard space migrate first (nothing written)",
-        )
-
-
 def default_context(where: Where) -> str:
     """The skill's default work context for this space: `<branch>@<name>` (see research.default_context)."""
     target = where.require()
@@ -116,6 +109,11 @@ def default_context(where: Where) -> str:
         space_name=where.space, context_root=context_root, project_root=project_root, workspace=where.workspace
     )
     return res.default_context(res.git_branch(where.workspace), name)
+
+
+def _exists(where: Where, read: Reader) -> bool:
+    """Whether the space holds memory (one of its memory files), as read (legacy data migrated first)."""
+    return any(read(rel_of(where, name)) is not None for name in (CURRENT, HISTORY, RESEARCH, DREAM_NOTES))
 
 
 def _stamp() -> str:
@@ -135,7 +133,6 @@ def init_plan(where: Where, read: Reader | None = None) -> SpacePlan:
     """`space init`: create current.md, history.md and research.md from the skill's templates where absent;
     a file that exists is never touched."""
     where.require()
-    _refuse_legacy(where)
     base = base_of(where)
     read = read or disk_reader(base)
     plan = SpacePlan("space init", where, base)
@@ -190,7 +187,6 @@ def save_plan(where: Where, request: SaveRequest, read: Reader | None = None) ->
     that the caller's entry does not hold (with the caller's entry), create a missing space; `nothing to
     change` when the text equals the current one ignoring Last Updated and no entry is given."""
     where.require()
-    _refuse_legacy(where)
     refuse_secrets(
         {
             "--current": request.current,
@@ -213,7 +209,7 @@ def save_plan(where: Where, request: SaveRequest, read: Reader | None = None) ->
     stamp = _stamp()
     final = old if unchanged and old is not None else cur.set_last_updated(new, stamp)
     displaced = [] if unchanged else cur.displaced_lines(old or "", final)
-    context = (request.context or "").strip() or default_context(where)
+    context = (request.context or default_context(where)).strip()  # (the skill: a given --context, stripped)
     entry = cur.history_entry(
         old or "", displaced, stamp=stamp, context=context, reason=request.reason, caller_entry=caller_entry
     )
@@ -231,7 +227,8 @@ def save_plan(where: Where, request: SaveRequest, read: Reader | None = None) ->
         plan.changes.append(Change.write(cur_rel, old_bytes, data))
         plan.checks.append((f"{cur_rel} holds the planned bytes", lambda r: r(cur_rel) == data))
     hist_bytes = read(hist_rel)
-    if entry is not None or (hist_bytes is None and not where.exists):
+    exists = _exists(where, read)
+    if entry is not None or (hist_bytes is None and not exists):
         hist_old = templates.HISTORY if hist_bytes is None else decode(hist_bytes, hist_rel)
         hist_new = hist_old if entry is None else res.append_entry(hist_old, entry)
         hist_data = hist_new.encode("utf-8")
@@ -248,7 +245,7 @@ def save_plan(where: Where, request: SaveRequest, read: Reader | None = None) ->
                     lambda r: _quoted_tail(r(hist_rel), len(prefix)) == want,
                 )
             )
-    if not where.exists and read(res_rel) is None:
+    if not exists and read(res_rel) is None:
         data_r = templates.RESEARCH.encode("utf-8")
         plan.changes.append(Change("create", res_rel, None, data_r))
         plan.checks.append((f"{res_rel} holds the template", lambda r: r(res_rel) == data_r))
@@ -304,7 +301,6 @@ def research_plan(where: Where, request: ResearchRequest, read: Reader | None = 
     missing) and touch nothing else."""
     check_research(request)
     where.require()
-    _refuse_legacy(where)
     refuse_secrets(
         {
             "--topic": request.topic,
@@ -322,7 +318,7 @@ def research_plan(where: Where, request: ResearchRequest, read: Reader | None = 
     rel = rel_of(where, RESEARCH)
     before = read(rel)
     old = templates.RESEARCH if before is None else decode(before, rel)
-    context = (request.context or "").strip() or default_context(where)
+    context = (request.context or default_context(where)).strip()  # (the skill: a given --context, stripped)
     entry = res.research_entry(
         stamp=_stamp(),
         context=context,
@@ -350,36 +346,50 @@ def research_plan(where: Where, request: ResearchRequest, read: Reader | None = 
 # --- the places a plan writes in, and the engine ----------------------------------------------------------
 
 
-def places_for(where: Where) -> list[Place]:
-    """The place a write of this space goes through: the global home for the global space, else its project
-    (its `.session-memory/` and each route's)."""
+def _own(where: Where, places: list[Place]) -> Place:
+    """The place the space's own files are in: the global home for the global space, else the project."""
     if where.rule == GLOBAL:
-        return [home_tree()]
-    return [project_tree(where.project_root, [route.path for route in where.routes])]
+        return next(place for place in places if place.kind is SESSION_HOME)
+    return places[0]
 
 
-def _engine_plan(space: SpacePlan, places: list[Place]) -> Plan[dict[str, Any]]:
-    """A built SpacePlan as the engine's plan over places, its checks asked of the files as written."""
-    plan = assemble(space.op, space.result, places, space.changes, success=space.success)
+def _engine_plan(space: SpacePlan, migration: Migration, places: list[Place], own: Place) -> Plan[dict[str, Any]]:
+    """A built SpacePlan as the engine's plan over places, the legacy data's migration first (visibly: its
+    report lines lead), the save's checks asked of the own place's files as written."""
+    changes = [replace(change, tree=own.name) for change in space.changes]
+    plan = with_migration(migration, space.op, space.result, places, changes, space.success)
     plan.report.extend(space.report)
-    plan.checks.extend(Check(what, _asked(holds)) for what, holds in space.checks)
+    plan.checks.extend(Check(what, _asked(holds, own)) for what, holds in space.checks)
     return plan
 
 
-def _asked(holds: Callable[[Reader], bool]) -> Callable[[Any], bool]:
-    """A check over a Reader as the engine asks it: of the tree the plan was written in."""
-    return lambda tree: holds(tree.read)
+def _asked(holds: Callable[[Reader], bool], own: Place) -> Callable[[Any], bool]:
+    """A check over a Reader as the engine asks it once the plan is written: of the own place's files."""
+    return lambda _tree: holds(own.read)
 
 
 def run_write(
     where: Where, build: Callable[[Reader], SpacePlan], dry_run: bool
 ) -> tuple[Plan[dict[str, Any]], list[Place]]:
-    """Build a space write from settled reads of its place and, unless dry_run, apply it under the place's lock
+    """Build a space write from settled reads of its places and, unless dry_run, apply it under their locks
     (built again when a file it changes changed meanwhile: another writer's appended entries are kept, and
-    memboard's go after them); the plan and the places, for the preview or the report."""
-    places = places_for(where)
-    place = places[0]
-    plan = run(places, lambda: _engine_plan(build(place.read), places), dry_run=dry_run)
+    memboard's go after them). Legacy data is migrated first in the same plan (space migrate's steps), and the
+    command's own steps build on the bytes the migration leaves. The plan and the places, for the preview."""
+    from .spaces_migrate import migration_of, refuse_while_dreaming  # lazy: as the engine
+
+    places, _ = migration_of(where)
+    own = _own(where, places)
+
+    def make() -> Plan[dict[str, Any]]:
+        migration = migration_of(where)[1]
+        if not migration.empty:  # moving the legacy files while the skill's dream reads them: as space migrate
+            refuse_while_dreaming()
+        space = build(lambda rel: migration.after(own, rel))
+        if not migration.empty:
+            space.result["migrated"] = len(migration.steps)
+        return _engine_plan(space, migration, places, own)
+
+    plan = run(places, make, dry_run=dry_run)
     if not dry_run and not plan.empty:  # a space this write created is known from now on (space list, search)
         known.remember(resolve(where.workspace, where.scope))
     return plan, places

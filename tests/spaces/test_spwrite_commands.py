@@ -437,14 +437,47 @@ def test_an_entry_another_writer_appends_meanwhile_is_kept_and_memboards_goes_af
     assert history.endswith("> - a1\n")
 
 
-def test_a_space_with_legacy_memory_is_not_written_before_it_is_migrated(cli, tmp_path):
-    p = project(tmp_path)
+def legacy_space(parent: Path) -> Path:
+    """A project whose memory the skill's current scripts wrote at the legacy path (.codex/session-memory)."""
+    p = project(parent)
     legacy = p / ".codex" / "session-memory"
     legacy.mkdir(parents=True)
-    (legacy / "current.md").write_bytes(b"# old\n")
-    res = cli("space", "init", "--workspace", str(p), use_root=False)
-    assert res.code == 1 and "legacy memory at" in res.err
-    assert not (p / ".session-memory").exists()
+    (legacy / "current.md").write_bytes(OLD_CURRENT.encode())
+    (legacy / "history.md").write_bytes(OLD_HISTORY.encode())
+    return p
+
+
+def test_a_save_on_legacy_memory_migrates_it_first_in_the_same_plan_visibly(cli, tmp_path):
+    p = legacy_space(tmp_path)
+    res = cli("space", "save", "--workspace", str(p), "--current", "-", input=NEW_CURRENT, use_root=False)
+    assert res.code == 0, res.err
+    lines = res.out.splitlines()
+    assert lines[:3] == [
+        "moved .codex/session-memory/current.md -> .session-memory/current.md",
+        "moved .codex/session-memory/history.md -> .session-memory/history.md",
+        "removed the empty folder .codex/session-memory",
+    ]
+    assert not (p / ".codex").exists()
+    assert (p / ".session-memory" / "history.md").read_bytes() == (OLD_HISTORY + "\r\n\r\n" + ENTRY).encode()
+    assert set(tree(p)) == {".session-memory/current.md", ".session-memory/history.md"}
+
+
+@pytest.mark.parametrize(
+    "command", [["init"], ["save", "--current", "NEW"], ["research-save", "--topic", "t", "--conclusion", "c"]]
+)
+def test_a_dry_run_with_the_migration_applies_to_the_written_tree(cli, tmp_path, command):
+    new = tmp_path / "new.md"
+    new.write_text(NEW_CURRENT, encoding="utf-8")
+    args = [str(new) if a == "NEW" else a for a in command]
+    previewed, written = legacy_space(tmp_path / "a"), legacy_space(tmp_path / "b")
+    code, patch, err = dry(cli, args[0], "--workspace", str(previewed), *args[1:])
+    assert code == 0, err
+    assert b"rename from .codex/session-memory/" in patch
+    git_apply(previewed, patch)
+    res = cli("space", args[0], "--workspace", str(written), *args[1:], use_root=False)
+    assert res.code == 0, res.err
+    assert tree(written) == tree(previewed)
+    assert not any(path.startswith(".codex") for path in tree(written))
 
 
 def test_a_space_init_created_is_known_from_then_on(cli, tmp_path):
@@ -471,3 +504,42 @@ def test_a_routed_space_is_patched_from_the_project_root_with_the_space_name_as_
     git_apply(p, patch)
     text = (p / "research" / "deep" / ".session-memory" / "research.md").read_text(encoding="utf-8")
     assert "### 2026-06-01 09:30 [context: 记忆1]\n" in text
+
+
+def test_a_global_save_migrates_the_legacy_global_space_first(cli, tmp_path, homes):
+    legacy = tmp_path / "codexhome" / "session-memory" / "global"
+    legacy.mkdir(parents=True)
+    (legacy / "current.md").write_bytes(b"# g\n## A\n- old\n")
+    code, _, err = dry(cli, "save", "--scope", "global", "--current", "-", input="# g\n## A\n- new\n")
+    assert code == 0, err
+    assert err[0] == f"patch base: {tmp_path}"  # the deepest folder holding the home and the legacy home
+    res = cli("space", "save", "--scope", "global", "--current", "-", input="# g\n## A\n- new\n", use_root=False)
+    assert res.code == 0, res.err
+    assert not legacy.exists()
+    assert (homes / "global" / "current.md").read_bytes() == b"# g\n- Last Updated: 2026-06-01 09:30\n\n## A\n- new\n"
+    assert (homes / "global" / "history.md").read_text(encoding="utf-8").endswith("> - old\n")
+
+
+def test_a_save_that_would_migrate_is_refused_while_the_skill_dreams_and_one_that_would_not_is_not(
+    cli, tmp_path, homes
+):
+    import os
+
+    (homes / "sleep.lock").write_text(
+        json.dumps({"pid": os.getpid(), "started_at": "2026-06-01T09:00:00Z"}), encoding="utf-8"
+    )
+    p = legacy_space(tmp_path)
+    res = cli("space", "save", "--workspace", str(p), "--current", "-", input=NEW_CURRENT, use_root=False)
+    assert res.code == 1 and "the session-memory skill is dreaming (pid" in res.err
+    assert (p / ".codex" / "session-memory" / "current.md").exists() and not (p / ".session-memory").exists()
+    q = project(tmp_path / "other")
+    assert cli("space", "init", "--workspace", str(q), use_root=False).code == 0
+
+
+def test_a_given_context_is_taken_stripped_as_the_skill_takes_it(cli, tmp_path):
+    p = project(tmp_path)
+    code, patch, _ = dry(
+        cli, "research-save", "--workspace", str(p), "--topic", "t", "--conclusion", "c", "--work-context", "  fork-1 "
+    )
+    assert code == 0
+    assert b"+### 2026-06-01 09:30 [context: fork-1]\n" in patch

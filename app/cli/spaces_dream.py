@@ -15,7 +15,7 @@ from .spaces_read import _workspace
 
 def cmd_dream(args: argparse.Namespace) -> int:
     """`space dream [--from FILE|-]`: write dream-notes.md and its snapshot; `nothing to distil` when empty."""
-    from ..service import spaces_dream
+    from ..service import spaces_dream  # lazy: a command loads only its own service
 
     notes = read_input(args.source)
     job = spaces_dream.dream_run(_workspace(args), args.scope, notes, allow_secrets=args.allow_secrets)
@@ -25,7 +25,7 @@ def cmd_dream(args: argparse.Namespace) -> int:
 
 def cmd_archive(args: argparse.Namespace) -> int:
     """`space archive`: move old history, closed research topics and old dream snapshots to the archive."""
-    from ..service import spaces_dream
+    from ..service import spaces_dream  # lazy: a command loads only its own service
 
     job = spaces_dream.archive_run(
         _workspace(args),

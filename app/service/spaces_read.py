@@ -301,6 +301,13 @@ def _legacy_candidates(decision: Where) -> list[Path]:
     return [f for f in folders if f.is_dir() and not f.is_symlink()]
 
 
+def _half_archived(decision: Where) -> list[JSON]:
+    """The half_archived findings (an archive stopped between its two writes: see spaces_dream)."""
+    from .spaces_dream import half_archived_findings  # lazy: the writes' module loads the engine
+
+    return half_archived_findings(decision)
+
+
 def half_migrated(decision: Where) -> list[JSON]:
     """`half_migrated` findings: a legacy folder still holding files whose new path already holds the same bytes
     (a migration stopped between a file's copy and the legacy copy's removal); read only, links not followed."""
@@ -405,9 +412,7 @@ def _findings(decision: Where, folder: Path | None, info: Ages | None, now: date
             )
         for temp in reads.stray_temps(folder):
             found.append(_finding("stray_temp", temp, f"a temp file a write left behind: {temp.name}", f"rm {temp}"))
-        from .spaces_dream import half_archived_findings  # lazy (spdream's): an archive stopped mid-way
-
-        found += half_archived_findings(decision)
+        found += _half_archived(decision)
     dreaming = skill_dreaming()
     if dreaming is not None:
         lock, pid = dreaming

@@ -256,7 +256,7 @@ def test_an_entry_kept_equal_to_the_archives_last_is_not_taken_for_a_half_done_m
 SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB"
 
 
-def test_dream_refuses_a_secret_unless_allowed_and_a_space_with_legacy_data(cli, tmp_path: Path) -> None:
+def test_dream_refuses_a_secret_unless_allowed(cli, tmp_path: Path) -> None:
     p = project(tmp_path, {"current.md": CURRENT})
     notes = f"## 判断准则\n- token {SECRET}\n"
     refused = space(cli, "dream", "--workspace", str(p), "--from", "-", input=notes)
@@ -264,13 +264,45 @@ def test_dream_refuses_a_secret_unless_allowed_and_a_space_with_legacy_data(cli,
     assert not (p / ".session-memory/dream-notes.md").exists()
     allowed = space(cli, "dream", "--workspace", str(p), "--from", "-", "--allow-secrets", input=notes)
     assert allowed.code == 0, allowed.err
-    (p / ".codex/session-memory").mkdir(parents=True)
-    (p / ".codex/session-memory/history.md").write_text("# h\n")
-    before = tree(tmp_path / "base")
-    for args in (["dream"], ["archive", "--force"]):
-        legacy = space(cli, *args, "--workspace", str(p))
-        assert legacy.code == 1 and "space migrate" in legacy.err
-    assert tree(tmp_path / "base") == before
+
+
+def legacy_project(tmp_path: Path, files: dict[str, str]) -> Path:
+    p = tmp_path / "base" / "p"
+    (p / ".git").mkdir(parents=True)
+    for rel, text in files.items():
+        path = p / ".codex/session-memory" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+    return p
+
+
+def test_dream_on_legacy_data_migrates_it_first_in_the_same_plan(cli, tmp_path: Path) -> None:
+    p = legacy_project(tmp_path, {"current.md": CURRENT, "history.md": HISTORY})
+    preview = applied_preview(cli, tmp_path, "dream", "--workspace", str(p))
+    done = space(cli, "dream", "--workspace", str(p))
+    assert done.code == 0, done.err
+    assert tree(tmp_path / "base") == preview
+    mem = p / ".session-memory"
+    assert (mem / "current.md").read_bytes() == CURRENT.encode() and (mem / "dream-notes.md").exists()
+    assert not (p / ".codex").exists()
+    assert "moved .codex/session-memory/current.md -> .session-memory/current.md" in done.out
+
+
+def test_archive_on_legacy_data_migrates_it_first(cli, tmp_path: Path) -> None:
+    p = legacy_project(tmp_path, {"history.md": HISTORY, "dream-notes.md": DREAMT})
+    preview = applied_preview(cli, tmp_path, "archive", "--workspace", str(p), "--keep", "1")
+    done = space(cli, "archive", "--workspace", str(p), "--keep", "1", "--json")
+    assert done.code == 0, done.err
+    assert tree(tmp_path / "base") == preview
+    mem = p / ".session-memory"
+    assert (mem / "history.md").read_bytes() == ("\ufeff# 会话记忆历史\r\n\r\n" + entry(2)).encode()
+    assert not (p / ".codex").exists()
+    result = json.loads(done.out)
+    assert result["history"]["moved"] == 2 and any(".codex" in c for c in result["changes"])
+    refused = legacy_project(tmp_path / "other", {"history.md": HISTORY})
+    before = tree(tmp_path / "other")
+    assert space(cli, "archive", "--workspace", str(refused), "--keep", "1").code == 1  # no dream: not migrated
+    assert tree(tmp_path / "other") == before
 
 
 def test_a_routed_space_is_labelled_by_its_name_and_patched_from_the_project_root(cli, tmp_path: Path) -> None:
@@ -304,4 +336,15 @@ def test_the_global_space_dreams_in_the_home(cli, tmp_path: Path, homes: Path) -
     assert done.code == 0, done.err
     result = json.loads(done.out)
     assert result["base"] == str(homes) and "-global-" in Path(result["snapshot"]).name
+    assert (homes / "global/dream-notes.md").read_bytes() == Path(result["snapshot"]).read_bytes()
+
+
+def test_the_global_space_with_legacy_data_migrates_it_first(cli, tmp_path: Path, homes: Path) -> None:
+    legacy = tmp_path / "codexhome/session-memory/global"
+    legacy.mkdir(parents=True)
+    (legacy / "current.md").write_bytes(CURRENT.encode())
+    done = space(cli, "dream", "--scope", "global", "--json")
+    assert done.code == 0, done.err
+    result = json.loads(done.out)
+    assert (homes / "global/current.md").read_bytes() == CURRENT.encode() and not legacy.exists()
     assert (homes / "global/dream-notes.md").read_bytes() == Path(result["snapshot"]).read_bytes()

@@ -146,7 +146,7 @@ def test_the_skills_research_save_in_a_loop_during_archive_loses_no_entry(cli, t
         assert text.strip() in [h.strip() for h in held]
     for n in range(12):
         assert any(f"- 当前结论：loop conclusion {n}" in h for h in kept), f"loop entry {n} lost"
-    assert len(codes) > 2 and codes[-1] == 0, codes
+    assert len(codes) >= 2 and codes[-1] == 0, codes
     for n in range(3):  # the last archive, with no writer beside it, leaves no closed topic in research.md
         assert not any(f"closed conclusion {n}" in h for h in kept)
         assert any(f"closed conclusion {n}" in h for h in archived)

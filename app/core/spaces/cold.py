@@ -136,9 +136,8 @@ def _source_moves(
     old_archive = _text(spot, A.ARCHIVES[source])
     pending = journal_pending(record, doc, old_archive)
     rest = doc
-    if pending:
-        removed = A.remove_ranges(doc, pending)
-        assert removed is not None  # (journal_pending found them there)
+    removed = A.remove_ranges(doc, pending) if pending else None
+    if removed is not None:  # (journal_pending found them all there)
         rest = parse(removed)
     indexes = A.history_moving(rest, keep) if keep is not None else A.research_moving(rest)
     move = A.plan_move(source, rest, indexes, old_archive)
@@ -160,6 +159,23 @@ def _dream_snapshots(home: Spot) -> list[tuple[str, datetime]]:
         except OSError:
             continue
         out.append((name, mtime))
+    return out
+
+
+def _source_result(space: Spot, source: str, found: SourceMove) -> dict[str, Any]:
+    """What an archive reports of one source: its paths and counts (and research's topics that move)."""
+    out: dict[str, Any] = {
+        "path": str(space.place.abs(space.rel(source))),
+        "archive": str(space.place.abs(space.rel(A.ARCHIVES[source]))),
+        "entries": len(found.doc.entries),
+        "moved": len(found.moved),
+        "finished": len(found.pending),
+        "kept": found.kept,
+    }
+    if source == A.RESEARCH:
+        out["topics_moved"] = [
+            {"context": t.context, "topic": t.topic, "entries": len(t.indexes)} for t in A.topics(found.doc) if t.closed
+        ]
     return out
 
 
@@ -197,20 +213,7 @@ def archive_steps(
             newest, untimed = A.newest_time(found.moved)
             if untimed or dreamt is None or (newest is not None and newest > dreamt):
                 raise Refused(NOT_DREAMT)
-        steps.result[key] = {
-            "path": str(space.place.abs(space.rel(source))),
-            "archive": str(space.place.abs(space.rel(A.ARCHIVES[source]))),
-            "entries": len(found.doc.entries),
-            "moved": len(found.moved),
-            "finished": len(found.pending),
-            "kept": found.kept,
-        }
-        if key == "research":
-            steps.result[key]["topics_moved"] = [
-                {"context": t.context, "topic": t.topic, "entries": len(t.indexes)}
-                for t in A.topics(found.doc)
-                if t.closed
-            ]
+        steps.result[key] = _source_result(space, source, found)
         if found.pending:
             steps.report.append(
                 f"{source}: finishing a half-done archive ({len(found.pending)} entries already archived)"
@@ -232,24 +235,28 @@ def archive_steps(
             steps.add(space, A.ARCHIVES[source], before, encode(found.archive_after))
     for source, found in planned:
         steps.add(space, source, encode(found.text), encode(found.after))
-    moves: list[dict[str, str]] = []
-    if not skip_dreams:
-        taken: dict[str, set[str]] = {}
-        snapshots = _dream_snapshots(home)
-        for name, when in snapshots:
-            month = (A.snapshot_time(name) or when).strftime("%Y-%m")
-            if month not in taken:
-                taken[month] = set(home.place.listdir(f"{A.DREAMS_ARCHIVE}/{month}"))
-        for src, dest in A.dream_moves(snapshots, taken, now, dream_keep_days):
-            data = home.place.read(home.rel(src))
-            if data is None:
-                continue
-            steps.changes.append(Change("move", home.rel(src), data, None, dest=home.rel(dest), tree=home.tree))
-            moves.append({"from": str(home.place.abs(home.rel(src))), "to": str(home.place.abs(home.rel(dest)))})
-        if moves:
-            steps.report.append(f"{len(moves)} dream snapshots move to {A.DREAMS_ARCHIVE}/")
-    steps.result["dreams"] = moves
+    steps.result["dreams"] = [] if skip_dreams else _dream_moves(home, now, dream_keep_days, steps)
     return steps
+
+
+def _dream_moves(home: Spot, now: datetime, keep_days: int, steps: Steps) -> list[dict[str, str]]:
+    """The moves of the global dream snapshots older than keep_days into archive/dreams/YYYY-MM/, added to steps."""
+    moves: list[dict[str, str]] = []
+    taken: dict[str, set[str]] = {}
+    snapshots = _dream_snapshots(home)
+    for name, when in snapshots:
+        month = (A.snapshot_time(name) or when).strftime("%Y-%m")
+        if month not in taken:
+            taken[month] = set(home.place.listdir(f"{A.DREAMS_ARCHIVE}/{month}"))
+    for src, dest in A.dream_moves(snapshots, taken, now, keep_days):
+        data = home.place.read(home.rel(src))
+        if data is None:
+            continue
+        steps.changes.append(Change("move", home.rel(src), data, None, dest=home.rel(dest), tree=home.tree))
+        moves.append({"from": str(home.place.abs(home.rel(src))), "to": str(home.place.abs(home.rel(dest)))})
+    if moves:
+        steps.report.append(f"{len(moves)} dream snapshots move to {A.DREAMS_ARCHIVE}/")
+    return moves
 
 
 def finish_steps(space: Spot, moved: Mapping[str, Sequence[str]]) -> Steps:

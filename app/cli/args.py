@@ -6,10 +6,9 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
-from ..core import config
 from ..core.errors import UsageError
 
-if TYPE_CHECKING:  # the space reads build their parser from here and need no memory root (7 ms of imports)
+if TYPE_CHECKING:  # the space reads and `lookup` build their parser from here and need no memory root
     from ..core.files.root import MemoryRoot
 
 
@@ -24,6 +23,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 def root_of(args: argparse.Namespace) -> MemoryRoot:
     """The MemoryRoot named by --root, MEMBOARD_ROOT, the config, or ./memory."""
+    from ..core import config  # lazy: `lookup` reads no root (a whole-process speed target)
     from ..core.files.root import MemoryRoot  # lazy: see the import above
 
     return MemoryRoot(config.resolve_root(getattr(args, "root", None)))

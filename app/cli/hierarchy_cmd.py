@@ -18,6 +18,7 @@ from ..core.errors import UsageError
 
 def _workspace(args: argparse.Namespace) -> Any:
     """The workspace the command works on."""
+    # lazy: each command loads its own modules
     from ..service.hierarchy import workspace_of
 
     return workspace_of(getattr(args, "workspace", None), getattr(args, "root", None))
@@ -25,15 +26,20 @@ def _workspace(args: argparse.Namespace) -> Any:
 
 def _dump(value: object) -> None:
     """Print JSON as memboard prints it."""
-    from .output import dump
+    from .output import dump  # lazy: each command loads its own modules
 
     dump(value)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     """`hierarchy show`: the three layers and their sizes."""
-    from ..core.hierarchy.show import render
-    from ..service.hierarchy import limits, show_result
+    from ..core.hierarchy.show import render  # lazy: each command loads its own modules
+
+    # lazy: each command loads its own modules
+    from ..service.hierarchy import (
+        limits,
+        show_result,
+    )
 
     result = show_result(_workspace(args))
     if args.json:
@@ -46,8 +52,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_lint(args: argparse.Namespace) -> int:
     """`hierarchy lint [--strict]`: the seed's rules; exit 1 with --strict on a warning or an error."""
-    from ..core.hierarchy.lint import failing
-    from ..service.hierarchy import lint_result
+    from ..core.hierarchy.lint import failing  # lazy: each command loads its own modules
+    from ..service.hierarchy import lint_result  # lazy: each command loads its own modules
 
     findings = lint_result(_workspace(args))
     if args.json:
@@ -89,19 +95,19 @@ def _print_written(args: argparse.Namespace, written: Any) -> int:
 
 def cmd_init(args: argparse.Namespace) -> int:
     """`hierarchy init`: create facts.yaml and lookup-index.md, add MEMORY.md's pointers (create-only)."""
-    from ..service.hierarchy import init_write
+    from ..service.hierarchy import init_write  # lazy: each command loads its own modules
 
     return _print_written(args, init_write(_workspace(args), args.dry_run))
 
 
 def cmd_log(args: argparse.Namespace) -> int:
     """`hierarchy log (--text|--file) [--date]`: append to a daily log."""
-    from ..service.hierarchy import log_write
+    from ..service.hierarchy import log_write  # lazy: each command loads its own modules
 
     if args.text is not None:
         text = args.text
     else:
-        from .args import read_input
+        from .args import read_input  # lazy: each command loads its own modules
 
         text = read_input(args.file) or ""
     if not text.strip():
@@ -112,6 +118,7 @@ def cmd_log(args: argparse.Namespace) -> int:
 
 def cmd_archive_logs(args: argparse.Namespace) -> int:
     """`hierarchy archive-logs --before DATE`: move old daily logs to memory/daily-archive/YYYY-MM/."""
+    # lazy: each command loads its own modules
     from ..service.hierarchy import archive_write
 
     return _print_written(args, archive_write(_workspace(args), args.before, args.dry_run))
@@ -121,6 +128,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
     """`lookup QUERY [--all]` (a read) or `lookup add NEED TARGET` (a write)."""
     words: list[str] = args.words
     if words[0] == "add" and len(words) == 3:
+        # lazy: each command loads its own modules
         from ..service.hierarchy import lookup_add_write
 
         for cell in words[1:]:
@@ -131,6 +139,7 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         )
     if args.dry_run:
         raise UsageError("lookup QUERY is a read: --dry-run goes with lookup add NEED TARGET")
+    # lazy: each command loads its own modules
     from ..service.hierarchy import lookup_result
 
     answers = lookup_result(_workspace(args), " ".join(words), args.all, want_value=args.json)
@@ -142,6 +151,8 @@ def cmd_lookup(args: argparse.Namespace) -> int:
         if k:
             out.write("\n")
         out.write(f"{a['need']} → {a['target']}  (lookup-index.md line {a['row']})\n")
+        if not a["targets"]:
+            out.write(f"! row {a['row']}: {a['missing']}\n")
         for t in a["targets"]:
             where = t["path"] + (f" → {t['section']}" if t["section"] else "")
             if t["missing"]:

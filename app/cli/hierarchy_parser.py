@@ -27,7 +27,7 @@ DESCRIPTION = (
 
 def _date(raw: str) -> str:
     """A real date YYYY-MM-DD (a one-line usage error otherwise: 2026-02-30 is none)."""
-    import datetime as dt
+    import datetime as dt  # lazy: building the parser loads none of the commands' code
 
     try:
         return dt.date.fromisoformat(raw).isoformat() if len(raw) == 10 else _bad_date(raw)
@@ -120,6 +120,21 @@ def _facts(sub: Sub, common: argparse.ArgumentParser, changing: argparse.Argumen
     t.set_defaults(handler="facts_cmd:cmd_todo_done")
     p = fsub.add_parser("touch", parents=[changing], help="set # Last updated: to today")
     p.set_defaults(handler="facts_cmd:cmd_touch")
+
+
+def build_lookup_parser() -> argparse.ArgumentParser:
+    """A parser that knows only `lookup`: `memboard lookup ...` (a whole-process speed target) skips building
+    every other command's."""
+    parser = OneLineParser(prog="memboard")
+    parser.add_argument("--root", metavar="DIR", help="memory root folder")
+    common = OneLineParser(add_help=False)
+    common.add_argument("--workspace", metavar="DIR", default=None, help="the workspace")
+    common.add_argument("--json", action="store_true", help="print the result as JSON")
+    changing = OneLineParser(add_help=False, parents=[common])
+    changing.add_argument("--dry-run", action="store_true", help="print the plan as one git patch and write nothing")
+    changing.add_argument("--allow-secrets", action="store_true", help=ALLOW_SECRETS_HELP)
+    _lookup(parser.add_subparsers(dest="command", metavar="COMMAND"), common, changing)
+    return parser
 
 
 def _lookup(sub: Sub, common: argparse.ArgumentParser, changing: argparse.ArgumentParser) -> None:

@@ -21,13 +21,14 @@ NO_WORKSPACE = "no hierarchy workspace; pass --workspace DIR"
 
 def local_today() -> dt.date:
     """Today's local date (memboard's clock: MEMBOARD_NOW fixes it)."""
-    from ..core.formats import clock
+    from ..core.formats import clock  # lazy: each command loads its own modules
 
     return clock.now().date()
 
 
 def workspace_of(cli_workspace: str | None, cli_root: str | None = None) -> Path:
     """The workspace (issue 25 §1's order), or a one-line refusal."""
+    # lazy: each command loads its own modules
     from ..core.hierarchy.workspace import resolve_workspace
 
     return resolve_workspace(cli_workspace, cli_root)
@@ -35,8 +36,8 @@ def workspace_of(cli_workspace: str | None, cli_root: str | None = None) -> Path
 
 def limits() -> Any:
     """lint's thresholds from the config (hot_max_lines, hot_max_tokens, facts_stale_days)."""
-    from ..core import config
-    from ..core.hierarchy.lint import Limits
+    from ..core import config  # lazy: each command loads its own modules
+    from ..core.hierarchy.lint import Limits  # lazy: each command loads its own modules
 
     cfg = config.settings()
     return Limits(
@@ -48,14 +49,14 @@ def limits() -> Any:
 
 def show_result(workspace: Path) -> dict[str, Any]:
     """`hierarchy show`'s JSON."""
-    from ..core.hierarchy.show import show
+    from ..core.hierarchy.show import show  # lazy: each command loads its own modules
 
     return show(str(workspace))
 
 
 def lint_result(workspace: Path, today: dt.date | None = None) -> list[Any]:
     """`hierarchy lint`'s findings (core Finding values, in file order)."""
-    from ..core.hierarchy.lint import lint
+    from ..core.hierarchy.lint import lint  # lazy: each command loads its own modules
 
     return lint(str(workspace), limits(), today or local_today())
 
@@ -63,7 +64,7 @@ def lint_result(workspace: Path, today: dt.date | None = None) -> list[Any]:
 def lookup_result(workspace: Path, query: str, every: bool = False, want_value: bool = True) -> list[dict[str, Any]]:
     """`lookup QUERY`'s answers, best first (one unless every): each row with its resolved target(s).
     Refused (exit 1) when no row matches."""
-    from ..core.hierarchy import lookup
+    from ..core.hierarchy import lookup  # lazy: each command loads its own modules
 
     index_path = workspace / lookup.LOOKUP_FILE
     try:
@@ -99,13 +100,10 @@ def lookup_result(workspace: Path, query: str, every: bool = False, want_value: 
 
 
 def _places() -> Any:
-    """The places engine (its module arrives with the places branch; until then a write refuses in one line)."""
-    import importlib
+    """The places engine (loaded only by a write)."""
+    from ..core.files import places  # lazy: each command loads its own modules
 
-    try:
-        return importlib.import_module("memboard.core.files.places")
-    except ImportError:
-        raise Refused("the workspace's writes are not built yet (the places engine); nothing written") from None
+    return places
 
 
 @dataclass
@@ -117,6 +115,7 @@ class Written:
     dry_run: bool
     done: list[str]
     place: Any
+    steps: list[str] | None = None  # the changes in words when the plan does not hold them (an append)
 
     def patch(self) -> bytes:
         """The plan as a git patch relative to base."""
@@ -131,7 +130,7 @@ class Written:
         return {
             "workspace": str(self.base),
             "dry_run": self.dry_run,
-            "changes": places.described(self.plan, [self.place], self.base),
+            "changes": self.steps if self.steps is not None else places.described(self.plan, [self.place], self.base),
             "done": list(self.done),
         }
 
@@ -145,7 +144,7 @@ def write(
     allow_secrets: bool = False,
 ) -> Written:
     """Build op's changes over the workspace's place and apply them (or only build them, dry_run)."""
-    from ..core import secrets as guard
+    from ..core import secrets as guard  # lazy: each command loads its own modules
 
     places = _places()
 
@@ -165,6 +164,7 @@ def write(
 
 def init_write(workspace: Path, dry_run: bool = False, today: str | None = None) -> Written:
     """`hierarchy init`."""
+    # lazy: each command loads its own modules
     from ..core.hierarchy.plans import plan_init
 
     day = today or local_today().isoformat()
@@ -174,17 +174,31 @@ def init_write(workspace: Path, dry_run: bool = False, today: str | None = None)
 def log_write(
     workspace: Path, text: str, date: str | None = None, dry_run: bool = False, allow_secrets: bool = False
 ) -> Written:
-    """`hierarchy log`: append text to the day's log."""
-    from ..core.hierarchy.plans import plan_log
+    """`hierarchy log`: append text to the day's log (written as an append under the workspace's lock, see
+    appendlog.py; the dry run is the places engine's)."""
+    from ..core import secrets as guard  # lazy: each command loads its own modules
+    from ..core.hierarchy.plans import plan_log  # lazy: each command loads its own modules
 
     day = date or local_today().isoformat()
-    return write(
-        workspace, "hierarchy log", lambda read: plan_log(read, text, day), dry_run, {"text": text}, allow_secrets
-    )
+    if dry_run:
+        return write(
+            workspace, "hierarchy log", lambda read: plan_log(read, text, day), True, {"text": text}, allow_secrets
+        )
+    # lazy: each command loads its own modules
+    from ..core.hierarchy.appendlog import append_log
+
+    guard.refuse_secrets({"text": text}, allow_secrets)
+    places = _places()
+    place = places.workspace_tree(workspace.resolve())
+    done = append_log(place, text, day)
+    plan = places.assemble("hierarchy log", None, [place], [])
+    steps = [("create " if done.startswith("created") else "modify ") + done.split(" ")[-1]] if done else []
+    return Written(plan, place.real, False, [done] if done else [], place, steps)
 
 
 def archive_write(workspace: Path, before: str, dry_run: bool = False) -> Written:
     """`hierarchy archive-logs --before DATE`."""
+    # lazy: each command loads its own modules
     from ..core.hierarchy.plans import plan_archive
 
     return write(workspace, "hierarchy archive-logs", lambda read: plan_archive(str(workspace), read, before), dry_run)
@@ -194,6 +208,7 @@ def lookup_add_write(
     workspace: Path, need: str, target: str, dry_run: bool = False, allow_secrets: bool = False
 ) -> Written:
     """`lookup add NEED TARGET`."""
+    # lazy: each command loads its own modules
     from ..core.hierarchy.plans import plan_lookup_add
 
     return write(

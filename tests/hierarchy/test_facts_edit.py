@@ -154,3 +154,67 @@ def test_ambiguous_values_are_quoted(text: str) -> None:
 @pytest.mark.parametrize("text", ["hello world", "42", "中文", "kim@x.com"])
 def test_plain_values(text: str) -> None:
     assert F.render(text) == text
+
+
+def test_a_scalar_that_would_not_read_back_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The verification is no formality: a wrong rendering is caught by parsing again, never written."""
+    monkeypatch.setattr(F, "render", lambda text, *a, **k: "x: y")
+    with pytest.raises(Refused, match="would not read back"):
+        F.set_value(SEED, "identity.name", "x: y", today=TODAY)
+    monkeypatch.setattr(F, "render", lambda text, *a, **k: "no")
+    with pytest.raises(Refused, match="every YAML reader"):
+        F.set_value(SEED, "identity.name", "no", today=TODAY)
+
+
+def test_the_part_parsed_again_must_hold_the_changed_data_only() -> None:
+    facts = F.parse(SEED)
+    spans = F._top_spans(facts)
+    assert spans is not None
+    text = facts.text
+    other = text.replace("  name: Kim", "  name: Kam")  # a change the edit did not ask for
+    with pytest.raises(Refused, match="change other data"):
+        F._verify_part(facts, other, text.index("  name: Kim"), spans)
+    anchor = text.replace("&contact", "&other")  # the alias after it would name no anchor
+    with pytest.raises(Refused):
+        F._verify_part(facts, anchor, text.index("&contact"), spans)
+    F._verify_part(facts, text, text.index("  name: Kim"), spans)  # no change: holds
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("todos:\n  []\nx: 1\n", "todos:\n  - new\nx: 1\n"),
+        ("todos: []  # none yet\nx: 1\n", "todos:  # none yet\n  - new\nx: 1\n"),
+        ("todos: []", "todos:\n  - new"),
+        ("todos:\nx: 1\n", "todos:\n  - new\nx: 1\n"),
+    ],
+)
+def test_todo_add_to_an_empty_list(before: str, after: str) -> None:
+    """The `[]` todo done leaves behind (or no value at all) takes the next todo."""
+    head = "# Last updated: 2026-12-02\n"
+    assert F.todo_add((head + before).encode(), "new", today=TODAY).data == (head + after).encode()
+
+
+def test_done_then_add_round_trip() -> None:
+    one = b"# Last updated: 2026-12-02\ntodos:\n  - a\n"
+    empty = F.todo_done(one, "1", today=TODAY).data
+    assert empty == b"# Last updated: 2026-12-02\ntodos:\n  []\n"
+    assert F.todo_add(empty, "a", today=TODAY).data == one
+
+
+def test_an_alias_value_names_its_anchor() -> None:
+    data = b"# Last updated: 2026-01-01\nbase: &b kim\nother: *b\nempty:\nnext: 1\n"
+    with pytest.raises(Refused) as exc:
+        F.set_value(data, "other", "x", today=TODAY)
+    assert str(exc.value) == "other comes from *b (line 3); edit &b at line 2"
+    assert F.get(data, "other")["alias"] == "b" and F.get(data, "other")["value"] == "kim"
+    assert F.get(data, "empty")["line"] == 4 and F.get(data, "empty")["value"] is None
+    set_empty = F.set_value(data, "empty", "now", today=TODAY).data
+    assert set_empty == b"# Last updated: 2026-12-02\nbase: &b kim\nother: *b\nempty: now\nnext: 1\n"
+    anchored = F.set_value(data, "base", "lee", today=TODAY).data  # the anchor's own scalar: its alias follows
+    assert anchored == b"# Last updated: 2026-12-02\nbase: &b lee\nother: *b\nempty:\nnext: 1\n"
+
+
+def test_a_tagged_scalar_is_left_to_the_hand() -> None:
+    with pytest.raises(Refused, match="has the tag !!int \\(line 1\\)"):
+        F.set_value(b"a: !!int 42\n", "a", "abc", today=TODAY)

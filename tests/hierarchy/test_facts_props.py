@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
+from memboard.core.errors import MemboardError
 from memboard.core.hierarchy import facts as F
 from tests.support.sizes import examples
 
@@ -347,3 +348,34 @@ def test_get_reads_every_leaf_as_written(doc: Doc) -> None:
         assert got["line"] == leaf.line + 1
         assert got["value"] == value_at(ruamel(data), leaf.path)
     assert F.findings(data) == []
+
+
+@SETTINGS
+@given(
+    doc=facts_doc(),
+    op=st.sampled_from(["set", "create", "raw", "add", "done", "touch"]),
+    path=st.lists(st.sampled_from([*GROUPS, *KEYS, "0", "1", "<<", "todos", "a.b"]), min_size=1, max_size=3),
+    text=value_text,
+)
+def test_any_edit_writes_readable_yaml_or_refuses_in_one_line(doc: Doc, op: str, path: list[str], text: str) -> None:
+    """§8: whatever is asked of whatever file, an edit is written whole and readable, or refused in one line
+    (never a traceback, never a partly written file)."""
+    data = doc.data()
+    key = F.join_path(path)
+    try:
+        if op in ("set", "create", "raw"):
+            edit = F.set_value(data, key, text, today=TODAY, create=op == "create", raw=op == "raw")
+        elif op == "add":
+            edit = F.todo_add(data, text, today=TODAY)
+        elif op == "done":
+            edit = F.todo_done(data, text or "1", today=TODAY)
+        else:
+            edit = F.touch(data, today=TODAY)
+    except MemboardError as exc:
+        assert str(exc) and "\n" not in str(exc)
+        return
+    if edit.changed:
+        pyyaml(edit.data), ruamel(edit.data)
+        assert F.last_updated(edit.data) is not None
+    else:
+        assert edit.data == data

@@ -126,3 +126,10 @@ def test_escaped_pipes_and_unreadable_rows_are_kept(cli, ws):
 def test_no_lookup_file_and_no_workspace_refuse_in_one_line(cli, tmp_path):
     r = cli("lookup", "x", "--workspace", str(tmp_path), use_root=False)
     assert r.code == 1 and len(r.err.strip().splitlines()) == 1
+
+
+def test_text_output_of_a_facts_group_is_the_lines_the_json_gives(cli, ws):
+    text = cli("lookup", "identity", "--workspace", str(ws), use_root=False).out
+    assert text.split("\n", 2)[2] == look(cli, ws, "identity")["text"]
+    (ws / "memory" / "facts.yaml").write_text("---\n" + FACTS)  # no longer read from the text alone
+    assert cli("lookup", "identity", "--workspace", str(ws), use_root=False).out == text

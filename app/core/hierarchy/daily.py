@@ -14,6 +14,7 @@ import os
 import re
 from dataclasses import dataclass
 
+BOM = b"\xef\xbb\xbf"
 MEMORY_DIR = "memory"
 ARCHIVE_DIR = "memory/daily-archive"
 _NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:-(.+))?\.md$")
@@ -73,8 +74,8 @@ def archive_path(log: DailyLog) -> str:
     return f"{ARCHIVE_DIR}/{log.date[:7]}/{log.path.rsplit('/', 1)[-1]}"
 
 
-def _eol(data: bytes) -> bytes:
-    """The file's line end: CRLF when its first line ends so, else LF."""
+def line_end(data: bytes) -> bytes:
+    """A file's line end: CRLF when its first line ends so, else LF."""
     at = data.find(b"\n")
     return b"\r\n" if at > 0 and data[at - 1 : at] == b"\r" else b"\n"
 
@@ -94,14 +95,15 @@ def appended(before: bytes | None, text: str, date: str) -> bytes | None:
     an empty line when it has content, then the text in its line ends."""
     if before is None:
         return f"# {date}\n\n".encode() + block_of(text, b"\n")
-    eol = _eol(before)
+    eol = line_end(before)
     block = block_of(text, eol)
     if block and (before.endswith(block) or before.endswith(block[: -len(eol)])) and _starts_block(before, block):
         return None
     tail = before
-    if tail and not tail.endswith(b"\n") and not tail.endswith(b"\r"):
+    body = before.removeprefix(BOM)
+    if body and not body.endswith(b"\n") and not body.endswith(b"\r"):
         tail += eol
-    if tail.strip():
+    if body.strip():
         tail += eol
     return tail + block
 
@@ -110,6 +112,13 @@ def _starts_block(before: bytes, block: bytes) -> bool:
     """Whether the block that before ends with starts at a line's start (not inside a longer last line)."""
     at = before.rfind(block) if before.endswith(block) else before.rfind(block.rstrip(b"\r\n"))
     return at == 0 or before[at - 1 : at] in (b"\n", b"\r")
+
+
+def append_log(before: bytes | None, date: str, text: str) -> bytes:
+    """The log's bytes after appending text (before None: a new log headed `# date`); before itself when the
+    file already ends with that block (the form `facts todo done` plans with)."""
+    after = appended(before, text, date)
+    return before if after is None and before is not None else after or b""
 
 
 def append_suffix(before: bytes, after: bytes) -> bytes:

@@ -169,7 +169,8 @@ class Facts:
 
 @cache
 def _yaml(kind: str = "rt", version: tuple[int, int] | None = None) -> Any:
-    """A ruamel.yaml instance (cached): the round-trip parser for positions, a safe one to construct values."""
+    """A ruamel.yaml instance (cached): its parser's events carry every node's position (the safe parser: the
+    round-trip one's comment gathering costs a third more, and memboard reads comments from the text itself)."""
     from ruamel.yaml import YAML
 
     y = YAML(typ=kind, pure=True)
@@ -183,7 +184,7 @@ def _events(text: str) -> list[Any]:
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     try:
-        return list(_yaml().parse(text))
+        return list(_yaml("safe").parse(text))
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "not YAML"
@@ -213,11 +214,12 @@ def parse(data: bytes) -> Facts:
     return parse_text(source)
 
 
-def parse_text(source: Text) -> Facts:
-    """The decoded facts file as a tree (see parse)."""
+def parse_text(source: Text, known: dict[str, Node] | None = None) -> Facts:
+    """The decoded facts file as a tree (see parse); known: anchors defined before the text (a part of a file
+    parsed again on its own, see _verify_part)."""
     text = source.text
     lines = Lines(text)
-    anchors: dict[str, Node] = {}
+    anchors: dict[str, Node] = dict(known or {})
     stack: list[Node] = []
     roots: list[Node] = []
     pending_key: list[Node | None] = []
@@ -460,10 +462,15 @@ def resolved_tag(node: Node, version: tuple[int, int] | None = None) -> str:
     """The tag a scalar node resolves to (its explicit tag, else YAML 1.2's implicit one, or version's)."""
     if node.tag is not None and node.tag != "!":
         return node.tag
+    return _implicit_tag(node.value, node.implicit, version)
+
+
+@cache
+def _implicit_tag(value: str, implicit: tuple[bool, bool], version: tuple[int, int] | None) -> str:
+    """The tag YAML (1.2, or version) resolves a scalar of this text and implicitness to."""
     from ruamel.yaml.nodes import ScalarNode
 
-    resolver = _yaml("safe", version).resolver
-    return str(resolver.resolve(ScalarNode, node.value, node.implicit))
+    return str(_yaml("safe", version).resolver.resolve(ScalarNode, value, implicit))
 
 
 def construct(node: Node) -> Any:
@@ -514,26 +521,24 @@ def _scalar_value(node: Node) -> Any:
     return value
 
 
-def _data(node: Node | None, version: tuple[int, int] | None = None) -> Any:
-    """The document's data for comparing two parses: scalars as (resolved tag, value), mappings with merges
-    applied (keys likewise), aliases as what they name."""
+def _data(node: Node | None) -> Any:
+    """The document's data for comparing two parses: scalars as (YAML 1.2 tag, YAML 1.1 tag, value), mappings
+    with merges applied (keys likewise), aliases as what they name."""
     if node is None:
         return None
     node = node.deref()
     if node.kind == "scalar":
-        return (resolved_tag(node, version), node.value)
+        return (resolved_tag(node), resolved_tag(node, (1, 1)), node.value)
     if node.kind == "seq":
-        return [_data(item, version) for item in node.items]
+        return [_data(item) for item in node.items]
     out: dict[Any, Any] = {}
     for key, value in node.pairs:
         if not key.is_merge_key():
-            out[_data(key, version) if key.kind == "scalar" else ("?", repr(_data(key, version)))] = _data(
-                value, version
-            )
+            out[_data(key) if key.kind == "scalar" else ("?", repr(_data(key)))] = _data(value)
     for key, value in node.pairs:
         if key.is_merge_key():
             for source in value.items if value.kind == "seq" else [value]:
-                merged = _data(source, version)
+                merged = _data(source)
                 if isinstance(merged, dict):
                     for k, v in merged.items():
                         out.setdefault(k, v)
@@ -684,7 +689,11 @@ def comment_after(facts: Facts, index: int) -> str | None:
 
 def get(data: bytes, path: str) -> dict[str, Any]:
     """`facts get KEY`: {key, value, line, source, comment, alias}; a missing key is Refused (exit 1)."""
-    facts = parse(data)
+    return answer(parse(data), path)
+
+
+def answer(facts: Facts, path: str) -> dict[str, Any]:
+    """get's answer for path in parsed facts."""
     found = lookup(facts, split_path(path))
     if found.node is None:
         raise Refused(f"no key {path} in memory/facts.yaml")
@@ -692,10 +701,12 @@ def get(data: bytes, path: str) -> dict[str, Any]:
     alias = found.via[-1].alias.anchor if found.via else (found.node.anchor if found.node.kind == "alias" else None)
     source = facts.text[node.start : node.end]
     end_line = facts.lines.line_of(max(node.start, node.end - 1))
+    empty = node.kind == "scalar" and node.style is None and node.value == "" and found.key is not None
+    at = _line_of_key_colon(facts, found.key) if empty and found.key is not None else node.start
     return {
         "key": path,
         "value": construct(node),
-        "line": facts.line(node.start),
+        "line": facts.line(at),
         "source": source,
         "comment": comment_after(facts, node.end if node.kind == "scalar" else facts.lines.start(end_line)),
         "alias": alias,
@@ -794,6 +805,7 @@ class Edit:
     changed: bool
     summary: str
     removed: str | None = None  # todo done: the item's text
+    got: dict[str, Any] | None = None  # set: get's answer for the key in the new file
 
 
 def _parse_for_edit(data: bytes) -> Facts:
@@ -828,6 +840,7 @@ def set_value(data: bytes, path: str, value: str, *, today: dt.date, create: boo
     if any(c in value for c in BREAKS):
         raise UsageError("a value holds a line break; facts.yaml values are one line")
     facts = _parse_for_edit(data)
+    spans = _top_spans(facts)
     segments = split_path(path)
     found = lookup(facts, segments)
     if found.via:
@@ -835,7 +848,7 @@ def set_value(data: bytes, path: str, value: str, *, today: dt.date, create: boo
     if found.node is None:
         if not create:
             raise Refused(f"no key {path} in memory/facts.yaml (pass --create to add it)")
-        return _create(facts, data, segments, path, value, today, raw)
+        return _create(facts, spans, segments, path, value, today, raw)
     node = found.node
     if node.kind == "alias":
         raise _via_refusal(path, facts, [Via(node, node.deref())])
@@ -844,6 +857,10 @@ def set_value(data: bytes, path: str, value: str, *, today: dt.date, create: boo
         raise Refused(f"{path} is a {what}; set one of its keys")
     if node.style in ("|", ">"):
         raise Refused(f"{path} is a block scalar (line {facts.line(node.start)}); edit it by hand")
+    if node.tag is not None:
+        written = facts.text[node.prop_start : node.start].split()
+        tag = next((t for t in written if t.startswith("!")), node.tag)
+        raise Refused(f"{path} has the tag {tag} (line {facts.line(node.start)}); edit it by hand")
     flow = _in_flow(facts, node)
     if raw:
         raw_scalar(value, flow)
@@ -855,21 +872,46 @@ def set_value(data: bytes, path: str, value: str, *, today: dt.date, create: boo
         start = end = _line_of_key_colon(facts, found.key)
         new_text = " " + new_text if not flow else new_text
     new_node = _scalar_of(new_text)
+    if not raw:
+        _reads_back(new_node, value)
     if _data(new_node) == _data(node):
-        return Edit(data, False, "nothing to change")
+        return Edit(data, False, "nothing to change", got=answer(facts, path))
     text = facts.text[:start] + new_text + facts.text[end:]
-    expected_root = facts.root
-    node.value, node.style, node.implicit, node.tag = new_node.value, new_node.style, new_node.implicit, new_node.tag
-    text = _with_date(text, facts.source.eol, today)
-    _verify(facts.source, text, expected_root)
-    return Edit(facts.source.encode(text), True, f"set {path}")
+    node.value, node.style, node.implicit = new_node.value, new_node.style, new_node.implicit
+    text = _verified(facts, text, start, today, facts.root, spans)
+    node.start, node.end = start + len(new_text) - len(new_text.lstrip(" ")), start + len(new_text)
+    got = {
+        "key": path,
+        "value": construct(node),
+        "line": facts.line(start),
+        "source": new_text.lstrip(" "),
+        "comment": comment_after(facts, end),
+        "alias": None,
+    }
+    return Edit(facts.source.encode(text), True, f"set {path}", got=got)
+
+
+def _reads_back(node: Node, value: str) -> None:
+    """Refuse a rendered scalar that YAML 1.2 or YAML 1.1 would not read back as value (a decimal integer
+    written plain reads as that integer)."""
+    tags = {resolved_tag(node), resolved_tag(node, (1, 1))}
+    plain_int = tags == {INT_TAG} and DECIMAL.match(value) is not None and node.style is None
+    if node.value != value or not (tags == {STR_TAG} or plain_int):
+        raise Refused(f"memboard cannot write {value!r} so that every YAML reader reads it back; nothing written")
 
 
 def _scalar_of(scalar: str) -> Node:
-    """The node a one-line scalar text parses to (as a mapping value)."""
-    parsed = parse_text(Text(False, f"k: {scalar}\n", "\n"))
-    assert parsed.root is not None
-    return parsed.root.pairs[0][1]
+    """The node a one-line scalar text parses to (as a mapping value); refused when it is no one scalar."""
+    try:
+        parsed = parse_text(Text(False, f"k: {scalar}\n", "\n"))
+    except FactsInvalid:
+        parsed = None
+    if parsed is None or parsed.root is None or parsed.root.kind != "map" or len(parsed.root.pairs) != 1:
+        raise Refused(f"memboard's edit would not read back ({scalar!r} is no one YAML scalar); nothing written")
+    node = parsed.root.pairs[0][1]
+    if node.kind != "scalar":
+        raise Refused(f"memboard's edit would not read back ({scalar!r} is no one YAML scalar); nothing written")
+    return node
 
 
 def _in_flow(facts: Facts, target: Node) -> bool:
@@ -892,17 +934,113 @@ def _in_flow(facts: Facts, target: Node) -> bool:
     return bool(facts.root is not None and inside(facts.root, False))
 
 
-def _verify(source: Text, text: str, expected_root: Node | None) -> None:
+def _verify(source: Text, text: str, expected_root: Node | None) -> Facts:
     """Parse the new text again: its data must be the old tree as changed (else refuse; nothing is written)."""
     try:
         again = parse_text(Text(source.bom, text, source.eol))
     except FactsInvalid as exc:
         raise Refused(f"memboard's edit would not read back ({exc}); nothing written") from None
-    if _data(again.root) != _data(expected_root) or _data(again.root, (1, 1)) != _data(expected_root, (1, 1)):
+    if _data(again.root) != _data(expected_root):
         raise Refused("memboard's edit would change other data; nothing written")
+    return again
+
+
+def _verified(
+    facts: Facts,
+    text: str,
+    at: int | None,
+    today: dt.date,
+    expected: Node | None,
+    spans: list[tuple[int, int]] | None,
+) -> str:
+    """The edited text (facts' text changed around index at, None: unchanged) verified by parsing it again against
+    expected (the old tree changed as asked; spans: the old file's top-level entries, see _top_spans), then with
+    Last updated set to today (verified likewise): the text to write."""
+    if at is not None:
+        if spans is None or expected is None or expected is not facts.root:
+            _verify(facts.source, text, expected)
+        else:
+            _verify_part(facts, text, at, spans)
+    dated, line = _dated(text, facts.source.eol, today)
+    first = expected.prop_start if expected is not None and expected is facts.root else None
+    if line is not None and (first is None or _line_start(text, line) >= first):
+        _verify(facts.source, dated, expected)  # a Last updated line after the first node: the whole file again
+    return dated
+
+
+def _line_start(text: str, line: int) -> int:
+    """Where 0-based line starts in text."""
+    at = 0
+    for _ in range(line):
+        at = text.index("\n", at) + 1
+    return at
+
+
+def _top_spans(facts: Facts) -> list[tuple[int, int]] | None:
+    """Each top-level entry's characters [start, end) (its key's line to the next key's), when the file is a
+    block mapping whose keys all start their lines at column 0 with no directive or document marker before the
+    first; None otherwise (then an edit is verified on the whole file)."""
+    root = facts.root
+    if root is None or root.kind != "map" or root.flow or not root.pairs or root.anchor or root.tag:
+        return None
+    head = facts.text[: root.pairs[0][0].prop_start]
+    if any(line.startswith(("%", "---", "...")) for line in head.splitlines()):
+        return None
+    starts = []
+    for key, _value in root.pairs:
+        at = key.prop_start
+        if at != facts.lines.start(facts.lines.line_of(at)):
+            return None
+        starts.append(at)
+    return [(a, b) for a, b in zip(starts, [*starts[1:], len(facts.text)], strict=True)]
+
+
+def _verify_part(facts: Facts, text: str, at: int, spans: list[tuple[int, int]]) -> None:
+    """Parse the changed top-level entries again on their own (the anchors defined before them known): their data
+    must be the changed tree's, and they must define the same anchors. The bytes before and after them are the
+    old file's, read in the same parser state (a top-level key at column 0 starts a line in both), so the whole
+    file reads as the changed tree. Anything less plain is verified on the whole file."""
+    root = facts.root
+    assert root is not None
+    delta = len(text) - len(facts.text)
+    first = max(0, min(len(spans) - 1, next((i for i, (a, b) in enumerate(spans) if a <= at < b), len(spans) - 1)))
+    start, end = spans[first][0], spans[first][1]
+    count = len(root.pairs) - len(spans) + 1  # a pair appended at the end (a new group) joins the last entry
+    if first != len(spans) - 1:
+        count = 1
+    if text[:start] != facts.text[:start] or text[end + delta :] != facts.text[end:] or end + delta < start:
+        _verify(facts.source, text, root)
+        return
+    known: dict[str, Node] = {}
+    old_anchors: list[str] = []
+    for node in _walk(root):
+        if node.anchor is not None and node.kind != "alias":
+            if node.prop_start < start:
+                known[node.anchor] = node
+            elif node.prop_start < end:
+                old_anchors.append(node.anchor)
+    try:
+        part = parse_text(Text(False, text[start : end + delta], facts.source.eol), known)
+    except FactsInvalid as exc:
+        raise Refused(f"memboard's edit would not read back ({exc}); nothing written") from None
+    got = part.root
+    expected = root.pairs[first : first + count]
+    if got is None or got.kind != "map" or got.flow or len(got.pairs) != len(expected):
+        raise Refused("memboard's edit would change other data; nothing written")
+    for (key, value), (old_key, old_value) in zip(got.pairs, expected, strict=True):
+        if _data(key) != _data(old_key) or _data(value) != _data(old_value):
+            raise Refused("memboard's edit would change other data; nothing written")
+    defined = [n.anchor for n in _walk(got) if n.anchor is not None and n.kind != "alias"]
+    if defined != old_anchors[: len(defined)] or len(defined) != len(old_anchors):
+        raise Refused("memboard's edit would change the file's anchors; nothing written")
 
 
 def _with_date(text: str, eol: str, today: dt.date) -> str:
+    """text with `# Last updated:` set to today (see _dated)."""
+    return _dated(text, eol, today)[0]
+
+
+def _dated(text: str, eol: str, today: dt.date) -> tuple[str, int | None]:
     """text with `# Last updated:` set to today (its date replaced), or the line inserted after the leading
     comment lines when there is none."""
     stamp = today.isoformat()
@@ -911,8 +1049,11 @@ def _with_date(text: str, eol: str, today: dt.date) -> str:
         body = line.rstrip("\r\n")
         m = LAST_UPDATED.match(body)
         if m:
-            lines[n] = m.group("lead") + stamp + m.group("trail") + line[len(body) :]
-            return "".join(lines)
+            new = m.group("lead") + stamp + m.group("trail") + line[len(body) :]
+            if new == line:
+                return text, None
+            lines[n] = new
+            return "".join(lines), n
     n = 0
     while n < len(lines) and lines[n].lstrip(" \t").startswith("#"):
         n += 1
@@ -922,16 +1063,15 @@ def _with_date(text: str, eol: str, today: dt.date) -> str:
         lines.insert(n, new)
     else:
         lines.insert(n, new + eol)
-    return "".join(lines)
+    return "".join(lines), n
 
 
 def touch(data: bytes, *, today: dt.date) -> Edit:
     """`facts touch`: Last updated set to today (nothing to change when it already is)."""
     facts = parse(data)
-    text = _with_date(facts.text, facts.source.eol, today)
+    text = _verified(facts, facts.text, None, today, facts.root, None)
     if text == facts.text:
         return Edit(data, False, "nothing to change")
-    _verify(facts.source, text, facts.root)
     return Edit(facts.source.encode(text), True, "touch")
 
 
@@ -985,7 +1125,15 @@ def _insert_lines(facts: Facts, at: int, new_lines: list[str]) -> str:
     return text[:at] + "".join(line + eol for line in new_lines) + text[at:]
 
 
-def _create(facts: Facts, data: bytes, segments: list[str], path: str, value: str, today: dt.date, raw: bool) -> Edit:
+def _create(
+    facts: Facts,
+    spans: list[tuple[int, int]] | None,
+    segments: list[str],
+    path: str,
+    value: str,
+    today: dt.date,
+    raw: bool,
+) -> Edit:
     """--create: the missing key (and missing parent mappings) as new lines at the end of the deepest existing
     mapping's block with its keys' indentation, or a new top-level group at the end of the file."""
     found = lookup(facts, segments)
@@ -1007,10 +1155,11 @@ def _create(facts: Facts, data: bytes, segments: list[str], path: str, value: st
         scalar = value
     else:
         scalar = render(value)
+        _reads_back(_scalar_of(scalar), value)
     step = _indent_step(facts)
     if parent is not None and parent.pairs:
         indent = _column(facts, parent.pairs[0][0])
-        at = _after_line(facts, _block_end(facts, parent))
+        at = len(facts.text) if parent is facts.root else _after_line(facts, _block_end(facts, parent))
     else:
         indent = 0
         at = len(facts.text)
@@ -1022,9 +1171,17 @@ def _create(facts: Facts, data: bytes, segments: list[str], path: str, value: st
         new_lines.append(f"{pad}{key}: {scalar}" if i == len(missing) - 1 else f"{pad}{key}:")
     text = _insert_lines(facts, at, new_lines)
     expected = _expected_create(facts, parent, missing, scalar)
-    text = _with_date(text, facts.source.eol, today)
-    _verify(facts.source, text, expected)
-    return Edit(facts.source.encode(text), True, f"created {path}")
+    dated = _verified(facts, text, max(at - 1, 0), today, expected, spans)
+    where = text.index(new_lines[-1], max(at - 1, 0)) + len(dated) - len(text)
+    got = {
+        "key": path,
+        "value": construct(_scalar_of(scalar)),
+        "line": dated.count("\n", 0, where) + 1,
+        "source": scalar,
+        "comment": None,
+        "alias": None,
+    }
+    return Edit(facts.source.encode(dated), True, f"created {path}", got=got)
 
 
 def _expected_create(facts: Facts, parent: Node | None, missing: list[str], scalar: str) -> Node:
@@ -1058,6 +1215,7 @@ def todo_add(data: bytes, item: str, *, today: dt.date) -> Edit:
     if any(c in item for c in BREAKS):
         raise UsageError("a todo holds a line break; facts.yaml values are one line")
     facts = parse(data)
+    spans = _top_spans(facts)
     if (
         facts.root is not None
         and facts.root.kind != "map"
@@ -1066,6 +1224,7 @@ def todo_add(data: bytes, item: str, *, today: dt.date) -> Edit:
         raise Refused("memory/facts.yaml is not a mapping; cannot add todos")
     key, seq = _todos(facts)
     scalar = render(item, place="item")
+    _reads_back(_scalar_of(scalar), item)
     if key is None or seq is None:
         at = len(facts.text)
         text = _insert_lines(facts, at, ["todos:", f"{' ' * _indent_step(facts)}- {scalar}"])
@@ -1075,23 +1234,54 @@ def todo_add(data: bytes, item: str, *, today: dt.date) -> Edit:
     else:
         if seq.kind == "alias":
             raise Refused(f"todos comes from *{seq.anchor}; edit &{seq.anchor} by hand")
-        if seq.kind != "seq" or seq.flow:
+        empty = (seq.kind == "seq" and seq.flow and not seq.items) or (
+            seq.kind == "scalar" and seq.style is None and seq.value == "" and not seq.anchor and not seq.tag
+        )
+        if (seq.kind != "seq" or seq.flow) and not empty:
             what = "a flow sequence" if seq.kind == "seq" else f"no sequence (line {facts.line(key.start)})"
             raise Refused(f"todos is {what}; edit it by hand")
-        indent = _column(facts, seq)
-        at = _after_line(facts, _block_end(facts, seq))
-        text = _insert_lines(facts, at, [f"{' ' * indent}- {scalar}"])
-        seq.items.append(_scalar_of(scalar))
+        if empty:
+            at, text = _first_todo(facts, key, seq, scalar)
+            new_seq = Node("seq", 0, 0, items=[_scalar_of(scalar)])
+            assert facts.root is not None
+            facts.root.pairs = [(k, new_seq if v is seq else v) for k, v in facts.root.pairs]
+        else:
+            indent = _column(facts, seq)
+            at = _after_line(facts, _block_end(facts, seq))
+            text = _insert_lines(facts, at, [f"{' ' * indent}- {scalar}"])
+            seq.items.append(_scalar_of(scalar))
         expected = facts.root if facts.root is not None else seq
-    text = _with_date(text, facts.source.eol, today)
-    _verify(facts.source, text, expected)
+    text = _verified(facts, text, max(at - 1, 0), today, expected, spans)
     return Edit(facts.source.encode(text), True, "todo added")
+
+
+def _first_todo(facts: Facts, key: Node, seq: Node, scalar: str) -> tuple[int, str]:
+    """The first item written into an empty todos (`[]` on its own line or the key's, or no value at all):
+    where the change is, and the new text. `[]` gives way to the item; an empty value gets the item's line."""
+    text, eol = facts.text, facts.source.eol
+    key_line = facts.lines.line_of(key.start)
+    step = " " * (_column(facts, key) + _indent_step(facts))
+    if seq.kind == "scalar":  # `todos:` and nothing: the item's line after the key's
+        at = facts.lines.end(key_line)
+        return at, _insert_lines(facts, at, [f"{step}- {scalar}"])
+    line = facts.lines.line_of(seq.start)
+    start = facts.lines.start(line)
+    if line != key_line:  # `[]` alone on its line: that line holds the item instead
+        return seq.start, text[:start] + " " * (seq.start - start) + f"- {scalar}" + text[seq.end :]
+    end = facts.lines.start(line) + len(facts.lines.content(line))
+    head = text[start : seq.start].rstrip(" \t") + text[seq.end : end]
+    rest = text[end:]
+    if rest.startswith(("\r\n", "\n")):
+        rest = rest[2:] if rest.startswith("\r\n") else rest[1:]
+        return seq.start, text[:start] + head + eol + f"{step}- {scalar}" + eol + rest
+    return seq.start, text[:start] + head + eol + f"{step}- {scalar}" + rest
 
 
 def todo_done(data: bytes, which: str, *, today: dt.date) -> Edit:
     """`facts todo done N|TEXT`: the item (N 1-based, else the exact text) removed with its line; the Edit's
     `removed` is its text, for the daily log's `- [x] TEXT`."""
     facts = parse(data)
+    spans = _top_spans(facts)
     key, seq = _todos(facts)
     if key is None or seq is None or seq.kind != "seq":
         raise Refused("memory/facts.yaml has no todos list")
@@ -1128,6 +1318,11 @@ def todo_done(data: bytes, which: str, *, today: dt.date) -> Edit:
     del seq.items[index]
     if not seq.items:
         seq.flow = True
-    text = _with_date(text, facts.source.eol, today)
-    _verify(facts.source, text, facts.root)
+    text = _verified(facts, text, start, today, facts.root, spans)
     return Edit(facts.source.encode(text), True, f"todo done: {item.value}", removed=item.value)
+
+
+def no_line_break(value: str) -> None:
+    """A UsageError (exit 2) for a value holding a line break: facts.yaml values are one line."""
+    if any(c in value for c in BREAKS):
+        raise UsageError("a value holds a line break; facts.yaml values are one line")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 BOM = "\ufeff"
 ALLOW_MARK = "<!-- memboard-lint: allow -->"
@@ -55,47 +56,55 @@ _MONTHS = (
 )
 _URL_END = ".,;:!?'\"”’)>]}"
 
-# (kind, pattern) in priority order; several patterns may share a kind
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (URL, re.compile(r"\b(?:https?|ftp)://[^\s<>\"'`]+|\bwww\.[A-Za-z0-9-]+\.[^\s<>\"'`]+", re.IGNORECASE)),
-    (EMAIL, re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")),
-    (
-        DATE,
-        re.compile(
-            r"(?<![\d/-])\d{4}-(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01])(?![\d-])"
-            r"|(?<![\d/])\d{4}/(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])(?![\d/])"
-            r"|\d{4}\s?年\s?\d{1,2}\s?月\s?\d{1,2}\s?[日号]"
-            rf"|\b{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b"
-            rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS}\s*,?\s+\d{{4}}\b",
-            re.IGNORECASE,
+
+@cache
+def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """(kind, pattern) in priority order, several patterns may share a kind (compiled on first use: `lookup`
+    reads headings alone)."""
+    return (
+        (URL, re.compile(r"\b(?:https?|ftp)://[^\s<>\"'`]+|\bwww\.[A-Za-z0-9-]+\.[^\s<>\"'`]+", re.IGNORECASE)),
+        (EMAIL, re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")),
+        (
+            DATE,
+            re.compile(
+                r"(?<![\d/-])\d{4}-(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01])(?![\d-])"
+                r"|(?<![\d/])\d{4}/(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])(?![\d/])"
+                r"|\d{4}\s?年\s?\d{1,2}\s?月\s?\d{1,2}\s?[日号]"
+                rf"|\b{_MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b"
+                rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS}\s*,?\s+\d{{4}}\b",
+                re.IGNORECASE,
+            ),
         ),
-    ),
-    (ID, re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")),
-    (
-        PATH,
-        re.compile(
-            r"(?<![\w~/.:\\])~?/[\w.@+-]+(?:/[\w.@+-]+)+/?"  # /a/b, ~/a/b
-            r"|(?<![\w/])~/[\w.@+-]+/?"  # ~/a
-            r"|\b[A-Za-z]:\\[^\s<>\"'`|]*"  # C:\a
-            r"|(?<![\w/.:~-])[\w.@+-]+(?:/[\w.@+-]+)*/[\w@+-][\w.@+-]*\.[A-Za-z0-9]{1,8}\b"  # dir/file.ext
+        (ID, re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")),
+        (
+            PATH,
+            re.compile(
+                r"(?<![\w~/.:\\])~?/[\w.@+-]+(?:/[\w.@+-]+)+/?"  # /a/b, ~/a/b
+                r"|(?<![\w/])~/[\w.@+-]+/?"  # ~/a
+                r"|\b[A-Za-z]:\\[^\s<>\"'`|]*"  # C:\a
+                r"|(?<![\w/.:~-])[\w.@+-]+(?:/[\w.@+-]+)*/[\w@+-][\w.@+-]*\.[A-Za-z0-9]{1,8}\b"  # dir/file.ext
+            ),
         ),
-    ),
-    (
-        AMOUNT,
-        re.compile(
-            r"[$€£¥￥]\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s?(?:[kKmMbB]|million|billion)\b)?"
-            r"|\b\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:USD|EUR|GBP|CNY|RMB|JPY|dollars?|euros?|yuan)\b"
-            r"|\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:元|美元|欧元|块钱)",
-            re.IGNORECASE,
+        (
+            AMOUNT,
+            re.compile(
+                r"[$€£¥￥]\s?\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s?(?:[kKmMbB]|million|billion)\b)?"
+                r"|\b\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:USD|EUR|GBP|CNY|RMB|JPY|dollars?|euros?|yuan)\b"
+                r"|\d(?:[\d,]*\d)?(?:\.\d+)?\s?(?:元|美元|欧元|块钱)",
+                re.IGNORECASE,
+            ),
         ),
-    ),
-    (ID, re.compile(r"(?<![\w.,])\d{6,}(?![\w.,]\d)|\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{12,}\b")),
-    (
-        STATUS,
-        re.compile(r"\bstatus\s*[:：]|\bin[ -]progress\b|\bblocked\b|\bpaused\b|进行中|已暂停|已阻塞", re.IGNORECASE),
-    ),
-    (TODO, re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]|\bTODO\b|待办")),
-)
+        (ID, re.compile(r"(?<![\w.,])\d{6,}(?![\w.,]\d)|\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{12,}\b")),
+        (
+            STATUS,
+            re.compile(
+                r"\bstatus\s*[:：]|\bin[ -]progress\b|\bblocked\b|\bpaused\b|进行中|已暂停|已阻塞", re.IGNORECASE
+            ),
+        ),
+        (TODO, re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]|\bTODO\b|待办")),
+    )
+
+
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+|$)(.*?)(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
@@ -155,7 +164,7 @@ def _trim_url(text: str) -> str:
 def fact_matches(line: str) -> list[Match]:
     """Every fact-like text in the line, left to right, no two overlapping (exemptions not applied)."""
     taken: list[Match] = []
-    for kind, pattern in _PATTERNS:
+    for kind, pattern in _patterns():
         for m in pattern.finditer(line):
             text = m.group(0)
             if kind == URL:

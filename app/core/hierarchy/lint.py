@@ -125,26 +125,26 @@ class FactsView:
 
     def groups(self) -> list[tuple[str, int]]:
         """The top-level keys with their 1-based lines."""
-        from . import facts
+        from . import facts  # lazy: the YAML reader loads only when facts.yaml is read
 
         return facts.groups(self.facts) if self.facts is not None else []
 
     def leaves(self) -> int:
         """How many scalar leaves the facts hold (each sequence item counted)."""
-        from . import facts
+        from . import facts  # lazy: the YAML reader loads only when facts.yaml is read
 
         return len(facts.leaves(self.facts)) if self.facts is not None else 0
 
     def has(self, key: str) -> bool:
         """Whether the key path exists."""
-        from . import facts
+        from . import facts  # lazy: the YAML reader loads only when facts.yaml is read
 
         return self.facts is not None and facts.lookup(self.facts, facts.split_path(key)).node is not None
 
 
 def read_facts(data: bytes) -> FactsView:
     """facts.yaml parsed by the facts reader, or why it cannot be."""
-    from . import facts
+    from . import facts  # lazy: the YAML reader loads only when facts.yaml is read
 
     view = FactsView(data)
     try:
@@ -270,17 +270,17 @@ def _facts(ws: Workspace, limits: Limits, today: dt.date, out: list[Finding]) ->
     """facts.yaml's findings; its parsed view when it is YAML."""
     if ws.facts is None:
         return None
-    from . import facts
+    from . import facts  # lazy: the YAML reader loads only when facts.yaml is read
 
     data = ws.facts
-    for f in facts.findings(data):
+    view = read_facts(data)
+    for f in facts.findings(data) if view.facts is None else _parsed_findings(view.facts):
         fix = "one line per value; a value that needs explaining belongs in MEMORY.md prose"
         out.append(
             Finding(
                 f.kind, FACTS_FILE, f.line, f.span, f.message, fix if f.kind == "facts_multiline" else "fix it by hand"
             )
         )
-    view = read_facts(data)
     if view.facts is not None:
         _values(view, out)
     _dates(ws, view, limits, today, out)
@@ -300,9 +300,52 @@ def _facts(ws: Workspace, limits: Limits, today: dt.date, out: list[Finding]) ->
     return view if view.facts is not None else None
 
 
+def _parsed_findings(parsed: Any) -> list[Any]:
+    """facts.findings of a file that parsed (tabs in indentation, block and multi-line scalars), from that one
+    parse: a 2,000-key file is parsed once, not twice (`hierarchy lint` has a second to spend)."""
+    from . import facts
+
+    out: list[facts.Finding] = []
+    lines = parsed.lines
+    for n in range(lines.count()):
+        content = lines.content(n)
+        indent = len(content) - len(content.lstrip(" \t"))
+        if "\t" in content[:indent] and content.strip():
+            out.append(
+                facts.Finding("facts_invalid", n + 1, content.index("\t") + 1, "a tab in indentation", (0, indent))
+            )
+    seen: set[int] = set()
+    stack = [parsed.root] if parsed.root is not None else []
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or node.kind == "alias":
+            continue
+        seen.add(id(node))
+        if node.kind == "scalar":
+            first, last = lines.line_of(node.start), lines.line_of(max(node.start, node.end - 1))
+            block = node.style in ("|", ">")
+            if block or last > first:
+                col = node.start - lines.start(first)
+                what = "a block scalar" if block else "a scalar running over several lines"
+                out.append(
+                    facts.Finding(
+                        "facts_multiline",
+                        first + 1,
+                        col + 1,
+                        f"{what} (one-line values only)",
+                        (col, len(lines.content(first))),
+                    )
+                )
+            continue
+        for key, value in node.pairs:
+            stack += [value, key]
+        stack += node.items
+    return sorted(out, key=lambda f: (f.line or 0, f.column or 0))
+
+
 def _values(view: FactsView, out: list[Finding]) -> None:
     """Values that are prose: over 160 characters, or two sentences or more (multi-line ones are facts_multiline)."""
-    from . import facts
+    from . import facts  # lazy: the YAML reader loads only when facts.yaml is read
 
     parsed = view.facts
     for leaf in facts.leaves(parsed):
@@ -362,7 +405,7 @@ def _dates(ws: Workspace, view: FactsView, limits: Limits, today: dt.date, out: 
 
 def _projects_entries(view: FactsView | None) -> dict[str, tuple[str | None, int]]:
     """facts' `projects` entries: name → (its `file` value, 1-based line)."""
-    from . import facts
+    from . import facts  # lazy: the YAML reader loads only when facts.yaml is read
 
     if view is None or view.facts is None:
         return {}
@@ -458,6 +501,8 @@ def _lookup(ws: Workspace, view: FactsView | None, out: list[Finding]) -> None:
             if t.section is None or os.path.isdir(full):
                 continue
             if t.path.endswith((".yaml", ".yml")):
+                if _norm(t.path) == FACTS_FILE and view is None:
+                    continue  # facts.yaml is not readable: facts_invalid says so, no section can be told
                 ok = view.has(t.section) if view is not None and _norm(t.path) == FACTS_FILE else _yaml_has(full, t)
             elif t.path.endswith((".md", ".markdown")):
                 if full not in md_cache:
@@ -519,8 +564,8 @@ def _migrations(ws: Workspace, hot_lines: list[str], out: list[Finding]) -> None
     """A migration plan whose moved lines are all still in MEMORY.md (stopped before its last step)."""
     if not ws.plans:
         return
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml import YAML  # lazy: the YAML reader loads only when facts.yaml is read
+    from ruamel.yaml.error import YAMLError  # lazy: the YAML reader loads only when facts.yaml is read
 
     present = set(hot_lines)
     for rel in ws.plans:

@@ -274,13 +274,18 @@ def _section_key(text: str) -> str:
 
 def markdown_sections(text: str) -> list[tuple[int, int, str]]:
     """The headings of a Markdown text outside fenced code: (0-based line, level, text)."""
-    from .hot import headings, lines_of
+    # lazy: only the targets that need it
+    from .hot import (
+        headings,
+        lines_of,
+    )
 
     return headings(lines_of(text))
 
 
 def resolve_markdown(text: str, path: str, section: str) -> Resolved:
     """A Markdown section: from the heading whose text is section to the next heading of the same or higher level."""
+    # lazy: only the targets that need it
     from .hot import lines_of
 
     lines = lines_of(text)
@@ -299,6 +304,7 @@ def resolve_markdown(text: str, path: str, section: str) -> Resolved:
 
 def split_key_path(key: str) -> list[str]:
     """A key path's parts (`paths."api.keys"` is two), as the facts reader splits it."""
+    # lazy: only the targets that need it
     from .facts import split_path
 
     try:
@@ -307,8 +313,38 @@ def split_key_path(key: str) -> list[str]:
         return [key]
 
 
+_BLOCK_ROOT_UNSAFE = re.compile(r"^(?:---|\.\.\.|%|\?|\[|\{|-|\t)", re.MULTILINE)
+
+
+def group_lines(text: str, group: str) -> str | None:
+    """A top-level group's lines as written, read from the text alone (None when the text is not a plain block
+    mapping at its top, where every line at column 0 is a key or a comment, or holds no such key once)."""
+    body = text.removeprefix("\ufeff")
+    if _BLOCK_ROOT_UNSAFE.search(body):
+        return None
+    lines = body.replace("\r\n", "\n").split("\n")
+    key = re.compile(
+        r"^(?:" + re.escape(group) + r"|\"" + re.escape(group) + r"\"|'" + re.escape(group) + r"')[ \t]*:(?:[ \t]|$)"
+    )
+    starts = [i for i, line in enumerate(lines) if key.match(line)]
+    if len(starts) != 1:
+        return None
+    first = starts[0]
+    end = first + 1
+    while end < len(lines) and (not lines[end] or lines[end][0] in " #"):
+        end += 1
+    while end - 1 > first and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")):
+        end -= 1
+    return "".join(line + "\n" for line in lines[first:end])
+
+
 def resolve_facts(text: str, path: str, section: str, want_value: bool = True) -> Resolved:
-    """A facts group or key: its lines exactly as written (line ends as LF), and its parsed value."""
+    """A facts group or key: its lines exactly as written (line ends as LF), and its parsed value (when
+    want_value; a top-level group's lines alone are read from the text, without the YAML reader)."""
+    if not want_value and re.fullmatch(r"[A-Za-z0-9_-]+", section):
+        chunk = group_lines(text, section)
+        if chunk is not None:
+            return Resolved(FACTS_KIND, path, section, chunk)
     from . import facts  # lazy: only a facts target needs the YAML reader
 
     try:

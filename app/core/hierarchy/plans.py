@@ -85,7 +85,7 @@ def plan_log(read: Read, text: str, date: str) -> Planned:
 
 def plan_archive(workspace: str, read: Read, before_date: str) -> Planned:
     """Move the daily logs (both forms) dated before before_date to memory/daily-archive/YYYY-MM/, bytes
-    unchanged; rewrite the lookup cells that target a moved log. Refused when a destination holds other bytes."""
+    unchanged; rewrite the lookup cells that target a moved log. Refused when a destination exists."""
     out = Planned()
     moved: dict[str, str] = {}
     for log in daily.list_logs(workspace):
@@ -96,12 +96,10 @@ def plan_archive(workspace: str, read: Read, before_date: str) -> Planned:
             continue
         dest = daily.archive_path(log)
         there = read(dest)
-        if there is not None and there != data:
-            raise Refused(f"{dest} exists and holds other bytes than {log.path}; nothing written")
-        if there is not None:  # an earlier run copied it: only the original is left to go
-            out.changes.append(Change("delete", log.path, data, None))
-        else:
-            out.changes.append(Change("move", log.path, data, None, dest))
+        if there is not None:
+            same = " (with the same bytes: the log was archived already; remove it by hand)" if there == data else ""
+            raise Refused(f"{dest} exists{same}; archive-logs never overwrites; nothing written")
+        out.changes.append(Change("move", log.path, data, None, dest))
         moved[log.path] = dest
         out.done.append(f"moved {log.path} -> {dest}")
     if moved:

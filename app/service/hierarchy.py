@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -106,33 +105,41 @@ def _places() -> Any:
     return places
 
 
-@dataclass
 class Written:
-    """A changing command's outcome: the plan (applied, or not with dry_run), its base folder and patch."""
+    """A changing command's outcome: the plan (applied, or not with dry_run), its base folder and patch.
+    (A plain class: `lookup` loads no dataclasses.)"""
 
-    plan: Any
-    base: Path
-    dry_run: bool
-    done: list[str]
-    place: Any
-    steps: list[str] | None = None  # the changes in words when the plan does not hold them (an append)
+    def __init__(
+        self, plan: Any, base: Path, dry_run: bool, done: list[str], place: Any, steps: list[str] | None = None
+    ) -> None:
+        """steps: the changes in words when the plan does not hold them (an append)."""
+        self.plan, self.base, self.dry_run, self.done, self.place, self.steps = plan, base, dry_run, done, place, steps
 
     def patch(self) -> bytes:
         """The plan as a git patch relative to base."""
-        places = _places()
+        from .places import place_patch  # lazy: each command loads its own modules
 
-        return places.patch(self.plan, [self.place], self.base)
+        return place_patch(self.plan, [self.place])
+
+    def notes(self) -> list[str]:
+        """What a dry run says after its patch (the encodings it keeps, that nothing was written)."""
+        from .places import place_notes  # lazy: each command loads its own modules
+
+        return place_notes(self.plan, [self.place])
 
     def as_json(self) -> dict[str, Any]:
-        """The command's JSON: workspace, dry_run, the changes in words, what was done."""
-        places = _places()
+        """The command's JSON, as every plan over places answers (`base`, `places`, `dry_run`, `changes`), with
+        the workspace and what was done (`done`); a dry run adds the patch (`diff`)."""
+        from .places import place_plan_json  # lazy: each command loads its own modules
 
-        return {
-            "workspace": str(self.base),
-            "dry_run": self.dry_run,
-            "changes": self.steps if self.steps is not None else places.described(self.plan, [self.place], self.base),
-            "done": list(self.done),
-        }
+        out = place_plan_json(self.plan, [self.place], self.dry_run, {"workspace": str(self.place.real)})
+        if self.steps is not None:
+            out["changes"] = list(self.steps)
+            out["places"] = [{"kind": self.place.kind.name, "path": str(self.place.real)}] if self.steps else []
+        out["done"] = list(self.done)
+        if self.dry_run:
+            out["diff"] = self.patch().decode("utf-8", "replace")
+        return out
 
 
 def write(

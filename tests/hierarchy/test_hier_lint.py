@@ -238,3 +238,20 @@ def test_lint_never_writes(cli, tmp_path):
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     lint(cli, tmp_path)
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        CLEAN_FACTS,
+        CLEAN_FACTS + "  notes: |\n    one\n    two\n",
+        'a: "multi\n  line"\nb: &x {c: "d\n e"}\nf: *x\ng: [1, "two\n  lines"]\nh: >\n  z\n',
+        "a:\n  b: plain\n    continued\n",
+    ],
+)
+def test_lint_reads_the_facts_findings_the_facts_reader_gives(text):
+    from memboard.core.hierarchy import facts
+    from memboard.core.hierarchy.lint import _parsed_findings
+
+    data = text.encode()
+    assert _parsed_findings(facts.read(data)) == facts.findings(data)

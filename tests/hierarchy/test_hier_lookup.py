@@ -133,3 +133,18 @@ def test_text_output_of_a_facts_group_is_the_lines_the_json_gives(cli, ws):
     assert text.split("\n", 2)[2] == look(cli, ws, "identity")["text"]
     (ws / "memory" / "facts.yaml").write_text("---\n" + FACTS)  # no longer read from the text alone
     assert cli("lookup", "identity", "--workspace", str(ws), use_root=False).out == text
+
+
+def test_the_lookup_table_is_found_by_its_header_after_another_table(cli, ws):
+    other = "| Date | Event |\n|---|---|\n| 2026-01-01 | start |\n\n"
+    (ws / "memory" / "lookup-index.md").write_text("# Lookup\n\n" + other + INDEX.split("\n", 2)[2])
+    assert look(cli, ws, "book", "plan")["row"] == 11
+    r = cli("lookup", "start", "--workspace", str(ws), use_root=False)
+    assert r.code == 1
+
+
+@pytest.mark.parametrize("target", ["/etc/hostname", "../../etc/hostname", "~/x", "memory/../../book-research/"])
+def test_a_target_outside_the_workspace_and_its_parent_is_never_read(cli, ws, target):
+    (ws / "memory" / "lookup-index.md").write_text(f"| Need | Go |\n|---|---|\n| outside | {target} |\n")
+    a = look(cli, ws, "outside")
+    assert a["text"] is None and a["missing"]

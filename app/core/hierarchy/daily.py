@@ -119,8 +119,3 @@ def append_log(before: bytes | None, date: str, text: str) -> bytes:
     file already ends with that block (the form `facts todo done` plans with)."""
     after = appended(before, text, date)
     return before if after is None and before is not None else after or b""
-
-
-def append_suffix(before: bytes, after: bytes) -> bytes:
-    """The bytes an append adds at the end of before (after starts with before)."""
-    return after[len(before) :]

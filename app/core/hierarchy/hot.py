@@ -12,8 +12,8 @@ characters `[start, end)` of the line without its line end and BOM). Pure: str i
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 BOM = "\ufeff"
 ALLOW_MARK = "<!-- memboard-lint: allow -->"
@@ -35,8 +35,7 @@ NUMBER = "number"  # a bare number: only reported (info) when a line holds nothi
 FACT_KINDS = (URL, EMAIL, DATE, ID, PATH, AMOUNT, STATUS, TODO)
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     """Fact-like text in one line: its kind, its span [start, end) in the line, and the text matched."""
 
     kind: str
@@ -256,8 +255,7 @@ def headings(lines: list[str]) -> list[tuple[int, int, str]]:
     return out
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     """A part of MEMORY.md: the heading that opens it (None before the first), its first line, its size."""
 
     heading: str | None

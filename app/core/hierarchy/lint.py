@@ -186,6 +186,9 @@ def read_workspace(workspace: str) -> Workspace:
     """The workspace's hierarchy files as lint reads them."""
     ws = Workspace(workspace)
     ws.hot, ws.hot_problem = read_text(os.path.join(workspace, HOT_FILE))
+    if ws.hot is None and ws.hot_problem is not None and ws.hot_problem.startswith("not UTF-8"):
+        with open(os.path.join(workspace, HOT_FILE), "rb") as f:  # still linted: bad bytes read as U+FFFD
+            ws.hot = f.read().decode("utf-8", "replace")
     try:
         with open(os.path.join(workspace, FACTS_FILE), "rb") as f:
             ws.facts = f.read()
@@ -303,7 +306,7 @@ def _facts(ws: Workspace, limits: Limits, today: dt.date, out: list[Finding]) ->
 def _parsed_findings(parsed: Any) -> list[Any]:
     """facts.findings of a file that parsed (tabs in indentation, block and multi-line scalars), from that one
     parse: a 2,000-key file is parsed once, not twice (`hierarchy lint` has a second to spend)."""
-    from . import facts
+    from . import facts  # lazy: the YAML reader loads only when facts.yaml is read
 
     out: list[facts.Finding] = []
     lines = parsed.lines
@@ -507,8 +510,8 @@ def _lookup(ws: Workspace, view: FactsView | None, out: list[Finding]) -> None:
             elif t.path.endswith((".md", ".markdown")):
                 if full not in md_cache:
                     text, _ = read_text(full)
-                    md_cache[full] = {lookup._section_key(h) for _, _, h in lookup.markdown_sections(text or "")}
-                ok = lookup._section_key(t.section) in md_cache[full]
+                    md_cache[full] = {lookup.section_key(h) for _, _, h in lookup.markdown_sections(text or "")}
+                ok = lookup.section_key(t.section) in md_cache[full]
             else:
                 continue
             if not ok:

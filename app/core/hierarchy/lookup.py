@@ -14,8 +14,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 LOOKUP_FILE = "memory/lookup-index.md"
 HEADER = "| I need to know... | Go here |\n|---|---|\n"
@@ -26,8 +25,7 @@ _OTHER = re.compile(r"[^\x00-\x7f]+")
 FACTS_KIND, MARKDOWN_KIND, FILE_KIND, FOLDER_KIND = "facts", "markdown", "file", "folder"
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """One target of a row: a path (a folder when it ends in `/`) and an optional section."""
 
     path: str
@@ -40,8 +38,7 @@ class Target:
         return self.path.endswith("/")
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     """A row of the table: its line (1-based), its cells, and its problem when memboard cannot read it."""
 
     line: int
@@ -64,14 +61,16 @@ class Row:
         return parse_targets(self.target)
 
 
-@dataclass
 class Index:
-    """The table of lookup-index.md: its header cells, rows, and the line after which a new row goes."""
+    """The table of lookup-index.md: its header cells, rows, and the line after which a new row goes.
+    (Plain classes and named tuples here: `lookup` loads no dataclasses.)"""
 
-    header: tuple[str, ...] = ()
-    header_line: int | None = None  # 1-based, None when the file holds no table
-    rows: list[Row] = field(default_factory=list)
-    last_line: int | None = None  # 1-based line of the table's last line (a new row goes after it)
+    def __init__(self) -> None:
+        """An index without a table."""
+        self.header: tuple[str, ...] = ()
+        self.header_line: int | None = None  # 1-based, None when the file holds no table
+        self.rows: list[Row] = []
+        self.last_line: int | None = None  # 1-based line of the table's last line (a new row goes after it)
 
 
 def cell_spans(line: str) -> list[tuple[int, int]]:
@@ -119,17 +118,29 @@ def _lines(text: str) -> list[str]:
     return lines
 
 
+_NEED_HEADER = re.compile(r"need|know|look|question|what|topic|想|需要|查", re.IGNORECASE)
+_GO_HEADER = re.compile(r"go|where|target|file|location|path|see|去|位置|文件", re.IGNORECASE)
+
+
 def parse_index(text: str) -> Index:
-    """The first table of lookup-index.md (a header line, a delimiter line, then its rows)."""
+    """The lookup table of lookup-index.md (a header line, a delimiter line, then its rows): the first table
+    whose header names a need and a place loosely ("I need to know..." / "Go here", "Need" / "Where", ...),
+    else the first table."""
     lines = _lines(text)
     out = Index()
-    i = 0
-    while i + 1 < len(lines):
-        if lines[i].lstrip().startswith("|") and _SEPARATOR.match(lines[i + 1]) and "-" in lines[i + 1]:
-            break
-        i += 1
-    else:
+    tables = [
+        k
+        for k in range(len(lines) - 1)
+        if lines[k].lstrip().startswith("|") and _SEPARATOR.match(lines[k + 1]) and "-" in lines[k + 1]
+    ]
+    if not tables:
         return out
+    i = tables[0]
+    for k in tables:
+        head = split_cells(lines[k])
+        if len(head) >= 2 and _NEED_HEADER.search(head[0]) and _GO_HEADER.search(head[1]):
+            i = k
+            break
     out.header = tuple(split_cells(lines[i]))
     out.header_line = i + 1
     out.last_line = i + 2
@@ -201,8 +212,11 @@ def matches(rows: list[Row], query: str) -> list[Row]:
 
 
 def locate(workspace: str, path: str) -> str | None:
-    """The existing file or folder a target path names: relative to the workspace, else to its parent."""
+    """The existing file or folder a target path names: relative to the workspace, else to its parent (None for
+    an absolute path, `~` or `..`: lookup reads nothing outside those two folders)."""
     rel = path.rstrip("/") or path
+    if os.path.isabs(rel) or rel.startswith("~") or ".." in rel.replace("\\", "/").split("/"):
+        return None  # a target names a place in the workspace or beside it, never elsewhere
     for base in (workspace, os.path.dirname(os.path.abspath(workspace))):
         full = os.path.join(base, rel)
         if os.path.lexists(full):
@@ -210,8 +224,7 @@ def locate(workspace: str, path: str) -> str | None:
     return None
 
 
-@dataclass
-class Resolved:
+class Resolved(NamedTuple):
     """What a target names: its kind, the path as found, the section, the text, a parsed value, what is missing."""
 
     kind: str
@@ -267,7 +280,7 @@ def resolve(workspace: str, target: Target, want_value: bool = True) -> Resolved
     return resolve_markdown(text, target.path, section)
 
 
-def _section_key(text: str) -> str:
+def section_key(text: str) -> str:
     """A heading's text compared loosely: without leading `#`s, outer space, case."""
     return text.strip().lstrip("#").strip().casefold()
 
@@ -290,9 +303,9 @@ def resolve_markdown(text: str, path: str, section: str) -> Resolved:
 
     lines = lines_of(text)
     marks = markdown_sections(text)
-    want = _section_key(section)
+    want = section_key(section)
     for k, (i, level, head) in enumerate(marks):
-        if head == section.strip() or _section_key(head) == want:
+        if head == section.strip() or section_key(head) == want:
             end = len(lines)
             for j, lv, _ in marks[k + 1 :]:
                 if lv <= level:

@@ -9,7 +9,6 @@ appended (or, when archive-logs moved its target, that one cell rewritten).
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -152,8 +151,3 @@ def plan_lookup_add(workspace: str, read: Read, need: str, target: str) -> Plann
             return Planned()
     after = lookup.append_row(text, need, target).encode("utf-8", "surrogateescape")
     return Planned([Change.write(lookup.LOOKUP_FILE, before, after)], [f"added a row to {lookup.LOOKUP_FILE}"])
-
-
-def exists(workspace: str, rel: str) -> bool:
-    """Whether rel exists in the workspace."""
-    return os.path.lexists(os.path.join(workspace, rel))

@@ -21,7 +21,6 @@ import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from datetime import UTC
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -38,7 +37,7 @@ from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.line_view import LineView
 
 from ..core.errors import MemboardError, Refused
-from ..core.files.execute import SETTLE_WAIT, apply_exact, settled_build
+from ..core.files.execute import SETTLE_WAIT, settled_build
 from ..core.files.settle import Budget, settle_seconds
 from ..core.plan import Plan
 from .actions import bindings
@@ -110,6 +109,7 @@ class PlaceRunner(FlowRunner):
         self.view = view
         self.place: Any = None
         self.places: Sequence[Any] = ()
+        self.applier: Callable[[Plan], None] | None = None  # a plan applied its own way (an archive: two plans)
 
     def tell(self, finished: FlowFinished) -> Future[None] | None:
         """Tell the screen (it re-reads when the flow wrote)."""
@@ -117,14 +117,20 @@ class PlaceRunner(FlowRunner):
         return told.shown if self.view.post_message(told) else None
 
     def settled(self, build_plan: Any) -> Plan:
-        """The plan built from settled reads of the place, as `--dry-run` builds it."""
+        """The plan built from settled reads of its places, as `--dry-run` builds it."""
         self.place.window = settle_seconds()
         return settled_build(self.place, build_plan, Budget(SETTLE_WAIT))
 
     def apply(self, plan: Plan, build_plan: Any, title: str) -> None:
-        """Apply exactly this plan on the place (StalePlan with a fresh one when its files changed)."""
+        """Apply exactly this previewed plan over its places (places.apply_previewed: StalePlan with the plan
+        built again when a file changed since the preview, nothing written then)."""
+        from ..core.files.places import apply_previewed
+
+        if self.applier is not None:
+            self.applier(plan)
+            return
         with self.progress(title, len(plan.changes)) as tally:
-            apply_exact(self.place, plan, build_plan, progress=tally.step if tally else None)
+            apply_previewed(self.places, plan, lambda: build_plan(self.place), progress=tally.step if tally else None)
 
     def plan_view(self, plan: Plan, words: Any) -> PlanView:  # type: ignore[override]
         """The preview of plan: its base folder and places first, then the changes as one patch relative to the
@@ -146,46 +152,32 @@ class PlaceRunner(FlowRunner):
         self.finish(op, f"{op} refused: nothing written", severity="warning")
 
     def preview_place(
-        self, op: str, title: str, places: Sequence[Any], build_plan: Callable[[Any], Plan], select: str | None = None
+        self,
+        op: str,
+        title: str,
+        places: Sequence[Any],
+        make: Callable[[], Plan],
+        applier: Callable[[Plan], None] | None = None,
     ) -> str:
-        """Preview the plan build_plan makes on places[0] and apply exactly it on confirm."""
-        self.place, self.places = places[0], places
-        return self.preview_and_apply(op, title, build_plan, select=(lambda _p: select) if select else None)
+        """Preview the plan make builds over places and, on confirm, apply exactly it (applier: how, when the
+        plan is applied otherwise than as one)."""
+        self.place, self.places, self.applier = places[0], list(places), applier
+        return self.preview_and_apply(op, title, lambda _place: make())
 
 
 # -- spaces ------------------------------------------------------------------------------------------------
 
 
 def _where(space_id: str, rule: str) -> Any:
-    """The decision for a space on the table, made again now."""
-    from ..core.spaces.resolve import resolve
+    """The decision for a space on the table, made again now (remembered among the known spaces)."""
+    from ..service.spaces_read import where
 
-    scope = "global" if rule == "global" else "workspace" if rule == "workspace" else "auto"
-    return resolve(Path(space_id).parent, scope)
-
-
-def _engine(space_plan: Any, places: Sequence[Any]) -> Plan:
-    """A service SpacePlan as the engine's plan over places."""
-    from ..service.spaces_write import engine_plan
-
-    return engine_plan(space_plan, list(places))
+    return where(str(Path(space_id).parent), scope_of(rule))
 
 
-def _spots(where: Any) -> tuple[Any, Any, list[Any]]:
-    """The space's and the global home's spots for cold.py's steps, and the places (the space's first)."""
-    from ..core.files.places import home_tree
-    from ..core.spaces.cold import Spot
-    from ..core.spaces.resolve import GLOBAL
-    from ..service.spaces_write import base_of, places_for
-
-    target = where.require()
-    if where.rule == GLOBAL:
-        home = home_tree()
-        return Spot(home.name, home, "global"), Spot(home.name, home, ""), [home]
-    project = places_for(where)[0]
-    home = home_tree()
-    prefix = target.relative_to(base_of(where)).as_posix()
-    return Spot(project.name, project, prefix), Spot(home.name, home, ""), [project, home]
+def scope_of(rule: str) -> str:
+    """The scope that resolves a space of rule again from its folder."""
+    return "global" if rule == "global" else "workspace" if rule == "workspace" else "auto"
 
 
 class SpaceFlows(PlaceRunner):
@@ -196,48 +188,38 @@ class SpaceFlows(PlaceRunner):
         if self.may_start():
             self.start(op, body, *args)
 
-    # init ------------------------------------------------------------------
-
     def flow_init(self, space_id: str, rule: str) -> None:
         """Preview and apply `space init` (create-only)."""
-        from ..service.spaces_write import init_plan, places_for
+        from ..service.spaces_write import init_plan, write_job
 
         where = _where(space_id, rule)
-        where.require()
-        places = places_for(where)
-        self.preview_place("init", "Init the space", places, lambda p: _engine(init_plan(where, p.read), places))
-
-    # save ------------------------------------------------------------------
+        places, make = write_job(where, lambda read: init_plan(where, read))
+        self.preview_place("init", "Init the space", places, make)
 
     def flow_save(self, space_id: str, rule: str) -> None:
         """$EDITOR on a copy of current.md, then the layering preview; apply exactly it."""
         from ..core.spaces import templates
-        from ..service.spaces_write import CURRENT, SaveRequest, places_for, rel_of, save_plan
+        from ..service.spaces_write import CURRENT, SaveRequest, save_plan, write_job
 
         where = _where(space_id, rule)
-        where.require()
-        places = places_for(where)
-        old = places[0].read(rel_of(where, CURRENT))
-        text = templates.CURRENT if old is None else old.decode("utf-8", "replace")
+        folder = where.memory_folder() or where.require()
+        path = folder / CURRENT
+        text = path.read_bytes().decode("utf-8", "replace") if path.is_file() else templates.CURRENT
         edited = edit_copy(self.host, text, "current.md")
         if edited is None:
             self.finish("save", "save: current.md left as it was, nothing written")
             return
         request = SaveRequest(current=edited, reason="memboard board save")
-        self.preview_place(
-            "save", "Save the space", places, lambda p: _engine(save_plan(where, request, p.read), places)
-        )
-
-    # research-save ---------------------------------------------------------
+        places, make = write_job(where, lambda read: save_plan(where, request, read))
+        self.preview_place("save", "Save the space", places, make)
 
     def flow_research(self, space_id: str, rule: str) -> None:
         """The research form, then the preview of the appended entry."""
         from ..core.errors import UsageError
-        from ..service.spaces_write import ResearchRequest, check_research, places_for
+        from ..service.spaces_write import ResearchRequest, check_research, write_job
 
         where = _where(space_id, rule)
         where.require()
-        places = places_for(where)
         fields: dict[str, str] = {}
         while True:
             answer = self.ask(ResearchForm(fields))
@@ -261,41 +243,32 @@ class SpaceFlows(PlaceRunner):
             except UsageError as exc:
                 self.ask(MessageScreen("Research-save: not yet", str(exc), footnote="Nothing was written."))
                 continue
-            outcome = self.preview_place(
-                "research-save", "Research-save", places, partial(_research, where, request, places)
-            )
-            if outcome != "refused":
+            places, make = write_job(where, partial(_research, where, request))
+            if self.preview_place("research-save", "Research-save", places, make) != "refused":
                 return
-
-    # dream -----------------------------------------------------------------
 
     def flow_dream(self, space_id: str, rule: str) -> None:
         """The extraction as a draft (e: $EDITOR), then the preview of dream-notes.md and its snapshot."""
-        from ..core.formats import clock
-        from ..core.spaces import cold
-        from ..core.spaces import dream as D
+        from ..service.spaces_dream import dream_run
 
-        where = _where(space_id, rule)
-        space, home, places = _spots(where)
-        label = D.snapshot_label(where.space or where.require().parent.name)
-        local = clock.now()
-        utc = local.astimezone(UTC)
-        probe = cold.dream_steps(space, home, str(where.require()), label, local, utc)
-        if not probe.changes:
+        folder = Path(space_id).parent
+        probe = dream_run(str(folder), scope_of(rule))
+        plan = self.settled(lambda _p: probe.build()) if self._set(probe.places) else None
+        result = plan.result if plan is not None and isinstance(plan.result, dict) else {}
+        if plan is None or plan.empty:
             self.ask(
                 MessageScreen(
                     "Dream",
                     "nothing to distil: no list item, table cell or research field to extract.",
                     error=False,
-                    footnote="Nothing was written.",
                 )
             )
             self.finish("dream", "dream: nothing to distil")
             return
-        draft = draft_text(probe.result["sections"])
+        draft = draft_text(result.get("sections", {}))
         notes: str | None = None
         while True:
-            answer = self.ask(DraftScreen(draft, probe.result.get("left_out", []), edited=notes is not None))
+            answer = self.ask(DraftScreen(draft, result.get("left_out", []), edited=notes is not None))
             if answer is None:
                 self.finish("dream", "dream cancelled: nothing written")
                 return
@@ -305,40 +278,39 @@ class SpaceFlows(PlaceRunner):
                     draft, notes = edited, edited
                 continue
             break
-        chosen = notes
+        job = dream_run(str(folder), scope_of(rule), notes)
+        self.preview_place("dream", "Dream", job.places, job.build)
 
-        def plan(p: Any) -> Plan:
-            """The dream's steps as one plan over the space and the global home."""
-            from ..core.files.places import assemble
-
-            steps = cold.dream_steps(space, home, str(where.require()), label, local, utc, chosen)
-            built = assemble("space dream", steps.result, places, steps.changes)
-            built.report.extend(steps.report)
-            return built
-
-        self.preview_place("dream", "Dream", places, plan)
-
-    # archive ---------------------------------------------------------------
+    def _set(self, places: Sequence[Any]) -> bool:
+        """Make places the ones this flow builds on."""
+        self.place, self.places, self.applier = places[0], list(places), None
+        return True
 
     def flow_archive(self, space_id: str, rule: str) -> None:
-        """Preview and apply the archive: archive files first, then the sources, then old dream snapshots."""
-        from ..core.formats import clock
-        from ..core.spaces import cold
+        """Preview the archive as one plan, and on confirm write it as `space archive` does (a migration first,
+        the archive files, then the sources) when the files are still those previewed."""
+        from ..core.errors import StalePlan
+        from ..service.spaces_dream import apply, archive_run
 
-        where = _where(space_id, rule)
-        space, home, places = _spots(where)
-        now = clock.now().astimezone(UTC)
+        job = archive_run(str(Path(space_id).parent), scope_of(rule))
 
-        def plan(p: Any) -> Plan:
-            """The archive's steps as one plan over the space and the global home (archive files first)."""
-            from ..core.files.places import assemble
+        def applier(previewed: Plan) -> None:
+            """Write the archive unless its files changed since the preview (then the preview is built again)."""
+            fresh = self.settled(lambda _p: job.build())
+            if [(c.path, c.before, c.after, c.dest) for c in fresh.changes + fresh.elsewhere] != [
+                (c.path, c.before, c.after, c.dest) for c in previewed.changes + previewed.elsewhere
+            ]:
+                raise StalePlan("the files changed since this preview; review the new plan", fresh)
+            apply(job, dry_run=False)
 
-            steps = cold.archive_steps(space, home, now)
-            built = assemble("space archive", steps.result, places, steps.changes)
-            built.report.extend(steps.report)
-            return built
+        self.preview_place("archive", "Archive", job.places, job.build, applier)
 
-        self.preview_place("archive", "Archive", places, plan)
+    def flow_migrate(self, space_id: str, rule: str) -> None:
+        """Preview and apply `space migrate` for the space's project (or, for the global space, --global)."""
+        from ..service.spaces_migrate import migrate_plan
+
+        places, make = migrate_plan(str(Path(space_id).parent), scope_of(rule), rule == "global")
+        self.preview_place("migrate", "Migrate legacy data", places, make)
 
 
 # -- the hierarchy workspace --------------------------------------------------------------------------------
@@ -389,7 +361,7 @@ class HierarchyFlows(SpaceFlows):
         refuse_secrets({"VALUE": answer}, False)
         today = local_today()
         build = self._facts_plan(places, "facts set", lambda data: F.set_value(data, key, answer, today=today))
-        self.preview_place("facts set", f"facts set {key}", places, build)
+        self.preview_place("facts set", f"facts set {key}", places, partial(build, places[0]))
 
     def flow_todo(self, workspace: Path, which: str | None, text: str) -> None:
         """Mark the selected todo done (removed, `- [x] TEXT` appended to today's log in the same plan), or add
@@ -418,7 +390,7 @@ class HierarchyFlows(SpaceFlows):
             build = self._facts_plan(
                 places, "facts todo done", lambda data: F.todo_done(data, which, today=today), logged
             )
-            self.preview_place("todo", "Todo done", places, build)
+            self.preview_place("todo", "Todo done", places, partial(build, places[0]))
             return
         answer = self.ask(TextForm("Add a todo", "the todo (one line)", ""))
         if not answer:
@@ -426,7 +398,7 @@ class HierarchyFlows(SpaceFlows):
             return
         refuse_secrets({"TEXT": answer}, False)
         build = self._facts_plan(places, "facts todo add", lambda data: F.todo_add(data, answer, today=today))
-        self.preview_place("todo", "Add a todo", places, build)
+        self.preview_place("todo", "Add a todo", places, partial(build, places[0]))
 
     def flow_log(self, workspace: Path) -> None:
         """A line for today's daily log, then the preview of the append."""
@@ -450,7 +422,7 @@ class HierarchyFlows(SpaceFlows):
             plan.report.extend(planned.done)
             return plan
 
-        self.preview_place("log", "Append to today's log", places, build)
+        self.preview_place("log", "Append to today's log", places, partial(build, places[0]))
 
 
 class TextForm(FormScreen[str | None]):
@@ -490,11 +462,11 @@ class TextForm(FormScreen[str | None]):
         self.dismiss(None)
 
 
-def _research(where: Any, request: Any, places: Sequence[Any], place: Any) -> Plan:
-    """research-save's plan on the place, as the engine's."""
+def _research(where: Any, request: Any, read: Any) -> Any:
+    """research-save's plan on the files as read."""
     from ..service.spaces_write import research_plan
 
-    return _engine(research_plan(where, request, place.read), places)
+    return research_plan(where, request, read)
 
 
 def _many(text: str) -> tuple[str, ...]:

@@ -1,8 +1,8 @@
 """The Spaces screen's model and reads: the known spaces as rows, the watcher, and the pane of one space.
 
 Plain Python (no Textual), read in the screen's thread workers. Rows come from the service builder of
-`space list` (service/spaces_read.space_list: every known space, an unresolvable one with its problem),
-plus the half-archived mark `H` (cold.half_archived_findings). The watcher takes each space's files'
+`space list` (service/spaces_read.space_list: every known space, an unresolvable one with its problem,
+and its flags). The watcher takes each space's files'
 signatures (size and modification time) every poll: a file an agent or the skill saves shows within a
 second; a file caught mid-save (emptied a moment after it held text) is looked at again on the next
 polls until it settles (the settle window), as the sessions table waits for index.md. The pane shows
@@ -49,14 +49,8 @@ def display_name(item: dict[str, Any]) -> str:
 
 
 def row_of(item: dict[str, Any]) -> SpaceRow:
-    """A `space list --json` item as a table row (with the half-archived mark read from its files)."""
+    """A `space list --json` item as a table row."""
     flags = item.get("flags") or []
-    folder = Path(item["space"])
-    half = False
-    if item.get("history_entries") is not None and (folder / "archive").is_dir():
-        from ..core.spaces.cold import half_archived_findings  # lazy: only spaces with an archive/ need it
-
-        half = bool(half_archived_findings(folder))
     return SpaceRow(
         id=item["space"],
         name=display_name(item),
@@ -73,7 +67,7 @@ def row_of(item: dict[str, Any]) -> SpaceRow:
         archive_due="archive-due" in flags,
         config_invalid="config!" in flags,
         legacy="legacy" in flags,
-        half_archived=half,
+        half_archived="half-archived" in flags,
         problem=item.get("problem"),
         exists=item.get("history_entries") is not None,
     )
@@ -266,6 +260,15 @@ def current_change(place: Any, rel: str, now_bytes: bytes | None, history: str) 
     return lines, lost
 
 
+def own_place(decision: Any) -> Any:
+    """The place a space's own files are in: the global home for the global space, else its project (where
+    memboard keeps their revisions, in local state)."""
+    from ..core.files.places import home_tree
+    from ..service.spaces_migrate import project_place
+
+    return home_tree() if decision.rule == "global" else project_place(decision)
+
+
 def load_pane(row: SpaceRow, history_shown: int | None = HISTORY_SHOWN) -> SpacePane:
     """Read a space for the pane: the change of current.md, current.md, dream-notes.md, the newest history
     entries (history_shown None: all of them, the full restore view)."""
@@ -297,10 +300,9 @@ def load_pane(row: SpaceRow, history_shown: int | None = HISTORY_SHOWN) -> Space
     change: list[ViewLine] = []
     if folder == Path(row.id):
         try:
-            from ..service.spaces_write import places_for, rel_of
+            from ..service.spaces_write import rel_of
 
-            place = places_for(decision)[0]
-            change, lost = current_change(place, rel_of(decision, reads.CURRENT), current, history_text)
+            change, lost = current_change(own_place(decision), rel_of(decision, reads.CURRENT), current, history_text)
         except Exception:  # the pane shows the files even when memboard's revisions cannot be read
             change, lost = [], []
     if change:

@@ -388,17 +388,8 @@ class SpacesScreen(BrowseScreen[SpaceRow, SpacesModel]):
         self._flow("archive", "flow_archive")
 
     def action_migrate(self) -> None:
-        """Migrate legacy data: the migration is `space migrate`'s (its builder is not built yet)."""
-        row = self.selected("migrate")
-        if row is None:
-            return
-        if not row.legacy:
-            self.notify("no legacy data here (.codex/ or .claude/ session-memory): nothing to migrate")
-            return
-        self.notify(
-            "migrate is not built yet in this version: memboard space migrate refuses too; nothing written",
-            severity="warning",
-        )
+        """Migrate legacy data (`space migrate`'s plan), previewed first."""
+        self._flow("migrate", "flow_migrate")
 
     def on_space_flow_finished(self, message: SpaceFlowFinished) -> None:
         """A flow ended: say so, re-read when it wrote, and let the flow end."""

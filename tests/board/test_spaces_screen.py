@@ -318,3 +318,25 @@ async def test_current_md_changed_since_memboards_revision_flags_lines_that_left
         await settle(pilot)
         assert screen.pane is not None and screen.pane.lost == ["- 大文件的搜索速度"]
         assert "without reaching history.md" in screen.query_one("#space-pane").text
+
+
+async def test_migrate_moves_legacy_data_as_previewed(tmp_path, spaces):
+    project = tmp_path / "projects" / "project-001"
+    legacy = project / ".codex" / "session-memory"
+    legacy.mkdir(parents=True)
+    (legacy / "research.md").write_text("# 研究记录\n\n### 2026-05-01 09:00 [context: old]\n- 研究主题：旧\n")
+    (spaces[1] / "research.md").unlink()
+    app = board(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_spaces(pilot)
+        assert "L" in screen.model.by_id[str(spaces[1])].flags
+        select(screen, spaces[1])
+        await settle(pilot)
+        await pilot.press("M")
+        preview = await wait_for(pilot, PreviewScreen)
+        assert f"patch base: {project}" in preview.view.headline
+        await pilot.press("y")
+        await settle(pilot)
+        assert "L" not in screen.model.by_id[str(spaces[1])].flags
+    assert "- 研究主题：旧" in (spaces[1] / "research.md").read_text(encoding="utf-8")
+    assert not (project / ".codex").exists()

@@ -315,11 +315,10 @@ class SpaceFlows(PlaceRunner):
 
 # -- the hierarchy workspace --------------------------------------------------------------------------------
 
-FACTS = "memory/facts.yaml"
-
 
 class HierarchyFlows(SpaceFlows):
-    """The Hierarchy screen's changing keys: a fact's value, the todos, today's log; each previewed exactly."""
+    """The Hierarchy screen's changing keys: a fact's value, the todos, today's log; each previewed exactly, with
+    the builders the facts and hierarchy commands run (service/facts.py, service/hierarchy.py)."""
 
     def _workspace(self, workspace: Path) -> list[Any]:
         """The workspace as the one place its plans are built and applied on."""
@@ -327,82 +326,58 @@ class HierarchyFlows(SpaceFlows):
 
         return [workspace_tree(workspace.resolve())]
 
-    def _facts_plan(self, places: list[Any], op: str, edit: Callable[[bytes], Any], extra: Any = None) -> Any:
-        """A builder: facts.yaml edited by edit (its Edit), plus extra(place, edit) changes; one plan."""
-        from ..core.files.places import assemble
-        from ..core.plan import Change
+    def _unchanged(self, previewed: Plan, make: Callable[[], Plan]) -> None:
+        """StalePlan with the plan built again when the files changed since the preview (nothing written)."""
+        from ..core.errors import StalePlan
 
-        def build(place: Any) -> Plan:
-            """The edit on facts.yaml as read now."""
-            data = place.read(FACTS)
-            if data is None:
-                raise Refused(f"no {FACTS} (memboard hierarchy init creates it)")
-            done = edit(data)
-            changes = [Change.write(FACTS, data, done.data)] if done.changed else []
-            if done.changed and extra is not None:
-                changes += extra(place, done)
-            plan = assemble(op, None, places, changes)
-            plan.report.append(done.summary)
-            return plan
-
-        return build
+        fresh = self.settled(lambda _p: make())
+        if [(c.path, c.before, c.after) for c in fresh.changes] != [
+            (c.path, c.before, c.after) for c in previewed.changes
+        ]:
+            raise StalePlan("the files changed since this preview; review the new plan", fresh)
 
     def flow_set(self, workspace: Path, key: str, value: str) -> None:
         """A form with the fact's value, then the preview of `facts set` (the value and Last updated)."""
-        from ..core.hierarchy import facts as F
-        from ..core.secrets import refuse_secrets
-        from ..service.hierarchy import local_today
+        from ..service.facts import set_plan
 
         places = self._workspace(workspace)
         answer = self.ask(TextForm(f"facts set {key}", "the new value (one line)", value))
         if answer is None or answer == value:
             self.finish("facts set", "facts set: nothing changed, nothing written")
             return
-        refuse_secrets({"VALUE": answer}, False)
-        today = local_today()
-        build = self._facts_plan(places, "facts set", lambda data: F.set_value(data, key, answer, today=today))
-        self.preview_place("facts set", f"facts set {key}", places, partial(build, places[0]))
+        self.preview_place("facts set", f"facts set {key}", places, partial(set_plan(key, answer), places[0]))
 
     def flow_todo(self, workspace: Path, which: str | None, text: str) -> None:
-        """Mark the selected todo done (removed, `- [x] TEXT` appended to today's log in the same plan), or add
-        one; previewed first."""
-        from ..core.hierarchy import daily
-        from ..core.hierarchy import facts as F
-        from ..core.plan import Change
-        from ..core.secrets import refuse_secrets
-        from ..service.hierarchy import local_today
+        """Mark the selected todo done (`- [x] TEXT` appended to today's log, then the item removed, as `facts todo
+        done` writes it), or add one; previewed first."""
+        from ..service.facts import todo_add_plan, todo_done_plan, todo_done_run
 
         places = self._workspace(workspace)
-        today = local_today()
+        place = places[0]
         if which is not None:
-            answer = self.ask(TextForm("Todo done", "y marks it done and moves it to today's log", f"{text}"))
-            if answer is None:
+            if self.ask(TextForm("Todo done", "enter marks it done and moves it to today's log", text)) is None:
                 self.finish("todo", "todo cancelled: nothing written")
                 return
+            make = partial(todo_done_plan(which), place)
 
-            def logged(place: Any, done: Any) -> list[Any]:
-                """`- [x] TEXT` appended to today's log."""
-                rel = daily.log_path(today.isoformat())
-                before = place.read(rel)
-                after = daily.appended(before, f"- [x] {done.removed}", today.isoformat())
-                return [] if after is None else [Change.write(rel, before, after)]
+            def applier(previewed: Plan) -> None:
+                """Write the todo done as the command does, once the files are still those previewed."""
+                self._unchanged(previewed, make)
+                todo_done_run(place, which)
 
-            build = self._facts_plan(
-                places, "facts todo done", lambda data: F.todo_done(data, which, today=today), logged
-            )
-            self.preview_place("todo", "Todo done", places, partial(build, places[0]))
+            self.preview_place("todo", "Todo done", places, make, applier)
             return
         answer = self.ask(TextForm("Add a todo", "the todo (one line)", ""))
         if not answer:
             self.finish("todo", "todo cancelled: nothing written")
             return
-        refuse_secrets({"TEXT": answer}, False)
-        build = self._facts_plan(places, "facts todo add", lambda data: F.todo_add(data, answer, today=today))
-        self.preview_place("todo", "Add a todo", places, partial(build, places[0]))
+        self.preview_place("todo", "Add a todo", places, partial(todo_add_plan(answer), place))
 
     def flow_log(self, workspace: Path) -> None:
-        """A line for today's daily log, then the preview of the append."""
+        """A line for today's daily log, then the preview of the append; written as `hierarchy log` writes it
+        (an append under the workspace's lock: a line OpenClaw appends meanwhile is kept)."""
         from ..core.files.places import assemble
+        from ..core.hierarchy.appendlog import append_log
         from ..core.hierarchy.plans import plan_log
         from ..core.secrets import refuse_secrets
         from ..service.hierarchy import local_today
@@ -412,17 +387,22 @@ class HierarchyFlows(SpaceFlows):
         if not answer:
             self.finish("log", "log cancelled: nothing written")
             return
-        refuse_secrets({"TEXT": answer}, False)
+        refuse_secrets({"text": answer}, False)
         day = local_today().isoformat()
 
-        def build(place: Any) -> Plan:
+        def make() -> Plan:
             """The append on the log as read now."""
-            planned = plan_log(place.read, answer, day)
+            planned = plan_log(places[0].read, answer, day)
             plan = assemble("hierarchy log", None, places, planned.changes)
             plan.report.extend(planned.done)
             return plan
 
-        self.preview_place("log", "Append to today's log", places, partial(build, places[0]))
+        def applier(previewed: Plan) -> None:
+            """Append as the command does, once the log is still the one previewed."""
+            self._unchanged(previewed, make)
+            append_log(places[0], answer, day)
+
+        self.preview_place("log", "Append to today's log", places, make, applier)
 
 
 class TextForm(FormScreen[str | None]):

@@ -43,6 +43,7 @@ Owner = Literal[
     "spaces",
     "hierarchy",
     "draft",
+    "migration",
 ]
 """Whose BINDINGS hold an entry ("" = nobody's: a widget handles the key itself, or a mouse gesture)."""
 
@@ -154,6 +155,7 @@ MODALS = frozenset(
         "session",
         "conflict",
         "draft",
+        "migration",
     }
 )
 """Owners that are modal screens: the App's keys do not reach past them, so each binds help and quit itself."""
@@ -757,7 +759,7 @@ ACTIONS: tuple[Action, ...] = (
         "m",
         "migrate",
         "migrate",
-        "the migration plan: every line of MEMORY.md with its proposed destination",
+        "migrate: every line of MEMORY.md with its proposed destination (k f p d K), then the preview",
         Where.HIERARCHY,
         "hierarchy",
         palette="Migration plan",
@@ -798,6 +800,64 @@ ACTIONS: tuple[Action, ...] = (
     Action("e", "edit", "edit", "edit the draft in $EDITOR", Where.SPACES, "draft", footer=("draft",)),
     Action(
         "escape", "cancel", "cancel", "cancel the dream: nothing is written", Where.SPACES, "draft", footer=("draft",)
+    ),
+    # the migration plan (Hierarchy, m)
+    Action(
+        "k", "to('keep')", "keep", "keep the line in MEMORY.md", Where.HIERARCHY, "migration", footer=("migration",)
+    ),
+    Action(
+        "f",
+        "to('facts')",
+        "facts",
+        "move the line to facts.yaml (K sets its key and value)",
+        Where.HIERARCHY,
+        "migration",
+        footer=("migration",),
+    ),
+    Action(
+        "p",
+        "to('project')",
+        "project",
+        "move the line to a project file (asks its name)",
+        Where.HIERARCHY,
+        "migration",
+        footer=("migration",),
+    ),
+    Action(
+        "d",
+        "to('daily')",
+        "daily",
+        "move the line to today's daily log",
+        Where.HIERARCHY,
+        "migration",
+        footer=("migration",),
+    ),
+    Action(
+        "K",
+        "key",
+        "key",
+        "edit the line's facts key and value (`key = value`)",
+        Where.HIERARCHY,
+        "migration",
+        footer=("migration",),
+    ),
+    Action(
+        "enter",
+        "preview",
+        "preview",
+        "preview the whole migration as decided",
+        Where.HIERARCHY,
+        "migration",
+        footer=("migration",),
+    ),
+    Action(
+        "escape",
+        "cancel",
+        "cancel",
+        "close the plan: nothing is written",
+        Where.HIERARCHY,
+        "migration",
+        footer=("migration",),
     ),
     # moving in the table
     Action("up,k", "cursor_up", "up", "move up a row", Where.BOARD, "table"),

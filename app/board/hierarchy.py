@@ -315,23 +315,9 @@ class HierarchyScreen(BrowseScreen[HierarchyRow, HierarchyModel]):
         )
 
     def action_migrate(self) -> None:
-        """The migration plan: `hierarchy migrate --plan`'s (the migration's module, when built)."""
-        import importlib.util
-
-        from .screens import MessageScreen
-
-        if importlib.util.find_spec("memboard.core.hierarchy.migrate") is None:
-            self.app.push_screen(
-                MessageScreen(
-                    "Migrate",
-                    "The migration (hierarchy migrate --plan / --apply) is not built in this version yet: "
-                    "there is no plan to show. Nothing was written.",
-                    footnote="",
-                    error=False,
-                )
-            )
-            return
-        self.notify("the migration plan table arrives with the migration's builder", severity="warning")
+        """The migration plan as a table of lines and destinations, then the preview (hierarchy migrate's)."""
+        if self.model.workspace is not None:
+            self.flows.start_flow("migrate", self.flows.flow_migrate_hot, self.model.workspace)
 
     def selected_fact(self) -> HierarchyRow | None:
         """The fact under the Warm cursor, or None with a hint."""

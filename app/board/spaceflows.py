@@ -404,6 +404,34 @@ class HierarchyFlows(SpaceFlows):
 
         self.preview_place("log", "Append to today's log", places, make, applier)
 
+    def flow_migrate_hot(self, workspace: Path) -> None:
+        """`hierarchy migrate`: the proposed plan as a table (k f p d K decide each line), then the preview of the
+        whole migration as decided, applied as `hierarchy migrate --apply` applies it once the files are still
+        those previewed."""
+        from ..core.files.places import assemble
+        from ..service.hierarchy_migrate import apply_write, plan_result
+
+        places = self._workspace(workspace)
+        decided = self.ask(MigrationScreen(plan_result(workspace)))
+        if decided is None:
+            self.finish("migrate", "migrate cancelled: nothing written")
+            return
+
+        def make() -> Plan:
+            """The migration's writes as one plan (its dry run)."""
+            dry = apply_write(workspace, decided, dry_run=True)
+            changes = [c for w in dry.writes for c in w.plan.changes]
+            plan = assemble("hierarchy migrate", None, places, changes)
+            plan.report.extend(dry.done)
+            return plan
+
+        def applier(previewed: Plan) -> None:
+            """Apply the decided plan as the command does, once the files are still those previewed."""
+            self._unchanged(previewed, make)
+            apply_write(workspace, decided, dry_run=False)
+
+        self.preview_place("migrate", "Migrate MEMORY.md", places, make, applier)
+
 
 class TextForm(FormScreen[str | None]):
     """A one-line input: enter or ctrl+s previews, escape closes."""
@@ -439,6 +467,118 @@ class TextForm(FormScreen[str | None]):
 
     def action_cancel(self) -> None:
         """Close: nothing is written."""
+        self.dismiss(None)
+
+
+class MigrationScreen(ModalScreen[dict[str, Any] | None]):
+    """The migration plan as a table: each non-blank line of MEMORY.md with its destination; k f p d set it, K its
+    key and value, enter previews the whole plan as decided, escape closes (nothing written)."""
+
+    CSS_PATH = FLOWS_TCSS
+    BINDINGS = bindings("migration")
+
+    def __init__(self, plan: dict[str, Any]) -> None:
+        """The proposed plan (hierarchy migrate --plan's data)."""
+        super().__init__()
+        self.plan = plan
+
+    def compose(self) -> ComposeResult:
+        """Title, the table of lines, the keys."""
+        from textual.widgets import DataTable
+
+        with Vertical(id="preview-dialog"):
+            lines = self.plan["memory_md"]["lines"]
+            yield Label(f"Migrate MEMORY.md ({lines} lines): where each line goes", id="preview-title")
+            table: DataTable[str] = DataTable(id="migration-table", cursor_type="row", zebra_stripes=True)
+            yield table
+        yield KeyBar("migration")
+
+    def on_mount(self) -> None:
+        """Fill the table."""
+        from textual.widgets import DataTable
+
+        table = self.query_one(DataTable)
+        table.add_columns("n", "to", "key", "value", "line", "why")
+        for item in self.plan["lines"]:
+            table.add_row(*self.cells(item), key=str(item["n"]))
+        table.focus()
+
+    @staticmethod
+    def cells(item: dict[str, Any]) -> tuple[str, ...]:
+        """A plan line's cells."""
+        return (
+            str(item["n"]),
+            str(item.get("to") or ""),
+            str(item.get("key") or ""),
+            str(item.get("value") or ""),
+            str(item["text"]),
+            str(item.get("why") or ", ".join(item.get("found") or [])),
+        )
+
+    def _current(self) -> dict[str, Any] | None:
+        """The plan line under the cursor."""
+        from textual.widgets import DataTable
+
+        table = self.query_one(DataTable)
+        if not self.plan["lines"]:
+            return None
+        return self.plan["lines"][table.cursor_row]
+
+    def _redraw(self, item: dict[str, Any]) -> None:
+        """Show a changed line."""
+        from textual.widgets import DataTable
+
+        table = self.query_one(DataTable)
+        for column, value in zip(table.columns, self.cells(item)):
+            table.update_cell(str(item["n"]), column, value)
+
+    def action_to(self, where: str) -> None:
+        """Send the line to keep, facts, a project (its name asked) or the daily log."""
+        item = self._current()
+        if item is None:
+            return
+        if where == "project":
+
+            def named(name: str | None) -> None:
+                """Set the project once named."""
+                if name:
+                    item["to"] = f"project:{name.strip()}"
+                    self._redraw(item)
+
+            self.app.push_screen(TextForm("Project", "the project's name (a-z 0-9 - _)", ""), named)
+            return
+        item["to"] = where
+        self._redraw(item)
+
+    def action_key(self) -> None:
+        """Edit the line's facts key and value (`key = value`)."""
+        item = self._current()
+        if item is None:
+            return
+
+        def edited(text: str | None) -> None:
+            """Set key and value from `key = value`."""
+            if text and "=" in text:
+                key, _, value = text.partition("=")
+                item.update({"to": "facts", "key": key.strip() or None, "value": value.strip() or None})
+                self._redraw(item)
+
+        start = f"{item.get('key') or ''} = {item.get('value') or ''}"
+        self.app.push_screen(
+            TextForm("Key and value", "key = value (the value must be text of the line)", start), edited
+        )
+
+    def on_data_table_row_selected(self, event: Any) -> None:
+        """enter on the table (which takes the key) previews, as the footer says."""
+        event.stop()
+        self.action_preview()
+
+    def action_preview(self) -> None:
+        """Hand the plan as decided to the flow."""
+        self.dismiss(self.plan)
+
+    def action_cancel(self) -> None:
+        """Write nothing."""
         self.dismiss(None)
 
 

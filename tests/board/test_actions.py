@@ -38,7 +38,7 @@ from memboard.board.screens.help import HelpScreen, key_table
 from memboard.board.screens.search import SearchScreen
 from memboard.board.screens.session import SessionScreen
 from memboard.board.sessions import SessionsScreen
-from memboard.board.spaceflows import DraftScreen, ResearchForm
+from memboard.board.spaceflows import DraftScreen, MigrationScreen, ResearchForm, TextForm
 from memboard.board.spaces import SpacesScreen
 from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.session_table import SessionTable
@@ -187,6 +187,8 @@ def test_every_binding_of_the_board_comes_from_the_table():
         (HierarchyScreen, "hierarchy"),
         (DraftScreen, "draft"),
         (ResearchForm, "update"),
+        (TextForm, "update"),
+        (MigrationScreen, "migration"),
     ):
         assert bindings(owner) == screen.BINDINGS, screen
     # every bound action exists on the class that binds it

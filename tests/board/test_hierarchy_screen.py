@@ -223,3 +223,49 @@ async def test_no_workspace_says_so(tmp_path, monkeypatch):
         screen = await open_hierarchy(pilot)
         assert "no hierarchy workspace" in str(screen.query_one("#hierarchy-status").render())
         assert not app.sessions.query_one("#hierarchy-health").display
+
+
+async def test_migrate_shows_the_plan_decides_a_line_and_applies_exactly_the_preview(tmp_path, workspace):
+    from memboard.board.spaceflows import MigrationScreen
+
+    app = board(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_hierarchy(pilot)
+        await pilot.press("m")
+        plan = await wait_for(pilot, MigrationScreen)
+        email = next(line for line in plan.plan["lines"] if "kim.lee@example.com" in line["text"])
+        assert (email["to"], email["key"], email["value"]) == ("facts", "identity.email", "kim.lee@example.com")
+        sam = next(i for i, line in enumerate(plan.plan["lines"]) if line["text"].startswith("- Sam"))
+        plan.query_one("#migration-table").move_cursor(row=sam)
+        await pilot.press("d")
+        assert plan.plan["lines"][sam]["to"] == "daily"
+        reading = next(i for i, line in enumerate(plan.plan["lines"]) if line["text"].startswith("- Reading"))
+        plan.query_one("#migration-table").move_cursor(row=reading)
+        await pilot.press("k")  # the proposal left its key and value to be decided: kept in prose instead
+        await pilot.press("enter")
+        preview = await wait_for(pilot, PreviewScreen)
+        written = preview.plan
+        assert "memory/2026-06-01.md" in {c.path for c in written.changes}
+        await pilot.press("escape")
+        await settle(pilot)
+    assert "- Sam feels like the one who got skipped." in (workspace / "MEMORY.md").read_text(encoding="utf-8")
+    assert not (workspace / "memory" / "2026-06-01.md").exists()
+
+
+async def test_migrate_applied_moves_the_decided_lines(tmp_path, workspace):
+    from memboard.board.spaceflows import MigrationScreen
+
+    app = board(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_hierarchy(pilot)
+        await pilot.press("m")
+        plan = await wait_for(pilot, MigrationScreen)
+        reading = next(i for i, line in enumerate(plan.plan["lines"]) if line["text"].startswith("- Reading"))
+        plan.query_one("#migration-table").move_cursor(row=reading)
+        await pilot.press("k", "enter")
+        await wait_for(pilot, PreviewScreen)
+        await pilot.press("y")
+        await settle(pilot)
+    hot = (workspace / "MEMORY.md").read_text(encoding="utf-8")
+    assert "kim.lee@example.com" not in hot and "- Reading list lives in ~/books/list.md" in hot
+    assert (workspace / "memory" / "migrations" / "2026-06-01-MEMORY.md").read_text(encoding="utf-8").count("Email")

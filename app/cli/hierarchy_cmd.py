@@ -67,24 +67,15 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def _print_written(args: argparse.Namespace, written: Any) -> int:
-    """Print a changing command's outcome: JSON, the dry run's patch (and its base), or what was done."""
+    """Print a changing command's outcome as every plan over places is printed (placeout.py): JSON, the dry
+    run's patch with `patch base: DIR` first on stderr, or what was done (`nothing to change`)."""
     if args.json:
-        out = written.as_json()
-        if written.dry_run:
-            out["diff"] = written.patch().decode("utf-8", "replace")
-        _dump(out)
+        _dump(written.as_json())
         return 0
     if written.dry_run:
-        sys.stdout.flush()
-        data = written.patch()
-        binary = getattr(sys.stdout, "buffer", None)
-        if binary is not None:
-            binary.write(data)
-        else:
-            sys.stdout.write(data.decode("utf-8", "replace"))
-        sys.stdout.flush()
-        print(f"patch base: {written.base}", file=sys.stderr)
-        print("dry run: nothing written" if data else "dry run: nothing to change", file=sys.stderr)
+        from .placeout import print_place_patch  # lazy: each command loads its own modules
+
+        print_place_patch(written.plan, [written.place])
         return 0
     if not written.done:
         print("nothing to change")

@@ -117,20 +117,29 @@ class Written:
 
     def patch(self) -> bytes:
         """The plan as a git patch relative to base."""
-        places = _places()
+        from .places import place_patch  # lazy: each command loads its own modules
 
-        return places.patch(self.plan, [self.place], self.base)
+        return place_patch(self.plan, [self.place])
+
+    def notes(self) -> list[str]:
+        """What a dry run says after its patch (the encodings it keeps, that nothing was written)."""
+        from .places import place_notes  # lazy: each command loads its own modules
+
+        return place_notes(self.plan, [self.place])
 
     def as_json(self) -> dict[str, Any]:
-        """The command's JSON: workspace, dry_run, the changes in words, what was done."""
-        places = _places()
+        """The command's JSON, as every plan over places answers (`base`, `places`, `dry_run`, `changes`), with
+        the workspace and what was done (`done`); a dry run adds the patch (`diff`)."""
+        from .places import place_plan_json  # lazy: each command loads its own modules
 
-        return {
-            "workspace": str(self.base),
-            "dry_run": self.dry_run,
-            "changes": self.steps if self.steps is not None else places.described(self.plan, [self.place], self.base),
-            "done": list(self.done),
-        }
+        out = place_plan_json(self.plan, [self.place], self.dry_run, {"workspace": str(self.place.real)})
+        if self.steps is not None:
+            out["changes"] = list(self.steps)
+            out["places"] = [{"kind": self.place.kind.name, "path": str(self.place.real)}] if self.steps else []
+        out["done"] = list(self.done)
+        if self.dry_run:
+            out["diff"] = self.patch().decode("utf-8", "replace")
+        return out
 
 
 def write(

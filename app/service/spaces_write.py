@@ -209,7 +209,7 @@ def save_plan(where: Where, request: SaveRequest, read: Reader | None = None) ->
     stamp = _stamp()
     final = old if unchanged and old is not None else cur.set_last_updated(new, stamp)
     displaced = [] if unchanged else cur.displaced_lines(old or "", final)
-    context = (request.context or "").strip() or default_context(where)
+    context = (request.context or default_context(where)).strip()  # (the skill: a given --context, stripped)
     entry = cur.history_entry(
         old or "", displaced, stamp=stamp, context=context, reason=request.reason, caller_entry=caller_entry
     )
@@ -318,7 +318,7 @@ def research_plan(where: Where, request: ResearchRequest, read: Reader | None = 
     rel = rel_of(where, RESEARCH)
     before = read(rel)
     old = templates.RESEARCH if before is None else decode(before, rel)
-    context = (request.context or "").strip() or default_context(where)
+    context = (request.context or default_context(where)).strip()  # (the skill: a given --context, stripped)
     entry = res.research_entry(
         stamp=_stamp(),
         context=context,
@@ -368,6 +368,29 @@ def _asked(holds: Callable[[Reader], bool], own: Place) -> Callable[[Any], bool]
     return lambda _tree: holds(own.read)
 
 
+def write_job(
+    where: Where, build: Callable[[Reader], SpacePlan]
+) -> tuple[list[Place], Callable[[], Plan[dict[str, Any]]]]:
+    """The places of a space write and the build of its engine plan (legacy data migrated first in the same
+    plan, the command's own steps built on the bytes the migration leaves): run_write runs it; the board
+    previews it and applies exactly the plan it showed."""
+    from .spaces_migrate import migration_of, refuse_while_dreaming  # lazy: as the engine
+
+    places, _ = migration_of(where)
+    own = _own(where, places)
+
+    def make() -> Plan[dict[str, Any]]:
+        migration = migration_of(where)[1]
+        if not migration.empty:  # moving the legacy files while the skill's dream reads them: as space migrate
+            refuse_while_dreaming()
+        space = build(lambda rel: migration.after(own, rel))
+        if not migration.empty:
+            space.result["migrated"] = len(migration.steps)
+        return _engine_plan(space, migration, places, own)
+
+    return places, make
+
+
 def run_write(
     where: Where, build: Callable[[Reader], SpacePlan], dry_run: bool
 ) -> tuple[Plan[dict[str, Any]], list[Place]]:
@@ -375,18 +398,7 @@ def run_write(
     (built again when a file it changes changed meanwhile: another writer's appended entries are kept, and
     memboard's go after them). Legacy data is migrated first in the same plan (space migrate's steps), and the
     command's own steps build on the bytes the migration leaves. The plan and the places, for the preview."""
-    from .spaces_migrate import migration_of  # lazy: as the engine
-
-    places, _ = migration_of(where)
-    own = _own(where, places)
-
-    def make() -> Plan[dict[str, Any]]:
-        migration = migration_of(where)[1]
-        space = build(lambda rel: migration.after(own, rel))
-        if not migration.empty:
-            space.result["migrated"] = len(migration.steps)
-        return _engine_plan(space, migration, places, own)
-
+    places, make = write_job(where, build)
     plan = run(places, make, dry_run=dry_run)
     if not dry_run and not plan.empty:  # a space this write created is known from now on (space list, search)
         known.remember(resolve(where.workspace, where.scope))

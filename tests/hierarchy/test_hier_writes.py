@@ -210,12 +210,14 @@ def test_bad_usage_is_exit_2_and_writes_nothing(cli, ws):
 def test_the_json_of_a_write_names_its_changes(cli, ws):
     r = run(cli, ws, "hierarchy", "init", "--json", "--dry-run")
     out = json.loads(r.out)
-    assert out["dry_run"] is True and out["workspace"] == str(ws.resolve())
+    assert out["dry_run"] is True and out["workspace"] == out["base"] == str(ws.resolve())
     assert out["changes"] == ["create memory/facts.yaml", "create memory/lookup-index.md", "modify MEMORY.md"]
     assert out["diff"].startswith("diff --git a/memory/facts.yaml b/memory/facts.yaml\n")
     r = run(cli, ws, "hierarchy", "log", "--text", "x", "--json")
     assert json.loads(r.out) == {
         "workspace": str(ws.resolve()),
+        "base": str(ws.resolve()),
+        "places": [{"kind": "hierarchy workspace", "path": str(ws.resolve())}],
         "dry_run": False,
         "changes": [f"create memory/{TODAY}.md"],
         "done": [f"created memory/{TODAY}.md"],

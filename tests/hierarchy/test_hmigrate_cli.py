@@ -292,6 +292,10 @@ def test_where_is_x_fails_when_a_rows_own_need_finds_another_target(cli, tmp_pat
     assert checks["where_is_x"]["details"] == [
         'lookup "Identity facts" finds MEMORY.md, not memory/facts.yaml → identity'
     ]
+    with (ws / "memory" / "lookup-index.md").open("a", encoding="utf-8") as f:
+        f.write("| who Kim is | memory/facts.yaml → identity |\n")  # another row reaches it by its own need
+    again = cli("hierarchy", "verify", "--workspace", str(ws), "--json", use_root=False)
+    assert again.code == 0, again.out
 
 
 def test_a_line_under_a_sub_heading_of_rules_is_a_rule_and_a_sibling_section_is_not(cli, tmp_path):
@@ -448,3 +452,10 @@ def test_the_builder_takes_the_plan_object_an_agent_sends(cli, tmp_path):
     assert kept.startswith("# memboard hierarchy migration plan") and YAML(typ="safe", pure=True).load(kept)["lines"]
     with pytest.raises(Exception, match="no `lines` list"):
         service.apply_write(ws, {"memory_md": "x"})
+
+
+def test_a_memory_md_that_is_not_utf8_is_refused_in_one_line(cli, tmp_path):
+    ws = make(tmp_path)
+    (ws / "MEMORY.md").write_bytes(b"# Me\n- caf\xe9\n")
+    r = cli("hierarchy", "migrate", "--plan", "--workspace", str(ws), use_root=False)
+    assert r.code == 1 and r.err.strip().endswith("MEMORY.md is not UTF-8 (line 2); nothing written")

@@ -531,3 +531,22 @@ def test_a_previewed_plan_over_places_is_applied_exactly_or_refused_as_stale(tmp
     places.apply_previewed(chosen, fresh, build)
     assert path.read_bytes() == b"# H\n- theirs\n- mine\n"
     assert (home / "global" / "current.md").read_bytes() == b"# g\n"
+
+
+def test_a_workspace_plan_may_move_openclaws_slugged_log_but_never_write_one(tmp_path):
+    (tmp_path / "ws" / "memory").mkdir(parents=True)
+    slug = tmp_path / "ws" / "memory" / "2026-10-01-standup.md"
+    slug.write_bytes(b"# standup\r\n")
+    ws = workspace_tree(tmp_path / "ws")
+    with pytest.raises(MemboardError, match=r"2026-10-02-x\.md is not a path the hierarchy workspace"):
+        run([ws], lambda: assemble("log", None, [ws], [Change.write("memory/2026-10-02-x.md", None, b"x\n", ws.name)]))
+    move = Change(
+        "move",
+        "memory/2026-10-01-standup.md",
+        b"# standup\r\n",
+        None,
+        dest="memory/daily-archive/2026-10/2026-10-01-standup.md",
+        tree=ws.name,
+    )
+    run([ws], lambda: assemble("archive-logs", None, [ws], [move]))
+    assert _files(tmp_path / "ws") == {"memory/daily-archive/2026-10/2026-10-01-standup.md": b"# standup\r\n"}

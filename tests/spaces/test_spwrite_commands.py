@@ -518,3 +518,28 @@ def test_a_global_save_migrates_the_legacy_global_space_first(cli, tmp_path, hom
     assert not legacy.exists()
     assert (homes / "global" / "current.md").read_bytes() == b"# g\n- Last Updated: 2026-06-01 09:30\n\n## A\n- new\n"
     assert (homes / "global" / "history.md").read_text(encoding="utf-8").endswith("> - old\n")
+
+
+def test_a_save_that_would_migrate_is_refused_while_the_skill_dreams_and_one_that_would_not_is_not(
+    cli, tmp_path, homes
+):
+    import os
+
+    (homes / "sleep.lock").write_text(
+        json.dumps({"pid": os.getpid(), "started_at": "2026-06-01T09:00:00Z"}), encoding="utf-8"
+    )
+    p = legacy_space(tmp_path)
+    res = cli("space", "save", "--workspace", str(p), "--current", "-", input=NEW_CURRENT, use_root=False)
+    assert res.code == 1 and "the session-memory skill is dreaming (pid" in res.err
+    assert (p / ".codex" / "session-memory" / "current.md").exists() and not (p / ".session-memory").exists()
+    q = project(tmp_path / "other")
+    assert cli("space", "init", "--workspace", str(q), use_root=False).code == 0
+
+
+def test_a_given_context_is_taken_stripped_as_the_skill_takes_it(cli, tmp_path):
+    p = project(tmp_path)
+    code, patch, _ = dry(
+        cli, "research-save", "--workspace", str(p), "--topic", "t", "--conclusion", "c", "--work-context", "  fork-1 "
+    )
+    assert code == 0
+    assert b"+### 2026-06-01 09:30 [context: fork-1]\n" in patch

@@ -75,3 +75,22 @@ def test_displaced_lines_reach_history_as_one_entry_that_unquotes_to_them(lines,
     if "unclosed" not in history:  # (inside an unclosed fence nothing after it is an entry, for any reader)
         assert len(after.entries) == len(before.entries) + 1
         assert after.entries[-1].heading == "2026-06-01 09:30 [context: c]"
+
+
+def test_the_saves_checks_fail_on_files_that_lost_what_it_wrote():
+    files = {".session-memory/current.md": b"## A\n- a1\n- a2\n", ".session-memory/history.md": b"# H\n"}
+    plan = spaces_write.save_plan(
+        _where(Path("/nowhere/p")), spaces_write.SaveRequest(current="## A\n"), read=files.get
+    )
+    written = {change.path: change.after for change in plan.changes}
+    assert plan.failed_checks(written.get) == []
+    cut = dict(
+        written, **{".session-memory/history.md": written[".session-memory/history.md"].replace(b"> - a2\n", b"")}
+    )
+    assert plan.failed_checks(cut.get) == [
+        "the entry's quoted lines in .session-memory/history.md unquote to the displaced lines"
+    ]
+    rewritten = dict(written, **{".session-memory/history.md": b"# h\n" + written[".session-memory/history.md"][4:]})
+    assert "the old .session-memory/history.md is a prefix of the new" in plan.failed_checks(rewritten.get)
+    other = dict(written, **{".session-memory/current.md": b"## A\n- theirs\n"})
+    assert plan.failed_checks(other.get) == [".session-memory/current.md holds the planned bytes"]

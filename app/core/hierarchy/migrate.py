@@ -99,9 +99,18 @@ def propose_line(line: str, under_rules: bool) -> dict[str, Any]:
     return {**out, "to": "keep", "why": "narrative"}
 
 
+def hot_text(data: bytes) -> str:
+    """MEMORY.md's text; refused in one line when it is not UTF-8 (a plan quotes its lines exactly)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise Refused(f"MEMORY.md is not UTF-8 (line {line}); nothing written") from None
+
+
 def propose(data: bytes, date: str) -> dict[str, Any]:
     """The migration plan proposed for MEMORY.md's bytes, as data: memory_md, date, lines."""
-    text = data.decode("utf-8", "replace")
+    text = hot_text(data)
     lines = hot.lines_of(text)
     heads = {i: (level, h) for i, level, h in hot.headings(lines)}
     out: list[dict[str, Any]] = []
@@ -249,7 +258,7 @@ def decide(plan: dict[str, Any], hot_data: bytes) -> Decided:
             raise UsageError(f"plan line {n}: unknown `to` {to!r} (keep, facts, project:<name>, daily)")
     if sha256(hot_data) != plan["memory_md"]["sha256"]:
         raise Refused("MEMORY.md changed since the plan (its SHA-256 differs); make a new plan; nothing written")
-    lines = hot.lines_of(hot_data.decode("utf-8", "replace"))
+    lines = hot.lines_of(hot_text(hot_data))
     want = {i + 1: line for i, line in enumerate(lines) if line.strip()}
     out = Decided(plan["date"], plan["memory_md"]["sha256"])
     for entry in entries:
@@ -635,16 +644,20 @@ def verify(read: Read, projects: list[str], plan_names: list[str], hot_max_lines
     wanted = [(rel, None) for rel in projects] + [(FACTS_FILE, g) for g in fgroups]
     for path, group in wanted:
         name = path if group is None else f"{path} → {group}"
-        row = next((r for r in rows if _targets(r, path, group)), None)
-        if row is None:
+        own = [r for r in rows if _targets(r, path, group)]
+        if not own:
             where.ok = False
             where.details.append(f"{name}: no row to look it up by")
             continue
-        best = lookup.matches(rows, row.need)
-        if not best or not _targets(best[0], path, group):
+        missed: list[str] = []
+        for row in own:  # reached when one of its rows' own need finds that row's target first
+            best = lookup.matches(rows, row.need)
+            if best and _targets(best[0], path, group):
+                break
+            missed.append(f'lookup "{row.need}" finds {best[0].target if best else "nothing"}, not {name}')
+        else:
             where.ok = False
-            got = best[0].target if best else "nothing"
-            where.details.append(f'lookup "{row.need}" finds {got}, not {name}')
+            where.details.extend(missed)
     checks.append(where)
     return checks
 

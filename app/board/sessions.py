@@ -596,6 +596,12 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         if kind == "note":
             self.board.open_notes(session_id)
             return
+        if kind == "space":  # a P hit: the Spaces screen, on that space
+            self.board.open_spaces(session_id)
+            return
+        if kind == "hierarchy":  # an H hit: the Hierarchy screen
+            self.board.open_hierarchy()
+            return
         if self.select_session(session_id):
             self.table.focus()
         else:

@@ -141,3 +141,13 @@ def test_the_options_go_with_their_kinds(cli, tmp_path):
     done = cli("search", "x", "--kind", "hierarchy", use_root=False, env={"HOME": str(tmp_path)})
     assert done.code == 1 and "no hierarchy workspace" in done.err
     assert cli("search", "", "--kind", "space", use_root=False).code == 2
+
+
+def test_a_cache_that_is_no_database_is_made_again_and_the_files_still_answer(cli, tmp_path):
+    space(cli, tmp_path)
+    assert hits(cli, "parser", "--kind", "space")
+    cache = Path(os.environ["MEMBOARD_STATE_DIR"]) / "search" / "places.sqlite3"
+    assert cache.is_file()
+    cache.write_bytes(b"not a database, " * 512)
+    assert [h["layer"] for h in hits(cli, "parser", "--kind", "space")] == ["hot"]
+    assert cache.read_bytes().startswith(b"SQLite format 3\x00")

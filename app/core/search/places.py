@@ -356,6 +356,14 @@ def _docs(files: list[PlaceFile], query: str) -> dict[str, list[PlaceDoc]]:
     """The files' candidate documents: from the cache, else from the files."""
     try:
         cache = PlaceCache()
+    except sqlite3.DatabaseError as exc:  # not a database (a torn or foreign file): derived data, made again
+        if isinstance(exc, sqlite3.OperationalError):
+            return _scanned(files)  # locked, or unwritable: the files this time
+        try:
+            os.unlink(statepaths.base() / "search" / CACHE_NAME)
+            cache = PlaceCache()
+        except (sqlite3.Error, OSError):
+            return _scanned(files)
     except (sqlite3.Error, OSError):
         return _scanned(files)
     try:

@@ -102,6 +102,7 @@ class SpacesScreen(BrowseScreen[SpaceRow, SpacesModel]):
         self.watcher = SpaceWatch()
         self._flows: SpaceFlows | None = None
         self.painted_at: float | None = None  # when the first rows were on screen (perf_counter)
+        self.wanted: str | None = None  # a space asked for before the first read (search's P hit): selected once read
 
     @property
     def flows(self) -> SpaceFlows:
@@ -173,6 +174,10 @@ class SpacesScreen(BrowseScreen[SpaceRow, SpacesModel]):
         try:
             previous, self.model = self.model, message.model
             before, after = self.swap_model(previous, message.model)
+            if self.wanted is not None and self.wanted in self.model.by_id:
+                wanted, self.wanted = self.wanted, None
+                self.select(wanted)
+                after = self.table.current.id if self.table.current else after
             if after is None:
                 self.show_pane(None)
             elif after != before or after in message.changed or not previous.complete:
@@ -289,7 +294,10 @@ class SpacesScreen(BrowseScreen[SpaceRow, SpacesModel]):
         return super().check_action(action, parameters)
 
     def select_space(self, space_id: str) -> bool:
-        """Move the cursor to a space, clearing the filter if it hides it."""
+        """Move the cursor to a space, clearing the filter if it hides it (before the first read: once read)."""
+        if not self.model.complete:
+            self.wanted = space_id
+            return False
         return space_id in self.model.by_id and self.select(space_id)
 
     # -- keys -------------------------------------------------------------------------------

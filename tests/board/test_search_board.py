@@ -383,6 +383,11 @@ async def test_space_and_hierarchy_hits_are_marked_p_and_h_and_a_p_hit_opens_on_
     (project / ".session-memory").mkdir()
     (project / ".session-memory" / "current.md").write_text("# T\n\n## 下一步\n\n- feed the zebra\n", encoding="utf-8")
     spaces_read.where(str(project))  # a command resolved it: a known space
+    first = tmp_path / "aaa"  # listed before it, so the cursor starts elsewhere
+    (first / ".session-memory").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(first)], check=True)
+    (first / ".session-memory" / "current.md").write_text("# A\n\n## 下一步\n\n- rest\n", encoding="utf-8")
+    spaces_read.where(str(first))
     ws = tmp_path / "ws"
     (ws / "memory").mkdir(parents=True)
     (ws / "MEMORY.md").write_text("# Me\n\n## Pets\n- a zebra called Z\n", encoding="utf-8")
@@ -398,3 +403,8 @@ async def test_space_and_hierarchy_hits_are_marked_p_and_h_and_a_p_hit_opens_on_
         assert shown_ids(screen) == ["P", "H"]
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(pilot.app.screen, SpacesScreen), "the Spaces screen opened")
+        spaces = pilot.app.screen
+        target = str(project / ".session-memory")
+        await until(
+            pilot, lambda: spaces.table.current is not None and spaces.table.current.id == target, "the space selected"
+        )

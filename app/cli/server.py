@@ -9,6 +9,7 @@ from ..core.errors import MemboardError, UsageError
 from .args import root_of
 
 MCP_PACKAGES = ("mcp", "mcp_types", "pydantic")
+NO_ROOT = "no memory root"  # how config.resolve_root says that no root is named anywhere
 
 
 def mcp_server() -> ModuleType:
@@ -34,7 +35,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     try:
         config.resolve_root(getattr(args, "root", None))
-    except UsageError:
+    except UsageError as exc:
+        if not str(exc).startswith(NO_ROOT):  # a config file that cannot be read is its own error
+            raise
         server.serve(None)
         return 0
     root = root_of(args)

@@ -233,3 +233,21 @@ def test_an_invalid_config_is_a_tool_error_for_reads_and_writes(agent):
         message = agent.refusal(tool, workspace=str(p), **extra)
         assert "config.toml" in message, (tool, message)
     assert files(p) == before
+
+
+def test_an_unreadable_config_still_stops_the_server_in_one_line(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    env = places_env(home)
+    (home / "state").mkdir()
+    (home / "state" / "config.toml").write_text("root = [unclosed\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "memboard", "mcp"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        env=env,
+        cwd=home,
+        timeout=120,
+    )
+    err = done.stderr.decode()
+    assert done.returncode != 0 and done.stdout == b"" and err.startswith("memboard: ") and err.count("\n") == 1, err

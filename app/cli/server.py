@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from types import ModuleType
 
+from ..core import config
 from ..core.errors import MemboardError, UsageError
 from .args import root_of
 
@@ -31,8 +32,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     MEMBOARD_ROOT or the config is refused first. With no root named anywhere (and no ./memory), the space and
     hierarchy tools are served alone: they need no memory root."""
     server = mcp_server()
-    from ..core import config
-
     try:
         config.resolve_root(getattr(args, "root", None))
     except UsageError as exc:

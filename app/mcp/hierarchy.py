@@ -10,6 +10,8 @@ dry run. There is no allow_secrets. These tools need no memory root.
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -157,8 +159,6 @@ class HierarchyTools:
         MEMORY.md with a proposed destination (keep, facts with key and value, project:<name>, daily), by rules,
         not understanding. Decide each line's `to` (and `key`/`value` for facts), then pass the plan to
         hierarchy_migrate_apply."""
-        import json
-
         from ..core.hierarchy import migrate  # lazy: only the migration tools load it
 
         return ok(json.loads(migrate.dump_json(hierarchy_migrate.plan_result(workspace_of(workspace)))))
@@ -213,8 +213,6 @@ class HierarchyTools:
         if not text.strip():
             raise UsageError("nothing to append: the text is empty")
         if date is not None:
-            import datetime as dt
-
             try:
                 dt.date.fromisoformat(date)
             except ValueError:

@@ -95,8 +95,9 @@ def place_text(hit: PlaceHit, style: dict[str, Style]) -> Text:
 
 def place_hits(query: str) -> list[PlaceHit]:
     """The known spaces' hot files' hits, then the hierarchy workspace's (none when no workspace is found)."""
+    # lazy: the spaces' and hierarchy's search loads with the first search, not with the board
     from ...core.hierarchy.workspace import resolve_workspace
-    from ...core.search import places
+    from ...core.search import places  # lazy: see above
 
     found = places.search_places(places.known_space_files(False, False), query, LIMIT)
     try:

@@ -22,11 +22,13 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from ..errors import MemboardError
 from ..files import statepaths
 from .engine import Matcher, check_query, make_snippet
 
@@ -130,7 +132,7 @@ def known_space_files(research: bool, archive: bool) -> list[PlaceFile]:
     """The files of every known space (space_roots, the spaces memboard resolved, the skill's registry), each read
     where its memory is (its folder, else its legacy folder)."""
     from ..spaces.known import known  # lazy: only --kind space reads the known spaces
-    from ..spaces.resolve import legacy_folders
+    from ..spaces.resolve import legacy_folders  # lazy: as known, only --kind space needs it
 
     out: list[PlaceFile] = []
     for space in known():
@@ -217,7 +219,6 @@ def documents(parser: str, data: bytes) -> list[PlaceDoc]:
 
 def _facts(data: bytes) -> list[PlaceDoc]:
     """Each leaf of facts.yaml as `<key path>: <value>` (a file that does not parse: by its lines, so it is found)."""
-    from ..errors import MemboardError
     from ..hierarchy import facts  # lazy: only a changed facts.yaml is parsed (ruamel.yaml is slow to load)
 
     try:
@@ -234,9 +235,7 @@ def _stat(path: str) -> tuple[int, int] | None:
         st = os.stat(path)
     except OSError:
         return None
-    import stat as S
-
-    return (st.st_size, st.st_mtime_ns) if S.S_ISREG(st.st_mode) else None
+    return (st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
 
 
 def _read(path: str) -> bytes | None:

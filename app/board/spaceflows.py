@@ -144,7 +144,10 @@ class PlaceRunner(FlowRunner):
         headline.insert(0, f"patch base: {base}")
         names = ", ".join(f"{p.kind.name} {p.real}" for p in touched(plan, places)) or "none"
         headline.insert(1, f"places: {names}")
-        return build(shown, headline)
+        view = build(shown, headline)
+        if not view.pending and view.diff:  # a space's files have no rows or sections to word: the lines themselves
+            view.readable = [*view.readable, ViewLine(""), *view.raw]
+        return view
 
     def refuse_message(self, op: str, title: str, text: str) -> None:
         """Say why a flow cannot start, and end it (nothing written)."""

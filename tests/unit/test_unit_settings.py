@@ -13,7 +13,21 @@ from memboard.core.errors import UsageError
 
 def test_every_key_in_the_table_is_one_config_set_names_with_its_help():
     assert list(config.KEYS) == [key.name for key in config.TABLE]
-    assert set(config.KEYS) == {"root", "agent_name", "stale_days", "theme", "lock_timeout", "settle_seconds", "keymap"}
+    assert set(config.KEYS) == {
+        "root",
+        "agent_name",
+        "stale_days",
+        "theme",
+        "lock_timeout",
+        "settle_seconds",
+        "space_roots",
+        "space_stale_days",
+        "hierarchy_workspace",
+        "hot_max_lines",
+        "hot_max_tokens",
+        "facts_stale_days",
+        "keymap",
+    }
     for key in config.TABLE:
         assert key.help and isinstance(key.kind, type)
 
@@ -77,8 +91,36 @@ def test_the_tables_defaults_are_the_ones_their_users_fall_back_to():
         "theme": DEFAULT_THEME,
         "lock_timeout": DEFAULT_LOCK_TIMEOUT,
         "settle_seconds": SETTLE_WINDOW,
+        "space_roots": None,
+        "space_stale_days": 14,
+        "hierarchy_workspace": None,
+        "hot_max_lines": 80,
+        "hot_max_tokens": 1000,
+        "facts_stale_days": 30,
         "keymap": None,
     }
+
+
+def test_the_spaces_and_hierarchy_keys_parse_store_and_read_strictly(cli, tmp_path, monkeypatch):
+    import os
+
+    path = tmp_path / "config.toml"
+    monkeypatch.setenv("MEMBOARD_CONFIG", str(path))
+    res = cli("config", "set", "space_roots", f"{tmp_path / 'a'}{os.pathsep}{tmp_path / 'b'}", use_root=False)
+    assert res.code == 0, res.err
+    assert config.settings().value("space_roots") == (str(tmp_path / "a"), str(tmp_path / "b"))
+    res = cli("config", "set", "hot_max_lines", "0", use_root=False)
+    assert res.code == 2 and res.err.strip().splitlines() == ["memboard: hot_max_lines must be 1 or more"]
+    res = cli("config", "set", "facts_stale_days", "soon", use_root=False)
+    assert res.code == 2 and "facts_stale_days must be a whole number, not 'soon'" in res.err
+    (tmp_path / "file").write_text("x")
+    res = cli("config", "set", "hierarchy_workspace", str(tmp_path / "file"), use_root=False)
+    assert res.code == 2 and "is not a folder" in res.err
+    path.write_text("space_stale_days = -3\nspace_roots = 7\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="config space_stale_days must be a whole number, 0 or more, not -3"):
+        config.settings().value("space_stale_days")
+    with pytest.raises(UsageError, match="config space_roots must be an array of folder names"):
+        config.settings().value("space_roots")
 
 
 def test_the_keymap_is_a_table_in_the_file_that_config_reads_and_set_refuses_in_one_line(cli, tmp_path, monkeypatch):

@@ -550,3 +550,24 @@ def test_a_workspace_plan_may_move_openclaws_slugged_log_but_never_write_one(tmp
     )
     run([ws], lambda: assemble("archive-logs", None, [ws], [move]))
     assert _files(tmp_path / "ws") == {"memory/daily-archive/2026-10/2026-10-01-standup.md": b"# standup\r\n"}
+
+
+def test_an_agents_answer_of_a_dry_run_names_base_places_and_the_patch(tmp_path):
+    from memboard.service.places import place_change_json
+
+    previewed, written = tmp_path / "a", tmp_path / "b"
+    _layout(previewed)
+    _layout(written)
+    chosen, plan = _plan(previewed)
+    answer = place_change_json(plan, chosen, dry_run=True, result={"op": "mixed"})
+    assert answer["op"] == "mixed" and answer["base"] == str(previewed.resolve()) and answer["dry_run"] is True
+    assert [p["kind"] for p in answer["places"]] == ["project", "session-memory home"]
+    assert answer["changes"][0] == "modify home/global/history.md"  # the other place's steps are written first
+    assert answer["notes"][-1] == "dry run: nothing written"
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    subprocess.run(
+        ["git", "-C", answer["base"], "apply", "-"], input=answer["diff"].encode(), check=True, capture_output=True
+    )
+    run(_plan(written)[0], lambda: _plan(written)[1])
+    assert _files(previewed) == _files(written)

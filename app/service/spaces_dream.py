@@ -1,9 +1,12 @@
 """The builders of `space dream` and `space archive` (issue 24 §4, §8), as both faces (CLI, MCP) call them.
 
 Each resolves the space (resolve.py), makes its places (the project, or the global home for the global space,
-and the global home for the snapshots), fixes the clock and returns a `Run`: the places and the plan's build,
-and for archive the second plan's build. The steps are core/spaces/cold.py's. An archive applies in two plans,
-so the archive files are written and verified before the sources change; its preview is one plan of both.
+and the global home for the snapshots; the legacy homes while there is legacy data to migrate), fixes the clock
+and returns a `Run`: the places and the builds of its plans. The steps are core/spaces/cold.py's, read as the
+legacy data's migration (spaces_migrate) leaves the files, the migration first in the plan. An archive applies
+as the migration (when there is one), then the archive files, written and verified, with its journal in the
+space's local state, then the sources; its preview is one plan of all. `half_archived_findings` is what
+`space check` asks of a space.
 """
 
 from __future__ import annotations

@@ -290,6 +290,13 @@ def ages(folder: Path) -> Ages:
     )
 
 
+def _half_archived(decision: Where) -> list[JSON]:
+    """The half_archived findings (an archive stopped between its two writes: see spaces_dream)."""
+    from .spaces_dream import half_archived_findings  # lazy: the writes' module loads the engine
+
+    return half_archived_findings(decision)
+
+
 def _legacy_candidates(decision: Where) -> list[Path]:
     """Every legacy folder that exists for where's target (holding memory files or not)."""
     if decision.target is None:
@@ -299,13 +306,6 @@ def _legacy_candidates(decision: Where) -> list[Path]:
     else:
         folders = [decision.target.parent / d / LEGACY_NAME for d in LEGACY_DIRS]
     return [f for f in folders if f.is_dir() and not f.is_symlink()]
-
-
-def _half_archived(decision: Where) -> list[JSON]:
-    """The half_archived findings (an archive stopped between its two writes: see spaces_dream)."""
-    from .spaces_dream import half_archived_findings  # lazy: the writes' module loads the engine
-
-    return half_archived_findings(decision)
 
 
 def half_migrated(decision: Where) -> list[JSON]:
@@ -546,9 +546,7 @@ def space_list() -> Read:
             flags.append("dream-due")
         if info.archive_due:
             flags.append("archive-due")
-        from .spaces_dream import half_archived_findings  # lazy (spdream's): an archive stopped mid-way
-
-        if half_archived_findings(decision):
+        if _half_archived(decision):
             flags.append("half-archived")
         items.append(item)
     return Read(items)

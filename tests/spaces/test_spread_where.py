@@ -4,12 +4,14 @@ validation rule, legacy folders), and its agreement with the session-memory skil
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from tests.support.peers import run_skill
+from tests.support.peers import PEER, run_skill, skill
 
 
 @pytest.fixture(autouse=True)
@@ -290,3 +292,32 @@ def test_where_refuses_where_the_skill_refuses(cli, tmp_path):
         assert theirs["code"] == "1" and "Invalid session-memory config" in theirs["err"], theirs["err"]
         code, ours, _ = where(cli, p)
         assert code == 1 and ours["problem"].startswith("invalid config ")
+
+
+def test_where_names_the_legacy_folder_the_legacy_skill_uses(cli, tmp_path):
+    """Run directly, the skill's scripts are the legacy writer: the folder they pick is memboard's legacy one, by
+    the same rule, and memboard's target is its migration target beside it."""
+    skill()
+    legacy_home = tmp_path / "codexhome" / "session-memory"  # a fresh sleep check: no background dream starts
+    legacy_home.mkdir(parents=True)
+    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
+    (legacy_home / "state.json").write_text(json.dumps({"version": 1, "last_sleep_check_at": stamp}), encoding="utf-8")
+    script = PEER / "upstream" / "scripts" / "restore_session_memory.py"
+    for with_git in (False, True):
+        p = tmp_path / f"legacy{int(with_git)}"
+        (p / "a" / "b").mkdir(parents=True)
+        if with_git:
+            (p / ".git").mkdir()
+        (p / ".codex" / "session-memory").mkdir(parents=True)
+        (p / ".codex" / "session-memory" / "history.md").write_text("# h\n", encoding="utf-8")
+        ran = subprocess.run(
+            [sys.executable, str(script), "--workspace", str(p / "a" / "b")],
+            cwd=p,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        theirs = dict(line.split("=", 1) for line in ran.stdout.splitlines() if "=" in line and "[" not in line)
+        _, ours, _ = where(cli, p / "a" / "b")
+        assert ours["legacy"] == [theirs["target_dir"]] and ours["rule"] == theirs["scope"]
+        assert ours["target"] == str(p / ".session-memory") and ours["project_root"] == theirs["project_root"]

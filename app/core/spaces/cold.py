@@ -4,9 +4,11 @@ The formats are archive.py's and dream.py's; this module reads a space's files a
 trees the engine writes (anything with `read`, `listdir` and `abs`), and turns the formats' answers into plan
 steps: changes in the space's tree (named SPACE) and in the global home's (HOME; the same tree for the global
 space). An archive is applied in two plans so that the archive files are written and verified before any
-source changes: `archive_plan` (both, the preview's patch) and `finish_plan`, built again on the fresh sources,
-which removes only the ranges still byte-identical to the moved ones (what a crash between the two leaves is
-what the next run's `finish_plan` does).
+source changes: `archive_steps` (both, the preview's patch) and `finish_steps`, built again on the fresh sources,
+which removes only the ranges still byte-identical to the moved ones. A crash between the two leaves the
+moved ranges in both files; the archive's journal (kept by the caller in local state, written before the
+archive files: how many entries the archive's tail got, its bytes, the source's bytes once finished) tells
+such a half-done move from two identical entries, and the next archive finishes it (`journal_pending`).
 """
 
 from __future__ import annotations

@@ -171,16 +171,16 @@ class Hit(NamedTuple):
     heading: str | None
 
 
-def skill_lines(data: bytes) -> list[str]:
+def skill_lines(text: str) -> list[str]:
     """A file's lines as the skill's search reads them: text mode (universal newlines), then str.splitlines."""
-    text = data.decode("utf-8", "replace")
     return text.replace("\r\n", "\n").replace("\r", "\n").splitlines()
 
 
 def _entry_headings(lines: list[str], wanted: list[int]) -> list[str | None]:
     """For each line index in wanted (ascending), the heading line of the entry it is in (None in the preamble):
     entries.boundaries run on the only lines it can act on (`### ` and fence-like lines)."""
-    picked = [i for i, line in enumerate(lines) if line.startswith(_MAYBE) and (i == 0 or not line.startswith(BOM))]
+    upto = lines[: wanted[-1] + 1] if wanted else []  # (a line's entry depends on the lines before it only)
+    picked = [i for i, line in enumerate(upto) if line.startswith(_MAYBE) and (i == 0 or not line.startswith(BOM))]
     starts = [picked[k] for k in entries_mod.boundaries([lines[i] for i in picked])]
     out: list[str | None] = []
     for index in wanted:
@@ -194,7 +194,7 @@ def _section_headings(lines: list[str], wanted: list[int]) -> list[str | None]:
     by_line: list[str | None] = []
     heading: str | None = None
     fence = ""
-    for index, line in enumerate(lines):
+    for index, line in enumerate(lines[: wanted[-1] + 1] if wanted else []):
         body = line[len(BOM) :] if index == 0 and line.startswith(BOM) else line
         opened = _FENCE.match(body)
         stripped = body.strip()
@@ -216,9 +216,10 @@ def search_file(path: Path, rel: str, layer: str, query: str, limit: int) -> lis
     if data is None:
         return []
     wanted = query.lower()
-    if wanted not in data.decode("utf-8", "replace").lower():  # lower is per character: a quick no for the file
+    text = data.decode("utf-8", "replace")
+    if wanted not in text.lower():  # lower is per character: a quick no for the file
         return []
-    lines = skill_lines(data)
+    lines = skill_lines(text)
     found: list[int] = []
     for index, line in enumerate(lines):
         if wanted in line.lower():

@@ -142,9 +142,10 @@ def main() -> int:
     )
 
     cpu = {}  # the facts figures' own CPU time too: on a loaded machine wall time mostly measures the others
-    for name, cmd in (("set", set_cmd), ("pass", PASS)):
+    for name, cmd in (("set", set_cmd), ("lint", lint_cmd), ("pass", PASS)):
         cpu[name] = median([sample(cmd, env).cpu for _ in range(opts.runs)])
     print(f"facts set --dry-run CPU: {cpu['set'] * 1000:.0f} ms (python -c pass: {cpu['pass'] * 1000:.0f} ms)")
+    print(f"hierarchy lint CPU: {cpu['lint'] * 1000:.0f} ms (python -c pass: {cpu['pass'] * 1000:.0f} ms)")
 
     get_cmd = [*mb, "facts", "get", middle, "--workspace", str(big)]
     times, base = time_process(get_cmd, env, opts.runs, baseline=PASS)

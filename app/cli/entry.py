@@ -41,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     with replacing():  # never crash on text that is not valid UTF-8
         args = parse(raw if argv is not None else None)
         code = run(args)
-    if argv is None and args.handler.startswith(("search:", "spaces_read:")):
+    lookup_read = args.handler == "hierarchy_cmd:cmd_lookup" and args.words[:1] != ["add"]  # (a read, as search)
+    if argv is None and (args.handler.startswith(("search:", "spaces_read:")) or lookup_read):
         leave(code)
     return code
 

@@ -148,3 +148,23 @@ def test_a_target_outside_the_workspace_and_its_parent_is_never_read(cli, ws, ta
     (ws / "memory" / "lookup-index.md").write_text(f"| Need | Go |\n|---|---|\n| outside | {target} |\n")
     a = look(cli, ws, "outside")
     assert a["text"] is None and a["missing"]
+
+
+def test_crlf_and_bom_files_resolve_the_same_lines(cli, ws):
+    (ws / "memory" / "lookup-index.md").write_bytes(b"\xef\xbb\xbf" + INDEX.replace("\n", "\r\n").encode())
+    (ws / "memory" / "facts.yaml").write_bytes(b"\xef\xbb\xbf" + FACTS.replace("\n", "\r\n").encode())
+    (ws / "memory" / "project-book.md").write_bytes(BOOK.replace("\n", "\r\n").encode())
+    a = look(cli, ws, "identity")
+    assert a["text"] == "identity:\n  name: Kim\n  email: kim@example.com  # work\n"
+    text = cli("lookup", "identity", "--workspace", str(ws), use_root=False).out
+    assert text.split("\n", 2)[2] == a["text"]
+    assert look(cli, ws, "book", "plan")["text"] == "## Plan\nwrite it\n### Detail\nchapter 1\n"
+    r = cli("lookup", "book", "--all", "--workspace", str(ws), use_root=False)
+    assert r.out.count("(lookup-index.md line ") == 2
+
+
+def test_lookup_as_a_process_prints_its_answer_and_exit_status(cli_process, ws):
+    r = cli_process("lookup", "book", "plan", "--workspace", str(ws), use_root=False)
+    assert (r.code, r.out.splitlines()[-1]) == (0, "chapter 1")
+    r = cli_process("lookup", "zebra", "--workspace", str(ws), use_root=False)
+    assert (r.code, r.out, r.err) == (1, "", 'memboard: no lookup row matches "zebra"\n')

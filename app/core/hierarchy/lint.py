@@ -194,7 +194,10 @@ def read_workspace(workspace: str) -> Workspace:
             ws.facts = f.read()
     except OSError:
         ws.facts = None
-    ws.index, _ = read_text(os.path.join(workspace, lookup.LOOKUP_FILE))
+    ws.index, problem = read_text(os.path.join(workspace, lookup.LOOKUP_FILE))
+    if ws.index is None and problem is not None and problem.startswith("not UTF-8"):
+        with open(os.path.join(workspace, lookup.LOOKUP_FILE), "rb") as f:  # as `lookup` reads it: U+FFFD
+            ws.index = f.read().decode("utf-8", "replace")
     ws.projects = project_files(workspace)
     ws.logs = daily.list_logs(workspace)
     plans = glob.glob(os.path.join(glob.escape(os.path.join(workspace, MIGRATIONS_DIR)), "*-plan.yaml"))

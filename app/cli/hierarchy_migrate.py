@@ -78,7 +78,8 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(patch.decode("utf-8", "replace"))
         sys.stdout.flush()
-        print("dry run: nothing written" if patch else "dry run: nothing to change", file=sys.stderr)
+        for note in applied.notes():
+            print(note, file=sys.stderr)
         return 0
     if not applied.done:
         print("nothing to change" + (" (this plan was applied)" if applied.finished else ""))

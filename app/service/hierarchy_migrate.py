@@ -79,12 +79,19 @@ class Applied:
         return self.writes[0].base if self.writes else self.base
 
     def as_json(self) -> dict[str, Any]:
-        """The command's JSON: workspace, dry_run, changes, done, and (after a write) the checklist."""
-        changes = [c for w in self.writes for c in w.as_json()["changes"]]
+        """The command's JSON, as every plan over places answers (`workspace`, `base`, `places`, `dry_run`,
+        `changes`, `done`), with the dry run's patch (`diff`) or, after a write, the checklist (`verify`)."""
+        answers = [w.as_json() for w in self.writes]
+        base = self.patch_base()
+        places: list[Any] = []
+        for a in answers:
+            places.extend(p for p in a.get("places", []) if p not in places)
         out: dict[str, Any] = {
-            "workspace": str(self.patch_base()) if self.patch_base() else None,
+            "workspace": str(base) if base else None,
+            "base": str(base) if base else None,
+            "places": places,
             "dry_run": self.dry_run,
-            "changes": changes,
+            "changes": [c for a in answers for c in a["changes"]],
             "done": self.done,
         }
         if self.dry_run:
@@ -92,6 +99,10 @@ class Applied:
         else:
             out["verify"] = checks_json(self.checks)
         return out
+
+    def notes(self) -> list[str]:
+        """What a dry run says after its patch: the encodings it keeps, that nothing was written."""
+        return self.writes[0].notes() if self.writes else ["dry run: nothing to change"]
 
 
 def checks_json(checks: list[Any]) -> dict[str, Any]:

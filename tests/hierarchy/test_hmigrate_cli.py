@@ -444,7 +444,8 @@ def test_the_builder_takes_the_plan_object_an_agent_sends(cli, tmp_path):
         if item["to"] == "facts" and item["key"] is None:
             item["to"] = "keep"
     preview = service.apply_write(ws, data, dry_run=True)
-    assert preview.as_json()["dry_run"] is True
+    assert preview.as_json()["dry_run"] is True and preview.as_json()["base"] == str(ws.resolve())
+    assert preview.as_json()["places"] == [{"kind": "hierarchy workspace", "path": str(ws.resolve())}]
     assert "\n-- Email: kim.lee@example.com\n" in preview.as_json()["diff"] and not (ws / "memory").exists()
     applied = service.apply_write(ws, data)
     assert applied.as_json()["verify"]["ok"] is True

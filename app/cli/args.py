@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from ..core.errors import UsageError
 
-if TYPE_CHECKING:  # the space reads and `lookup` build their parser from here and need no memory root
+if TYPE_CHECKING:  # the root's module is loaded by the commands that use a root (`lookup` and the space reads never do)
     from ..core.files.root import MemoryRoot
 
 
@@ -23,8 +23,8 @@ class OneLineParser(argparse.ArgumentParser):
 
 def root_of(args: argparse.Namespace) -> MemoryRoot:
     """The MemoryRoot named by --root, MEMBOARD_ROOT, the config, or ./memory."""
-    from ..core import config  # lazy: `lookup` reads no root (a whole-process speed target)
-    from ..core.files.root import MemoryRoot  # lazy: see the import above
+    from ..core import config  # lazy: `lookup` and the space reads read no root (whole-process speed targets)
+    from ..core.files.root import MemoryRoot  # lazy: as config above
 
     return MemoryRoot(config.resolve_root(getattr(args, "root", None)))
 

@@ -11,13 +11,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from ..core.errors import Refused, UsageError
+from ..core.hierarchy import migrate
+from ..service import hierarchy_migrate as service
+from ..service.hierarchy import workspace_of
+from .output import dump
 
 
 def _workspace(args: argparse.Namespace) -> object:
     """The workspace the command works on."""
-    from ..service.hierarchy import workspace_of
 
     return workspace_of(getattr(args, "workspace", None), getattr(args, "root", None))
 
@@ -30,10 +34,6 @@ def _out(text: str) -> None:
 
 def cmd_migrate(args: argparse.Namespace) -> int:
     """`hierarchy migrate --plan [--out FILE]` or `--apply PLAN [--dry-run]`."""
-    from pathlib import Path
-
-    from ..core.hierarchy import migrate
-    from ..service import hierarchy_migrate as service
 
     workspace = Path(str(_workspace(args)))
     if args.plan:
@@ -64,8 +64,6 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         raise Refused(f"the plan {args.apply} cannot be read: {exc.strerror or exc}; nothing written") from None
     applied = service.apply_write(workspace, data, args.dry_run, args.allow_secrets)
     if args.json:
-        from .output import dump
-
         dump(applied.as_json())
         return 0
     if args.dry_run:
@@ -91,15 +89,9 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """`hierarchy verify [--json]`: the seed's checklist; exit 1 when an item fails."""
-    from pathlib import Path
-
-    from ..core.hierarchy import migrate
-    from ..service import hierarchy_migrate as service
 
     checks = service.verify_checks(Path(str(_workspace(args))))
     if args.json:
-        from .output import dump
-
         dump(service.checks_json(checks))
     else:
         _out(migrate.render_checks(checks))

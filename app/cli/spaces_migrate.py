@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 
 from ..core.errors import UsageError
+from ..service import spaces_migrate
 from .placeout import run_place_plan
 
 
@@ -24,7 +25,6 @@ def _workspace(args: argparse.Namespace) -> str | None:
 
 def cmd_migrate(args: argparse.Namespace) -> int:
     """`space migrate [--global]`: move the legacy folders' files to the new paths, verified."""
-    from ..service import spaces_migrate
 
     places, build = spaces_migrate.migrate_plan(_workspace(args), args.scope, args.global_home)
     return run_place_plan(places, build, args.dry_run, args.json, spaces_migrate.migrate_json)
@@ -32,7 +32,6 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 def cmd_add(args: argparse.Namespace) -> int:
     """`space add NAME SUBDIR`: one route more in the project's config.toml."""
-    from ..service import spaces_migrate
 
     places, build = spaces_migrate.add_plan(_workspace(args), args.scope, args.name, args.subdir, args.allow_secrets)
     return run_place_plan(places, build, args.dry_run, args.json, spaces_migrate.add_json)

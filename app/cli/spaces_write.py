@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import UsageError
+from ..service import spaces_read, spaces_write
+from .placeout import show_place_plan
 
 
 def _where(args: argparse.Namespace) -> Any:
     """The space of --workspace / --scope; a usage error when the workspace is not a folder, the config's one
     line (exit 1) when it is invalid."""
-    from ..service import spaces_read
 
     raw: str | None = args.workspace
     if raw is not None and not Path(raw).expanduser().is_dir():
@@ -44,7 +45,6 @@ def _read_input(name: str, raw: str) -> str:
 
 def _show(args: argparse.Namespace, built: Any) -> int:
     """Print a plan the service built (dry run) or wrote: the patch, the JSON or the outcome."""
-    from .placeout import show_place_plan
 
     plan, places = built
     return show_place_plan(plan, places, bool(args.dry_run), bool(args.json), lambda p: p.result)
@@ -52,7 +52,6 @@ def _show(args: argparse.Namespace, built: Any) -> int:
 
 def cmd_init(args: argparse.Namespace) -> int:
     """`space init`: create the space's files from the skill's templates, never touching one that exists."""
-    from ..service import spaces_write
 
     return _show(args, spaces_write.init(_where(args), bool(args.dry_run)))
 
@@ -70,7 +69,6 @@ def _sections(raw: list[str]) -> tuple[tuple[str, str], ...]:
 
 def cmd_save(args: argparse.Namespace) -> int:
     """`space save`: the new current.md (or sections), displaced lines kept in history.md."""
-    from ..service import spaces_write
 
     stdin_users = [
         name for name, value in (("--current", args.current), ("--history-entry", args.history_entry)) if value == "-"
@@ -92,7 +90,6 @@ def cmd_save(args: argparse.Namespace) -> int:
 
 def cmd_research_save(args: argparse.Namespace) -> int:
     """`space research-save`: append one research entry (the skill's) to research.md."""
-    from ..service import spaces_write
 
     request = spaces_write.ResearchRequest(
         topic=args.topic,

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import Refused
+from ..core.hierarchy import migrate
+from ..core.hierarchy.lint import project_files, read_workspace
 from .hierarchy import Written, limits, local_today, write
 
 
 def plan_result(workspace: Path, today: str | None = None) -> dict[str, Any]:
     """`hierarchy migrate --plan`: the proposed plan as data (memory_md, date, lines)."""
-    from ..core.hierarchy import migrate
 
     try:
         data = (workspace / migrate.HOT_FILE).read_bytes()
@@ -35,14 +36,12 @@ def plan_result(workspace: Path, today: str | None = None) -> dict[str, Any]:
 
 def _projects(workspace: Path) -> list[str]:
     """The workspace's project files, relative."""
-    from ..core.hierarchy.lint import project_files
 
     return project_files(str(workspace))
 
 
 def _plans(workspace: Path) -> list[str]:
     """The applied plans in memory/migrations/, relative."""
-    from ..core.hierarchy.lint import read_workspace
 
     return read_workspace(str(workspace)).plans
 
@@ -119,7 +118,6 @@ def apply_write(
 ) -> Applied:
     """`hierarchy migrate --apply PLAN`: the decided plan (the file's bytes, or the plan object an agent sends,
     kept as its YAML) applied in the seed's order (or previewed, dry_run)."""
-    from ..core.hierarchy import migrate
 
     plan_bytes = plan if isinstance(plan, bytes) else _plan_bytes(plan)
     day = today or local_today().isoformat()
@@ -161,7 +159,6 @@ def apply_write(
 def _plan_bytes(plan: dict[str, Any]) -> bytes:
     """A plan object as the bytes kept in memory/migrations/: its YAML, or JSON when it is no plan's shape
     (load then refuses it in one line)."""
-    from ..core.hierarchy import migrate
 
     try:
         return migrate.dump_yaml(plan).encode("utf-8")
@@ -180,6 +177,5 @@ def _secrets(plan: dict[str, Any]) -> dict[str, str | None]:
 
 def verify_checks(workspace: Path) -> list[Any]:
     """`hierarchy verify`: the seed's checklist over the workspace as it is."""
-    from ..core.hierarchy import migrate
 
     return migrate.verify(_reader(workspace), _projects(workspace), _plans(workspace), limits().hot_max_lines)

@@ -171,7 +171,7 @@ class Facts:
 def _yaml(kind: str = "rt", version: tuple[int, int] | None = None) -> Any:
     """A ruamel.yaml instance (cached): its parser's events carry every node's position (the safe parser: the
     round-trip one's comment gathering costs a third more, and memboard reads comments from the text itself)."""
-    from ruamel.yaml import YAML
+    from ruamel.yaml import YAML  # lazy: ruamel.yaml (10 ms) loads only for commands that read facts.yaml
 
     y = YAML(typ=kind, pure=True)
     if version is not None:
@@ -181,7 +181,7 @@ def _yaml(kind: str = "rt", version: tuple[int, int] | None = None) -> Any:
 
 def _events(text: str) -> list[Any]:
     """ruamel.yaml's events of text, or FactsInvalid with the problem's line and column."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError  # lazy: as above
 
     try:
         return list(_yaml("safe").parse(text))
@@ -236,7 +236,8 @@ def parse_text(source: Text, known: dict[str, Node] | None = None) -> Facts:
             pending_key[-1] = node
         else:
             key = pending_key[-1]
-            assert key is not None
+            if key is None:  # a value with no key before it: the parser never gives one
+                raise FactsInvalid("memory/facts.yaml holds a mapping value without a key")
             parent.pairs.append((key, node))
             pending_key[-1] = None
 
@@ -468,7 +469,7 @@ def resolved_tag(node: Node, version: tuple[int, int] | None = None) -> str:
 @cache
 def _implicit_tag(value: str, implicit: tuple[bool, bool], version: tuple[int, int] | None) -> str:
     """The tag YAML (1.2, or version) resolves a scalar of this text and implicitness to."""
-    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.nodes import ScalarNode  # lazy: as YAML above
 
     return str(_yaml("safe", version).resolver.resolve(ScalarNode, value, implicit))
 
@@ -504,7 +505,7 @@ def _json_key(key: Node) -> str:
 
 def _scalar_value(node: Node) -> Any:
     """A scalar's value, constructed as YAML 1.2 reads it (dates, times as ISO text; bytes as their base64)."""
-    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.nodes import ScalarNode  # lazy: as YAML above
 
     y = _yaml("safe")
     tag = resolved_tag(node)
@@ -1001,7 +1002,9 @@ def _verify_part(facts: Facts, text: str, at: int, spans: list[tuple[int, int]])
     old file's, read in the same parser state (a top-level key at column 0 starts a line in both), so the whole
     file reads as the changed tree. Anything less plain is verified on the whole file."""
     root = facts.root
-    assert root is not None
+    if root is None:  # (the caller passes only a file with a root) nothing around a change to keep: the whole file
+        _verify(facts.source, text, root)
+        return
     delta = len(text) - len(facts.text)
     first = max(0, min(len(spans) - 1, next((i for i, (a, b) in enumerate(spans) if a <= at < b), len(spans) - 1)))
     start, end = spans[first][0], spans[first][1]
@@ -1243,7 +1246,8 @@ def todo_add(data: bytes, item: str, *, today: dt.date) -> Edit:
         if empty:
             at, text = _first_todo(facts, key, seq, scalar)
             new_seq = Node("seq", 0, 0, items=[_scalar_of(scalar)])
-            assert facts.root is not None
+            if facts.root is None:  # a todos found in the file means a root mapping holds it
+                raise FactsInvalid("memory/facts.yaml has no top-level mapping")
             facts.root.pairs = [(k, new_seq if v is seq else v) for k, v in facts.root.pairs]
         else:
             indent = _column(facts, seq)

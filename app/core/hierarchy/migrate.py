@@ -202,8 +202,9 @@ class Decided:
 
 def load(data: bytes) -> dict[str, Any]:
     """A plan file's data (YAML 1.2 or JSON); a one-line refusal when it is no plan."""
+    # lazy: ruamel.yaml is loaded only to read a plan back, not by --plan's proposal
     from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.error import YAMLError  # lazy: as above
 
     try:
         plan = YAML(typ="safe", pure=True).load(data.decode("utf-8-sig"))
@@ -374,7 +375,7 @@ def _todo_items(parsed: facts.Facts) -> list[str]:
 def _facts_step(before: bytes | None, decided: Decided, today: str) -> tuple[bytes, list[str]]:
     """facts.yaml with every fact of the plan at its key (created as init creates it when absent); the
     facts already there with the same value are left as they are."""
-    import datetime as dt
+    import datetime as dt  # lazy: only a migration that writes facts needs dates
 
     day = dt.date.fromisoformat(today)
     data = before if before is not None else FACTS_HEADER.format(today=today).encode()
@@ -576,36 +577,53 @@ def verify(read: Read, projects: list[str], plan_names: list[str], hot_max_lines
             parsed = facts.read(facts_data)
         except facts.FactsInvalid:
             parsed = None
-    found = last_plan(read, plan_names)
-    checks: list[Check] = []
-    # facts_moved
+    moved, kept = _facts_moved(last_plan(read, plan_names), parsed)
+    index_data = read(lookup.LOOKUP_FILE)
+    index_text = (index_data or b"").decode("utf-8", "replace")
+    fgroups = [g for g, _ in facts.groups(parsed)] if parsed is not None else []
+    size = Check("hot_under_80_lines", len(hot_lines) <= hot_max_lines)
+    size.details.append(f"MEMORY.md has {len(hot_lines)} lines (limit {hot_max_lines})")
+    if not size.ok:
+        size.details.append(hot.describe_sections(hot.largest_sections(hot_lines)))
+    return [
+        moved,
+        _lookup_covers(index_data is not None, index_text, projects, fgroups),
+        _hot_has_no_facts(hot_lines, kept),
+        size,
+        _where_is_x(index_text, projects, fgroups),
+    ]
+
+
+def _facts_moved(found: tuple[str, dict[str, Any]] | None, parsed: facts.Facts | None) -> tuple[Check, set[str]]:
+    """facts_moved: every fact of the last applied plan is a scalar at its key with its value; and the lines that
+    plan kept on purpose."""
     moved = Check("facts_moved", True)
     kept: set[str] = set()
     if found is None:
         moved.details.append("no applied migration plan in memory/migrations/")
-    else:
-        rel, plan = found
-        for entry in plan["lines"]:
-            if not isinstance(entry, dict):
+        return moved, kept
+    rel, plan = found
+    for entry in plan["lines"]:
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("to") == "keep" and isinstance(entry.get("text"), str):
+            kept.add(entry["text"])
+        if entry.get("to") != "facts":
+            continue
+        pairs = [entry, *(a for a in entry.get("also") or [] if isinstance(a, dict))]
+        for p in pairs:
+            key, value = _text(p.get("key")), _text(p.get("value"))
+            if not key or value is None:
                 continue
-            if entry.get("to") == "keep" and isinstance(entry.get("text"), str):
-                kept.add(entry["text"])
-            if entry.get("to") != "facts":
-                continue
-            pairs = [entry, *(a for a in entry.get("also") or [] if isinstance(a, dict))]
-            for p in pairs:
-                key, value = _text(p.get("key")), _text(p.get("value"))
-                if not key or value is None:
-                    continue
-                if not _at_key(parsed, key, value):
-                    moved.ok = False
-                    moved.details.append(f"{rel} line {entry.get('n')}: {key} is not {value!r} in {FACTS_FILE}")
-    checks.append(moved)
-    # lookup_covers
-    index_data = read(lookup.LOOKUP_FILE)
-    index_text = (index_data or b"").decode("utf-8", "replace")
+            if not _at_key(parsed, key, value):
+                moved.ok = False
+                moved.details.append(f"{rel} line {entry.get('n')}: {key} is not {value!r} in {FACTS_FILE}")
+    return moved, kept
+
+
+def _lookup_covers(exists: bool, index_text: str, projects: list[str], fgroups: list[str]) -> Check:
+    """lookup_covers: every project file and facts group has a row."""
     paths, groups = _covered(index_text)
-    fgroups = [g for g, _ in facts.groups(parsed)] if parsed is not None else []
     covers = Check("lookup_covers", True)
     for rel in projects:
         if rel not in paths:
@@ -615,11 +633,14 @@ def verify(read: Read, projects: list[str], plan_names: list[str], hot_max_lines
         if g not in groups:
             covers.ok = False
             covers.details.append(f"no lookup row targets the facts group {g}")
-    if index_data is None:
+    if not exists:
         covers.ok = False
         covers.details.insert(0, f"no {lookup.LOOKUP_FILE}")
-    checks.append(covers)
-    # hot_has_no_facts
+    return covers
+
+
+def _hot_has_no_facts(hot_lines: list[str], kept: set[str]) -> Check:
+    """hot_has_no_facts: no fact_in_hot finding except on lines the plan kept on purpose (listed)."""
     clean = Check("hot_has_no_facts", True)
     for i, line in enumerate(hot_lines):
         matches = hot.line_facts(line)
@@ -631,14 +652,11 @@ def verify(read: Read, projects: list[str], plan_names: list[str], hot_max_lines
         else:
             clean.ok = False
             clean.details.append(f"MEMORY.md:{i + 1}: {kinds}: {line}")
-    checks.append(clean)
-    # hot_under_80_lines
-    size = Check("hot_under_80_lines", len(hot_lines) <= hot_max_lines)
-    size.details.append(f"MEMORY.md has {len(hot_lines)} lines (limit {hot_max_lines})")
-    if not size.ok:
-        size.details.append(hot.describe_sections(hot.largest_sections(hot_lines)))
-    checks.append(size)
-    # where_is_x
+    return clean
+
+
+def _where_is_x(index_text: str, projects: list[str], fgroups: list[str]) -> Check:
+    """where_is_x: every facts group and project file is reached by `lookup` of its own row's need text."""
     rows = lookup.parse_index(index_text).rows
     where = Check("where_is_x", True)
     wanted = [(rel, None) for rel in projects] + [(FACTS_FILE, g) for g in fgroups]
@@ -658,8 +676,7 @@ def verify(read: Read, projects: list[str], plan_names: list[str], hot_max_lines
         else:
             where.ok = False
             where.details.extend(missed)
-    checks.append(where)
-    return checks
+    return where
 
 
 def _targets(row: lookup.Row, path: str, group: str | None) -> bool:

@@ -54,14 +54,24 @@ def bar(used: int, limit: int) -> str:
     return "■" * filled + "□" * (BAR - filled)
 
 
+BOARD_NO_WORKSPACE = (
+    "no hierarchy workspace: name one with `memboard config set hierarchy_workspace DIR` or $OPENCLAW_WORKSPACE_DIR"
+)
+
+
 def find_workspace() -> tuple[Path | None, str | None]:
     """The workspace (issue 25 §1's order) or why there is none."""
     from ..core.errors import MemboardError  # lazy: loaded on first use (opening the screen stays light)
-    from ..service.hierarchy import workspace_of  # lazy: loaded on first use (opening the screen stays light)
+    from ..service.hierarchy import (
+        NO_WORKSPACE,
+        workspace_of,
+    )  # lazy: loaded on first use (opening the screen stays light)
 
     try:
         return workspace_of(None), None
     except MemboardError as exc:
+        if str(exc) == NO_WORKSPACE:  # the board has no --workspace: say how to name one for it
+            return None, BOARD_NO_WORKSPACE
         return None, str(exc)
 
 

@@ -221,7 +221,8 @@ async def test_no_workspace_says_so(tmp_path, monkeypatch):
     app = board(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_hierarchy(pilot)
-        assert "no hierarchy workspace" in str(screen.query_one("#hierarchy-status").render())
+        status = str(screen.query_one("#hierarchy-status").render())
+        assert "no hierarchy workspace" in status and "config set hierarchy_workspace" in status
         assert not app.sessions.query_one("#hierarchy-health").display
 
 

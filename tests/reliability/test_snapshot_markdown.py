@@ -415,11 +415,13 @@ def test_update_snapshot_repeating_items_of_one_key_doubles_nothing(body, eol):
         ("<div>\na b\n</div>", "<div>\na{sp}b\n</div>"),
         ("[r]: https://example.com/a", "[r]:{sp}https://example.com/a"),
         ("- a b", "- a{sp}b [done]"),
+        ("- x", "- x\n{sp}"),  # a line of it says something (GitHub renders it)
+        ("x", "x\n{sp}"),
     ],
 )
 def test_update_snapshot_keeps_a_new_item_that_differs_by_other_white_space(old, new, space):
-    """A new table, HTML block, line or marked item that differs from an old one only by a
-    character GitHub reads as text (not as white space) is a new item: it is written."""
+    """A new table, HTML block, definition, marked item or item with one more line that differs
+    from an old one only by a character GitHub reads as text (not as white space) is written."""
     check_update_snapshot({"Decisions": old}, {"Decisions": new.replace("{sp}", space)}, False, "\n")
 
 

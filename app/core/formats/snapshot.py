@@ -991,15 +991,21 @@ def _identity(item: Item) -> tuple[str, str]:
 
 def extends(old_item: str, new_item: str) -> bool:
     """Whether new_item keeps every line of old_item and adds more (a safe replacement)."""
-    old_lines = [line.strip() for line in old_item.splitlines() if line.strip()]
-    new_lines = [line.strip() for line in new_item.splitlines() if line.strip()]
+    old_lines = _said_lines(old_item)
+    new_lines = _said_lines(new_item)
     return len(new_lines) > len(old_lines) and all(line in new_lines for line in old_lines)
 
 
 def has_new_lines(old_item: str, new_item: str) -> bool:
     """Whether new_item says something (a line) that old_item does not."""
-    old_lines = {line.strip() for line in old_item.splitlines() if line.strip()}
-    return any(line.strip() and line.strip() not in old_lines for line in new_item.splitlines())
+    old_lines = set(_said_lines(old_item))
+    return any(line not in old_lines for line in _said_lines(new_item))
+
+
+def _said_lines(item: str) -> list[str]:
+    """An item's lines that say something, without spaces and tabs at either end (a line of
+    U+00A0 or U+3000 says something to GitHub)."""
+    return [line.strip(SPACE_AND_EOL) for line in item.splitlines() if line.strip(SPACE_AND_EOL)]
 
 
 def vanished(old_text: str, new_text: str) -> list[tuple[str, str]]:

@@ -19,7 +19,8 @@ import re
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+import pytest
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memboard.cli import main
@@ -358,9 +359,76 @@ def merged_input(bodies: dict[str, str]) -> str:
 
 
 @given(sections("o"), sections("n"), st.booleans(), st.sampled_from(["\n", "\n", "\r\n"]))
+@example(  # two old items of one key (`-\u3000x` is a paragraph, `- x` a list item): the repeat was doubled
+    old_bodies={"Current Context": "alpha o0b0", "Decisions": "- x\n\n-\u3000x\n\nalpha o1b2"},
+    new_bodies={"Next Actions": "[refn0b0]: https://example.com/n0b0"},
+    repeat=True,
+    eol="\n",
+)
 @SETTINGS
 def test_update_snapshot_keeps_every_item_and_section(old_bodies, new_bodies, repeat, eol):
     """`update --snapshot` of Markdown-heavy sections into a Markdown-heavy snapshot."""
+    check_update_snapshot(old_bodies, new_bodies, repeat, eol)
+
+
+def test_update_snapshot_repeating_an_item_beside_its_lookalike_doubles_nothing():
+    """The shrunk failure: Decisions holds `- x` and the paragraph `-\u3000x` (one key), the new
+    text repeats them, and `- x` was written a second time."""
+    check_update_snapshot(
+        {"Current Context": "alpha o0b0", "Decisions": "- x\n\n-\u3000x\n\nalpha o1b2"},
+        {"Next Actions": "[refn0b0]: https://example.com/n0b0"},
+        True,
+        "\n",
+    )
+
+
+OTHER_SPACES = ["\u00a0", "\u2000", "\u2005", "\u200a", "\u3000", "\x0c"]
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        *(f"- x\n\n-{sp}x" for sp in OTHER_SPACES),  # a paragraph: no space after the dash, for GitHub
+        *(f"-{sp}x\n\n- x" for sp in OTHER_SPACES),
+        *(f"- x\n\n{sp}- x" for sp in OTHER_SPACES),  # a paragraph: that space does not indent
+        *(f"- a b\n\n- a{sp}b" for sp in OTHER_SPACES),  # two texts, as GitHub renders them
+        *(f"1. x\n\n1.{sp}x" for sp in OTHER_SPACES),
+        "- x\n\n-\tx",  # both list items
+        "- x\n\nx",  # a list item and a paragraph of one text
+        "x\n\n- x",
+        "- x\n\n-x",
+        "* x\n\n+ x",
+    ],
+)
+def test_update_snapshot_repeating_items_of_one_key_doubles_nothing(body, eol):
+    """Items that white space GitHub does not read as white space (or a list mark) tells apart,
+    or that share their first words, are each kept once when the new text repeats them."""
+    check_update_snapshot({"Decisions": body}, {}, True, eol)
+
+
+@pytest.mark.parametrize("space", OTHER_SPACES)
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        ("| a b |\n|---|", "| a{sp}b |\n|---|"),
+        ("<div>\na b\n</div>", "<div>\na{sp}b\n</div>"),
+        ("[r]: https://example.com/a", "[r]:{sp}https://example.com/a"),
+        ("- a b", "- a{sp}b [done]"),
+        ("- x", "- x\n{sp}"),  # a line of it says something (GitHub renders it)
+        ("x", "x\n{sp}"),
+    ],
+)
+def test_update_snapshot_keeps_a_new_item_that_differs_by_other_white_space(old, new, space):
+    """A new table, HTML block, definition, marked item or item with one more line that differs
+    from an old one only by a character GitHub reads as text (not as white space) is written."""
+    check_update_snapshot({"Decisions": old}, {"Decisions": new.replace("{sp}", space)}, False, "\n")
+
+
+def check_update_snapshot(old_bodies, new_bodies, repeat, eol):
+    """`update --snapshot` of new_bodies (after old_bodies when repeat) into a snapshot of old_bodies:
+    every section and item kept, every new item there, and (repeat) no earlier item written twice."""
+    new_bodies = dict(new_bodies)
     if repeat:  # the new text repeats what the snapshot says, as agents do: nothing is doubled
         for name, body in old_bodies.items():
             new_bodies[name] = body + ("\n\n" + new_bodies[name] if name in new_bodies else "")

@@ -40,7 +40,12 @@ from .text import (
 
 MARKERS = ("[superseded]", "[resolved]", "[done]")
 MARKER_RE = re.compile(r"\[(superseded|resolved|done)\]", re.IGNORECASE)
-LIST_MARK_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+# GitHub's white space is the space and the tab (a line ending aside): other characters Python
+# takes for white space (U+00A0, U+2000-U+200A, U+3000, a form feed...) are text to it, so they
+# do not end a list mark, and keys keep them (`-\u3000x` is a paragraph, not the item `- x`).
+LIST_MARK_RE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
+SPACES_RE = re.compile(r"[ \t]+")
+SPACE_AND_EOL = " \t\r\n"
 CONTINUES_RE = re.compile(rb"continues from", re.I)
 ID_BYTES_RE = re.compile(rb"\d{4}-\d{2}-\d{2}-\d{4}-[a-z0-9]")
 BULLET_RE = re.compile(r"^ {0,3}[-*+][ \t]+")
@@ -252,7 +257,7 @@ def require_sections(text: str) -> None:
 def item_key(text: str) -> str:
     """What identifies an item across revisions: its first line without list marks and markers
     (its whole text when the first line holds no letter or digit, like a lone code fence)."""
-    lines = text.strip().split("\n")
+    lines = text.strip(SPACE_AND_EOL).split("\n")
     key = _line_key(lines[0])
     if any(ch.isalnum() for ch in key):
         return key
@@ -263,7 +268,12 @@ def _line_key(line: str) -> str:
     """One line as a key: list marks and markers dropped, spaces folded, case folded."""
     line = LIST_MARK_RE.sub("", line)
     line = MARKER_RE.sub("", line).replace("~~", "")
-    return " ".join(line.split()).strip(" .;:-").casefold()
+    return _folded(line).strip(" .;:-").casefold()
+
+
+def _folded(line: str) -> str:
+    """A line with its runs of spaces and tabs as one space, none at either end (GitHub's white space only)."""
+    return SPACES_RE.sub(" ", line.strip(SPACE_AND_EOL))
 
 
 def is_marked(text: str) -> bool:
@@ -313,7 +323,7 @@ class Item:
         if self.code is not None:
             return self.code
         if self.kind in LITERAL_KINDS:
-            return self.kind + "\x00" + "\n".join(" ".join(line.split()) for line in self.text.strip().splitlines())
+            return self.kind + "\x00" + "\n".join(_folded(line) for line in self.text.strip(SPACE_AND_EOL).splitlines())
         return item_key(self.text)
 
     @property
@@ -846,7 +856,12 @@ def _plan_section(
 ) -> _SectionPlan:
     """Sort the new section's items into additions and replacements of old items."""
     osec = old.section(nsec.name)
-    old_by_key = {it.key: it for it in (osec.items if osec else []) if not is_placeholder(it.text)}
+    old_by_key: dict[str, Item] = {}
+    said: set[tuple[str, str]] = set()  # every old item as written: one key may name several
+    for old_item in osec.items if osec else []:
+        if not is_placeholder(old_item.text):
+            old_by_key[old_item.key] = old_item
+            said.add(_said(old_item))
     plan = _SectionPlan()
     queued: set[tuple[str, ...]] = set()
     for it in nsec.items:
@@ -855,6 +870,8 @@ def _plan_section(
         body = it.text.rstrip("\r\n")
         piece = _piece(it, new)
         prev = old_by_key.get(it.key)
+        if prev is not None and _said(it) in said:
+            continue  # a repeat of an old item as written (maybe not the last one of its key): it is there
         if prev is None:
             if tuple(piece.lines) not in queued:  # only an exact repeat within the new text is dropped
                 queued.add(tuple(piece.lines))
@@ -873,6 +890,11 @@ def _plan_section(
             plan.add.append(piece)
             added.append((nsec.name, body))
     return plan
+
+
+def _said(item: Item) -> tuple[str, str]:
+    """An item as written: its kind and its text, whatever its line endings."""
+    return item.kind, item.text.replace("\r\n", "\n").rstrip("\n")
 
 
 def _replaceable(prev: Item, piece: Piece) -> bool:
@@ -969,15 +991,21 @@ def _identity(item: Item) -> tuple[str, str]:
 
 def extends(old_item: str, new_item: str) -> bool:
     """Whether new_item keeps every line of old_item and adds more (a safe replacement)."""
-    old_lines = [line.strip() for line in old_item.splitlines() if line.strip()]
-    new_lines = [line.strip() for line in new_item.splitlines() if line.strip()]
+    old_lines = _said_lines(old_item)
+    new_lines = _said_lines(new_item)
     return len(new_lines) > len(old_lines) and all(line in new_lines for line in old_lines)
 
 
 def has_new_lines(old_item: str, new_item: str) -> bool:
     """Whether new_item says something (a line) that old_item does not."""
-    old_lines = {line.strip() for line in old_item.splitlines() if line.strip()}
-    return any(line.strip() and line.strip() not in old_lines for line in new_item.splitlines())
+    old_lines = set(_said_lines(old_item))
+    return any(line not in old_lines for line in _said_lines(new_item))
+
+
+def _said_lines(item: str) -> list[str]:
+    """An item's lines that say something, without spaces and tabs at either end (a line of
+    U+00A0 or U+3000 says something to GitHub)."""
+    return [line.strip(SPACE_AND_EOL) for line in item.splitlines() if line.strip(SPACE_AND_EOL)]
 
 
 def vanished(old_text: str, new_text: str) -> list[tuple[str, str]]:

@@ -222,10 +222,6 @@ def save_plan(where: Where, request: SaveRequest, read: Reader | None = None) ->
         "history_entry": entry,
         "last_updated": None if unchanged else stamp,
     }
-    if not unchanged:
-        data = final.encode("utf-8")
-        plan.changes.append(Change.write(cur_rel, old_bytes, data))
-        plan.checks.append((f"{cur_rel} holds the planned bytes", lambda r: r(cur_rel) == data))
     hist_bytes = read(hist_rel)
     exists = _exists(where, read)
     if entry is not None or (hist_bytes is None and not exists):
@@ -245,6 +241,10 @@ def save_plan(where: Where, request: SaveRequest, read: Reader | None = None) ->
                     lambda r: _quoted_tail(r(hist_rel), len(prefix)) == want,
                 )
             )
+    if not unchanged:  # after history.md: a failure between the two writes leaves displaced lines in both, not neither
+        data = final.encode("utf-8")
+        plan.changes.append(Change.write(cur_rel, old_bytes, data))
+        plan.checks.append((f"{cur_rel} holds the planned bytes", lambda r: r(cur_rel) == data))
     if not exists and read(res_rel) is None:
         data_r = templates.RESEARCH.encode("utf-8")
         plan.changes.append(Change("create", res_rel, None, data_r))

@@ -193,8 +193,15 @@ def search(
             if found is not None:
                 spaces.append((str(target), found))
     hits = []
-    for space_id, space_folder in spaces:
-        for hit in reads.search(space_folder, query, limit, research, archive):
+    for index, (space_id, space_folder) in enumerate(spaces):
+        try:
+            found_hits = reads.search(space_folder, query, limit, research, archive)
+        except (OSError, MemboardError) as exc:
+            if index == 0:  # the asked space: its failure is the command's
+                raise
+            notes.append(f"skipped {space_id}: {_unreadable_line(exc)}")  # another space: not the asked one's fault
+            continue
+        for hit in found_hits:
             hits.append(
                 {
                     "space": space_id,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, cast
 
 from ..core import config
-from ..core.errors import Refused, UsageError
+from ..core.errors import MemboardError, Refused, UsageError
 from ..core.formats import clock
 from ..core.spaces import known as known_mod
 from ..core.spaces.resolve import (
@@ -193,8 +193,15 @@ def search(
             if found is not None:
                 spaces.append((str(target), found))
     hits = []
-    for space_id, space_folder in spaces:
-        for hit in reads.search(space_folder, query, limit, research, archive):
+    for index, (space_id, space_folder) in enumerate(spaces):
+        try:
+            found_hits = reads.search(space_folder, query, limit, research, archive)
+        except (OSError, MemboardError) as exc:
+            if index == 0:  # the asked space: its failure is the command's
+                raise
+            notes.append(f"skipped {space_id}: {_unreadable_line(exc)}")  # another space: not the asked one's fault
+            continue
+        for hit in found_hits:
             hits.append(
                 {
                     "space": space_id,
@@ -489,6 +496,13 @@ def _age(since: datetime | None, now: datetime) -> int | None:
     return reads.minutes(since, now)
 
 
+def _unreadable_line(exc: Exception) -> str:
+    """One line for a space whose files cannot be read (list names it instead of failing)."""
+    if isinstance(exc, OSError):
+        return f"cannot read {exc.filename or 'a file'}: {exc.strerror or exc}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
 def space_list() -> Read:
     """`space list`: every known space with its project, rule, ages, counts and flags; an unresolvable one is
     listed with its problem."""
@@ -528,7 +542,13 @@ def space_list() -> Read:
             item["problem"] = item["problem"] or INIT_LINE.format(target=known.target)
             items.append(item)
             continue
-        info = ages(folder)
+        try:
+            info = ages(folder)
+            half = bool(_half_archived(decision))
+        except (OSError, MemboardError) as exc:  # one space's unreadable file is its problem, not the list's
+            item["problem"] = _unreadable_line(exc)
+            items.append(item)
+            continue
         item.update(
             {
                 "last_updated": _fmt(info.current_time),
@@ -546,7 +566,7 @@ def space_list() -> Read:
             flags.append("dream-due")
         if info.archive_due:
             flags.append("archive-due")
-        if _half_archived(decision):
+        if half:
             flags.append("half-archived")
         items.append(item)
     return Read(items)

@@ -187,6 +187,7 @@ def save_plan(where: Where, request: SaveRequest, read: Reader | None = None) ->
     that the caller's entry does not hold (with the caller's entry), create a missing space; `nothing to
     change` when the text equals the current one ignoring Last Updated and no entry is given."""
     where.require()
+    one_line([("--reason", request.reason), ("--context", request.context)])
     refuse_secrets(
         {
             "--current": request.current,
@@ -222,10 +223,6 @@ def save_plan(where: Where, request: SaveRequest, read: Reader | None = None) ->
         "history_entry": entry,
         "last_updated": None if unchanged else stamp,
     }
-    if not unchanged:
-        data = final.encode("utf-8")
-        plan.changes.append(Change.write(cur_rel, old_bytes, data))
-        plan.checks.append((f"{cur_rel} holds the planned bytes", lambda r: r(cur_rel) == data))
     hist_bytes = read(hist_rel)
     exists = _exists(where, read)
     if entry is not None or (hist_bytes is None and not exists):
@@ -245,6 +242,10 @@ def save_plan(where: Where, request: SaveRequest, read: Reader | None = None) ->
                     lambda r: _quoted_tail(r(hist_rel), len(prefix)) == want,
                 )
             )
+    if not unchanged:  # after history.md: a failure between the two writes leaves displaced lines in both, not neither
+        data = final.encode("utf-8")
+        plan.changes.append(Change.write(cur_rel, old_bytes, data))
+        plan.checks.append((f"{cur_rel} holds the planned bytes", lambda r: r(cur_rel) == data))
     if not exists and read(res_rel) is None:
         data_r = templates.RESEARCH.encode("utf-8")
         plan.changes.append(Change("create", res_rel, None, data_r))
@@ -284,8 +285,28 @@ class ResearchRequest:
     allow_secrets: bool = False
 
 
+def one_line(values: list[tuple[str, str | None]]) -> None:
+    """Bad usage (exit 2): a value written into an entry's heading or a `- name：value` field holding a line break,
+    which would end the field there and could start a new entry (a `### ` line) that no one wrote as one."""
+    for name, value in values:
+        if value is not None and any(c in value for c in "\r\n"):
+            raise UsageError(f"{name} must be one line (it goes into a single line of the entry)")
+
+
 def check_research(request: ResearchRequest) -> None:
-    """Bad usage, in one line (exit 2): a blank topic or conclusion, a value outside the choices."""
+    """Bad usage, in one line (exit 2): a blank topic or conclusion, a value outside the choices, a value with a
+    line break."""
+    one_line(
+        [
+            ("--topic", request.topic),
+            ("--conclusion", request.conclusion),
+            ("--next-step", request.next_step),
+            ("--context", request.context),
+            *(("--evidence", v) for v in request.evidence),
+            *(("--key-path", v) for v in request.key_paths),
+            *(("--tag", v) for v in request.tags),
+        ]
+    )
     if not request.topic.strip():
         raise UsageError("--topic must not be blank")
     if not request.conclusion.strip():

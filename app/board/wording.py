@@ -215,6 +215,8 @@ REMEDY_WORDS = {  # each remedy a refusal names, in the board's keys ({subject}:
     Remedy.RELEASE: "(select {subject} and press r to release them)",
     Remedy.UPDATE: "select {subject} and press u to write its snapshot",
     Remedy.DOCTOR: "press d (doctor)",
+    Remedy.SPACE_CHECK: "press x on the Spaces screen (p) for what is left",
+    Remedy.HIERARCHY_LINT: "press l on the Hierarchy screen (h) for what is left",
 }
 
 

@@ -29,6 +29,8 @@ class Remedy:
     RELEASE_LINK = "release-link"  # release SOURCE as REF: drop the link
     UPDATE_SUMMARY = "update-summary"  # update SESSION --summary: change the row's Summary and Keywords
     ARCHIVE = "archive"  # archive the session
+    SPACE_CHECK = "space-check"  # a space write stopped half-way: `space check` names what it left
+    HIERARCHY_LINT = "hierarchy-lint"  # a hierarchy write stopped half-way: `hierarchy lint` names what it left
 
 
 REMEDY_HERE = "\x00"  # where a message names its remedy (a NUL: never in a message's own text)
@@ -36,6 +38,8 @@ COMMAND_LINE: Mapping[str, str] = {  # each remedy in the command line's words (
     Remedy.RELEASE: "(memboard release {subject} --as <id>)",
     Remedy.UPDATE: "run `memboard update {subject}` to write its snapshot",
     Remedy.DOCTOR: "run `memboard doctor`",
+    Remedy.SPACE_CHECK: "run `memboard space check` (it names what is left; the next write finishes it)",
+    Remedy.HIERARCHY_LINT: "run `memboard hierarchy lint` (it names what is left)",
 }
 
 
@@ -90,6 +94,11 @@ class MemboardError(Exception):
         self.subject = subject
         self.says_written = says_written
         super().__init__(self.worded(COMMAND_LINE))
+
+    def remedied(self, remedy: str) -> None:
+        """Name another remedy (a caller that knows better what fixes it): the message says it where it names one."""
+        self.remedy = remedy
+        self.args = (self.worded(COMMAND_LINE),)
 
     def worded(self, words: Mapping[str, str]) -> str:
         """The message with its remedy in these words (a Remedy constant to a text; `{subject}` is replaced)."""

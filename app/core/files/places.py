@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..errors import MemboardError
+from ..errors import Incomplete, MemboardError, Remedy
 from ..plan import Change, Plan
 from .root import MemoryRoot, SideTree
 from .trees import (
@@ -202,7 +202,11 @@ def run(
     from .execute import SETTLE_WAIT, execute  # lazy: a read never loads the engine
 
     wait = SETTLE_WAIT if settle_wait is None else settle_wait
-    return execute(places[0], lambda _first: build(), dry_run=dry_run, timeout=timeout, settle_wait=wait)
+    try:
+        return execute(places[0], lambda _first: build(), dry_run=dry_run, timeout=timeout, settle_wait=wait)
+    except Incomplete as exc:
+        exc.remedied(remedy_of(places))
+        raise
 
 
 def apply_previewed(
@@ -215,7 +219,17 @@ def apply_previewed(
     built again from the fresh files when one changed since the preview; nothing is written then."""
     from .execute import apply_exact  # lazy: as run
 
-    return apply_exact(places[0], plan, lambda _first: build(), progress)
+    try:
+        return apply_exact(places[0], plan, lambda _first: build(), progress)
+    except Incomplete as exc:
+        exc.remedied(remedy_of(places))
+        raise
+
+
+def remedy_of(places: Sequence[Place]) -> str:
+    """What names the state a plan over places left when it stopped half-way: `hierarchy lint` for a
+    workspace, `space check` for a project's spaces and the homes (doctor knows the memory root only)."""
+    return Remedy.HIERARCHY_LINT if any(p.kind is WORKSPACE for p in places) else Remedy.SPACE_CHECK
 
 
 def _place_of(plan: Plan[Any], places: Sequence[Place], ch: Change, own: bool) -> Place:

@@ -1,0 +1,41 @@
+"""A write over places that stops half-way names what shows the state it left: `space check` for a space,
+`hierarchy lint` for a workspace — never `memboard doctor`, which needs a memory root and knows neither."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from datetime import UTC, datetime
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def homes(tmp_path, monkeypatch):
+    """A private global home with a fresh skill state (no background dream), and private legacy homes."""
+    home = tmp_path / "smhome"
+    home.mkdir()
+    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
+    (home / "state.json").write_text(json.dumps({"version": 1, "last_sleep_check_at": stamp}), encoding="utf-8")
+    monkeypatch.setenv("SESSION_MEMORY_HOME", str(home))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codexhome"))
+    monkeypatch.setenv("CLAUDE_HOME", str(tmp_path / "claudehome"))
+
+
+def test_a_space_write_stopped_after_its_first_step_names_space_check(cli, tmp_path):
+    project = tmp_path / "p"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    res = cli("space", "init", "--workspace", str(project), use_root=False, env={"FAULT_AFTER_STEP": "1"})
+    assert res.code == 1 and len(res.err.strip().splitlines()) == 1, res.err
+    assert "incomplete" in res.err and "run `memboard space check`" in res.err and "doctor" not in res.err
+    assert len(list((project / ".session-memory").iterdir())) == 1  # the first step, and no more
+
+
+def test_a_workspace_write_stopped_after_its_first_step_names_hierarchy_lint(cli, tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "MEMORY.md").write_text("# Me\n", encoding="utf-8")
+    res = cli("hierarchy", "init", "--workspace", str(workspace), use_root=False, env={"FAULT_AFTER_STEP": "1"})
+    assert res.code == 1 and len(res.err.strip().splitlines()) == 1, res.err
+    assert "incomplete" in res.err and "run `memboard hierarchy lint`" in res.err and "doctor" not in res.err

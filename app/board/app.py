@@ -19,7 +19,7 @@ from textual.app import App
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
-from memboard.styles import BOARD_TCSS
+from memboard.styles import BOARD_TCSS, SPACES_TCSS
 from memboard.widgets.key_bar import FooterKey
 
 from ..core.config import Settings, settings
@@ -46,6 +46,8 @@ Answer = TypeVar("Answer")
 
 DEFAULT_THEME = "textual-dark"
 NOTES_VIEW = "notes"  # the name the notes view is installed under
+SPACES_VIEW = "spaces"  # the Spaces screen's name
+HIERARCHY_VIEW = "hierarchy"  # the Hierarchy screen's name
 TOAST_SECONDS = 4.0
 TOAST_WIDTH = 72  # a toast says this much of a flow's outcome; the result log (`l`) keeps all of it
 
@@ -68,7 +70,7 @@ class MemboardApp(App):
     """The memboard board; its flows (BoardFlows) see it as their FlowHost."""
 
     TITLE = "memboard"
-    CSS_PATH = [BOARD_TCSS]
+    CSS_PATH = [BOARD_TCSS, SPACES_TCSS]
     COMMANDS = App.COMMANDS | {board_commands}
     # below 110 columns the pane folds away (enter opens it full width); the table gets the width
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-roomy")]
@@ -198,6 +200,28 @@ class MemboardApp(App):
             screen.set_filter(text)
         self.push_screen(NOTES_VIEW)
 
+    def open_spaces(self, space_id: str | None = None) -> None:
+        """Show the Spaces screen over the session table (installed on first use and kept); space_id, when
+        given, is selected once read."""
+        # lazy: the Spaces screen loads when it is first opened (start-up stays light)
+        from .spaces import SpacesScreen
+
+        if not self.is_screen_installed(SPACES_VIEW):
+            self.install_screen(SpacesScreen(self, watch=self.watch_files), SPACES_VIEW)
+        screen = self.get_screen(SPACES_VIEW)
+        self.push_screen(SPACES_VIEW)
+        if space_id and isinstance(screen, SpacesScreen):
+            screen.select_space(space_id)
+
+    def open_hierarchy(self) -> None:
+        """Show the Hierarchy screen over the session table (installed on first use and kept)."""
+        # lazy: the Hierarchy screen loads when it is first opened (start-up stays light)
+        from .hierarchy import HierarchyScreen
+
+        if not self.is_screen_installed(HIERARCHY_VIEW):
+            self.install_screen(HierarchyScreen(self, watch=self.watch_files), HIERARCHY_VIEW)
+        self.push_screen(HIERARCHY_VIEW)
+
     def action_log(self) -> None:
         """Show the result log: what each flow did in this run."""
         # lazy: the result log's screen loads on first use (start-up stays light)
@@ -212,6 +236,13 @@ class MemboardApp(App):
         runner = getattr(self.get_screen(NOTES_VIEW), "flows", None)
         return bool(runner is not None and runner.running())
 
+    def _place_flow_running(self) -> bool:
+        """Whether the Spaces or Hierarchy screen (once opened) has a flow open."""
+        return any(
+            self.is_screen_installed(name) and getattr(self.get_screen(name), "flow_running", lambda: False)()
+            for name in (SPACES_VIEW, HIERARCHY_VIEW)
+        )
+
     async def action_quit(self) -> None:
         """Quit; while a flow is open (or an update draft is kept) ask first."""
         if self._asking_quit:
@@ -223,7 +254,7 @@ class MemboardApp(App):
             self.notify("A change is being written: quit once it is done.", severity="warning")
             return
         flows = self._flows
-        busy = (flows is not None and flows.running()) or self._note_flow_running()
+        busy = (flows is not None and flows.running()) or self._note_flow_running() or self._place_flow_running()
         drafts = list(flows.drafts) if flows is not None else []
         if not busy and not drafts:
             self.exit()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.css.query import NoMatches
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from memboard.widgets.board_status import BoardBanner, BoardStatus
 from memboard.widgets.rows import BoardRow
@@ -106,8 +106,11 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         return BoardStatus(self.root_title, id=IDS.status)
 
     def compose_top(self):
-        """The banner of the root's notices."""
+        """The banner of the root's notices, and the hot-cache health of the hierarchy workspace (when found)."""
         yield BoardBanner(id="banner")
+        health = Static(id="hierarchy-health")
+        health.display = False
+        yield health
 
     def make_table(self) -> SessionTable:
         """The session table."""
@@ -124,6 +127,30 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         self.watcher.prime()
         self._first_read()
         self.start_watching()
+        self.call_after_refresh(self.health_worker)
+
+    @work(thread=True, exclusive=True, group="hierarchy-health")
+    def health_worker(self) -> None:
+        """The hierarchy workspace's one line of hot-cache health, when a workspace is found (off the UI thread)."""
+        from .hiermodel import find_workspace, health_line  # lazy: only its small readers load here
+
+        workspace, _ = find_workspace()
+        if workspace is None:
+            return
+        try:
+            line = health_line(workspace)
+        except Exception:  # a workspace that cannot be read: the Hierarchy screen (h) says why
+            return
+        self.app.call_from_thread(self._show_health, f"hierarchy · {line} · h opens it")
+
+    def _show_health(self, line: str) -> None:
+        """Show the health line under the banner."""
+        try:
+            health = self.query_one("#hierarchy-health", Static)
+        except NoMatches:
+            return
+        health.update(line)
+        health.display = True
 
     # -- what the flows see (through the App) -----------------------------------------------
 
@@ -543,6 +570,14 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         """Show the result log: what each flow did in this run."""
         self.board.action_log()
 
+    def action_spaces(self) -> None:
+        """Show the Spaces screen (its `escape` comes back)."""
+        self.board.open_spaces()
+
+    def action_hierarchy(self) -> None:
+        """Show the Hierarchy screen (its `escape` comes back)."""
+        self.board.open_hierarchy()
+
     # -- search and the archive (read-only views) ---------------------------------------------
 
     def action_search(self) -> None:
@@ -560,6 +595,12 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         kind, session_id = chosen
         if kind == "note":
             self.board.open_notes(session_id)
+            return
+        if kind == "space":  # a P hit: the Spaces screen, on that space
+            self.board.open_spaces(session_id)
+            return
+        if kind == "hierarchy":  # an H hit: the Hierarchy screen
+            self.board.open_hierarchy()
             return
         if self.select_session(session_id):
             self.table.focus()

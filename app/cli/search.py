@@ -11,10 +11,11 @@ import json
 import sys
 
 from ..core.config import resolve_root
+from ..core.errors import UsageError
 from ..core.files.root import MemoryRoot
 from ..core.formats.topic import SCOPES as NOTE_SCOPES
 from ..core.formats.topic import TYPES as NOTE_TYPES
-from ..core.search.engine import SearchFilters, SearchHit, run
+from ..core.search.engine import MAX_LIMIT, SearchFilters, SearchHit, run
 from ..core.search.notes import find_notes
 from ..service.search import hit_json, label
 from .args import OneLineParser
@@ -52,7 +53,22 @@ def add_parser(sub, common) -> None:
         description=DESCRIPTION,
     )
     p.add_argument("query", metavar="QUERY")
-    p.add_argument("--kind", choices=["session", "note"], help="only sessions, or only notes")
+    p.add_argument(
+        "--kind",
+        choices=["session", "note", "space", "hierarchy"],
+        help="only sessions, only notes, the known session-memory spaces (space) or a hierarchy workspace (hierarchy)",
+    )
+    p.add_argument(
+        "--include-research", action="store_true", help="--kind space: also research.md of every known space"
+    )
+    p.add_argument(
+        "--include-archive",
+        action="store_true",
+        help="--kind space: also the archive files; --kind hierarchy: also daily logs and migration copies",
+    )
+    p.add_argument(
+        "--workspace", metavar="DIR", help="--kind hierarchy: the workspace (default: as hierarchy finds it)"
+    )
     p.add_argument(
         "--status",
         metavar="S",
@@ -100,8 +116,47 @@ def _progress(message: str) -> None:
     sys.stderr.flush()
 
 
+def cmd_places(args: argparse.Namespace) -> int:
+    """search QUERY --kind space|hierarchy: the known spaces' files or a workspace's (no memory root needed)."""
+    from ..core.search import places  # lazy: sessions and notes need none of it
+
+    if args.kind == "space":
+        if args.workspace is not None:
+            raise UsageError("--workspace goes with --kind hierarchy")
+        files = places.known_space_files(args.include_research, args.include_archive)
+    else:
+        if args.include_research:
+            raise UsageError("--include-research goes with --kind space")
+        from ..core.hierarchy.workspace import resolve_workspace  # lazy: only --kind hierarchy resolves one
+
+        workspace = resolve_workspace(args.workspace, getattr(args, "root", None)).resolve()
+        files = places.hierarchy_files(workspace, args.include_archive)
+    if isinstance(args.limit, bool) or not 1 <= args.limit <= MAX_LIMIT:
+        raise UsageError(f"--limit must be a whole number from 1 to {MAX_LIMIT}")
+    hits = places.search_places(files, args.query, args.limit)
+    if args.json:
+        print(json.dumps([places.hit_json(h) for h in hits], ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        print("no matches", file=sys.stderr)
+        return 0
+    for hit in hits:
+        print(f"{hit.path}:{hit.line}  {hit.layer}  {hit.kind} › {hit.section}")
+        print(f"    {hit.marked()}")
+    return 0
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     """search QUERY [filters] [--json]."""
+    if args.kind in ("space", "hierarchy"):
+        return cmd_places(args)
+    for option, given in (
+        ("--include-research", args.include_research),
+        ("--include-archive", args.include_archive),
+        ("--workspace", args.workspace is not None),
+    ):
+        if given:
+            raise UsageError(f"{option} goes with --kind space or --kind hierarchy")
     root = MemoryRoot(resolve_root(getattr(args, "root", None)))
     state = "live" if args.live else "archived" if args.archived else None
     filters = SearchFilters(

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 from types import ModuleType
 
-from ..core.errors import MemboardError
+from ..core import config
+from ..core.errors import MemboardError, UsageError
 from .args import root_of
 
 MCP_PACKAGES = ("mcp", "mcp_types", "pydantic")
+NO_ROOT = "no memory root"  # how config.resolve_root says that no root is named anywhere
 
 
 def mcp_server() -> ModuleType:
@@ -26,8 +28,17 @@ def mcp_server() -> ModuleType:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    """Serve the memory root on stdio until the client closes it; a missing or foreign root is refused first."""
+    """Serve the memory root on stdio until the client closes it; a missing or foreign root named by --root,
+    MEMBOARD_ROOT or the config is refused first. With no root named anywhere (and no ./memory), the space and
+    hierarchy tools are served alone: they need no memory root."""
     server = mcp_server()
+    try:
+        config.resolve_root(getattr(args, "root", None))
+    except UsageError as exc:
+        if not str(exc).startswith(NO_ROOT):  # a config file that cannot be read is its own error
+            raise
+        server.serve(None)
+        return 0
     root = root_of(args)
     root.require_memory_root()
     server.serve(root.path.absolute())

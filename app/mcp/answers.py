@@ -21,7 +21,7 @@ from ..service.output import change_json, dumps
 JSON = dict[str, Any]
 
 
-def ok(value: JSON) -> CallToolResult:
+def ok(value: object) -> CallToolResult:
     """A result: the JSON as text, as `--json` prints it (once: clients that pass both text and structured
     content to the model would pay for it twice, and a listing of 10k rows is megabytes)."""
     return CallToolResult(content=[TextContent(type="text", text=dumps(value))])

@@ -2,7 +2,10 @@
 
 `TOOLSETS` lists every set of tools the server offers; a set is a class built on the memory
 root's path whose `tools()` returns its tools (methods whose docstrings are their descriptions)
-with their hints: the session tools (sessions.py) and the typed notes' tools (notes.py).
+with their hints: the session tools (sessions.py), the typed notes' tools (notes.py), and the
+space and hierarchy tools (spaces.py, hierarchy.py), which take a workspace with each call and
+need no memory root (`NEEDS_ROOT = False`). With no memory root configured at all, the server
+serves those alone, and its instructions say so.
 
 Each call runs in a worker thread of its own (the SDK's way with plain functions), beside the
 calls already running: a long one (a save over a note of 100k statements) holds up no read, and
@@ -32,12 +35,14 @@ from .. import __version__
 from ..core import config
 from ..core.errors import MemboardError
 from .answers import bad_arguments, error_line, failure
+from .hierarchy import HierarchyTools
 from .notes import NoteTools
 from .sessions import SessionTools, Tool
+from .spaces import SpaceTools
 
-TOOLSETS = (SessionTools, NoteTools)
+TOOLSETS = (SessionTools, NoteTools, SpaceTools, HierarchyTools)
 
-INSTRUCTIONS = """\
+SESSION_RULES = """\
 memboard keeps the agents' shared working memory (index.md, sessions/<id>.md, archive/, notes/). Change it only through these tools, never by editing its files.
 - Know your Memory Session ID: the session-start hook said "Your Memory Session ID is: ..."; else call session_context with your conversation_id. Never take the latest row as yours; with no ID, call session_register once.
 - Starting work: session_context shows your snapshot, related sessions and notes; search and session_list find earlier work; session_show reads one snapshot.
@@ -51,16 +56,33 @@ memboard keeps the agents' shared working memory (index.md, sessions/<id>.md, ar
 - Every writing tool takes dry_run=true to preview the exact diff. An error result means nothing was written (unless it says incomplete): never report a change or a Session ID the tool did not confirm.
 - Never put credentials in memory: text that looks like one is refused."""
 
+PLACES_RULES = """\
+- Session-memory spaces (a project's .session-memory/): pass workspace, the absolute path of the folder you work in. space_restore at the start of work on a project; space_check decides whether to save; save through space_save and space_research_save instead of editing current.md, history.md or research.md (every line that leaves current.md is kept in history.md). space_dream without notes proposes an extraction: distil it and call again with notes. space_archive and space_migrate preview unless dry_run is false.
+- Agent memory hierarchy (MEMORY.md and memory/ of a workspace): load hierarchy_hot at session start; call lookup before searching; change facts with facts_set and facts_todo instead of editing memory/facts.yaml, and append to daily logs with daily_log. hierarchy_migrate_plan proposes, you decide each line, hierarchy_migrate_apply previews unless dry_run is false."""
+
+INSTRUCTIONS = SESSION_RULES + "\n" + PLACES_RULES
+
+NO_ROOT_INSTRUCTIONS = (
+    "memboard serves session-memory spaces and agent memory hierarchies here (no memory root is configured, so the "
+    "session and note tools are not offered). Change these files only through these tools, never by editing them.\n"
+    + PLACES_RULES
+    + "\n- Every writing tool takes dry_run=true to preview the exact patch. An error result means nothing was written "
+    "(unless it says incomplete). Never put credentials in memory: text that looks like one is refused."
+)
+
 
 class MemoryServer(MCPServer):
-    """The memboard MCP server on one memory root."""
+    """The memboard MCP server on one memory root (None: no root is configured; the tools needing none)."""
 
-    def __init__(self, root: Path):
-        """Register every tool set's tools for the memory root at root."""
-        super().__init__(name="memboard", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    def __init__(self, root: Path | None):
+        """Register every tool set's tools for the memory root at root (without one, the sets needing none)."""
+        instructions = INSTRUCTIONS if root is not None else NO_ROOT_INSTRUCTIONS
+        super().__init__(name="memboard", instructions=instructions, version=__version__, log_level="WARNING")
         self.parameters: dict[str, frozenset[str]] = {}
         for toolset in TOOLSETS:
-            for tool, hints in toolset(root).tools():
+            if root is None and getattr(toolset, "NEEDS_ROOT", True):
+                continue
+            for tool, hints in toolset(root).tools():  # type: ignore[arg-type]
                 self.register(tool, hints)
 
     def register(self, tool: Tool, hints: ToolAnnotations) -> None:
@@ -106,8 +128,9 @@ def once_per_call(tool: Tool) -> Tool:
     return call
 
 
-def serve(root: Path) -> None:
-    """Serve the memory root at root on stdio until the client closes the connection."""
+def serve(root: Path | None) -> None:
+    """Serve the memory root at root (None: spaces and hierarchies only) on stdio until the client closes it."""
     server = MemoryServer(root)
-    print(f"memboard mcp: serving {root} on stdio", file=sys.stderr, flush=True)
+    served = root if root is not None else "spaces and hierarchies (no memory root)"
+    print(f"memboard mcp: serving {served} on stdio", file=sys.stderr, flush=True)
     server.run("stdio")

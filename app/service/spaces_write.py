@@ -368,13 +368,12 @@ def _asked(holds: Callable[[Reader], bool], own: Place) -> Callable[[Any], bool]
     return lambda _tree: holds(own.read)
 
 
-def run_write(
-    where: Where, build: Callable[[Reader], SpacePlan], dry_run: bool
-) -> tuple[Plan[dict[str, Any]], list[Place]]:
-    """Build a space write from settled reads of its places and, unless dry_run, apply it under their locks
-    (built again when a file it changes changed meanwhile: another writer's appended entries are kept, and
-    memboard's go after them). Legacy data is migrated first in the same plan (space migrate's steps), and the
-    command's own steps build on the bytes the migration leaves. The plan and the places, for the preview."""
+def write_job(
+    where: Where, build: Callable[[Reader], SpacePlan]
+) -> tuple[list[Place], Callable[[], Plan[dict[str, Any]]]]:
+    """The places of a space write and the build of its engine plan (legacy data migrated first in the same
+    plan, the command's own steps built on the bytes the migration leaves): run_write runs it; the board
+    previews it and applies exactly the plan it showed."""
     from .spaces_migrate import migration_of, refuse_while_dreaming  # lazy: as the engine
 
     places, _ = migration_of(where)
@@ -389,6 +388,17 @@ def run_write(
             space.result["migrated"] = len(migration.steps)
         return _engine_plan(space, migration, places, own)
 
+    return places, make
+
+
+def run_write(
+    where: Where, build: Callable[[Reader], SpacePlan], dry_run: bool
+) -> tuple[Plan[dict[str, Any]], list[Place]]:
+    """Build a space write from settled reads of its places and, unless dry_run, apply it under their locks
+    (built again when a file it changes changed meanwhile: another writer's appended entries are kept, and
+    memboard's go after them). Legacy data is migrated first in the same plan (space migrate's steps), and the
+    command's own steps build on the bytes the migration leaves. The plan and the places, for the preview."""
+    places, make = write_job(where, build)
     plan = run(places, make, dry_run=dry_run)
     if not dry_run and not plan.empty:  # a space this write created is known from now on (space list, search)
         known.remember(resolve(where.workspace, where.scope))

@@ -19,6 +19,7 @@ from memboard.board.actions import (
 from memboard.board.app import MemboardApp
 from memboard.board.browse import BrowseFilter
 from memboard.board.commands import commands
+from memboard.board.hierarchy import HierarchyScreen
 from memboard.board.notes.dialogs import ConflictScreen, NoteChainScreen, NoteEditScreen
 from memboard.board.screens import (
     ChainScreen,
@@ -37,6 +38,8 @@ from memboard.board.screens.help import HelpScreen, key_table
 from memboard.board.screens.search import SearchScreen
 from memboard.board.screens.session import SessionScreen
 from memboard.board.sessions import SessionsScreen
+from memboard.board.spaceflows import DraftScreen, MigrationScreen, ResearchForm, TextForm
+from memboard.board.spaces import SpacesScreen
 from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.session_table import SessionTable
 
@@ -97,6 +100,10 @@ async def test_the_board_footer_draws_the_tables_footer_entries_in_order():
         "status",
         "n",
         "notes",
+        "p",
+        "spaces",
+        "h",
+        "hierarchy",
         "⏎",
         "open",
         "␣",
@@ -176,6 +183,12 @@ def test_every_binding_of_the_board_comes_from_the_table():
         (NoteEditScreen, "update"),
         (ConflictScreen, "conflict"),
         (NoteChainScreen, "chain"),
+        (SpacesScreen, "spaces"),
+        (HierarchyScreen, "hierarchy"),
+        (DraftScreen, "draft"),
+        (ResearchForm, "update"),
+        (TextForm, "update"),
+        (MigrationScreen, "migration"),
     ):
         assert bindings(owner) == screen.BINDINGS, screen
     # every bound action exists on the class that binds it
@@ -205,6 +218,8 @@ def test_every_binding_of_the_board_comes_from_the_table():
         "reverse_sort",
         "revision",
         "leave_pane",
+        "spaces",
+        "hierarchy",
     }
 
 
@@ -251,15 +266,15 @@ async def test_a_keymap_in_the_config_rebinds_a_key_in_the_footer_help_palette_a
     from pathlib import Path
 
     Path(os.environ["MEMBOARD_CONFIG"]).write_text(
-        '[keymap]\n"board.archive" = "x"\n"app.help" = "h"\n"board.nothing" = "z"\n', encoding="utf-8"
+        '[keymap]\n"board.archive" = "x"\n"app.help" = "H"\n"board.nothing" = "z"\n', encoding="utf-8"
     )
     app = MemboardApp(demo_root, watch=False)
     async with app.run_test(size=(200, 40)) as pilot:
         await pilot.pause()
         footer = app.sessions.query_one(KeyBar).text
-        assert " x archive " in footer and " a archive " not in footer and " h help " in footer
+        assert " x archive " in footer and " a archive " not in footer and " H help " in footer
         assert any("no key is bound as 'board.nothing'" in n.message for n in app._notifications)
-        await pilot.press("h")
+        await pilot.press("H")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         help_lines = app.screen.query_one("#help-keys").render().plain.splitlines()

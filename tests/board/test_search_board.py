@@ -47,7 +47,7 @@ async def open_search(pilot) -> SearchScreen:
     return pilot.app.screen
 
 
-async def search_for(pilot, screen: SearchScreen, text: str, keys: bool = False) -> list[SearchHit]:
+async def search_for(pilot, screen: SearchScreen, text: str, keys: bool = False) -> list:
     """Add text to the search box (typed key by key when keys, else at once as a paste does) and wait
     until the answer to the whole box is shown."""
     box = screen.query_one(Input)
@@ -366,3 +366,45 @@ async def test_enter_on_a_note_result_shows_it_in_the_notes_view(demo_root):
         notes = app.screen
         assert isinstance(notes, NotesScreen)
         assert notes.filter_text == note_id
+
+
+async def test_space_and_hierarchy_hits_are_marked_p_and_h_and_a_p_hit_opens_on_the_spaces_screen(
+    demo_root, tmp_path, monkeypatch
+):
+    import subprocess
+
+    from memboard.board.spaces import SpacesScreen
+    from memboard.service import spaces_read
+
+    monkeypatch.setenv("SESSION_MEMORY_HOME", str(tmp_path / "smhome"))
+    project = tmp_path / "proj"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".session-memory").mkdir()
+    (project / ".session-memory" / "current.md").write_text("# T\n\n## 下一步\n\n- feed the zebra\n", encoding="utf-8")
+    spaces_read.where(str(project))  # a command resolved it: a known space
+    first = tmp_path / "aaa"  # listed before it, so the cursor starts elsewhere
+    (first / ".session-memory").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(first)], check=True)
+    (first / ".session-memory" / "current.md").write_text("# A\n\n## 下一步\n\n- rest\n", encoding="utf-8")
+    spaces_read.where(str(first))
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# Me\n\n## Pets\n- a zebra called Z\n", encoding="utf-8")
+    monkeypatch.setenv("OPENCLAW_WORKSPACE_DIR", str(ws))
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_search(pilot)
+        found = await search_for(pilot, screen, "zebra")
+        assert [(h.kind, h.path) for h in found] == [
+            ("space", str(project / ".session-memory" / "current.md")),
+            ("hierarchy", "MEMORY.md"),
+        ]
+        assert shown_ids(screen) == ["P", "H"]
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(pilot.app.screen, SpacesScreen), "the Spaces screen opened")
+        spaces = pilot.app.screen
+        target = str(project / ".session-memory")
+        await until(
+            pilot, lambda: spaces.table.current is not None and spaces.table.current.id == target, "the space selected"
+        )

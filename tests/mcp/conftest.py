@@ -100,3 +100,40 @@ def agent(tmp_path_factory) -> Iterator[Agent]:
     state = tmp_path_factory.mktemp("mcp-state")
     with running(root, state) as client:
         yield client
+
+
+def places_env(home: Path, **extra: str) -> dict[str, str]:
+    """The environment of a server (or command) with no memory root: its state and config under home, a private
+    session-memory home and legacy homes, the suite's fixed clock."""
+    env = server_env(home / "state", **extra)
+    env.update(
+        SESSION_MEMORY_HOME=str(home / "smhome"),
+        CODEX_HOME=str(home / "codexhome"),
+        CLAUDE_HOME=str(home / "claudehome"),
+        HOME=str(home),
+    )
+    env.pop("OPENCLAW_WORKSPACE_DIR", None)
+    return env
+
+
+@asynccontextmanager
+async def connect_in(command: list[str], env: dict[str, str], cwd: Path) -> AsyncIterator[ClientSession]:
+    """An initialized client session with the server that command starts in the folder cwd."""
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=cwd)
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+@contextmanager
+def rootless(home: Path, **env: str) -> Iterator[Agent]:
+    """A server started with no memory root anywhere (no --root, no MEMBOARD_ROOT, no config, no ./memory), and a
+    client connected to it; its Agent's root is home (where it runs)."""
+    home.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "memboard", "mcp"]
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(connect_in(command, places_env(home, **env), home)) as session,
+    ):
+        yield Agent(portal, session, home, home / "state")

@@ -34,7 +34,17 @@ READING = {
     "mem_search",
     "mem_get",
     "mem_suggest_topic_key",
+    "space_where",
+    "space_restore",
+    "space_search",
+    "space_check",
+    "hierarchy_hot",
+    "hierarchy_lint",
+    "facts_get",
+    "lookup",
+    "hierarchy_migrate_plan",
 }
+PREVIEWING = {"space_archive", "space_migrate", "hierarchy_migrate_apply"}  # writes whose dry_run defaults to true
 WRITING = {
     "session_register",
     "session_update",
@@ -45,6 +55,13 @@ WRITING = {
     "mem_save",
     "mem_update",
     "mem_session_summary",
+    "space_save",
+    "space_research_save",
+    "space_dream",
+    "facts_set",
+    "facts_todo",
+    "daily_log",
+    *PREVIEWING,
 }
 ONE_SESSION = {"session_show", "session_chain", "session_update", "session_release", "session_archive"}
 GITHUB_TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -94,10 +111,9 @@ def test_every_tool_has_a_description_and_a_schema_an_agent_can_follow(agent):
             assert spec.get("description"), f"{name}.{field} has no description"
         assert tool.annotations is not None and tool.annotations.read_only_hint is (name in READING), name
         if name in WRITING:
-            assert (
-                schema["properties"]["dry_run"]["type"] == "boolean"
-                and schema["properties"]["dry_run"]["default"] is False
-            )
+            assert schema["properties"]["dry_run"]["type"] == "boolean" and schema["properties"]["dry_run"][
+                "default"
+            ] is (name in PREVIEWING), name
         if name in ONE_SESSION:
             assert "session_id" in schema["required"], name
     assert (

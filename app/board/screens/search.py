@@ -5,7 +5,11 @@ exclusive) through the core's search engine: the same cache, literal matching an
 fallback as `memboard search`. The worker posts its hits back with the number of the query it
 answered; only the answer to the newest query is shown, so a slow older search (a first cache
 build, a scan) never replaces a newer one. The table behind stays live: nothing here blocks the UI
-thread. Results keep their `kind`, so kinds other than sessions can join them.
+thread. Results keep their `kind`, so kinds other than sessions can join them: after the sessions and
+notes come the hits of the known session-memory spaces' hot files, marked `P`, and of the hierarchy
+workspace found as `memboard hierarchy` finds it, marked `H` (core/search/places.py, as `memboard
+search --kind space|hierarchy` gives them); enter on one opens the Spaces screen on that space, or
+the Hierarchy screen.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from memboard.widgets.rows import printable
 from ...core.errors import MemboardError
 from ...core.files.root import MemoryRoot
 from ...core.search.engine import SearchFilters, SearchHit, check_query, run
+from ...core.search.places import HIERARCHY, PlaceHit
 from ..actions import bindings
 from .session import SessionScreen
 
@@ -50,7 +55,7 @@ class SearchDone(Message):
 
     number: int
     query: str
-    hits: list[SearchHit] = field(default_factory=list)
+    hits: list[SearchHit | PlaceHit] = field(default_factory=list)
     scanned: str = ""  # why the files were scanned instead of the cache ("" when the cache answered)
     error: str = ""
     unread: str = ""  # the files that could not be read (`1 file could not be read: ...`), "" when none
@@ -70,9 +75,43 @@ def where_text(hit: SearchHit) -> str:
     return f"{where} › {hit.section}"
 
 
-def hit_text(hit: SearchHit, style: dict[str, Style]) -> Text:
+def place_text(hit: PlaceHit, style: dict[str, Style]) -> Text:
+    """A space (`P`) or hierarchy (`H`) result: its mark, file and line, layer; then where it matched and the
+    snippet, each match in the `match` style."""
+    out = Text()
+    out.append("H" if hit.kind == HIERARCHY else "P", style=style["kind"])
+    out.append("  ")
+    out.append(printable(f"{hit.path}:{hit.line}"), style=style["id"])
+    out.append(f"  {hit.layer}  ")
+    out.append(hit.kind, style=style["kind"])
+    out.append("\n  ")
+    out.append(printable(f"{hit.kind} › {hit.section}") + ": ", style=style["where"])
+    snippet = Text(printable(hit.snippet))
+    for start, end in hit.spans:
+        snippet.stylize(style["match"], start, end)
+    out.append_text(snippet)
+    return out
+
+
+def place_hits(query: str) -> list[PlaceHit]:
+    """The known spaces' hot files' hits, then the hierarchy workspace's (none when no workspace is found)."""
+    # lazy: the spaces' and hierarchy's search loads with the first search, not with the board
+    from ...core.hierarchy.workspace import resolve_workspace
+    from ...core.search import places  # lazy: see above
+
+    found = places.search_places(places.known_space_files(False, False), query, LIMIT)
+    try:
+        workspace = resolve_workspace()
+    except MemboardError:
+        return found
+    return found + places.search_places(places.hierarchy_files(workspace.resolve(), False), query, LIMIT)
+
+
+def hit_text(hit: SearchHit | PlaceHit, style: dict[str, Style]) -> Text:
     """A result as plain Text: its ID, live status or archived, Updated At and kind; then where it
     matched and the snippet, each match in the `match` style."""
+    if isinstance(hit, PlaceHit):
+        return place_text(hit, style)
     out = Text()
     out.append(printable(hit.id), style=style["id"])
     out.append("  ")
@@ -107,7 +146,7 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
         self.root = root
         self.number = 0  # the newest query's number: answers to other numbers are stale
         self.query_text = ""
-        self.hits: list[SearchHit] = []
+        self.hits: list[SearchHit | PlaceHit] = []
         self.building = 0  # the number of the search whose cache build is reporting progress
         self.waiting: tuple[str, float] | None = None  # the query being searched and since when
         self._timer: Timer | None = None
@@ -188,7 +227,12 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
             self.post_message(SearchDone(number, query, error=f"search failed: {exc}"))
         else:
             scanned = outcome.reason if outcome.backend == "scan" else ""
-            self.post_message(SearchDone(number, query, outcome.hits, scanned, unread=outcome.unread_line() or ""))
+            hits: list[SearchHit | PlaceHit] = list(outcome.hits)
+            try:
+                hits += place_hits(query)[: max(0, LIMIT - len(hits))]
+            except (MemboardError, OSError):
+                pass  # the spaces and the hierarchy are extras here: `memboard search --kind` says what failed
+            self.post_message(SearchDone(number, query, hits, scanned, unread=outcome.unread_line() or ""))
 
     def _progress(self, number: int, text: str) -> None:
         """Pass a progress line of the cache's build to the UI thread (called in the worker)."""
@@ -231,7 +275,7 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
             line += f" {message.unread[0].upper()}{message.unread[1:]}."
         return line
 
-    def show_hits(self, hits: list[SearchHit]) -> None:
+    def show_hits(self, hits: list[SearchHit | PlaceHit]) -> None:
         """Put hits in the results list, the first one highlighted."""
         self.hits = hits
         styles = {
@@ -260,10 +304,13 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
         event.stop()
         self.open(self.hits[event.option_index])
 
-    def open(self, hit: SearchHit) -> None:
+    def open(self, hit: SearchHit | PlaceHit) -> None:
         """A note: close and show it in the notes view; a live session: close and select its row;
-        an archived one: open it read-only on top. The answer is (kind, ID)."""
-        if hit.kind == "note":
+        an archived one: open it read-only on top; a space or hierarchy hit: close and show it on the Spaces
+        or Hierarchy screen. The answer is (kind, ID)."""
+        if isinstance(hit, PlaceHit):
+            self.dismiss((hit.kind, hit.id))
+        elif hit.kind == "note":
             self.dismiss(("note", hit.id))
         elif hit.state == "live" and hit.session_id is not None:
             self.dismiss(("session", hit.session_id))

@@ -306,7 +306,7 @@ class HierarchyScreen(BrowseScreen[HierarchyRow, HierarchyModel]):
 
     def action_lint(self) -> None:
         """The lint findings, in a message."""
-        from .screens import MessageScreen
+        from .screens import MessageScreen  # lazy: loaded on first use (opening the screen stays light)
 
         found = self.model.findings
         text = "\n".join(f.describe() for f in found) or "no finding"

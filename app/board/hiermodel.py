@@ -56,8 +56,8 @@ def bar(used: int, limit: int) -> str:
 
 def find_workspace() -> tuple[Path | None, str | None]:
     """The workspace (issue 25 §1's order) or why there is none."""
-    from ..core.errors import MemboardError
-    from ..service.hierarchy import workspace_of
+    from ..core.errors import MemboardError  # lazy: loaded on first use (opening the screen stays light)
+    from ..service.hierarchy import workspace_of  # lazy: loaded on first use (opening the screen stays light)
 
     try:
         return workspace_of(None), None
@@ -67,8 +67,8 @@ def find_workspace() -> tuple[Path | None, str | None]:
 
 def health_line(workspace: Path) -> str:
     """The sessions pane's one line of hot-cache health: `MEMORY.md 95/80 lines · 4 facts in hot cache`."""
-    from ..core.hierarchy import hot
-    from ..service.hierarchy import limits, lint_result
+    from ..core.hierarchy import hot  # lazy: loaded on first use (opening the screen stays light)
+    from ..service.hierarchy import limits, lint_result  # lazy: loaded on first use (opening the screen stays light)
 
     try:
         text = (workspace / "MEMORY.md").read_bytes().decode("utf-8", "replace")
@@ -97,43 +97,13 @@ def signatures(workspace: Path) -> dict[str, tuple[int, int] | None]:
     return out
 
 
-def read_model(workspace: Path | None, problem: str | None = None) -> HierarchyModel:
-    """The workspace's layers (None: the model says why there is none)."""
-    if workspace is None:
-        return HierarchyModel(None, problem or "no hierarchy workspace")
-    from ..core.formats import clock
-    from ..core.hierarchy import facts as F
-    from ..core.hierarchy import hot, lint
-    from ..core.hierarchy import lookup as LK
-    from ..service.hierarchy import limits, lint_result
+def warm_rows(ws: Any, findings: list[Any]) -> tuple[list[HierarchyRow], str]:
+    """The Warm panel's rows (facts, lookup rows, project files) and facts.yaml's Last updated, in words."""
+    from ..core.formats import clock  # lazy: loaded on first use (opening the screen stays light)
+    from ..core.hierarchy import facts as F  # lazy: loaded on first use (opening the screen stays light)
+    from ..core.hierarchy import lint  # lazy: loaded on first use (opening the screen stays light)
+    from ..core.hierarchy import lookup as LK  # lazy: loaded on first use (opening the screen stays light)
 
-    limit = limits()
-    ws = lint.read_workspace(str(workspace))
-    findings = lint_result(workspace)
-    model = HierarchyModel(workspace, findings=findings)
-    text = ws.hot or ""
-    lines = hot.lines_of(text)
-    tokens = hot.estimate_tokens(text)
-    in_hot = [f for f in findings if f.kind == "fact_in_hot"]
-    model.hot_title = (
-        f"Hot · MEMORY.md {len(lines)}/{limit.hot_max_lines} lines {bar(len(lines), limit.hot_max_lines)} · "
-        f"~{tokens:,}/{limit.hot_max_tokens:,} tokens · {len(in_hot)} fact{'s' if len(in_hot) != 1 else ''} in hot"
-    )
-    model.health = (
-        f"MEMORY.md {len(lines)}/{limit.hot_max_lines} lines · {len(in_hot)} fact{'s' if len(in_hot) != 1 else ''} "
-        "in hot cache"
-    )
-    spans: dict[int, list[tuple[int, int, str]]] = {}
-    for f in in_hot:
-        if f.line and f.span:
-            spans.setdefault(f.line, []).append((f.span[0], f.span[1], "changed"))
-    if ws.hot is None:
-        model.hot = [ViewLine(ws.hot_problem or "MEMORY.md is absent: the hot cache is empty.", "muted")]
-    else:
-        model.hot = [
-            ViewLine(visible(line), "text", tuple(sorted(spans.get(n, []))) if visible(line) == line else ())
-            for n, line in enumerate(lines, 1)
-        ] or [ViewLine("(empty)", "muted")]
     warm: list[HierarchyRow] = []
     updated = "no facts.yaml"
     if ws.facts is not None:
@@ -164,6 +134,44 @@ def read_model(workspace: Path | None, problem: str | None = None) -> HierarchyM
     for path in ws.projects:
         missing = "no lookup row targets it" if path in targeted else None
         warm.append(HierarchyRow(f"project:{path}", "project", path, missing or "", None, path, missing))
+    return warm, updated
+
+
+def read_model(workspace: Path | None, problem: str | None = None) -> HierarchyModel:
+    """The workspace's layers (None: the model says why there is none)."""
+    if workspace is None:
+        return HierarchyModel(None, problem or "no hierarchy workspace")
+    from ..core.hierarchy import hot, lint  # lazy: loaded on first use (opening the screen stays light)
+    from ..service.hierarchy import limits, lint_result  # lazy: loaded on first use (opening the screen stays light)
+
+    limit = limits()
+    ws = lint.read_workspace(str(workspace))
+    findings = lint_result(workspace)
+    model = HierarchyModel(workspace, findings=findings)
+    text = ws.hot or ""
+    lines = hot.lines_of(text)
+    tokens = hot.estimate_tokens(text)
+    in_hot = [f for f in findings if f.kind == "fact_in_hot"]
+    model.hot_title = (
+        f"Hot · MEMORY.md {len(lines)}/{limit.hot_max_lines} lines {bar(len(lines), limit.hot_max_lines)} · "
+        f"~{tokens:,}/{limit.hot_max_tokens:,} tokens · {len(in_hot)} fact{'s' if len(in_hot) != 1 else ''} in hot"
+    )
+    model.health = (
+        f"MEMORY.md {len(lines)}/{limit.hot_max_lines} lines · {len(in_hot)} fact{'s' if len(in_hot) != 1 else ''} "
+        "in hot cache"
+    )
+    spans: dict[int, list[tuple[int, int, str]]] = {}
+    for f in in_hot:
+        if f.line and f.span:
+            spans.setdefault(f.line, []).append((f.span[0], f.span[1], "changed"))
+    if ws.hot is None:
+        model.hot = [ViewLine(ws.hot_problem or "MEMORY.md is absent: the hot cache is empty.", "muted")]
+    else:
+        model.hot = [
+            ViewLine(visible(line), "text", tuple(sorted(spans.get(n, []))) if visible(line) == line else ())
+            for n, line in enumerate(lines, 1)
+        ] or [ViewLine("(empty)", "muted")]
+    warm, updated = warm_rows(ws, findings)
     model.warm = warm
     facts_count = sum(1 for r in warm if r.kind == "fact")
     model.warm_title = (
@@ -186,7 +194,7 @@ def read_model(workspace: Path | None, problem: str | None = None) -> HierarchyM
 
 def open_lines(workspace: Path, row: HierarchyRow) -> list[ViewLine]:
     """What enter shows of a row: a fact's line in facts.yaml, a lookup row's resolved target, a file's text."""
-    from ..core.hierarchy import lookup as LK
+    from ..core.hierarchy import lookup as LK  # lazy: loaded on first use (opening the screen stays light)
 
     out = [ViewLine(f"{row.kind} · {row.key}", "headline")]
     if row.problem:

@@ -124,7 +124,7 @@ class PlaceRunner(FlowRunner):
     def apply(self, plan: Plan, build_plan: Any, title: str) -> None:
         """Apply exactly this previewed plan over its places (places.apply_previewed: StalePlan with the plan
         built again when a file changed since the preview, nothing written then)."""
-        from ..core.files.places import apply_previewed
+        from ..core.files.places import apply_previewed  # lazy: loaded on first use (opening the screen stays light)
 
         if self.applier is not None:
             self.applier(plan)
@@ -135,7 +135,11 @@ class PlaceRunner(FlowRunner):
     def plan_view(self, plan: Plan, words: Any) -> PlanView:  # type: ignore[override]
         """The preview of plan: its base folder and places first, then the changes as one patch relative to the
         base (the bytes `--dry-run` prints)."""
-        from ..core.files.places import based, plan_base, touched
+        from ..core.files.places import (  # lazy: loaded on first use (opening the screen stays light)
+            based,
+            plan_base,
+            touched,
+        )
 
         places = list(self.places) or [self.place]
         base = plan_base(plan, places)
@@ -173,7 +177,7 @@ class PlaceRunner(FlowRunner):
 
 def _where(space_id: str, rule: str) -> Any:
     """The decision for a space on the table, made again now (remembered among the known spaces)."""
-    from ..service.spaces_read import where
+    from ..service.spaces_read import where  # lazy: loaded on first use (opening the screen stays light)
 
     return where(str(Path(space_id).parent), scope_of(rule))
 
@@ -193,7 +197,10 @@ class SpaceFlows(PlaceRunner):
 
     def flow_init(self, space_id: str, rule: str) -> None:
         """Preview and apply `space init` (create-only)."""
-        from ..service.spaces_write import init_plan, write_job
+        from ..service.spaces_write import (  # lazy: loaded on first use (opening the screen stays light)
+            init_plan,
+            write_job,
+        )
 
         where = _where(space_id, rule)
         places, make = write_job(where, lambda read: init_plan(where, read))
@@ -201,8 +208,13 @@ class SpaceFlows(PlaceRunner):
 
     def flow_save(self, space_id: str, rule: str) -> None:
         """$EDITOR on a copy of current.md, then the layering preview; apply exactly it."""
-        from ..core.spaces import templates
-        from ..service.spaces_write import CURRENT, SaveRequest, save_plan, write_job
+        from ..core.spaces import templates  # lazy: loaded on first use (opening the screen stays light)
+        from ..service.spaces_write import (  # lazy: loaded on first use (opening the screen stays light)
+            CURRENT,
+            SaveRequest,
+            save_plan,
+            write_job,
+        )
 
         where = _where(space_id, rule)
         folder = where.memory_folder() or where.require()
@@ -218,8 +230,12 @@ class SpaceFlows(PlaceRunner):
 
     def flow_research(self, space_id: str, rule: str) -> None:
         """The research form, then the preview of the appended entry."""
-        from ..core.errors import UsageError
-        from ..service.spaces_write import ResearchRequest, check_research, write_job
+        from ..core.errors import UsageError  # lazy: loaded on first use (opening the screen stays light)
+        from ..service.spaces_write import (  # lazy: loaded on first use (opening the screen stays light)
+            ResearchRequest,
+            check_research,
+            write_job,
+        )
 
         where = _where(space_id, rule)
         where.require()
@@ -252,7 +268,7 @@ class SpaceFlows(PlaceRunner):
 
     def flow_dream(self, space_id: str, rule: str) -> None:
         """The extraction as a draft (e: $EDITOR), then the preview of dream-notes.md and its snapshot."""
-        from ..service.spaces_dream import dream_run
+        from ..service.spaces_dream import dream_run  # lazy: loaded on first use (opening the screen stays light)
 
         folder = Path(space_id).parent
         probe = dream_run(str(folder), scope_of(rule))
@@ -292,8 +308,11 @@ class SpaceFlows(PlaceRunner):
     def flow_archive(self, space_id: str, rule: str) -> None:
         """Preview the archive as one plan, and on confirm write it as `space archive` does (a migration first,
         the archive files, then the sources) when the files are still those previewed."""
-        from ..core.errors import StalePlan
-        from ..service.spaces_dream import apply, archive_run
+        from ..core.errors import StalePlan  # lazy: loaded on first use (opening the screen stays light)
+        from ..service.spaces_dream import (  # lazy: loaded on first use (opening the screen stays light)
+            apply,
+            archive_run,
+        )
 
         job = archive_run(str(Path(space_id).parent), scope_of(rule))
 
@@ -310,7 +329,7 @@ class SpaceFlows(PlaceRunner):
 
     def flow_migrate(self, space_id: str, rule: str) -> None:
         """Preview and apply `space migrate` for the space's project (or, for the global space, --global)."""
-        from ..service.spaces_migrate import migrate_plan
+        from ..service.spaces_migrate import migrate_plan  # lazy: loaded on first use (opening the screen stays light)
 
         places, make = migrate_plan(str(Path(space_id).parent), scope_of(rule), rule == "global")
         self.preview_place("migrate", "Migrate legacy data", places, make)
@@ -325,13 +344,13 @@ class HierarchyFlows(SpaceFlows):
 
     def _workspace(self, workspace: Path) -> list[Any]:
         """The workspace as the one place its plans are built and applied on."""
-        from ..core.files.places import workspace_tree
+        from ..core.files.places import workspace_tree  # lazy: loaded on first use (opening the screen stays light)
 
         return [workspace_tree(workspace.resolve())]
 
     def _unchanged(self, previewed: Plan, make: Callable[[], Plan]) -> None:
         """StalePlan with the plan built again when the files changed since the preview (nothing written)."""
-        from ..core.errors import StalePlan
+        from ..core.errors import StalePlan  # lazy: loaded on first use (opening the screen stays light)
 
         fresh = self.settled(lambda _p: make())
         if [(c.path, c.before, c.after) for c in fresh.changes] != [
@@ -341,7 +360,7 @@ class HierarchyFlows(SpaceFlows):
 
     def flow_set(self, workspace: Path, key: str, value: str) -> None:
         """A form with the fact's value, then the preview of `facts set` (the value and Last updated)."""
-        from ..service.facts import set_plan
+        from ..service.facts import set_plan  # lazy: loaded on first use (opening the screen stays light)
 
         places = self._workspace(workspace)
         answer = self.ask(TextForm(f"facts set {key}", "the new value (one line)", value))
@@ -353,7 +372,11 @@ class HierarchyFlows(SpaceFlows):
     def flow_todo(self, workspace: Path, which: str | None, text: str) -> None:
         """Mark the selected todo done (`- [x] TEXT` appended to today's log, then the item removed, as `facts todo
         done` writes it), or add one; previewed first."""
-        from ..service.facts import todo_add_plan, todo_done_plan, todo_done_run
+        from ..service.facts import (  # lazy: loaded on first use (opening the screen stays light)
+            todo_add_plan,
+            todo_done_plan,
+            todo_done_run,
+        )
 
         places = self._workspace(workspace)
         place = places[0]
@@ -379,11 +402,11 @@ class HierarchyFlows(SpaceFlows):
     def flow_log(self, workspace: Path) -> None:
         """A line for today's daily log, then the preview of the append; written as `hierarchy log` writes it
         (an append under the workspace's lock: a line OpenClaw appends meanwhile is kept)."""
-        from ..core.files.places import assemble
-        from ..core.hierarchy.appendlog import append_log
-        from ..core.hierarchy.plans import plan_log
-        from ..core.secrets import refuse_secrets
-        from ..service.hierarchy import local_today
+        from ..core.files.places import assemble  # lazy: loaded on first use (opening the screen stays light)
+        from ..core.hierarchy.appendlog import append_log  # lazy: loaded on first use (opening the screen stays light)
+        from ..core.hierarchy.plans import plan_log  # lazy: loaded on first use (opening the screen stays light)
+        from ..core.secrets import refuse_secrets  # lazy: loaded on first use (opening the screen stays light)
+        from ..service.hierarchy import local_today  # lazy: loaded on first use (opening the screen stays light)
 
         places = self._workspace(workspace)
         answer = self.ask(TextForm("Append to today's log", "the text appended to memory/<today>.md", ""))
@@ -411,8 +434,11 @@ class HierarchyFlows(SpaceFlows):
         """`hierarchy migrate`: the proposed plan as a table (k f p d K decide each line), then the preview of the
         whole migration as decided, applied as `hierarchy migrate --apply` applies it once the files are still
         those previewed."""
-        from ..core.files.places import assemble
-        from ..service.hierarchy_migrate import apply_write, plan_result
+        from ..core.files.places import assemble  # lazy: loaded on first use (opening the screen stays light)
+        from ..service.hierarchy_migrate import (  # lazy: loaded on first use (opening the screen stays light)
+            apply_write,
+            plan_result,
+        )
 
         places = self._workspace(workspace)
         decided = self.ask(MigrationScreen(plan_result(workspace)))
@@ -487,7 +513,7 @@ class MigrationScreen(ModalScreen[dict[str, Any] | None]):
 
     def compose(self) -> ComposeResult:
         """Title, the table of lines, the keys."""
-        from textual.widgets import DataTable
+        from textual.widgets import DataTable  # lazy: loaded on first use (opening the screen stays light)
 
         with Vertical(id="preview-dialog"):
             lines = self.plan["memory_md"]["lines"]
@@ -498,7 +524,7 @@ class MigrationScreen(ModalScreen[dict[str, Any] | None]):
 
     def on_mount(self) -> None:
         """Fill the table."""
-        from textual.widgets import DataTable
+        from textual.widgets import DataTable  # lazy: loaded on first use (opening the screen stays light)
 
         table = self.query_one(DataTable)
         table.add_columns("n", "to", "key", "value", "line", "why")
@@ -520,7 +546,7 @@ class MigrationScreen(ModalScreen[dict[str, Any] | None]):
 
     def _current(self) -> dict[str, Any] | None:
         """The plan line under the cursor."""
-        from textual.widgets import DataTable
+        from textual.widgets import DataTable  # lazy: loaded on first use (opening the screen stays light)
 
         table = self.query_one(DataTable)
         if not self.plan["lines"]:
@@ -529,7 +555,7 @@ class MigrationScreen(ModalScreen[dict[str, Any] | None]):
 
     def _redraw(self, item: dict[str, Any]) -> None:
         """Show a changed line."""
-        from textual.widgets import DataTable
+        from textual.widgets import DataTable  # lazy: loaded on first use (opening the screen stays light)
 
         table = self.query_one(DataTable)
         for column, value in zip(table.columns, self.cells(item)):
@@ -587,7 +613,7 @@ class MigrationScreen(ModalScreen[dict[str, Any] | None]):
 
 def _research(where: Any, request: Any, read: Any) -> Any:
     """research-save's plan on the files as read."""
-    from ..service.spaces_write import research_plan
+    from ..service.spaces_write import research_plan  # lazy: loaded on first use (opening the screen stays light)
 
     return research_plan(where, request, read)
 

@@ -75,7 +75,7 @@ def row_of(item: dict[str, Any]) -> SpaceRow:
 
 def read_rows() -> list[SpaceRow]:
     """Every known space as a row (the service builder of `space list`, which resolves each one fresh)."""
-    from ..service.spaces_read import space_list
+    from ..service.spaces_read import space_list  # lazy: loaded on first use (opening the screen stays light)
 
     return [row_of(item) for item in space_list().result]
 
@@ -125,9 +125,12 @@ def signature(path: Path) -> Signature:
 
 def _known_sources() -> list[Path]:
     """The files the list of known spaces comes from (besides the config's space_roots)."""
-    from ..core import config
-    from ..core.files import statepaths
-    from ..core.spaces.resolve import legacy_homes, memory_home
+    from ..core import config  # lazy: loaded on first use (opening the screen stays light)
+    from ..core.files import statepaths  # lazy: loaded on first use (opening the screen stays light)
+    from ..core.spaces.resolve import (  # lazy: loaded on first use (opening the screen stays light)
+        legacy_homes,
+        memory_home,
+    )
 
     out = [statepaths.known_spaces(), config.config_path(), memory_home() / "registry.json"]
     out += [home / "registry.json" for _, home in legacy_homes()]
@@ -198,7 +201,7 @@ class SpacePane:
 
 def _text_lines(text: str, kind: str = "text") -> list[ViewLine]:
     """A file's text as drawn lines (control characters made visible)."""
-    from .planview import visible
+    from .planview import visible  # lazy: loaded on first use (opening the screen stays light)
 
     return [ViewLine(visible(line), kind) for line in text.splitlines()] or [ViewLine("(empty)", "muted")]
 
@@ -206,7 +209,7 @@ def _text_lines(text: str, kind: str = "text") -> list[ViewLine]:
 def archive_reason(folder: Path) -> str | None:
     """Why archive cannot run on this space now: no history or research entry to move, or none a dream covers
     (None: a dream covers every entry archive would move)."""
-    from ..service.spaces_read import ages
+    from ..service.spaces_read import ages  # lazy: loaded on first use (opening the screen stays light)
 
     info = ages(folder)
     if info.archive_due:
@@ -221,8 +224,11 @@ def archive_reason(folder: Path) -> str | None:
 def current_change(place: Any, rel: str, now_bytes: bytes | None, history: str) -> tuple[list[ViewLine], list[str]]:
     """The change of current.md since memboard's newest revision of it (recorded here when it has none), and
     the lines that left it without reaching history.md (the skill or a hand edit dropped them)."""
-    from ..core.files.revisions import place_revisions, record_place
-    from ..core.spaces.current import displaced_lines
+    from ..core.files.revisions import (  # lazy: loaded on first use (opening the screen stays light)
+        place_revisions,
+        record_place,
+    )
+    from ..core.spaces.current import displaced_lines  # lazy: loaded on first use (opening the screen stays light)
 
     if now_bytes is None:
         return [], []
@@ -235,7 +241,7 @@ def current_change(place: Any, rel: str, now_bytes: bytes | None, history: str) 
         return [], []
     old = last.decode("utf-8", "replace")
     new = now_bytes.decode("utf-8", "replace")
-    import difflib
+    import difflib  # lazy: loaded on first use (opening the screen stays light)
 
     lines = [ViewLine("current.md changed since the revision memboard last saw", "headline")]
     left = displaced_lines(old, new)
@@ -263,8 +269,8 @@ def current_change(place: Any, rel: str, now_bytes: bytes | None, history: str) 
 def own_place(decision: Any) -> Any:
     """The place a space's own files are in: the global home for the global space, else its project (where
     memboard keeps their revisions, in local state)."""
-    from ..core.files.places import home_tree
-    from ..service.spaces_migrate import project_place
+    from ..core.files.places import home_tree  # lazy: loaded on first use (opening the screen stays light)
+    from ..service.spaces_migrate import project_place  # lazy: loaded on first use (opening the screen stays light)
 
     return home_tree() if decision.rule == "global" else project_place(decision)
 
@@ -272,7 +278,7 @@ def own_place(decision: Any) -> Any:
 def load_pane(row: SpaceRow, history_shown: int | None = HISTORY_SHOWN) -> SpacePane:
     """Read a space for the pane: the change of current.md, current.md, dream-notes.md, the newest history
     entries (history_shown None: all of them, the full restore view)."""
-    from ..core.spaces.resolve import resolve
+    from ..core.spaces.resolve import resolve  # lazy: loaded on first use (opening the screen stays light)
 
     lines: list[ViewLine] = [ViewLine(row.id, "header"), ViewLine(f"project {row.project} · rule {row.rule}", "muted")]
     if row.problem:
@@ -300,7 +306,7 @@ def load_pane(row: SpaceRow, history_shown: int | None = HISTORY_SHOWN) -> Space
     change: list[ViewLine] = []
     if folder == Path(row.id):
         try:
-            from ..service.spaces_write import rel_of
+            from ..service.spaces_write import rel_of  # lazy: loaded on first use (opening the screen stays light)
 
             change, lost = current_change(own_place(decision), rel_of(decision, reads.CURRENT), current, history_text)
         except Exception:  # the pane shows the files even when memboard's revisions cannot be read

@@ -74,7 +74,7 @@ class SpacePaneLoaded(Message):
 def quick_rows() -> list[SpaceRow]:
     """The known spaces before they are read: their folders and projects (memboard's record, space_roots, the
     skill's registries), no resolution, no file read."""
-    from ..core.spaces.known import known
+    from ..core.spaces.known import known  # lazy: loaded on first use (opening the screen stays light)
 
     out = []
     for space in known():
@@ -322,7 +322,7 @@ class SpacesScreen(BrowseScreen[SpaceRow, SpacesModel]):
     @work(thread=True, group="spaces-check")
     def check_worker(self, row: SpaceRow) -> None:
         """Run the check builder off the UI thread and show its answer."""
-        from ..service.spaces_read import check
+        from ..service.spaces_read import check  # lazy: loaded on first use (opening the screen stays light)
 
         scope = "global" if row.rule == "global" else "workspace" if row.rule == "workspace" else "auto"
         try:
@@ -336,7 +336,7 @@ class SpacesScreen(BrowseScreen[SpaceRow, SpacesModel]):
         for finding in found["findings"]:
             lines.append(f"{finding['kind']}: {finding['message']}")
             lines.append(f"    fix: {finding['fix']}")
-        from .screens import MessageScreen
+        from .screens import MessageScreen  # lazy: loaded on first use (opening the screen stays light)
 
         self.app.call_from_thread(
             self.app.push_screen,

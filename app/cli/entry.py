@@ -124,9 +124,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
         return (search.build_parser() if raw[:1] == ["search"] else search.build_note_parser()).parse_args(argv)
     if raw[:1] == ["lookup"]:  # a whole-process speed target, as search is
-        from .hierarchy_parser import build_lookup_parser  # lazy: see above
+        from .hierarchy_parser import parse_lookup  # lazy: see above
 
-        return build_lookup_parser().parse_args(argv)
+        return parse_lookup(argv)
     from .parser import build_parser  # lazy: see above
 
     return build_parser().parse_args(argv)

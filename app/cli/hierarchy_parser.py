@@ -137,6 +137,18 @@ def build_lookup_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def parse_lookup(argv: list[str] | None) -> argparse.Namespace:
+    """`memboard lookup ...` parsed with its words anywhere among the options: argparse ends a `nargs="+"`
+    positional at the first option, so `lookup add --workspace DIR NEED TARGET` left NEED and TARGET over."""
+    parser = build_lookup_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and getattr(args, "words", None) and not any(e.startswith("-") for e in extra):
+        args.words += extra
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
 def _lookup(sub: Sub, common: argparse.ArgumentParser, changing: argparse.ArgumentParser) -> None:
     """`lookup QUERY` (a read) and `lookup add NEED TARGET` (a write)."""
     p = sub.add_parser(

@@ -43,7 +43,7 @@ def error_line(exc: MemboardError) -> str:
     if isinstance(exc, SecretFound):  # the command line's hint (--allow-secrets) is not an agent's to take
         return exc.refusal("leave it out of the text; nothing written")
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    if exc.written == INCOMPLETE or exc.says_written:
+    if exc.written == INCOMPLETE or exc.says_written or text.endswith("nothing written"):  # migrate's say it
         return text
     return f"{text}; nothing written"
 

@@ -22,13 +22,22 @@ from . import daily
 ROUNDS = 50
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    """Write every byte of data to fd, then flush it to the disk."""
+def _write_all(fd: int, data: bytes, start: int, rel: str) -> None:
+    """Write every byte of data to fd (which held start bytes), then flush it to the disk; when that fails (a
+    full disk), cut the bytes written off again, so that no half block is left for the next appender to
+    write after, unless another writer appended behind them (then they stay: cutting would lose its line)."""
     view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]
-    os.fsync(fd)
+    written = 0
+    try:
+        while view:
+            n = os.write(fd, view)
+            written += n
+            view = view[n:]
+        os.fsync(fd)
+    except OSError as e:
+        if os.fstat(fd).st_size == start + written:
+            os.ftruncate(fd, start)
+        raise MemboardError(f"cannot append to {rel} ({e.strerror}); nothing written") from e
 
 
 def append_log(place: Any, text: str, date: str) -> str | None:
@@ -52,7 +61,11 @@ def append_log(place: Any, text: str, date: str) -> str | None:
                 except FileExistsError:
                     continue  # another writer made it first: append to theirs
                 try:
-                    _write_all(fd, after)
+                    _write_all(fd, after, 0, rel)
+                except MemboardError:
+                    if not os.fstat(fd).st_size:
+                        path.unlink()
+                    raise
                 finally:
                     os.close(fd)
                 done = f"created {rel}"
@@ -61,7 +74,7 @@ def append_log(place: Any, text: str, date: str) -> str | None:
                 try:
                     if os.fstat(fd).st_size != len(before):
                         continue  # it grew since the read: render the append on what it holds now
-                    _write_all(fd, after[len(before) :])
+                    _write_all(fd, after[len(before) :], len(before), rel)
                 finally:
                     os.close(fd)
                 done = f"appended to {rel}"

@@ -1289,7 +1289,7 @@ def todo_done(data: bytes, which: str, *, today: dt.date) -> Edit:
     key, seq = _todos(facts)
     if key is None or seq is None or seq.kind != "seq":
         raise Refused("memory/facts.yaml has no todos list")
-    if seq.flow:
+    if seq.flow and seq.items:  # `[]` (what done leaves of the last todo) is just an empty list
         raise Refused("todos is a flow sequence; edit it by hand")
     texts = [item.value if item.kind == "scalar" else None for item in seq.items]
     index: int | None = None

@@ -169,6 +169,7 @@ class Workspace:
     hot: str | None = None
     hot_problem: str | None = None
     facts: bytes | None = None
+    facts_problem: str | None = None  # why an existing facts.yaml cannot be read
     index: str | None = None
     projects: list[str] = field(default_factory=list)  # memory/project-*.md, relative
     logs: list[daily.DailyLog] = field(default_factory=list)
@@ -192,8 +193,10 @@ def read_workspace(workspace: str) -> Workspace:
     try:
         with open(os.path.join(workspace, FACTS_FILE), "rb") as f:
             ws.facts = f.read()
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         ws.facts = None
+    except OSError as exc:
+        ws.facts, ws.facts_problem = None, exc.strerror or str(exc)
     ws.index, problem = read_text(os.path.join(workspace, lookup.LOOKUP_FILE))
     if ws.index is None and problem is not None and problem.startswith("not UTF-8"):
         with open(os.path.join(workspace, lookup.LOOKUP_FILE), "rb") as f:  # as `lookup` reads it: U+FFFD
@@ -275,6 +278,17 @@ def _hot(ws: Workspace, limits: Limits, out: list[Finding]) -> list[str]:
 def _facts(ws: Workspace, limits: Limits, today: dt.date, out: list[Finding]) -> FactsView | None:
     """facts.yaml's findings; its parsed view when it is YAML."""
     if ws.facts is None:
+        if ws.facts_problem is not None:
+            out.append(
+                Finding(
+                    "facts_invalid",
+                    FACTS_FILE,
+                    None,
+                    None,
+                    f"{FACTS_FILE} cannot be read: {ws.facts_problem}",
+                    "fix it by hand",
+                )
+            )
         return None
     from . import facts  # lazy: the YAML reader loads only when facts.yaml is read
 

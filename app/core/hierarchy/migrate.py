@@ -286,7 +286,23 @@ def decide(plan: dict[str, Any], hot_data: bytes) -> Decided:
     missing = [n for n in want if n not in out.to]
     if missing:
         raise Refused(f"MEMORY.md line {missing[0]} is missing from the plan; nothing written")
+    _one_value_per_key(out.facts)
     return out
+
+
+def _one_value_per_key(plan_facts: list[Fact]) -> None:
+    """Refuse two facts of the plan at one key with different values: the later one would replace the earlier
+    in facts.yaml while MEMORY.md lost both lines (todos is a list: each is an item of its own)."""
+    first: dict[str, Fact] = {}
+    for fact in plan_facts:
+        if fact.key == "todos":
+            continue
+        seen = first.setdefault(fact.key, fact)
+        if seen.value != fact.value:
+            raise Refused(
+                f"plan line {fact.n}: {fact.key} is also plan line {seen.n}'s key, with another value "
+                f"({seen.value!r}); give one of them another key; nothing written"
+            )
 
 
 # --- the changes ----------------------------------------------------------------------------------------

@@ -62,10 +62,9 @@ BOARD_NO_WORKSPACE = (
 def find_workspace() -> tuple[Path | None, str | None]:
     """The workspace (issue 25 §1's order) or why there is none."""
     from ..core.errors import MemboardError  # lazy: loaded on first use (opening the screen stays light)
-    from ..service.hierarchy import (
-        NO_WORKSPACE,
-        workspace_of,
-    )  # lazy: loaded on first use (opening the screen stays light)
+
+    # lazy: loaded on first use (opening the screen stays light)
+    from ..service.hierarchy import NO_WORKSPACE, workspace_of
 
     try:
         return workspace_of(None), None

@@ -27,7 +27,13 @@ def test_a_refusal_names_its_remedy_in_the_command_lines_words_and_in_a_faces_ow
 
 
 def test_every_remedy_a_refusal_names_has_command_line_words():
-    assert set(COMMAND_LINE) == {Remedy.RELEASE, Remedy.UPDATE, Remedy.DOCTOR}
+    assert set(COMMAND_LINE) == {
+        Remedy.RELEASE,
+        Remedy.UPDATE,
+        Remedy.DOCTOR,
+        Remedy.SPACE_CHECK,
+        Remedy.HIERARCHY_LINT,
+    }
 
 
 def test_an_incomplete_write_says_so_and_is_fixed_by_doctor_even_when_its_line_does_not_name_it():

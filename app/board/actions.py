@@ -395,7 +395,15 @@ ACTIONS: tuple[Action, ...] = (
         "board",
         palette="Reverse sort order",
     ),
-    Action("escape", "leave_pane", "back", "leave the full-width pane", Where.PANE, "board", footer=PANE),
+    Action(
+        "escape",
+        "leave_pane",
+        "back",
+        "leave the full-width pane; on the table, clear a kept filter",
+        Where.PANE,
+        "board",
+        footer=PANE,
+    ),
     Action(
         "left_square_bracket",
         "revision(-1)",

@@ -506,6 +506,13 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
             return False
         return super().check_action(action, parameters)
 
+    def action_leave_pane(self) -> None:
+        """Leave the full-width pane (escape); on the table, clear a kept text filter."""
+        if not self.has_class("-expanded") and self.filter_text:
+            self.set_filter("")
+            return
+        super().action_leave_pane()
+
     def action_status(self, status: str) -> None:
         """Show one status (or all)."""
         self.status_filter = status if status in STATUSES else ALL

@@ -19,3 +19,17 @@ async def test_escape_on_the_table_clears_a_kept_filter(demo_root, ids):
         assert not app.sessions.query_one("#filter-bar").display
         await pilot.press("enter", "escape")  # in the full-width pane escape still only leaves it
         assert not app.sessions.has_class("-expanded") and len(shown(app)) == total
+
+
+async def test_y_copies_the_session_id_and_Y_the_continue_phrase_each_said_whole_in_a_toast(demo_root, ids):
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        sid = app.sessions.current_session_id
+        assert sid is not None
+        await pilot.press("y")
+        assert app.clipboard == sid
+        assert app._notifications and sid in str(list(app._notifications)[-1].message)
+        await pilot.press("Y")
+        assert app.clipboard == f"接續 memory {sid}"
+        assert f"接續 memory {sid}" == str(list(app._notifications)[-1].message)

@@ -888,10 +888,12 @@ ACTIONS: tuple[Action, ...] = (
     # moving in the table
     Action("up,k", "cursor_up", "up", "move up a row", Where.BOARD, "table"),
     Action("down,j", "cursor_down", "down", "move down a row", Where.BOARD, "table"),
-    Action("pageup", "page_up", "page up", "move up a page", Where.BOARD, "table"),
-    Action("pagedown", "page_down", "page down", "move down a page", Where.BOARD, "table"),
+    Action("pageup,ctrl+b", "page_up", "page up", "move up a page", Where.BOARD, "table"),
+    Action("pagedown,ctrl+f", "page_down", "page down", "move down a page", Where.BOARD, "table"),
+    Action("ctrl+u", "half_page_up", "half page up", "move up half a page", Where.BOARD, "table"),
+    Action("ctrl+d", "half_page_down", "half page down", "move down half a page", Where.BOARD, "table"),
     Action("home", "first", "first", "go to the first row", Where.BOARD, "table"),
-    Action("end", "last", "last", "go to the last row", Where.BOARD, "table"),
+    Action("end,G", "last", "last", "go to the last row", Where.BOARD, "table"),
     # the filter box
     Action("enter", "", "keep", "keep the filter and go back to the table", Where.FILTER, footer=FILTER),
     Action(

@@ -33,3 +33,31 @@ async def test_y_copies_the_session_id_and_Y_the_continue_phrase_each_said_whole
         await pilot.press("Y")
         assert app.clipboard == f"接續 memory {sid}"
         assert f"接續 memory {sid}" == str(list(app._notifications)[-1].message)
+
+
+async def test_G_ctrl_d_ctrl_u_ctrl_f_ctrl_b_move_as_in_less_and_vim_and_home_end_still_work(
+    write_index, make_row, root
+):
+    write_index([make_row(f"2026-05-01-{10 + i // 60:02d}{i % 60:02d}-alpha") for i in range(100)])
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        table = app.sessions.table
+        page = table._page_height()
+        assert page > 4 and len(table.rows) == 100
+        await pilot.press("G")
+        assert table.cursor == 99 and app.current_session_id == shown(app)[99]
+        await pilot.press("ctrl+u")
+        assert table.cursor == 99 - page // 2
+        await pilot.press("ctrl+d")
+        assert table.cursor == 99
+        await pilot.press("home", "ctrl+f")
+        assert table.cursor == page
+        await pilot.press("ctrl+d")
+        assert table.cursor == page + page // 2
+        await pilot.press("ctrl+b")
+        assert table.cursor == page // 2
+        await pilot.press("end")
+        assert table.cursor == 99
+        await pilot.press("home")
+        assert table.cursor == 0

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import memboard.board.loader as loader
+import memboard.board.sessions as sessions
 from memboard.board.app import MemboardApp
 from memboard.core.files.revisions import record
 from memboard.core.files.root import MemoryRoot
@@ -141,8 +142,6 @@ async def test_a_newly_selected_row_opens_its_pane_at_the_top(write_index, make_
 async def test_while_a_snapshot_loads_the_pane_never_shows_the_previous_rows_text(
     write_index, make_row, root, monkeypatch
 ):
-    import memboard.board.sessions as sessions
-
     write_index([make_row(SID), make_row(SID2)])
     (root / "sessions").mkdir()
     for sid, word in ((SID, "Alphaword"), (SID2, "Betaword")):

@@ -59,10 +59,12 @@ class RowTable(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "cursor_up", "up", show=False, id="table.cursor_up"),
         Binding("down,j", "cursor_down", "down", show=False, id="table.cursor_down"),
-        Binding("pageup", "page_up", "page up", show=False, id="table.page_up"),
-        Binding("pagedown", "page_down", "page down", show=False, id="table.page_down"),
+        Binding("pageup,ctrl+b", "page_up", "page up", show=False, id="table.page_up"),
+        Binding("pagedown,ctrl+f", "page_down", "page down", show=False, id="table.page_down"),
+        Binding("ctrl+u", "half_page_up", "half page up", show=False, id="table.half_page_up"),
+        Binding("ctrl+d", "half_page_down", "half page down", show=False, id="table.half_page_down"),
         Binding("home", "first", "first", show=False, id="table.first"),
-        Binding("end", "last", "last", show=False, id="table.last"),
+        Binding("end,G", "last", "last", show=False, id="table.last"),
     ]
 
     DEFAULT_SORT: ClassVar[str] = ""  # the column a fresh table is sorted by
@@ -231,6 +233,14 @@ class RowTable(ScrollView, can_focus=True):
     def action_page_down(self) -> None:
         """Move down one page."""
         self.move_cursor(self.cursor + self._page_height())
+
+    def action_half_page_up(self) -> None:
+        """Move up half a page (ctrl+u, as in less and vim)."""
+        self.move_cursor(self.cursor - max(1, self._page_height() // 2))
+
+    def action_half_page_down(self) -> None:
+        """Move down half a page (ctrl+d, as in less and vim)."""
+        self.move_cursor(self.cursor + max(1, self._page_height() // 2))
 
     def action_first(self) -> None:
         """Go to the first row."""

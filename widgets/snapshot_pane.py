@@ -88,6 +88,9 @@ class SnapshotPane(VerticalScroll, can_focus=True):
         "snapshot-pane--removed",
     }
 
+    shown_id: str | None = None
+    """The Session ID the pane last showed: another one starts at the top."""
+
     def compose(self) -> ComposeResult:
         """Lay out the pane's parts."""
         yield Static(id="pane-meta")
@@ -117,15 +120,20 @@ class SnapshotPane(VerticalScroll, can_focus=True):
         revision = self.query_one("#pane-revision", Static)
         merge = self.query_one("#pane-merge", Static)
         if row is None:
+            self.shown_id = None
             meta.update(Text(empty or "No session selected.", style="dim"))
             revision.update("")
             merge.display = False
             self._markdown("")
             return
+        if row.id != self.shown_id:  # a newly selected row opens at its metadata, however far the last was scrolled
+            self.shown_id = row.id
+            self.scroll_home(animate=False, immediate=True)
         meta.update(metadata_text(row, now, self.colour))
         if snapshot is None or snapshot.session_id != row.id:
             revision.update(Text("loading…", style="dim"))
             merge.display = False
+            self._markdown("")  # never the previous row's text under this row's header
             return
         if snapshot.unreadable and not snapshot.count:
             revision.update(Text(f"{snapshot.unreadable}.", style="bold"))

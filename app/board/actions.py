@@ -387,6 +387,24 @@ ACTIONS: tuple[Action, ...] = (
         footer=BOARD,
     ),
     Action(
+        "y",
+        "copy_id",
+        "copy ID",
+        "copy the selected Session ID to the clipboard (OSC 52, where the terminal allows it)",
+        Where.BOARD,
+        "board",
+        palette="Copy Session ID",
+    ),
+    Action(
+        "Y",
+        "copy_phrase",
+        "copy 接續",
+        "copy the continue phrase `接續 memory <id>` of the selected session, to paste into a chat",
+        Where.BOARD,
+        "board",
+        palette="Copy the continue phrase",
+    ),
+    Action(
         "S",
         "reverse_sort",
         "reverse sort",
@@ -395,7 +413,15 @@ ACTIONS: tuple[Action, ...] = (
         "board",
         palette="Reverse sort order",
     ),
-    Action("escape", "leave_pane", "back", "leave the full-width pane", Where.PANE, "board", footer=PANE),
+    Action(
+        "escape",
+        "leave_pane",
+        "back",
+        "leave the full-width pane; on the table, clear a kept filter",
+        Where.PANE,
+        "board",
+        footer=PANE,
+    ),
     Action(
         "left_square_bracket",
         "revision(-1)",
@@ -862,10 +888,12 @@ ACTIONS: tuple[Action, ...] = (
     # moving in the table
     Action("up,k", "cursor_up", "up", "move up a row", Where.BOARD, "table"),
     Action("down,j", "cursor_down", "down", "move down a row", Where.BOARD, "table"),
-    Action("pageup", "page_up", "page up", "move up a page", Where.BOARD, "table"),
-    Action("pagedown", "page_down", "page down", "move down a page", Where.BOARD, "table"),
+    Action("pageup,ctrl+b", "page_up", "page up", "move up a page", Where.BOARD, "table"),
+    Action("pagedown,ctrl+f", "page_down", "page down", "move down a page", Where.BOARD, "table"),
+    Action("ctrl+u", "half_page_up", "half page up", "move up half a page", Where.BOARD, "table"),
+    Action("ctrl+d", "half_page_down", "half page down", "move down half a page", Where.BOARD, "table"),
     Action("home", "first", "first", "go to the first row", Where.BOARD, "table"),
-    Action("end", "last", "last", "go to the last row", Where.BOARD, "table"),
+    Action("end,G", "last", "last", "go to the last row", Where.BOARD, "table"),
     # the filter box
     Action("enter", "", "keep", "keep the filter and go back to the table", Where.FILTER, footer=FILTER),
     Action(

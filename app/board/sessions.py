@@ -56,6 +56,8 @@ from .model import ALL, SORT_COLUMNS, BoardModel
 if TYPE_CHECKING:
     from .app import MemboardApp
 
+CONTINUE_PHRASE = "接續 memory {id}"  # what a person pastes into a chat to continue a session (the protocol's)
+
 IDS = Ids("status", "filter-bar", "filter-label", "filter", "main", "table", "pane", "keys")
 
 
@@ -506,6 +508,13 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
             return False
         return super().check_action(action, parameters)
 
+    def action_leave_pane(self) -> None:
+        """Leave the full-width pane (escape); on the table, clear a kept text filter."""
+        if not self.has_class("-expanded") and self.filter_text:
+            self.set_filter("")
+            return
+        super().action_leave_pane()
+
     def action_status(self, status: str) -> None:
         """Show one status (or all)."""
         self.status_filter = status if status in STATUSES else ALL
@@ -557,6 +566,24 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
             return
         self.revision_position = max(0, min(self.revision_position + step, len(detail.revisions) - 1))
         self._show_revision()
+
+    def action_copy_id(self) -> None:
+        """Copy the selected Session ID to the system clipboard, saying so in a toast."""
+        self._copy("{id}", "Session ID")
+
+    def action_copy_phrase(self) -> None:
+        """Copy the selected session's continue phrase (`接續 memory <id>`), saying so in a toast."""
+        self._copy(CONTINUE_PHRASE, "continue phrase")
+
+    def _copy(self, template: str, what: str) -> None:
+        """Copy template with the selected Session ID to the clipboard (OSC 52), the whole text in a toast."""
+        session_id = self.current_session_id
+        if session_id is None:
+            self.notify(f"Select a session to copy its {what}", severity="warning")
+            return
+        text = template.format(id=session_id)
+        self.app.copy_to_clipboard(text)
+        self.notify(text, title=f"copied the {what}")
 
     def action_notes(self) -> None:
         """Show the notes view (its own `n` comes back)."""

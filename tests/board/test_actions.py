@@ -220,6 +220,8 @@ def test_every_binding_of_the_board_comes_from_the_table():
         "leave_pane",
         "spaces",
         "hierarchy",
+        "copy_id",
+        "copy_phrase",
     }
 
 

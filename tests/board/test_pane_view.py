@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import memboard.board.loader as loader
+import memboard.board.sessions as sessions
 from memboard.board.app import MemboardApp
 from memboard.core.files.revisions import record
 from memboard.core.files.root import MemoryRoot
@@ -94,3 +95,77 @@ async def test_stepping_back_past_the_prepared_revisions_prepares_them_off_the_u
         assert f"Revision 1/{total} earlier" in str(pane.query_one("#pane-revision").render())
         assert not pane.query_one("#pane-merge").display  # the first revision has no merge
         assert prepared_on and ui_thread not in prepared_on
+
+
+def long_snapshot(sid: str, word: str) -> str:
+    """A snapshot far taller than the pane, its decisions naming word."""
+    return render_template(
+        session_id=sid,
+        agent="alpha",
+        topic="t",
+        started="2026-05-01 10:00",
+        updated="2026-05-02 10:00",
+        decisions=[f"{word} decision {i}" for i in range(120)],
+    )
+
+
+SID2 = "2026-05-01-1100-beta"
+
+
+async def wait_detail(pilot, app, sid: str) -> None:
+    """Wait until the pane holds sid's snapshot."""
+    for _ in range(200):
+        await pilot.pause(0.02)
+        if app.sessions.detail is not None and app.sessions.detail.session_id == sid:
+            return
+    raise AssertionError(f"{sid}'s snapshot never loaded")
+
+
+async def test_a_newly_selected_row_opens_its_pane_at_the_top(write_index, make_row, root):
+    write_index([make_row(SID), make_row(SID2)])
+    (root / "sessions").mkdir()
+    for sid in (SID, SID2):
+        (root / "sessions" / f"{sid}.md").write_text(long_snapshot(sid, sid), encoding="utf-8")
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_detail(pilot, app, SID)
+        pane = app.query_one(SnapshotPane)
+        await pilot.press("enter", "pagedown", "pagedown", "escape")
+        await pilot.pause()
+        assert pane.scroll_y > 0  # the reader scrolled the first row's snapshot down
+        await pilot.press("down")
+        await wait_detail(pilot, app, SID2)
+        await pilot.pause()
+        assert pane.scroll_y == 0  # the new row's metadata is in view
+
+
+async def test_while_a_snapshot_loads_the_pane_never_shows_the_previous_rows_text(
+    write_index, make_row, root, monkeypatch
+):
+    write_index([make_row(SID), make_row(SID2)])
+    (root / "sessions").mkdir()
+    for sid, word in ((SID, "Alphaword"), (SID2, "Betaword")):
+        (root / "sessions" / f"{sid}.md").write_text(long_snapshot(sid, word), encoding="utf-8")
+    release = threading.Event()
+    real = sessions.load_detail
+
+    def slow(mroot, sid):
+        if sid == SID2:
+            release.wait(5)
+        return real(mroot, sid)
+
+    monkeypatch.setattr(sessions, "load_detail", slow)
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_detail(pilot, app, SID)
+        pane = app.query_one(SnapshotPane)
+        assert "Alphaword" in pane.query_one("#pane-markdown").source
+        await pilot.press("down")
+        await pilot.pause(0.1)
+        assert SID2 in str(pane.query_one("#pane-meta").render())
+        assert "loading" in str(pane.query_one("#pane-revision").render())
+        assert "Alphaword" not in pane.query_one("#pane-markdown").source
+        release.set()
+        await wait_detail(pilot, app, SID2)
+        await pilot.pause()
+        assert "Betaword" in pane.query_one("#pane-markdown").source

@@ -1,0 +1,63 @@
+"""Keys a TUI user expects on the board (issue 27 §5): escape clears a kept filter, copying the
+Session ID and the continue phrase, and less/vim moves in the table."""
+
+from __future__ import annotations
+
+from memboard.board.app import MemboardApp
+from tests.board.test_board_app import SIZE, settle, shown
+
+
+async def test_escape_on_the_table_clears_a_kept_filter(demo_root, ids):
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        total = len(app.sessions.table.rows)
+        await pilot.press("slash", *"同步", "enter")  # kept: back on the table
+        assert app.focused is app.sessions.table and len(shown(app)) < total
+        await pilot.press("escape")
+        assert app.sessions.filter_text == "" and len(shown(app)) == total
+        assert not app.sessions.query_one("#filter-bar").display
+        await pilot.press("enter", "escape")  # in the full-width pane escape still only leaves it
+        assert not app.sessions.has_class("-expanded") and len(shown(app)) == total
+
+
+async def test_y_copies_the_session_id_and_Y_the_continue_phrase_each_said_whole_in_a_toast(demo_root, ids):
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        sid = app.sessions.current_session_id
+        assert sid is not None
+        await pilot.press("y")
+        assert app.clipboard == sid
+        assert app._notifications and sid in str(list(app._notifications)[-1].message)
+        await pilot.press("Y")
+        assert app.clipboard == f"接續 memory {sid}"
+        assert f"接續 memory {sid}" == str(list(app._notifications)[-1].message)
+
+
+async def test_G_ctrl_d_ctrl_u_ctrl_f_ctrl_b_move_as_in_less_and_vim_and_home_end_still_work(
+    write_index, make_row, root
+):
+    write_index([make_row(f"2026-05-01-{10 + i // 60:02d}{i % 60:02d}-alpha") for i in range(100)])
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        table = app.sessions.table
+        page = table._page_height()
+        assert page > 4 and len(table.rows) == 100
+        await pilot.press("G")
+        assert table.cursor == 99 and app.current_session_id == shown(app)[99]
+        await pilot.press("ctrl+u")
+        assert table.cursor == 99 - page // 2
+        await pilot.press("ctrl+d")
+        assert table.cursor == 99
+        await pilot.press("home", "ctrl+f")
+        assert table.cursor == page
+        await pilot.press("ctrl+d")
+        assert table.cursor == page + page // 2
+        await pilot.press("ctrl+b")
+        assert table.cursor == page // 2
+        await pilot.press("end")
+        assert table.cursor == 99
+        await pilot.press("home")
+        assert table.cursor == 0

@@ -98,6 +98,9 @@ async def test_text_status_and_type_filters_with_counts_per_status_and_type(root
         assert "showing 3" in status_text(screen) and "filter vault" in status_text(screen)
         await pilot.press("3")
         assert shown_ids(screen) == []
+        why = "No note matches “vault” among the superseded notes: escape in the filter box (/) clears it"
+        assert screen.query_one(NoteTable).empty_text.startswith(why)
+        assert why in plain(screen.query_one("#note-meta", Static))  # the pane says it too
         await pilot.press("1", "escape")  # escape in the table leaves the filter as it is
         assert len(shown_ids(screen)) == 3
         await pilot.press("slash", "escape")  # escape in the box clears it
@@ -110,6 +113,11 @@ async def test_text_status_and_type_filters_with_counts_per_status_and_type(root
         assert screen.type_filter == "decision" and len(shown_ids(screen)) == 4
         await pilot.press("slash", *"ops")  # filters combine: decisions whose text says ops
         assert shown_ids(screen) == ["project/vault/sync.ops"]
+        await pilot.press("enter", "3")
+        assert shown_ids(screen) == []
+        why = screen.query_one(NoteTable).empty_text
+        assert why.startswith("No note matches “ops” among the superseded decision notes: escape"), why
+        assert "1 shows every status" in why and "t the next type" in why
 
 
 async def test_the_pane_shows_the_note_and_its_change_since_the_previous_revision(root_with_notes):

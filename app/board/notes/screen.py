@@ -55,6 +55,9 @@ NO_NOTES = (
     "or a Memory Update block (`memboard note apply`); they show here as they are saved."
 )
 
+HINT_STATUS = "1 shows every status"
+HINT_TYPE = "t the next type (then all)"
+
 
 @dataclass
 class NotesLoaded(Message):
@@ -258,8 +261,26 @@ class NotesScreen(BrowseScreen[NoteRow, NotesModel]):
         )
         with self.app.batch_update():
             table.sort_column, table.sort_reverse = self.sort_column, self.sort_reverse
+            table.empty_text = "" if rows else self.why_empty()
             table.set_rows(rows, self.model.now, keep)
+            if not rows:
+                self.show_pane(None)
             self._update_status()
+
+    def why_empty(self) -> str:
+        """One line saying why the table shows no note (none read yet, none saved, filters that hide them all)."""
+        model = self.model
+        if not model.rows:
+            return "Reading the notes…" if not model.complete else NO_NOTES
+        kinds = " ".join(f for f in (self.status_filter, self.type_filter) if f != ALL)
+        among = f" among the {kinds} notes" if kinds else ""
+        undo = [
+            hint for hint, on in ((HINT_STATUS, self.status_filter != ALL), (HINT_TYPE, self.type_filter != ALL)) if on
+        ]
+        if self.filter_text:
+            undo.insert(0, "escape in the filter box (/) clears it")
+            return f"No note matches “{self.filter_text}”{among}: {', '.join(undo)}."
+        return f"No {kinds} notes (of {len(model.rows):,}): {', '.join(undo)}."
 
     def _update_status(self) -> None:
         """Counts per status and type, what is shown and the filters, in the status lines."""
@@ -280,7 +301,7 @@ class NotesScreen(BrowseScreen[NoteRow, NotesModel]):
     def show_pane(self, row: NoteRow | None) -> None:
         """Show row in the pane, with its sections and change once read (no row: say why)."""
         pane = self.pane if self.pane is not None and row is not None and self.pane.note_id == row.id else None
-        empty = NO_NOTES if self.model.complete and not self.model.rows else "No note selected."
+        empty = self.table.empty_text or "No note selected."
         self.query_one(NotePane).show(row, pane, empty)
 
     @work(thread=True, exclusive=True, group="notes-pane")
@@ -317,6 +338,12 @@ class NotesScreen(BrowseScreen[NoteRow, NotesModel]):
         """Show every note: no status, no type, no text."""
         self.status_filter = self.type_filter = ALL
         self.set_filter("")
+
+    def jump_to(self, note_id: str) -> None:
+        """Show one note (a jump from search): its ID as the text filter, the status and type filters that
+        could hide it cleared."""
+        self.status_filter = self.type_filter = ALL
+        self.set_filter(note_id)
 
     def select_note(self, note_id: str) -> bool:
         """Move the cursor to a note, clearing the filters if they hide it."""

@@ -111,13 +111,23 @@ async def test_text_status_and_type_filters_with_counts_per_status_and_type(root
         assert screen.type_filter == "preference" and shown_ids(screen) == [PROSE, f"{PROSE}~1"]
         await pilot.press("t", "t")
         assert screen.type_filter == "decision" and len(shown_ids(screen)) == 4
+        await pilot.press("T")  # T goes back the same way
+        assert screen.type_filter == "fact"
+        await pilot.press("T", "T")  # before the first type: every type, then the last
+        assert screen.type_filter == "all" and len(shown_ids(screen)) == 13
+        await pilot.press("T")
+        assert screen.type_filter == "bugfix" and len(shown_ids(screen)) == 2
+        await pilot.press("t")
+        assert screen.type_filter == "all"
+        await pilot.press("t", "t", "t")
+        assert screen.type_filter == "decision"
         await pilot.press("slash", *"ops")  # filters combine: decisions whose text says ops
         assert shown_ids(screen) == ["project/vault/sync.ops"]
         await pilot.press("enter", "3")
         assert shown_ids(screen) == []
         why = screen.query_one(NoteTable).empty_text
         assert why.startswith("No note matches “ops” among the superseded decision notes: escape"), why
-        assert "1 shows every status" in why and "t the next type" in why
+        assert "1 shows every status" in why and "t / T the other types" in why
 
 
 async def test_the_pane_shows_the_note_and_its_change_since_the_previous_revision(root_with_notes):
@@ -267,12 +277,24 @@ async def test_board_keys_do_not_act_in_the_notes_view(root_with_notes):
 async def test_the_palette_offers_the_notes_view_commands_in_it(root_with_notes):
     app = board(root_with_notes)
     async with app.run_test(size=(160, 45)) as pilot:
-        await open_notes(pilot)
+        screen = await open_notes(pilot)
         await pilot.press("ctrl+p", *"supersede")
         await pilot.pause(0.3)
         listing = app.screen.query_one("CommandList")
         shown = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
         assert any(line.startswith("Supersede note  s") for line in shown), shown
+        await pilot.press("escape", "ctrl+p", *"Show ")
+        await pilot.pause(0.3)
+        listing = app.screen.query_one("CommandList")
+        shown = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+        for name in ("preference", "fact", "decision", "gotcha", "episode", "pattern", "config", "bugfix"):
+            assert any(line.startswith(f"Show {name} notes") for line in shown), (name, shown)
+        assert any(line.startswith("Show every type of note") for line in shown), shown
+        await pilot.press("escape", "ctrl+p", *"Show bugfix notes")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert screen.type_filter == "bugfix" and len(shown_ids(screen)) == 2
         await pilot.press("escape", "ctrl+p", *"archive")
         await pilot.pause(0.3)
         listing = app.screen.query_one("CommandList")

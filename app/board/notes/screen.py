@@ -56,7 +56,7 @@ NO_NOTES = (
 )
 
 HINT_STATUS = "1 shows every status"
-HINT_TYPE = "t the next type (then all)"
+HINT_TYPE = "t / T the other types (then all)"
 
 
 @dataclass
@@ -82,29 +82,31 @@ class NotesCommands(Provider):
         """The board's action table, with the user's keymap applied."""
         return getattr(self.app, "key_table", KeyTable()).entries
 
+    def commands(self) -> list[tuple[str, str, str]]:
+        """(name as shown, action, help) of every notes command: the table's, then one per type of note."""
+        out = [
+            (f"{entry.palette}  {entry.key_text}", entry.action, sentence(entry.help))
+            for entry in palette_entries(self.table(), owner="notes")
+        ]
+        for note_type in TYPE_FILTERS:
+            name = "Show every type of note" if note_type == ALL else f"Show {note_type} notes"
+            help = "every type of note again" if note_type == ALL else f"only the notes of type {note_type}"
+            out.append((f"{name}  t / T", f"show_type({note_type!r})", sentence(help)))
+        return out
+
     async def discover(self) -> Hits:
         """Every notes command, for the empty palette."""
-        for entry in palette_entries(self.table(), owner="notes"):
-            yield DiscoveryHit(
-                f"{entry.palette}  {entry.key_text}",
-                self.runner(entry.action),
-                text=entry.palette,
-                help=sentence(entry.help),
-            )
+        for shown, action, help in self.commands():
+            yield DiscoveryHit(shown, self.runner(action), text=shown.split("  ")[0], help=help)
 
     async def search(self, query: str) -> Hits:
         """Notes commands matching the query."""
         matcher = self.matcher(query)
-        for entry in palette_entries(self.table(), owner="notes"):
-            score = matcher.match(entry.palette)
+        for shown, action, help in self.commands():
+            name = shown.split("  ")[0]
+            score = matcher.match(name)
             if score > 0:
-                yield Hit(
-                    score,
-                    matcher.highlight(f"{entry.palette}  {entry.key_text}"),
-                    self.runner(entry.action),
-                    text=entry.palette,
-                    help=sentence(entry.help),
-                )
+                yield Hit(score, matcher.highlight(shown), self.runner(action), text=name, help=help)
 
     def runner(self, action: str):
         """Run action on the notes view (the screen the palette was opened from)."""
@@ -324,10 +326,19 @@ class NotesScreen(BrowseScreen[NoteRow, NotesModel]):
         self.status_filter = status if status in STATUS_FILTERS else ALL
         self.apply_view()
 
-    def action_next_type(self) -> None:
-        """Show the next type that has notes (after the last one, every type)."""
+    def action_next_type(self, step: int = 1) -> None:
+        """Show the next type that has notes (after the last one, every type); step -1 goes back."""
         cycle = [t for t in TYPE_FILTERS if t == ALL or t == self.type_filter or self.model.type_counts.get(t)]
-        self.type_filter = cycle[(cycle.index(self.type_filter) + 1) % len(cycle)]
+        self.type_filter = cycle[(cycle.index(self.type_filter) + step) % len(cycle)]
+        self.apply_view()
+
+    def action_previous_type(self) -> None:
+        """Show the previous type that has notes (before the first one, every type): `t` the other way."""
+        self.action_next_type(-1)
+
+    def action_show_type(self, note_type: str) -> None:
+        """Show one type of note (or every type), as chosen in the palette."""
+        self.type_filter = note_type if note_type in TYPE_FILTERS else ALL
         self.apply_view()
 
     def default_reverse(self, column: str) -> bool:

@@ -12,7 +12,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from memboard.widgets.row_table import Column, RowTable
+from memboard.widgets.row_table import Column, RowTable, header_cell
 from memboard.widgets.rows import NoteRow
 
 NoteColumn = Column[NoteRow]
@@ -105,10 +105,9 @@ class NoteTable(RowTable):
         """The header line with a sort arrow on the sorted column."""
         parts = ["  "]
         for column, col_width in layout:
-            title = column.title
-            if column.key == self.sort_column and (column.key != "id" or self.sort_reverse):
-                title += " ▼" if self.sort_reverse else " ▲"
-            parts.append(set_cell_size(title, col_width) + " ")
+            sorted_here = column.key == self.sort_column and (column.key != "id" or self.sort_reverse)
+            mark = ("▼" if self.sort_reverse else "▲") if sorted_here else ""
+            parts.append(header_cell(column.title, col_width, mark) + " ")
         return Strip([Segment(set_cell_size("".join(parts), width), self._style("header"))], width)
 
     def _row(self, row: NoteRow, index: int, layout: list[tuple[NoteColumn, int]], width: int) -> Strip:

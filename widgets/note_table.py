@@ -7,7 +7,7 @@ filter like 40. User text goes into Segments as-is: it is never parsed as markup
 
 from __future__ import annotations
 
-from rich.cells import set_cell_size
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
@@ -18,7 +18,7 @@ from memboard.widgets.rows import NoteRow
 NoteColumn = Column[NoteRow]
 """A column of this table."""
 
-KEY_COLUMN = NoteColumn("id", "Topic key", 0, lambda r, now: r.id)
+
 TYPE_COLUMN = NoteColumn("type", "Type", 10, lambda r, now: r.view.type or "?")
 SCOPE_COLUMN = NoteColumn("scope", "Scope", 7, lambda r, now: r.view.scope or "?")
 STATUS_COLUMN = NoteColumn("status", "Status", 10, lambda r, now: r.view.status or "?")
@@ -46,6 +46,28 @@ def layout_for(width: int) -> list[tuple[NoteColumn, int]]:
     if len(flex) > 1:
         layout.append((flex[1], rest - share))
     return layout
+
+
+def middle_cut(text: str, width: int) -> str:
+    """Text in width cells: whole, or its start and end with `…` between (`global/pr…ence/pr-style`), so two
+    keys that share a long prefix (a scope and type) still read apart by their ends."""
+    if cell_len(text) <= width:
+        return set_cell_size(text, width)
+    if width <= 1:
+        return set_cell_size("…", width)
+    tail = (width - 1) // 2
+    head = width - 1 - tail
+    start = set_cell_size(text, head).rstrip()
+    end = ""
+    for ch in reversed(text):  # the last cells, whole characters only
+        if cell_len(ch + end) > tail:
+            break
+        end = ch + end
+    return set_cell_size(start + "…" + end, width)
+
+
+KEY_COLUMN = NoteColumn("id", "Topic key", 0, lambda r, now: r.id, middle_cut)
+"""Drawn whole, or cut in the middle (middle_cut): two keys differ at their ends, and both stay in view."""
 
 
 class NoteTable(RowTable):

@@ -34,6 +34,8 @@ class Column(Generic[R]):
     title: str
     width: int
     text: Callable[[R, datetime], str]
+    cut: Callable[[str, int], str] | None = None
+    """How a cell too long for the column is cut (None: `fit`, with `…` at its end)."""
 
 
 def cell_line(text: str) -> str:
@@ -210,7 +212,7 @@ class RowTable(ScrollView, can_focus=True):
         padded to width in base."""
         segments = [first]
         for column, col_width in layout:
-            text = fit(cell_line(column.text(row, self.now)), col_width) + " "
+            text = (column.cut or fit)(cell_line(column.text(row, self.now)), col_width) + " "
             segments.append(Segment(text, style_of(column)))
         used = sum(cell_len(s.text) for s in segments)
         if used < width:

@@ -19,7 +19,7 @@ from memboard.core.formats.clock import now
 from memboard.core.ops.demo import build_demo, demo_ids
 from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.note_pane import NotePane
-from memboard.widgets.note_table import NoteTable, layout_for
+from memboard.widgets.note_table import NoteTable, layout_for, middle_cut
 from memboard.widgets.notes_status import NotesStatus
 from tests.support.faults import memboard_module
 from tests.support.notes import (
@@ -379,6 +379,30 @@ def test_every_key_of_the_notes_view_comes_from_the_action_table():
             assert hasattr(NotesScreen, f"action_{entry.action_name}"), entry
         if entry.owner == "conflict":
             assert hasattr(ConflictScreen, f"action_{entry.action_name}"), entry
+
+
+async def test_at_80_columns_the_pane_folds_away_and_no_two_keys_read_alike(root_with_notes):
+    app = board(root_with_notes)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_notes(pilot)
+        await pilot.pause()
+        assert not screen.query_one(NotePane).display  # below the session table's fold width
+        table = screen.query_one(NoteTable)
+        width = {c.key: w for c, w in layout_for(table.scrollable_content_region.width)}["id"]
+        cells = [table.render_line(y).text[2 : 2 + width] for y in range(1, 1 + len(table.rows))]
+        assert len(set(cells)) == len(cells), cells
+        for row, cell in zip(table.rows, cells, strict=True):
+            assert cell.rstrip() == row.id or ("…" in cell and cell.startswith(row.id[:4])), (row.id, cell)
+        await pilot.press("enter")  # enter opens the pane full width
+        await pilot.pause()
+        assert screen.query_one(NotePane).display and not table.display
+        await pilot.press("escape")
+
+
+def test_a_key_too_long_is_cut_in_the_middle():
+    assert middle_cut("global/preference/prose-style", 12) == "global…style"
+    assert middle_cut("global/preference/prose-style~1", 12) == "global…yle~1"
+    assert middle_cut("short", 8) == "short   "
 
 
 async def test_a_root_without_notes_says_how_they_come(tmp_path):

@@ -15,7 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from memboard.widgets.row_table import Column, RowTable
+from memboard.widgets.row_table import Column, RowTable, header_cell
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ class HierarchyTable(RowTable):
 
     def _header(self, layout: list[tuple[HierarchyColumn, int]], width: int) -> Strip:
         """The header line."""
-        text = "  " + "".join(set_cell_size(c.title, w) + " " for c, w in layout)
+        text = "  " + "".join(header_cell(c.title, w) + " " for c, w in layout)
         return Strip([Segment(set_cell_size(text, width), self._style("header"))], width)
 
     def _row(self, row: HierarchyRow, index: int, layout: list[tuple[HierarchyColumn, int]], width: int) -> Strip:

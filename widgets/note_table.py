@@ -7,18 +7,18 @@ filter like 40. User text goes into Segments as-is: it is never parsed as markup
 
 from __future__ import annotations
 
-from rich.cells import set_cell_size
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from memboard.widgets.row_table import Column, RowTable
+from memboard.widgets.row_table import Column, RowTable, header_cell
 from memboard.widgets.rows import NoteRow
 
 NoteColumn = Column[NoteRow]
 """A column of this table."""
 
-KEY_COLUMN = NoteColumn("id", "Topic key", 0, lambda r, now: r.id)
+
 TYPE_COLUMN = NoteColumn("type", "Type", 10, lambda r, now: r.view.type or "?")
 SCOPE_COLUMN = NoteColumn("scope", "Scope", 7, lambda r, now: r.view.scope or "?")
 STATUS_COLUMN = NoteColumn("status", "Status", 10, lambda r, now: r.view.status or "?")
@@ -46,6 +46,28 @@ def layout_for(width: int) -> list[tuple[NoteColumn, int]]:
     if len(flex) > 1:
         layout.append((flex[1], rest - share))
     return layout
+
+
+def middle_cut(text: str, width: int) -> str:
+    """Text in width cells: whole, or its start and end with `…` between (`global/pr…ence/pr-style`), so two
+    keys that share a long prefix (a scope and type) still read apart by their ends."""
+    if cell_len(text) <= width:
+        return set_cell_size(text, width)
+    if width <= 1:
+        return set_cell_size("…", width)
+    tail = (width - 1) // 2
+    head = width - 1 - tail
+    start = set_cell_size(text, head).rstrip()
+    end = ""
+    for ch in reversed(text):  # the last cells, whole characters only
+        if cell_len(ch + end) > tail:
+            break
+        end = ch + end
+    return set_cell_size(start + "…" + end, width)
+
+
+KEY_COLUMN = NoteColumn("id", "Topic key", 0, lambda r, now: r.id, middle_cut)
+"""Drawn whole, or cut in the middle (middle_cut): two keys differ at their ends, and both stay in view."""
 
 
 class NoteTable(RowTable):
@@ -105,10 +127,9 @@ class NoteTable(RowTable):
         """The header line with a sort arrow on the sorted column."""
         parts = ["  "]
         for column, col_width in layout:
-            title = column.title
-            if column.key == self.sort_column and (column.key != "id" or self.sort_reverse):
-                title += " ▼" if self.sort_reverse else " ▲"
-            parts.append(set_cell_size(title, col_width) + " ")
+            sorted_here = column.key == self.sort_column and (column.key != "id" or self.sort_reverse)
+            mark = ("▼" if self.sort_reverse else "▲") if sorted_here else ""
+            parts.append(header_cell(column.title, col_width, mark) + " ")
         return Strip([Segment(set_cell_size("".join(parts), width), self._style("header"))], width)
 
     def _row(self, row: NoteRow, index: int, layout: list[tuple[NoteColumn, int]], width: int) -> Strip:

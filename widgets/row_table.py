@@ -34,6 +34,8 @@ class Column(Generic[R]):
     title: str
     width: int
     text: Callable[[R, datetime], str]
+    cut: Callable[[str, int], str] | None = None
+    """How a cell too long for the column is cut (None: `fit`, with `…` at its end)."""
 
 
 def cell_line(text: str) -> str:
@@ -41,6 +43,27 @@ def cell_line(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() else " " for ch in text)
+
+
+def fit(text: str, width: int) -> str:
+    """Text in exactly width cells: padded, or cut with `…` at its end when it is longer."""
+    if cell_len(text) <= width:
+        return set_cell_size(text, width)
+    if width <= 0:
+        return ""
+    # rstrip: a cut through a wide character leaves a pad space, which would part the `…` from the text
+    return set_cell_size(set_cell_size(text, width - 1).rstrip() + "…", width)
+
+
+def header_cell(title: str, width: int, mark: str = "") -> str:
+    """A header's title in width cells with the sort mark beside it (`Status ▲`, else `Status▲`): the
+    word kept whole while it fits beside the mark, else cut with `…`."""
+    if not mark:
+        return fit(title, width)
+    for text in (f"{title} {mark}", f"{title}{mark}"):
+        if cell_len(text) <= width:
+            return set_cell_size(text, width)
+    return fit(title, max(width - 1, 0)) + mark if width > 1 else set_cell_size(mark, width)
 
 
 class Keyed(Protocol):
@@ -191,7 +214,7 @@ class RowTable(ScrollView, can_focus=True):
         padded to width in base."""
         segments = [first]
         for column, col_width in layout:
-            text = set_cell_size(cell_line(column.text(row, self.now)), col_width) + " "
+            text = (column.cut or fit)(cell_line(column.text(row, self.now)), col_width) + " "
             segments.append(Segment(text, style_of(column)))
         used = sum(cell_len(s.text) for s in segments)
         if used < width:

@@ -13,7 +13,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from memboard.widgets.row_table import Column, RowTable
+from memboard.widgets.row_table import Column, RowTable, header_cell
 from memboard.widgets.rows import BoardRow
 
 SessionColumn = Column[BoardRow]
@@ -21,7 +21,7 @@ SessionColumn = Column[BoardRow]
 
 ID_COLUMN = SessionColumn("id", "Session ID", 35, lambda r, now: r.id)
 AGENT_COLUMN = SessionColumn("agent", "Agent", 18, lambda r, now: r.agent)
-STATUS_COLUMN = SessionColumn("status", "Status", 6, lambda r, now: r.status if not r.problem else "??")
+STATUS_COLUMN = SessionColumn("status", "Status", 7, lambda r, now: r.status if not r.problem else "??")
 REFS_COLUMN = SessionColumn("refs", "Refs", 5, lambda r, now: str(r.ref_count) if r.ref_count else "·")
 AGE_COLUMN = SessionColumn("age", "Age", 5, lambda r, now: r.age(now))
 FOREGROUND = frozenset({"idle", "active", "stale", "problem", "dim"})  # component classes that colour text only
@@ -113,11 +113,8 @@ class SessionTable(RowTable):
         style = self._style("header")
         parts = ["  "]
         for column, col_width in layout:
-            title = column.title
-            if column.key == self.sort_column:
-                arrow = "▼" if self.sort_reverse else "▲"
-                title = (title + " " + arrow) if len(title) + 2 <= col_width else title[: col_width - 1] + arrow
-            parts.append(set_cell_size(title, col_width) + " ")
+            mark = ("▼" if self.sort_reverse else "▲") if column.key == self.sort_column else ""
+            parts.append(header_cell(column.title, col_width, mark) + " ")
         text = set_cell_size("".join(parts), width)
         return Strip([Segment(text, style)], width)
 

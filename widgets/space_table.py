@@ -15,7 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from memboard.widgets.row_table import Column, RowTable, cell_line
+from memboard.widgets.row_table import Column, RowTable, cell_line, fit, header_cell
 
 
 def age_text(minutes: int | None) -> str:
@@ -168,10 +168,9 @@ class SpaceTable(RowTable):
         """The header line with a sort arrow on the sorted column."""
         parts = ["  "]
         for column, col_width in layout:
-            title = column.title
-            if column.key == self.sort_column and (column.key != "name" or self.sort_reverse):
-                title += " ▼" if self.sort_reverse else " ▲"
-            parts.append(set_cell_size(title, col_width) + " ")
+            sorted_here = column.key == self.sort_column and (column.key != "name" or self.sort_reverse)
+            mark = ("▼" if self.sort_reverse else "▲") if sorted_here else ""
+            parts.append(header_cell(column.title, col_width, mark) + " ")
         return Strip([Segment(set_cell_size("".join(parts), width), self._style("header"))], width)
 
     def _row(self, row: SpaceRow, index: int, layout: list[tuple[SpaceColumn, int]], width: int) -> Strip:
@@ -188,11 +187,11 @@ class SpaceTable(RowTable):
             head = [(c, w) for c, w in layout if c not in DATA_COLUMNS]
             segments = [first]
             for column, col_width in head:
-                segments.append(Segment(set_cell_size(cell_line(column.text(row, self.now)), col_width) + " ", base))
+                segments.append(Segment(fit(cell_line(column.text(row, self.now)), col_width) + " ", base))
             used = 2 + sum(w + 1 for _, w in head)
             flags = row.flags
             tail = (f"{flags}  " if flags else "") + cell_line(row.problem)
-            segments.append(Segment(set_cell_size(tail, max(width - used, 0)), problem_style))
+            segments.append(Segment(fit(tail, max(width - used, 0)), problem_style))
             return Strip(segments).crop(0, width).simplify()
         dim = self._style("dim")
 

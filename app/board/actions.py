@@ -559,6 +559,15 @@ ACTIONS: tuple[Action, ...] = (
         footer=NOTES,
     ),
     Action(
+        "T",
+        "previous_type",
+        "type back",
+        "show the previous type of note (t's cycle the other way); again for the one before, then every type",
+        Where.NOTES,
+        "notes",
+        palette="Previous note type",
+    ),
+    Action(
         "enter",
         "open",
         "open",

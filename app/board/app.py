@@ -187,16 +187,19 @@ class MemboardApp(App):
 
     # -- the views ----------------------------------------------------------------------------
 
-    def open_notes(self, text: str | None = None) -> None:
+    def open_notes(self, text: str | None = None, *, note_id: str | None = None) -> None:
         """Show the notes view over the session table (installed on first use and kept); text, when
-        given, becomes its filter (a session's ID shows that session's notes)."""
+        given, becomes its filter (a session's ID shows that session's notes); note_id, a jump to one
+        note, clears the filters that would hide it."""
         # lazy: the notes view loads when it is first opened (start-up stays light)
         from .notes.screen import NotesScreen
 
         if not self.is_screen_installed(NOTES_VIEW):
             self.install_screen(NotesScreen(self, self.sessions, watch=self.watch_files), NOTES_VIEW)
         screen = self.get_screen(NOTES_VIEW)
-        if isinstance(screen, NotesScreen) and text is not None:
+        if isinstance(screen, NotesScreen) and note_id is not None:
+            screen.jump_to(note_id)
+        elif isinstance(screen, NotesScreen) and text is not None:
             screen.set_filter(text)
         self.push_screen(NOTES_VIEW)
 

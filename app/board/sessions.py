@@ -621,7 +621,7 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
             return
         kind, session_id = chosen
         if kind == "note":
-            self.board.open_notes(session_id)
+            self.board.open_notes(note_id=session_id)
             return
         if kind == "space":  # a P hit: the Spaces screen, on that space
             self.board.open_spaces(session_id)

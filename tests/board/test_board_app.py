@@ -6,6 +6,7 @@ from memboard.board.app import MemboardApp
 from memboard.board.screens.help import HelpScreen
 from memboard.core.files.revisions import list_revisions
 from memboard.core.files.root import MemoryRoot
+from memboard.widgets.row_table import fit, header_cell
 from memboard.widgets.snapshot_pane import SnapshotPane
 
 SIZE = (120, 40)
@@ -252,6 +253,35 @@ async def test_user_text_is_never_markup(write_index, make_row, root):
         line = app.sessions.table.render_line(1).text
         assert "[b]x[/b] [link=y]" in line
         assert "[b]x[/b] [link=y]" in str(app.query_one("#pane-meta").render())
+
+
+async def test_a_cut_cell_ends_in_an_ellipsis_and_a_sorted_header_keeps_its_word_whole(write_index, make_row, root):
+    topic = "A topic far too long for the Topic column at eighty columns wide, cut somewhere here"
+    write_index([make_row("2026-05-01-1000-alpha", topic=topic)])
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        line = app.sessions.table.render_line(1).text.rstrip()
+        assert line.endswith("…") and topic not in line, line
+        assert topic[:20] in line
+        app.sessions.sort_column = "status"
+        app.sessions.apply_view()
+        await pilot.pause()
+        header = app.sessions.table.render_line(0).text
+        assert "Status▲" in header or "Status ▲" in header, header
+        app.sessions.sort_reverse = True
+        app.sessions.apply_view()
+        await pilot.pause()
+        header = app.sessions.table.render_line(0).text
+        assert "Status▼" in header or "Status ▼" in header, header
+
+
+def test_header_cells_keep_the_word_beside_the_mark_and_cut_with_an_ellipsis_only_when_it_cannot():
+    assert header_cell("Status", 8, "▲") == "Status ▲"
+    assert header_cell("Status", 7, "▲") == "Status▲"
+    assert header_cell("Status", 6, "▲") == "Stat…▲"
+    assert header_cell("Age", 3) == "Age"
+    assert fit("abcdef", 4) == "abc…" and fit("ab", 4) == "ab  " and fit("abc", 0) == ""
 
 
 async def test_theme_comes_from_config_and_a_bad_one_falls_back(demo_root, tmp_path, monkeypatch):

@@ -19,7 +19,7 @@ from memboard.core.formats.clock import now
 from memboard.core.ops.demo import build_demo, demo_ids
 from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.note_pane import NotePane
-from memboard.widgets.note_table import NoteTable, layout_for
+from memboard.widgets.note_table import NoteTable, layout_for, middle_cut
 from memboard.widgets.notes_status import NotesStatus
 from tests.support.faults import memboard_module
 from tests.support.notes import (
@@ -98,6 +98,9 @@ async def test_text_status_and_type_filters_with_counts_per_status_and_type(root
         assert "showing 3" in status_text(screen) and "filter vault" in status_text(screen)
         await pilot.press("3")
         assert shown_ids(screen) == []
+        why = "No note matches “vault” among the superseded notes: escape in the filter box (/) clears it"
+        assert screen.query_one(NoteTable).empty_text.startswith(why)
+        assert why in plain(screen.query_one("#note-meta", Static))  # the pane says it too
         await pilot.press("1", "escape")  # escape in the table leaves the filter as it is
         assert len(shown_ids(screen)) == 3
         await pilot.press("slash", "escape")  # escape in the box clears it
@@ -108,8 +111,23 @@ async def test_text_status_and_type_filters_with_counts_per_status_and_type(root
         assert screen.type_filter == "preference" and shown_ids(screen) == [PROSE, f"{PROSE}~1"]
         await pilot.press("t", "t")
         assert screen.type_filter == "decision" and len(shown_ids(screen)) == 4
+        await pilot.press("T")  # T goes back the same way
+        assert screen.type_filter == "fact"
+        await pilot.press("T", "T")  # before the first type: every type, then the last
+        assert screen.type_filter == "all" and len(shown_ids(screen)) == 13
+        await pilot.press("T")
+        assert screen.type_filter == "bugfix" and len(shown_ids(screen)) == 2
+        await pilot.press("t")
+        assert screen.type_filter == "all"
+        await pilot.press("t", "t", "t")
+        assert screen.type_filter == "decision"
         await pilot.press("slash", *"ops")  # filters combine: decisions whose text says ops
         assert shown_ids(screen) == ["project/vault/sync.ops"]
+        await pilot.press("enter", "3")
+        assert shown_ids(screen) == []
+        why = screen.query_one(NoteTable).empty_text
+        assert why.startswith("No note matches “ops” among the superseded decision notes: escape"), why
+        assert "1 shows every status" in why and "t / T the other types" in why
 
 
 async def test_the_pane_shows_the_note_and_its_change_since_the_previous_revision(root_with_notes):
@@ -259,12 +277,24 @@ async def test_board_keys_do_not_act_in_the_notes_view(root_with_notes):
 async def test_the_palette_offers_the_notes_view_commands_in_it(root_with_notes):
     app = board(root_with_notes)
     async with app.run_test(size=(160, 45)) as pilot:
-        await open_notes(pilot)
+        screen = await open_notes(pilot)
         await pilot.press("ctrl+p", *"supersede")
         await pilot.pause(0.3)
         listing = app.screen.query_one("CommandList")
         shown = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
         assert any(line.startswith("Supersede note  s") for line in shown), shown
+        await pilot.press("escape", "ctrl+p", *"Show ")
+        await pilot.pause(0.3)
+        listing = app.screen.query_one("CommandList")
+        shown = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+        for name in ("preference", "fact", "decision", "gotcha", "episode", "pattern", "config", "bugfix"):
+            assert any(line.startswith(f"Show {name} notes") for line in shown), (name, shown)
+        assert any(line.startswith("Show every type of note") for line in shown), shown
+        await pilot.press("escape", "ctrl+p", *"Show bugfix notes")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert screen.type_filter == "bugfix" and len(shown_ids(screen)) == 2
         await pilot.press("escape", "ctrl+p", *"archive")
         await pilot.pause(0.3)
         listing = app.screen.query_one("CommandList")
@@ -349,6 +379,30 @@ def test_every_key_of_the_notes_view_comes_from_the_action_table():
             assert hasattr(NotesScreen, f"action_{entry.action_name}"), entry
         if entry.owner == "conflict":
             assert hasattr(ConflictScreen, f"action_{entry.action_name}"), entry
+
+
+async def test_at_80_columns_the_pane_folds_away_and_no_two_keys_read_alike(root_with_notes):
+    app = board(root_with_notes)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_notes(pilot)
+        await pilot.pause()
+        assert not screen.query_one(NotePane).display  # below the session table's fold width
+        table = screen.query_one(NoteTable)
+        width = {c.key: w for c, w in layout_for(table.scrollable_content_region.width)}["id"]
+        cells = [table.render_line(y).text[2 : 2 + width] for y in range(1, 1 + len(table.rows))]
+        assert len(set(cells)) == len(cells), cells
+        for row, cell in zip(table.rows, cells, strict=True):
+            assert cell.rstrip() == row.id or ("…" in cell and cell.startswith(row.id[:4])), (row.id, cell)
+        await pilot.press("enter")  # enter opens the pane full width
+        await pilot.pause()
+        assert screen.query_one(NotePane).display and not table.display
+        await pilot.press("escape")
+
+
+def test_a_key_too_long_is_cut_in_the_middle():
+    assert middle_cut("global/preference/prose-style", 12) == "global…style"
+    assert middle_cut("global/preference/prose-style~1", 12) == "global…yle~1"
+    assert middle_cut("short", 8) == "short   "
 
 
 async def test_a_root_without_notes_says_how_they_come(tmp_path):

@@ -368,6 +368,37 @@ async def test_enter_on_a_note_result_shows_it_in_the_notes_view(demo_root):
         assert notes.filter_text == note_id
 
 
+async def test_a_note_result_clears_the_notes_type_and_status_filters_that_would_hide_it(demo_root):
+    # lazy: the notes modules are only needed by this test
+    from memboard.board.notes.screen import NotesScreen
+    from memboard.core.files.execute import execute
+    from memboard.core.formats import clock
+    from memboard.core.formats.note import NoteDraft
+    from memboard.core.ops.notes.save import plan_note_save
+
+    root = MemoryRoot(demo_root)
+    for title, kind in (("Retry renames under Obsidian", "gotcha"), ("Prefer short commits", "preference")):
+        draft = NoteDraft(title, kind, "tool", "- A line.")
+        execute(root, lambda r, d=draft: plan_note_save(r, d, clock.now()))
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NotesScreen) and app.screen.model.complete, "the notes")
+        notes = app.screen
+        assert isinstance(notes, NotesScreen)
+        while notes.type_filter != "preference":
+            await pilot.press("t")
+        await pilot.press("3", "n")  # a type and a status that hide the gotcha
+        await until(pilot, lambda: app.screen is app.screen_stack[0], "the session table")
+        screen = await open_search(pilot)
+        hits = await search_for(pilot, screen, "Retry renames under")
+        assert [h.kind for h in hits] == ["note"]
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is notes, "the notes view")
+        assert (notes.type_filter, notes.status_filter) == ("all", "all")
+        assert [r.id for r in notes.table.rows] == [hits[0].id]
+
+
 async def test_space_and_hierarchy_hits_are_marked_p_and_h_and_a_p_hit_opens_on_the_spaces_screen(
     demo_root, tmp_path, monkeypatch
 ):

@@ -4,7 +4,8 @@ works in both directions."""
 
 from __future__ import annotations
 
-from textual.widgets import Input, OptionList, TextArea
+from rich.cells import cell_len
+from textual.widgets import Button, Input, OptionList, TextArea
 
 from memboard.board.screens import LogScreen, MessageScreen, PreviewScreen, QuestionScreen, SessionPicker, UpdateScreen
 from memboard.core.formats.snapshot import Snapshot
@@ -107,6 +108,31 @@ async def test_the_update_draft_survives_a_cancelled_preview_and_can_be_kept_for
         await pilot.press("escape")
         await wait_for_flow(pilot)
     assert tree(sample_root, skip=(".memboard",)) == before
+
+
+async def test_the_close_the_editor_question_shows_each_answer_whole_at_every_width(sample_root):
+    for size in ((80, 24), (120, 40), (200, 60)):
+        app = make_app(sample_root)
+        async with app.run_test(size=size) as pilot:
+            await ready(pilot)
+            editor = await open_on(pilot, LONER, "u", UpdateScreen)
+            editor.query_one("#update-topic", Input).value = "Draft topic"
+            await pilot.press("escape")
+            question = await wait_for_screen(pilot, QuestionScreen)
+            await pilot.pause()
+            dialog = question.query_one("#question-dialog").content_region
+            buttons = list(question.query(Button))
+            assert [str(b.label) for b in buttons] == [
+                "Discard the draft (y)",
+                "Close, keep the draft (k)",
+                "Back to editing (esc / n)",
+            ]
+            for button in buttons:
+                label = str(button.label)
+                region = button.content_region
+                assert region.width >= cell_len(label), (size, label, region)
+                assert dialog.contains_region(button.region), (size, label, button.region, dialog)
+            await pilot.press("escape")
 
 
 async def test_release_on_a_follower_releases_what_it_continues_from(sample_root):

@@ -55,6 +55,9 @@ NO_NOTES = (
     "or a Memory Update block (`memboard note apply`); they show here as they are saved."
 )
 
+HINT_STATUS = "1 shows every status"
+HINT_TYPE = "t / T the other types (then all)"
+
 
 @dataclass
 class NotesLoaded(Message):
@@ -79,29 +82,31 @@ class NotesCommands(Provider):
         """The board's action table, with the user's keymap applied."""
         return getattr(self.app, "key_table", KeyTable()).entries
 
+    def commands(self) -> list[tuple[str, str, str]]:
+        """(name as shown, action, help) of every notes command: the table's, then one per type of note."""
+        out = [
+            (f"{entry.palette}  {entry.key_text}", entry.action, sentence(entry.help))
+            for entry in palette_entries(self.table(), owner="notes")
+        ]
+        for note_type in TYPE_FILTERS:
+            name = "Show every type of note" if note_type == ALL else f"Show {note_type} notes"
+            help = "every type of note again" if note_type == ALL else f"only the notes of type {note_type}"
+            out.append((f"{name}  t / T", f"show_type({note_type!r})", sentence(help)))
+        return out
+
     async def discover(self) -> Hits:
         """Every notes command, for the empty palette."""
-        for entry in palette_entries(self.table(), owner="notes"):
-            yield DiscoveryHit(
-                f"{entry.palette}  {entry.key_text}",
-                self.runner(entry.action),
-                text=entry.palette,
-                help=sentence(entry.help),
-            )
+        for shown, action, help in self.commands():
+            yield DiscoveryHit(shown, self.runner(action), text=shown.split("  ")[0], help=help)
 
     async def search(self, query: str) -> Hits:
         """Notes commands matching the query."""
         matcher = self.matcher(query)
-        for entry in palette_entries(self.table(), owner="notes"):
-            score = matcher.match(entry.palette)
+        for shown, action, help in self.commands():
+            name = shown.split("  ")[0]
+            score = matcher.match(name)
             if score > 0:
-                yield Hit(
-                    score,
-                    matcher.highlight(f"{entry.palette}  {entry.key_text}"),
-                    self.runner(entry.action),
-                    text=entry.palette,
-                    help=sentence(entry.help),
-                )
+                yield Hit(score, matcher.highlight(shown), self.runner(action), text=name, help=help)
 
     def runner(self, action: str):
         """Run action on the notes view (the screen the palette was opened from)."""
@@ -258,8 +263,26 @@ class NotesScreen(BrowseScreen[NoteRow, NotesModel]):
         )
         with self.app.batch_update():
             table.sort_column, table.sort_reverse = self.sort_column, self.sort_reverse
+            table.empty_text = "" if rows else self.why_empty()
             table.set_rows(rows, self.model.now, keep)
+            if not rows:
+                self.show_pane(None)
             self._update_status()
+
+    def why_empty(self) -> str:
+        """One line saying why the table shows no note (none read yet, none saved, filters that hide them all)."""
+        model = self.model
+        if not model.rows:
+            return "Reading the notes…" if not model.complete else NO_NOTES
+        kinds = " ".join(f for f in (self.status_filter, self.type_filter) if f != ALL)
+        among = f" among the {kinds} notes" if kinds else ""
+        undo = [
+            hint for hint, on in ((HINT_STATUS, self.status_filter != ALL), (HINT_TYPE, self.type_filter != ALL)) if on
+        ]
+        if self.filter_text:
+            undo.insert(0, "escape in the filter box (/) clears it")
+            return f"No note matches “{self.filter_text}”{among}: {', '.join(undo)}."
+        return f"No {kinds} notes (of {len(model.rows):,}): {', '.join(undo)}."
 
     def _update_status(self) -> None:
         """Counts per status and type, what is shown and the filters, in the status lines."""
@@ -280,7 +303,7 @@ class NotesScreen(BrowseScreen[NoteRow, NotesModel]):
     def show_pane(self, row: NoteRow | None) -> None:
         """Show row in the pane, with its sections and change once read (no row: say why)."""
         pane = self.pane if self.pane is not None and row is not None and self.pane.note_id == row.id else None
-        empty = NO_NOTES if self.model.complete and not self.model.rows else "No note selected."
+        empty = self.table.empty_text or "No note selected."
         self.query_one(NotePane).show(row, pane, empty)
 
     @work(thread=True, exclusive=True, group="notes-pane")
@@ -303,10 +326,19 @@ class NotesScreen(BrowseScreen[NoteRow, NotesModel]):
         self.status_filter = status if status in STATUS_FILTERS else ALL
         self.apply_view()
 
-    def action_next_type(self) -> None:
-        """Show the next type that has notes (after the last one, every type)."""
+    def action_next_type(self, step: int = 1) -> None:
+        """Show the next type that has notes (after the last one, every type); step -1 goes back."""
         cycle = [t for t in TYPE_FILTERS if t == ALL or t == self.type_filter or self.model.type_counts.get(t)]
-        self.type_filter = cycle[(cycle.index(self.type_filter) + 1) % len(cycle)]
+        self.type_filter = cycle[(cycle.index(self.type_filter) + step) % len(cycle)]
+        self.apply_view()
+
+    def action_previous_type(self) -> None:
+        """Show the previous type that has notes (before the first one, every type): `t` the other way."""
+        self.action_next_type(-1)
+
+    def action_show_type(self, note_type: str) -> None:
+        """Show one type of note (or every type), as chosen in the palette."""
+        self.type_filter = note_type if note_type in TYPE_FILTERS else ALL
         self.apply_view()
 
     def default_reverse(self, column: str) -> bool:
@@ -317,6 +349,12 @@ class NotesScreen(BrowseScreen[NoteRow, NotesModel]):
         """Show every note: no status, no type, no text."""
         self.status_filter = self.type_filter = ALL
         self.set_filter("")
+
+    def jump_to(self, note_id: str) -> None:
+        """Show one note (a jump from search): its ID as the text filter, the status and type filters that
+        could hide it cleared."""
+        self.status_filter = self.type_filter = ALL
+        self.set_filter(note_id)
 
     def select_note(self, note_id: str) -> bool:
         """Move the cursor to a note, clearing the filters if they hide it."""

@@ -52,7 +52,8 @@ class QuestionScreen(ModalScreen[str]):
         with Vertical(id="question-dialog"):
             yield Label(Text(self.title_text), id="question-title")
             yield Static(Text(self.text), id="question-text")
-            with Horizontal(id="question-buttons"):
+            # three answers do not fit side by side in the dialog (72 wide at most): one per line, whole
+            with Horizontal(id="question-buttons", classes="-stacked" if len(self.choices) > 2 else ""):
                 for number, choice in enumerate(self.choices):
                     yield Button(
                         f"{choice.label} ({choice.key})",

@@ -251,8 +251,10 @@ def save_plan(where: Where, request: SaveRequest, read: Reader | None = None) ->
         plan.changes.append(Change("create", res_rel, None, data_r))
         plan.checks.append((f"{res_rel} holds the template", lambda r: r(res_rel) == data_r))
     if moved:
-        plan.report.append(f"{len(moved)} line{'s' if len(moved) != 1 else ''} move to {hist_rel}")
-    plan.success = f"saved {where.target}" + (f" ({len(moved)} displaced lines kept in history.md)" if moved else "")
+        plan.report.append(f"{len(moved)} {'line moves' if len(moved) == 1 else 'lines move'} to {hist_rel}")
+    plan.success = f"saved {where.target}" + (
+        f" ({len(moved)} displaced {'line' if len(moved) == 1 else 'lines'} kept in history.md)" if moved else ""
+    )
     return plan
 
 

@@ -183,7 +183,7 @@ async def test_save_previews_the_layering_and_applies_exactly_the_plan_shown(tmp
         await pilot.press("w")
         preview = await wait_for(pilot, PreviewScreen)
         headline = "\n".join(preview.view.headline)
-        assert "1 line move to .session-memory/history.md" in headline
+        assert "1 line moves to .session-memory/history.md" in headline
         assert f"patch base: {spaces[0].parent}" in headline
         plan = preview.plan
         await pilot.press("y")

@@ -39,3 +39,17 @@ def test_a_workspace_write_stopped_after_its_first_step_names_hierarchy_lint(cli
     res = cli("hierarchy", "init", "--workspace", str(workspace), use_root=False, env={"FAULT_AFTER_STEP": "1"})
     assert res.code == 1 and len(res.err.strip().splitlines()) == 1, res.err
     assert "incomplete" in res.err and "run `memboard hierarchy lint`" in res.err and "doctor" not in res.err
+
+
+def test_one_displaced_line_and_one_archived_entry_are_said_in_the_singular(cli, tmp_path):
+    project = tmp_path / "q"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (tmp_path / "a.md").write_text("# 会话记忆\n\n## 下一步\n- one\n- two\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text("# 会话记忆\n\n## 下一步\n- two\n", encoding="utf-8")
+    ws = ("--workspace", str(project))
+    assert cli("space", "save", "--current", str(tmp_path / "a.md"), *ws, use_root=False).code == 0
+    res = cli("space", "save", "--current", str(tmp_path / "b.md"), *ws, use_root=False)
+    assert res.code == 0, res.err
+    assert "1 line moves to .session-memory/history.md" in res.err + res.out
+    assert "(1 displaced line kept in history.md)" in res.out + res.err

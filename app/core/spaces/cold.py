@@ -221,7 +221,9 @@ def archive_steps(
                 f"{source}: finishing a half-done archive ({len(found.pending)} entries already archived)"
             )
         if found.moved:
-            steps.report.append(f"{source}: {len(found.moved)} entries move to {A.ARCHIVES[source]}")
+            count = len(found.moved)
+            moving = "1 entry moves" if count == 1 else f"{count} entries move"
+            steps.report.append(f"{source}: {moving} to {A.ARCHIVES[source]}")
         planned.append((source, found))
         if found.pending or found.moved:
             steps.moved[source] = found.pending + [e.text for e in found.moved]

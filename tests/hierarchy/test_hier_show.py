@@ -36,7 +36,14 @@ def test_show_counts_every_layer(cli, tmp_path: Path):
         "pointers": {"facts": False, "lookup": True},
     }
     assert out["warm"] == {
-        "facts": {"path": "memory/facts.yaml", "groups": 2, "keys": 4, "last_updated": "2026-05-30", "exists": True},
+        "facts": {
+            "path": "memory/facts.yaml",
+            "groups": 2,
+            "keys": 4,
+            "last_updated": "2026-05-30",
+            "exists": True,
+            "problem": None,
+        },
         "lookup": {"path": "memory/lookup-index.md", "rows": 2},
         "projects": ["memory/project-book.md"],
     }

@@ -36,7 +36,7 @@ def show(workspace: str) -> dict[str, Any]:
             "pointers": hot.pointers(hot_lines),
         },
         "warm": {
-            "facts": {**facts, "exists": ws.facts is not None},
+            "facts": {**facts, "exists": ws.facts is not None, "problem": ws.facts_problem},
             "lookup": {"path": lookup.LOOKUP_FILE, "rows": len(index.rows) if index else None},
             "projects": ws.projects,
         },
@@ -51,7 +51,7 @@ def render(result: dict[str, Any], max_lines: int, max_tokens: int) -> str:
     pointers = ", ".join(k for k in ("facts", "lookup") if ptr[k]) or "none"
     f = w["facts"]
     facts = (
-        "absent"
+        (f"cannot be read ({f['problem']})" if f.get("problem") else "absent")
         if not f["exists"]
         else ("not readable YAML" if f["groups"] is None else f"{f['groups']} groups, {f['keys']} keys")
         + f", last updated {f['last_updated'] or '-'}"

@@ -341,7 +341,14 @@ class MemboardApp(App):
                 self.sessions.select_session(message.select_id)
             if message.outcome:
                 self.run_log.append(
-                    LogEntry(clock.now(), message.op, message.outcome, message.severity, list(message.details))
+                    LogEntry(
+                        clock.now_to_the_second(),
+                        message.op,
+                        message.outcome,
+                        message.severity,
+                        list(message.details),
+                        message.applied,
+                    )
                 )
                 text = short(message.outcome)
                 if text != message.outcome or message.details:

@@ -184,11 +184,14 @@ def counts(files: Sequence[FileChange] | Sequence[Change]) -> str:
     (`3 file changes: 1 created, 1 moved, 1 changed`)."""
     if not files:
         return "No file changes: nothing will be written."
+    first: dict[tuple[str, str], str] = {}  # each file once, by its first step's kind (index.md changed twice: one)
+    for f in files:
+        first.setdefault((getattr(f, "tree", ""), f.path), f.kind)
     kinds = {"create": "created", "modify": "changed", "move": "moved", "delete": "deleted"}
-    tally = {word: sum(1 for f in files if f.kind == kind) for kind, word in kinds.items()}
-    noun = "file change" if len(files) == 1 else "file changes"
+    tally = {word: sum(1 for k in first.values() if k == kind) for kind, word in kinds.items()}
+    noun = "file change" if len(first) == 1 else "file changes"
     parts = [f"{n:,} {word}" for word, n in tally.items() if n]
-    return f"{len(files):,} {noun}: {', '.join(parts)}"
+    return f"{len(first):,} {noun}: {', '.join(parts)}"
 
 
 def row_counts(files: list[FileChange]) -> str:

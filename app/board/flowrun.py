@@ -220,7 +220,9 @@ class FlowRunner:
         follow_up: tuple[str, str | None] | None = None,
     ) -> None:
         """Report the flow's end and wait until the board shows its result (re-read when applied)."""
-        finished = FlowFinished(op, outcome, applied, severity, select_id, clear_marks, list(details or []), follow_up)
+        said = set(outcome.split("; "))  # a detail the outcome already says is not printed twice
+        rest = [line for line in details or [] if line not in said]
+        finished = FlowFinished(op, outcome, applied, severity, select_id, clear_marks, rest, follow_up)
         shown = self.tell(finished)
         if shown is not None:
             self.wait(shown)

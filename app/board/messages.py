@@ -118,3 +118,4 @@ class LogEntry:
     outcome: str
     severity: str = "information"
     details: list[str] = field(default_factory=list)
+    applied: bool = False  # it wrote its plan (a cancellation or a refusal changed nothing)

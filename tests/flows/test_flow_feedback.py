@@ -4,8 +4,10 @@ works in both directions."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from rich.cells import cell_len
-from textual.widgets import Button, Input, OptionList, TextArea
+from textual.widgets import Button, Input, Label, OptionList, TextArea
 
 from memboard.board.screens import LogScreen, MessageScreen, PreviewScreen, QuestionScreen, SessionPicker, UpdateScreen
 from memboard.core.formats.snapshot import Snapshot
@@ -180,3 +182,38 @@ async def test_an_update_refused_at_apply_goes_back_to_the_editor_with_the_draft
         await pilot.press("y")
         await wait_for_flow(pilot)
     assert tree(sample_root, skip=(".memboard",)) == during
+
+
+async def test_the_result_log_counts_what_was_written_to_the_second_and_each_line_once(sample_root, monkeypatch):
+    monkeypatch.delenv("MEMBOARD_NOW")  # the log's own clock, to the second
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        for _ in range(2):  # two cancellations change nothing
+            await open_on(pilot, LONER, "a", PreviewScreen)
+            await pilot.press("escape")
+            await wait_for_flow(pilot)
+        await open_on(pilot, FOLLOWER, "r", SessionPicker)  # a release: its success line once
+        await pilot.press("enter")
+        await wait_for_screen(pilot, PreviewScreen)
+        await pilot.press("enter")
+        await wait_for_flow(pilot)
+        mark(app, LONER)
+        mark(app, OVERDUE)
+        await pilot.press("a")
+        preview = await wait_for_screen(pilot, PreviewScreen)
+        assert preview.view.counts[0] == "5 file changes: 2 created, 1 changed, 2 moved"  # index.md once
+        before = datetime.now().replace(microsecond=0)
+        await pilot.press("enter")
+        await wait_for_flow(pilot)
+        after = datetime.now()
+        await pilot.press("l")
+        log = await wait_for_screen(pilot, LogScreen)
+        title = str(log.query_one("#log-title", Label).render())
+        assert title == "Result log: 2 changes applied in this run; 2 flows ended without writing"
+        lines = log.query_one("#log-body").text.splitlines()
+        stamp = datetime.combine(before.date(), datetime.strptime(lines[0][:8], "%H:%M:%S").time())
+        assert before <= stamp <= after and lines[0][8:10] == "  "
+        said = lines[0][10:].split(None, 1)[1]
+        assert said.startswith("archived ") and {OVERDUE, LONER} == set(said.removeprefix("archived ").split(", "))
+        assert not [line for line in lines if line.startswith("   ")]  # nothing said twice, nothing more to say

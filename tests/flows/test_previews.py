@@ -122,7 +122,7 @@ def add_sessions(root, count: int) -> list[str]:
 
 
 async def test_a_large_plan_asks_twice_and_is_written_under_a_progress_bar_a_small_one_not(sample_root):
-    ids = add_sessions(sample_root, 70)  # 3 file changes each: 210 in all
+    ids = add_sessions(sample_root, 70)  # 3 steps each (210 writes), index.md one file: 141 files
     app = make_app(sample_root)
     pushed: list[str] = []
     push = app.push_screen
@@ -144,13 +144,13 @@ async def test_a_large_plan_asks_twice_and_is_written_under_a_progress_bar_a_sma
             mark(app, sid)
         await pilot.press("a")
         screen = await wait_for_screen(pilot, PreviewScreen)
-        assert screen.view.counts[0] == "210 file changes: 70 created, 70 changed, 70 moved"
+        assert screen.view.counts[0] == "141 file changes: 70 created, 1 changed, 70 moved"
         before = tree(sample_root, skip=(".memboard",))
         await pilot.press("y")
         await pilot.pause()
         assert app.screen is screen and tree(sample_root, skip=(".memboard",)) == before
         again = screen.query_one("#preview-again")
-        assert again.display and "210 file changes" in str(again.render()) and "press y again" in str(again.render())
+        assert again.display and "141 file changes" in str(again.render()) and "press y again" in str(again.render())
         assert str(screen.query_one("#confirm", Button).label) == "Apply: y again"
         await pilot.press("y")
         await wait_for_flow(pilot)

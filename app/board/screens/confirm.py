@@ -103,6 +103,15 @@ def log_lines(entries: list[LogEntry]) -> list[ViewLine]:
     return out
 
 
+def log_title(entries: list[LogEntry]) -> str:
+    """`Result log: 1 change applied in this run; 3 flows ended without writing` (cancelled, refused, nothing to
+    do: only what was written is a change)."""
+    applied = sum(1 for entry in entries if entry.applied)
+    title = f"Result log: {applied} {'change' if applied == 1 else 'changes'} applied in this run"
+    rest = len(entries) - applied
+    return f"{title}; {rest} {'flow' if rest == 1 else 'flows'} ended without writing" if rest else title
+
+
 class LogScreen(ModalScreen[None]):
     """The result log: what each flow of this run did, in full (the toasts only say it briefly)."""
 
@@ -117,10 +126,7 @@ class LogScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         """Title and the entries."""
         with Vertical(id="log-dialog"):
-            count = len(self.entries)
-            yield Label(
-                Text(f"Result log: {count} {'change' if count == 1 else 'changes'} in this run"), id="log-title"
-            )
+            yield Label(Text(log_title(self.entries)), id="log-title")
             yield LineView(log_lines(self.entries), id="log-body")
         yield KeyBar("log")
 

@@ -19,6 +19,17 @@ def now() -> datetime:
     return datetime.now().replace(second=0, microsecond=0)
 
 
+def now_to_the_second() -> datetime:
+    """The current local time to the second (a log's time; the protocol's times are to the minute);
+    MEMBOARD_NOW fixes it for tests."""
+    fixed = os.environ.get(NOW_ENV)
+    if fixed:
+        parsed = parse(fixed)
+        if parsed is not None:
+            return parsed
+    return datetime.now().replace(microsecond=0)
+
+
 def format_ts(when: datetime) -> str:
     """Format a time the way the protocol writes it."""
     return when.strftime(FORMAT)

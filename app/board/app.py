@@ -27,7 +27,7 @@ from ..core.errors import MemboardError
 from ..core.files.root import MemoryRoot
 from ..core.files.settle import settle_seconds
 from ..core.formats import clock
-from ..core.formats.ids import DEFAULT_AGENT
+from ..core.formats.ids import DEFAULT_AGENT, ID_SHAPE_RE
 from .actions import KeyTable, bindings, read_keymap, rebound
 from .messages import (
     AskScreen,
@@ -61,9 +61,17 @@ def board_commands():
 
 
 def short(text: str, width: int = TOAST_WIDTH) -> str:
-    """A toast's text: the first line of text, cut at width with an ellipsis."""
+    """A toast's text: the first line of text, cut at width with an ellipsis, never inside a Session ID (one the
+    cut would fall in is left out whole, or kept whole when it starts in the first half)."""
     first = text.strip().splitlines()[0] if text.strip() else ""
-    return first if len(first) <= width else first[: width - 1].rstrip() + "…"
+    if len(first) <= width:
+        return first
+    cut = width - 1
+    for found in ID_SHAPE_RE.finditer(first):
+        if found.start() < cut < found.end():
+            cut = found.end() if found.start() < width // 2 else found.start()
+            break
+    return first if cut >= len(first) else first[:cut].rstrip() + "…"
 
 
 class MemboardApp(App):

@@ -10,6 +10,7 @@ from rich.cells import cell_len
 from textual.widgets import Button, Input, Label, OptionList, TextArea
 
 from memboard.board.screens import LogScreen, MessageScreen, PreviewScreen, QuestionScreen, SessionPicker, UpdateScreen
+from memboard.core.formats.ids import ID_SHAPE_RE
 from memboard.core.formats.snapshot import Snapshot
 from tests.support.tree import tree
 
@@ -35,7 +36,7 @@ async def test_a_toast_is_one_short_line_and_the_log_keeps_the_whole_result(samp
         await wait_for_flow(pilot)
         (toast,) = toasts(app)
         assert "\n" not in toast and len(toast) <= 100 and toast.endswith("(l: the whole result)")
-        assert toast.startswith(f"archived {OVERDUE}; not archived: ")
+        assert toast.startswith(f"archived {OVERDUE}; not archived:…")  # the Session ID it would cut is left out
         await open_on(pilot, LONER, "a", PreviewScreen)
         await pilot.press("escape")
         await wait_for_flow(pilot)
@@ -217,3 +218,18 @@ async def test_the_result_log_counts_what_was_written_to_the_second_and_each_lin
         said = lines[0][10:].split(None, 1)[1]
         assert said.startswith("archived ") and {OVERDUE, LONER} == set(said.removeprefix("archived ").split(", "))
         assert not [line for line in lines if line.startswith("   ")]  # nothing said twice, nothing more to say
+
+
+async def test_a_toast_never_cuts_a_session_id(sample_root):
+    app = make_app(sample_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        mark(app, SOURCE)  # refused: still referenced; the outcome names both, longer than a toast
+        mark(app, OVERDUE)
+        await pilot.press("a")
+        await wait_for_screen(pilot, PreviewScreen)
+        await pilot.press("enter")
+        await wait_for_flow(pilot)
+        (toast,) = toasts(app)
+        assert len(app.run_log[-1].outcome) > 72 and toast.endswith("…  (l: the whole result)")
+        assert ID_SHAPE_RE.findall(toast) and set(ID_SHAPE_RE.findall(toast)) <= {SOURCE, OVERDUE}, toast

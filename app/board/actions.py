@@ -926,13 +926,23 @@ ACTIONS: tuple[Action, ...] = (
         key_display="⏎/y",
     ),
     Action(
+        "y",
+        "confirm",
+        "apply (again)",
+        "after the first y of a large plan: y again applies it",
+        Where.PREVIEW,
+        "preview",
+        footer=("preview-again",),
+        id="preview.confirm_again",
+    ),
+    Action(
         "escape,n",
         "cancel",
         "cancel",
         "cancel: nothing is written",
         Where.PREVIEW,
         "preview",
-        footer=("preview",),
+        footer=("preview", "preview-again"),
         key_display="esc/n",
     ),
     Action(
@@ -942,7 +952,7 @@ ACTIONS: tuple[Action, ...] = (
         "switch between the changes in words and the exact diff (the bytes --dry-run prints)",
         Where.PREVIEW,
         "preview",
-        footer=("preview",),
+        footer=("preview", "preview-again"),
     ),
     Action(
         "up,down,pageup,pagedown",
@@ -950,7 +960,7 @@ ACTIONS: tuple[Action, ...] = (
         "scroll",
         "scroll the changes",
         Where.PREVIEW,
-        footer=("preview",),
+        footer=("preview", "preview-again"),
         key_display="↑↓",
     ),
     Action(

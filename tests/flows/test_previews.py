@@ -23,6 +23,7 @@ from memboard.core.files.root import MemoryRoot
 from memboard.core.formats.clock import now
 from memboard.core.formats.snapshot import render_template
 from memboard.core.ops.archive import plan_archive
+from memboard.widgets.key_bar import KeyBar
 from tests.support.roots import table_line
 from tests.support.tree import tree
 
@@ -152,6 +153,8 @@ async def test_a_large_plan_asks_twice_and_is_written_under_a_progress_bar_a_sma
         again = screen.query_one("#preview-again")
         assert again.display and "141 file changes" in str(again.render()) and "press y again" in str(again.render())
         assert str(screen.query_one("#confirm", Button).label) == "Apply: y again"
+        footer = screen.query_one(KeyBar).text
+        assert "y apply (again)" in footer and "⏎/y" not in footer and "esc/n cancel" in footer
         await pilot.press("y")
         await wait_for_flow(pilot)
     assert "ProgressScreen" in pushed

@@ -172,6 +172,7 @@ class PreviewScreen(ModalScreen[bool]):
             button = self.query_one("#confirm", Button)
             button.label = "Apply: y again"
             button.refresh(layout=True)
+            self.query_one(KeyBar).show("preview-again")  # the footer says what the dialog says
             return
         self.dismiss(True)
 

@@ -494,6 +494,18 @@ ACTIONS: tuple[Action, ...] = (
         "the command palette: every action by name, and themes (a theme chosen there is saved in the config)",
         Where.ANYWHERE,
     ),
+    # the command palette's own keys (Textual's palette binds them; shown in the footer while it is open)
+    Action(
+        "up,down",
+        "",
+        "move",
+        "in the command palette: move through the commands",
+        Where.ANYWHERE,
+        footer=("palette",),
+        key_display="↑↓",
+    ),
+    Action("enter", "", "run", "in the command palette: run the chosen command", Where.ANYWHERE, footer=("palette",)),
+    Action("escape", "", "close", "in the command palette: close it, nothing run", Where.ANYWHERE, footer=("palette",)),
     # the notes view's keys, in footer order
     Action(
         "slash",

@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
+from textual.command import CommandPalette
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.screen import Screen
@@ -278,8 +279,11 @@ class BrowseScreen(Screen[None], Generic[R, M]):
             self.call_after_refresh(self.update_footer)
 
     def update_footer(self) -> None:
-        """Show the keys of where the user is: the table, the filter box or the full pane."""
-        if self.has_class("-expanded"):
+        """Show the keys of where the user is: the table, the filter box or the full pane (the palette's while
+        it is open over this screen)."""
+        if isinstance(self.app.screen, CommandPalette):
+            context = "palette"
+        elif self.has_class("-expanded"):
             context = self.PANE_FOOTER or self.FOOTER
         elif isinstance(self.focused, BrowseFilter):
             context = self.FILTER_FOOTER or self.FOOTER
@@ -289,6 +293,14 @@ class BrowseScreen(Screen[None], Generic[R, M]):
             self.query_one(f"#{self.IDS.keys}", KeyBar).show(context)
         except NoMatches:
             pass
+
+    def on_screen_suspend(self) -> None:
+        """A screen opened over this one: the footer shows the palette's keys if it is the palette."""
+        self.call_after_refresh(self.update_footer)
+
+    def on_screen_resume(self) -> None:
+        """Back in front: the footer shows this screen's keys again."""
+        self.call_after_refresh(self.update_footer)
 
     def on_descendant_focus(self) -> None:
         """The focus moved: the footer follows."""

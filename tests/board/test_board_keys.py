@@ -194,3 +194,20 @@ async def test_quit_asks_first_while_a_note_is_being_edited(tmp_path):
         await pilot.press("n")
         await pilot.pause()
         assert app.screen is editor and not app._exit
+
+
+async def test_while_the_palette_is_open_the_footer_shows_its_keys_then_the_table_s_again(tmp_path):
+    app = make_app(make_root(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        table_keys = app.sessions.query_one(KeyBar).text
+        await pilot.press("ctrl+p")
+        await wait_for_screen(pilot, CommandPalette)
+        await pilot.pause()
+        shown = app.sessions.query_one(KeyBar).text  # the bar drawn under the palette
+        assert "↑↓ move" in shown and "enter run" in shown.replace("⏎", "enter") and "esc close" in shown
+        assert "c continue" not in shown
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.sessions.query_one(KeyBar).text == table_keys

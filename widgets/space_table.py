@@ -15,18 +15,8 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
+from memboard.core.formats.clock import minutes_label
 from memboard.widgets.row_table import Column, RowTable, cell_line, fit, header_cell
-
-
-def age_text(minutes: int | None) -> str:
-    """An age in minutes as a person reads it in a narrow cell (`12m`, `5h`, `3d`, `-` for none)."""
-    if minutes is None:
-        return "-"
-    if minutes < 60:
-        return f"{max(minutes, 0)}m"
-    if minutes < 48 * 60:
-        return f"{minutes // 60}h"
-    return f"{minutes // (24 * 60)}d"
 
 
 def project_name(path: str) -> str:
@@ -83,8 +73,8 @@ class SpaceRow:
     def dream(self) -> str:
         """The Dream cell: the dream's age, `due` when entries are newer than it."""
         if self.dream_due:
-            return "due" if self.dream_age is None else f"{age_text(self.dream_age)} due"
-        return age_text(self.dream_age)
+            return "due" if self.dream_age is None else f"{minutes_label(self.dream_age)} due"
+        return minutes_label(self.dream_age)
 
     def haystack(self) -> str:
         """What the text filter looks in (lower case): name, ID, project, rule, flags, problem."""
@@ -97,7 +87,7 @@ SpaceColumn = Column[SpaceRow]
 NAME_COLUMN = SpaceColumn("name", "Space", 0, lambda r, now: r.name)
 PROJECT_COLUMN = SpaceColumn("project", "Project", 0, lambda r, now: project_name(r.project))
 RULE_COLUMN = SpaceColumn("rule", "Rule", 16, lambda r, now: r.rule)
-UPDATED_COLUMN = SpaceColumn("updated", "Updated", 7, lambda r, now: age_text(r.updated_age))
+UPDATED_COLUMN = SpaceColumn("updated", "Updated", 7, lambda r, now: minutes_label(r.updated_age))
 HISTORY_COLUMN = SpaceColumn("history", "History", 7, lambda r, now: "-" if r.history is None else f"{r.history:,}")
 RESEARCH_COLUMN = SpaceColumn("research", "Research", 8, lambda r, now: r.research)
 DREAM_COLUMN = SpaceColumn("dream", "Dream", 7, lambda r, now: r.dream)

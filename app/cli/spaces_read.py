@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import UsageError
+from ..core.formats.clock import minutes_label
 from ..service import spaces_read
 from .entry import err
 
@@ -59,17 +60,6 @@ def cmd_where(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ago(minutes: int | None) -> str:
-    """An age in minutes as `5m`, `3h`, `2d` (`-` when unknown)."""
-    if minutes is None:
-        return "-"
-    if minutes < 60:
-        return f"{max(minutes, 0)}m"
-    if minutes < 48 * 60:
-        return f"{minutes // 60}h"
-    return f"{minutes // 1440}d"
-
-
 def cmd_list(args: argparse.Namespace) -> int:
     """`space list`: every known space (an unresolvable one with its problem)."""
     read = spaces_read.space_list()
@@ -84,13 +74,13 @@ def cmd_list(args: argparse.Namespace) -> int:
         else:
             history = str(item["history_entries"])
             research = f"{item['research_open']}/{item['research_topics']}"
-        dream = _ago(item["dream_age_minutes"]) + (" due" if "dream-due" in item["flags"] else "")
+        dream = minutes_label(item["dream_age_minutes"]) + (" due" if "dream-due" in item["flags"] else "")
         rows.append(
             (
                 name,
                 item["project"],
                 item["rule"],
-                _ago(item["updated_age_minutes"]),
+                minutes_label(item["updated_age_minutes"]),
                 history,
                 research,
                 dream,

@@ -62,6 +62,18 @@ def parse(text: str) -> datetime | None:
     return value
 
 
+def minutes_label(minutes: int | None) -> str:
+    """An age in whole minutes as `12m`, `5h`, `3d` (a negative age as `0m`; `-` when unknown): the spaces'
+    ages, which their reads give in minutes."""
+    if minutes is None:
+        return "-"
+    if minutes < 60:
+        return f"{max(minutes, 0)}m"
+    if minutes < 48 * 60:
+        return f"{minutes // 60}h"
+    return f"{minutes // (24 * 60)}d"
+
+
 def age_label(then: datetime | None, at: datetime) -> str:
     """A short readable age such as `5m`, `3h`, `2d`, `6w`; `?` when unknown."""
     if then is None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -154,6 +154,16 @@ def _time_text(value: str | datetime | None, option: str, end_of_day: bool) -> s
     return normal
 
 
+def mark_spans(text: str, spans: Iterable[tuple[int, int]], start: str = MARK_OPEN, end: str = MARK_CLOSE) -> str:
+    """text with each span [a, b) wrapped in start/end (spans in order, not overlapping)."""
+    out, last = [], 0
+    for a, b in spans:
+        out += [text[last:a], start, text[a:b], end]
+        last = b
+    out.append(text[last:])
+    return "".join(out)
+
+
 class SearchHit(NamedTuple):
     """One session or note that matches: where its best match is and a one-line snippet around it."""
 
@@ -184,12 +194,7 @@ class SearchHit(NamedTuple):
 
     def marked(self, start: str = MARK_OPEN, end: str = MARK_CLOSE) -> str:
         """The snippet with every match wrapped in start/end."""
-        out, last = [], 0
-        for a, b in self.spans:
-            out += [self.snippet[last:a], start, self.snippet[a:b], end]
-            last = b
-        out.append(self.snippet[last:])
-        return "".join(out)
+        return mark_spans(self.snippet, self.spans, start, end)
 
 
 class SearchOutcome(NamedTuple):

@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from ..errors import MemboardError
 from ..files import statepaths
-from .engine import Matcher, check_query, make_snippet
+from .engine import Matcher, check_query, make_snippet, mark_spans
 
 SPACE, HIERARCHY = "space", "hierarchy"
 HOT, WARM, COLD, RESEARCH, ARCHIVE = "hot", "warm", "cold", "research", "archive"
@@ -88,12 +88,7 @@ class PlaceHit(NamedTuple):
 
     def marked(self, start: str = "«", end: str = "»") -> str:
         """The snippet with every match wrapped in start/end."""
-        out, last = [], 0
-        for a, b in self.spans:
-            out += [self.snippet[last:a], start, self.snippet[a:b], end]
-            last = b
-        out.append(self.snippet[last:])
-        return "".join(out)
+        return mark_spans(self.snippet, self.spans, start, end)
 
 
 # -- which files ---------------------------------------------------------------------------------------------------

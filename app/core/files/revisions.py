@@ -142,15 +142,7 @@ PLACE_KEEP = 32  # revisions kept per file of a place (a 1 MB history.md saved d
 def place_revisions(place: MemoryRoot, rel: str) -> list[bytes]:
     """The bytes of the revisions memboard kept of a file in a place (a project's current.md, say), oldest first:
     in local state, keyed by the place's real path, never in the place."""
-    state = LocalState(place)
-    folder = f"{PLACE_FOLDER}/{rel}"
-    out = []
-    for name in state.listdir(folder):
-        if NAME_RE.fullmatch(name):
-            data = state.read(f"{folder}/{name}")
-            if data is not None:
-                out.append(data)
-    return out
+    return _kept(LocalState(place), f"{PLACE_FOLDER}/{rel}")
 
 
 def record_place(place: MemoryRoot, rel: str, data: bytes) -> bool:
@@ -212,8 +204,11 @@ def _note_folder(note_id: str) -> str:
 
 def note_revisions(root: MemoryRoot, note_id: str) -> list[bytes]:
     """The bytes of a note's revisions, oldest first."""
-    state = LocalState(root)
-    folder = _note_folder(note_id)
+    return _kept(LocalState(root), _note_folder(note_id))
+
+
+def _kept(state: LocalState, folder: str) -> list[bytes]:
+    """The bytes of the revisions in folder of local state, oldest first (their names sort by time)."""
     out = []
     for name in state.listdir(folder):
         if NAME_RE.fullmatch(name):

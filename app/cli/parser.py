@@ -13,7 +13,7 @@ from .. import __version__
 from ..core import config
 from ..core.formats.topic import SCOPES as NOTE_SCOPES
 from ..core.formats.topic import TYPES as NOTE_TYPES
-from . import hierarchy_parser, hook, search, space_parser
+from . import hierarchy_parser, hook, search, space_parser, sync_parser
 from .args import OneLineParser
 from .tools import NAMES
 
@@ -59,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     _mcp_commands(sub, common)
     space_parser.add_parser(sub)
     hierarchy_parser.add_parsers(sub)
+    sync_parser.add_parsers(sub, changing)
     _setup_commands(sub)
     search.add_parser(sub, common)
     return parser

@@ -87,7 +87,9 @@ class Finding(NamedTuple):
     """One inconsistency doctor found: its kind, the session it concerns, what is wrong, the repair.
 
     fix says what `doctor --fix` does (None: a person has to act); subject is the other session
-    or the file the finding is about (a link's other end, a copy's original, a temp file).
+    or the file the finding is about (a link's other end, a copy's original, a temp file); extra holds
+    the further keys `doctor --json` prints for some kinds, in order (a sync-conflict copy's `path`, `of`,
+    `tool` and `device`; an open cell's `path` and `column`).
     """
 
     kind: str
@@ -95,6 +97,7 @@ class Finding(NamedTuple):
     message: str
     fix: str | None = None
     subject: str | None = None
+    extra: tuple[tuple[str, str | None], ...] = ()
 
 
 class DoctorResult(NamedTuple):

@@ -176,7 +176,9 @@ def chain_json(view: ChainView) -> JSON:
 
 def finding_json(finding: Finding) -> JSON:
     """One doctor finding."""
-    return {"kind": finding.kind, "id": finding.id, "message": finding.message, "fix": finding.fix}
+    out: JSON = {"kind": finding.kind, "id": finding.id, "message": finding.message, "fix": finding.fix}
+    out.update(finding.extra)
+    return out
 
 
 def whoami_json(info: Whoami) -> JSON:

@@ -544,3 +544,12 @@ def test_a_given_context_is_taken_stripped_as_the_skill_takes_it(cli, tmp_path):
     )
     assert code == 0
     assert b"+### 2026-06-01 09:30 [context: fork-1]\n" in patch
+
+
+def test_init_where_the_space_folder_is_a_file_names_the_file_in_the_way(cli, tmp_path):
+    p = project(tmp_path)
+    (p / ".session-memory").write_bytes(b"not a folder\n")
+    res = cli("space", "init", "--workspace", str(p), use_root=False)
+    assert res.code == 1 and res.err.count("\n") == 1
+    assert ".session-memory is a file, not a folder" in res.err and "nothing written" in res.err
+    assert (p / ".session-memory").read_bytes() == b"not a folder\n"

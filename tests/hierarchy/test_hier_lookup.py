@@ -119,7 +119,9 @@ def test_a_missing_target_or_section_is_reported_not_hidden(cli, ws):
 
 def test_a_target_that_cannot_be_read_names_the_file_and_why_and_the_other_targets_still_show(cli, ws):
     (ws / "memory" / "loop.yaml").symlink_to("loop.yaml")  # a symlink loop: there, yet no read succeeds
-    (ws / "memory" / "lookup-index.md").write_text(INDEX + "| looped | memory/loop.yaml → a, memory/project-book.md |\n")
+    (ws / "memory" / "lookup-index.md").write_text(
+        INDEX + "| looped | memory/loop.yaml → a, memory/project-book.md |\n"
+    )
     got = look(cli, ws, "looped")
     assert got["missing"] == "memory/loop.yaml cannot be read: too many levels of symbolic links"
     assert got["targets"][1]["missing"] is None and got["targets"][1]["text"] == BOOK

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -39,19 +39,6 @@ RESEARCH_ENTRY = (
     "### 2026-05-02 09:00 [context: main@p]\n- 研究主题：{topic}\n- 当前结论：c\n- 是否有效：{valid}\n"
     "- 是否并入主线：{merged}\n- 关键证据：\n- 关键文件与路径：\n- 下一步：needle next\n- 关键词 / 标签：\n"
 )
-
-
-@pytest.fixture(autouse=True)
-def homes(tmp_path, monkeypatch):
-    """A private global home and legacy homes."""
-    home = tmp_path / "smhome"
-    home.mkdir()
-    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
-    (home / "state.json").write_text(json.dumps({"version": 1, "last_sleep_check_at": stamp}), encoding="utf-8")
-    monkeypatch.setenv("SESSION_MEMORY_HOME", str(home))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codexhome"))
-    monkeypatch.setenv("CLAUDE_HOME", str(tmp_path / "claudehome"))
-    return home
 
 
 def space(cli, *args: str):

@@ -293,8 +293,8 @@ class _Merge:
             pair = self._pair(row.id)
             if pair is not None:
                 lines.append(self._merged_line(row.id, *pair, text))
-            elif row.raw_cells in self._base_keys(row.id) and row.raw_cells not in theirs.keys(row.id):
-                continue  # theirs deleted it, ours left it as it was
+            elif row.id not in theirs.groups and row.raw_cells in self._base_keys(row.id):
+                continue  # theirs deleted the session's row, ours left it as it was
             else:
                 lines.append(text)
         seen: set[tuple[str, ...]] = set()

@@ -102,6 +102,10 @@ def test_no_row_of_either_version_is_lost_and_rows_only_in_the_copy_come_byte_fo
     assert got[: len(mine)] == [
         line for line, was in zip(got, mine, strict=False) if cells_of(line)[0] == cells_of(was)[0]
     ]
+    only_ours = {r.id for r in IndexFile(ours).rows} - {r.id for r in IndexFile(theirs).rows}
+    assert [line for line in got if cells_of(line)[0] in only_ours] == [
+        line for line in mine if cells_of(line)[0] in only_ours
+    ]
     new_ids = {r.id for r in IndexFile(theirs).rows} - {r.id for r in IndexFile(ours).rows}
     only_theirs = distinct([line for line, r in zip(other, IndexFile(theirs).rows, strict=True) if r.id in new_ids])
     assert [line for line in got[len(mine) :] if cells_of(line)[0] in new_ids] == only_theirs

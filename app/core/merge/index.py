@@ -68,13 +68,17 @@ class _Version:
         row = self.first.get(sid)
         return row if row is not None and row.problem is None and sid not in self.several else None
 
-    def keys(self, sid: str) -> set[tuple[str, ...]]:
-        """The cells of every line of sid (two lines with the same cells are one row written twice)."""
+    def rows_of(self, sid: str) -> list[Row]:
+        """Every line of sid."""
         rows = self.several.get(sid)
         if rows is not None:
-            return {row.raw_cells for row in rows}
+            return rows
         row = self.first.get(sid)
-        return {row.raw_cells} if row is not None else set()
+        return [row] if row is not None else []
+
+    def keys(self, sid: str) -> set[tuple[str, ...]]:
+        """The cells of every line of sid (two lines with the same cells are one row written twice)."""
+        return {row.raw_cells for row in self.rows_of(sid)}
 
     def line(self, row: Row) -> bytes:
         """row's line as written, with its ending."""
@@ -131,8 +135,13 @@ def _cell(column: str, ours: str, theirs: str, base: str | None, later: str | No
     None when no rule decides (an open cell)."""
     if column == "Referenced By":
         return _refs(ours, theirs, base)
+    if column in SAME_SESSION:
+        return ours  # (rows that do not collide: the same time written two ways)
     if column == "Updated At":
-        side = _later(_time(ours), _time(theirs))
+        mine, other = _time(ours), _time(theirs)
+        if mine is not None and mine == other:
+            return ours  # one time written two ways
+        side = _later(mine, other)
         return None if side is None else (ours if side == "ours" else theirs)
     if column == "Status":
         if later is None:
@@ -184,12 +193,15 @@ def _line(cells: list[str]) -> str:
 
 
 def _collides(columns: list[str], ours: Row, theirs: Row) -> bool:
-    """Whether two rows of one Session ID name different sessions (Agent Name or Started At differ)."""
-    return any(
-        _value(ours.raw_cells[pos]) != _value(theirs.raw_cells[pos])
-        for pos, column in enumerate(columns)
-        if column in SAME_SESSION
-    )
+    """Whether two rows of one Session ID name different sessions (Agent Name or Started At differ; one time
+    written two ways is the same Started At)."""
+    for pos, column in enumerate(columns):
+        if column not in SAME_SESSION or len(ours.raw_cells) <= pos or len(theirs.raw_cells) <= pos:
+            continue
+        mine, other = _value(ours.raw_cells[pos]), _value(theirs.raw_cells[pos])
+        if mine != other and (column != "Started At" or _time(mine) is None or _time(mine) != _time(other)):
+            return True
+    return False
 
 
 def _missing_lines(ours: str, theirs: str) -> list[str]:
@@ -310,6 +322,12 @@ class _Merge:
             self.block[1].append(theirs_line)
         return encode(body + line_ending(text)) if row.changed else line
 
+    def _another_session(self, row: Row) -> bool:
+        """Whether theirs' row (one ours does not hold) is another session under an ID of ours (not yet named)."""
+        if row.problem is not None or row.id in self.collisions:
+            return False
+        return any(_collides(self.columns, had, row) for had in self.ours.rows_of(row.id) if had.problem is None)
+
     def _rows(self) -> list[bytes]:
         """The table's lines: ours' (merged, or dropped where base shows theirs deleted them), then theirs' new."""
         ours, theirs = self.ours, self.theirs
@@ -336,6 +354,8 @@ class _Merge:
                 continue  # kept once; or ours deleted it since the ancestor
             seen.add(row.raw_cells)
             body = _body(theirs.line(row))
+            if self._another_session(row):
+                self.collisions.append(row.id)
             if row.id in self.archived and not ours.holds(row.id):
                 self.held_back.append((row.id, decode(body)))
                 continue

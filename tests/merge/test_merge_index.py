@@ -162,6 +162,12 @@ def test_a_row_of_an_archived_session_only_in_the_copy_is_held_back():
     assert rows_of(both.data)[1] == row(B, summary="x", updated="2026-06-01 09:00") and both.held_back == ()
 
 
+def test_a_row_ours_holds_below_the_table_is_not_added_twice():
+    ours = index(row(A), post=f"\nnotes\n{row(B)}\n")
+    merged = merge_index(ours, index(row(A), row(B), post=f"\nnotes\n{row(B)}\n"))
+    assert merged.data == ours and merged.added == 0
+
+
 # -- the file's bytes ------------------------------------------------------------------------------------
 
 

@@ -342,6 +342,7 @@ class _Merge:
             else:
                 lines.append(line)
         seen: set[tuple[str, ...]] = set()
+        outside = {row.raw_cells for row in ours.index.outside}
         eol = encode(self.eol)
         for row in theirs.index.rows:
             pair = self._pair(row.id)
@@ -352,6 +353,8 @@ class _Merge:
                 continue
             if row.raw_cells in seen or row.raw_cells in ours.keys(row.id) or row.raw_cells in self._base_keys(row.id):
                 continue  # kept once; or ours deleted it since the ancestor
+            if row.raw_cells in outside:
+                continue  # ours holds it below the table, where `doctor --fix` moves it in
             seen.add(row.raw_cells)
             body = _body(theirs.line(row))
             if self._another_session(row):

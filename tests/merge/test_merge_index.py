@@ -315,3 +315,17 @@ def test_three_way_text_outside_the_table_changed_on_one_side_takes_that_side():
 def test_an_unreadable_ancestor_is_merged_as_two_versions():
     ours, theirs = index(row(A)), index(row(A), row(B))
     assert merge_index(ours, theirs, b"no table\n").data == merge_index(ours, theirs).data
+
+
+def test_a_copy_whose_header_lacks_an_extra_column_or_orders_columns_otherwise_merges_by_column_name():
+    header, sep = HEADER + " Machine |", SEP + "---|"
+    ours = f"{header}\n{sep}\n{row(A)} laptop |\n".encode()
+    older = index(row(A, refs=B), row(B), pre="")
+    merged = merge_index(ours, older)
+    assert merged.data == f"{header}\n{sep}\n{row(A, refs=B)} laptop |\n{row(B)}  |\n".encode()
+    columns = HEADER.strip("|").split("|")
+    swapped = "|" + "|".join([columns[1], columns[0], *columns[2:]]) + "|"
+    cells = row(C).strip("|").split("|")
+    other = f"{swapped}\n{SEP}\n|{'|'.join([cells[1], cells[0], *cells[2:]])}|\n".encode()
+    assert rows_of(merge_index(index(row(A)), other).data) == [row(A), row(C)]
+    assert merge_index(older, ours).unparsed  # the copy's Machine column would be lost

@@ -329,3 +329,14 @@ def test_a_copy_whose_header_lacks_an_extra_column_or_orders_columns_otherwise_m
     other = f"{swapped}\n{SEP}\n|{'|'.join([cells[1], cells[0], *cells[2:]])}|\n".encode()
     assert rows_of(merge_index(index(row(A)), other).data) == [row(A), row(C)]
     assert merge_index(older, ours).unparsed  # the copy's Machine column would be lost
+
+
+def test_the_conflict_block_takes_the_files_line_endings_and_prefer_still_decides_with_an_ancestor():
+    base = index(row(A), eol="\r\n")
+    ours, theirs = index(row(A, summary="x"), eol="\r\n"), index(row(A, summary="y"), eol="\r\n")
+    marked = merge_index(ours, theirs, base, marker_size=7)
+    assert marked.data == index(row(A, summary="x"), eol="\r\n") + (
+        f"<<<<<<< ours\r\n{row(A, summary='x')}\r\n=======\r\n{row(A, summary='y')}\r\n>>>>>>> theirs\r\n".encode()
+    )
+    assert merge_index(ours, theirs, base, marker_size=7, prefer="theirs").data == theirs
+    assert merge_index(ours, theirs, base, marker_size=7, prefer="theirs", only=B).data == marked.data

@@ -1,0 +1,95 @@
+"""What rclone bisync and unison really do with a memory root that two machines changed, and that memboard
+finds what they leave.
+
+Each "machine" is a local folder with its own local state; the engine runs between the two folders, as between
+a laptop's folder and a remote's, with no network. rclone bisync renames both versions of a file changed on both
+sides (`index.md..path1`, `index.md..path2`) and leaves no `index.md`. unison by default skips the file (the two
+machines stay different, exit 1); with `-prefer newer` the older side's text is overwritten and no copy is kept;
+with `-copyonconflict` the overwritten version is kept as `<stem> (conflict_on_<date>)<ext>` on that side.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.support.engines import differences, rclone_bisync, shared_files, tool, unison
+
+pytestmark = [pytest.mark.engines, pytest.mark.xdist_group("engines")]
+
+UNISON_COPY_RE = re.compile(r"^index \(conflict_on_\d{4}-\d{2}-\d{2}\)\.md$")
+
+
+@pytest.fixture
+def two(tmp_path, machine):
+    """(laptop, desktop): two machines, each with its own folder; the laptop registered one session there."""
+    laptop = machine("laptop", tmp_path / "laptop")
+    desktop = machine("desktop", tmp_path / "desktop")
+    laptop.root.mkdir()
+    desktop.root.mkdir()
+    return laptop, desktop
+
+
+def both_register(laptop, desktop) -> tuple[str, str]:
+    """Each machine registers a session through its hook (the desktop last, so its index.md is the newer)."""
+    return laptop.hook("conversation-laptop"), desktop.hook("conversation-desktop")
+
+
+def test_rclone_bisync_renames_both_versions_and_leaves_no_index(two):
+    laptop, desktop = two
+    tool("rclone")
+    first = laptop.register("--manual", "--topic", "Shared")
+    res = rclone_bisync(laptop.root, desktop.root, "--resync")
+    assert res.returncode == 0, res.stderr
+    assert desktop.rows().keys() == {first}
+    mine, theirs = both_register(laptop, desktop)
+    res = rclone_bisync(laptop.root, desktop.root)
+    assert res.returncode == 0, res.stderr
+    for one in (laptop, desktop):
+        names = shared_files(one.root)
+        assert "index.md" not in names and {"index.md..path1", "index.md..path2"} <= names.keys()
+        assert mine in names["index.md..path1"].decode() and theirs in names["index.md..path2"].decode()
+    assert not differences(laptop.root, desktop.root)
+
+
+def test_unison_default_skips_the_conflict_and_the_machines_stay_different(two):
+    laptop, desktop = two
+    tool("unison")
+    laptop.register("--manual", "--topic", "Shared")
+    assert unison(laptop.root, desktop.root).returncode == 0
+    mine, theirs = both_register(laptop, desktop)
+    res = unison(laptop.root, desktop.root)
+    assert res.returncode == 1 and "skipped: index.md" in res.stdout + res.stderr
+    assert mine in laptop.rows() and mine not in desktop.rows()
+    assert theirs in desktop.rows() and theirs not in laptop.rows()
+    assert differences(laptop.root, desktop.root) == ["index.md"]
+
+
+def test_unison_prefer_newer_overwrites_the_older_side_with_no_copy(two):
+    laptop, desktop = two
+    tool("unison")
+    laptop.register("--manual", "--topic", "Shared")
+    assert unison(laptop.root, desktop.root).returncode == 0
+    mine, theirs = both_register(laptop, desktop)
+    res = unison(laptop.root, desktop.root, "-prefer", "newer")
+    assert res.returncode == 0, res.stdout + res.stderr
+    for one in (laptop, desktop):
+        assert theirs in one.rows() and mine not in one.rows()  # the laptop's row is gone from both
+        assert not [name for name in shared_files(one.root) if name.startswith("index") and name != "index.md"]
+
+
+def test_unison_copyonconflict_keeps_the_overwritten_version_on_its_side(two):
+    laptop, desktop = two
+    tool("unison")
+    laptop.register("--manual", "--topic", "Shared")
+    assert unison(laptop.root, desktop.root).returncode == 0
+    mine, _ = both_register(laptop, desktop)
+    res = unison(laptop.root, desktop.root, "-prefer", "newer", "-copyonconflict")
+    assert res.returncode == 0, res.stdout + res.stderr
+    (copy,) = [name for name in shared_files(laptop.root) if name != "index.md" and name.startswith("index")]
+    assert UNISON_COPY_RE.match(copy), copy
+    assert mine in (laptop.root / copy).read_text("utf-8") and mine not in laptop.rows()
+    assert copy not in shared_files(desktop.root)  # (until the next run carries it over)
+    found = [f for f in laptop.doctor() if f["kind"] == "sync_conflict_copy"]
+    assert [f["message"].split(" is a ")[0] for f in found] == [copy]

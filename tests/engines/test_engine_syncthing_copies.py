@@ -1,7 +1,7 @@
 """What a real Syncthing leaves when two machines using one memory root work offline and reconnect, and that
 memboard names every copy it leaves.
 
-Two instances on 127.0.0.1 (tests/support/engines.py); pausing each other's device is the machines going
+Two instances on 127.0.0.1 (tests/support/engines.py); one pausing the other's device is the machines going
 offline. Syncthing keeps the newer version of a file changed on both sides under its name and the older as
 `<stem>.sync-conflict-<yyyymmdd>-<hhmmss>-<device>.md`, where the device is the first 7 characters of the ID of
 the device whose version replaced it. These tests hold what the engine really does, so that a Syncthing release

@@ -11,8 +11,8 @@ module writes: a listen address and a GUI/REST address on free loopback ports, a
 discovery, relays, NAT traversal, STUN, usage reporting, crash reports and upgrades off, the other instance
 known by its device ID at tcp://127.0.0.1:PORT, and one shared folder with the file watcher on). Everything
 waits on the REST API, polling at short intervals under a deadline whose failure names what was seen: the API
-up, the two connected, the folder in sync. Pausing the other device on both instances is a machine gone
-offline; resuming it reconnects them. Each instance runs in a process group of its own, killed by the pair's
+up, the two connected, the folder in sync. The laptop pausing the desktop's device is the two machines gone
+offline (their connection drops both ways); resuming it reconnects them. Each instance runs in a process group of its own, killed by the pair's
 `stop` (the fixture's finalizer), so no process outlives its test.
 """
 
@@ -324,9 +324,9 @@ class SyncthingPair:
         )
 
     def pause(self) -> None:
-        """Take the two machines offline: each pauses the other device; returns once neither is connected."""
-        for one, other in ((self.a, self.b), (self.b, self.a)):
-            one.post("/rest/system/pause", device=other.device_id)
+        """Take the two machines offline: the laptop pauses the desktop's device, which drops their connection
+        both ways (the desktop's dials are refused meanwhile); returns once neither is connected."""
+        self.a.post("/rest/system/pause", device=self.b.device_id)
         wait_for(
             "the two instances disconnected",
             lambda: not self.a.connected(self.b) and not self.b.connected(self.a),
@@ -334,10 +334,13 @@ class SyncthingPair:
         )
 
     def resume(self) -> float:
-        """Bring the machines back online and wait until they are in sync; the seconds that took."""
+        """Bring the machines back online and wait until they are in sync; the seconds that took.
+
+        Only one side pauses (pause): a side that dials while the other still pauses it is refused and waits
+        longer and longer before it dials again (measured: 5 s, then 25 s), while the side that paused dials
+        at once when it resumes."""
         began = time.monotonic()
-        for one, other in ((self.a, self.b), (self.b, self.a)):
-            one.post("/rest/system/resume", device=other.device_id)
+        self.a.post("/rest/system/resume", device=self.b.device_id)
         self.wait_connected()
         self.sync(scan=False)
         took = time.monotonic() - began

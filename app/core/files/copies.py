@@ -244,8 +244,5 @@ def find_copies(root: Reader, thorough: bool = False) -> list[ConflictCopy]:
 
 
 def copy_advice(copy: ConflictCopy) -> str:
-    """What to do about a copy: memboard does not merge conflict copies yet."""
-    return (
-        f"{copy.describe()}; memboard does not merge conflict copies yet: compare it with {copy.original}, "
-        f"carry over by hand what only the copy holds, then delete the copy"
-    )
+    """A copy's finding message: `doctor --fix` merges it (its fix says how: see ops/doctor/merging.py)."""
+    return f"{copy.describe()}; `memboard doctor --fix` merges it into {copy.original}"

@@ -23,7 +23,7 @@ from ...files.copies import ConflictCopy, copied_note, copy_advice, note_copy
 from ...files.root import MemoryRoot
 from ...formats.layout import NOTES
 from ...formats.note import Note, note_from_cells, problems_of, quick_cells, read_note, write_note
-from ...formats.topic import note_path, split_note_id
+from ...formats.topic import note_id_of, note_path, split_note_id
 from ...plan import Change, Plan
 from ...results import DoctorResult, Finding
 from ..notes.save import superseded_copy
@@ -45,8 +45,12 @@ class NoteCheckup:
         self.fixed: dict[str, Note] = {}  # note ID -> its values once repaired
         self.doomed: set[str] = set()  # interrupted copies this repair deletes
         self.copies: list[ConflictCopy] = []  # sync-conflict copies of notes, none of them a note
-        for rel in note_files(root):
-            data = read_listed(root, rel)
+        # the notes as doctor's merge of sync-conflict copies leaves them (see merging.py), else as on disk
+        laid: dict[str, bytes | None] = getattr(root, "overlay", {})
+        listed = note_files(root)
+        restored = [rel for rel, data in laid.items() if data is not None and rel.startswith(f"{NOTES}/")]
+        for rel in sorted({*listed, *(rel for rel in restored if note_id_of(rel) is not None)}):
+            data = laid.get(rel) or read_listed(root, rel)
             if data is not None:
                 note_id, note = rel[len(NOTES) + 1 : -3], note_from_cells(quick_cells(data))
                 copied = copied_note(note_id, note.topic_key)
@@ -187,6 +191,15 @@ def _links(c: NoteCheckup) -> None:
                     + (" and mark it superseded" if extra else ""),
                     other,
                 )
+
+
+def note_copies(root: MemoryRoot) -> list[ConflictCopy]:
+    """The sync-conflict copies of notes under notes/, as the note checks find them."""
+    if not root.exists(NOTES):
+        return []
+    c = NoteCheckup(root, [])
+    _names(c)
+    return sorted(c.copies, key=lambda copy: copy.path)
 
 
 def check_notes(root: MemoryRoot, findings: list[Finding], plan: Plan[DoctorResult]) -> None:

@@ -50,8 +50,17 @@ def fixable(cli) -> list[dict]:
     return [f for f in doctor_json(cli) if f["fix"]]
 
 
+def snaps(root: Path, *ids: str) -> None:
+    """A snapshot for each session (an active row has one)."""
+    for sid in ids:
+        if not Mem(root).has_snap(sid):
+            Mem(root).snapshot(sid)
+
+
 def two_machines(root: Path) -> None:
-    """This machine's index.md holds A; the copy Syncthing kept holds A and B (registered on the other machine)."""
+    """This machine's index.md holds A; the copy Syncthing kept holds A and B (registered on the other machine,
+    whose snapshot synced without a conflict)."""
+    snaps(root, A, B)
     Mem(root).index(row_line(A))
     write(root, COPY, index_text([row_line(A), row_line(B, summary="Laptop work.")]))
 
@@ -103,6 +112,7 @@ def test_two_merges_of_the_same_copies_write_identical_bytes(cli, root, tmp_path
 
 
 def test_several_copies_fold_in_one_at_a_time_in_name_order(cli, root):
+    snaps(root, A, B, C)
     Mem(root).index(row_line(A))
     write(root, COPY2, index_text([row_line(A), row_line(C)]))
     write(root, COPY, index_text([row_line(A), row_line(B)]))
@@ -117,6 +127,7 @@ def test_several_copies_fold_in_one_at_a_time_in_name_order(cli, root):
 
 
 def test_a_copy_the_original_already_holds_only_moves(cli, root):
+    snaps(root, A, B)
     Mem(root).index(row_line(A), row_line(B))
     write(root, COPY, index_text([row_line(A)]))
     before = (root / "index.md").read_bytes()
@@ -138,8 +149,6 @@ def test_a_copy_whose_bytes_are_kept_already_is_deleted(cli, root):
 def test_a_row_a_copy_holds_is_merged_never_restored_as_an_orphan(cli, root):
     """The other machine registered B and wrote its snapshot: the snapshot synced, its row only in the copy."""
     two_machines(root)
-    Mem(root).snapshot(A)
-    Mem(root).snapshot(B)
     kinds = [f["kind"] for f in doctor_json(cli)]
     assert "orphan_snapshot" not in kinds
     assert cli("doctor", "--fix").code == 0
@@ -175,7 +184,7 @@ def test_a_note_copy_keeps_every_statement_of_both(cli, root):
 
 def test_a_copy_without_its_original_restores_it(cli, root):
     """rclone bisync renames both sides: index.md is gone, its copies hold the rows."""
-    (root / "sessions").mkdir()
+    snaps(root, A, B)
     write(root, COPY, index_text([row_line(A)]))
     write(root, COPY2, index_text([row_line(B)]))
     out = doctor_json(cli, "--fix")
@@ -189,12 +198,17 @@ def test_a_copy_without_its_original_restores_it(cli, root):
 
 def open_cell(root: Path) -> None:
     """The same Summary of A changed on both machines in the same minute."""
+    snaps(root, A, B)
     Mem(root).index(row_line(A, summary="Desktop summary."))
     write(root, COPY, index_text([row_line(A, summary="Laptop summary."), row_line(B)]))
 
 
 def test_an_open_cell_is_a_finding_the_rest_merged_and_the_copy_left_in_place(cli, root):
     open_cell(root)
+    first = next(f for f in doctor_json(cli) if f["kind"] == "sync_conflict_copy")
+    assert first["fix"] == (
+        f"merge into index.md: +1 row; 1 open cell (Summary of {A}) left to `memboard resolve`: the copy stays in place"
+    )
     assert cli("doctor", "--fix").code == 0
     assert (root / "index.md").read_text(encoding="utf-8") == index_text(
         [row_line(A, summary="Desktop summary."), row_line(B)]
@@ -206,11 +220,14 @@ def test_an_open_cell_is_a_finding_the_rest_merged_and_the_copy_left_in_place(cl
     cell = cells[0]
     assert (cell["id"], cell["fix"], cell["path"], cell["column"]) == (A, None, COPY, "Summary")
     assert "Summary" in cell["message"] and "Desktop summary." in cell["message"] and "Laptop summary." in cell["message"]
-    assert fixable(cli) == [f for f in found if f["kind"] == "sync_conflict_copy"] or fixable(cli) == []
+    copy = next(f for f in found if f["kind"] == "sync_conflict_copy")
+    assert copy["fix"] is None and f"1 open cell (Summary of {A}) left to `memboard resolve`" in copy["message"]
+    assert fixable(cli) == []
     assert doctor_json(cli, "--fix")["changes"] == []  # the next run shows only the open cell
 
 
 def test_the_same_session_id_for_two_sessions_is_an_id_collision_both_rows_kept(cli, root):
+    snaps(root, A)
     Mem(root).index(row_line(A))
     other = row_line(A, agent="claude-agent-laptop", summary="Another conversation.")
     write(root, COPY, index_text([other]))
@@ -237,6 +254,7 @@ def git(cwd: Path, *args: str, stdin: bytes | None = None) -> subprocess.Complet
 def several(root: Path) -> None:
     """Copies of index.md and of a snapshot, one of them kept already."""
     two_machines(root)
+    snaps(root, C)
     write(root, COPY2, index_text([row_line(C)]))
     write(root, f".memboard/conflicts/{COPY2}", index_text([row_line(C)]))
     Mem(root).snapshot(A, decisions=["Decided on the desktop."])

@@ -20,7 +20,7 @@ from ...errors import MemboardError
 from ...files.copies import ConflictCopy
 from ...files.root import MemoryRoot
 from ...formats.index import IndexFile
-from ...formats.layout import ARCHIVE, CONFLICTS, INDEX, NOTES, SESSIONS
+from ...formats.layout import ARCHIVE, CONFLICTS, INDEX, NOTES, SESSIONS, archive_session_path
 from ...merge.documents import merge_archive_index, merge_note, merge_snapshot
 from ...merge.index import merge_index
 from ...merge.result import Merged, OpenCell, Prefer
@@ -67,6 +67,7 @@ class Fold:
     before: bytes | None
     after: bytes
     kind: str
+    original: str  # the file it folds into (see _target)
 
     @property
     def open(self) -> tuple[OpenCell, ...]:
@@ -144,10 +145,20 @@ def fold_copies(
     out = Merging()
     groups: dict[str, list[ConflictCopy]] = {}
     for copy in sorted(copies, key=lambda c: c.path):
-        groups.setdefault(copy.original, []).append(copy)
+        groups.setdefault(_target(root, copy), []).append(copy)
     for original in sorted(groups, key=lambda rel: (rel != INDEX, rel)):
         _fold_group(root, out, original, groups[original], prefer, only)
     return out
+
+
+def _target(root: MemoryRoot, copy: ConflictCopy) -> str:
+    """The file a copy folds into: its original, or for a snapshot whose session was archived meanwhile (on
+    the other machine) the archived snapshot `archive/<id>/session.md`: the session stays archived."""
+    if copy.original.startswith(f"{SESSIONS}/") and root.read(copy.original) is None:
+        archived = archive_session_path(_session_of(copy.original))
+        if root.exists(archived):
+            return archived
+    return copy.original
 
 
 def _fold_group(
@@ -167,13 +178,13 @@ def _fold_group(
         if data is None:
             continue
         if current is None:  # no original (rclone renames both sides): the first copy restores it
-            fold = Fold(copy, data, None, None, data, kind)
+            fold = Fold(copy, data, None, None, data, kind, original)
         else:
             try:
                 merged = merge(current, data)
             except (MemboardError, NotImplementedError):  # (a kind whose merge is not built yet: nothing merged)
                 merged = Merged(current, unparsed=True)
-            fold = Fold(copy, data, merged, current, merged.data, kind)
+            fold = Fold(copy, data, merged, current, merged.data, kind, original)
         out.folds.append(fold)
         if fold.unparsed:
             out.fixes[copy.path] = None
@@ -193,7 +204,7 @@ def _fold_group(
 
 def _findings(out: Merging, fold: Fold) -> None:
     """conflict_cell for each open cell, id_collision for each Session ID two sessions share; held-back rows."""
-    copy, merged = fold.copy, fold.merged
+    copy, merged, original = fold.copy, fold.merged, fold.original
     if merged is None:
         return
     for cell in merged.open:
@@ -201,11 +212,11 @@ def _findings(out: Merging, fold: Fold) -> None:
             Finding(
                 "conflict_cell",
                 cell.id,
-                f"{copy.original} and its copy {copy.path} hold different {cell.column} for {cell.id}: "
+                f"{original} and its copy {copy.path} hold different {cell.column} for {cell.id}: "
                 f"{cell.ours!r} (this machine's, kept) and {cell.theirs!r} (the copy's); decide with "
                 f"`memboard resolve {cell.id} --prefer ours` or `--prefer theirs` (the copy stays until then)",
                 None,
-                copy.original,
+                original,
                 (("path", copy.path), ("column", cell.column)),
             )
         )
@@ -214,12 +225,12 @@ def _findings(out: Merging, fold: Fold) -> None:
             Finding(
                 "id_collision",
                 sid,
-                f"{copy.original} and its copy {copy.path} hold two sessions under the Session ID {sid} (their "
+                f"{original} and its copy {copy.path} hold two sessions under the Session ID {sid} (their "
                 "Agent Name or Started At differ: two machines registered in the same minute): both rows are "
                 "kept, never merged; give one of them another Session ID by hand (a per-machine agent name, "
                 "`memboard config set agent_name …`, keeps this from happening)",
                 None,
-                copy.original,
+                original,
                 (("path", copy.path),),
             )
         )
@@ -235,9 +246,11 @@ def _keep(root: MemoryRoot, out: Merging, fold: Fold) -> str | None:
     if fold.open:
         cols = ", ".join(dict.fromkeys(f"{c.column} of {c.id}" for c in fold.open))
         n = len(fold.open)
-        return (
-            f"{what}; {n} open cell{'' if n == 1 else 's'} ({cols}) left to `memboard resolve`: the copy stays in place"
-        )
+        left = f"{n} open cell{'' if n == 1 else 's'} ({cols}) left to `memboard resolve`: the copy stays in place"
+        if fold.after == fold.before:  # nothing left to merge: a person decides the rest
+            out.reasons[copy.path] = left
+            return None
+        return f"{what}; {left}"
     there = root.read(kept)
     if there is None:
         out.moves.append(Change("move", copy.path, fold.data, fold.data, dest=kept))
@@ -253,7 +266,7 @@ def _keep(root: MemoryRoot, out: Merging, fold: Fold) -> str | None:
 
 def _what(fold: Fold) -> str:
     """What folding the copy does to its original, in words: `merge into index.md: +2 rows, 1 cell`."""
-    original = fold.copy.original
+    original = fold.original
     if fold.merged is None:
         return f"restore {original} from it"
     merged = fold.merged

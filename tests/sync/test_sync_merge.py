@@ -219,7 +219,9 @@ def test_an_open_cell_is_a_finding_the_rest_merged_and_the_copy_left_in_place(cl
     assert len(cells) == 1
     cell = cells[0]
     assert (cell["id"], cell["fix"], cell["path"], cell["column"]) == (A, None, COPY, "Summary")
-    assert "Summary" in cell["message"] and "Desktop summary." in cell["message"] and "Laptop summary." in cell["message"]
+    assert (
+        "Summary" in cell["message"] and "Desktop summary." in cell["message"] and "Laptop summary." in cell["message"]
+    )
     copy = next(f for f in found if f["kind"] == "sync_conflict_copy")
     assert copy["fix"] is None and f"1 open cell (Summary of {A}) left to `memboard resolve`" in copy["message"]
     assert fixable(cli) == []
@@ -232,9 +234,7 @@ def test_the_same_session_id_for_two_sessions_is_an_id_collision_both_rows_kept(
     other = row_line(A, agent="claude-agent-laptop", summary="Another conversation.")
     write(root, COPY, index_text([other]))
     found = doctor_json(cli)
-    assert [(f["kind"], f["id"], f["fix"]) for f in found if f["kind"] == "id_collision"] == [
-        ("id_collision", A, None)
-    ]
+    assert [(f["kind"], f["id"], f["fix"]) for f in found if f["kind"] == "id_collision"] == [("id_collision", A, None)]
     assert cli("doctor", "--fix").code == 0
     text = (root / "index.md").read_text(encoding="utf-8")
     assert row_line(A) in text and other in text

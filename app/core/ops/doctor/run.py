@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import datetime
 
 from ...errors import Unreadable
+from ...files.copies import find_copies
 from ...files.root import MemoryRoot, not_a_memory_root
 from ...formats.index import IndexFile
 from ...formats.layout import INDEX, NOTES
 from ...plan import Plan
 from ...results import DoctorResult, Finding
-from ...files.copies import find_copies
 from ..sequence import PlannedRoot
 from . import leftovers, links, merging, notes, readable, rows, sessions
 from .checkup import OP, Checkup

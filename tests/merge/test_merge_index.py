@@ -121,6 +121,20 @@ def test_a_different_agent_name_or_started_at_is_an_id_collision_with_both_lines
         assert merged.collisions == (A,) and merged.open == () and merged.added == 1
 
 
+def test_one_time_written_two_ways_is_the_same_updated_at_and_started_at():
+    ours = index(row(A, summary="mine"))
+    theirs = index(row(A, summary="yours", started="2026-05-31T09:00", updated="2026-05-31T09:00"))
+    merged = merge_index(ours, theirs)
+    assert merged.collisions == () and [c.column for c in merged.open] == ["Summary"] and merged.data == ours
+
+
+def test_another_sessions_line_among_duplicates_of_an_id_is_a_collision_too():
+    other = row(A, agent="cursor-laptop", summary="x")
+    merged = merge_index(index(row(A)), index(row(A), other))
+    assert rows_of(merged.data) == [row(A), other] and merged.collisions == (A,)
+    assert merge_index(index(row(A)), index(row(A), row(A, summary="dup"))).collisions == ()
+
+
 # -- lines never merged ----------------------------------------------------------------------------------
 
 

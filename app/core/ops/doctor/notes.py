@@ -216,8 +216,9 @@ def check_notes(root: MemoryRoot, findings: list[Finding], plan: Plan[DoctorResu
         return
     c = NoteCheckup(root, findings)
     _names(c)
+    on_disk: MemoryRoot = getattr(root, "base", root)  # (not the originals doctor's merge restores: merging.py)
     for copy in sorted(c.copies, key=lambda copy: copy.path):
-        copy = dataclasses.replace(copy, missing=not root.exists(copy.original))
+        copy = dataclasses.replace(copy, missing=not on_disk.exists(copy.original))
         findings.append(copy_finding(copy, copy.original[len(NOTES) + 1 : -3]))
     _metadata(c)
     _interrupted(c)

@@ -11,7 +11,7 @@ from ...formats.index import IndexFile
 from ...formats.layout import INDEX, NOTES
 from ...plan import Plan
 from ...results import DoctorResult, Finding
-from . import leftovers, links, notes, readable, rows, sessions
+from . import gitdriver, leftovers, links, notes, readable, rows, sessions
 from .checkup import OP, Checkup
 
 
@@ -40,6 +40,7 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
     """Every check, on a root whose files can all be read."""
     markers = leftovers.index_conflict_markers(root)
     findings, copied = leftovers.sync_conflict_copies(root)
+    findings += gitdriver.driver_missing(root)  # (before the markers' stop: a missing driver is why git left them)
     if markers is not None:  # rows past a conflict block are invisible: repair nothing
         findings.insert(0, markers)
         return findings, Plan(OP, DoctorResult(findings))

@@ -1,18 +1,20 @@
 """The conflict blocks memboard's git merge driver leaves, and deciding them (`memboard resolve`, issue 26 §5).
 
-The driver writes index.md as a valid table holding ours' values, with one standard conflict block after
-the table showing both versions of each undecided row; a snapshot, an archive file or a note gets a block
-in place for each open item. Deciding a block:
+The driver keeps each file valid, holding ours' values, and shows what it could not decide as standard
+conflict blocks: index.md gets one block right after the table's last row holding both versions of each
+undecided row; a snapshot, an archive file or a note gets a block per open Metadata field right before its
+Metadata table (a blank line after them), holding both versions of the field's row. Deciding them:
 
-- index.md: `--prefer ours` keeps the table as it is; `--prefer theirs` puts theirs' version of each row in
-  the table in place of ours' (rows matched by Session ID); the block goes either way. A block git's own
-  line merge left inside the table (the driver's fallback) is decided the same way, row by row: a row of the
-  block the table already holds is decided in the table, the others take the block's place; a row only the
-  other side holds is kept too (prefer decides cells, never which rows exist).
-- other files: each block is replaced by the preferred side's lines.
+- `--prefer ours` keeps the table's row; `--prefer theirs` puts the block's theirs row in the table in place
+  of ours' (rows matched by Session ID, Metadata rows by Field); the blocks go, and the blank line after them.
+- A block git's own line merge left (the driver's fallback) is decided the same way, line by line: a row the
+  table holds outside the blocks is decided in the table, every other line of the preferred side takes the
+  block's place, and a row only the other side holds is kept too (prefer decides cells, never which rows
+  exist).
 
-Markers of any size git uses (`<<<<<<<` and longer, `--marker-size`) are read; marker-like lines inside a
-fenced code block outside any conflict are text.
+`only` decides one session's rows of index.md (or, for another file, its blocks when the file belongs to
+that session or note). Markers of any size git uses (`<<<<<<<` and longer: `--marker-size`) are read;
+marker-like lines inside a fenced code block outside any conflict are text.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from .result import Prefer
 
 MIN_MARKER = 7
 SESSION_ID = "Session ID"
+FIELD = "Field"  # the key column of a Metadata table
 
 
 @dataclass
@@ -126,71 +129,98 @@ def resolve_blocks(rel: str, data: bytes, prefer: Prefer, only: str | None = Non
     bom = BOM_BYTES if data.startswith(BOM_BYTES) else b""
     lines = _lines(data[len(bom) :])
     blocks = find_blocks(lines)
-    if not blocks:
+    index = kind_of(rel) == "index"
+    subject = subject_of(rel)
+    if not blocks or (not index and only is not None and only != subject):
         return data, []
-    if kind_of(rel) == "index":
-        out, decided = _resolve_index(lines, blocks, prefer, only)
-    else:
-        subject = subject_of(rel)
-        if only is not None and only != subject:
-            return data, []
-        out = _spliced(lines, blocks, [_side(b, prefer) for b in blocks], {})
-        decided = [subject] if subject else []
-    return bom + b"".join(out), decided
-
-
-def _side(block: Block, prefer: Prefer) -> list[bytes]:
-    """The preferred side's lines of a block."""
-    return block.ours if prefer == "ours" else block.theirs
+    table = _Table(lines, blocks, SESSION_ID if index else FIELD)
+    decision = _Decision(table, prefer)
+    kept: list[list[bytes]] = []
+    decided: list[str] = []
+    for block in blocks:
+        ids = [table.key_of(line) for line in block.ours + block.theirs]
+        chosen, other = (block.ours, block.theirs) if prefer == "ours" else (block.theirs, block.ours)
+        if not index or only is None:
+            kept.append(decision.block(block, chosen, other))
+            decided += [sid for sid in dict.fromkeys(ids) if index and sid and sid not in decided]
+        elif only not in ids:
+            kept.append(lines[block.start : block.end])  # another session's rows: left as they are
+        else:
+            mine = [x for x in chosen if table.key_of(x) == only] or [x for x in other if table.key_of(x) == only]
+            rest = [[x for x in side if table.key_of(x) != only] for side in (block.ours, block.theirs)]
+            kept.append(decision.block(block, mine, []) + _rebuilt(block, *rest))
+            decided += [only] if only not in decided else []
+    if not index and subject:
+        decided = [subject]
+    out = b"".join(_spliced(lines, blocks, kept, decision.swaps))
+    if blocks[-1].end == len(lines) and not data.endswith(b"\n"):  # the file ended with a block and no line end
+        out = out[: len(out) - len(_ending(out))]
+    return bom + out, decided
 
 
 def _spliced(lines: list[bytes], blocks: list[Block], kept: list[list[bytes]], swaps: dict[int, bytes]) -> list[bytes]:
-    """lines with each block replaced by its kept lines and each line at a swapped index by its new line."""
+    """lines with each block replaced by its kept lines and each line at a swapped index by its new line; a
+    blank line right after blocks that all went, between blank lines, goes with them (the driver set its blocks
+    apart from the Metadata table with it)."""
     out: list[bytes] = []
     at = 0
-    for block, keep in zip(blocks, kept, strict=True):
+    for n, (block, keep) in enumerate(zip(blocks, kept, strict=True)):
         out += [swaps.get(i, lines[i]) for i in range(at, block.start)]
         out += keep
         at = block.end
+        run_gone = (n + 1 == len(blocks) or blocks[n + 1].start != at) and not any(_run(blocks, kept, n))
+        between_blanks = at < len(lines) and not _body(lines[at]).strip() and (not out or not _body(out[-1]).strip())
+        if run_gone and between_blanks:
+            at += 1
     out += [swaps.get(i, lines[i]) for i in range(at, len(lines))]
     return out
 
 
-class _Table:
-    """index.md's lines, and where each row outside the conflict blocks is, by Session ID."""
+def _run(blocks: list[Block], kept: list[list[bytes]], n: int) -> list[list[bytes]]:
+    """What replaces each block of the run of adjacent blocks ending with block n."""
+    first = n
+    while first > 0 and blocks[first - 1].end == blocks[first].start:
+        first -= 1
+    return kept[first : n + 1]
 
-    def __init__(self, lines: list[bytes], blocks: list[Block]):
+
+class _Table:
+    """A file's lines, and where each table row outside the conflict blocks is, by its key: the cell under
+    the header named key_header (index.md's Session ID, a Metadata table's Field), else the first cell."""
+
+    def __init__(self, lines: list[bytes], blocks: list[Block], key_header: str):
         """Read the rows of lines outside blocks."""
         self.lines = lines
+        self.header = key_header
         inside = {i for b in blocks for i in range(b.start, b.end)}
         self.column = 0
         outside = [i for i in range(len(lines)) if i not in inside]
         for i in outside:
             cells = self.cells(lines[i])
-            if cells and SESSION_ID in cells:
-                self.column = cells.index(SESSION_ID)
+            if cells and key_header in cells:
+                self.column = cells.index(key_header)
                 break
         self.rows: dict[str, list[int]] = {}
         for i in outside:
-            sid = self.id_of(lines[i])
-            if sid:
-                self.rows.setdefault(sid, []).append(i)
+            key = self.key_of(lines[i])
+            if key:
+                self.rows.setdefault(key, []).append(i)
 
     @staticmethod
     def cells(line: bytes) -> list[str] | None:
         """A table line's cells, else None."""
         return split_cells(_body(line).decode("utf-8", "replace"))
 
-    def id_of(self, line: bytes) -> str:
-        """The Session ID of a table row ("" for any other line: text, the header, the separator)."""
+    def key_of(self, line: bytes) -> str:
+        """The key of a table row ("" for any other line: text, a header, a separator)."""
         cells = self.cells(line)
-        if not cells or len(cells) <= self.column or is_separator(cells) or SESSION_ID in cells:
+        if not cells or len(cells) <= self.column or is_separator(cells) or self.header in cells:
             return ""
         return cells[self.column]
 
 
 class _Decision:
-    """index.md's blocks being decided: the table's lines to replace (swaps) and what takes each block's place."""
+    """Blocks being decided: the table's lines to replace (swaps), and what takes each block's place."""
 
     def __init__(self, table: _Table, prefer: Prefer):
         """No decision yet."""
@@ -200,70 +230,41 @@ class _Decision:
 
     def block(self, block: Block, chosen: list[bytes], other: list[bytes]) -> list[bytes]:
         """Decide a block's chosen lines: a row the table holds outside the blocks is decided there, every other
-        line takes the block's place, followed by the other side's rows whose Session ID neither a chosen line
-        nor the table holds (prefer decides cells, never which rows exist); the lines taking the block's place."""
+        line takes the block's place, followed by the other side's rows whose key neither a chosen line nor the
+        table holds (prefer decides cells, never which rows exist); the lines taking the block's place."""
         table = self.table
         place: list[bytes] = []
         done: set[str] = set()
         for line in chosen:
-            sid = table.id_of(line)
-            if sid and sid in table.rows and sid not in done:
-                self._swap(block, sid, line)
-            elif not sid or sid not in table.rows:
+            key = table.key_of(line)
+            if key and key in table.rows and key not in done:
+                self._swap(block, key, line)
+            elif not key or key not in table.rows:
                 place.append(line)
-            elif all(_body(x) != _body(line) for x in self._table_lines(sid)):
+            elif all(_body(x) != _body(line) for x in self._table_lines(key)):
                 place.append(line)  # a second version of a row on the same side: kept, never lost
-            done.add(sid)
+            done.add(key)
         for line in other:
-            sid = table.id_of(line)
-            if sid and sid not in done and sid not in table.rows:
+            key = table.key_of(line)
+            if key and key not in done and key not in table.rows:
                 place.append(line)
-                done.add(sid)
+                done.add(key)
         return place
 
-    def _table_lines(self, sid: str) -> list[bytes]:
-        """The table's lines of sid, with the swaps made."""
-        return [self.swaps.get(i, self.table.lines[i]) for i in self.table.rows[sid]]
+    def _table_lines(self, key: str) -> list[bytes]:
+        """The table's lines of key, with the swaps made."""
+        return [self.swaps.get(i, self.table.lines[i]) for i in self.table.rows[key]]
 
-    def _swap(self, block: Block, sid: str, line: bytes) -> None:
-        """Put line in the table in place of sid's row (the one holding ours' version, when there are several),
+    def _swap(self, block: Block, key: str, line: bytes) -> None:
+        """Put line in the table in place of key's row (the one holding ours' version, when there are several),
         keeping that row's line ending."""
         if self.prefer == "ours":
             return  # the table holds ours' values already
         table = self.table
-        where = table.rows[sid]
-        ours = {_body(x) for x in block.ours if table.id_of(x) == sid}
+        where = table.rows[key]
+        ours = {_body(x) for x in block.ours if table.key_of(x) == key}
         target = next((i for i in where if i not in self.swaps and _body(table.lines[i]) in ours), where[0])
         self.swaps[target] = _body(line) + _ending(table.lines[target])
-
-
-def _resolve_index(
-    lines: list[bytes], blocks: list[Block], prefer: Prefer, only: str | None
-) -> tuple[list[bytes], list[str]]:
-    """index.md's blocks decided row by row (see the module's docstring)."""
-    table = _Table(lines, blocks)
-    decision = _Decision(table, prefer)
-    kept: list[list[bytes]] = []
-    decided: list[str] = []
-    for block in blocks:
-        ids = [table.id_of(line) for line in block.ours + block.theirs]
-        chosen, other = (block.ours, block.theirs) if prefer == "ours" else (block.theirs, block.ours)
-        if only is None:
-            kept.append(decision.block(block, chosen, other))
-            for sid in ids:
-                if sid and sid not in decided:
-                    decided.append(sid)
-        elif only not in ids:
-            kept.append(lines[block.start : block.end])  # another session's block: left as it is
-        else:
-            mine = [x for x in chosen if table.id_of(x) == only] or [x for x in other if table.id_of(x) == only]
-            rest = _rebuilt(
-                block, *(([x for x in side if table.id_of(x) != only]) for side in (block.ours, block.theirs))
-            )
-            kept.append(decision.block(block, mine, []) + rest)
-            if only not in decided:
-                decided.append(only)
-    return _spliced(lines, blocks, kept, decision.swaps), decided
 
 
 def _rebuilt(block: Block, ours: list[bytes], theirs: list[bytes]) -> list[bytes]:

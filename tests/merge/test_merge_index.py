@@ -121,6 +121,20 @@ def test_a_different_agent_name_or_started_at_is_an_id_collision_with_both_lines
         assert merged.collisions == (A,) and merged.open == () and merged.added == 1
 
 
+def test_one_time_written_two_ways_is_the_same_updated_at_and_started_at():
+    ours = index(row(A, summary="mine"))
+    theirs = index(row(A, summary="yours", started="2026-05-31T09:00", updated="2026-05-31T09:00"))
+    merged = merge_index(ours, theirs)
+    assert merged.collisions == () and [c.column for c in merged.open] == ["Summary"] and merged.data == ours
+
+
+def test_another_sessions_line_among_duplicates_of_an_id_is_a_collision_too():
+    other = row(A, agent="cursor-laptop", summary="x")
+    merged = merge_index(index(row(A)), index(row(A), other))
+    assert rows_of(merged.data) == [row(A), other] and merged.collisions == (A,)
+    assert merge_index(index(row(A)), index(row(A), row(A, summary="dup"))).collisions == ()
+
+
 # -- lines never merged ----------------------------------------------------------------------------------
 
 
@@ -146,6 +160,12 @@ def test_a_row_of_an_archived_session_only_in_the_copy_is_held_back():
         index(row(A), row(B)), index(row(A), row(B, summary="x", updated="2026-06-01 09:00")), archived=frozenset({B})
     )
     assert rows_of(both.data)[1] == row(B, summary="x", updated="2026-06-01 09:00") and both.held_back == ()
+
+
+def test_a_row_ours_holds_below_the_table_is_not_added_twice():
+    ours = index(row(A), post=f"\nnotes\n{row(B)}\n")
+    merged = merge_index(ours, index(row(A), row(B), post=f"\nnotes\n{row(B)}\n"))
+    assert merged.data == ours and merged.added == 0
 
 
 # -- the file's bytes ------------------------------------------------------------------------------------

@@ -102,6 +102,10 @@ def test_no_row_of_either_version_is_lost_and_rows_only_in_the_copy_come_byte_fo
     assert got[: len(mine)] == [
         line for line, was in zip(got, mine, strict=False) if cells_of(line)[0] == cells_of(was)[0]
     ]
+    only_ours = {r.id for r in IndexFile(ours).rows} - {r.id for r in IndexFile(theirs).rows}
+    assert [line for line in got if cells_of(line)[0] in only_ours] == [
+        line for line in mine if cells_of(line)[0] in only_ours
+    ]
     new_ids = {r.id for r in IndexFile(theirs).rows} - {r.id for r in IndexFile(ours).rows}
     only_theirs = distinct([line for line, r in zip(other, IndexFile(theirs).rows, strict=True) if r.id in new_ids])
     assert [line for line in got[len(mine) :] if cells_of(line)[0] in new_ids] == only_theirs
@@ -163,3 +167,26 @@ def test_three_way_keeps_every_row_added_since_the_ancestor_and_is_idempotent(pa
                 if r.problem:
                     assert r.raw_cells in kept
     assert IndexFile(merged.data).has_table
+
+
+junk = st.lists(
+    st.one_of(
+        lines(),
+        st.sampled_from([HEADER, SEP, "", "text", "<<<<<<< ours", "=======", ">>>>>>> theirs", "```", "| a |"]),
+        st.binary(max_size=12).map(lambda b: b.decode("utf-8", "surrogateescape")),
+    ),
+    max_size=10,
+)
+
+
+@PROPERTY
+@given(junk, junk, st.one_of(st.none(), junk))
+def test_any_bytes_merge_without_an_error_and_an_unreadable_version_leaves_ours(a, b, c):
+    ours, theirs = ("\n".join(a).encode("utf-8", "surrogateescape"), "\n".join(b).encode("utf-8", "surrogateescape"))
+    base = None if c is None else "\n".join(c).encode("utf-8", "surrogateescape")
+    merged = merge_index(ours, theirs, base)
+    if merged.unparsed:
+        assert merged.data == ours
+    elif IndexFile(ours).has_table:
+        assert IndexFile(merged.data).columns == IndexFile(ours).columns
+        assert merge_index(merged.data, theirs, base).data == merged.data

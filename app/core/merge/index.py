@@ -41,31 +41,51 @@ SAME_SESSION = ("Agent Name", "Started At")  # cells that tell two sessions apar
 
 @dataclass
 class _Version:
-    """One version of index.md as the merge reads it: the parsed file, its rows grouped by Session ID."""
+    """One version of index.md as the merge reads it: the parsed file, its rows by Session ID (malformed rows by
+    their first cell): the first line of each ID, and every line of the IDs written on several lines."""
 
     index: IndexFile
-    groups: dict[str, list[Row]] = field(default_factory=dict)
+    first: dict[str, Row] = field(default_factory=dict)
+    several: dict[str, list[Row]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, index: IndexFile) -> _Version:
-        """The version's rows grouped by Session ID (malformed rows by their first cell)."""
+        """The version's rows by Session ID."""
         version = cls(index)
+        first, several = version.first, version.several
         for row in index.rows:
-            version.groups.setdefault(row.id, []).append(row)
+            had = first.setdefault(row.id, row)
+            if had is not row:
+                several.setdefault(row.id, [had]).append(row)
         return version
+
+    def holds(self, sid: str) -> bool:
+        """Whether the table holds a line of sid."""
+        return sid in self.first
 
     def only(self, sid: str) -> Row | None:
         """The one well-formed row of sid, when the table holds exactly one line of it."""
-        rows = self.groups.get(sid, [])
-        return rows[0] if len(rows) == 1 and rows[0].problem is None else None
+        row = self.first.get(sid)
+        return row if row is not None and row.problem is None and sid not in self.several else None
+
+    def rows_of(self, sid: str) -> list[Row]:
+        """Every line of sid."""
+        rows = self.several.get(sid)
+        if rows is not None:
+            return rows
+        row = self.first.get(sid)
+        return [row] if row is not None else []
 
     def keys(self, sid: str) -> set[tuple[str, ...]]:
         """The cells of every line of sid (two lines with the same cells are one row written twice)."""
-        return {row.raw_cells for row in self.groups.get(sid, [])}
+        return {row.raw_cells for row in self.rows_of(sid)}
 
-    def text(self, row: Row) -> str:
+    def line(self, row: Row) -> bytes:
         """row's line as written, with its ending."""
-        return self.index.locate(row)[0]
+        span = self.index.span_of(row)
+        if span is None:  # (rows read from the bytes always know where they are)
+            return encode(self.index.lines[row.line])
+        return self.index.data[span[0] : span[1]]
 
     def outside(self) -> tuple[str, str]:
         """The text before the table's header and the text after its last row (BOM left out)."""
@@ -115,8 +135,13 @@ def _cell(column: str, ours: str, theirs: str, base: str | None, later: str | No
     None when no rule decides (an open cell)."""
     if column == "Referenced By":
         return _refs(ours, theirs, base)
+    if column in SAME_SESSION:
+        return ours  # (rows that do not collide: the same time written two ways)
     if column == "Updated At":
-        side = _later(_time(ours), _time(theirs))
+        mine, other = _time(ours), _time(theirs)
+        if mine is not None and mine == other:
+            return ours  # one time written two ways
+        side = _later(mine, other)
         return None if side is None else (ours if side == "ours" else theirs)
     if column == "Status":
         if later is None:
@@ -155,18 +180,28 @@ def _merge_row(columns: list[str], ours: Row, theirs: Row, base: Row | None) -> 
     return merged
 
 
+def _body(line: bytes) -> bytes:
+    """A line's bytes without its `\\n` / `\\r\\n` ending."""
+    if line.endswith(b"\n"):
+        line = line[:-1]
+    return line[:-1] if line.endswith(b"\r") else line
+
+
 def _line(cells: list[str]) -> str:
     """A table line's body from raw cells."""
     return "| " + " | ".join(cells) + " |"
 
 
 def _collides(columns: list[str], ours: Row, theirs: Row) -> bool:
-    """Whether two rows of one Session ID name different sessions (Agent Name or Started At differ)."""
-    return any(
-        _value(ours.raw_cells[pos]) != _value(theirs.raw_cells[pos])
-        for pos, column in enumerate(columns)
-        if column in SAME_SESSION
-    )
+    """Whether two rows of one Session ID name different sessions (Agent Name or Started At differ; one time
+    written two ways is the same Started At)."""
+    for pos, column in enumerate(columns):
+        if column not in SAME_SESSION or len(ours.raw_cells) <= pos or len(theirs.raw_cells) <= pos:
+            continue
+        mine, other = _value(ours.raw_cells[pos]), _value(theirs.raw_cells[pos])
+        if mine != other and (column != "Started At" or _time(mine) is None or _time(mine) != _time(other)):
+            return True
+    return False
 
 
 def _missing_lines(ours: str, theirs: str) -> list[str]:
@@ -201,7 +236,7 @@ def merge_index(
     prefer: decide open cells with ours' or theirs' value (of session `only`, else every one);
     marker_size: leave one conflict block after the table for the open rows (git's driver) instead
     of ours' values alone."""
-    if _blank(theirs):
+    if ours == theirs or _blank(theirs):
         return Merged(ours)
     mine = IndexFile(ours)
     other = IndexFile(theirs)
@@ -261,15 +296,18 @@ class _Merge:
                 row.changed += mine != other
         row.open = []
 
-    def _merged_line(self, sid: str, mine: Row, other: Row, text: str) -> str:
-        """Ours' line of sid merged with theirs' (text: ours' line as written; kept as it is for a collision)."""
+    def _merged_line(self, sid: str, mine: Row, other: Row, line: bytes) -> bytes:
+        """Ours' line of sid merged with theirs' (line: ours' as written, kept as it is for a collision)."""
+        if mine.raw_cells == other.raw_cells:  # (most rows: the same in both)
+            return line
         if _collides(self.columns, mine, other):
             self.collisions.append(sid)
-            return text
+            return line
         ancestor = self.base.only(sid) if self.base is not None else None
         row = _merge_row(self.columns, mine, other, ancestor)
         self._decide(sid, row)
         self.cells += row.changed
+        text = decode(line)
         body = _line(row.cells) if row.changed else line_body(text)
         if row.open:
             theirs_cells = list(row.cells)
@@ -282,37 +320,49 @@ class _Merge:
                 )
             self.block[0].append(body)
             self.block[1].append(theirs_line)
-        return body + line_ending(text)
+        return encode(body + line_ending(text)) if row.changed else line
 
-    def _rows(self) -> list[str]:
+    def _another_session(self, row: Row) -> bool:
+        """Whether theirs' row (one ours does not hold) is another session under an ID of ours (not yet named)."""
+        if row.problem is not None or row.id in self.collisions:
+            return False
+        return any(_collides(self.columns, had, row) for had in self.ours.rows_of(row.id) if had.problem is None)
+
+    def _rows(self) -> list[bytes]:
         """The table's lines: ours' (merged, or dropped where base shows theirs deleted them), then theirs' new."""
         ours, theirs = self.ours, self.theirs
-        lines: list[str] = []
+        lines: list[bytes] = []
         for row in ours.index.rows:
-            text = ours.text(row)
+            line = ours.line(row)
             pair = self._pair(row.id)
             if pair is not None:
-                lines.append(self._merged_line(row.id, *pair, text))
-            elif row.id not in theirs.groups and row.raw_cells in self._base_keys(row.id):
+                lines.append(self._merged_line(row.id, *pair, line))
+            elif not theirs.holds(row.id) and row.raw_cells in self._base_keys(row.id):
                 continue  # theirs deleted the session's row, ours left it as it was
             else:
-                lines.append(text)
+                lines.append(line)
         seen: set[tuple[str, ...]] = set()
+        outside = {row.raw_cells for row in ours.index.outside}
+        eol = encode(self.eol)
         for row in theirs.index.rows:
             pair = self._pair(row.id)
             if pair is not None:
                 if row.id in self.collisions:
-                    lines.append(line_body(theirs.text(row)) + self.eol)
+                    lines.append(_body(theirs.line(row)) + eol)
                     self.added += 1
                 continue
             if row.raw_cells in seen or row.raw_cells in ours.keys(row.id) or row.raw_cells in self._base_keys(row.id):
                 continue  # kept once; or ours deleted it since the ancestor
+            if row.raw_cells in outside:
+                continue  # ours holds it below the table, where `doctor --fix` moves it in
             seen.add(row.raw_cells)
-            body = line_body(theirs.text(row))
-            if row.id in self.archived and row.id not in ours.groups:
-                self.held_back.append((row.id, body))
+            body = _body(theirs.line(row))
+            if self._another_session(row):
+                self.collisions.append(row.id)
+            if row.id in self.archived and not ours.holds(row.id):
+                self.held_back.append((row.id, decode(body)))
                 continue
-            lines.append(body + self.eol)
+            lines.append(body + eol)
             self.added += 1
         return lines
 
@@ -336,23 +386,20 @@ class _Merge:
         """The merged bytes and what the merge could not decide."""
         index = self.ours.index
         before, after = self._around()
-        header = decode(index.header_bytes())
-        table = [header, *self._rows()]
-        ours_open_end = index.row_span()[1] == len(index.data) and not index.data.endswith(b"\n")
+        eol = encode(self.eol)
+        table = [index.header_bytes(), *self._rows()]
         if self.marker_size is not None and self.block[0]:
-            size = self.marker_size
-            table.append(conflict_block(self.block[0], self.block[1], self.eol, size))
+            table.append(encode(conflict_block(self.block[0], self.block[1], self.eol, self.marker_size)))
         for i in range(len(table) - 1):  # every line but the last ends: lines follow it
-            if not table[i].endswith("\n"):
-                table[i] += self.eol
-        text = "".join(table)
-        if after and not text.endswith("\n"):
-            text += self.eol
-        elif not after and ours_open_end and text.endswith("\n"):
-            text = text[: -len(line_ending(text))]  # ours had no final newline: nor has the merge
-        elif not after and not ours_open_end and not text.endswith("\n"):
-            text += self.eol
-        data = encode((BOM if index.bom else "") + before + text + after)
+            if not table[i].endswith(b"\n"):
+                table[i] += eol
+        last = table[-1]
+        if after or index.data.endswith(b"\n") or index.row_span()[1] < len(index.data):
+            if not last.endswith(b"\n"):
+                table[-1] = last + eol
+        elif last.endswith(b"\n"):  # ours had no final newline: nor has the merge
+            table[-1] = _body(last)
+        data = b"".join([BOM_BYTES if index.bom else b"", encode(before), *table, encode(after)])
         return Merged(
             data,
             open=tuple(self.open),

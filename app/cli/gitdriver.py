@@ -60,7 +60,7 @@ def cmd_merge_driver(args: argparse.Namespace) -> int:
 
 def run_driver(base: str, ours: str, theirs: str, path: str, marker_size: int) -> int:
     """The driver's run: its one line (when it has one) on stderr, where git shows it; never exit 2 or more."""
-    from ..core.ops.gitdriver import merge_driver  # lazy: entry.py's fast path imports this module alone
+    from ..core.ops.mergedriver import merge_driver  # lazy: entry.py's fast path imports this module alone
 
     outcome = merge_driver(Path(base), Path(ours), Path(theirs), path, marker_size, Path.cwd())
     if outcome.message:

@@ -93,3 +93,16 @@ def test_a_clone_missing_the_driver_gets_merge_driver_missing(tmp_path, git_home
     assert "merge_driver_missing" in text.out
     assert other.mb("install-merge-driver").code == 0
     assert "merge_driver_missing" not in other.mb("doctor").out
+
+
+def test_a_version_that_is_no_index_table_gets_git_s_line_merge_and_exit_1(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    base = HEADER + _row("2026-06-01-0900-a", "s")
+    theirs = "someone replaced the table with prose\n"
+    argv, ours = _versions(tmp_path, base, base + _row("2026-06-01-0901-a", "ours'"), theirs)
+    done = runner.run(["merge-driver", *argv, "index.md", "--marker-size", "7"])
+    assert done.code == 1
+    err = done.err.decode()
+    assert err.count("\n") == 1 and "not readable as memboard's index" in err and "Traceback" not in err
+    merged = ours.read_text(encoding="utf-8")
+    assert "<<<<<<< ours\n" in merged and theirs in merged and "2026-06-01-0901-a" in merged

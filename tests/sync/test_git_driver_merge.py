@@ -134,3 +134,58 @@ def test_a_same_cell_conflict_stops_the_merge_with_every_row_listed_and_the_hook
     hook = a.mb("hook", "claude", input=json.dumps(claude_payload()))
     assert hook.code == 0  # the hook fails open
     assert [f["kind"] for f in json.loads(a.mb("doctor", "--json").out)][:1] == ["index_conflict_markers"]
+
+
+@pytest.mark.parametrize("prefer, summary", [("theirs", "B's summary"), ("ours", "A's summary")])
+def test_resolve_finishes_a_same_cell_conflict_and_the_merge_commits(clones, prefer, summary):
+    a, b = clones
+    _diverge(a, b)
+    assert a.git("pull", "--no-rebase", "--no-edit", str(b.top), "main", check=False).returncode == 0
+    b.git("pull", "-q", "--no-rebase", str(a.top), "main")
+    b.mb("update", S1, "--summary", "B's summary", now="2026-06-01 11:00")
+    b.commit("b: S1's summary")
+    a.mb("update", S1, "--summary", "A's summary", now="2026-06-01 11:00")
+    a.commit("a: S1's summary")
+    assert a.git("pull", "--no-rebase", "--no-edit", str(b.top), "main", check=False).returncode != 0
+
+    preview = a.mb("resolve", "--prefer", prefer, "--dry-run")
+    assert preview.code == 0 and "<<<<<<< ours" in preview.out  # the patch removes the block
+    assert "<<<<<<< ours" in a.index()  # a dry run writes nothing
+    ran = a.mb("resolve", "--prefer", prefer)
+    assert ran.code == 0, ran.err
+    assert "<<<<<<<" not in a.index() and ">>>>>>>" not in a.index()
+    rows = {row["id"]: row for row in a.rows()}
+    assert sorted(a.ids()) == sorted([S1, S2, "2026-06-01-1000-bee", "2026-06-01-1005-aaa"])  # every row once
+    assert rows[S1]["summary"] == summary and rows[S1]["topic"] == "A changed it"
+    assert a.mb("resolve", "--prefer", prefer).out.strip() == "nothing to resolve"
+    a.git("add", "-A")
+    a.git("commit", "-q", "--no-edit")  # git's merge finishes
+    assert a.git("status", "--porcelain").stdout == ""
+    assert [f["kind"] for f in json.loads(a.mb("doctor", "--json").out)] == []
+
+
+def test_a_topic_changed_on_both_sides_leaves_a_block_in_the_row_and_in_the_snapshot_and_resolve_decides_both(
+    clones,
+):
+    a, b = clones
+    b.mb("update", S2, "--topic", "B's topic", now="2026-06-01 11:00")
+    b.commit("b: S2's topic")
+    a.mb("update", S2, "--topic", "A's topic", now="2026-06-01 11:00")
+    a.commit("a: S2's topic")
+    pulled = a.git("pull", "--no-rebase", "--no-edit", str(b.top), "main", check=False)
+    assert pulled.returncode != 0
+    snapshot = f"{ROOT_IN_REPO}/sessions/{S2}.md"
+    assert sorted(a.git("diff", "--name-only", "--diff-filter=U").stdout.split()) == [
+        f"{ROOT_IN_REPO}/index.md",
+        snapshot,
+    ]
+    text = (a.top / snapshot).read_text(encoding="utf-8")
+    assert "| Topic | A's topic |" in text and "| Topic | B's topic |" in text and "<<<<<<< ours" in text
+    assert next(row for row in a.rows() if row["id"] == S2)["topic"] == "A's topic"  # the table's, ours
+    assert a.mb("resolve", S2, "--prefer", "theirs").code == 0
+    text = (a.top / snapshot).read_text(encoding="utf-8")
+    assert "<<<<<<<" not in text and "| Topic | B's topic |" in text and "A's topic" not in text
+    assert "<<<<<<<" not in a.index() and {row["id"]: row for row in a.rows()}[S2]["topic"] == "B's topic"
+    a.git("add", "-A")
+    a.git("commit", "-q", "--no-edit")
+    assert [f["kind"] for f in json.loads(a.mb("doctor", "--json").out)] == []

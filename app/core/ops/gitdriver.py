@@ -1,4 +1,4 @@
-"""git merges memboard's files with memboard (issue 26 §5): `install-merge-driver` and `merge-driver`.
+"""`install-merge-driver`: git merges memboard's files with memboard (issue 26 §5).
 
 Two clones that each registered a row always conflict in index.md (both rows are appended at the same
 spot), and git's built-in `merge=union` duplicates rows edited on both sides. The driver merges by the
@@ -9,9 +9,7 @@ protocol's structure instead (core/merge), with git's common ancestor.
   `<root>/.gitignore` keeping memboard's state out of git except the preserved copies. Existing lines are
   kept; only what is missing is added. The driver's definition in git config is the plan's result
   (`DriverConfig`): the command sets it with `git config` once the files are written.
-- `merge_driver`: what git runs for one file: the file's kind from its path in the root, the merge with
-  base, the result written over OURS; git's own line merge (`git merge-file`) for a file it cannot read
-  or any error, never a traceback (git takes exit 2 and up as "keep ours", dropping theirs).
+- the driver itself, what git runs for each file, is mergedriver.py.
 """
 
 from __future__ import annotations
@@ -25,15 +23,13 @@ from ..errors import Refused
 from ..formats.layout import MARKERS, STATE
 from ..merge.kinds import PATTERNS
 from ..plan import Change, Plan
+from .mergedriver import ATTRIBUTE, ATTRIBUTES, DRIVER, rules_of
 
-if TYPE_CHECKING:  # the driver's path never reads a root
+if TYPE_CHECKING:  # (types only)
     from ..files.git import Scope
     from ..files.root import MemoryRoot
 
 OP = "install-merge-driver"
-DRIVER = "memboard"  # the driver's name: `merge=memboard`, `merge.memboard.driver`
-ATTRIBUTE = f"merge={DRIVER}"
-ATTRIBUTES = ".gitattributes"
 IGNORE = ".gitignore"
 DRIVER_NAME = "memboard: index rows by Session ID, snapshots and notes item by item"
 ARGUMENTS = "merge-driver %O %A %B %P --marker-size %L"
@@ -106,12 +102,6 @@ def install_plan(driver: str, scope: Scope) -> Callable[[MemoryRoot], Plan[Drive
     return build
 
 
-def _rules(data: bytes | None) -> list[str]:
-    """The lines of a gitattributes or gitignore file that say something (no blank line, no comment)."""
-    text = (data or b"").decode("utf-8", "replace").lstrip("\ufeff")
-    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-
-
 def _appended(before: bytes | None, lines: list[str], comment: str) -> bytes:
     """before with lines added at its end (after comment), in its line endings; a new file holds just them."""
     data = before or b""
@@ -127,7 +117,7 @@ def attributes_after(before: bytes | None) -> bytes | None:
     """The root's .gitattributes naming the driver for each of memboard's files, or None when it already does
     (a later line setting another merge for the same pattern undoes an earlier `merge=memboard`)."""
     merge_of: dict[str, str] = {}
-    for line in _rules(before):
+    for line in rules_of(before):
         pattern, *attrs = line.split()
         for attr in attrs:
             if attr in ("binary", "-merge", "!merge") or attr.startswith("merge="):
@@ -139,7 +129,7 @@ def attributes_after(before: bytes | None) -> bytes | None:
 def ignore_after(before: bytes | None) -> bytes | None:
     """The root's .gitignore ignoring everything under .memboard/ but .memboard/conflicts/, or None when it
     already does (its rules present, in order, after any rule ignoring the folder itself)."""
-    rules = _rules(before)
+    rules = rules_of(before)
     last = {rule: i for i, rule in enumerate(rules)}
     hides_folder = [i for i, rule in enumerate(rules) if rule in STATE_FOLDER_RULES]
     wanted = [*([f"!/{STATE}/"] if hides_folder else []), *IGNORE_RULES]
@@ -147,90 +137,3 @@ def ignore_after(before: bytes | None) -> bytes | None:
     if all(i >= 0 for i in at) and at == sorted(at) and (not hides_folder or at[0] > hides_folder[-1]):
         return None
     return _appended(before, wanted, IGNORE_COMMENT)
-
-
-def names_driver(data: bytes | None) -> bool:
-    """Whether a gitattributes file's rules name memboard's driver."""
-    return any(ATTRIBUTE in line.split()[1:] for line in _rules(data))
-
-
-# ---- the driver: what git runs for one file -------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """The driver's answer to git: the exit status (0 merged, 1 conflicts left) and a line for git to show."""
-
-    code: int
-    message: str = ""
-
-
-def root_relative(top: Path, path: str) -> str | None:
-    """path (relative to the work tree's top, as git names it) relative to the memory root it lies in: the
-    nearest folder above it whose .gitattributes names the driver; else the longest tail of path that names
-    one of memboard's files; None when none does."""
-    from ..merge.kinds import kind_of  # lazy: as the module's other driver imports
-
-    parts = [p for p in path.replace("\\", "/").split("/") if p]
-    for n in range(len(parts) - 1, -1, -1):
-        try:
-            data = (top.joinpath(*parts[:n]) / ATTRIBUTES).read_bytes()
-        except OSError:
-            continue
-        if names_driver(data):
-            return "/".join(parts[n:])
-    for n in range(len(parts)):
-        rel = "/".join(parts[n:])
-        if kind_of(rel) is not None:
-            return rel
-    return None
-
-
-def merge_driver(base: Path, ours: Path, theirs: Path, path: str, marker_size: int, top: Path) -> Outcome:
-    """Merge one file as git's driver: the result over ours; exit 1 (git's line merge done) for a file that
-    cannot be read as its kind and for any error."""
-    shown = path or ours.name
-    try:
-        return _merge(base, ours, theirs, path, marker_size, top)
-    except Exception as exc:  # git must get a merge and a status, never a traceback
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return _line_merge(base, ours, theirs, marker_size, f"{shown}: memboard could not merge it ({reason})")
-
-
-def _merge(base: Path, ours: Path, theirs: Path, path: str, marker_size: int, top: Path) -> Outcome:
-    """merge_driver, errors raised."""
-    from ..files.fs import atomic_write  # lazy: as the module's other driver imports
-    from ..merge.kinds import kind_of, merge_three  # lazy: as above
-
-    rel = root_relative(top, path) if path else None
-    kind = kind_of(rel) if rel else None
-    if kind is None:  # a file the attributes name that is none of memboard's: git's merge, its own status
-        return _line_merge(base, ours, theirs, marker_size, "", strict=False)
-    base_data = base.read_bytes()
-    merged = merge_three(kind, base_data or None, ours.read_bytes(), theirs.read_bytes(), marker_size)
-    if merged.unparsed:
-        return _line_merge(base, ours, theirs, marker_size, f"{path}: not readable as memboard's {kind}")
-    atomic_write(ours, merged.data)
-    if not merged.open:
-        return Outcome(0)
-    what = "row" if kind == "index" else "item"
-    count = len({(o.id, o.column) for o in merged.open})
-    return Outcome(
-        1,
-        f"{path}: {count} open cell{'s' if count != 1 else ''} left as a conflict block "
-        f"(each {what}'s two versions): run `memboard resolve --prefer ours|theirs`",
-    )
-
-
-def _line_merge(base: Path, ours: Path, theirs: Path, marker_size: int, why: str, strict: bool = True) -> Outcome:
-    """git's own line merge (markers where lines conflict); exit 1 when strict (the file was memboard's and
-    memboard could not merge it), else 0 when it merged clean."""
-    from ..files.git import line_merge  # lazy: only a fallback runs git
-
-    conflicts = line_merge(ours, base, theirs, marker_size)
-    if conflicts is None:
-        return Outcome(1, f"{why or ours.name}; git's line merge failed too: ours kept as it was, resolve by hand")
-    if not strict:
-        return Outcome(1 if conflicts else 0)
-    left = "left conflict markers" if conflicts else "merged it line by line"
-    return Outcome(1, f"{why}; git's line merge {left}: check the file, then run `memboard doctor`")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ...files.git import config_get, work_tree_top
 from ...files.root import MemoryRoot
 from ...results import Finding
-from ..gitdriver import ATTRIBUTES, DRIVER, names_driver
+from ..mergedriver import ATTRIBUTES, DRIVER, names_driver
 
 MISSING = "merge_driver_missing"
 

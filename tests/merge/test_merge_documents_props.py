@@ -10,7 +10,7 @@ from memboard.core.formats.note import Note, read_note, render_note
 from memboard.core.formats.snapshot import Snapshot, render_template, vanished
 from memboard.core.formats.statements import Statements
 from memboard.core.merge.documents import merge_note, merge_snapshot
-from tests.reliability.test_snapshot_markdown import assert_kept, merged_input, report, sections
+from tests.reliability.test_snapshot_markdown import assert_kept, report, sections
 from tests.support.sizes import examples
 
 SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -48,7 +48,9 @@ def version(draw, base: dict[str, list[str]], tag: str) -> dict[str, list[str]]:
 @st.composite
 def two_versions(draw) -> tuple[bytes, bytes]:
     """A snapshot as two machines left it after working apart from one common version."""
-    base = {name: draw(st.lists(st.sampled_from(WORDS), max_size=3, unique=True)) for name in LISTS}
+    base: dict[str, list[str]] = {
+        name: draw(st.lists(st.sampled_from(WORDS), max_size=3, unique=True)) for name in LISTS
+    }
     sides = []
     for tag in ("o", "t"):
         lists = draw(version(base, tag))
@@ -59,7 +61,7 @@ def two_versions(draw) -> tuple[bytes, bytes]:
             "2026-06-01 09:30",
             draw(st.sampled_from(TIMES)),
             status=draw(st.sampled_from(["active", "idle"])),
-            **lists,  # type: ignore[arg-type]
+            **lists,
         )
         eol = draw(st.sampled_from(["\n", "\n", "\r\n"])) if tag == "o" else "\n"
         sides.append(text.replace("\n", eol).encode())
@@ -143,7 +145,7 @@ def two_notes(draw) -> tuple[bytes, bytes]:
             topic_key="memory/store",
             supersedes=tuple(draw(st.lists(st.sampled_from(["a/b", "c/d"]), max_size=2, unique=True))),
             updated=draw(st.sampled_from(TIMES)),
-            **bodies,
+            **bodies,  # type: ignore[arg-type]
         )
         out.append(render_note(note).encode())
     return out[0], out[1]

@@ -13,7 +13,7 @@ from ...formats.layout import INDEX, NOTES
 from ...plan import Plan
 from ...results import DoctorResult, Finding
 from ..sequence import PlannedRoot
-from . import archived, leftovers, links, merging, notes, readable, rows, sessions
+from . import archived, gitdriver, leftovers, links, merging, notes, readable, rows, sessions
 from .checkup import OP, Checkup
 
 
@@ -43,6 +43,7 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
     then reading the root as the merge leaves it (merging.py)."""
     markers = leftovers.index_conflict_markers(root)
     findings, copied = leftovers.sync_conflict_copies(root)
+    findings += gitdriver.driver_missing(root)  # (before the markers' stop: a missing driver is why git left them)
     if markers is not None:  # rows past a conflict block are invisible: repair nothing
         findings.insert(0, markers)
         return findings, Plan(OP, DoctorResult(findings))

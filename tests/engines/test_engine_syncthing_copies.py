@@ -10,55 +10,14 @@ that names copies otherwise fails here, not on a user's machine.
 
 from __future__ import annotations
 
-import re
+import json
 
 import pytest
 
-from tests.support.engines import Machine, SyncthingPair, differences, shared_files
+from tests.engines.scenarios import COPY_RE, NOTE_KEY, copies, offline_work
+from tests.support.engines import differences
 
 pytestmark = [pytest.mark.engines, pytest.mark.xdist_group("engines")]
-
-NOTE = ("--title", "Use uv for environments", "--type", "fact", "--scope", "global")
-NOTE_KEY = "global/fact/use-uv-for-environments"
-COPY_RE = re.compile(r"^(?P<stem>.+)\.sync-conflict-\d{8}-\d{6}-(?P<device>[A-Z0-9]{7})(?P<ext>\.md)$")
-
-
-def snapshot(item: str) -> str:
-    """Snapshot text for `update --snapshot -` adding one decision."""
-    return f"## Decisions\n\n- {item}\n"
-
-
-def copies(folder) -> dict[str, str]:
-    """Every Syncthing conflict copy in the folder: its path -> the path of the file it copies."""
-    out = {}
-    for rel in shared_files(folder):
-        head, _, name = rel.rpartition("/")
-        found = COPY_RE.match(name)
-        if found:
-            out[rel] = f"{head}/" * bool(head) + found["stem"] + found["ext"]
-    return out
-
-
-def offline_work(pair: SyncthingPair, laptop: Machine, desktop: Machine) -> tuple[str, str, str]:
-    """One session and one note shared by both machines; then, offline, each registers a session through its
-    hook, updates the shared session's snapshot and saves the note; then they reconnect.
-    The Session IDs (shared, laptop's, desktop's)."""
-    shared = laptop.register("--manual", "--topic", "Shared work", "--summary", "Started on the laptop.")
-    laptop.ok("note", "save", *NOTE, "--what", "uv resolves fast.")
-    pair.start()
-    pair.sync()
-    assert desktop.rows().keys() == {shared}
-    pair.pause()
-    mine = laptop.hook("conversation-laptop")
-    laptop.ok("update", shared, "--snapshot", "-", input=snapshot("Laptop: keep the lock file."))
-    laptop.ok("note", "save", *NOTE, "--what", "uv resolves fast.\n\nuv locks on the laptop.")
-    theirs = desktop.hook("conversation-desktop")
-    desktop.ok("update", shared, "--snapshot", "-", input=snapshot("Desktop: pin Python 3.12."))
-    desktop.ok("note", "save", *NOTE, "--what", "uv resolves fast.\n\nuv caches on the desktop.")
-    for one in pair.both:
-        one.scan()
-    pair.resume()
-    return shared, mine, theirs
 
 
 def test_two_instances_start_connect_and_sync_a_small_root(pair, laptop, desktop):
@@ -75,7 +34,8 @@ def test_two_instances_start_connect_and_sync_a_small_root(pair, laptop, desktop
 
 
 def test_offline_machines_leave_a_syncthing_copy_of_the_index_the_snapshot_and_the_note(pair, laptop, desktop):
-    shared, mine, theirs = offline_work(pair, laptop, desktop)
+    done = offline_work(pair, laptop, desktop)
+    shared, mine, theirs = done.shared, done.mine, done.theirs
     found = copies(pair.a.folder)
     assert sorted(found.values()) == sorted(["index.md", f"sessions/{shared}.md", f"notes/{NOTE_KEY}.md"]), found
     assert copies(pair.b.folder) == found and not differences(pair.a.folder, pair.b.folder)
@@ -88,12 +48,16 @@ def test_offline_machines_leave_a_syncthing_copy_of_the_index_the_snapshot_and_t
     assert theirs in (pair.a.folder / "index.md").read_text("utf-8")
 
 
-def test_doctor_names_every_syncthing_copy_the_engine_left(pair, laptop, desktop):
+def test_doctor_names_every_syncthing_copy_the_engine_left_with_its_tool_and_device(pair, laptop, desktop):
+    """On both machines: each copy a sync_conflict_copy with path, of, tool and device (the desktop's: its newer
+    version replaced the laptop's); the note's copy is never a note_name finding nor listed as a note."""
     offline_work(pair, laptop, desktop)
     found = copies(pair.a.folder)
-    named = [f for f in laptop.doctor() if f["kind"] == "sync_conflict_copy"]
-    messages = " ".join(f["message"] for f in named)
-    for path, original in found.items():
-        if original.startswith("notes/"):
-            continue  # (named as a note's copy once memboard knows them: tests below)
-        assert f"{path} is a sync-conflict copy of {original} (Syncthing naming)" in messages
+    for one in (laptop, desktop):
+        findings = one.doctor()
+        named = {f["path"]: f for f in findings if f["kind"] == "sync_conflict_copy"}
+        assert {path: f["of"] for path, f in named.items()} == found
+        assert {(f["tool"], f["device"]) for f in named.values()} == {("syncthing", pair.b.device_id[:7])}
+        assert not [f for f in findings if f["kind"] == "note_name"]
+        notes = json.loads(one.ok("note", "list", "--json").out)
+        assert [n["topic_key"] for n in notes] == [NOTE_KEY], notes

@@ -51,6 +51,31 @@ def test_rclone_bisync_renames_both_versions_and_leaves_no_index(two):
         assert "index.md" not in names and {"index.md..path1", "index.md..path2"} <= names.keys()
         assert mine in names["index.md..path1"].decode() and theirs in names["index.md..path2"].decode()
     assert not differences(laptop.root, desktop.root)
+    named = {f["path"]: (f["of"], f["tool"]) for f in laptop.doctor() if f["kind"] == "sync_conflict_copy"}
+    assert named == {"index.md..path1": ("index.md", "rclone"), "index.md..path2": ("index.md", "rclone")}
+
+
+def test_after_an_rclone_bisync_conflict_doctor_fix_brings_index_md_back_with_both_machines_rows(two):
+    laptop, desktop = two
+    tool("rclone")
+    # (bisync refuses to delete more than half the files without --force: the merge deletes both copies, so the
+    # root holds a few snapshots, as any root in use does)
+    first = {laptop.register("--manual", "--topic", f"Shared {n}") for n in range(3)}
+    assert rclone_bisync(laptop.root, desktop.root, "--resync").returncode == 0
+    mine, theirs = both_register(laptop, desktop)
+    assert rclone_bisync(laptop.root, desktop.root).returncode == 0
+    kept = {name: data for name, data in shared_files(laptop.root).items() if name.startswith("index.md..")}
+    res = laptop("doctor", "--fix")
+    assert res.code == 0, res.err
+    assert laptop.rows().keys() == {*first, mine, theirs}
+    files = shared_files(laptop.root)
+    assert not [name for name in files if name.startswith("index.md..")]
+    assert {name: files.get(f".memboard/conflicts/{name}") for name in kept} == kept
+    res = rclone_bisync(laptop.root, desktop.root)
+    assert res.returncode == 0, res.stderr
+    assert desktop.rows().keys() == {*first, mine, theirs}
+    assert [f for f in desktop.doctor() if f["fix"] is not None] == []
+    assert not differences(laptop.root, desktop.root)
 
 
 def test_unison_default_skips_the_conflict_and_the_machines_stay_different(two):
@@ -91,5 +116,9 @@ def test_unison_copyonconflict_keeps_the_overwritten_version_on_its_side(two):
     assert UNISON_COPY_RE.match(copy), copy
     assert mine in (laptop.root / copy).read_text("utf-8") and mine not in laptop.rows()
     assert copy not in shared_files(desktop.root)  # (until the next run carries it over)
-    found = [f for f in laptop.doctor() if f["kind"] == "sync_conflict_copy"]
-    assert [f["message"].split(" is a ")[0] for f in found] == [copy]
+    found = [(f["path"], f["of"], f["tool"]) for f in laptop.doctor() if f["kind"] == "sync_conflict_copy"]
+    assert found == [(copy, "index.md", "unison")]
+    assert laptop("doctor", "--fix").code == 0
+    assert {mine, *desktop.rows()} <= laptop.rows().keys()
+    assert unison(laptop.root, desktop.root, "-prefer", "newer", "-copyonconflict").returncode == 0
+    assert desktop.rows().keys() == laptop.rows().keys() and not differences(laptop.root, desktop.root)

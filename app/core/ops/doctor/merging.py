@@ -182,7 +182,7 @@ def _fold_group(
         else:
             try:
                 merged = merge(current, data)
-            except (MemboardError, NotImplementedError):  # (a kind whose merge is not built yet: nothing merged)
+            except MemboardError:  # (a version the merge refuses: nothing merged, said in the copy's finding)
                 merged = Merged(current, unparsed=True)
             fold = Fold(copy, data, merged, current, merged.data, kind, original)
         out.folds.append(fold)

@@ -63,7 +63,7 @@ def two_versions(draw) -> tuple[bytes, bytes]:
             status=draw(st.sampled_from(["active", "idle"])),
             **lists,
         )
-        eol = draw(st.sampled_from(["\n", "\n", "\r\n"])) if tag == "o" else "\n"
+        eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
         sides.append(text.replace("\n", eol).encode())
     return sides[0], sides[1]
 

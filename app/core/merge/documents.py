@@ -208,13 +208,21 @@ def _said_lines(item: Item) -> list[str]:
     return out
 
 
-def _holds(mine: Item, other: Item) -> bool:
-    """Whether ours' item mine already holds theirs' item other: the same key, every line of other
-    said in mine, and other marked only if mine is too (a marked item replaces its unmarked self)."""
-    if mine.key != other.key or (is_marked(other.text) and not is_marked(mine.text)):
-        return False
-    said = set(_said_lines(mine))
-    return all(line in said for line in _said_lines(other))
+def _holds(mine: list[tuple[bool, set[str]]], other: Item) -> bool:
+    """Whether one of ours' items of other's key (each: marked, its lines said) already holds theirs'
+    item other: every line of other said in it, and other marked only if it is too (a marked item
+    replaces its unmarked self)."""
+    marked, lines = is_marked(other.text), _said_lines(other)
+    return any((mark or not marked) and all(line in said for line in lines) for mark, said in mine)
+
+
+def _by_key(doc: Snapshot) -> dict[tuple[str, str], list[tuple[bool, set[str]]]]:
+    """Each item of doc by (section name case folded, key): whether it is marked, its lines said."""
+    out: dict[tuple[str, str], list[tuple[bool, set[str]]]] = {}
+    for sec in doc.sections:
+        for it in sec.items:
+            out.setdefault((sec.name.casefold(), it.key), []).append((is_marked(it.text), set(_said_lines(it))))
+    return out
 
 
 def _said(item: Item) -> str:
@@ -254,11 +262,11 @@ def _merge_sections(ours: Snapshot, theirs: Snapshot, base: Snapshot | None) -> 
     was = _base_items(base)
     if base is not None:
         ours = Snapshot(_taken_from_theirs(ours, theirs, was))
-    held = {sec.name.casefold(): sec.items for sec in ours.sections}
+    held = _by_key(ours)
 
     def left_out(name: str, it: Item) -> bool:
         """theirs' items that ours holds already, or (with base) that theirs did not change."""
-        return _said(it) in was.get(name, set()) or any(_holds(mine, it) for mine in held.get(name, []))
+        return _said(it) in was.get(name, set()) or _holds(held.get((name, it.key), []), it)
 
     new_text = _without(theirs, left_out)
     try:

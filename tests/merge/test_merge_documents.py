@@ -283,3 +283,10 @@ def test_bytes_that_are_not_utf8_survive_and_fields_only_the_copy_has_are_added(
 def test_the_merged_rows_status_and_topic_are_written_even_when_both_versions_agree():
     got = merge_snapshot(snap(), snap(), row={"status": "stale", "topic": "T"})
     assert Snapshot(got.data).metadata()["Status"] == "stale" and got.cells == 1
+
+
+def test_leaving_out_an_item_ours_holds_never_changes_how_the_copys_other_items_read():
+    """Without `para`, the indented code would join the list item before it: the copy is merged whole."""
+    ours = b"## Decisions\n\npara\n"
+    theirs = b"## Decisions\n\n- x\n\npara\n\n    code\n"
+    assert merge_snapshot(ours, theirs).data == b"## Decisions\n\npara\n\n- x\n\n```\ncode\n```\n"

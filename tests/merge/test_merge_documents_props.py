@@ -13,7 +13,7 @@ from memboard.core.merge.documents import merge_note, merge_snapshot
 from tests.reliability.test_snapshot_markdown import assert_kept, report, sections
 from tests.support.sizes import examples
 
-SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SID = "2026-06-01-0930-cursor-main-agent"
 LISTS = ("decisions", "files", "questions", "actions")
 SECTION_OF = {

@@ -231,12 +231,24 @@ def _said(item: Item) -> str:
 
 
 def _without(doc: Snapshot, doomed: Callable[[str, Item], bool]) -> str:
-    """doc's text without the items doomed(section name, item) picks (their lines removed)."""
+    """doc's text without the items doomed(section name, item) picks (their lines removed); doc's text as
+    it is when removing them would change how another item reads (a block joining the one before it)."""
     lines = list(doc.lines)
-    spans = [(it.start, it.end) for sec in doc.sections for it in sec.items if doomed(sec.name.casefold(), it)]
+    spans, rest = [], []
+    for sec in doc.sections:
+        for it in sec.items:
+            if doomed(sec.name.casefold(), it):
+                spans.append((it.start, it.end))
+            else:
+                rest.append((sec.name.casefold(), _said(it)))
+    if not spans:
+        return doc.text()
     for start, end in sorted(spans, reverse=True):
         del lines[start : _removal_end(lines, start, end)]
-    return "".join(lines)
+    left = Snapshot("".join(lines))
+    if [(sec.name.casefold(), _said(it)) for sec in left.sections for it in sec.items] != rest:
+        return doc.text()
+    return left.text()
 
 
 def _removal_end(lines: list[str], start: int, end: int) -> int:

@@ -290,3 +290,10 @@ def test_leaving_out_an_item_ours_holds_never_changes_how_the_copys_other_items_
     ours = b"## Decisions\n\npara\n"
     theirs = b"## Decisions\n\n- x\n\npara\n\n    code\n"
     assert merge_snapshot(ours, theirs).data == b"## Decisions\n\npara\n\n- x\n\n```\ncode\n```\n"
+
+
+def test_a_section_a_note_does_not_define_keeps_the_items_of_both():
+    ours = note(what="A.") + b"\n## Links\n\n- one\n"
+    theirs = note(what="A.") + b"\n## Links\n\n- two\n\n## Extra\n\nMore.\n"
+    got = merge_note(ours, theirs).data
+    assert got == note(what="A.") + b"\n## Links\n\n- one\n- two\n\n## Extra\n\nMore.\n"

@@ -513,6 +513,8 @@ def _merge_statements(ours: Snapshot, theirs: Snapshot, base: Snapshot | None) -
             added += len(new)
     if base is not None:
         text = _without_removed(Snapshot(text), theirs, base)
+    text, more = _other_sections(text, theirs)
+    added += more
     merged = Snapshot(text)
     for name in NOTE_SECTIONS:
         now = Statements(it.text.strip() for it in _statements(merged, name))
@@ -524,6 +526,21 @@ def _merge_statements(ours: Snapshot, theirs: Snapshot, base: Snapshot | None) -
     except UsageError as err:  # pragma: no cover - read_note reads any text
         raise _Unparsed from err
     return text, added
+
+
+def _other_sections(text: str, theirs: Snapshot) -> tuple[str, int]:
+    """text with the sections of theirs a note does not define (hand-written ones) merged in by the
+    Snapshot Merge Policy, and how many items that added."""
+    known = {"metadata", *(n.casefold() for n in NOTE_SECTIONS)}
+    others = [sec for sec in theirs.sections if sec.name.casefold() not in known]
+    if not others:
+        return text, 0
+    new_text = "".join(line for sec in others for line in theirs.lines[sec.heading : sec.end])
+    try:
+        result = merge(text, new_text)
+    except (Refused, UsageError) as err:
+        raise _Unparsed from err
+    return result.text, len(result.added) + len(result.marked)
 
 
 def _with_section(text: str, name: str) -> str:

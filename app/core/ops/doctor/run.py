@@ -43,6 +43,7 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
     if markers is not None:  # rows past a conflict block are invisible: repair nothing
         findings.insert(0, markers)
         return findings, Plan(OP, DoctorResult(findings))
+    findings += leftovers.conflict_markers(root, copied)
     checkup = Checkup(root, when, copied)
     plan: Plan[DoctorResult] = Plan(OP, DoctorResult([]))
     if rows.index_not_text(checkup) and rows.index_columns(checkup):
@@ -55,6 +56,7 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
     findings += checkup.findings
     if root.exists(NOTES):
         notes.check_notes(root, findings, plan)
+    findings += leftovers.preserved_copies(root, when)
     leftovers.state_in_root(root, findings, plan)
     return findings, plan.with_result(DoctorResult(findings))
 

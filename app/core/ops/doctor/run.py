@@ -47,11 +47,13 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
     if markers is not None:  # rows past a conflict block are invisible: repair nothing
         findings.insert(0, markers)
         return findings, Plan(OP, DoctorResult(findings))
+    findings += leftovers.conflict_markers(root, copied)
     merge = merging.fold_copies(root, find_copies(root, thorough=True) + notes.note_copies(root))
     findings += merge.findings
     laid = PlannedRoot(root)
     laid.lay(Plan(OP, None, merge.overlay()))
     findings, plan = _repairs(laid, when, findings, copied, merge.held_back)
+    findings += leftovers.preserved_copies(root, when)
     leftovers.state_in_root(root, findings, plan)
     findings[:] = [merging.with_fix(f, merge) for f in findings]
     plan.changes[:0] = merge.changes  # the merged originals first, the copies' moves last

@@ -133,7 +133,11 @@ def test_a_same_cell_conflict_stops_the_merge_with_every_row_listed_and_the_hook
     assert all(listed.count(sid) == 1 for sid in set(listed) - {S1})
     hook = a.mb("hook", "claude", input=json.dumps(claude_payload()))
     assert hook.code == 0  # the hook fails open
-    assert [f["kind"] for f in json.loads(a.mb("doctor", "--json").out)][:1] == ["index_conflict_markers"]
+    markers = json.loads(a.mb("doctor", "--json").out)[0]
+    assert markers["kind"] == "index_conflict_markers" and "memboard resolve --prefer ours|theirs" in markers["message"]
+    assert "memboard resolve --prefer ours|theirs" in a.mb("list").err  # the readers offer resolve too
+    refused = a.mb("register", "--agent", "late")
+    assert refused.code == 1 and "memboard resolve --prefer ours|theirs" in refused.err
 
 
 @pytest.mark.parametrize("prefer, summary", [("theirs", "B's summary"), ("ours", "A's summary")])

@@ -155,7 +155,8 @@ def two_notes(draw) -> tuple[bytes, bytes]:
             updated=draw(st.sampled_from(TIMES)),
             **bodies,  # type: ignore[arg-type]
         )
-        out.append(render_note(note).encode())
+        eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+        out.append(render_note(note).replace("\n", eol).encode())
     return out[0], out[1]
 
 
@@ -173,6 +174,8 @@ def test_no_statement_of_either_note_vanishes_and_a_second_merge_changes_nothing
             assert all(now.keeps(s) for s in merged_statements(getattr(note, name))), name
     assert set(merged.supersedes) == set(read_note(ours).supersedes) | set(read_note(theirs).supersedes)
     assert merge_note(ours, theirs) == got
+    text = got.data.decode()
+    assert text.count("\r\n") == (text.count("\n") if ours.count(b"\r\n") else 0)
     assert merge_note(got.data, theirs).data == got.data
     assert merge_note(got.data, ours).data == got.data
 

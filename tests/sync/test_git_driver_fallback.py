@@ -106,3 +106,28 @@ def test_a_version_that_is_no_index_table_gets_git_s_line_merge_and_exit_1(tmp_p
     assert err.count("\n") == 1 and "not readable as memboard's index" in err and "Traceback" not in err
     merged = ours.read_text(encoding="utf-8")
     assert "<<<<<<< ours\n" in merged and theirs in merged and "2026-06-01-0901-a" in merged
+
+
+def test_the_driver_loads_only_the_merge_of_its_file_s_kind(tmp_path):
+    """git starts the driver once per file of each merge: no parser of the other commands, no plan engine, no
+    merge of another kind, nothing of the board."""
+    import subprocess
+    import sys
+
+    base = HEADER + _row("2026-06-01-0900-a", "s")
+    argv, ours = _versions(
+        tmp_path, base, base + _row("2026-06-01-0901-a", "ours'"), base + _row("2026-06-01-0902-a", "theirs'")
+    )
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "memboard", "merge-driver", *argv, "index.md", "--marker-size", "7"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
+    assert "memboard.core.merge.index" in imported
+    heavy = {"argparse", "textual", "rich", "mistletoe", "memboard.cli.parser", "memboard.core.plan"}
+    assert not imported & (heavy | {"memboard.core.merge.documents", "memboard.core.files.execute"})
+    assert "2026-06-01-0901-a" in ours.read_text(encoding="utf-8") and "2026-06-01-0902-a" in ours.read_text()

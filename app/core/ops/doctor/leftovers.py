@@ -40,8 +40,9 @@ def index_conflict_markers(root: MemoryRoot) -> Finding | None:
         "",
         said(
             f"index.md holds merge-conflict markers ({line_list(markers)}), left by a git merge, rebase or "
-            "stash; every change is refused and nothing else is checked until they are gone: edit index.md, keep "
-            "the rows you want from each side, delete the marker lines, then ",
+            "stash; every change is refused and nothing else is checked until they are gone: run `memboard resolve "
+            "--prefer ours|theirs`, or edit index.md, keep the rows you want from each side, delete the marker lines, "
+            "then ",
             (Remedy.DOCTOR, "run memboard doctor"),
             " again",
         ),

@@ -77,11 +77,12 @@ def too_many_copies(copies: list[ConflictCopy], about: dict[str, str]) -> list[F
     ]
 
 
-def sync_conflict_copies(root: MemoryRoot) -> tuple[list[Finding], set[str]]:
+def sync_conflict_copies(root: MemoryRoot, copies: list[ConflictCopy] | None = None) -> tuple[list[Finding], set[str]]:
     """sync_conflict_copy: copies a sync tool kept beside their originals (or where the original is missing),
-    and too_many_copies; also the names under sessions/ that are copies, so that none is taken for a session."""
+    and too_many_copies; also the names under sessions/ that are copies, so that none is taken for a session
+    (copies: find_copies's, when the caller has them already)."""
     findings, copied = [], set()
-    copies = find_copies(root, thorough=True)
+    copies = find_copies(root, thorough=True) if copies is None else copies
     for copy in copies:
         findings.append(copy_finding(copy, copy.session))
         if copy.path.startswith(f"{SESSIONS}/") and copy.path.endswith(".md"):

@@ -24,8 +24,10 @@ from ...formats.layout import ARCHIVE, CONFLICTS, INDEX, NOTES, SESSIONS, archiv
 from ...merge.documents import merge_archive_index, merge_note, merge_snapshot
 from ...merge.index import merge_index
 from ...merge.result import Merged, OpenCell, Prefer
-from ...plan import Change, Premise
+from ...plan import Change, Plan, Premise
 from ...results import Finding
+from ..sequence import PlannedRoot
+from .checkup import OP
 
 UNITS = {"index": ("row", "rows"), "snapshot": ("item", "items"), "archive": ("field", "fields")}
 
@@ -100,6 +102,25 @@ class Merging:
 
 
 Merger = Callable[[bytes, bytes], Merged]
+
+
+class MergedRoot(PlannedRoot):
+    """The root as the merge leaves it, which doctor's other checks read (sequence.PlannedRoot): a file the
+    merge does not change is read from the root once (its own read checks the path), not resolved twice."""
+
+    def read(self, rel: str) -> bytes | None:
+        """The merged bytes of rel, else the root's."""
+        if rel in self.overlay:
+            self.abs(rel)
+            return self.overlay[rel]
+        return self.base.read(rel)
+
+    @classmethod
+    def of(cls, root: MemoryRoot, merging: Merging) -> MergedRoot:
+        """root with merging's changes laid over it."""
+        laid = cls(root)
+        laid.lay(Plan(OP, None, merging.overlay()))
+        return laid
 
 
 def _merger(root: MemoryRoot, kind: str, original: str, merged: dict[str, bytes], **how: object) -> Merger:

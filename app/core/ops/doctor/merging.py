@@ -298,9 +298,16 @@ def _what(fold: Fold) -> str:
     parts = [_plural(merged.added, fold.kind)] if merged.added else []
     if merged.cells:
         parts.append(_cells(merged.cells))
+    outside = (
+        f" (the text outside the table differs in {len(merged.outside)} line(s): {original}'s is kept, the kept copy "
+        "holds the rest)"
+        if merged.outside
+        else ""
+    )
     if not parts:
-        return f"{original} holds all of it already" if fold.after == fold.before else f"merge into {original}"
-    return f"merge into {original}: {', '.join(parts)}"
+        said = f"{original} holds all of it already" if fold.after == fold.before else f"merge into {original}"
+        return said + outside
+    return f"merge into {original}: {', '.join(parts)}{outside}"
 
 
 def copy_of_finding(finding: Finding) -> str:

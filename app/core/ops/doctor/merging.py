@@ -123,16 +123,14 @@ class MergedRoot(PlannedRoot):
         return laid
 
 
-def _merger(root: MemoryRoot, kind: str, original: str, merged: dict[str, bytes], **how: object) -> Merger:
-    """The merge function for one original (the index's archived IDs, a snapshot's merged row)."""
-    prefer = how.get("prefer")
-    only = how.get("only")
-    pref: Prefer | None = "ours" if prefer == "ours" else "theirs" if prefer == "theirs" else None
+def _merger(
+    root: MemoryRoot, kind: str, original: str, merged: dict[str, bytes], pref: Prefer | None, only: str | None
+) -> Merger:
+    """The merge function for one original (the index's archived IDs, a snapshot's merged row; pref and only
+    decide open cells)."""
     if kind == "index":
         archived = frozenset(root.archived_ids())
-        return lambda ours, theirs: merge_index(
-            ours, theirs, archived=archived, prefer=pref, only=only if isinstance(only, str) else None
-        )
+        return lambda ours, theirs: merge_index(ours, theirs, archived=archived, prefer=pref, only=only)
     if kind == "note":
         return lambda ours, theirs: merge_note(ours, theirs, prefer=pref)
     if kind == "archive":
@@ -192,7 +190,7 @@ def _fold_group(
 ) -> None:
     """Fold one original's copies in name order, each fold its own step."""
     kind = kind_of(original)
-    merge = _merger(root, kind, original, out.merged, prefer=prefer, only=only)
+    merge = _merger(root, kind, original, out.merged, prefer, only)
     current = root.read(original)
     for copy in copies:
         data = root.read(copy.path)

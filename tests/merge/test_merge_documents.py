@@ -297,3 +297,16 @@ def test_a_section_a_note_does_not_define_keeps_the_items_of_both():
     theirs = note(what="A.") + b"\n## Links\n\n- two\n\n## Extra\n\nMore.\n"
     got = merge_note(ours, theirs).data
     assert got == note(what="A.") + b"\n## Links\n\n- one\n- two\n\n## Extra\n\nMore.\n"
+
+
+def test_conflict_blocks_take_the_files_line_ending_and_prefer_decides_three_way_open_cells():
+    base = snap(topic="Base")
+    ours, theirs = snap(topic="A").replace(b"\n", b"\r\n"), snap(topic="B")
+    got = merge_snapshot(ours, theirs, base, marker_size=9)
+    assert (
+        b"<<<<<<<<< ours\r\n| Topic | A |\r\n=========\r\n| Topic | B |\r\n>>>>>>>>> theirs\r\n\r\n| Field |"
+        in got.data
+    )
+    assert b"\n" not in got.data.replace(b"\r\n", b"")
+    chosen = merge_snapshot(ours, theirs, base, prefer="theirs", marker_size=9)
+    assert chosen.open == () and Snapshot(chosen.data).metadata()["Topic"] == "B" and b"<<<" not in chosen.data

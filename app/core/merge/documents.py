@@ -59,11 +59,10 @@ class _Unparsed(Exception):
 
 @dataclass
 class _Meta:
-    """A Metadata table as read: values by field, the rows as written, the fields in order."""
+    """A Metadata table as read: values by field (in the table's order) and each field's row as written."""
 
     values: dict[str, str] = field(default_factory=dict)
     lines: dict[str, str] = field(default_factory=dict)
-    last: int | None = None  # the table's last row (line number)
 
 
 def _meta(doc: Snapshot) -> _Meta:
@@ -77,7 +76,6 @@ def _meta(doc: Snapshot) -> _Meta:
         cells = split_cells(body)
         if not cells or len(cells) < 2:
             continue
-        out.last = i
         if cells[0] == "Field" or set(cells[0]) <= set("-: "):
             continue
         name = unescape(cells[0])

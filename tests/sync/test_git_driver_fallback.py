@@ -131,3 +131,16 @@ def test_the_driver_loads_only_the_merge_of_its_file_s_kind(tmp_path):
     heavy = {"argparse", "textual", "rich", "mistletoe", "memboard.cli.parser", "memboard.core.plan"}
     assert not imported & (heavy | {"memboard.core.merge.documents", "memboard.core.files.execute"})
     assert "2026-06-01-0901-a" in ours.read_text(encoding="utf-8") and "2026-06-01-0902-a" in ours.read_text()
+
+
+def test_a_driver_whose_program_is_gone_is_merge_driver_missing(tmp_path, git_home):
+    repo = new_repository(tmp_path / "repo")
+    repo.mb("register")
+    assert repo.mb("install-merge-driver").code == 0
+    gone = tmp_path / "old venv" / "bin" / "memboard"
+    repo.git("config", "--local", "merge.memboard.driver", f"'{gone}' merge-driver %O %A %B %P --marker-size %L")
+    findings = json.loads(repo.mb("doctor", "--json").out)
+    missing = [f for f in findings if f["kind"] == "merge_driver_missing"]
+    assert len(missing) == 1 and f"runs {gone}, which no longer exists" in missing[0]["message"]
+    assert repo.mb("install-merge-driver").code == 0  # install puts this memboard back
+    assert "merge_driver_missing" not in repo.mb("doctor").out

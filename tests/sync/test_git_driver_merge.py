@@ -212,3 +212,24 @@ def test_a_session_archived_on_one_clone_and_updated_on_the_other_merges_without
 
 
 DECIDED = "## Decisions\n\n- B decided to keep the cache.\n"
+
+
+def test_a_same_cell_conflict_in_a_pull_rebase_is_resolved_and_the_rebase_continues(clones, monkeypatch):
+    a, b = clones
+    _diverge(a, b)
+    b.mb("update", S1, "--summary", "B's summary", now="2026-06-01 11:00")
+    b.commit("b: S1's summary")
+    a.mb("update", S1, "--summary", "A's summary", now="2026-06-01 11:00")
+    a.commit("a: S1's summary")
+    pulled = a.git("pull", "--rebase", str(b.top), "main", check=False)
+    assert pulled.returncode != 0 and "<<<<<<< ours" in a.index()  # stopped on a's commit: ours is b's side
+    assert set(a.ids()) >= {S1, S2, "2026-06-01-1000-bee", "2026-06-01-1005-aaa"}
+    assert a.mb("resolve", "--prefer", "theirs").code == 0  # theirs: the commit being replayed, a's
+    a.git("add", "-A")
+    monkeypatch.setenv("GIT_EDITOR", "true")
+    done = a.git("rebase", "--continue", check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {row["id"]: row for row in a.rows()}
+    assert sorted(a.ids()) == sorted([S1, S2, "2026-06-01-1000-bee", "2026-06-01-1005-aaa"])
+    assert rows[S1]["summary"] == "A's summary" and rows[S2]["summary"] == "B changed it"
+    assert a.git("status", "--porcelain").stdout == "" and a.git("rev-list", "--merges", "HEAD").stdout == ""

@@ -3,7 +3,10 @@ its own local state, config, agent name) on a clock they share. tests/support/en
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable, Iterator
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -30,12 +33,16 @@ def machine(tmp_path: Path, clock: Clock) -> Callable[[str, Path], Machine]:
 
 
 @pytest.fixture
-def pair(tmp_path: Path) -> Iterator[SyncthingPair]:
+def pair(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[SyncthingPair]:
     """Two Syncthing instances (laptop and desktop) sharing one folder over 127.0.0.1, not started yet (so the
-    test can put files in place first); stopped, process groups and all, when the test ends."""
+    test can put files in place first); stopped, process groups and all, when the test ends. With ENGINE_TIMINGS
+    naming a file, what the pair measured (start, each sync, each reconnect) is appended to it."""
     two = SyncthingPair(tmp_path / "syncthing")
     yield two
     two.stop()
+    if os.environ.get("ENGINE_TIMINGS"):  # a file to append what the pair measured to (one JSON line per test)
+        with open(os.environ["ENGINE_TIMINGS"], "a", encoding="utf-8") as out:
+            print(json.dumps({"test": request.node.nodeid, **asdict(two.timings)}), file=out)
 
 
 @pytest.fixture

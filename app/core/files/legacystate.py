@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 
 from ..formats.conversations import HEADER
-from ..formats.layout import STATE
+from ..formats.layout import CONFLICTS, STATE
 from ..plan import Change
 from .localstate import LEGACY_LOGS, LOG, LocalState
 from .root import MemoryRoot
@@ -32,13 +32,16 @@ class LegacyMove:
 
 
 def _legacy_files(root: MemoryRoot) -> list[str]:
-    """Files under `<root>/.memboard/` (symlinked folders are not followed), relative to the root."""
+    """Files under `<root>/.memboard/` (symlinked folders are not followed, nor `.memboard/conflicts/`), relative to
+    the root."""
     base = root.path / STATE
     found: list[str] = []
     if base.is_symlink():  # not memboard's: an older memboard made a real folder
         return found
     for folder, dirs, files in os.walk(base):
         dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(folder, d)))
+        if folder == str(base):  # (the merged sync-conflict copies belong in the root: they are no older state)
+            dirs[:] = [d for d in dirs if f"{STATE}/{d}" != CONFLICTS]
         for name in sorted(files):
             if not name.startswith("."):  # a temp file of an interrupted write is doctor's stray_temp
                 found.append(os.path.relpath(os.path.join(folder, name), root.path).replace(os.sep, "/"))

@@ -1,0 +1,93 @@
+"""Through a real Syncthing: the same cell changed on both machines in one minute, and a session archived on one
+machine while the other updated it (issue 26's "Done when").
+
+A Summary both machines changed at the same Updated At is no rule's to decide: `doctor --fix` merges the rest,
+keeps this machine's value, reports a `conflict_cell` naming both values and leaves the copy in place, and
+`resolve --prefer ours|theirs` finishes it. A session archived on the laptop and updated on the desktop ends
+archived once, with the desktop's update in its archive.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.engines.scenarios import KEPT, copies, snapshot
+from tests.support.engines import Machine, differences, shared_files
+
+pytestmark = [pytest.mark.engines, pytest.mark.xdist_group("engines")]
+
+SAME_MINUTE = "2026-06-01 12:00"
+
+
+def fix(one: Machine) -> dict:
+    """`doctor --fix --json` (exit 0): its report."""
+    res = one("doctor", "--fix", "--json")
+    assert res.code == 0, f"{one.name}: doctor --fix exited {res.code}: {res.err.strip()}"
+    return json.loads(res.out)
+
+
+@pytest.mark.parametrize("prefer", ["theirs", "ours"])
+def test_the_same_cell_changed_on_both_machines_is_open_until_resolve_decides_it(pair, laptop, desktop, prefer):
+    sid = laptop.register("--manual", "--topic", "Shared", "--summary", "Started on the laptop.")
+    pair.start()
+    pair.sync()
+    pair.pause()
+    laptop.ok("update", sid, "--summary", "Laptop: the parser is done.", now=SAME_MINUTE)
+    desktop.ok("update", sid, "--summary", "Desktop: the parser needs tests.", now=SAME_MINUTE)
+    for instance in pair.both:
+        instance.scan()
+    pair.resume()
+    found = copies(laptop.root)
+    (index_copy,) = [path for path, of in found.items() if of == "index.md"]
+    fix(laptop)
+    cells = [f for f in laptop.doctor() if f["kind"] == "conflict_cell"]
+    assert [(f["id"], f["column"], f["path"], f["fix"]) for f in cells] == [(sid, "Summary", index_copy, None)]
+    assert "Laptop: the parser is done." in cells[0]["message"]
+    assert "Desktop: the parser needs tests." in cells[0]["message"]
+    assert (laptop.root / index_copy).is_file()  # the copy stays while its cell is open
+    ours = laptop.rows()[sid]["summary"]
+    assert ours == "Desktop: the parser needs tests."  # (the desktop's version was the newer: it kept the name)
+    copy_bytes = (laptop.root / index_copy).read_bytes()
+    res = laptop("resolve", "--prefer", prefer)
+    assert res.code == 0, res.err
+    expected = ours if prefer == "ours" else "Laptop: the parser is done."
+    assert laptop.rows()[sid]["summary"] == expected
+    assert not (laptop.root / index_copy).exists()
+    assert (laptop.root / KEPT / index_copy).read_bytes() == copy_bytes
+    assert [f for f in laptop.doctor() if f["kind"] in ("conflict_cell", "sync_conflict_copy")] == []
+    pair.sync()
+    assert desktop.rows()[sid]["summary"] == expected
+    assert fix(desktop)["changes"] == [] and not copies(desktop.root)
+    assert not differences(pair.a.folder, pair.b.folder)
+
+
+def test_a_session_archived_on_one_machine_and_updated_on_the_other_ends_archived_once(pair, laptop, desktop):
+    sid = laptop.register("--manual", "--topic", "Finished work", "--summary", "Done on the laptop.")
+    other = laptop.register("--manual", "--topic", "Ongoing work")
+    pair.start()
+    pair.sync()
+    pair.pause()
+    laptop.ok("archive", sid)
+    desktop.ok("update", sid, "--snapshot", "-", input=snapshot("Desktop: one more finding, after the archive."))
+    for instance in pair.both:
+        instance.scan()
+    pair.resume()
+    fix(laptop)
+    pair.sync()
+    for one in (laptop, desktop):
+        files = shared_files(one.root)
+        assert sid not in one.rows() and other in one.rows()
+        assert f"sessions/{sid}.md" not in files
+        assert "Desktop: one more finding, after the archive." in files[f"archive/{sid}/session.md"].decode()
+        assert [path for path in files if sid in path and not path.startswith(KEPT)] == [
+            f"archive/{sid}/index.md",
+            f"archive/{sid}/session.md",
+        ]
+        findings = one.doctor()
+        assert [
+            f for f in findings if f["fix"] is not None or f["kind"] in ("half_archived", "archived_and_live")
+        ] == []
+    assert fix(desktop)["changes"] == []
+    assert not differences(pair.a.folder, pair.b.folder)

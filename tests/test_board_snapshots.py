@@ -7,7 +7,9 @@ from textual.widgets import Input
 
 from memboard.board.app import MemboardApp
 from memboard.core.formats.clock import now
+from memboard.core.ops import doctor
 from memboard.core.ops.demo import build_demo, demo_ids
+from memboard.core.results import Finding
 
 SIZE = (120, 40)
 
@@ -96,6 +98,26 @@ class TestBanner:
         lines[at : at + 1] = ["<<<<<<< HEAD\n", lines[at], "=======\n", theirs, ">>>>>>> laptop\n"]
         index.write_text("".join(lines), encoding="utf-8")
         (root / "index (Laptop's conflicted copy 2026-05-31).md").write_text(original, encoding="utf-8")
+        assert snap_compare(MemboardApp(root, watch=False), terminal_size=SIZE, run_before=settled())
+
+    def test_banner_names_copies_to_merge_open_cells_and_too_many_copies(self, snap_compare, tmp_path, monkeypatch):
+        root = build_demo(tmp_path / "memory", now())
+        ids = demo_ids(now())
+        data = (root / "index.md").read_bytes()
+        copies = [f"index.sync-conflict-20260531-1015{n:02d}-ABCDEF7.md" for n in range(9)]
+        for name in copies:
+            (root / name).write_bytes(data)
+        extra = (("path", copies[0]), ("of", "index.md"), ("tool", "syncthing"), ("device", "ABCDEF7"))
+        said = [  # what the merge finds (a stand-in until doctor's merge says it): two open cells in the first copy
+            Finding("sync_conflict_copy", "", "a copy", None, "index.md", extra),
+            *(
+                Finding("conflict_cell", ids[name], "differs", None, None, (("path", copies[0]), ("column", column)))
+                for name, column in (("hook", "Summary"), ("broken", "Topic"))
+            ),
+            Finding("too_many_copies", "", "index.md has 9 copies", None, "index.md"),
+        ]
+        real = doctor.diagnose
+        monkeypatch.setattr(doctor, "diagnose", lambda r, when=None: ([*real(r, when)[0], *said], real(r, when)[1]))
         assert snap_compare(MemboardApp(root, watch=False), terminal_size=SIZE, run_before=settled())
 
 

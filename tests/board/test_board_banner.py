@@ -1,5 +1,6 @@
 """The board's banner (under the status line) names what is wrong with the root itself:
-a read-only root (known up front), merge-conflict markers in index.md, sync-conflict copies.
+a read-only root (known up front), merge-conflict markers in index.md, sync-conflict copies to merge,
+each cell a merge left open, a file with so many copies that Syncthing starts deleting them.
 Also: the board keeps its revisions in local state, not in the root."""
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import pytest
 
 from memboard.board.app import MemboardApp
 from memboard.core.files.localstate import folder_of
+from memboard.core.ops import doctor
+from memboard.core.results import Finding
 from memboard.widgets.board_status import BoardBanner
 
 SIZE = (120, 40)
@@ -98,7 +101,7 @@ async def test_conflict_markers_are_named_and_both_sides_rows_shown(write_index,
         assert [text for _, text in banner(app).lines] == [
             (
                 "index.md has merge-conflict markers (lines 6, 8, 10): both sides shown; changes refused until "
-                "resolved by hand"
+                "resolved (R: resolve)"
             )
         ]
 
@@ -113,15 +116,7 @@ async def test_sync_conflict_copies_are_named_and_never_rows(write_index, make_r
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert [r.id for r in app.sessions.table.rows] == [A, B]
-        assert banner(app).lines == [
-            (
-                "warning",
-                (
-                    "2 sync-conflict copies: index (Laptop's conflicted copy 2026-05-31).md, "
-                    f"sessions/{A}-laptop.md; merge by hand (d: doctor)"
-                ),
-            )
-        ]
+        assert banner(app).lines == [("warning", "2 sync-conflict copies to merge (d: doctor)")]
         assert not banner(app).has_class("-error")
 
 
@@ -134,9 +129,7 @@ async def test_a_copy_that_syncs_in_while_the_board_is_open_appears(write_index,
         (root / "index.sync-conflict-20260531-101500-ABCDEF7.md").write_bytes((root / "index.md").read_bytes())
         assert app.sessions.check_files() is True
         await settle(app, pilot)
-        assert (
-            banner(app).display is True and "index.sync-conflict-20260531-101500-ABCDEF7.md" in banner(app).lines[0][1]
-        )
+        assert banner(app).lines == [("warning", "1 sync-conflict copy to merge (d: doctor)")]
 
 
 async def test_the_board_keeps_revisions_in_local_state(demo_root, ids):
@@ -145,3 +138,109 @@ async def test_the_board_keeps_revisions_in_local_state(demo_root, ids):
         await settle(app, pilot)
     assert not (demo_root / ".memboard").exists()
     assert len(list((folder_of(demo_root.resolve()) / "revisions" / ids["broken"]).iterdir())) == 2
+
+
+SYNCTHING = "index.sync-conflict-20260531-101500-ABCDEF7.md"
+
+
+def copy_finding(path: str, fix: str | None, of: str = "index.md") -> Finding:
+    """doctor's sync_conflict_copy finding, with its `doctor --json` keys."""
+    extra = (("path", path), ("of", of), ("tool", "syncthing"), ("device", "ABCDEF7"))
+    return Finding("sync_conflict_copy", "", f"{path} is a sync-conflict copy of {of}", fix, of, extra)
+
+
+def cell_finding(sid: str, column: str, path: str = SYNCTHING) -> Finding:
+    """doctor's conflict_cell finding: a cell the merge of path could not decide."""
+    message = f"{column} differs: 'ours' here, 'theirs' in {path}"
+    return Finding("conflict_cell", sid, message, None, None, (("path", path), ("column", column)))
+
+
+@pytest.fixture
+def doctor_says(monkeypatch):
+    """Make doctor's pass return these findings (besides what it finds): a stand-in for the merge's findings."""
+
+    def say(*findings: Finding) -> list[int]:
+        real = doctor.diagnose
+        calls: list[int] = []
+
+        def diagnose(root, when=None):
+            calls.append(1)
+            found, plan = real(root, when)
+            return [*found, *findings], plan
+
+        monkeypatch.setattr(doctor, "diagnose", diagnose)
+        return calls
+
+    return say
+
+
+async def test_each_open_cell_has_its_line_and_offers_resolve(write_index, make_row, root, doctor_says):
+    write_index([make_row(A), make_row(B)])
+    (root / SYNCTHING).write_bytes((root / "index.md").read_bytes())
+    doctor_says(copy_finding(SYNCTHING, None), cell_finding(A, "Summary"), cell_finding(B, "Topic"))
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert banner(app).lines == [  # the copy waits for resolve alone: no "to merge" line
+            ("warning", f"index.md: open conflict: {A} Summary (R: resolve)"),
+            ("warning", f"index.md: open conflict: {B} Topic (R: resolve)"),
+        ]
+        assert not banner(app).has_class("-error")
+
+
+async def test_a_copy_doctor_can_still_merge_is_counted_beside_its_open_cells(write_index, make_row, root, doctor_says):
+    write_index([make_row(A)])
+    (root / SYNCTHING).write_bytes((root / "index.md").read_bytes())
+    doctor_says(copy_finding(SYNCTHING, "merge into index.md: +2 rows"), cell_finding(A, "Summary"))
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert [text for _, text in banner(app).lines] == [
+            "1 sync-conflict copy to merge (d: doctor)",
+            f"index.md: open conflict: {A} Summary (R: resolve)",
+        ]
+
+
+async def test_many_open_cells_end_in_one_counting_line(write_index, make_row, root, doctor_says):
+    ids = [f"2026-05-0{n}-1000-agent" for n in range(1, 9)]
+    write_index([make_row(sid) for sid in ids])
+    (root / SYNCTHING).write_bytes((root / "index.md").read_bytes())
+    doctor_says(*(cell_finding(sid, "Summary") for sid in ids))
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        lines = [text for _, text in banner(app).lines]
+        assert lines[:5] == [f"index.md: open conflict: {sid} Summary (R: resolve)" for sid in ids[:5]]
+        assert lines[5:] == ["… and 3 more open conflicts (R: resolve)"]
+
+
+async def test_a_file_with_eight_copies_is_warned_about(write_index, make_row, root, doctor_says):
+    write_index([make_row(A)])
+    data = (root / "index.md").read_bytes()
+    names = [f"index.sync-conflict-20260531-1015{n:02d}-ABCDEF7.md" for n in range(8)]
+    for name in names:
+        (root / name).write_bytes(data)
+    doctor_says(Finding("too_many_copies", "", "index.md has 8 sync-conflict copies", None, "index.md"))
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert [text for _, text in banner(app).lines] == [
+            "8 sync-conflict copies to merge (d: doctor)",
+            "index.md has 8 sync-conflict copies: Syncthing deletes copies beyond 10, merge them now (d: doctor)",
+        ]
+
+
+async def test_doctor_runs_for_the_banner_only_while_there_is_a_copy(write_index, make_row, root, doctor_says):
+    write_index([make_row(A)])
+    calls = doctor_says()
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert calls == [] and banner(app).display is False
+        (root / SYNCTHING).write_bytes((root / "index.md").read_bytes())
+        assert app.sessions.check_files() is True
+        await settle(app, pilot)
+        assert len(calls) == 1
+        app.sessions.refresh_model()
+        await settle(app, pilot)
+        assert len(calls) == 1  # nothing changed: doctor's findings are kept, not read again

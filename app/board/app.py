@@ -378,7 +378,12 @@ class MemboardApp(App):
         action, session_id = follow
         if session_id and not self.sessions.select_session(session_id):
             return
-        starts = {"release": self.flows.release, "update": self.flows.update, "doctor": self.flows.doctor}
+        starts = {
+            "release": self.flows.release,
+            "update": self.flows.update,
+            "doctor": self.flows.doctor,
+            "resolve": self.flows.resolve,
+        }
         if action in starts:
             starts[action]()
 

@@ -1,4 +1,4 @@
-"""The board's modal flows: continue, release, archive, update, organize, doctor, and the chain view.
+"""The board's modal flows: continue, release, archive, update, organize, doctor, resolve, and the chain view.
 
 How a flow runs (its worker, the planning thread, the preview, the apply) is flowrun.py; this
 module holds what each flow asks, builds and says. Changing flows refuse up front on a root
@@ -31,12 +31,14 @@ from ..core.plan import Plan
 from . import results
 from .flowrun import STALE_NOTE, BoardClosed, Builder, FlowHost, FlowRunner, plain_words
 from .messages import JumpToSession
+from .planview import ViewLine
 from .screens import (
     NEW_SESSION,
     ChainScreen,
     Choice,
     MessageScreen,
     PreviewScreen,
+    ResolveScreen,
     SessionPicker,
     StaleDaysScreen,
     UpdateForm,
@@ -50,6 +52,7 @@ from .wording import (
     organize_words,
     refusal_words,
     release_words,
+    resolve_words,
     update_words,
 )
 
@@ -57,6 +60,11 @@ __all__ = ["BoardClosed", "BoardFlows", "Builder", "FlowHost"]
 
 REFERENCED_BY = "by"  # a release choice: a session that continues from the selected one
 CONTINUES_FROM = "from"  # a release choice: a session the selected one continues from
+
+
+def headlined(headline: str, plan: Plan) -> tuple[list[str], list[ViewLine], dict[str, str]]:
+    """A preview's words: headline, then the plan's own report lines."""
+    return [headline, *plan.report], [], {}
 
 
 def said_done(steps: list[tuple[str, Plan]]) -> str:
@@ -125,6 +133,11 @@ class BoardFlows(FlowRunner):
         """Doctor: findings and the repair plan, previewed; confirm repairs."""
         if self.may_start():
             self.start("doctor", self.flow_doctor)
+
+    def resolve(self) -> None:
+        """Resolve: pick ours or theirs for the open conflicts, preview the plan, apply."""
+        if self.may_start():
+            self.start("resolve", self.flow_resolve, self.host.current_session_id)
 
     def chain(self) -> None:
         """Show the selected session's reference chain; enter jumps to a session."""
@@ -459,6 +472,50 @@ class BoardFlows(FlowRunner):
             lambda r: diagnose(r, when)[1],
             words=lambda p: (*doctor_words(p), {}),
         )
+
+    def flow_resolve(self, selected: str | None) -> None:
+        """List what is open, ask ours or theirs (and every one or the selected session's), preview that plan,
+        apply; escape in the preview goes back to the question."""
+        title = "Resolve open conflicts"
+        if self.refuse_read_only("resolve", title):
+            return
+        conflicts = self.planned(title, lambda: results.open_conflicts(self.host.memory_root))
+        if not conflicts:
+            self.ask(
+                MessageScreen(
+                    title,
+                    "Nothing to resolve: no merge of a sync-conflict copy left a cell open, and no file holds the "
+                    "git merge driver's conflict blocks.",
+                    footnote="",
+                    error=False,
+                )
+            )
+            self.finish("resolve", "resolve: nothing to resolve")
+            return
+        only = False
+        while True:
+            answer = self.ask(ResolveScreen(conflicts, selected, only=only))
+            if answer is None:
+                self.finish("resolve", "resolve cancelled: nothing written")
+                return
+            prefer, limit = answer
+            only = limit is not None
+            headline = resolve_words(prefer, limit, conflicts)
+            try:
+                build = results.resolve_builder(prefer, limit)
+            except MemboardError as exc:
+                self.refuse("resolve", title, exc, limit)
+                return
+            outcome = self.preview_and_apply(
+                "resolve",
+                f"{title}: {'keep ours' if prefer == 'ours' else 'take theirs'}",
+                build,
+                words=partial(headlined, headline),
+                back_on_cancel=True,
+                session_id=limit,
+            )
+            if outcome != "cancelled":
+                return
 
     def flow_chain(self, session_id: str) -> None:
         """Read the chain, show it as a tree, jump to the session picked."""

@@ -7,9 +7,14 @@ shape touches this module only. Plain Python (no Textual).
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from ..core.errors import Refused
 from ..core.files.root import MemoryRoot
+from ..core.merge.result import Prefer
 from ..core.ops.query import chain as _chain
 from ..core.ops.query import list_rows as _list_rows
 from ..core.plan import Plan
@@ -29,7 +34,9 @@ from ..core.results import (
 __all__ = [
     "ChainView",
     "Finding",
+    "OpenConflict",
     "OrganizeResult",
+    "Prefer",
     "RowView",
     "UpdateResult",
     "archive_deletes",
@@ -38,9 +45,11 @@ __all__ = [
     "continued_source",
     "findings",
     "listed_rows",
+    "open_conflicts",
     "organize",
     "organize_groups",
     "released_source",
+    "resolve_builder",
     "session_of",
     "update",
 ]
@@ -113,3 +122,56 @@ def update(plan: Plan[Any]) -> UpdateResult:
 def chain(root: MemoryRoot, session_id: str) -> ChainView:
     """session_id's reference chain both ways (with the session's own status and topic)."""
     return _chain(root, session_id)
+
+
+RESOLVABLE = frozenset({"conflict_cell", "conflict_markers", "index_conflict_markers"})
+"""Doctor's findings `resolve` decides: a merge's open cells, the git merge driver's conflict blocks."""
+
+
+@dataclass(frozen=True)
+class OpenConflict:
+    """One thing resolve decides: a cell a merge left open, or a file's conflict blocks.
+
+    file is the original's path (`index.md`, `sessions/<id>.md`, a note's); id the session or note ("" for
+    blocks no ID names); column the cell's (`Summary`; "" for conflict blocks); message doctor's words, naming
+    both values."""
+
+    file: str
+    id: str
+    column: str
+    message: str
+
+
+def open_conflicts(root: MemoryRoot) -> list[OpenConflict]:
+    """What resolve can decide on root, from a doctor pass: each open cell (under the file its copy is of),
+    then each file with conflict blocks."""
+    from ..core.ops.doctor import diagnose  # lazy: doctor's checks load with the flow that needs them
+
+    found, _ = diagnose(root)
+    originals = {}
+    for f in found:
+        extra = dict(f.extra)
+        if f.kind == "sync_conflict_copy" and extra.get("path"):
+            originals[extra["path"]] = extra.get("of") or f.subject or ""
+    out = []
+    for f in found:
+        if f.kind not in RESOLVABLE:
+            continue
+        extra = dict(f.extra)
+        if f.kind == "conflict_cell":
+            copy = extra.get("path") or ""
+            out.append(OpenConflict(originals.get(copy) or copy, f.id, extra.get("column") or "", str(f.message)))
+        else:
+            out.append(OpenConflict(extra.get("path") or f.subject or "", f.id, "", str(f.message)))
+    return out
+
+
+def resolve_builder(prefer: Prefer, only: str | None) -> Callable[[MemoryRoot], Plan[Any]]:
+    """The plan of `memboard resolve [ONLY] --prefer PREFER`, from the service builder the command line and the
+    MCP server share (service/sync.py); refused in one line while that builder is not there."""
+    try:
+        sync = importlib.import_module("memboard.service.sync")
+    except ModuleNotFoundError:
+        raise Refused("resolve is not built yet; nothing written") from None
+    builder: Callable[[MemoryRoot], Plan[Any]] = sync.resolve_plan(prefer, only)
+    return builder

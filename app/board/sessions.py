@@ -675,5 +675,9 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         """Find and repair inconsistencies (a flow)."""
         self.board.flows.doctor()
 
+    def action_resolve(self) -> None:
+        """Decide the open conflicts a merge or git's driver left: keep ours or take theirs (a flow)."""
+        self.board.flows.resolve()
+
 
 __all__ = ["BrowseFilter", "SessionsScreen", "appended"]

@@ -191,6 +191,18 @@ def doctor_words(plan: Plan) -> tuple[list[str], list[ViewLine]]:
     return headline, block
 
 
+def resolve_words(prefer: str, only: str | None, conflicts: list[results.OpenConflict]) -> str:
+    """Resolve's headline: how many open conflicts whose value decides (`3 open conflicts: keep ours, ...`)."""
+    n = sum(1 for c in conflicts if only is None or c.id == only)
+    whose = (
+        "keep ours (this machine's values; in a git merge, the branch you are on)"
+        if prefer == "ours"
+        else "take theirs (the sync-conflict copy's values; in a git merge, the branch merged in)"
+    )
+    scope = f" of {only}" if only else ""
+    return f"{n:,} open {'conflict' if n == 1 else 'conflicts'}{scope}: {whose}; then each copy moves to .memboard/conflicts/"
+
+
 def done_words(plan: Plan) -> str:
     """What an applied plan did, in one line for a toast and the result log."""
     if plan.op.startswith("doctor"):

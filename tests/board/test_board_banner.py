@@ -12,9 +12,9 @@ import pytest
 
 from memboard.board.app import MemboardApp
 from memboard.core.files.localstate import folder_of
-from memboard.core.ops import doctor
 from memboard.core.results import Finding
 from memboard.widgets.board_status import BoardBanner
+from tests.support.sync_findings import SYNCTHING, cell_finding, copy_finding
 
 SIZE = (120, 40)
 A = "2026-05-01-1000-alpha"
@@ -138,40 +138,6 @@ async def test_the_board_keeps_revisions_in_local_state(demo_root, ids):
         await settle(app, pilot)
     assert not (demo_root / ".memboard").exists()
     assert len(list((folder_of(demo_root.resolve()) / "revisions" / ids["broken"]).iterdir())) == 2
-
-
-SYNCTHING = "index.sync-conflict-20260531-101500-ABCDEF7.md"
-
-
-def copy_finding(path: str, fix: str | None, of: str = "index.md") -> Finding:
-    """doctor's sync_conflict_copy finding, with its `doctor --json` keys."""
-    extra = (("path", path), ("of", of), ("tool", "syncthing"), ("device", "ABCDEF7"))
-    return Finding("sync_conflict_copy", "", f"{path} is a sync-conflict copy of {of}", fix, of, extra)
-
-
-def cell_finding(sid: str, column: str, path: str = SYNCTHING) -> Finding:
-    """doctor's conflict_cell finding: a cell the merge of path could not decide."""
-    message = f"{column} differs: 'ours' here, 'theirs' in {path}"
-    return Finding("conflict_cell", sid, message, None, None, (("path", path), ("column", column)))
-
-
-@pytest.fixture
-def doctor_says(monkeypatch):
-    """Make doctor's pass return these findings (besides what it finds): a stand-in for the merge's findings."""
-
-    def say(*findings: Finding) -> list[int]:
-        real = doctor.diagnose
-        calls: list[int] = []
-
-        def diagnose(root, when=None):
-            calls.append(1)
-            found, plan = real(root, when)
-            return [*found, *findings], plan
-
-        monkeypatch.setattr(doctor, "diagnose", diagnose)
-        return calls
-
-    return say
 
 
 async def test_each_open_cell_has_its_line_and_offers_resolve(write_index, make_row, root, doctor_says):

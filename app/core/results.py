@@ -254,3 +254,20 @@ class MemoryUpdateResult(NamedTuple):
 
     notes: list[NoteSaveResult]
     summary: UpdateResult | None = None
+
+
+class Decided(NamedTuple):
+    """One open cell `resolve` decided: the session or note, the column, the copy the other value is in."""
+
+    id: str
+    column: str
+    path: str
+
+
+class ResolveResult(NamedTuple):
+    """`resolve`: the side that decided, the open cells decided, the files whose git conflict blocks it decided
+    (each with the IDs they named)."""
+
+    prefer: str
+    decided: list[Decided]
+    blocks: list[tuple[str, list[str]]]

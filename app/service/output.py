@@ -30,6 +30,7 @@ from ..core.results import (
     OrganizeResult,
     RegisterResult,
     ReleaseResult,
+    ResolveResult,
     RowView,
     SessionStartResult,
     SessionView,
@@ -191,6 +192,12 @@ def whoami_json(info: Whoami) -> JSON:
 
 def result_json(result: object) -> JSON:
     """A changing operation's result as the JSON object `--json` prints (before `dry_run` and `changes`)."""
+    if isinstance(result, ResolveResult):
+        return {
+            "prefer": result.prefer,
+            "decided": [{"id": d.id, "column": d.column, "path": d.path} for d in result.decided],
+            "blocks": [{"path": path, "ids": ids} for path, ids in result.blocks],
+        }
     if isinstance(result, (RegisterResult, SessionStartResult)):
         return {"session_id": result.session_id, "status": result.status}
     if isinstance(result, ManualResult):

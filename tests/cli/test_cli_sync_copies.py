@@ -1,8 +1,8 @@
 """Conflict copies that sync tools leave beside index.md and snapshots.
 
-doctor names every copy (confirmed by its content, not by its name alone) and plans nothing
-for it; no copy is ever taken for a session: no orphan row, no separate session in
-organize's Continues From scan, not listed.
+doctor names every copy (confirmed by its content, not by its name alone) and `doctor --fix` merges
+it into its original (tests/sync/test_sync_merge.py holds the merge itself); no copy is ever taken for a
+session: no orphan row, no separate session in organize's Continues From scan, not listed.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def test_a_conflicted_copy_of_index_md_is_named_by_doctor(cli, root, mem, patter
     found = findings(cli)
     assert [(f["kind"], f["id"]) for f in found] == [("sync_conflict_copy", "")]
     assert f"{name} is a sync-conflict copy of index.md ({tool} naming)" in found[0]["message"]
-    assert "does not merge conflict copies yet" in found[0]["message"] and found[0]["fix"] is None
+    assert found[0]["fix"] == f"merge into index.md: +1 row; keep the copy as .memboard/conflicts/{name}"
 
 
 @pytest.mark.parametrize("pattern,tool", NAMES, ids=[t for _, t in NAMES])
@@ -60,10 +60,12 @@ def test_a_conflicted_copy_of_a_snapshot_is_named_and_never_a_session(cli, root,
     found = findings(cli)
     assert [(f["kind"], f["id"]) for f in found] == [("sync_conflict_copy", A)]
     assert f"sessions/{name} is a sync-conflict copy of sessions/{A}.md ({tool} naming)" in found[0]["message"]
-    before = whole_tree()
-    res = cli("doctor", "--fix")
-    assert (res.code, res.out.strip().splitlines()[-1]) == (0, "nothing to repair")
-    assert whole_tree() == before
+    assert found[0]["fix"].startswith(f"merge into sessions/{A}.md: +1 item")  # doctor --fix merges it
+    copy = (root / "sessions" / name).read_bytes()
+    assert cli("doctor", "--fix").code == 0
+    assert not (root / "sessions" / name).exists()
+    assert (root / ".memboard" / "conflicts" / "sessions" / name).read_bytes() == copy
+    assert "- Decided on the laptop." in mem.snap(A)
     assert [r["id"] for r in json.loads(cli("list", "--json").out)] == [A]
 
 
@@ -76,9 +78,12 @@ def test_a_onedrive_copy_named_like_a_session_gets_no_phantom_row(cli, root, mem
     (root / "archive" / A / "index.md").write_text(f"# Archived Session: {A}\n", encoding="utf-8")
     kinds = [(f["kind"], f["id"]) for f in findings(cli)]
     assert ("sync_conflict_copy", A) in kinds and not [k for k in kinds if k[0] == "orphan_snapshot"]
-    before = whole_tree()
-    assert cli("doctor", "--fix").code == 0
-    assert whole_tree() == before
+    archived = (root / "archive" / A / "session.md").read_bytes()
+    assert cli("doctor", "--fix").code == 0  # the copy folds into the archived snapshot: A stays archived
+    assert (root / "archive" / A / "session.md").read_bytes() == archived  # (it held nothing more)
+    assert not (root / "sessions" / f"{A}-laptop.md").exists() and not (root / "sessions" / f"{A}.md").exists()
+    assert (root / ".memboard" / "conflicts" / "sessions" / f"{A}-laptop.md").exists()
+    assert [r["id"] for r in json.loads(cli("list", "--json").out)] == [B]
 
 
 def test_content_decides_not_the_name(cli, root, mem):
@@ -146,12 +151,15 @@ def test_a_conflicted_copy_of_a_note_is_named_as_a_copy_never_as_a_second_note(c
     assert [(f["kind"], f["id"]) for f in found] == [("sync_conflict_copy", KEY)], found
     message = found[0]["message"]
     assert message.startswith(f"{copy} is a sync-conflict copy of notes/{KEY}.md ({tool} naming)")
-    assert "does not merge conflict copies yet" in message and found[0]["fix"] is None
+    assert found[0]["fix"].startswith(f"merge into notes/{KEY}.md") and found[0]["fix"].endswith(
+        f"keep the copy as .memboard/conflicts/{copy}"
+    )
     assert "rename" not in message and "topic key" not in message.lower()
-    before = whole_tree()
     res = cli("doctor", "--fix")
-    assert (res.code, res.out.strip().splitlines()[-1]) == (0, "nothing to repair")
-    assert whole_tree() == before
+    assert res.code == 0, res.err
+    assert not (root / copy).exists() and (root / ".memboard" / "conflicts" / copy).exists()
+    assert "laptopword" in (root / "notes" / f"{KEY}.md").read_text(encoding="utf-8")
+    assert [n["id"] for n in json.loads(cli("note", "list", "--json").out)] == [KEY]
 
 
 @pytest.mark.parametrize("pattern,tool", NAMED_LIKE_NOTES, ids=[t for _, t in NAMED_LIKE_NOTES])

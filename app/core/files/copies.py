@@ -6,6 +6,11 @@ beside the original. A name alone proves nothing (`…-claude-agent.md` ends lik
 `index.md` holds the index table, a copy of `sessions/<id>.md` names that session in its
 title or Metadata, a copy of a note `notes/<key>.md` names that topic key in its Metadata (and
 not the one its own name would be). Only the standard library and the core's index reader are used.
+
+Most tools keep the `.md` (`index.sync-conflict-….md`, `index (… conflicted copy …).md`, unison's
+`index (conflict_on_2026-12-01).md`, rclone's `index.conflict1.md`); rclone bisync may also put its
+suffix after the whole name (`index.md..path1`, `index.md..path2`, `index.md.conflict1`), and renames
+both versions, so a copy may stand where its original is missing: it is a copy all the same (`missing`).
 """
 
 from __future__ import annotations
@@ -26,10 +31,16 @@ CONFLICT_WORDS = r"conflict|konflikt|conflit|conflitto|conflicto|conflito|кон
 PAREN_RE = re.compile(r"^(?P<stem>.+?) \((?P<note>[^()]*(?:\([^()]*\)[^()]*)?)\)$")
 DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 WORD_RE = re.compile(CONFLICT_WORDS, re.IGNORECASE)
-SYNCTHING_RE = re.compile(r"^(?P<stem>.+)\.sync-conflict-\d{8}-\d{6}(?:-[A-Za-z0-9]+)?$")
+SYNCTHING_RE = re.compile(r"^(?P<stem>.+)\.sync-conflict-\d{8}-\d{6}(?:-(?P<device>[A-Za-z0-9]+))?$")
 OWNCLOUD_RE = re.compile(r"^(?P<stem>.+)_conflict-\d{8}-\d{6}$")
 GOOGLE_RE = re.compile(r"^(?P<stem>.+) \((?P<n>\d{1,3})\)$")
 ICLOUD_RE = re.compile(r"^(?P<stem>.+) (?P<n>\d{1,3})$")
+# rclone bisync: the newer version `<stem>.conflict1<ext>` (its --suffix-keep-extension), and after the whole name
+# `<name>.conflict1` or, in older versions, both sides `<name>..path1` and `<name>..path2`
+RCLONE_STEM_RE = re.compile(r"^(?P<stem>.+)\.conflict\d{1,4}$")
+RCLONE_TAIL_RE = re.compile(r"^(?P<name>.+\.md)(?:\.\.path[12]|\.conflict\d{1,4})$")
+# unison -copyonconflict: `<stem> (conflict_on_2026-12-01)<ext>`, `(conflict #1_on_…)`, `(conflict on …)`, `…_was_deleted`
+UNISON_RE = re.compile(r"conflict(?: #\d+)?(?:_was_deleted)?[ _]on[ _]\d{4}-\d{2}-\d{2}(?:_was_deleted)?")
 HOST_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,62}")
 # the ID in a title line (`# Session: <id>`), or in a Metadata `Session ID` row: each lies within one line and
 # no line can be both, so one pass over the text finds what a pass for each would
@@ -41,6 +52,21 @@ NAMED_ID_RE = re.compile(
 
 # a note's `Topic Key` metadata row (the first one: a note's table comes before its sections)
 TOPIC_KEY_RE = re.compile(rb"^[ \t]*\|[ \t]*Topic Key[ \t]*\|[ \t]*([^|\s]+)[ \t]*\|", re.MULTILINE)
+
+
+# what doctor --json names each tool (`tool`), by the name its messages use
+TOOL_IDS = {
+    "Syncthing": "syncthing",
+    "Dropbox": "dropbox",
+    "OneDrive": "onedrive",
+    "iCloud": "icloud",
+    "Google Drive": "gdrive",
+    "Nextcloud": "nextcloud",
+    "ownCloud": "owncloud",
+    "Obsidian Sync": "obsidian",
+    "rclone": "rclone",
+    "unison": "unison",
+}
 
 
 class Reader(Protocol):
@@ -59,18 +85,40 @@ class ConflictCopy:
 
     path: str  # the copy, relative to the root
     original: str  # the file it copies, relative to the root
-    tool: str  # whose naming it follows
+    tool: str  # whose naming it follows (as messages name it: a key of TOOL_IDS)
     session: str = ""  # the Session ID of the file it copies ("" for index.md)
+    missing: bool = False  # the original is not there (rclone bisync renames both versions)
+
+    @property
+    def tool_id(self) -> str:
+        """The tool as `doctor --json` names it (`syncthing`, `dropbox`, …)."""
+        return TOOL_IDS.get(self.tool, self.tool.lower())
+
+    @property
+    def device(self) -> str | None:
+        """A Syncthing copy's device ID in its name (the device whose version replaced this one), else None."""
+        if self.tool != "Syncthing":
+            return None
+        leaf = self.path.rpartition("/")[2]
+        m = SYNCTHING_RE.match(leaf[:-3] if leaf.endswith(".md") else leaf)
+        return m["device"] if m else None
+
+    def extra(self) -> tuple[tuple[str, str | None], ...]:
+        """The keys `doctor --json` adds to its finding: path, of, tool, device (None unless Syncthing's)."""
+        return (("path", self.path), ("of", self.original), ("tool", self.tool_id), ("device", self.device))
 
     def describe(self) -> str:
-        """One line naming the copy and its original."""
-        return f"{self.path} is a sync-conflict copy of {self.original} ({self.tool} naming)"
+        """One line naming the copy and its original (and that the original is missing, when it is)."""
+        said = f"{self.path} is a sync-conflict copy of {self.original} ({self.tool} naming)"
+        return said + (f"; {self.original} itself is missing" if self.missing else "")
 
 
 def _paren_tool(note: str) -> str | None:
     """Which tool writes a parenthesised conflict note such as `Host's conflicted copy 2026-05-31`."""
     if not WORD_RE.search(note) and not DATE_RE.search(note):
         return None
+    if UNISON_RE.fullmatch(note):
+        return "unison"
     if note.startswith("Conflicted copy"):
         return "Obsidian Sync"
     if re.fullmatch(r"conflicted copy \d{4}-\d{2}-\d{2} \d{6}", note):
@@ -85,6 +133,9 @@ def original_stems(stem: str) -> list[tuple[str, str]]:
         m = pattern.match(stem)
         if m:
             out.append((m["stem"], tool))
+    m = RCLONE_STEM_RE.match(stem)
+    if m:
+        out.append((m["stem"], "rclone"))
     m = GOOGLE_RE.match(stem)
     if m:
         out.append((m["stem"], "Google Drive"))
@@ -99,6 +150,16 @@ def original_stems(stem: str) -> list[tuple[str, str]]:
     for at in range(len(stem) - 1, 0, -1):  # OneDrive: `<stem>-<COMPUTERNAME>`, the name may hold hyphens
         if stem[at] == "-" and HOST_RE.fullmatch(stem[at + 1 :]):
             out.append((stem[:at], "OneDrive"))
+    return out
+
+
+def original_names(name: str) -> list[tuple[str, str]]:
+    """(original file name, tool) pairs a conflict copy's file name could come from, most specific first:
+    `<stem>….md` as original_stems says (`<stem>.md`), and rclone's `<name>.md..path1`, `<name>.md.conflict1`."""
+    out = [(f"{stem}.md", tool) for stem, tool in original_stems(name[:-3])] if name.endswith(".md") else []
+    m = RCLONE_TAIL_RE.match(name)
+    if m:
+        out.append((m["name"], "rclone"))
     return out
 
 
@@ -152,7 +213,24 @@ def _snapshot_copy(root: Reader, stem: str, names: set[str], thorough: bool) -> 
     candidates = _snapshot_candidates(stem, names, thorough)
     data = _read(root, f"{SESSIONS}/{stem}.md") if candidates else None
     found = _confirmed(stem, data, candidates) if data is not None else None
-    return ConflictCopy(f"{SESSIONS}/{stem}.md", f"{SESSIONS}/{found[0]}.md", found[1], found[0]) if found else None
+    if not found:
+        return None
+    return ConflictCopy(
+        f"{SESSIONS}/{stem}.md", f"{SESSIONS}/{found[0]}.md", found[1], found[0], f"{found[0]}.md" not in names
+    )
+
+
+def _tail_copy(root: Reader, name: str, names: set[str]) -> ConflictCopy | None:
+    """A copy of sessions/<id>.md whose sync tool put its suffix after the whole name (rclone's `<id>.md..path1`,
+    `<id>.md.conflict1`; its content names that ID), else None."""
+    m = RCLONE_TAIL_RE.match(name)
+    sid = m["name"][:-3] if m else ""
+    if not is_valid_id(sid):
+        return None
+    data = _read(root, f"{SESSIONS}/{name}")
+    if data is None or sid not in named_ids(data):
+        return None
+    return ConflictCopy(f"{SESSIONS}/{name}", f"{SESSIONS}/{sid}.md", "rclone", sid, f"{sid}.md" not in names)
 
 
 def snapshot_copies(root: Reader, thorough: bool = False, names: list[str] | None = None) -> list[ConflictCopy]:
@@ -165,25 +243,30 @@ def snapshot_copies(root: Reader, thorough: bool = False, names: list[str] | Non
     present = set(names)
     out = []
     for name in names:
-        if name.endswith(".md"):
-            copy = _snapshot_copy(root, name[:-3], present, thorough)
-            if copy:
-                out.append(copy)
+        copy = (
+            _snapshot_copy(root, name[:-3], present, thorough)
+            if name.endswith(".md")
+            else _tail_copy(root, name, present)
+        )
+        if copy:
+            out.append(copy)
     return out
 
 
 def _index_copies(root: Reader) -> list[ConflictCopy]:
     """Conflict copies of index.md at the top of the root (each holds an index table)."""
     out = []
-    for name in root.listdir("."):
-        if not name.endswith(".md") or name == INDEX:
+    names = root.listdir(".")
+    missing = INDEX not in names
+    for name in names:
+        if name == INDEX:
             continue
-        for original, tool in original_stems(name[:-3]):
-            if original != INDEX[:-3]:
+        for original, tool in original_names(name):
+            if original != INDEX:
                 continue
             data = _read(root, name)
             if data is not None and IndexFile(data).has_table:
-                out.append(ConflictCopy(name, INDEX, tool))
+                out.append(ConflictCopy(name, INDEX, tool, missing=missing))
             break
     return out
 
@@ -195,15 +278,16 @@ def _archive_copies(root: Reader) -> list[ConflictCopy]:
         if not is_valid_id(sid):
             continue
         rel = f"{ARCHIVE}/{sid}"
-        for name in root.listdir(rel):
-            if not name.endswith(".md") or name in ("index.md", "session.md"):
+        names = root.listdir(rel)
+        for name in names:
+            if name in ("index.md", "session.md"):
                 continue
-            for original, tool in original_stems(name[:-3]):
-                if original not in ("index", "session"):
+            for original, tool in original_names(name):
+                if original not in ("index.md", "session.md"):
                     continue
                 data = _read(root, f"{rel}/{name}")
                 if data is not None and sid in named_ids(data):
-                    out.append(ConflictCopy(f"{rel}/{name}", f"{rel}/{original}.md", tool, sid))
+                    out.append(ConflictCopy(f"{rel}/{name}", f"{rel}/{original}", tool, sid, original not in names))
                 break
     return out
 
@@ -231,10 +315,24 @@ def note_topic_key(data: bytes) -> str:
     return m.group(1).decode("utf-8", "replace") if m else ""
 
 
+def is_tail_name(name: str) -> bool:
+    """Whether a file name ends in a suffix a sync tool put after the whole name (rclone's `<name>.md..path1`)."""
+    return RCLONE_TAIL_RE.match(name) is not None
+
+
 def note_copy(rel: str, data: bytes) -> ConflictCopy | None:
-    """The conflict copy that the file rel (`notes/….md`) with these bytes is, else None."""
-    found = copied_note(rel[len(NOTES) + 1 : -3], note_topic_key(data))
-    return ConflictCopy(rel, f"{NOTES}/{found[0]}.md", found[1]) if found else None
+    """The conflict copy that the file rel (`notes/….md`, or rclone's `notes/….md..path1`) with these bytes is,
+    else None."""
+    key = note_topic_key(data)
+    if rel.endswith(".md"):
+        found = copied_note(rel[len(NOTES) + 1 : -3], key)
+        return ConflictCopy(rel, f"{NOTES}/{found[0]}.md", found[1]) if found else None
+    m = RCLONE_TAIL_RE.match(rel)
+    original = m["name"][len(NOTES) + 1 : -3] if m else ""
+    named = split_note_id(original) if original else None
+    if named is None or not key or named[0] != key:
+        return None
+    return ConflictCopy(rel, f"{NOTES}/{original}.md", "rclone")
 
 
 def find_copies(root: Reader, thorough: bool = False) -> list[ConflictCopy]:
@@ -244,8 +342,5 @@ def find_copies(root: Reader, thorough: bool = False) -> list[ConflictCopy]:
 
 
 def copy_advice(copy: ConflictCopy) -> str:
-    """What to do about a copy: memboard does not merge conflict copies yet."""
-    return (
-        f"{copy.describe()}; memboard does not merge conflict copies yet: compare it with {copy.original}, "
-        f"carry over by hand what only the copy holds, then delete the copy"
-    )
+    """A copy's finding message: `doctor --fix` merges it (its fix says how: see ops/doctor/merging.py)."""
+    return f"{copy.describe()}; `memboard doctor --fix` merges it into {copy.original}"

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 
 from ..formats.conversations import HEADER
-from ..formats.layout import STATE
+from ..formats.layout import CONFLICTS, STATE
 from ..plan import Change
 from .localstate import LEGACY_LOGS, LOG, LocalState
 from .root import MemoryRoot
@@ -39,6 +39,8 @@ def _legacy_files(root: MemoryRoot) -> list[str]:
         return found
     for folder, dirs, files in os.walk(base):
         dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(folder, d)))
+        if folder == str(base):  # the merged copies doctor keeps belong in the root, synced with it
+            dirs[:] = [d for d in dirs if f"{STATE}/{d}" != CONFLICTS]
         for name in sorted(files):
             if not name.startswith("."):  # a temp file of an interrupted write is doctor's stray_temp
                 found.append(os.path.relpath(os.path.join(folder, name), root.path).replace(os.sep, "/"))

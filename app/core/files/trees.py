@@ -49,10 +49,14 @@ from ..formats.layout import ARCHIVE, MARKERS, TEMP_SUFFIX
 from . import statepaths
 
 OS_LITTER = {".DS_Store", "Thumbs.db", "desktop.ini", ".localized"}  # files an OS drops in any folder
+# what a sync tool puts in a folder it shares (Syncthing's `.stfolder` and `.stignore`, Dropbox's `.dropbox`): a
+# freshly shared folder holding only these is still an empty folder, where a new machine may register
+SYNC_MARKERS = {".stfolder", ".stignore", ".dropbox"}
 START_HINT = (
     "to start a memory root, pass a new empty folder (for example `mkdir ~/memory` then "
     "`memboard register --root ~/memory`, or `memboard config set root ~/memory`)"
 )
+IGNORED = OS_LITTER | SYNC_MARKERS  # names that do not make a folder someone else's
 ANYWHERE = ("*",)  # an allow-list that lets every path inside the tree change
 
 
@@ -66,7 +70,8 @@ def not_a_memory_root(real: Path) -> str | None:
     """Why the folder real cannot be taken as a memory root for writing, or None when it can.
 
     A root in use holds one of MARKERS; a new root is an empty folder (or one holding only the temp file
-    of memboard's first write there, by another process right now). The filesystem root, the
+    of memboard's first write there, by another process right now, an OS's litter or a sync tool's own
+    markers, SYNC_MARKERS). The filesystem root, the
     home folder and any other folder that already holds files but none of MARKERS are someone
     else's: memboard would scatter index.md, sessions/ and archive/ among them.
     """
@@ -81,7 +86,7 @@ def not_a_memory_root(real: Path) -> str | None:
         return None
     try:
         with os.scandir(real) as entries:
-            names = [e.name for e in entries if e.name not in OS_LITTER and not is_temp_name(e.name)]
+            names = [e.name for e in entries if e.name not in IGNORED and not is_temp_name(e.name)]
     except OSError:
         return None  # unreadable: the write itself will say why
     if not names or any(name in MARKERS for name in names):

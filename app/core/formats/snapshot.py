@@ -1024,3 +1024,11 @@ def vanished(old_text: str, new_text: str) -> list[tuple[str, str]]:
             if not is_placeholder(it.text) and it.key not in new_keys:
                 out.append((sec.name, it.text.rstrip("\r\n")))
     return out
+
+
+def place_items(text: str, section: str, source: Snapshot, items: list[Item]) -> str:
+    """text with items of another snapshot (or note) written into section as `merge` adds them:
+    whole blocks after its last item, in place of its placeholders, or in a new section."""
+    if not items:
+        return text
+    return _place(Snapshot(text), section, [_piece(it, source) for it in items])

@@ -4,7 +4,7 @@ sync-conflict copies, and the state an older memboard kept in the root."""
 from __future__ import annotations
 
 from ...errors import Remedy, said
-from ...files.copies import copy_advice, find_copies
+from ...files.copies import ConflictCopy, copy_advice, find_copies
 from ...files.legacystate import plan_legacy_move
 from ...files.localstate import LEGACY_LOGS, LocalState
 from ...files.root import MemoryRoot
@@ -41,13 +41,19 @@ def index_conflict_markers(root: MemoryRoot) -> Finding | None:
     )
 
 
+def copy_finding(copy: ConflictCopy, about: str) -> Finding:
+    """sync_conflict_copy: one copy a sync tool kept (about: the session or note ID it concerns), with the keys
+    `doctor --json` adds (path, of, tool, device); its message and fix say what to do about it (copy_advice)."""
+    return Finding("sync_conflict_copy", about, copy_advice(copy), subject=copy.original, extra=copy.extra())
+
+
 def sync_conflict_copies(root: MemoryRoot) -> tuple[list[Finding], set[str]]:
-    """sync_conflict_copy: copies a sync tool kept beside their originals, to merge by hand; also the names
-    under sessions/ that are copies, so that none is taken for a session."""
+    """sync_conflict_copy: copies a sync tool kept beside their originals (or where the original is missing);
+    also the names under sessions/ that are copies, so that none is taken for a session."""
     findings, copied = [], set()
     for copy in find_copies(root, thorough=True):
-        findings.append(Finding("sync_conflict_copy", copy.session, copy_advice(copy), subject=copy.original))
-        if copy.original.startswith(f"{SESSIONS}/"):
+        findings.append(copy_finding(copy, copy.session))
+        if copy.path.startswith(f"{SESSIONS}/") and copy.path.endswith(".md"):
             copied.add(copy.path[len(SESSIONS) + 1 : -3])
     return findings, copied
 

@@ -19,15 +19,18 @@ Notes are read by a line scan of their metadata; only the notes a repair touches
 
 from __future__ import annotations
 
-from ...files.copies import ConflictCopy, copied_note, copy_advice, note_copy
+import dataclasses
+
+from ...files.copies import ConflictCopy, copied_note, is_tail_name, note_copy
 from ...files.root import MemoryRoot
 from ...formats.layout import NOTES
 from ...formats.note import Note, note_from_cells, problems_of, quick_cells, read_note, write_note
-from ...formats.topic import note_path, split_note_id
+from ...formats.topic import note_id_of, note_path, split_note_id
 from ...plan import Change, Plan
 from ...results import DoctorResult, Finding
 from ..notes.save import superseded_copy
 from ..notes.store import note_files, read_listed
+from .leftovers import copy_finding
 
 SIDES = {"supersedes": "superseded_by", "superseded_by": "supersedes"}
 FIELD_NAME = {"supersedes": "Supersedes", "superseded_by": "Superseded By"}
@@ -45,8 +48,12 @@ class NoteCheckup:
         self.fixed: dict[str, Note] = {}  # note ID -> its values once repaired
         self.doomed: set[str] = set()  # interrupted copies this repair deletes
         self.copies: list[ConflictCopy] = []  # sync-conflict copies of notes, none of them a note
-        for rel in note_files(root):
-            data = read_listed(root, rel)
+        # the notes as doctor's merge of sync-conflict copies leaves them (see merging.py), else as on disk
+        laid: dict[str, bytes | None] = getattr(root, "overlay", {})
+        listed = note_files(root)
+        restored = [rel for rel, data in laid.items() if data is not None and rel.startswith(f"{NOTES}/")]
+        for rel in sorted({*listed, *(rel for rel in restored if note_id_of(rel) is not None)}):
+            data = laid.get(rel) or read_listed(root, rel)
             if data is not None:
                 note_id, note = rel[len(NOTES) + 1 : -3], note_from_cells(quick_cells(data))
                 copied = copied_note(note_id, note.topic_key)
@@ -89,13 +96,18 @@ def _names(c: NoteCheckup) -> None:
     if not base.is_dir() or base.is_symlink():
         return
     named = {note_path(n) for n in c.data} | {copy.path for copy in c.copies}
-    for path in sorted(base.rglob("*.md")):
+    for path in sorted(base.rglob("*")):
+        md = path.name.endswith(".md")
+        if not md and not is_tail_name(path.name):  # (rclone's `<name>.md..path1` is a note's copy or nothing)
+            continue
         rel = path.relative_to(c.root.path).as_posix()
         if rel not in named and not path.is_symlink() and path.is_file() and not path.name.startswith("."):
             data = read_listed(c.root, rel)
             copy = note_copy(rel, data) if data is not None else None
             if copy:
                 c.copies.append(copy)
+                continue
+            if not md:
                 continue
             c.add(
                 "note_name",
@@ -189,14 +201,25 @@ def _links(c: NoteCheckup) -> None:
                 )
 
 
+def note_copies(root: MemoryRoot) -> list[ConflictCopy]:
+    """The sync-conflict copies of notes under notes/, as the note checks find them."""
+    if not root.exists(NOTES):
+        return []
+    c = NoteCheckup(root, [])
+    _names(c)
+    return sorted(c.copies, key=lambda copy: copy.path)
+
+
 def check_notes(root: MemoryRoot, findings: list[Finding], plan: Plan[DoctorResult]) -> None:
     """Run every note check, adding findings and repairs."""
     if not root.exists(NOTES):
         return
     c = NoteCheckup(root, findings)
     _names(c)
+    on_disk: MemoryRoot = getattr(root, "base", root)  # (not the originals doctor's merge restores: merging.py)
     for copy in sorted(c.copies, key=lambda copy: copy.path):
-        c.add("sync_conflict_copy", copy.original[len(NOTES) + 1 : -3], copy_advice(copy), subject=copy.original)
+        copy = dataclasses.replace(copy, missing=not on_disk.exists(copy.original))
+        findings.append(copy_finding(copy, copy.original[len(NOTES) + 1 : -3]))
     _metadata(c)
     _interrupted(c)
     _links(c)

@@ -6,12 +6,14 @@ from __future__ import annotations
 from datetime import datetime
 
 from ...errors import Unreadable
+from ...files.copies import find_copies
 from ...files.root import MemoryRoot, not_a_memory_root
 from ...formats.index import IndexFile
 from ...formats.layout import INDEX, NOTES
 from ...plan import Plan
 from ...results import DoctorResult, Finding
-from . import leftovers, links, notes, readable, rows, sessions
+from ..sequence import PlannedRoot
+from . import leftovers, links, merging, notes, readable, rows, sessions
 from .checkup import OP, Checkup
 
 
@@ -37,12 +39,30 @@ def _diagnose(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Doc
 
 
 def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[DoctorResult]]:
-    """Every check, on a root whose files can all be read."""
+    """Every check, on a root whose files can all be read: sync-conflict copies merged first, the other checks
+    then reading the root as the merge leaves it (merging.py)."""
     markers = leftovers.index_conflict_markers(root)
     findings, copied = leftovers.sync_conflict_copies(root)
     if markers is not None:  # rows past a conflict block are invisible: repair nothing
         findings.insert(0, markers)
         return findings, Plan(OP, DoctorResult(findings))
+    merge = merging.fold_copies(root, find_copies(root, thorough=True) + notes.note_copies(root))
+    findings += merge.findings
+    laid = PlannedRoot(root)
+    laid.lay(Plan(OP, None, merge.overlay()))
+    findings, plan = _repairs(laid, when, findings, copied)
+    leftovers.state_in_root(root, findings, plan)
+    findings[:] = [merging.with_fix(f, merge) for f in findings]
+    plan.changes[:0] = merge.changes  # the merged originals first, the copies' moves last
+    plan.changes += merge.moves
+    plan.premises += merge.premises
+    return findings, plan.with_result(DoctorResult(findings))
+
+
+def _repairs(
+    root: MemoryRoot, when: datetime, findings: list[Finding], copied: set[str]
+) -> tuple[list[Finding], Plan[DoctorResult]]:
+    """The checks after the merge: the index, sessions, archive folders, links and notes."""
     checkup = Checkup(root, when, copied)
     plan: Plan[DoctorResult] = Plan(OP, DoctorResult([]))
     if rows.index_not_text(checkup) and rows.index_columns(checkup):
@@ -55,8 +75,7 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
     findings += checkup.findings
     if root.exists(NOTES):
         notes.check_notes(root, findings, plan)
-    leftovers.state_in_root(root, findings, plan)
-    return findings, plan.with_result(DoctorResult(findings))
+    return findings, plan
 
 
 def repair_plan(root: MemoryRoot, when: datetime) -> Plan[DoctorResult]:

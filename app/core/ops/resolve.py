@@ -1,0 +1,95 @@
+"""`memboard resolve [ID] --prefer ours|theirs`: decide what a merge left open (issue 26 §2, §5).
+
+Two things are left open: the cells `doctor --fix` could not decide when it merged a sync-conflict copy
+(their copy stays in place, see doctor/merging.py), and the conflict blocks memboard's git merge driver
+leaves in a file (merge.gitblocks). resolve decides them with the original's value (ours) or the copy's
+(theirs), every one or those of session or note ID, folds the copy in as doctor does and then keeps it
+under `.memboard/conflicts/` like every merged copy. One plan, previewed and applied like every other.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import UsageError
+from ..files.copies import ConflictCopy, find_copies
+from ..files.root import MemoryRoot
+from ..formats.index import IndexFile
+from ..formats.layout import ARCHIVE, INDEX, NOTES, SESSIONS
+from ..merge.gitblocks import resolve_blocks
+from ..merge.result import Prefer
+from ..plan import Change, Plan
+from ..results import Decided, ResolveResult
+from .doctor.merging import fold_copies
+from .doctor.notes import note_copies
+from .sequence import PlannedRoot
+
+OP = "resolve"
+BLOCK_START = b"<<<<<<< "
+
+
+def _has_block(data: bytes) -> bool:
+    """Whether data holds a line opening a conflict block."""
+    return data.startswith(BLOCK_START) or b"\n" + BLOCK_START in data
+
+
+def memboard_files(root: MemoryRoot) -> list[str]:
+    """index.md, the snapshots, the archive files and the notes (the files the git driver merges)."""
+    out = [INDEX] if root.exists(INDEX) else []
+    out += [f"{SESSIONS}/{n}" for n in root.listdir(SESSIONS) if n.endswith(".md")]
+    for sid in root.listdir(ARCHIVE):
+        out += [f"{ARCHIVE}/{sid}/{n}" for n in ("index.md", "session.md") if root.exists(f"{ARCHIVE}/{sid}/{n}")]
+    base = root.abs(NOTES)
+    if base.is_dir() and not base.is_symlink():
+        for folder, dirs, files in os.walk(base):
+            dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(folder, d)))
+            for name in sorted(files):
+                if name.endswith(".md") and not name.startswith("."):
+                    out.append(os.path.relpath(os.path.join(folder, name), root.path).replace(os.sep, "/"))
+    return out
+
+
+def _known(root: MemoryRoot, ident: str) -> bool:
+    """Whether ident names a session (a row, a snapshot, an archive folder) or a note of the root."""
+    if ident in IndexFile(root.read(INDEX) or b"").ids() or ident in root.archived_ids():
+        return True
+    return root.exists(f"{SESSIONS}/{ident}.md") or root.exists(f"{NOTES}/{ident}.md")
+
+
+def plan_resolve(root: MemoryRoot, prefer: Prefer, only: str | None = None) -> Plan[ResolveResult]:
+    """The plan deciding open cells (of only, else every one) by prefer, and the git driver's blocks."""
+    copies: list[ConflictCopy] = find_copies(root, thorough=True) + note_copies(root)
+    left = fold_copies(root, copies)  # what doctor's merge leaves open
+    opened = {f.copy.path: f.open for f in left.folds if f.open}
+    chosen = [c for c in copies if c.path in opened and (only is None or any(o.id == only for o in opened[c.path]))]
+    blocks: list[tuple[str, bytes, bytes, list[str]]] = []
+    for rel in memboard_files(root):
+        data = root.read(rel)
+        if data is None or not _has_block(data):
+            continue
+        after, ids = resolve_blocks(rel, data, prefer, only)
+        if after != data:
+            blocks.append((rel, data, after, ids))
+    if only is not None and not chosen and not blocks and not _known(root, only):
+        raise UsageError(f"{only} is no session or note of this memory root, and nothing open names it")
+    laid = PlannedRoot(root)  # (a file with blocks and a copy both: the copy folds into the decided file)
+    laid.lay(Plan(OP, None, [Change("modify", rel, data, after) for rel, data, after, _ in blocks]))
+    folded = fold_copies(laid, chosen, prefer, only)
+    decided = [
+        Decided(cell.id, cell.column, path)
+        for path, cells in opened.items()
+        for cell in cells
+        if any(c.path == path for c in chosen) and (only is None or cell.id == only)
+    ]
+    result = ResolveResult(prefer, decided, [(rel, ids) for rel, _, _, ids in blocks])
+    plan = Plan(OP, result)
+    plan.changes += [Change("modify", rel, data, after) for rel, data, after, _ in blocks]
+    plan.changes += folded.changes + folded.moves
+    plan.premises += folded.premises
+    what = [f"{d.id} {d.column}" for d in decided] + [
+        f"{rel} ({', '.join(ids) or 'blocks'})" for rel, _, _, ids in blocks
+    ]
+    plan.success = f"resolved with {prefer}: {'; '.join(what)}" if what else None
+    if not what:
+        plan.report.append("nothing to resolve")
+    return plan

@@ -1,0 +1,169 @@
+"""merge_index's properties over generated versions of index.md: no row of either version is lost, rows
+only in the copy come byte for byte in its order after ours', the merge is deterministic and idempotent,
+and its result is still a table (the conflict block changes no row of it)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memboard.core.formats.index import IndexFile
+from memboard.core.merge.index import merge_index
+from tests.merge.index_rows import HEADER, SEP, A, B, C
+from tests.support.sizes import examples
+
+D = "2026-05-31-1200-gemini-other"
+IDS = [A, B, C, D]
+TIMES = ["2026-05-31 09:00", "2026-05-31 10:00", "2026-06-01 08:30", "not a time"]
+MALFORMED = [
+    f"| {C} | codex-helper | T |",  # too few cells
+    "| 2026-13-99-9999-x | x | T | S | K | idle | - | a | b |",  # not an ID
+    f"| {D} | gemini-other | T | S | K | closed | - | {TIMES[0]} | {TIMES[0]} |",  # not a status
+]
+
+cells = st.sampled_from(["T", "S", "a \\| b", "多语言", "x"])
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> str:
+    """A table line: mostly a well-formed row of one of a few sessions, sometimes a malformed one."""
+    if draw(st.integers(0, 9)) == 0:
+        return draw(st.sampled_from(MALFORMED))
+    sid = draw(st.sampled_from(IDS))
+    agent = sid[16:] if draw(st.integers(0, 7)) else "someone-else"
+    started = TIMES[0] if draw(st.integers(0, 7)) else TIMES[1]
+    refs = draw(st.lists(st.sampled_from(IDS), max_size=2, unique=True))
+    values = [
+        sid,
+        agent,
+        draw(cells),
+        draw(cells),
+        draw(cells),
+        draw(st.sampled_from(["idle", "active", "stale"])),
+        ", ".join(refs) or "-",
+        started,
+        draw(st.sampled_from(TIMES)),
+    ]
+    pad = draw(st.sampled_from([" ", "  "]))
+    return "|" + "|".join(pad + v + pad for v in values) + "|"
+
+
+@st.composite
+def versions(draw: st.DrawFn) -> tuple[bytes, bytes]:
+    """Two versions of one index.md (same line endings, BOM and text around the table, or not)."""
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    bom = draw(st.booleans())
+    final = draw(st.booleans())
+    out = []
+    for _ in range(2):
+        rows = draw(st.lists(lines(), max_size=6))
+        pre = draw(st.sampled_from(["", "# Memory" + eol + eol, "# Other" + eol + eol]))
+        post = draw(st.sampled_from(["", eol + "notes" + eol]))
+        text = pre + eol.join([HEADER, SEP, *rows]) + (eol if final or post else "") + post
+        out.append((("\ufeff" if bom else "") + text).encode())
+    return out[0], out[1]
+
+
+def table(data: bytes) -> list[str]:
+    """The table's lines as written (without endings)."""
+    parsed = IndexFile(data)
+    return [parsed.locate(r)[0].rstrip("\r\n") for r in parsed.rows]
+
+
+def cells_of(line: str) -> tuple[str, ...]:
+    """A line's cells as the index reads them (spacing aside)."""
+    return IndexFile(f"{HEADER}\n{SEP}\n{line}\n".encode()).rows[0].raw_cells
+
+
+def distinct(lines_: list[str]) -> list[str]:
+    """Lines with the same cells once, the first kept."""
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for line in lines_:
+        if cells_of(line) not in seen:
+            seen.add(cells_of(line))
+            out.append(line)
+    return out
+
+
+PROPERTY = settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPERTY
+@given(versions())
+def test_no_row_of_either_version_is_lost_and_rows_only_in_the_copy_come_byte_for_byte_after_ours(pair):
+    ours, theirs = pair
+    merged = merge_index(ours, theirs)
+    assert not merged.unparsed
+    got, mine, other = table(merged.data), table(ours), table(theirs)
+    ids = {IndexFile(merged.data).rows[i].id for i in range(len(got))}
+    assert {r.id for r in IndexFile(ours).rows} | {r.id for r in IndexFile(theirs).rows} <= ids
+    assert [IndexFile(merged.data).rows[i].id for i in range(len(mine))] == [r.id for r in IndexFile(ours).rows]
+    assert got[: len(mine)] == [
+        line for line, was in zip(got, mine, strict=False) if cells_of(line)[0] == cells_of(was)[0]
+    ]
+    only_ours = {r.id for r in IndexFile(ours).rows} - {r.id for r in IndexFile(theirs).rows}
+    assert [line for line in got if cells_of(line)[0] in only_ours] == [
+        line for line in mine if cells_of(line)[0] in only_ours
+    ]
+    new_ids = {r.id for r in IndexFile(theirs).rows} - {r.id for r in IndexFile(ours).rows}
+    only_theirs = distinct([line for line, r in zip(other, IndexFile(theirs).rows, strict=True) if r.id in new_ids])
+    assert [line for line in got[len(mine) :] if cells_of(line)[0] in new_ids] == only_theirs
+    # a line of a session written on several lines, or malformed, is never merged: each line of either is there
+    kept = {cells_of(line) for line in got}
+    for version in (ours, theirs):
+        parsed = IndexFile(version)
+        for r in parsed.rows:
+            if r.problem or len(parsed.find(r.id)) > 1:
+                assert r.raw_cells in kept
+
+
+@PROPERTY
+@given(versions())
+def test_the_merge_is_deterministic_idempotent_and_still_a_table(pair):
+    ours, theirs = pair
+    merged = merge_index(ours, theirs)
+    assert merge_index(bytes(ours), bytes(theirs)) == merged
+    again = merge_index(merged.data, theirs)
+    assert again.data == merged.data and again.added == 0 and again.cells == 0
+    parsed = IndexFile(merged.data)
+    assert parsed.has_table and not parsed.conflict_lines and not parsed.outside
+    assert parsed.bom == IndexFile(ours).bom and merged.data.endswith(b"\n") == ours.endswith(b"\n")
+    assert len(parsed.rows) == len(table(ours)) + merged.added - sum(1 for _ in merged.held_back)
+    assert merge_index(ours, theirs, prefer="ours").data == merged.data
+    theirs_way = merge_index(ours, theirs, prefer="theirs")
+    assert theirs_way.open == () and table(merge_index(theirs_way.data, theirs, prefer="theirs").data) == table(
+        theirs_way.data
+    )
+
+
+@PROPERTY
+@given(versions())
+def test_the_conflict_block_changes_no_row_of_the_table(pair):
+    ours, theirs = pair
+    plain = merge_index(ours, theirs)
+    marked = merge_index(ours, theirs, marker_size=7)
+    assert table(marked.data) == table(plain.data) and marked.open == plain.open
+    assert bool(IndexFile(marked.data).conflict_lines) == bool(plain.open)
+    assert marked.data.count(b"<<<<<<< ours") == (1 if plain.open else 0)
+
+
+@PROPERTY
+@given(versions(), st.lists(lines(), max_size=6))
+def test_three_way_keeps_every_row_added_since_the_ancestor_and_is_idempotent(pair, base_rows):
+    ours, theirs = pair
+    base = ("\n".join([HEADER, SEP, *base_rows]) + "\n").encode()
+    merged = merge_index(ours, theirs, base)
+    assert not merged.unparsed
+    assert merge_index(ours, theirs, base) == merged
+    assert merge_index(merged.data, theirs, base).data == merged.data
+    was = {r.raw_cells for r in IndexFile(base).rows}
+    kept = {r.raw_cells for r in IndexFile(merged.data).rows}
+    ids = {r.id for r in IndexFile(merged.data).rows}
+    for version in (ours, theirs):
+        for r in IndexFile(version).rows:
+            if r.raw_cells not in was:  # changed or added since the ancestor: never dropped
+                assert r.id in ids
+                if r.problem:
+                    assert r.raw_cells in kept
+    assert IndexFile(merged.data).has_table

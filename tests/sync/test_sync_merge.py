@@ -1,0 +1,295 @@
+"""`memboard doctor --fix` merges sync-conflict copies into their originals (issue 26 §2, §3).
+
+From the outside: a root as two machines and a sync tool leave it (an original and its copies), then
+`doctor --fix` (and its `--dry-run`, `--json`); what is asserted is the files after it, byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.roots import Mem, index_text, row_line, snapshot_text
+from tests.support.tree import tree
+
+A = "2026-05-31-0900-claude-agent"
+B = "2026-05-31-0930-cursor-main-agent"
+C = "2026-05-31-1000-codex-agent"
+SYNC = "sync-conflict-20260531-101500-ABCDEF7"
+SYNC2 = "sync-conflict-20260531-101600-BCDEFG8"
+COPY = f"index.{SYNC}.md"
+COPY2 = f"index.{SYNC2}.md"
+KEPT = f".memboard/conflicts/{COPY}"
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    """Write a file of the root (its folders made)."""
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8"))
+
+
+def files(root: Path) -> dict[str, bytes]:
+    """Every file of the root, by relative path (the copies kept under .memboard/conflicts/ included)."""
+    return tree(root, skip=(".git",))
+
+
+def doctor_json(cli, *args: str) -> dict | list:
+    """doctor [ARGS] --json, parsed."""
+    res = cli("doctor", *args, "--json")
+    assert res.code == 0, res.err
+    return json.loads(res.out)
+
+
+def fixable(cli) -> list[dict]:
+    """The findings doctor would still fix."""
+    return [f for f in doctor_json(cli) if f["fix"]]
+
+
+def snaps(root: Path, *ids: str) -> None:
+    """A snapshot for each session (an active row has one)."""
+    for sid in ids:
+        if not Mem(root).has_snap(sid):
+            Mem(root).snapshot(sid)
+
+
+def two_machines(root: Path) -> None:
+    """This machine's index.md holds A; the copy Syncthing kept holds A and B (registered on the other machine,
+    whose snapshot synced without a conflict)."""
+    snaps(root, A, B)
+    Mem(root).index(row_line(A))
+    write(root, COPY, index_text([row_line(A), row_line(B, summary="Laptop work.")]))
+
+
+def test_a_row_only_in_the_copy_is_merged_byte_for_byte_and_the_copy_kept_under_conflicts(cli, root):
+    two_machines(root)
+    copy = (root / COPY).read_bytes()
+    found = doctor_json(cli)
+    assert [(f["kind"], f["fix"]) for f in found] == [
+        ("sync_conflict_copy", f"merge into index.md: +1 row; keep the copy as {KEPT}")
+    ]
+    res = cli("doctor", "--fix")
+    assert res.code == 0, res.err
+    assert (root / "index.md").read_text(encoding="utf-8") == index_text(
+        [row_line(A), row_line(B, summary="Laptop work.")]
+    )
+    assert not (root / COPY).exists()
+    assert (root / KEPT).read_bytes() == copy  # byte for byte
+    assert fixable(cli) == []
+    assert [r["id"] for r in json.loads(cli("list", "--json").out)] == [A, B]
+
+
+def test_json_lists_the_steps_the_merge_first_the_move_last(cli, root):
+    two_machines(root)
+    out = doctor_json(cli, "--fix", "--dry-run")
+    assert out["changes"] == ["modify index.md", f"move {COPY} -> {KEPT}"]
+    assert (root / COPY).exists() and not (root / ".memboard").exists()  # a dry run writes nothing
+    out = doctor_json(cli, "--fix")
+    assert out["dry_run"] is False and out["changes"] == ["modify index.md", f"move {COPY} -> {KEPT}"]
+
+
+def test_a_second_run_changes_nothing(cli, root):
+    two_machines(root)
+    assert cli("doctor", "--fix").code == 0
+    after = files(root)
+    assert doctor_json(cli, "--fix")["changes"] == []
+    assert files(root) == after
+
+
+def test_two_merges_of_the_same_copies_write_identical_bytes(cli, root, tmp_path):
+    """No time, machine or local state enters the merged bytes: two machines merging the same copies agree."""
+    two_machines(root)
+    other = tmp_path / "other"
+    shutil.copytree(root, other)
+    assert cli("doctor", "--fix").code == 0
+    res = cli("doctor", "--fix", "--root", str(other), use_root=False)
+    assert res.code == 0, res.err
+    assert files(root) == files(other)
+
+
+def test_several_copies_fold_in_one_at_a_time_in_name_order(cli, root):
+    snaps(root, A, B, C)
+    Mem(root).index(row_line(A))
+    write(root, COPY2, index_text([row_line(A), row_line(C)]))
+    write(root, COPY, index_text([row_line(A), row_line(B)]))
+    out = doctor_json(cli, "--fix")
+    assert out["changes"] == [
+        "modify index.md",
+        "modify index.md",
+        f"move {COPY} -> {KEPT}",
+        f"move {COPY2} -> .memboard/conflicts/{COPY2}",
+    ]
+    assert (root / "index.md").read_text(encoding="utf-8") == index_text([row_line(A), row_line(B), row_line(C)])
+
+
+def test_a_copy_the_original_already_holds_only_moves(cli, root):
+    snaps(root, A, B)
+    Mem(root).index(row_line(A), row_line(B))
+    write(root, COPY, index_text([row_line(A)]))
+    before = (root / "index.md").read_bytes()
+    found = doctor_json(cli)
+    assert found[0]["fix"] == f"index.md holds all of it already; keep the copy as {KEPT}"
+    assert doctor_json(cli, "--fix")["changes"] == [f"move {COPY} -> {KEPT}"]
+    assert (root / "index.md").read_bytes() == before
+
+
+def test_a_copy_whose_bytes_are_kept_already_is_deleted(cli, root):
+    two_machines(root)
+    write(root, KEPT, (root / COPY).read_text(encoding="utf-8"))
+    found = doctor_json(cli)
+    assert found[0]["fix"] == f"merge into index.md: +1 row; {KEPT} holds its bytes already: delete the copy"
+    assert doctor_json(cli, "--fix")["changes"] == ["modify index.md", f"delete {COPY}"]
+    assert not (root / COPY).exists() and (root / KEPT).exists()
+
+
+def test_a_row_a_copy_holds_is_merged_never_restored_as_an_orphan(cli, root):
+    """The other machine registered B and wrote its snapshot: the snapshot synced, its row only in the copy."""
+    two_machines(root)
+    kinds = [f["kind"] for f in doctor_json(cli)]
+    assert "orphan_snapshot" not in kinds
+    assert cli("doctor", "--fix").code == 0
+    assert row_line(B, summary="Laptop work.") in (root / "index.md").read_text(encoding="utf-8")  # not from Metadata
+    assert fixable(cli) == []
+
+
+def test_a_snapshot_copy_keeps_every_item_of_both(cli, root):
+    Mem(root).index(row_line(A))
+    Mem(root).snapshot(A, decisions=["Decided on the desktop."])
+    copy = f"sessions/{A}.{SYNC}.md"
+    write(root, copy, snapshot_text(A, decisions=["Decided on the laptop."]))
+    assert cli("doctor", "--fix").code == 0, cli("doctor", "--json").out
+    text = Mem(root).snap(A)
+    assert "- Decided on the desktop." in text and "- Decided on the laptop." in text
+    assert not (root / copy).exists() and (root / ".memboard/conflicts" / copy).exists()
+    assert fixable(cli) == []
+
+
+def test_a_note_copy_keeps_every_statement_of_both(cli, root):
+    key = "project/decision/db"
+    save = ["note", "save", "--topic-key", key, "--title", "Pick the database", "--type", "decision"]
+    assert cli(*save, "--scope", "project", "--what", "- PostgreSQL.").code == 0
+    original = root / "notes" / f"{key}.md"
+    copy = original.with_name(f"db.{SYNC}.md")
+    copy.write_text(original.read_text(encoding="utf-8").replace("- PostgreSQL.", "- SQLite for tests."), "utf-8")
+    assert cli("doctor", "--fix").code == 0
+    text = original.read_text(encoding="utf-8")
+    assert "PostgreSQL." in text and "SQLite for tests." in text
+    assert not copy.exists() and (root / ".memboard/conflicts/notes/project/decision" / copy.name).exists()
+    assert fixable(cli) == []
+
+
+def test_a_copy_without_its_original_restores_it(cli, root):
+    """rclone bisync renames both sides: index.md is gone, its copies hold the rows."""
+    snaps(root, A, B)
+    write(root, COPY, index_text([row_line(A)]))
+    write(root, COPY2, index_text([row_line(B)]))
+    out = doctor_json(cli, "--fix")
+    assert out["changes"][:2] == ["create index.md", "modify index.md"]
+    assert (root / "index.md").read_text(encoding="utf-8") == index_text([row_line(A), row_line(B)])
+    assert not (root / COPY).exists() and not (root / COPY2).exists()
+
+
+# -- open cells, collisions ----------------------------------------------------------------------------------------
+
+
+def open_cell(root: Path) -> None:
+    """The same Summary of A changed on both machines in the same minute."""
+    snaps(root, A, B)
+    Mem(root).index(row_line(A, summary="Desktop summary."))
+    write(root, COPY, index_text([row_line(A, summary="Laptop summary."), row_line(B)]))
+
+
+def test_an_open_cell_is_a_finding_the_rest_merged_and_the_copy_left_in_place(cli, root):
+    open_cell(root)
+    first = next(f for f in doctor_json(cli) if f["kind"] == "sync_conflict_copy")
+    assert first["fix"] == (
+        f"merge into index.md: +1 row; 1 open cell (Summary of {A}) left to `memboard resolve`: the copy stays in place"
+    )
+    assert cli("doctor", "--fix").code == 0
+    assert (root / "index.md").read_text(encoding="utf-8") == index_text(
+        [row_line(A, summary="Desktop summary."), row_line(B)]
+    )
+    assert (root / COPY).exists() and not (root / KEPT).exists()
+    found = doctor_json(cli)
+    cells = [f for f in found if f["kind"] == "conflict_cell"]
+    assert len(cells) == 1
+    cell = cells[0]
+    assert (cell["id"], cell["fix"], cell["path"], cell["column"]) == (A, None, COPY, "Summary")
+    assert (
+        "Summary" in cell["message"] and "Desktop summary." in cell["message"] and "Laptop summary." in cell["message"]
+    )
+    copy = next(f for f in found if f["kind"] == "sync_conflict_copy")
+    assert copy["fix"] is None and f"1 open cell (Summary of {A}) left to `memboard resolve`" in copy["message"]
+    assert fixable(cli) == []
+    assert doctor_json(cli, "--fix")["changes"] == []  # the next run shows only the open cell
+
+
+def test_the_same_session_id_for_two_sessions_is_an_id_collision_both_rows_kept(cli, root):
+    snaps(root, A)
+    Mem(root).index(row_line(A))
+    other = row_line(A, agent="claude-agent-laptop", summary="Another conversation.")
+    write(root, COPY, index_text([other]))
+    found = doctor_json(cli)
+    assert [(f["kind"], f["id"], f["fix"]) for f in found if f["kind"] == "id_collision"] == [("id_collision", A, None)]
+    assert cli("doctor", "--fix").code == 0
+    text = (root / "index.md").read_text(encoding="utf-8")
+    assert row_line(A) in text and other in text
+
+
+# -- the preview, crashes ------------------------------------------------------------------------------------------
+
+
+def git(cwd: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    """git isolated from the user's and the system's configuration."""
+    import os
+
+    env = dict(os.environ, HOME=str(cwd.parent), GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+    return subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True, env=env, timeout=60)
+
+
+def several(root: Path) -> None:
+    """Copies of index.md and of a snapshot, one of them kept already."""
+    two_machines(root)
+    snaps(root, C)
+    write(root, COPY2, index_text([row_line(C)]))
+    write(root, f".memboard/conflicts/{COPY2}", index_text([row_line(C)]))
+    Mem(root).snapshot(A, decisions=["Decided on the desktop."])
+    write(root, f"sessions/{A}.{SYNC}.md", snapshot_text(A, decisions=["Decided on the laptop."]))
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_git_apply_of_the_dry_run_writes_exactly_what_doctor_fix_writes(cli, root, tmp_path):
+    several(root)
+    real = tmp_path / "real"
+    shutil.copytree(root, real)
+    before = files(root)
+    dry = cli("doctor", "--fix", "--dry-run")
+    assert dry.code == 0, dry.err
+    assert files(root) == before
+    assert f"rename from {COPY}\nrename to {KEPT}\n" in dry.out
+    assert "--- a/index.md\n+++ b/index.md\n" in dry.out and f"+{row_line(B, summary='Laptop work.')}\n" in dry.out
+    done = cli("doctor", "--fix", "--root", str(real), use_root=False)
+    assert done.code == 0, done.err
+    assert files(real) != before
+    assert git(root, "init", "-q").returncode == 0
+    applied = git(root, "apply", "--whitespace=nowarn", "-", stdin=dry.out.encode("utf-8"))
+    assert applied.returncode == 0, applied.stderr.decode() + dry.out
+    assert files(root) == files(real)
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 4, 5])
+def test_a_crash_after_any_step_is_finished_by_the_next_run(cli, root, tmp_path, step):
+    several(root)
+    whole = tmp_path / "whole"
+    shutil.copytree(root, whole)
+    assert cli("doctor", "--fix", "--root", str(whole), use_root=False).code == 0
+    crashed = cli("doctor", "--fix", env={"FAULT_AFTER_STEP": str(step), "FAULT_MODE": "kill"})
+    assert crashed.code == 137
+    res = cli("doctor", "--fix")
+    assert res.code == 0, res.err
+    assert files(root) == files(whole)
+    assert doctor_json(cli, "--fix")["changes"] == []

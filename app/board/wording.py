@@ -227,6 +227,7 @@ REMEDY_WORDS = {  # each remedy a refusal names, in the board's keys ({subject}:
     Remedy.RELEASE: "(select {subject} and press r to release them)",
     Remedy.UPDATE: "select {subject} and press u to write its snapshot",
     Remedy.DOCTOR: "press d (doctor)",
+    Remedy.DOCTOR_FIX: "press d (doctor) and apply its repairs first",
     Remedy.SPACE_CHECK: "press x on the Spaces screen (p) for what is left",
     Remedy.HIERARCHY_LINT: "press l on the Hierarchy screen (h) for what is left",
 }
@@ -264,6 +265,7 @@ FIXES = {  # the flow each remedy starts: its board action and its button's labe
     Remedy.RELEASE: ("release", "Release its references"),
     Remedy.UPDATE: ("update", "Write its snapshot (update)"),
     Remedy.DOCTOR: ("doctor", "Run doctor"),
+    Remedy.DOCTOR_FIX: ("doctor", "Run doctor"),
 }
 
 

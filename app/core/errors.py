@@ -24,6 +24,7 @@ class Remedy:
     RELEASE = "release"  # release the references to the subject (the session that is still referenced)
     UPDATE = "update"  # update the subject (write its snapshot)
     DOCTOR = "doctor"  # run doctor (it finds and repairs what memboard left or found inconsistent)
+    DOCTOR_FIX = "doctor-fix"  # run doctor's repairs first (it merges the sync-conflict copies a refusal names)
     # named by doctor's findings (a Said text), with their arguments
     CONTINUE_LINK = "continue-link"  # continue SOURCE as REF: record a link on REF's side
     RELEASE_LINK = "release-link"  # release SOURCE as REF: drop the link
@@ -38,6 +39,7 @@ COMMAND_LINE: Mapping[str, str] = {  # each remedy in the command line's words (
     Remedy.RELEASE: "(memboard release {subject} --as <id>)",
     Remedy.UPDATE: "run `memboard update {subject}` to write its snapshot",
     Remedy.DOCTOR: "run `memboard doctor`",
+    Remedy.DOCTOR_FIX: "run `memboard doctor --fix` first",
     Remedy.SPACE_CHECK: "run `memboard space check` (it names what is left; the next write finishes it)",
     Remedy.HIERARCHY_LINT: "run `memboard hierarchy lint` (it names what is left)",
 }

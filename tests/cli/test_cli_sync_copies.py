@@ -112,16 +112,21 @@ def test_copies_inside_an_archive_folder_are_named(cli, root, mem):
     ]
 
 
-def test_organize_takes_a_copy_for_its_original_not_a_session_of_its_own(cli, root, mem):
+def test_organize_takes_a_copy_for_its_original_not_a_session_of_its_own(cli, root, mem, whole_tree):
+    """A copy's Continues From speaks for its original (the board's release picker reads it so); organize itself
+    refuses while the copy is unmerged (tests/sync/test_sync_names_refusals.py)."""
+    from memboard.core.files.root import MemoryRoot
+    from memboard.core.ops.organize import continued_sources
+
     copy = f"{A}.sync-conflict-20260531-101500-ABCDEF7"
     mem.index(idle_line(SOURCE), row_line(A))
     mem.snapshot(A)
     mem.snapshot(copy, text=snapshot_text(A, continues=[SOURCE]))
+    assert continued_sources(MemoryRoot(root), {SOURCE, A}) == {SOURCE: [A]}  # on behalf of A, not of the copy
+    before = whole_tree()
     res = cli("organize", "--json")
-    assert res.code == 0, res.err
-    report = json.loads(res.out)
-    assert report["protected"] == [SOURCE]  # the copy still protects (conservative), on behalf of A
-    assert report["reasons"][SOURCE] == f"listed in Continues From of {A}"
+    assert res.code == 1 and res.err.strip().endswith("run `memboard doctor --fix` first"), res.err
+    assert whole_tree() == before
 
 
 # -- notes ---------------------------------------------------------------------------------------------------------

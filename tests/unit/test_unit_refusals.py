@@ -31,6 +31,7 @@ def test_every_remedy_a_refusal_names_has_command_line_words():
         Remedy.RELEASE,
         Remedy.UPDATE,
         Remedy.DOCTOR,
+        Remedy.DOCTOR_FIX,
         Remedy.SPACE_CHECK,
         Remedy.HIERARCHY_LINT,
     }

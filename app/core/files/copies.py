@@ -177,6 +177,14 @@ def _read(root: Reader, rel: str) -> bytes | None:
         return None
 
 
+def _listdir(root: Reader, rel: str) -> list[str]:
+    """The names in a folder, none when it cannot be listed here (a symlink out of the root: doctor names it)."""
+    try:
+        return root.listdir(rel)
+    except (MemboardError, OSError):  # (permission denied: the commands that read it say why)
+        return []
+
+
 def _snapshot_candidates(stem: str, names: set[str], thorough: bool) -> list[tuple[str, str]]:
     """(original Session ID, tool) pairs a file `sessions/<stem>.md` may copy, before reading it.
 
@@ -239,7 +247,7 @@ def snapshot_copies(root: Reader, thorough: bool = False, names: list[str] | Non
     A OneDrive-style name that is also a valid Session ID is read only when its original
     is beside it, unless `thorough` (doctor reads every such file).
     """
-    names = root.listdir(SESSIONS) if names is None else names
+    names = _listdir(root, SESSIONS) if names is None else names
     present = set(names)
     out = []
     for name in names:
@@ -256,7 +264,7 @@ def snapshot_copies(root: Reader, thorough: bool = False, names: list[str] | Non
 def _index_copies(root: Reader) -> list[ConflictCopy]:
     """Conflict copies of index.md at the top of the root (each holds an index table)."""
     out = []
-    names = root.listdir(".")
+    names = _listdir(root, ".")
     missing = INDEX not in names
     for name in names:
         if name == INDEX:
@@ -274,11 +282,11 @@ def _index_copies(root: Reader) -> list[ConflictCopy]:
 def _archive_copies(root: Reader) -> list[ConflictCopy]:
     """Conflict copies of archive/<id>/index.md and session.md (each names that session)."""
     out = []
-    for sid in root.listdir(ARCHIVE):
+    for sid in _listdir(root, ARCHIVE):
         if not is_valid_id(sid):
             continue
         rel = f"{ARCHIVE}/{sid}"
-        names = root.listdir(rel)
+        names = _listdir(root, rel)
         for name in names:
             if name in ("index.md", "session.md"):
                 continue

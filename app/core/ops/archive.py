@@ -8,13 +8,14 @@ from ..errors import REMEDY_HERE, Refused, Remedy
 from ..files.root import MemoryRoot
 from ..formats.archive import render_archive_index
 from ..formats.clock import format_ts
+from ..formats.ids import check_id
 from ..formats.index import IndexFile, Row, format_refs
 from ..formats.layout import INDEX, TEMP_SUFFIX, archive_dir, archive_index_path, archive_session_path, session_path
 from ..formats.sources import continues_from
 from ..plan import Change, Check, Plan
 from ..results import ArchiveResult
 from .checks import file_exists, row_absent
-from .common import find_row, has_meaningful_summary, load_index
+from .common import find_row, has_meaningful_summary, load_index, refuse_unmerged_copies
 
 
 def archived_row(row: Row, when: datetime) -> bytes:
@@ -59,6 +60,8 @@ def released_check(session_id: str, released: list[str]) -> Check:
 
 def plan_archive(root: MemoryRoot, session_id: str, when: datetime) -> Plan[ArchiveResult]:
     """Archive one session (or delete a placeholder row), releasing its own references first."""
+    check_id(session_id, "session ID")
+    refuse_unmerged_copies(root, "archive", "the row and snapshot archive moves")
     before = root.read(INDEX)
     index = IndexFile(before or b"")
     row = find_row(index, session_id)

@@ -21,6 +21,24 @@ def load_index(root: MemoryRoot) -> IndexFile:
     return IndexFile(data if data is not None else b"")
 
 
+def refuse_unmerged_copies(root: MemoryRoot, op: str, does: str) -> None:
+    """Refuse (one line, nothing written) an operation that deletes or moves rows (op; does: what it changes) while a sync
+    tool's conflict copy of index.md, a snapshot or an archive file is not merged: the copy may hold the other
+    version of a row it would touch, which merging afterwards could no longer tell from a new one."""
+    from ..files.copies import find_copies  # lazy: the hook loads this module, and never looks for copies
+
+    copies = find_copies(root)
+    if not copies:
+        return
+    names = ", ".join(c.path for c in copies[:3]) + (", …" if len(copies) > 3 else "")
+    count = f"{len(copies)} sync-conflict {'copy is' if len(copies) == 1 else 'copies are'} not merged yet ({names})"
+    raise Refused(
+        f"{op} refused, nothing written: {count} and may hold another version of {does}: {REMEDY_HERE}",
+        remedy=Remedy.DOCTOR_FIX,
+        says_written=True,
+    )
+
+
 def find_row(index: IndexFile, session_id: str, what: str = "session") -> Row:
     """The one well-formed row for session_id, or a one-line refusal saying why not (also while
     index.md holds merge-conflict markers: every caller is about to change it)."""

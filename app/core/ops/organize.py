@@ -22,7 +22,7 @@ from ..formats.index import IndexEdit, IndexFile, Row
 from ..formats.layout import INDEX, SESSIONS
 from ..plan import Change, Check, Plan
 from ..results import OrganizeResult
-from .common import has_meaningful_summary, load_index
+from .common import has_meaningful_summary, load_index, refuse_unmerged_copies
 
 KEYS = ("deleted", "marked_stale", "kept_active", "protected", "blocked", "malformed", "stale")
 LABELS = (
@@ -155,6 +155,7 @@ def plan_organize(
     looked at in a child process while the rows are read, see continues.Beside: a one-shot command's choice)."""
     if stale_days < 0:
         raise UsageError("--stale-days must be 0 or more")
+    refuse_unmerged_copies(root, "organize", "the rows organize deletes or marks stale")
     before = root.read(INDEX)
     with Beside(root, apart=beside) as looking:
         index = IndexFile(before or b"")

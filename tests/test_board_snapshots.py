@@ -7,9 +7,9 @@ from textual.widgets import Input
 
 from memboard.board.app import MemboardApp
 from memboard.core.formats.clock import now
-from memboard.core.ops import doctor
 from memboard.core.ops.demo import build_demo, demo_ids
 from memboard.core.results import Finding
+from tests.support.sync_findings import doctor_saying
 
 SIZE = (120, 40)
 
@@ -103,21 +103,20 @@ class TestBanner:
     def test_banner_names_copies_to_merge_open_cells_and_too_many_copies(self, snap_compare, tmp_path, monkeypatch):
         root = build_demo(tmp_path / "memory", now())
         ids = demo_ids(now())
-        data = (root / "index.md").read_bytes()
+        text = (root / "index.md").read_text(encoding="utf-8")
         copies = [f"index.sync-conflict-20260531-1015{n:02d}-ABCDEF7.md" for n in range(9)]
-        for name in copies:
-            (root / name).write_bytes(data)
-        extra = (("path", copies[0]), ("of", "index.md"), ("tool", "syncthing"), ("device", "ABCDEF7"))
-        said = [  # what the merge finds (a stand-in until doctor's merge says it): two open cells in the first copy
-            Finding("sync_conflict_copy", "", "a copy", None, "index.md", extra),
-            *(
-                Finding("conflict_cell", ids[name], "differs", None, None, (("path", copies[0]), ("column", column)))
-                for name, column in (("hook", "Summary"), ("broken", "Topic"))
-            ),
-            Finding("too_many_copies", "", "index.md has 9 copies", None, "index.md"),
-        ]
-        real = doctor.diagnose
-        monkeypatch.setattr(doctor, "diagnose", lambda r, when=None: ([*real(r, when)[0], *said], real(r, when)[1]))
+        for name in copies[1:]:
+            (root / name).write_text(text, encoding="utf-8")
+        lines = text.splitlines(keepends=True)
+        at = next(i for i, line in enumerate(lines) if ids["hook"] in line)
+        lines[at] = lines[at].replace("Hook latency on large indexes", "Hook latency, on the laptop")  # its Topic
+        at = next(i for i, line in enumerate(lines) if line.startswith(f"| {ids['broken']} "))
+        cells = lines[at].split(" | ")
+        cells[3] = "Summary written on the laptop"
+        lines[at] = " | ".join(cells)
+        (root / copies[0]).write_text("".join(lines), encoding="utf-8")  # its merge leaves two cells open
+        # doctor's too_many_copies finding (its own branch builds it): a stand-in until it lands
+        doctor_saying(monkeypatch, Finding("too_many_copies", "", "index.md has 9 copies", None, "index.md"))
         assert snap_compare(MemboardApp(root, watch=False), terminal_size=SIZE, run_before=settled())
 
 

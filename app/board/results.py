@@ -7,12 +7,10 @@ shape touches this module only. Plain Python (no Textual).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.errors import Refused
 from ..core.files.root import MemoryRoot
 from ..core.merge.result import Prefer
 from ..core.ops.query import chain as _chain
@@ -167,11 +165,8 @@ def open_conflicts(root: MemoryRoot) -> list[OpenConflict]:
 
 
 def resolve_builder(prefer: Prefer, only: str | None) -> Callable[[MemoryRoot], Plan[Any]]:
-    """The plan of `memboard resolve [ONLY] --prefer PREFER`, from the service builder the command line and the
-    MCP server share (service/sync.py); refused in one line while that builder is not there."""
-    try:
-        sync = importlib.import_module("memboard.service.sync")
-    except ModuleNotFoundError:
-        raise Refused("resolve is not built yet; nothing written") from None
-    builder: Callable[[MemoryRoot], Plan[Any]] = sync.resolve_plan(prefer, only)
-    return builder
+    """The plan of `memboard resolve [ONLY] --prefer PREFER`, from the builder the command line and the MCP server
+    share (service/sync.py)."""
+    from ..service.sync import resolve_plan  # lazy: resolve's operation loads with its flow
+
+    return resolve_plan(prefer, only)

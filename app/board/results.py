@@ -131,36 +131,37 @@ class OpenConflict:
     """One thing resolve decides: a cell a merge left open, or a file's conflict blocks.
 
     file is the original's path (`index.md`, `sessions/<id>.md`, a note's); id the session or note ("" for
-    blocks no ID names); column the cell's (`Summary`; "" for conflict blocks); message doctor's words, naming
-    both values."""
+    blocks no ID names); column the cell's (`Summary`; "" for conflict blocks); ours and theirs the cell's two
+    values (this machine's, the copy's); message doctor's words about conflict blocks."""
 
     file: str
     id: str
     column: str
-    message: str
+    ours: str = ""
+    theirs: str = ""
+    message: str = ""
 
 
 def open_conflicts(root: MemoryRoot) -> list[OpenConflict]:
-    """What resolve can decide on root, from a doctor pass: each open cell (under the file its copy is of),
-    then each file with conflict blocks."""
-    from ..core.ops.doctor import diagnose  # lazy: doctor's checks load with the flow that needs them
+    """What resolve can decide on root: each cell doctor's merge of a copy leaves open (under the file the copy is
+    of, with both values), then each file with conflict blocks (from a doctor pass)."""
+    # lazy: the merge of copies and doctor's checks load with the flow that needs them
+    from ..core.files.copies import find_copies
+    from ..core.ops.doctor import diagnose
+    from ..core.ops.doctor.merging import fold_copies
+    from ..core.ops.doctor.notes import note_copies
 
-    found, _ = diagnose(root)
-    originals = {}
+    with root.steady():
+        folded = fold_copies(root, find_copies(root, thorough=True) + note_copies(root))
+        found, _ = diagnose(root)
+    out = [
+        OpenConflict(fold.original, cell.id, cell.column, cell.ours, cell.theirs)
+        for fold in folded.folds
+        for cell in fold.open
+    ]
     for f in found:
-        extra = dict(f.extra)
-        if f.kind == "sync_conflict_copy" and extra.get("path"):
-            originals[extra["path"]] = extra.get("of") or f.subject or ""
-    out = []
-    for f in found:
-        if f.kind not in RESOLVABLE:
-            continue
-        extra = dict(f.extra)
-        if f.kind == "conflict_cell":
-            copy = extra.get("path") or ""
-            out.append(OpenConflict(originals.get(copy) or copy, f.id, extra.get("column") or "", str(f.message)))
-        else:
-            out.append(OpenConflict(extra.get("path") or f.subject or "", f.id, "", str(f.message)))
+        if f.kind in RESOLVABLE and f.kind != "conflict_cell":
+            out.append(OpenConflict(dict(f.extra).get("path") or f.subject or "", f.id, "", message=str(f.message)))
     return out
 
 

@@ -193,14 +193,16 @@ def doctor_words(plan: Plan) -> tuple[list[str], list[ViewLine]]:
 
 def resolve_words(prefer: str, only: str | None, conflicts: list[results.OpenConflict]) -> str:
     """Resolve's headline: how many open conflicts whose value decides (`3 open conflicts: keep ours, ...`)."""
-    n = sum(1 for c in conflicts if only is None or c.id == only)
+    scoped = [c for c in conflicts if only is None or c.id == only]
+    n = len(scoped)
     whose = (
         "keep ours (this machine's values; in a git merge, the branch you are on)"
         if prefer == "ours"
         else "take theirs (the sync-conflict copy's values; in a git merge, the branch merged in)"
     )
     scope = f" of {only}" if only else ""
-    return f"{n:,} open {'conflict' if n == 1 else 'conflicts'}{scope}: {whose}; then each copy moves to .memboard/conflicts/"
+    moves = "; then each copy moves to .memboard/conflicts/" if any(c.column for c in scoped) else ""
+    return f"{n:,} open {'conflict' if n == 1 else 'conflicts'}{scope}: {whose}{moves}"
 
 
 def done_words(plan: Plan) -> str:

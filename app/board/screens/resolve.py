@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
@@ -22,16 +22,19 @@ from memboard.widgets.rows import printable
 from ..actions import bindings
 from ..results import OpenConflict, Prefer
 
-SHOWN = 4  # conflicts listed one a line; past this many, one line counts the rest
-
 Answer = tuple[Prefer, str | None]
 """Whose value decides, and the session or note ID it is limited to (None: every open conflict)."""
 
 
 def conflict_line(conflict: OpenConflict) -> str:
-    """One open conflict as listed: its file, its session or note, its column (or `conflict block`)."""
-    what = conflict.column or "conflict block"
-    return printable(" ".join(part for part in (conflict.file, conflict.id, what) if part))
+    """One open conflict as listed: its file, its session or note, its column (or `conflict blocks`)."""
+    what = conflict.column or "conflict blocks"
+    return printable("  ".join(part for part in (conflict.file, conflict.id, what) if part))
+
+
+def one_line(text: str) -> str:
+    """A value on one line (line breaks shown as spaces), printable."""
+    return printable(" ".join(text.split()))
 
 
 class ResolveScreen(ModalScreen[Answer | None]):
@@ -57,10 +60,11 @@ class ResolveScreen(ModalScreen[Answer | None]):
         return list(self.conflicts)
 
     def compose(self) -> ComposeResult:
-        """Title, what is open, the scope, a button per answer."""
+        """Title, what is open (scrolling when long), the scope, a button per answer."""
         with Vertical(id="resolve-dialog"):
             yield Label(Text(self.heading()), id="resolve-title")
-            yield Static(self.listing(), id="resolve-list")
+            with VerticalScroll(id="resolve-box"):
+                yield Static(self.listing(), id="resolve-list")
             yield Static(Text(self.scope_line()), id="resolve-scope")
             with Horizontal(id="resolve-buttons"):
                 yield Button("Keep ours (o)", id="ours", variant="primary")
@@ -74,32 +78,32 @@ class ResolveScreen(ModalScreen[Answer | None]):
         return f"Resolve {n} open {'conflict' if n == 1 else 'conflicts'}"
 
     def listing(self) -> Text:
-        """The conflicts in scope, one a line (the rest counted), each with both values as doctor words them."""
-        out = Text()
-        shown = self.scope
-        cut = shown[:SHOWN] if len(shown) > SHOWN + 1 else shown
-        for number, conflict in enumerate(cut):
+        """The conflicts in scope, each with its two values (ours, theirs) or doctor's words, one line each."""
+        out = Text(no_wrap=True, overflow="ellipsis")
+        for number, conflict in enumerate(self.scope):
             if number:
                 out.append("\n")
             out.append(conflict_line(conflict), style="bold")
-            if conflict.message:
-                out.append(f"\n  {printable(conflict.message)}", style="dim")
-        if len(cut) < len(shown):
-            out.append(f"\n… and {len(shown) - len(cut)} more")
+            if conflict.column:
+                out.append("\n  ours    ", style="dim")
+                out.append(one_line(conflict.ours))
+                out.append("\n  theirs  ", style="dim")
+                out.append(one_line(conflict.theirs))
+            elif conflict.message:
+                out.append(f"\n  {one_line(conflict.message)}", style="dim")
         return out
 
     def scope_line(self) -> str:
-        """What the answer decides, and how `s` changes it; then what happens next."""
+        """What the answer decides and how `s` changes it; what ours and theirs are; what happens next."""
         if self.selected is None:
-            scope = "Decides every open conflict listed."
+            scope = "Decides every one listed."
         elif self.only:
-            scope = f"Decides only {self.selected}'s (s: every one, {len(self.conflicts)})."
+            scope = f"Decides only {self.selected}'s (s: every one)."
         else:
-            scope = f"Decides every open conflict (s: only {self.selected}'s)."
+            scope = f"Decides every one (s: only {self.selected}'s)."
         return (
-            f"{scope} Ours: this machine's value (in a git merge, the branch you are on); theirs: the "
-            "sync-conflict copy's (the branch merged in). The exact plan is previewed next; nothing is written "
-            "before you confirm."
+            f"{scope} Ours: this machine's value (git: the branch you are on); theirs: the copy's (git: the "
+            "branch merged in). The plan is previewed next; nothing is written before you confirm."
         )
 
     def on_mount(self) -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from memboard.core.formats.archive import render_archive_index
+from memboard.core.formats.note import Note, quick_cells, read_note, render_note
 from memboard.core.formats.snapshot import Snapshot, render_template, vanished
-from memboard.core.merge.documents import merge_snapshot
+from memboard.core.merge.documents import merge_archive_index, merge_note, merge_snapshot
 from memboard.core.merge.result import OpenCell
 
 SID = "2026-06-01-0930-cursor-main-agent"
@@ -129,3 +131,134 @@ def test_merging_a_copy_ours_already_holds_is_a_no_op_and_a_second_merge_changes
 def test_a_version_without_sections_is_not_merged():
     got = merge_snapshot(snap(), b"just text\n")
     assert got.unparsed and got.data == snap()
+
+
+def note(title: str = "Pick a store", updated: str = "2026-06-01 10:00", **values: object) -> bytes:
+    """A typed note in memboard's form."""
+    fields: dict[str, object] = {"type": "decision", "scope": "project", "topic_key": "memory/store"}
+    fields.update(values)
+    return render_note(Note(title=title, updated=updated, **fields)).encode()  # type: ignore[arg-type]
+
+
+def test_every_statement_of_either_note_is_kept_section_by_section():
+    ours = note(what="Use Postgres.\n\n- Keep CRLF", why="It is there.")
+    theirs = note(what="Use Postgres, because of JSONB.\n\n- Keep CRLF\n- Ship it", learned="Backups matter.")
+    got = merge_note(ours, theirs)
+    merged = read_note(got.data)
+    assert merged.what == "Use Postgres.\n\n- Keep CRLF\n\nUse Postgres, because of JSONB.\n\n- Ship it"
+    assert (merged.why, merged.learned) == ("It is there.", "Backups matter.")
+    assert got.added == 3 and got.open == ()
+
+
+def test_a_statement_ours_keeps_in_other_words_is_not_added_again():
+    ours = note(what="Use Postgres, because of JSONB.")
+    assert merge_note(ours, note(updated="2026-06-01 09:00", what="use postgres")).data == ours
+
+
+def test_a_missing_section_is_added_in_the_notes_order():
+    ours = b"# T\n\n## What\n\nA.\n\n## Learned\n\nL.\n"
+    theirs = b"# T\n\n## What\n\nA.\n\n## Where\n\nW.\n"
+    assert merge_note(ours, theirs).data == b"# T\n\n## What\n\nA.\n\n## Where\n\nW.\n\n## Learned\n\nL.\n"
+
+
+def test_note_metadata_updated_the_later_links_the_union_and_differing_titles_open():
+    ours = note("Pick a store", "2026-06-01 10:00", supersedes=("a/b",), project="p1")
+    theirs = note("Pick the store", "2026-06-01 11:00", supersedes=("c/d", "a/b"), project="p2")
+    got = merge_note(ours, theirs)
+    merged = read_note(got.data)
+    assert (merged.updated, merged.supersedes, merged.title, merged.project) == (
+        "2026-06-01 11:00",
+        ("a/b", "c/d"),
+        "Pick a store",
+        "p1",
+    )
+    assert [(c.id, c.column, c.ours, c.theirs) for c in got.open] == [
+        ("memory/store", "Title", "Pick a store", "Pick the store"),
+        ("memory/store", "Project", "p1", "p2"),
+    ]
+    chosen = merge_note(ours, theirs, prefer="theirs")
+    assert chosen.open == () and chosen.data.startswith(b"# Pick the store\n")
+    assert (read_note(chosen.data).title, read_note(chosen.data).project) == ("Pick the store", "p2")
+
+
+def test_note_markers_put_a_block_per_open_field_before_the_table_and_readers_see_ours():
+    ours, theirs = note("Mine", type="decision"), note("Yours", type="fact")
+    got = merge_note(ours, theirs, marker_size=7)
+    text = got.data.decode()
+    assert "## Metadata\n\n<<<<<<< ours\n| Title | Mine |\n=======\n| Title | Yours |\n>>>>>>> theirs\n" in text
+    assert "<<<<<<< ours\n| Type | decision |\n=======\n| Type | fact |\n>>>>>>> theirs\n\n| Field | Value |\n" in text
+    assert read_note(got.data).title == "Mine" and quick_cells(got.data)["Type"] == "decision"
+
+
+def test_a_note_s_crlf_and_bom_are_kept():
+    ours = b"\xef\xbb\xbf" + note(what="A.").replace(b"\n", b"\r\n")
+    got = merge_note(ours, note(what="A.\n\nB.")).data
+    assert got.startswith(b"\xef\xbb\xbf# Pick a store\r\n") and b"A.\r\n\r\nB.\r\n" in got
+    assert b"\n" not in got.replace(b"\r\n", b"")
+
+
+def archive(
+    updated: str = "2026-06-01 10:00", refs: str = "-", summary: str = "S", archived: str = "2026-06-02 09:00"
+) -> bytes:
+    """An archive index.md in the seed's template."""
+    values = {"id": SID, "agent": "a", "topic": "T", "summary": summary, "keywords": "k", "status": "active"}
+    values.update({"referenced_by": refs, "started_at": "2026-06-01 09:30", "updated_at": updated})
+    return render_archive_index(values, archived).encode()
+
+
+def test_archive_index_merges_by_field():
+    a, b = "2026-06-03-0900-cursor-main-agent", "2026-06-04-0900-cursor-main-agent"
+    got = merge_archive_index(archive("2026-06-01 10:00", a), archive("2026-06-01 11:00", f"{b}, {a}"))
+    meta = Snapshot(got.data).metadata()
+    assert (meta["Updated At"], meta["Referenced By"]) == ("2026-06-01 11:00", f"{a}, {b}")
+    assert got.open == () and got.cells == 2
+    got = merge_archive_index(archive(summary="One"), archive(summary="Two", archived="2026-06-02 09:05"))
+    assert [(c.id, c.column) for c in got.open] == [(SID, "Summary"), (SID, "Archived At")]
+    assert got.data == archive(summary="One")
+    assert merge_archive_index(archive(summary="One"), archive(summary="Two"), prefer="theirs").data == archive(
+        summary="Two"
+    )
+
+
+def test_three_way_an_item_changed_on_one_side_takes_that_side_and_a_removal_stays():
+    base = snap(decisions=["Use SQLite", "Keep CRLF"], continues=["2026-05-01-0900-cursor-main-agent"])
+    ours = snap(decisions=["Use SQLite", "Keep CRLF", "Ship on Friday"])  # released the source
+    theirs = snap(
+        "2026-06-01 10:30",
+        decisions=["Use SQLite [superseded]", "Keep CRLF"],
+        continues=["2026-05-01-0900-cursor-main-agent"],
+    )
+    got = merge_snapshot(ours, theirs, base)
+    assert items(got.data, "Decisions") == ["- Use SQLite [superseded]", "- Keep CRLF", "- Ship on Friday"]
+    assert Snapshot(got.data).continues_from() == []
+    assert Snapshot(got.data).metadata()["Updated At"] == "2026-06-01 10:30"
+
+
+def test_three_way_a_reworded_item_replaces_the_unchanged_one():
+    base = b"## Decisions\n\n- Use SQLite\n  for the cache\n\n- Other\n"
+    ours = b"## Decisions\n\n- Use SQLite\n  for the cache\n\n- Other\n- Mine\n"
+    theirs = b"## Decisions\n\n- Use SQLite\n  for the index\n\n- Other\n"
+    assert (
+        merge_snapshot(ours, theirs, base).data == b"## Decisions\n\n- Use SQLite\n  for the index\n\n- Other\n- Mine\n"
+    )
+
+
+def test_three_way_metadata_changed_on_one_side_takes_it_and_on_both_is_decided_or_open():
+    base = snap(topic="Base")
+    ours = snap("2026-06-01 12:00", topic="Base", status="idle")
+    theirs = snap("2026-06-01 11:00", topic="Theirs")
+    meta = Snapshot(merge_snapshot(ours, theirs, base).data).metadata()
+    assert (meta["Topic"], meta["Status"], meta["Updated At"]) == ("Theirs", "idle", "2026-06-01 12:00")
+    got = merge_snapshot(snap(topic="A"), snap(topic="B"), base)
+    assert [c.column for c in got.open] == ["Topic"]
+    assert merge_snapshot(base, theirs, base).data == theirs and merge_snapshot(ours, base, base).data == ours
+
+
+def test_three_way_note_keeps_one_sides_change_and_removal():
+    base = note("Pick a store", what="A.\n\nB.")
+    ours = note("Pick the store", what="A.")
+    theirs = note("Pick a store", "2026-06-01 11:00", what="A.\n\nB.\n\nC.")
+    got = merge_note(ours, theirs, base)
+    merged = read_note(got.data)
+    assert (merged.title, merged.what, merged.updated) == ("Pick the store", "A.\n\nC.", "2026-06-01 11:00")
+    assert got.open == ()

@@ -162,6 +162,12 @@ def test_a_row_of_an_archived_session_only_in_the_copy_is_held_back():
     assert rows_of(both.data)[1] == row(B, summary="x", updated="2026-06-01 09:00") and both.held_back == ()
 
 
+def test_a_row_ours_holds_below_the_table_is_not_added_twice():
+    ours = index(row(A), post=f"\nnotes\n{row(B)}\n")
+    merged = merge_index(ours, index(row(A), row(B), post=f"\nnotes\n{row(B)}\n"))
+    assert merged.data == ours and merged.added == 0
+
+
 # -- the file's bytes ------------------------------------------------------------------------------------
 
 
@@ -309,3 +315,28 @@ def test_three_way_text_outside_the_table_changed_on_one_side_takes_that_side():
 def test_an_unreadable_ancestor_is_merged_as_two_versions():
     ours, theirs = index(row(A)), index(row(A), row(B))
     assert merge_index(ours, theirs, b"no table\n").data == merge_index(ours, theirs).data
+
+
+def test_a_copy_whose_header_lacks_an_extra_column_or_orders_columns_otherwise_merges_by_column_name():
+    header, sep = HEADER + " Machine |", SEP + "---|"
+    ours = f"{header}\n{sep}\n{row(A)} laptop |\n".encode()
+    older = index(row(A, refs=B), row(B), pre="")
+    merged = merge_index(ours, older)
+    assert merged.data == f"{header}\n{sep}\n{row(A, refs=B)} laptop |\n{row(B)}  |\n".encode()
+    columns = HEADER.strip("|").split("|")
+    swapped = "|" + "|".join([columns[1], columns[0], *columns[2:]]) + "|"
+    cells = row(C).strip("|").split("|")
+    other = f"{swapped}\n{SEP}\n|{'|'.join([cells[1], cells[0], *cells[2:]])}|\n".encode()
+    assert rows_of(merge_index(index(row(A)), other).data) == [row(A), row(C)]
+    assert merge_index(older, ours).unparsed  # the copy's Machine column would be lost
+
+
+def test_the_conflict_block_takes_the_files_line_endings_and_prefer_still_decides_with_an_ancestor():
+    base = index(row(A), eol="\r\n")
+    ours, theirs = index(row(A, summary="x"), eol="\r\n"), index(row(A, summary="y"), eol="\r\n")
+    marked = merge_index(ours, theirs, base, marker_size=7)
+    assert marked.data == index(row(A, summary="x"), eol="\r\n") + (
+        f"<<<<<<< ours\r\n{row(A, summary='x')}\r\n=======\r\n{row(A, summary='y')}\r\n>>>>>>> theirs\r\n".encode()
+    )
+    assert merge_index(ours, theirs, base, marker_size=7, prefer="theirs").data == theirs
+    assert merge_index(ours, theirs, base, marker_size=7, prefer="theirs", only=B).data == marked.data

@@ -167,3 +167,26 @@ def test_three_way_keeps_every_row_added_since_the_ancestor_and_is_idempotent(pa
                 if r.problem:
                     assert r.raw_cells in kept
     assert IndexFile(merged.data).has_table
+
+
+junk = st.lists(
+    st.one_of(
+        lines(),
+        st.sampled_from([HEADER, SEP, "", "text", "<<<<<<< ours", "=======", ">>>>>>> theirs", "```", "| a |"]),
+        st.binary(max_size=12).map(lambda b: b.decode("utf-8", "surrogateescape")),
+    ),
+    max_size=10,
+)
+
+
+@PROPERTY
+@given(junk, junk, st.one_of(st.none(), junk))
+def test_any_bytes_merge_without_an_error_and_an_unreadable_version_leaves_ours(a, b, c):
+    ours, theirs = ("\n".join(a).encode("utf-8", "surrogateescape"), "\n".join(b).encode("utf-8", "surrogateescape"))
+    base = None if c is None else "\n".join(c).encode("utf-8", "surrogateescape")
+    merged = merge_index(ours, theirs, base)
+    if merged.unparsed:
+        assert merged.data == ours
+    elif IndexFile(ours).has_table:
+        assert IndexFile(merged.data).columns == IndexFile(ours).columns
+        assert merge_index(merged.data, theirs, base).data == merged.data

@@ -293,3 +293,72 @@ def test_a_crash_after_any_step_is_finished_by_the_next_run(cli, root, tmp_path,
     assert res.code == 0, res.err
     assert files(root) == files(whole)
     assert doctor_json(cli, "--fix")["changes"] == []
+
+
+# -- archived on one machine, updated on the other -----------------------------------------------------------------
+
+LATER = "2026-05-31 11:00"
+
+
+def archived_here_updated_there(cli, root: Path, index_won_by_the_update: bool) -> None:
+    """A archived on this machine; the other machine updated it meanwhile (a later row, a new decision); the sync
+    brought its snapshot back (a modify beats a delete) and kept one index.md as a copy."""
+    snaps(root, A, B)
+    Mem(root).index(row_line(A), row_line(B))
+    assert cli("archive", A).code == 0
+    archived = (root / "index.md").read_text(encoding="utf-8")
+    updated = index_text([row_line(A, summary="Updated on the laptop.", updated=LATER), row_line(B)])
+    Mem(root).snapshot(A, decisions=["Use plain Markdown.", "Decided on the laptop."])
+    write(root, "index.md", updated if index_won_by_the_update else archived)
+    write(root, COPY, archived if index_won_by_the_update else updated)
+
+
+@pytest.mark.parametrize("index_won_by_the_update", [True, False], ids=["row-live", "row-in-copy"])
+def test_archived_on_one_machine_updated_on_the_other_stays_archived_with_the_update(
+    cli, root, index_won_by_the_update
+):
+    archived_here_updated_there(cli, root, index_won_by_the_update)
+    found = doctor_json(cli)
+    assert "archived_and_updated" in [f["kind"] for f in found]
+    assert cli("doctor", "--fix").code == 0, cli("doctor", "--json").out
+    assert not (root / "sessions" / f"{A}.md").exists()
+    assert A not in (root / "index.md").read_text(encoding="utf-8")
+    assert "Decided on the laptop." in (root / "archive" / A / "session.md").read_text(encoding="utf-8")
+    meta = (root / "archive" / A / "index.md").read_text(encoding="utf-8")
+    assert "| Summary | Updated on the laptop. |" in meta and f"| Updated At | {LATER} |" in meta
+    kinds = [f["kind"] for f in doctor_json(cli)]
+    assert not {"half_archived", "archived_and_live", "orphan_snapshot"} & set(kinds)
+    assert fixable(cli) == []
+    assert doctor_json(cli, "--fix")["changes"] == []
+
+
+# -- what is not merged --------------------------------------------------------------------------------------------
+
+
+def test_a_copy_memboard_cannot_merge_stays_with_the_reason_and_no_fix(cli, root):
+    """A copy with a column the original lacks would lose its cells: not merged, said, the copy left alone."""
+    snaps(root, A)
+    Mem(root).index(row_line(A))
+    wide = index_text([row_line(A) + " extra |", row_line(B) + " more |"]).replace(
+        "| Updated At |\n|---|", "| Updated At | Notes |\n|---|---|", 1
+    )
+    write(root, COPY, wide)
+    before = files(root)
+    found = [f for f in doctor_json(cli) if f["kind"] == "sync_conflict_copy"]
+    assert found[0]["fix"] is None and "nothing is merged" in found[0]["message"]
+    assert cli("doctor", "--fix").code == 0
+    assert files(root) == before
+
+
+def test_a_kept_copy_of_that_name_with_other_bytes_leaves_the_copy_in_place(cli, root):
+    two_machines(root)
+    write(root, KEPT, "another machine's copy under the same name\n")
+    found = doctor_json(cli)
+    assert found[0]["fix"] == (
+        f"merge into index.md: +1 row; {KEPT} holds other bytes: the copy stays in place (keep or delete it by hand)"
+    )
+    assert doctor_json(cli, "--fix")["changes"] == ["modify index.md"]
+    assert (root / COPY).exists() and (root / KEPT).read_text(encoding="utf-8").startswith("another")
+    again = next(f for f in doctor_json(cli) if f["kind"] == "sync_conflict_copy")
+    assert again["fix"] is None and f"{KEPT} holds other bytes" in again["message"]
+    assert doctor_json(cli, "--fix")["changes"] == []

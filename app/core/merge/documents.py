@@ -227,10 +227,15 @@ def _without(doc: Snapshot, doomed: Callable[[str, Item], bool]) -> str:
     lines = list(doc.lines)
     spans = [(it.start, it.end) for sec in doc.sections for it in sec.items if doomed(sec.name.casefold(), it)]
     for start, end in sorted(spans, reverse=True):
-        if end < len(lines) and not lines[end].strip(" \t\r\n") and start > 0 and not lines[start - 1].strip(" \t\r\n"):
-            end += 1  # no double blank line left behind
-        del lines[start:end]
+        del lines[start : _removal_end(lines, start, end)]
     return "".join(lines)
+
+
+def _removal_end(lines: list[str], start: int, end: int) -> int:
+    """Where removing lines[start:end] should end: one blank line further when blank lines stand on
+    both sides (no double blank line is left behind)."""
+    blank_before = start > 0 and not lines[start - 1].strip(" \t\r\n")
+    return end + 1 if blank_before and end < len(lines) and not lines[end].strip(" \t\r\n") else end
 
 
 def _base_items(base: Snapshot | None) -> dict[str, set[str]]:
@@ -246,8 +251,10 @@ def _merge_sections(ours: Snapshot, theirs: Snapshot, base: Snapshot | None) -> 
     text and how many items of theirs it added. Raises _Unparsed when it cannot be made losslessly."""
     if not ours.sections or not theirs.sections:
         raise _Unparsed
-    held = {sec.name.casefold(): sec.items for sec in ours.sections}
     was = _base_items(base)
+    if base is not None:
+        ours = Snapshot(_taken_from_theirs(ours, theirs, was))
+    held = {sec.name.casefold(): sec.items for sec in ours.sections}
 
     def left_out(name: str, it: Item) -> bool:
         """theirs' items that ours holds already, or (with base) that theirs did not change."""
@@ -258,17 +265,34 @@ def _merge_sections(ours: Snapshot, theirs: Snapshot, base: Snapshot | None) -> 
         result = merge(ours.text(), new_text)
     except (Refused, UsageError) as err:
         raise _Unparsed from err
-    text = result.text
-    if base is not None:
-        theirs_said = _base_items(theirs)
-        merged = Snapshot(text)
-        text = _without(
-            merged, lambda name, it: _said(it) in was.get(name, set()) and _said(it) not in theirs_said.get(name, set())
-        )
-        text = _none_where_emptied(merged, Snapshot(text))
-    elif vanished(theirs.text(), text):
+    if base is None and vanished(theirs.text(), result.text):
         raise _Unparsed
-    return text, len(result.added) + len(result.marked)
+    return result.text, len(result.added) + len(result.marked)
+
+
+def _taken_from_theirs(ours: Snapshot, theirs: Snapshot, was: dict[str, set[str]]) -> str:
+    """ours' text where theirs changed an item ours left as base had it: in its place theirs' one item
+    of that key that base did not have, or nothing (theirs removed it)."""
+    by_name = {sec.name.casefold(): sec.items for sec in theirs.sections}
+    lines, eol, edits = list(ours.lines), ours.eol(), []
+    for sec in ours.sections:
+        name = sec.name.casefold()
+        if name == "metadata" or name not in by_name:
+            continue
+        theirs_said = {_said(it) for it in by_name[name]}
+        for it in sec.items:
+            if is_placeholder(it.text) or _said(it) not in was.get(name, set()) or _said(it) in theirs_said:
+                continue
+            same = [j for j in by_name[name] if j.key == it.key and _said(j) not in was.get(name, set())]
+            body = (
+                [line_body(line) + eol for line in theirs.lines[same[0].start : same[0].end]] if len(same) == 1 else []
+            )
+            if body:
+                body[-1] = line_body(body[-1]) + line_ending(lines[it.end - 1])
+            edits.append((it.start, it.end, body))
+    for start, end, body in sorted(edits, key=lambda e: -e[0]):
+        lines[start : end if body else _removal_end(lines, start, end)] = body
+    return _none_where_emptied(ours, Snapshot("".join(lines))) if edits else ours.text()
 
 
 def _none_where_emptied(before: Snapshot, after: Snapshot) -> str:
@@ -463,7 +487,7 @@ def _merge_statements(ours: Snapshot, theirs: Snapshot, base: Snapshot | None) -
         new = [it for it in new if was is None or not was.says(it.text.strip())]
         if new:
             try:
-                text = place_items(text, name, theirs, new)
+                text = place_items(_with_section(text, name), name, theirs, new)
             except (Refused, UsageError) as err:
                 raise _Unparsed from err
             added += len(new)
@@ -480,6 +504,20 @@ def _merge_statements(ours: Snapshot, theirs: Snapshot, base: Snapshot | None) -
     except UsageError as err:  # pragma: no cover - read_note reads any text
         raise _Unparsed from err
     return text, added
+
+
+def _with_section(text: str, name: str) -> str:
+    """text with an empty section name (a heading) where a note's sections' order puts it, if it has none."""
+    doc = Snapshot(text)
+    if doc.section(name) is not None:
+        return text
+    later = [n.casefold() for n in NOTE_SECTIONS[NOTE_SECTIONS.index(name) + 1 :]]
+    at = next((sec.heading for sec in doc.sections if sec.name.casefold() in later), None)
+    if at is None:
+        return text  # at the end: place_items adds the section there
+    lines, eol = list(doc.lines), doc.eol()
+    lines.insert(at, f"## {name}{eol}{eol}")
+    return "".join(lines)
 
 
 def _without_removed(merged: Snapshot, theirs: Snapshot, base: Snapshot) -> str:

@@ -17,6 +17,8 @@ Malformed rows and Session IDs written on several lines are never merged: every 
 version is kept byte for byte. With git's common ancestor (base) a cell changed on one side only takes that
 side, and a row one side deleted and the other left unchanged stays deleted. Text outside the table is kept
 when both versions agree; else ours' is kept and theirs' lines that ours lacks are reported (`outside`).
+Columns are matched by name; a version with a column ours lacks is not merged (`unparsed`: its cells would
+be lost).
 
 With marker_size (git's merge driver), the rows left open also get ONE standard conflict block right after
 the table's last row: `<<<<<<< ours`, each open row as the table holds it (ours' value in each open cell),
@@ -243,12 +245,43 @@ def merge_index(
     if _blank(ours) and _usable(other):  # no original (rclone renamed it away): theirs' table, row by row
         start, end = other.row_span()
         mine = IndexFile(theirs[:start] + theirs[end:])
-    if not _usable(mine) or not _usable(other) or mine.columns != other.columns:
+    if not _usable(mine) or not _usable(other):
+        return Merged(ours, unparsed=True)
+    aligned = _aligned(other, mine)
+    if aligned is None:
         return Merged(ours, unparsed=True)
     ancestor = IndexFile(base) if base is not None else None
-    if ancestor is not None and (not _usable(ancestor) or ancestor.columns != mine.columns):
+    if ancestor is not None and _usable(ancestor):
+        ancestor = _aligned(ancestor, mine)
+    else:
         ancestor = None  # an ancestor that cannot be read by rows: merged as two versions
-    return _Merge(mine, other, ancestor, archived, prefer, only, marker_size).run()
+    return _Merge(mine, aligned, ancestor, archived, prefer, only, marker_size).run()
+
+
+def _aligned(version: IndexFile, ours: IndexFile) -> IndexFile | None:
+    """version with ours' columns: itself when its header names the same ones; its rows' cells put in ours'
+    order (a column it lacks empty) when ours names every column it does, once; None when it has a column
+    ours lacks (its cells would be lost)."""
+    if version.columns == ours.columns:
+        return version
+    theirs_at = {name: pos for pos, name in enumerate(version.columns)}
+    if len(theirs_at) != len(version.columns) or len(set(ours.columns)) != len(ours.columns):
+        return None
+    if not set(theirs_at) <= set(ours.columns):
+        return None
+    eol = version.eol()
+    lines = [line_body(decode(ours.header_bytes()).split("\n", 1)[0]) + eol, "|" + "---|" * len(ours.columns) + eol]
+    for row in version.rows:
+        text = version.locate(row)[0]
+        if len(row.raw_cells) != len(version.columns):
+            lines.append(text)  # (malformed: its cells line up with no header; kept as written)
+            continue
+        cells = [row.raw_cells[theirs_at[name]] if name in theirs_at else "" for name in ours.columns]
+        lines.append(_line(cells) + line_ending(text))
+    start, end = version.row_span()
+    head = len(version.header_bytes())
+    data = version.data
+    return IndexFile(data[: start - head] + encode("".join(lines)) + data[end:])
 
 
 class _Merge:
@@ -342,6 +375,7 @@ class _Merge:
             else:
                 lines.append(line)
         seen: set[tuple[str, ...]] = set()
+        outside = {row.raw_cells for row in ours.index.outside}
         eol = encode(self.eol)
         for row in theirs.index.rows:
             pair = self._pair(row.id)
@@ -352,6 +386,8 @@ class _Merge:
                 continue
             if row.raw_cells in seen or row.raw_cells in ours.keys(row.id) or row.raw_cells in self._base_keys(row.id):
                 continue  # kept once; or ours deleted it since the ancestor
+            if row.raw_cells in outside:
+                continue  # ours holds it below the table, where `doctor --fix` moves it in
             seen.add(row.raw_cells)
             body = _body(theirs.line(row))
             if self._another_session(row):

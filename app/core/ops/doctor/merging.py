@@ -182,7 +182,7 @@ def _fold_group(
         else:
             try:
                 merged = merge(current, data)
-            except (MemboardError, NotImplementedError):  # (a kind whose merge is not built yet: nothing merged)
+            except MemboardError:  # (a version the merge refuses: nothing merged, said in the copy's finding)
                 merged = Merged(current, unparsed=True)
             fold = Fold(copy, data, merged, current, merged.data, kind, original)
         out.folds.append(fold)
@@ -261,7 +261,11 @@ def _keep(root: MemoryRoot, out: Merging, fold: Fold) -> str | None:
             Premise(f"{kept} holds the bytes of {copy.path}", lambda r: r.read(kept) == fold.data, files=(kept,))
         )
         return f"{what}; {kept} holds its bytes already: delete the copy"
-    return f"{what}; {kept} holds other bytes: the copy stays in place (keep or delete it by hand)"
+    stays = f"{kept} holds other bytes: the copy stays in place (keep or delete it by hand)"
+    if fold.after == fold.before:  # nothing left to merge: a person decides the rest
+        out.reasons[copy.path] = f"{what}; {stays}"
+        return None
+    return f"{what}; {stays}"
 
 
 def _what(fold: Fold) -> str:

@@ -13,7 +13,7 @@ from ...formats.layout import INDEX, NOTES
 from ...plan import Plan
 from ...results import DoctorResult, Finding
 from ..sequence import PlannedRoot
-from . import leftovers, links, merging, notes, readable, rows, sessions
+from . import archived, gitdriver, leftovers, links, merging, notes, readable, rows, sessions
 from .checkup import OP, Checkup
 
 
@@ -43,6 +43,7 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
     then reading the root as the merge leaves it (merging.py)."""
     markers = leftovers.index_conflict_markers(root)
     findings, copied = leftovers.sync_conflict_copies(root)
+    findings += gitdriver.driver_missing(root)  # (before the markers' stop: a missing driver is why git left them)
     if markers is not None:  # rows past a conflict block are invisible: repair nothing
         findings.insert(0, markers)
         return findings, Plan(OP, DoctorResult(findings))
@@ -50,7 +51,7 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
     findings += merge.findings
     laid = PlannedRoot(root)
     laid.lay(Plan(OP, None, merge.overlay()))
-    findings, plan = _repairs(laid, when, findings, copied)
+    findings, plan = _repairs(laid, when, findings, copied, merge.held_back)
     leftovers.state_in_root(root, findings, plan)
     findings[:] = [merging.with_fix(f, merge) for f in findings]
     plan.changes[:0] = merge.changes  # the merged originals first, the copies' moves last
@@ -60,13 +61,19 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
 
 
 def _repairs(
-    root: MemoryRoot, when: datetime, findings: list[Finding], copied: set[str]
+    root: MemoryRoot, when: datetime, findings: list[Finding], copied: set[str], held: list[tuple[str, str, str]]
 ) -> tuple[list[Finding], Plan[DoctorResult]]:
-    """The checks after the merge: the index, sessions, archive folders, links and notes."""
+    """The checks after the merge (held: the copies' rows of archived sessions, not brought back): the index,
+    sessions, archive folders, links and notes."""
     checkup = Checkup(root, when, copied)
     plan: Plan[DoctorResult] = Plan(OP, DoctorResult([]))
+    disk: MemoryRoot = getattr(root, "base", root)  # (the copies as they are, not as the merge moves them)
     if rows.index_not_text(checkup) and rows.index_columns(checkup):
         rows.check_rows(checkup)
+        for sid, _line, copy in held:
+            found = IndexFile(disk.read(copy) or b"").find(sid)
+            if found and sid not in checkup.live:
+                archived.held_back_row(checkup, sid, found[-1], copy)
         sessions.check_live_rows(checkup)
         sessions.check_orphans(checkup)
         sessions.check_archive_folders(checkup)

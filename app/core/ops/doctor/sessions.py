@@ -17,6 +17,7 @@ from ...formats.text import encode
 from ...plan import Change
 from ..archive import archived_row, holds_nothing
 from ..common import DEFAULT_TOPIC, MANUAL_KEYWORDS
+from . import archived
 from .checkup import Checkup
 
 META_UPDATED_RE = re.compile(rb"^\s*\|\s*Updated At\s*\|\s*([^|\r\n]*?)\s*\|", re.M)
@@ -66,6 +67,8 @@ def _finish_archive(c: Checkup, sid: str, row: Row, has_snap: bool) -> None:
         data = c.root.read(session_path(sid))
         c.file_changes.append(Change("move", session_path(sid), data, data, dest=moved_rel))
         steps.append(f"move the snapshot to {moved_rel}")
+    if has_meta:  # (a row updated on another machine after the archive here: its later values are kept)
+        archived.row_into_archive(c, sid, row)
     for src in continues_from(c.root.read(moved_rel if moved else session_path(sid)) or b""):
         if src in c.live and sid in c.live[src].refs:
             c.change_row(c.live[src], {"referenced_by": format_refs([r for r in c.live[src].refs if r != sid])})
@@ -97,6 +100,8 @@ def half_archived(c: Checkup, sid: str, row: Row, has_snap: bool) -> None:
             f"those references, then run doctor --fix again (or remove {folder}/ to keep the session)",
             subject=folder,
         )
+    elif has_snap and moved and archived.updated_after_archive(c, sid, row):
+        return  # archived on one machine, updated on the other: folded into the archive
     elif has_snap and moved:
         c.add(
             "half_archived",
@@ -220,6 +225,8 @@ def check_orphans(c: Checkup) -> None:
                 "(YYYY-MM-DD-HHMM-agent-name) or move it out of sessions/",
                 subject=f"sessions/{sid}.md",
             )
+        elif sid in c.archived and archived.updated_after_archive(c, sid, None):
+            continue  # archived on one machine, its snapshot updated on the other: folded into the archive
         elif sid in c.archived:
             c.add(
                 "archived_and_live",

@@ -12,6 +12,7 @@ import pytest
 from memboard.board import results
 from memboard.board.screens import MessageScreen, PreviewScreen, ResolveScreen
 from memboard.core.formats.layout import INDEX
+from memboard.core.merge.result import conflict_block
 from memboard.widgets.board_status import BoardBanner
 from tests.support.roots import Mem, index_text, row_line
 from tests.support.sync_findings import SYNCTHING
@@ -199,3 +200,26 @@ async def test_doctor_says_r_decides_a_cell_its_merge_left_open(conflicted):
         assert "not repaired automatically: R (resolve) decides it, keeping ours or taking theirs" in words
         await pilot.press("escape")
         await wait_for_flow(pilot)
+
+
+async def test_the_git_drivers_conflict_block_is_named_offers_resolve_and_r_ours_decides_it(root):
+    a = "2026-05-31-0900-claude-agent"
+    ours, theirs = row_line(a, summary="On main."), row_line(a, summary="On the branch.")
+    Mem(root).snapshot(a)
+    (root / INDEX).write_text(index_text([ours], extra=conflict_block([ours], [theirs])), encoding="utf-8")
+    app = make_app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        banner = app.query_one("#banner", BoardBanner)
+        assert banner.lines[0][1].endswith("changes refused until resolved (R: resolve)")
+        await pilot.press("R")
+        question = await wait_for_screen(pilot, ResolveScreen)
+        assert [(c.file, c.column) for c in question.conflicts] == [("index.md", "")]
+        await pilot.press("o")
+        preview = await wait_for_screen(pilot, PreviewScreen)
+        assert "-<<<<<<< ours" in preview_diff(preview)
+        await pilot.press("enter")
+        await wait_for_flow(pilot)
+        await ready(pilot)
+        assert banner.lines == []
+    assert (root / INDEX).read_text(encoding="utf-8") == index_text([ours])

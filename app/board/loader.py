@@ -257,7 +257,8 @@ class Notices:
     def too_many(self, finding: Finding) -> str:
         """The warning of a file with 8 or more copies: Syncthing deletes the oldest beyond 10."""
         original = extra_of(finding, "of") or finding.subject or extra_of(finding, "path") or finding.id or "a file"
-        count = sum(1 for c in self.copies if c.original == original)
+        found = sum(1 for f in self.sync if f.kind == "sync_conflict_copy" and extra_of(f, "of") == original)
+        count = found or sum(1 for c in self.copies if c.original == original)
         many = f"{count} sync-conflict copies" if count else "8 or more sync-conflict copies"
         return f"{original} has {many}: Syncthing deletes copies beyond 10, merge them now (d: doctor)"
 

@@ -1295,14 +1295,22 @@ def palette_entries(table: tuple[Action, ...] = ACTIONS, owner: Owner = "board")
     return [entry for entry in table if entry.palette and entry.owner in owners]
 
 
-def help_sections(table: tuple[Action, ...] = ACTIONS) -> list[tuple[str, list[tuple[str, str]]]]:
-    """Every entry for the help screen: (heading, [(keys, what it does)]) per place, in Where's order."""
+def help_sections(
+    table: tuple[Action, ...] = ACTIONS, first: Where | None = None
+) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Every entry for the help screen: (heading, [(keys, what it does)]) per place, in Where's order (first, the
+    place in front, before the others)."""
     out = []
-    for where in Where:
+    for where in sorted(Where, key=lambda w: w is not first):
         rows = [(entry.key_text, entry.help) for entry in table if entry.where is where]
         if rows:
             out.append((where.value, rows))
     return out
+
+
+def where_of(owner: str, table: tuple[Action, ...] = ACTIONS) -> Where | None:
+    """The place an owner's keys are listed under in the help (None for an owner with no entry)."""
+    return next((entry.where for entry in table if entry.owner == owner), None)
 
 
 def footer_entries(context: str, table: tuple[Action, ...] = ACTIONS) -> list[Action]:

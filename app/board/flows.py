@@ -168,31 +168,38 @@ class BoardFlows(FlowRunner):
             for r in rows
             if r.id != source_id and not r.problem
         ]
-        picked = self.ask(
-            SessionPicker(
-                f"{title}: which session continues?",
-                choices,
-                new_label="new session (manual registration)",
-                hint=f"The selected row {source_id} is the source. Pick the current session, "
-                "or register a new one that continues from it.",
+        while True:  # escape in the preview comes back to the picker
+            picked = self.ask(
+                SessionPicker(
+                    f"{title}: which session continues?",
+                    choices,
+                    new_label="new session (manual registration)",
+                    hint=f"The selected row {source_id} is the source. Pick the current session, "
+                    "or register a new one that continues from it.",
+                )
             )
-        )
-        if picked is None:
-            self.finish("continue", "continue cancelled: nothing written")
-            return
-        as_id = None if picked == NEW_SESSION else picked
+            if picked is None:
+                self.finish("continue", "continue cancelled: nothing written")
+                return
+            if self.preview_continue(title, source_id, None if picked == NEW_SESSION else picked) != "cancelled":
+                return
+
+    def preview_continue(self, title: str, source_id: str, as_id: str | None) -> str:
+        """Preview (and on confirm apply) source_id continued as as_id (None: a new session); preview_and_apply's
+        outcome ("cancelled": back to the picker)."""
         when, agent = now(), self.host.agent_name
 
         def build(root: MemoryRoot) -> Plan:
             """The continue plan, fixed to this moment."""
             return plan_continue(root, source_id, when, as_id, agent=agent)
 
-        self.preview_and_apply(
+        return self.preview_and_apply(
             "continue",
             title,
             build,
             words=plain_words(lambda p: continue_words(p, as_id is None)),
             select=results.session_of,
+            back_on_cancel=True,
             session_id=source_id,
         )
 
@@ -239,25 +246,29 @@ class BoardFlows(FlowRunner):
             )
             self.finish("release", "nothing to release")
             return
-        picked = self.choose(
-            "release",
-            SessionPicker(
-                f"{title}: which reference?",
-                choices,
-                hint=f"Sessions that continue from {session_id}, and those it continues "
-                "from. The link is removed on both sides.",
-            ),
-        )
-        if picked is None:
-            return
-        direction, other = picked.split("\x00", 1)
-        source, follower = (session_id, other) if direction == REFERENCED_BY else (other, session_id)
-        self.preview_and_apply(
-            "release",
-            f"Release {source} from {follower}",
-            lambda r: plan_release(r, source, follower),
-            words=plain_words(release_words),
-        )
+        while True:  # escape in the preview comes back to the picker
+            picked = self.choose(
+                "release",
+                SessionPicker(
+                    f"{title}: which reference?",
+                    choices,
+                    hint=f"Sessions that continue from {session_id}, and those it continues "
+                    "from. The link is removed on both sides.",
+                ),
+            )
+            if picked is None:
+                return
+            direction, other = picked.split("\x00", 1)
+            source, follower = (session_id, other) if direction == REFERENCED_BY else (other, session_id)
+            outcome = self.preview_and_apply(
+                "release",
+                f"Release {source} from {follower}",
+                partial(plan_release, source_id=source, as_id=follower),
+                words=plain_words(release_words),
+                back_on_cancel=True,
+            )
+            if outcome != "cancelled":
+                return
 
     def flow_archive(self, ids: list[str]) -> None:
         """Archive one session, or several in one combined preview applied one by one."""
@@ -449,16 +460,26 @@ class BoardFlows(FlowRunner):
         """Ask stale days, preview the whole organize pass, apply."""
         if self.refuse_read_only("organize", "Organize memory"):
             return
-        days = self.ask(StaleDaysScreen(config.stale_days()))
-        if days is None:
-            self.finish("organize", "organize cancelled: nothing written")
-            return
+        days = config.stale_days()
+        while True:  # escape in the preview comes back to the question, the days as entered
+            answer = self.ask(StaleDaysScreen(days))
+            if answer is None:
+                self.finish("organize", "organize cancelled: nothing written")
+                return
+            days = answer
+            outcome = self.preview_organize(days)
+            if outcome != "cancelled":
+                return
+
+    def preview_organize(self, days: int) -> str:
+        """Preview (and on confirm apply) organize with days; preview_and_apply's outcome."""
         when = now()
-        self.preview_and_apply(
+        return self.preview_and_apply(
             "organize",
             f"Organize memory (stale after {days} days)",
             lambda r: plan_organize(r, when, days),
             words=lambda p: organize_words(p, when),
+            back_on_cancel=True,
         )
 
     def flow_doctor(self) -> None:

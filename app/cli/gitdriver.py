@@ -9,9 +9,12 @@ the other commands' parser, and it loads only the merge of the file's kind.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the driver's fast path builds no parser (argparse costs it 6 ms)
+    import argparse
 
 
 def cmd_install_merge_driver(args: argparse.Namespace) -> int:

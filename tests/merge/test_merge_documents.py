@@ -262,3 +262,51 @@ def test_three_way_note_keeps_one_sides_change_and_removal():
     merged = read_note(got.data)
     assert (merged.title, merged.what, merged.updated) == ("Pick the store", "A.\n\nC.", "2026-06-01 11:00")
     assert got.open == ()
+
+
+def test_a_copy_with_an_html_block_never_closed_is_not_merged_and_ours_stays():
+    ours = snap(decisions=["A"])
+    theirs = snap(decisions=["A"]).replace(b"## Open Questions\n\n- None", b"## Open Questions\n\n<!-- never closed")
+    got = merge_snapshot(ours, theirs)
+    assert got.unparsed and got.data == ours
+
+
+def test_bytes_that_are_not_utf8_survive_and_fields_only_the_copy_has_are_added():
+    ours = b"## Metadata\n\n| Field | Value |\n|---|---|\n| Topic | caf\xe9 |\n\n## Decisions\n\n- A \xff\n"
+    theirs = b"## Metadata\n\n| Field | Value |\n|---|---|\n| Topic | caf\xe9 |\n| Updated At | 2026-06-01 10:00 |\n\n## Decisions\n\n- B\n"
+    assert merge_snapshot(ours, theirs).data == (
+        b"## Metadata\n\n| Field | Value |\n|---|---|\n| Topic | caf\xe9 |\n| Updated At | 2026-06-01 10:00 |\n\n"
+        b"## Decisions\n\n- A \xff\n- B\n"
+    )
+
+
+def test_the_merged_rows_status_and_topic_are_written_even_when_both_versions_agree():
+    got = merge_snapshot(snap(), snap(), row={"status": "stale", "topic": "T"})
+    assert Snapshot(got.data).metadata()["Status"] == "stale" and got.cells == 1
+
+
+def test_leaving_out_an_item_ours_holds_never_changes_how_the_copys_other_items_read():
+    """Without `para`, the indented code would join the list item before it: the copy is merged whole."""
+    ours = b"## Decisions\n\npara\n"
+    theirs = b"## Decisions\n\n- x\n\npara\n\n    code\n"
+    assert merge_snapshot(ours, theirs).data == b"## Decisions\n\npara\n\n- x\n\n```\ncode\n```\n"
+
+
+def test_a_section_a_note_does_not_define_keeps_the_items_of_both():
+    ours = note(what="A.") + b"\n## Links\n\n- one\n"
+    theirs = note(what="A.") + b"\n## Links\n\n- two\n\n## Extra\n\nMore.\n"
+    got = merge_note(ours, theirs).data
+    assert got == note(what="A.") + b"\n## Links\n\n- one\n- two\n\n## Extra\n\nMore.\n"
+
+
+def test_conflict_blocks_take_the_files_line_ending_and_prefer_decides_three_way_open_cells():
+    base = snap(topic="Base")
+    ours, theirs = snap(topic="A").replace(b"\n", b"\r\n"), snap(topic="B")
+    got = merge_snapshot(ours, theirs, base, marker_size=9)
+    assert (
+        b"<<<<<<<<< ours\r\n| Topic | A |\r\n=========\r\n| Topic | B |\r\n>>>>>>>>> theirs\r\n\r\n| Field |"
+        in got.data
+    )
+    assert b"\n" not in got.data.replace(b"\r\n", b"")
+    chosen = merge_snapshot(ours, theirs, base, prefer="theirs", marker_size=9)
+    assert chosen.open == () and Snapshot(chosen.data).metadata()["Topic"] == "B" and b"<<<" not in chosen.data

@@ -10,10 +10,18 @@ from memboard.core.formats.note import Note, read_note, render_note
 from memboard.core.formats.snapshot import Snapshot, render_template, vanished
 from memboard.core.formats.statements import Statements
 from memboard.core.merge.documents import merge_note, merge_snapshot
-from tests.reliability.test_snapshot_markdown import assert_kept, report, sections
+from tests.reliability import gfm
+from tests.reliability.test_snapshot_markdown import (
+    TEMPLATE_SECTIONS,
+    assert_kept,
+    is_placeholder,
+    normalized,
+    report,
+    sections,
+)
 from tests.support.sizes import examples
 
-SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SID = "2026-06-01-0930-cursor-main-agent"
 LISTS = ("decisions", "files", "questions", "actions")
 SECTION_OF = {
@@ -63,7 +71,7 @@ def two_versions(draw) -> tuple[bytes, bytes]:
             status=draw(st.sampled_from(["active", "idle"])),
             **lists,
         )
-        eol = draw(st.sampled_from(["\n", "\n", "\r\n"])) if tag == "o" else "\n"
+        eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
         sides.append(text.replace("\n", eol).encode())
     return sides[0], sides[1]
 
@@ -110,6 +118,7 @@ def test_markdown_heavy_sections_of_both_versions_are_kept_as_github_reads_them(
     assert not got.unparsed, report(ours, theirs, after)
     assert_kept(ours, after, theirs, report(ours, theirs, after))
     assert merge_snapshot(got.data, theirs.encode()).data == got.data, report(ours, theirs, after)
+    assert merge_snapshot(got.data, ours.encode()).data == got.data, report(ours, theirs, after)
 
 
 def with_bodies(bodies: dict[str, str], updated: str) -> str:
@@ -147,7 +156,8 @@ def two_notes(draw) -> tuple[bytes, bytes]:
             updated=draw(st.sampled_from(TIMES)),
             **bodies,  # type: ignore[arg-type]
         )
-        out.append(render_note(note).encode())
+        eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+        out.append(render_note(note).replace("\n", eol).encode())
     return out[0], out[1]
 
 
@@ -165,6 +175,8 @@ def test_no_statement_of_either_note_vanishes_and_a_second_merge_changes_nothing
             assert all(now.keeps(s) for s in merged_statements(getattr(note, name))), name
     assert set(merged.supersedes) == set(read_note(ours).supersedes) | set(read_note(theirs).supersedes)
     assert merge_note(ours, theirs) == got
+    text = got.data.decode()
+    assert text.count("\r\n") == (text.count("\n") if ours.count(b"\r\n") else 0)
     assert merge_note(got.data, theirs).data == got.data
     assert merge_note(got.data, ours).data == got.data
 
@@ -173,3 +185,68 @@ def merged_statements(body: str) -> list[str]:
     """A section's statements (its blocks, each list item on its own)."""
     doc = Snapshot(f"## S\n\n{body}\n")
     return [it.text.strip() for it in doc.items("S")]
+
+
+@given(sections("b"), sections("o"), sections("t"), st.sampled_from(["\n", "\r\n"]))
+@SETTINGS
+def test_three_way_keeps_the_common_items_and_every_item_either_side_added(common, mine, other, eol):
+    """With git's common ancestor: what both kept is there once, what each added is there as cmark-gfm reads it."""
+
+    def grown(extra: dict[str, str]) -> dict[str, str]:
+        out = dict(common)
+        for name, body in extra.items():
+            out[name] = out[name] + "\n\n" + body if name in out else body
+        return out
+
+    base = with_bodies(common, "2026-06-01 09:30")
+    ours = with_bodies(grown(mine), "2026-06-01 09:30").replace("\n", eol)
+    theirs = with_bodies(grown(other), "2026-06-01 09:30")
+    got = merge_snapshot(ours.encode(), theirs.encode(), base.encode())
+    after = got.data.decode()
+    assert not got.unparsed, report(ours, theirs, after)
+    units = {name: [units_of(text, name) for text in (base, ours, theirs, after)] for name in TEMPLATE_SECTIONS}
+    for name, (was, mine_now, theirs_now, merged) in units.items():
+        for unit in (mine_now - was) | (theirs_now - was) | (was & mine_now & theirs_now):
+            assert unit in merged, f"{name}: {unit} lost\n" + report(ours, theirs, after)
+    assert merge_snapshot(got.data, theirs.encode(), base.encode()).data == got.data, report(ours, theirs, after)
+
+
+def units_of(text: str, name: str) -> set[tuple[str, str, str]]:
+    """The items of a section (the first of that name) as cmark-gfm reads them, placeholders left out."""
+    for sec in gfm.read(text)[1][1:]:
+        if sec.name == name:
+            return {(u.kind, u.html, normalized(u)) for u in sec.units if not is_placeholder(u)}
+    return set()
+
+
+@st.composite
+def three_notes(draw) -> tuple[bytes, bytes, bytes, dict[str, set[str]]]:
+    """A note's common ancestor and two machines' saves of it (each may drop common statements and add
+    its own), with the statements each section must hold after the merge."""
+    common = {name: draw(st.lists(st.sampled_from(STATEMENTS), max_size=3, unique=True)) for name in NOTE_SECTIONS}
+    texts, kept = [], {name: set(common[name]) for name in NOTE_SECTIONS}
+    added: dict[str, set[str]] = {name: set() for name in NOTE_SECTIONS}
+    for tag in ("o", "t"):
+        bodies = {}
+        for name in NOTE_SECTIONS:
+            keep = [s for s in common[name] if draw(st.booleans())]
+            kept[name] &= set(keep)  # a common statement one side dropped stays dropped
+            own = [f"{s} {tag}{i}" for i, s in enumerate(draw(st.lists(st.sampled_from(STATEMENTS), max_size=2)))]
+            added[name] |= set(own)
+            bodies[name] = "\n\n".join(keep + own)
+        texts.append(render_note(Note("Pick a store", "decision", "project", "memory/store", **bodies)).encode())  # type: ignore[arg-type]
+    ancestor = Note("Pick a store", "decision", "project", "memory/store").with_changes(
+        **{n: "\n\n".join(common[n]) for n in NOTE_SECTIONS}
+    )
+    base = render_note(ancestor).encode()
+    return base, texts[0], texts[1], {name: kept[name] | added[name] for name in NOTE_SECTIONS}
+
+
+@given(three_notes())
+@SETTINGS
+def test_three_way_notes_keep_what_both_kept_and_what_each_added_and_drop_what_one_dropped(case):
+    base, ours, theirs, kept = case
+    got = merge_note(ours, theirs, base)
+    merged = read_note(got.data)
+    for name in NOTE_SECTIONS:
+        assert set(merged_statements(getattr(merged, name))) == kept[name], name

@@ -7,9 +7,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memboard.core.formats.index import IndexFile
+from memboard.core.formats.clock import parse as parse_time
+from memboard.core.formats.index import IndexFile, parse_refs
 from memboard.core.merge.index import merge_index
-from tests.merge.index_rows import HEADER, SEP, A, B, C
+from tests.merge.index_rows import HEADER, SEP, A, B, C, index, row
 from tests.support.sizes import examples
 
 D = "2026-05-31-1200-gemini-other"
@@ -190,3 +191,63 @@ def test_any_bytes_merge_without_an_error_and_an_unreadable_version_leaves_ours(
     elif IndexFile(ours).has_table:
         assert IndexFile(merged.data).columns == IndexFile(ours).columns
         assert merge_index(merged.data, theirs, base).data == merged.data
+
+
+ACTIONS = st.sampled_from(["keep", "delete", "summary", "refs"])
+
+
+@PROPERTY
+@given(st.integers(0, 6), st.lists(st.tuples(ACTIONS, ACTIONS), min_size=6, max_size=6), st.integers(0, 2))
+def test_three_way_takes_each_sides_own_change_and_keeps_a_deletion_only_of_an_unchanged_row(n, actions, added):
+    sids = [f"2026-05-31-09{i:02d}-agent-{i}" for i in range(n)]
+    base = [row(sid) for sid in sids]
+    sides: list[list[str]] = [[], []]
+    for sid, acts in zip(sids, actions, strict=False):
+        for side, act in enumerate(acts):
+            if act == "keep":
+                sides[side].append(row(sid))
+            elif act == "summary":
+                sides[side].append(row(sid, summary=f"side {side}"))
+            elif act == "refs":
+                sides[side].append(row(sid, refs=f"2026-05-31-1000-ref-{side}"))
+    for side in range(2):
+        sides[side] += [row(f"2026-06-01-10{side}{i}-new-{side}") for i in range(added)]
+    merged = merge_index(index(*sides[0]), index(*sides[1]), index(*base))
+    got = {r.id: r for r in IndexFile(merged.data).rows}
+    for sid, (mine, other) in zip(sids, actions, strict=False):
+        if "delete" in (mine, other) and {mine, other} <= {"keep", "delete"}:
+            assert sid not in got  # deleted on one side, unchanged (or deleted) on the other
+            continue
+        assert sid in got
+        summary, refs = got[sid].get("summary"), got[sid].refs
+        if mine == "summary":
+            assert summary == "side 0"
+        elif other == "summary":
+            assert summary == "side 1"
+        else:
+            assert summary == "S"
+        assert refs == [f"2026-05-31-1000-ref-{side}" for side, act in enumerate((mine, other)) if act == "refs"]
+        assert [c.column for c in merged.open if c.id == sid] == (["Summary"] if mine == other == "summary" else [])
+    for side in range(2):
+        for i in range(added):
+            assert f"2026-06-01-10{side}{i}-new-{side}" in got
+    assert len(got) == len(IndexFile(merged.data).rows)
+
+
+@PROPERTY
+@given(versions())
+def test_the_rules_decide_a_row_the_same_way_whichever_version_is_ours(pair):
+    ours, theirs = pair
+    one, other = merge_index(ours, theirs), merge_index(theirs, ours)
+    if one.open or other.open or one.collisions or other.collisions:
+        return
+    a, b = IndexFile(one.data), IndexFile(other.data)
+    assert a.ids() == b.ids()
+    for sid in a.ids():
+        rows_a, rows_b = a.find(sid), b.find(sid)
+        if len(rows_a) == len(rows_b) == 1 and rows_a[0].problem is None:
+            va, vb = rows_a[0].values, rows_b[0].values
+            assert set(parse_refs(va.pop("referenced_by"))) == set(parse_refs(vb.pop("referenced_by")))
+            va_times = (parse_time(va.pop("updated_at")), parse_time(va.pop("started_at")))
+            vb_times = (parse_time(vb.pop("updated_at")), parse_time(vb.pop("started_at")))
+            assert va == vb and va_times == vb_times

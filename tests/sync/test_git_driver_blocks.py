@@ -7,7 +7,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memboard.core.merge.documents import merge_note, merge_snapshot
+from memboard.core.formats.archive import ARCHIVE_TEMPLATE
+from memboard.core.merge.documents import merge_archive_index, merge_note, merge_snapshot
 from memboard.core.merge.gitblocks import resolve_blocks
 from memboard.core.merge.index import merge_index
 from memboard.core.merge.result import conflict_block
@@ -102,18 +103,38 @@ NOTE = """# Cache
 """
 
 
-def test_deciding_a_snapshot_s_and_a_note_s_blocks_is_the_merge_that_prefers_that_side():
+ARCHIVE = (
+    ARCHIVE_TEMPLATE.replace("{summary}", "{item}")
+    .format(
+        id=A,
+        agent="cursor-main-agent",
+        topic="{topic}",
+        item="{item}",
+        keywords="K",
+        status="active",
+        referenced_by="-",
+        started_at="2026-05-31 09:00",
+        updated_at="2026-05-31 10:00",
+        archived_at="2026-05-31 11:00",
+    )
+    .replace("{sid}", A)
+)
+
+
+def test_deciding_the_blocks_of_snapshots_archive_files_and_notes_is_the_merge_that_prefers_that_side():
     for rel, merge, template, field in (
         (f"sessions/{A}.md", merge_snapshot, SNAPSHOT, "topic"),
         (f"archive/{A}/session.md", merge_snapshot, SNAPSHOT, "topic"),
         ("notes/project/cache.md", merge_note, NOTE, "title"),
+        (f"archive/{A}/index.md", merge_archive_index, ARCHIVE, "topic"),
     ):
         ours = template.format(sid=A, item="ours' item.", **{field: "Ours"}).encode()
         theirs = template.format(sid=A, item="theirs' item.", **{field: "Theirs"}).encode()
-        blocked = merge(ours, theirs, marker_size=7)
-        assert blocked.open and blocked.data.count(b"<<<<<<< ours") == len(blocked.open)
-        for prefer in ("ours", "theirs"):
-            decided, ids = resolve_blocks(rel, blocked.data, prefer)
-            assert decided == merge(ours, theirs, prefer=prefer).data, rel
-            assert ids == [A if rel != "notes/project/cache.md" else "project/cache"]
-        assert resolve_blocks(rel, blocked.data, "theirs", only=B) == (blocked.data, [])
+        for base in (None, template.format(sid=A, item="base item.", **{field: "Base"}).encode()):
+            blocked = merge(ours, theirs, base, marker_size=7)
+            assert blocked.open and blocked.data.count(b"<<<<<<< ours") == len(blocked.open)
+            for prefer in ("ours", "theirs"):
+                decided, ids = resolve_blocks(rel, blocked.data, prefer)
+                assert decided == merge(ours, theirs, base, prefer=prefer).data, rel
+                assert ids == [A if rel != "notes/project/cache.md" else "project/cache"]
+            assert resolve_blocks(rel, blocked.data, "theirs", only=B) == (blocked.data, [])

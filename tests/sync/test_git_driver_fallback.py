@@ -106,3 +106,61 @@ def test_a_version_that_is_no_index_table_gets_git_s_line_merge_and_exit_1(tmp_p
     assert err.count("\n") == 1 and "not readable as memboard's index" in err and "Traceback" not in err
     merged = ours.read_text(encoding="utf-8")
     assert "<<<<<<< ours\n" in merged and theirs in merged and "2026-06-01-0901-a" in merged
+
+
+def test_the_driver_loads_only_the_merge_of_its_file_s_kind(tmp_path):
+    """git starts the driver once per file of each merge: no parser of the other commands, no plan engine, no
+    merge of another kind, nothing of the board."""
+    import subprocess
+    import sys
+
+    base = HEADER + _row("2026-06-01-0900-a", "s")
+    argv, ours = _versions(
+        tmp_path, base, base + _row("2026-06-01-0901-a", "ours'"), base + _row("2026-06-01-0902-a", "theirs'")
+    )
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "memboard", "merge-driver", *argv, "index.md", "--marker-size", "7"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
+    assert "memboard.core.merge.index" in imported
+    heavy = {"argparse", "textual", "rich", "mistletoe", "memboard.cli.parser", "memboard.core.plan"}
+    assert not imported & (heavy | {"memboard.core.merge.documents", "memboard.core.files.execute"})
+    assert "2026-06-01-0901-a" in ours.read_text(encoding="utf-8") and "2026-06-01-0902-a" in ours.read_text()
+
+
+def test_a_driver_whose_program_is_gone_is_merge_driver_missing(tmp_path, git_home):
+    repo = new_repository(tmp_path / "repo")
+    repo.mb("register")
+    assert repo.mb("install-merge-driver").code == 0
+    gone = tmp_path / "old venv" / "bin" / "memboard"
+    repo.git("config", "--local", "merge.memboard.driver", f"'{gone}' merge-driver %O %A %B %P --marker-size %L")
+    findings = json.loads(repo.mb("doctor", "--json").out)
+    missing = [f for f in findings if f["kind"] == "merge_driver_missing"]
+    assert len(missing) == 1 and f"runs {gone}, which no longer exists" in missing[0]["message"]
+    assert repo.mb("install-merge-driver").code == 0  # install puts this memboard back
+    assert "merge_driver_missing" not in repo.mb("doctor").out
+
+
+@pytest.mark.parametrize("root_at", ["notes/memory", "team/archive/x", ""])
+def test_the_root_is_the_folder_whose_attributes_name_the_driver_whatever_its_own_path(tmp_path, monkeypatch, root_at):
+    """A root kept at notes/memory is no note's folder: its index.md merges as an index (a note's merge would
+    not read it, and git's line merge would conflict on the two appended rows)."""
+    root = tmp_path / root_at
+    root.mkdir(parents=True, exist_ok=True)
+    (root / ".gitattributes").write_text("index.md merge=memboard\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    base = HEADER + _row("2026-06-01-0900-a", "s")
+    argv, ours = _versions(
+        tmp_path, base, base + _row("2026-06-01-0901-a", "ours'"), base + _row("2026-06-01-0902-a", "theirs'")
+    )
+    path = f"{root_at}/index.md" if root_at else "index.md"
+    done = runner.run(["merge-driver", *argv, path, "--marker-size", "7"])
+    assert done.code == 0, done.err
+    assert ours.read_text(encoding="utf-8") == base + _row("2026-06-01-0901-a", "ours'") + _row(
+        "2026-06-01-0902-a", "theirs'"
+    )

@@ -133,7 +133,11 @@ def test_a_same_cell_conflict_stops_the_merge_with_every_row_listed_and_the_hook
     assert all(listed.count(sid) == 1 for sid in set(listed) - {S1})
     hook = a.mb("hook", "claude", input=json.dumps(claude_payload()))
     assert hook.code == 0  # the hook fails open
-    assert [f["kind"] for f in json.loads(a.mb("doctor", "--json").out)][:1] == ["index_conflict_markers"]
+    markers = json.loads(a.mb("doctor", "--json").out)[0]
+    assert markers["kind"] == "index_conflict_markers" and "memboard resolve --prefer ours|theirs" in markers["message"]
+    assert "memboard resolve --prefer ours|theirs" in a.mb("list").err  # the readers offer resolve too
+    refused = a.mb("register", "--agent", "late")
+    assert refused.code == 1 and "memboard resolve --prefer ours|theirs" in refused.err
 
 
 @pytest.mark.parametrize("prefer, summary", [("theirs", "B's summary"), ("ours", "A's summary")])
@@ -189,3 +193,43 @@ def test_a_topic_changed_on_both_sides_leaves_a_block_in_the_row_and_in_the_snap
     a.git("add", "-A")
     a.git("commit", "-q", "--no-edit")
     assert [f["kind"] for f in json.loads(a.mb("doctor", "--json").out)] == []
+
+
+def test_a_session_archived_on_one_clone_and_updated_on_the_other_merges_without_losing_the_update(clones):
+    a, b = clones
+    update = b.mb("update", S1, "--summary", "B's update", "--snapshot", "-", now="2026-06-01 10:00", input=DECIDED)
+    assert update.code == 0, update.err
+    b.commit("b: S1 updated")
+    assert a.mb("archive", S1, now="2026-06-01 10:05").code == 0
+    a.commit("a: S1 archived")
+    pulled = a.git("pull", "--no-rebase", "--no-edit", str(b.top), "main", check=False)
+    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    archived = (a.root / "archive" / S1 / "session.md").read_text(encoding="utf-8")
+    assert "B decided to keep the cache." in archived  # git followed the move: b's items merged into the archive
+    assert not (a.root / "sessions" / f"{S1}.md").exists()
+    assert next(row for row in a.rows() if row["id"] == S1)["summary"] == "B's update"  # the row's update is kept
+    assert a.git("grep", "-n", "-e", "<<<<<<<", check=False).returncode == 1
+
+
+DECIDED = "## Decisions\n\n- B decided to keep the cache.\n"
+
+
+def test_a_same_cell_conflict_in_a_pull_rebase_is_resolved_and_the_rebase_continues(clones, monkeypatch):
+    a, b = clones
+    _diverge(a, b)
+    b.mb("update", S1, "--summary", "B's summary", now="2026-06-01 11:00")
+    b.commit("b: S1's summary")
+    a.mb("update", S1, "--summary", "A's summary", now="2026-06-01 11:00")
+    a.commit("a: S1's summary")
+    pulled = a.git("pull", "--rebase", str(b.top), "main", check=False)
+    assert pulled.returncode != 0 and "<<<<<<< ours" in a.index()  # stopped on a's commit: ours is b's side
+    assert set(a.ids()) >= {S1, S2, "2026-06-01-1000-bee", "2026-06-01-1005-aaa"}
+    assert a.mb("resolve", "--prefer", "theirs").code == 0  # theirs: the commit being replayed, a's
+    a.git("add", "-A")
+    monkeypatch.setenv("GIT_EDITOR", "true")
+    done = a.git("rebase", "--continue", check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {row["id"]: row for row in a.rows()}
+    assert sorted(a.ids()) == sorted([S1, S2, "2026-06-01-1000-bee", "2026-06-01-1005-aaa"])
+    assert rows[S1]["summary"] == "A's summary" and rows[S2]["summary"] == "B changed it"
+    assert a.git("status", "--porcelain").stdout == "" and a.git("rev-list", "--merges", "HEAD").stdout == ""

@@ -78,8 +78,9 @@ def line_list(numbers: list[int]) -> str:
 def marker_refusal(numbers: list[int]) -> str:
     """The one line every change is refused with while index.md holds conflict markers."""
     return (
-        f"index.md holds merge-conflict markers ({line_list(numbers)}); resolve them by hand "
-        "(keep the rows you want from each side, delete the marker lines), then try again; nothing written"
+        f"index.md holds merge-conflict markers ({line_list(numbers)}); decide them with `memboard resolve "
+        "--prefer ours|theirs` or by hand (keep the rows you want from each side, delete the marker lines), then "
+        "try again; nothing written"
     )
 
 
@@ -87,5 +88,5 @@ def marker_warning(numbers: list[int]) -> str:
     """The warning of read-only commands that read through the conflict markers."""
     return (
         f"warning: index.md holds merge-conflict markers ({line_list(numbers)}); rows of both sides "
-        "are shown; resolve the conflict by hand before changing anything"
+        "are shown; decide the conflict (`memboard resolve --prefer ours|theirs`, or by hand) before changing anything"
     )

@@ -59,11 +59,10 @@ class _Unparsed(Exception):
 
 @dataclass
 class _Meta:
-    """A Metadata table as read: values by field, the rows as written, the fields in order."""
+    """A Metadata table as read: values by field (in the table's order) and each field's row as written."""
 
     values: dict[str, str] = field(default_factory=dict)
     lines: dict[str, str] = field(default_factory=dict)
-    last: int | None = None  # the table's last row (line number)
 
 
 def _meta(doc: Snapshot) -> _Meta:
@@ -77,7 +76,6 @@ def _meta(doc: Snapshot) -> _Meta:
         cells = split_cells(body)
         if not cells or len(cells) < 2:
             continue
-        out.last = i
         if cells[0] == "Field" or set(cells[0]) <= set("-: "):
             continue
         name = unescape(cells[0])
@@ -208,13 +206,21 @@ def _said_lines(item: Item) -> list[str]:
     return out
 
 
-def _holds(mine: Item, other: Item) -> bool:
-    """Whether ours' item mine already holds theirs' item other: the same key, every line of other
-    said in mine, and other marked only if mine is too (a marked item replaces its unmarked self)."""
-    if mine.key != other.key or (is_marked(other.text) and not is_marked(mine.text)):
-        return False
-    said = set(_said_lines(mine))
-    return all(line in said for line in _said_lines(other))
+def _holds(mine: list[tuple[bool, set[str]]], other: Item) -> bool:
+    """Whether one of ours' items of other's key (each: marked, its lines said) already holds theirs'
+    item other: every line of other said in it, and other marked only if it is too (a marked item
+    replaces its unmarked self)."""
+    marked, lines = is_marked(other.text), _said_lines(other)
+    return any((mark or not marked) and all(line in said for line in lines) for mark, said in mine)
+
+
+def _by_key(doc: Snapshot) -> dict[tuple[str, str], list[tuple[bool, set[str]]]]:
+    """Each item of doc by (section name case folded, key): whether it is marked, its lines said."""
+    out: dict[tuple[str, str], list[tuple[bool, set[str]]]] = {}
+    for sec in doc.sections:
+        for it in sec.items:
+            out.setdefault((sec.name.casefold(), it.key), []).append((is_marked(it.text), set(_said_lines(it))))
+    return out
 
 
 def _said(item: Item) -> str:
@@ -223,12 +229,24 @@ def _said(item: Item) -> str:
 
 
 def _without(doc: Snapshot, doomed: Callable[[str, Item], bool]) -> str:
-    """doc's text without the items doomed(section name, item) picks (their lines removed)."""
+    """doc's text without the items doomed(section name, item) picks (their lines removed); doc's text as
+    it is when removing them would change how another item reads (a block joining the one before it)."""
     lines = list(doc.lines)
-    spans = [(it.start, it.end) for sec in doc.sections for it in sec.items if doomed(sec.name.casefold(), it)]
+    spans, rest = [], []
+    for sec in doc.sections:
+        for it in sec.items:
+            if doomed(sec.name.casefold(), it):
+                spans.append((it.start, it.end))
+            else:
+                rest.append((sec.name.casefold(), _said(it)))
+    if not spans:
+        return doc.text()
     for start, end in sorted(spans, reverse=True):
         del lines[start : _removal_end(lines, start, end)]
-    return "".join(lines)
+    left = Snapshot("".join(lines))
+    if [(sec.name.casefold(), _said(it)) for sec in left.sections for it in sec.items] != rest:
+        return doc.text()
+    return left.text()
 
 
 def _removal_end(lines: list[str], start: int, end: int) -> int:
@@ -254,11 +272,11 @@ def _merge_sections(ours: Snapshot, theirs: Snapshot, base: Snapshot | None) -> 
     was = _base_items(base)
     if base is not None:
         ours = Snapshot(_taken_from_theirs(ours, theirs, was))
-    held = {sec.name.casefold(): sec.items for sec in ours.sections}
+    held = _by_key(ours)
 
     def left_out(name: str, it: Item) -> bool:
         """theirs' items that ours holds already, or (with base) that theirs did not change."""
-        return _said(it) in was.get(name, set()) or any(_holds(mine, it) for mine in held.get(name, []))
+        return _said(it) in was.get(name, set()) or _holds(held.get((name, it.key), []), it)
 
     new_text = _without(theirs, left_out)
     try:
@@ -493,6 +511,8 @@ def _merge_statements(ours: Snapshot, theirs: Snapshot, base: Snapshot | None) -
             added += len(new)
     if base is not None:
         text = _without_removed(Snapshot(text), theirs, base)
+    text, more = _other_sections(text, theirs)
+    added += more
     merged = Snapshot(text)
     for name in NOTE_SECTIONS:
         now = Statements(it.text.strip() for it in _statements(merged, name))
@@ -504,6 +524,21 @@ def _merge_statements(ours: Snapshot, theirs: Snapshot, base: Snapshot | None) -
     except UsageError as err:  # pragma: no cover - read_note reads any text
         raise _Unparsed from err
     return text, added
+
+
+def _other_sections(text: str, theirs: Snapshot) -> tuple[str, int]:
+    """text with the sections of theirs a note does not define (hand-written ones) merged in by the
+    Snapshot Merge Policy, and how many items that added."""
+    known = {"metadata", *(n.casefold() for n in NOTE_SECTIONS)}
+    others = [sec for sec in theirs.sections if sec.name.casefold() not in known]
+    if not others:
+        return text, 0
+    new_text = "".join(line for sec in others for line in theirs.lines[sec.heading : sec.end])
+    try:
+        result = merge(text, new_text)
+    except (Refused, UsageError) as err:
+        raise _Unparsed from err
+    return result.text, len(result.added) + len(result.marked)
 
 
 def _with_section(text: str, name: str) -> str:

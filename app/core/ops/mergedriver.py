@@ -40,18 +40,21 @@ class Outcome:
 
 def root_relative(top: Path, path: str) -> str | None:
     """path (relative to the work tree's top, as git names it) relative to the memory root it lies in: the
-    nearest folder above it whose .gitattributes names the driver; else the longest tail of path that names
-    one of memboard's files; None when none does."""
+    nearest folder above it whose .gitattributes names the driver, and below which path names one of
+    memboard's files; else the longest tail of path that names one; None when none does."""
     from ..merge.kinds import kind_of  # lazy: as the module's other driver imports
 
     parts = [p for p in path.replace("\\", "/").split("/") if p]
     for n in range(len(parts) - 1, -1, -1):
+        rel = "/".join(parts[n:])
+        if kind_of(rel) is None:
+            continue
         try:
             data = (top.joinpath(*parts[:n]) / ATTRIBUTES).read_bytes()
         except OSError:
             continue
         if names_driver(data):
-            return "/".join(parts[n:])
+            return rel
     for n in range(len(parts)):
         rel = "/".join(parts[n:])
         if kind_of(rel) is not None:

@@ -8,6 +8,9 @@ next merge of two registrations conflicts. Only a root whose .gitattributes name
 
 from __future__ import annotations
 
+import os
+import shlex
+
 from ...files.git import config_get, work_tree_top
 from ...files.root import MemoryRoot
 from ...results import Finding
@@ -18,18 +21,34 @@ MISSING = "merge_driver_missing"
 
 def driver_missing(root: MemoryRoot) -> list[Finding]:
     """merge_driver_missing when the root's .gitattributes names memboard's driver and the git config this
-    clone reads does not define it (none outside a git work tree, or without git)."""
+    clone reads does not define it, or defines it with a program that is gone (a memboard uninstalled or
+    moved since); none outside a git work tree, or without git."""
     if not names_driver(root.read(ATTRIBUTES)) or work_tree_top(root.real) is None:
         return []
-    if config_get(root.real, f"merge.{DRIVER}.driver"):
-        return []
+    driver = config_get(root.real, f"merge.{DRIVER}.driver")
+    if not driver:
+        why = f"this clone's git config does not define merge.{DRIVER}.driver"
+    else:
+        program = _program(driver)
+        if program is None or os.path.exists(program):
+            return []
+        why = f"merge.{DRIVER}.driver in git config runs {program}, which no longer exists"
     return [
         Finding(
             MISSING,
             "",
-            f"{ATTRIBUTES} names memboard's merge driver (merge={DRIVER}) but this clone's git config does not define "
-            f"merge.{DRIVER}.driver, so git merges index.md, snapshots and notes line by line without saying so: run "
+            f"{ATTRIBUTES} names memboard's merge driver (merge={DRIVER}) but {why}, so git merges index.md, "
+            "snapshots and notes line by line (or fails to merge them) without saying so: run "
             "`memboard install-merge-driver` in this clone",
             subject=ATTRIBUTES,
         )
     ]
+
+
+def _program(command: str) -> str | None:
+    """The program a driver's command line starts, when it names one by its absolute path."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    return words[0] if words and os.path.isabs(words[0]) else None

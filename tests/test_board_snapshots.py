@@ -8,8 +8,6 @@ from textual.widgets import Input
 from memboard.board.app import MemboardApp
 from memboard.core.formats.clock import now
 from memboard.core.ops.demo import build_demo, demo_ids
-from memboard.core.results import Finding
-from tests.support.sync_findings import doctor_saying
 
 SIZE = (120, 40)
 
@@ -100,7 +98,7 @@ class TestBanner:
         (root / "index (Laptop's conflicted copy 2026-05-31).md").write_text(original, encoding="utf-8")
         assert snap_compare(MemboardApp(root, watch=False), terminal_size=SIZE, run_before=settled())
 
-    def test_banner_names_copies_to_merge_open_cells_and_too_many_copies(self, snap_compare, tmp_path, monkeypatch):
+    def test_banner_names_copies_to_merge_open_cells_and_too_many_copies(self, snap_compare, tmp_path):
         root = build_demo(tmp_path / "memory", now())
         ids = demo_ids(now())
         text = (root / "index.md").read_text(encoding="utf-8")
@@ -115,8 +113,6 @@ class TestBanner:
         cells[3] = "Summary written on the laptop"
         lines[at] = " | ".join(cells)
         (root / copies[0]).write_text("".join(lines), encoding="utf-8")  # its merge leaves two cells open
-        # doctor's too_many_copies finding (its own branch builds it): a stand-in until it lands
-        doctor_saying(monkeypatch, Finding("too_many_copies", "", "index.md has 9 copies", None, "index.md"))
         assert snap_compare(MemboardApp(root, watch=False), terminal_size=SIZE, run_before=settled())
 
 

@@ -12,7 +12,6 @@ import pytest
 
 from memboard.board.app import MemboardApp
 from memboard.core.files.localstate import folder_of
-from memboard.core.results import Finding
 from memboard.widgets.board_status import BoardBanner
 from tests.support.roots import index_text, table_line
 from tests.support.sync_findings import SYNCTHING
@@ -183,13 +182,12 @@ async def test_many_open_cells_end_in_one_counting_line(write_index, make_row, r
         assert lines[5:] == ["… and 3 more open conflicts (R: resolve)"]
 
 
-async def test_a_file_with_eight_copies_is_warned_about(write_index, make_row, root, doctor_says):
+async def test_a_file_with_eight_copies_is_warned_about(write_index, make_row, root):
     write_index([make_row(A)])
     data = (root / "index.md").read_bytes()
     names = [f"index.sync-conflict-20260531-1015{n:02d}-ABCDEF7.md" for n in range(8)]
     for name in names:
         (root / name).write_bytes(data)
-    doctor_says(Finding("too_many_copies", "", "index.md has 8 sync-conflict copies", None, "index.md"))
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)

@@ -98,6 +98,23 @@ class TestBanner:
         (root / "index (Laptop's conflicted copy 2026-05-31).md").write_text(original, encoding="utf-8")
         assert snap_compare(MemboardApp(root, watch=False), terminal_size=SIZE, run_before=settled())
 
+    def test_banner_names_copies_to_merge_open_cells_and_too_many_copies(self, snap_compare, tmp_path):
+        root = build_demo(tmp_path / "memory", now())
+        ids = demo_ids(now())
+        text = (root / "index.md").read_text(encoding="utf-8")
+        copies = [f"index.sync-conflict-20260531-1015{n:02d}-ABCDEF7.md" for n in range(9)]
+        for name in copies[1:]:
+            (root / name).write_text(text, encoding="utf-8")
+        lines = text.splitlines(keepends=True)
+        at = next(i for i, line in enumerate(lines) if ids["hook"] in line)
+        lines[at] = lines[at].replace("Hook latency on large indexes", "Hook latency, on the laptop")  # its Topic
+        at = next(i for i, line in enumerate(lines) if line.startswith(f"| {ids['broken']} "))
+        cells = lines[at].split(" | ")
+        cells[3] = "Summary written on the laptop"
+        lines[at] = " | ".join(cells)
+        (root / copies[0]).write_text("".join(lines), encoding="utf-8")  # its merge leaves two cells open
+        assert snap_compare(MemboardApp(root, watch=False), terminal_size=SIZE, run_before=settled())
+
 
 class TestHelp:
     """The help screen."""

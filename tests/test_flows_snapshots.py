@@ -12,6 +12,7 @@ from memboard.board.screens import (
     MessageScreen,
     PreviewScreen,
     QuestionScreen,
+    ResolveScreen,
     SessionPicker,
     StaleDaysScreen,
     UpdateScreen,
@@ -182,3 +183,33 @@ class TestRoundTwoSnapshots:
             await wait_for_screen(pilot, LogScreen)
 
         assert snap_compare(board, terminal_size=size, run_before=run_before)
+
+
+@pytest.fixture
+def conflicted_board(root):
+    """The sample root with a Syncthing copy of index.md whose merge leaves SOURCE's Summary and FOLLOWER's Topic
+    open (both changed in the same minute), watcher off."""
+    make_root(root)
+    data = (root / "index.md").read_bytes()
+    theirs = data.replace(b"keeps every byte.", b"keeps every byte, on the laptop.")
+    (root / "index.sync-conflict-20260531-101500-ABCDEF7.md").write_bytes(
+        theirs.replace(b"| Board flows |", b"| Board flows (laptop) |")
+    )
+    return make_app(root)
+
+
+class TestResolveSnapshots:
+    """R: the question (ours or theirs, every open conflict or the selected session's) and its preview."""
+
+    @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+    def test_resolve_question(self, conflicted_board, size, snap_compare):
+        assert snap_compare(conflicted_board, terminal_size=size, run_before=open_flow(ResolveScreen, "R", FOLLOWER))
+
+    def test_resolve_preview_of_theirs(self, conflicted_board, snap_compare):
+        async def run_before(pilot) -> None:
+            await open_flow(ResolveScreen, "R")(pilot)
+            await pilot.press("t")
+            await wait_for_screen(pilot, PreviewScreen)
+            await pilot.pause()
+
+        assert snap_compare(conflicted_board, terminal_size=SIZE, run_before=run_before)

@@ -40,6 +40,7 @@ Owner = Literal[
     "session",
     "notes",
     "conflict",
+    "resolve",
     "spaces",
     "hierarchy",
     "draft",
@@ -62,6 +63,7 @@ class Where(Enum):
     EDITOR = "In the update editor and the note editor"
     PICKER = "In a session picker or organize's stale-days question"
     CONFLICT = "In a decision conflict (the store refused a save that drops earlier statements)"
+    RESOLVE = "In resolve's question (R): whose value decides each open conflict"
     CHAIN = "In the reference chain or a supersede chain"
     SEARCH = "In search (f)"
     ARCHIVE = "In the archive (A)"
@@ -154,6 +156,7 @@ MODALS = frozenset(
         "archived",
         "session",
         "conflict",
+        "resolve",
         "draft",
         "migration",
     }
@@ -346,6 +349,16 @@ ACTIONS: tuple[Action, ...] = (
         "board",
         palette="Doctor",
         footer=BOARD,
+    ),
+    Action(
+        "R",
+        "resolve",
+        "resolve",
+        "resolve open conflicts: the cells a sync-conflict copy's merge left open and the git merge driver's "
+        "conflict blocks (keep ours or take theirs, previewed)",
+        Where.FLOWS,
+        "board",
+        palette="Resolve open conflicts",
     ),
     Action(
         "f",
@@ -1104,6 +1117,34 @@ ACTIONS: tuple[Action, ...] = (
         "escape", "cancel", "cancel", "cancel: nothing is written", Where.CONFLICT, "conflict", footer=("conflict",)
     ),
     Action(
+        "o",
+        "prefer('ours')",
+        "keep ours",
+        "keep ours: this machine's value (the original file's; in a git merge, the branch you are on)",
+        Where.RESOLVE,
+        "resolve",
+        footer=("resolve",),
+    ),
+    Action(
+        "t",
+        "prefer('theirs')",
+        "take theirs",
+        "take theirs: the sync-conflict copy's value (in a git merge, the branch merged in)",
+        Where.RESOLVE,
+        "resolve",
+        footer=("resolve",),
+    ),
+    Action(
+        "s",
+        "scope",
+        "only this",
+        "decide only the selected session's open conflicts, or again every one",
+        Where.RESOLVE,
+        "resolve",
+        footer=("resolve",),
+    ),
+    Action("escape", "cancel", "cancel", "cancel: nothing is written", Where.RESOLVE, "resolve", footer=("resolve",)),
+    Action(
         "enter", "", "jump", "jump to the live session (or the note) under the cursor", Where.CHAIN, footer=("chain",)
     ),
     Action("space", "", "fold", "fold or unfold a branch", Where.CHAIN, footer=("chain",), key_display="␣"),
@@ -1254,14 +1295,22 @@ def palette_entries(table: tuple[Action, ...] = ACTIONS, owner: Owner = "board")
     return [entry for entry in table if entry.palette and entry.owner in owners]
 
 
-def help_sections(table: tuple[Action, ...] = ACTIONS) -> list[tuple[str, list[tuple[str, str]]]]:
-    """Every entry for the help screen: (heading, [(keys, what it does)]) per place, in Where's order."""
+def help_sections(
+    table: tuple[Action, ...] = ACTIONS, first: Where | None = None
+) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Every entry for the help screen: (heading, [(keys, what it does)]) per place, in Where's order (first, the
+    place in front, before the others)."""
     out = []
-    for where in Where:
+    for where in sorted(Where, key=lambda w: w is not first):
         rows = [(entry.key_text, entry.help) for entry in table if entry.where is where]
         if rows:
             out.append((where.value, rows))
     return out
+
+
+def where_of(owner: str, table: tuple[Action, ...] = ACTIONS) -> Where | None:
+    """The place an owner's keys are listed under in the help (None for an owner with no entry)."""
+    return next((entry.where for entry in table if entry.owner == owner), None)
 
 
 def footer_entries(context: str, table: tuple[Action, ...] = ACTIONS) -> list[Action]:

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from textual.app import App
+from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
@@ -28,7 +29,7 @@ from ..core.files.root import MemoryRoot
 from ..core.files.settle import settle_seconds
 from ..core.formats import clock
 from ..core.formats.ids import DEFAULT_AGENT, ID_SHAPE_RE
-from .actions import KeyTable, bindings, read_keymap, rebound
+from .actions import KeyTable, Where, bindings, read_keymap, rebound, where_of
 from .messages import (
     AskScreen,
     BoardClosed,
@@ -319,7 +320,15 @@ class MemboardApp(App):
         # lazy: its Markdown widget loads on first use (start-up stays light)
         from .screens.help import HelpScreen
 
-        self.push_screen(HelpScreen(self.key_table.entries))
+        self.push_screen(HelpScreen(self.key_table.entries, self.help_place()))
+
+    def help_place(self) -> Where | None:
+        """The help's place of the screen in front: the owner of its own keys (the board's, a preview's, ...)."""
+        for binding in self.screen.BINDINGS:
+            owner = binding.id.split(".", 1)[0] if isinstance(binding, Binding) and binding.id else ""
+            if owner and owner != "app":
+                return where_of(owner, self.key_table.entries)
+        return None
 
     # -- the flows --------------------------------------------------------------------------
 
@@ -378,7 +387,12 @@ class MemboardApp(App):
         action, session_id = follow
         if session_id and not self.sessions.select_session(session_id):
             return
-        starts = {"release": self.flows.release, "update": self.flows.update, "doctor": self.flows.doctor}
+        starts = {
+            "release": self.flows.release,
+            "update": self.flows.update,
+            "doctor": self.flows.doctor,
+            "resolve": self.flows.resolve,
+        }
         if action in starts:
             starts[action]()
 

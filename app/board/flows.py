@@ -1,4 +1,4 @@
-"""The board's modal flows: continue, release, archive, update, organize, doctor, and the chain view.
+"""The board's modal flows: continue, release, archive, update, organize, doctor, resolve, and the chain view.
 
 How a flow runs (its worker, the planning thread, the preview, the apply) is flowrun.py; this
 module holds what each flow asks, builds and says. Changing flows refuse up front on a root
@@ -31,12 +31,14 @@ from ..core.plan import Plan
 from . import results
 from .flowrun import STALE_NOTE, BoardClosed, Builder, FlowHost, FlowRunner, plain_words
 from .messages import JumpToSession
+from .planview import ViewLine
 from .screens import (
     NEW_SESSION,
     ChainScreen,
     Choice,
     MessageScreen,
     PreviewScreen,
+    ResolveScreen,
     SessionPicker,
     StaleDaysScreen,
     UpdateForm,
@@ -50,6 +52,7 @@ from .wording import (
     organize_words,
     refusal_words,
     release_words,
+    resolve_words,
     update_words,
 )
 
@@ -57,6 +60,11 @@ __all__ = ["BoardClosed", "BoardFlows", "Builder", "FlowHost"]
 
 REFERENCED_BY = "by"  # a release choice: a session that continues from the selected one
 CONTINUES_FROM = "from"  # a release choice: a session the selected one continues from
+
+
+def headlined(headline: str, plan: Plan) -> tuple[list[str], list[ViewLine], dict[str, str]]:
+    """A preview's words: headline, then the plan's own report lines."""
+    return [headline, *plan.report], [], {}
 
 
 def said_done(steps: list[tuple[str, Plan]]) -> str:
@@ -126,6 +134,11 @@ class BoardFlows(FlowRunner):
         if self.may_start():
             self.start("doctor", self.flow_doctor)
 
+    def resolve(self) -> None:
+        """Resolve: pick ours or theirs for the open conflicts, preview the plan, apply."""
+        if self.may_start():
+            self.start("resolve", self.flow_resolve, self.host.current_session_id)
+
     def chain(self) -> None:
         """Show the selected session's reference chain; enter jumps to a session."""
         sid = self.selected("chain")
@@ -155,31 +168,38 @@ class BoardFlows(FlowRunner):
             for r in rows
             if r.id != source_id and not r.problem
         ]
-        picked = self.ask(
-            SessionPicker(
-                f"{title}: which session continues?",
-                choices,
-                new_label="new session (manual registration)",
-                hint=f"The selected row {source_id} is the source. Pick the current session, "
-                "or register a new one that continues from it.",
+        while True:  # escape in the preview comes back to the picker
+            picked = self.ask(
+                SessionPicker(
+                    f"{title}: which session continues?",
+                    choices,
+                    new_label="new session (manual registration)",
+                    hint=f"The selected row {source_id} is the source. Pick the current session, "
+                    "or register a new one that continues from it.",
+                )
             )
-        )
-        if picked is None:
-            self.finish("continue", "continue cancelled: nothing written")
-            return
-        as_id = None if picked == NEW_SESSION else picked
+            if picked is None:
+                self.finish("continue", "continue cancelled: nothing written")
+                return
+            if self.preview_continue(title, source_id, None if picked == NEW_SESSION else picked) != "cancelled":
+                return
+
+    def preview_continue(self, title: str, source_id: str, as_id: str | None) -> str:
+        """Preview (and on confirm apply) source_id continued as as_id (None: a new session); preview_and_apply's
+        outcome ("cancelled": back to the picker)."""
         when, agent = now(), self.host.agent_name
 
         def build(root: MemoryRoot) -> Plan:
             """The continue plan, fixed to this moment."""
             return plan_continue(root, source_id, when, as_id, agent=agent)
 
-        self.preview_and_apply(
+        return self.preview_and_apply(
             "continue",
             title,
             build,
             words=plain_words(lambda p: continue_words(p, as_id is None)),
             select=results.session_of,
+            back_on_cancel=True,
             session_id=source_id,
         )
 
@@ -226,25 +246,29 @@ class BoardFlows(FlowRunner):
             )
             self.finish("release", "nothing to release")
             return
-        picked = self.choose(
-            "release",
-            SessionPicker(
-                f"{title}: which reference?",
-                choices,
-                hint=f"Sessions that continue from {session_id}, and those it continues "
-                "from. The link is removed on both sides.",
-            ),
-        )
-        if picked is None:
-            return
-        direction, other = picked.split("\x00", 1)
-        source, follower = (session_id, other) if direction == REFERENCED_BY else (other, session_id)
-        self.preview_and_apply(
-            "release",
-            f"Release {source} from {follower}",
-            lambda r: plan_release(r, source, follower),
-            words=plain_words(release_words),
-        )
+        while True:  # escape in the preview comes back to the picker
+            picked = self.choose(
+                "release",
+                SessionPicker(
+                    f"{title}: which reference?",
+                    choices,
+                    hint=f"Sessions that continue from {session_id}, and those it continues "
+                    "from. The link is removed on both sides.",
+                ),
+            )
+            if picked is None:
+                return
+            direction, other = picked.split("\x00", 1)
+            source, follower = (session_id, other) if direction == REFERENCED_BY else (other, session_id)
+            outcome = self.preview_and_apply(
+                "release",
+                f"Release {source} from {follower}",
+                partial(plan_release, source_id=source, as_id=follower),
+                words=plain_words(release_words),
+                back_on_cancel=True,
+            )
+            if outcome != "cancelled":
+                return
 
     def flow_archive(self, ids: list[str]) -> None:
         """Archive one session, or several in one combined preview applied one by one."""
@@ -436,16 +460,26 @@ class BoardFlows(FlowRunner):
         """Ask stale days, preview the whole organize pass, apply."""
         if self.refuse_read_only("organize", "Organize memory"):
             return
-        days = self.ask(StaleDaysScreen(config.stale_days()))
-        if days is None:
-            self.finish("organize", "organize cancelled: nothing written")
-            return
+        days = config.stale_days()
+        while True:  # escape in the preview comes back to the question, the days as entered
+            answer = self.ask(StaleDaysScreen(days))
+            if answer is None:
+                self.finish("organize", "organize cancelled: nothing written")
+                return
+            days = answer
+            outcome = self.preview_organize(days)
+            if outcome != "cancelled":
+                return
+
+    def preview_organize(self, days: int) -> str:
+        """Preview (and on confirm apply) organize with days; preview_and_apply's outcome."""
         when = now()
-        self.preview_and_apply(
+        return self.preview_and_apply(
             "organize",
             f"Organize memory (stale after {days} days)",
             lambda r: plan_organize(r, when, days),
             words=lambda p: organize_words(p, when),
+            back_on_cancel=True,
         )
 
     def flow_doctor(self) -> None:
@@ -459,6 +493,50 @@ class BoardFlows(FlowRunner):
             lambda r: diagnose(r, when)[1],
             words=lambda p: (*doctor_words(p), {}),
         )
+
+    def flow_resolve(self, selected: str | None) -> None:
+        """List what is open, ask ours or theirs (and every one or the selected session's), preview that plan,
+        apply; escape in the preview goes back to the question."""
+        title = "Resolve open conflicts"
+        if self.refuse_read_only("resolve", title):
+            return
+        conflicts = self.planned(title, lambda: results.open_conflicts(self.host.memory_root))
+        if not conflicts:
+            self.ask(
+                MessageScreen(
+                    title,
+                    "Nothing to resolve: no merge of a sync-conflict copy left a cell open, and no file holds the "
+                    "git merge driver's conflict blocks.",
+                    footnote="",
+                    error=False,
+                )
+            )
+            self.finish("resolve", "resolve: nothing to resolve")
+            return
+        only = False
+        while True:
+            answer = self.ask(ResolveScreen(conflicts, selected, only=only))
+            if answer is None:
+                self.finish("resolve", "resolve cancelled: nothing written")
+                return
+            prefer, limit = answer
+            only = limit is not None
+            headline = resolve_words(prefer, limit, conflicts)
+            try:
+                build = results.resolve_builder(prefer, limit)
+            except MemboardError as exc:
+                self.refuse("resolve", title, exc, limit)
+                return
+            outcome = self.preview_and_apply(
+                "resolve",
+                f"{title}: {'keep ours' if prefer == 'ours' else 'take theirs'}",
+                build,
+                words=partial(headlined, headline),
+                back_on_cancel=True,
+                session_id=limit,
+            )
+            if outcome != "cancelled":
+                return
 
     def flow_chain(self, session_id: str) -> None:
         """Read the chain, show it as a tree, jump to the session picked."""

@@ -1,5 +1,6 @@
 """Reading a memory root for the board: the model, file signatures for the watcher, revisions,
-and the notices of its banner (read-only root, merge-conflict markers, sync-conflict copies).
+and the notices of its banner (read-only root, merge-conflict markers, sync-conflict copies to merge, the
+cells their merge left open, a file with too many copies).
 
 No Textual here: the App calls these from worker threads and posts the results back.
 """
@@ -23,6 +24,7 @@ from ..core.formats.index import IndexFile, readable_rows
 from ..core.formats.layout import ARCHIVE, INDEX, SESSIONS, session_path
 from ..core.formats.markers import line_list
 from ..core.formats.snapshot import LIST_MARK_RE, Snapshot, vanished
+from ..core.results import Finding
 from .model import BoardModel, IndexSource
 
 HEAD_BYTES = 64 * 1024  # a first, partial read paints the screen before a huge index is parsed
@@ -187,14 +189,45 @@ class FileWatch:
         return index_changed, changed
 
 
+SYNC_KINDS = frozenset({"sync_conflict_copy", "conflict_cell", "too_many_copies"})
+"""Doctor's findings the banner names (issue 26 §6): the copies to merge, their open cells, too many copies."""
+OPEN_LINES = 5  # open cells named one a line; past this many, one line counts the rest
+
+
+def extra_of(finding: Finding, key: str) -> str | None:
+    """One of a finding's extra `doctor --json` keys (None when it has none such)."""
+    return dict(finding.extra).get(key)
+
+
 @dataclass
 class Notices:
-    """What the board's banner says about the root; each kind has one line."""
+    """What the board's banner says about the root; each kind has one line (open cells: one each)."""
 
     read_only: str | None = None
     markers: list[int] = field(default_factory=list)
     copies: list[ConflictCopy] = field(default_factory=list)
     saving: bool = False  # index.md read empty a moment after it held rows: a save caught half-way
+    sync: list[Finding] = field(default_factory=list)
+    """Doctor's findings about the copies (SYNC_KINDS), read while there is a copy."""
+
+    def open_cells(self) -> list[Finding]:
+        """The conflict_cell findings: cells a merge left open, decided with R (resolve)."""
+        return [f for f in self.sync if f.kind == "conflict_cell"]
+
+    def to_merge(self) -> list[str]:
+        """The copies doctor merges (paths): every copy, less those only waiting for resolve (their open cells are
+        named instead: doctor has nothing else to do with them)."""
+        waiting = {extra_of(f, "path") for f in self.open_cells()}
+        found = {extra_of(f, "path"): f.fix for f in self.sync if f.kind == "sync_conflict_copy"}
+        paths = sorted({c.path for c in self.copies} | {path for path in found if path})
+        return [path for path in paths if path not in waiting or found.get(path)]
+
+    def original_of(self, path: str) -> str:
+        """The file a copy is of (the copy's own path when it is not known)."""
+        for f in self.sync:
+            if f.kind == "sync_conflict_copy" and extra_of(f, "path") == path:
+                return extra_of(f, "of") or f.subject or path
+        return next((c.original for c in self.copies if c.path == path), path)
 
     def lines(self) -> list[tuple[str, str]]:
         """(severity, text) per notice: `error` when changes are refused, `warning` otherwise."""
@@ -205,21 +238,53 @@ class Notices:
             out.append(("error", f"read-only: {self.read_only}; changes are refused, nothing is written"))
         if self.markers:
             text = f"index.md has merge-conflict markers ({line_list(self.markers)}): both sides shown; "
-            out.append(("error", text + "changes refused until resolved by hand"))
-        if self.copies:
-            noun = "copy" if len(self.copies) == 1 else "copies"
-            names = ", ".join(c.path for c in self.copies)
-            out.append(("warning", f"{len(self.copies)} sync-conflict {noun}: {names}; merge by hand (d: doctor)"))
+            out.append(("error", text + "changes refused until resolved (R: resolve)"))
+        merge = self.to_merge()
+        if merge:
+            noun = "copy" if len(merge) == 1 else "copies"
+            out.append(("warning", f"{len(merge)} sync-conflict {noun} to merge (d: doctor)"))
+        for f in self.sync:
+            if f.kind == "too_many_copies":
+                out.append(("warning", self.too_many(f)))
+        cells = self.open_cells()
+        for f in cells[: OPEN_LINES if len(cells) > OPEN_LINES + 1 else len(cells)]:
+            original = self.original_of(extra_of(f, "path") or "")
+            out.append(("warning", f"{original}: open conflict: {f.id} {extra_of(f, 'column') or ''} (R: resolve)"))
+        if len(cells) > OPEN_LINES + 1:
+            out.append(("warning", f"… and {len(cells) - OPEN_LINES} more open conflicts (R: resolve)"))
         return out
 
+    def too_many(self, finding: Finding) -> str:
+        """The warning of a file with 8 or more copies: Syncthing deletes the oldest beyond 10."""
+        original = extra_of(finding, "of") or finding.subject or extra_of(finding, "path") or finding.id or "a file"
+        found = sum(1 for f in self.sync if f.kind == "sync_conflict_copy" and extra_of(f, "of") == original)
+        count = found or sum(1 for c in self.copies if c.original == original)
+        many = f"{count} sync-conflict copies" if count else "8 or more sync-conflict copies"
+        return f"{original} has {many}: Syncthing deletes copies beyond 10, merge them now (d: doctor)"
 
-def read_notices(root: MemoryRoot, model: BoardModel, copies: list[ConflictCopy]) -> Notices:
-    """The banner's notices: the root's writability (probed now), the model's conflict markers, the copies found."""
-    return Notices(root.read_only_reason(), list(model.markers), list(copies))
+
+def read_notices(
+    root: MemoryRoot, model: BoardModel, copies: list[ConflictCopy], sync: list[Finding] | None = None
+) -> Notices:
+    """The banner's notices: the root's writability (probed now), the model's conflict markers, the copies found
+    and doctor's findings about them."""
+    return Notices(root.read_only_reason(), list(model.markers), list(copies), sync=list(sync or []))
+
+
+def sync_findings(root: MemoryRoot) -> list[Finding]:
+    """Doctor's findings about the root's copies (SYNC_KINDS): read only while there is a copy (a whole doctor pass)."""
+    from ..core.ops.doctor import diagnose  # lazy: doctor's checks load only once a copy is seen
+
+    try:
+        found, _ = diagnose(root)
+    except (OSError, MemboardError):  # an unreadable file: the copies' own line still shows
+        return []
+    return [f for f in found if f.kind in SYNC_KINDS]
 
 
 class CopyScan:
-    """The root's sync-conflict copies, scanned again only when the root, sessions/ or archive/ changed.
+    """The root's sync-conflict copies, scanned again only when the root, sessions/ or archive/ changed; and
+    doctor's findings about them, read again when a copy or index.md changed.
 
     A copy that appears inside an archive folder shows at the next change of archive/ or the
     next start (`memboard doctor` always reads every folder).
@@ -230,6 +295,8 @@ class CopyScan:
         self.root = root
         self.signature: tuple | None = None
         self.copies: list[ConflictCopy] = []
+        self.sync_signature: tuple | None = None
+        self.sync: list[Finding] = []
 
     def _folders(self) -> tuple:
         """(mtime_ns, size) of the folders a copy can appear in."""
@@ -250,6 +317,20 @@ class CopyScan:
                 self.copies = []
             self.signature = signature
         return self.copies
+
+    def findings(self) -> list[Finding]:
+        """Doctor's findings about the current copies (none while there is no copy), read again when a copy,
+        its original or index.md changed."""
+        copies = self.current()
+        if not copies:
+            self.sync_signature, self.sync = None, []
+            return []
+        files = sorted({INDEX, *(c.path for c in copies), *(c.original for c in copies)})
+        signature = (self.signature, tuple(_signature(str(self.root.path / rel)) for rel in files))
+        if signature != self.sync_signature:
+            self.sync = sync_findings(self.root)
+            self.sync_signature = signature
+        return self.sync
 
 
 def observe_snapshots(root: MemoryRoot, ids: set[str] | None = None, unsettled: set[str] | None = None) -> set[str]:

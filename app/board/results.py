@@ -7,9 +7,12 @@ shape touches this module only. Plain Python (no Textual).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..core.files.root import MemoryRoot
+from ..core.merge.result import Prefer
 from ..core.ops.query import chain as _chain
 from ..core.ops.query import list_rows as _list_rows
 from ..core.plan import Plan
@@ -29,7 +32,9 @@ from ..core.results import (
 __all__ = [
     "ChainView",
     "Finding",
+    "OpenConflict",
     "OrganizeResult",
+    "Prefer",
     "RowView",
     "UpdateResult",
     "archive_deletes",
@@ -38,9 +43,11 @@ __all__ = [
     "continued_source",
     "findings",
     "listed_rows",
+    "open_conflicts",
     "organize",
     "organize_groups",
     "released_source",
+    "resolve_builder",
     "session_of",
     "update",
 ]
@@ -113,3 +120,54 @@ def update(plan: Plan[Any]) -> UpdateResult:
 def chain(root: MemoryRoot, session_id: str) -> ChainView:
     """session_id's reference chain both ways (with the session's own status and topic)."""
     return _chain(root, session_id)
+
+
+RESOLVABLE = frozenset({"conflict_cell", "conflict_markers", "index_conflict_markers"})
+"""Doctor's findings `resolve` decides: a merge's open cells, the git merge driver's conflict blocks."""
+
+
+@dataclass(frozen=True)
+class OpenConflict:
+    """One thing resolve decides: a cell a merge left open, or a file's conflict blocks.
+
+    file is the original's path (`index.md`, `sessions/<id>.md`, a note's); id the session or note ("" for
+    blocks no ID names); column the cell's (`Summary`; "" for conflict blocks); ours and theirs the cell's two
+    values (this machine's, the copy's); message doctor's words about conflict blocks."""
+
+    file: str
+    id: str
+    column: str
+    ours: str = ""
+    theirs: str = ""
+    message: str = ""
+
+
+def open_conflicts(root: MemoryRoot) -> list[OpenConflict]:
+    """What resolve can decide on root: each cell doctor's merge of a copy leaves open (under the file the copy is
+    of, with both values), then each file with conflict blocks (from a doctor pass)."""
+    # lazy: the merge of copies and doctor's checks load with the flow that needs them
+    from ..core.files.copies import find_copies
+    from ..core.ops.doctor import diagnose
+    from ..core.ops.doctor.merging import fold_copies
+    from ..core.ops.doctor.notes import note_copies
+
+    with root.steady():
+        folded = fold_copies(root, find_copies(root, thorough=True) + note_copies(root))
+        found, _ = diagnose(root)
+    out = [
+        OpenConflict(fold.original, cell.id, cell.column, cell.ours, cell.theirs)
+        for fold in folded.folds
+        for cell in fold.open
+    ]
+    for f in found:
+        if f.kind in RESOLVABLE and f.kind != "conflict_cell":
+            out.append(OpenConflict(dict(f.extra).get("path") or f.subject or "", f.id, "", message=str(f.message)))
+    return out
+
+
+def resolve_builder(prefer: Prefer, only: str | None) -> Callable[[MemoryRoot], Plan[Any]]:
+    """The plan of `memboard resolve [ONLY] --prefer PREFER`, from the builder the command line and the MCP server
+    share (service/sync.py)."""
+    from ..service.sync import resolve_plan  # lazy: resolve's operation loads with its flow
+
+    return resolve_plan(prefer, only)

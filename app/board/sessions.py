@@ -349,7 +349,8 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
 
     def _post_notices(self, model: BoardModel) -> None:
         """Work out the banner's notices for a model (from a worker) and post them to the UI thread."""
-        self.post_message(NoticesLoaded(read_notices(self.memory_root, model, self.copy_scan.current())))
+        scan = self.copy_scan
+        self.post_message(NoticesLoaded(read_notices(self.memory_root, model, scan.current(), scan.findings())))
 
     def on_notices_loaded(self, message: NoticesLoaded) -> None:
         """Show fresh notices in the banner."""
@@ -673,6 +674,10 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
     def action_doctor(self) -> None:
         """Find and repair inconsistencies (a flow)."""
         self.board.flows.doctor()
+
+    def action_resolve(self) -> None:
+        """Decide the open conflicts a merge or git's driver left: keep ours or take theirs (a flow)."""
+        self.board.flows.resolve()
 
 
 __all__ = ["BrowseFilter", "SessionsScreen", "appended"]

@@ -162,6 +162,13 @@ def reason_line(sid: str, why: str) -> ViewLine:
     return ViewLine(f"  {sid}  {why}", "text", ((2, 2 + len(sid), "row"),))
 
 
+def unfixed_words(finding: results.Finding) -> str:
+    """What to do about a finding doctor does not repair: R for what resolve decides, else by hand."""
+    if finding.kind in results.RESOLVABLE:
+        return "not repaired automatically: R (resolve) decides it, keeping ours or taking theirs"
+    return "not repaired automatically: fix it by hand"
+
+
 def doctor_words(plan: Plan) -> tuple[list[str], list[ViewLine]]:
     """Doctor: how many findings and repairs, and a block with each finding and its fix."""
     found = results.findings(plan)
@@ -180,15 +187,22 @@ def doctor_words(plan: Plan) -> tuple[list[str], list[ViewLine]]:
                 f"  {'✓' if f.fix else '✗'} {f.kind}{where}: {board_words(f.message)}", "text" if f.fix else "refusal"
             )
         )
-        block.append(
-            ViewLine(
-                f"      will fix: {board_words(f.fix)}"
-                if f.fix
-                else "      not repaired automatically: fix it by hand",
-                "muted",
-            )
-        )
+        block.append(ViewLine(f"      {unfixed_words(f) if not f.fix else 'will fix: ' + board_words(f.fix)}", "muted"))
     return headline, block
+
+
+def resolve_words(prefer: str, only: str | None, conflicts: list[results.OpenConflict]) -> str:
+    """Resolve's headline: how many open conflicts whose value decides (`3 open conflicts: keep ours, ...`)."""
+    scoped = [c for c in conflicts if only is None or c.id == only]
+    n = len(scoped)
+    whose = (
+        "keep ours (this machine's values; in a git merge, the branch you are on)"
+        if prefer == "ours"
+        else "take theirs (the sync-conflict copy's values; in a git merge, the branch merged in)"
+    )
+    scope = f" of {only}" if only else ""
+    moves = "; then each copy moves to .memboard/conflicts/" if any(c.column for c in scoped) else ""
+    return f"{n:,} open {'conflict' if n == 1 else 'conflicts'}{scope}: {whose}{moves}"
 
 
 def done_words(plan: Plan) -> str:

@@ -9,6 +9,7 @@ import pytest
 from memboard.core.formats.clock import now
 from memboard.core.ops.demo import build_demo, demo_ids
 from tests.support.roots import index_text, row_cells, table_line
+from tests.support.sync_findings import says
 
 
 @pytest.fixture
@@ -44,3 +45,9 @@ def write_index(root):
 def make_row():
     """Build the nine cells of a well-formed row."""
     return row
+
+
+@pytest.fixture
+def doctor_says(monkeypatch):
+    """Make doctor's pass return these findings (besides what it finds): a stand-in for the merge's findings."""
+    return says(monkeypatch)

@@ -79,6 +79,17 @@ async def wait_for_flow(pilot) -> None:
     await pilot.pause()
 
 
+async def cancel_through(pilot, picker: type[S]) -> S:
+    """Cancel a preview that came from a picker: escape goes back to that picker (issue 27), escape there ends the
+    flow, nothing written. Returns the picker as it showed again."""
+    await pilot.press("escape")
+    again = await wait_for_screen(pilot, picker)
+    await pilot.press("escape")
+    await wait_for_flow(pilot)
+    assert isinstance(again, picker)
+    return again
+
+
 def preview_diff(screen: PreviewScreen) -> str:
     """The unified diff a preview shows (`d` there draws it; the same text `--dry-run` prints)."""
     return screen.view.diff

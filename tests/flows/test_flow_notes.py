@@ -332,3 +332,22 @@ async def test_a_credential_typed_into_a_note_is_refused_and_the_editor_comes_ba
         await pilot.press("escape")
         await wait_for_flow(pilot)
     assert files(notes) == before
+
+
+async def test_escape_in_the_supersede_preview_goes_back_to_the_picker(notes):
+    before = files(notes)
+    app = board(notes)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_notes(pilot)
+        await select(pilot, CRLF)
+        await pilot.press("s")
+        picker = await wait_for_screen(pilot, NotePicker)
+        await pilot.press(*"retry", "enter")
+        await wait_for_screen(pilot, PreviewScreen)
+        await pilot.press("escape")
+        again = await wait_for_screen(pilot, NotePicker, not_this=picker)
+        assert again.choices == picker.choices
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+        assert not isinstance(app.screen, (NotePicker, PreviewScreen))
+    assert files(notes) == before

@@ -10,7 +10,7 @@ from memboard.core.formats.snapshot import Snapshot
 from memboard.core.results import ChainNode
 from tests.support.tree import tree
 
-from .driving import make_app, open_on, preview_diff, ready, wait_for_flow, wait_for_screen
+from .driving import cancel_through, make_app, open_on, preview_diff, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, SOURCE
 
 NEW_ID = "2026-06-01-0930-cursor-main-agent"
@@ -75,7 +75,10 @@ async def test_continue_cancelled_in_the_picker_or_the_preview_writes_nothing(sa
         await pilot.press("enter")
         await wait_for_screen(pilot, PreviewScreen)
         await pilot.press("n")
+        await wait_for_screen(pilot, SessionPicker)  # back to the picker the preview came from (issue 27)
+        await pilot.press("escape")
         await wait_for_flow(pilot)
+        assert app.run_log[-1].outcome == "continue cancelled: nothing written"
     assert tree(sample_root, skip=(".memboard",)) == before
 
 
@@ -142,3 +145,17 @@ def test_chain_labels_mark_one_sided_missing_archived_and_cycles():
     assert "cycle" in node_label(ChainNode(SOURCE, "live", None, None, cycle=True)).plain
     plain = node_label(ChainNode(SOURCE, "live", "[b]x[/b]", "active")).plain
     assert "[b]x[/b]" in plain and "one-sided" not in plain and "cycle" not in plain
+
+
+async def test_escape_in_the_release_preview_goes_back_to_the_picker(sample_root):
+    before = tree(sample_root, skip=(".memboard",))
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        picker = await open_on(pilot, SOURCE, "r", SessionPicker)
+        await pilot.press("enter")
+        await wait_for_screen(pilot, PreviewScreen)
+        again = await cancel_through(pilot, SessionPicker)
+        assert again is not picker and again.choices == picker.choices
+        assert app.run_log[-1].outcome == "release cancelled: nothing written"
+    assert tree(sample_root, skip=(".memboard",)) == before

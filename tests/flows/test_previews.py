@@ -27,7 +27,7 @@ from memboard.widgets.key_bar import KeyBar
 from tests.support.roots import table_line
 from tests.support.tree import tree
 
-from .driving import make_app, mark, open_on, preview_words, ready, wait_for_flow, wait_for_screen
+from .driving import cancel_through, make_app, mark, open_on, preview_words, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE
 
 
@@ -52,8 +52,7 @@ async def test_a_row_change_reads_as_the_cells_that_change_per_session(sample_ro
         )
         assert f"~ sessions/{OVERDUE}.md  will change" in words and "    ## Continues From" in words
         assert "|" not in "".join(line for line in words.splitlines() if "→" in line)  # no table lines
-        await pilot.press("escape")
-        await wait_for_flow(pilot)
+        await cancel_through(pilot, SessionPicker)
 
 
 async def test_each_file_has_a_header_saying_what_will_happen_and_d_shows_the_dry_run_bytes(sample_root, cli):
@@ -234,8 +233,7 @@ async def test_organize_shows_every_reason_and_keeps_the_buttons_in_view_at_80x2
         await pilot.press("end")
         await pilot.pause()
         assert view.scroll_y == view.max_scroll_y
-        await pilot.press("escape")
-        await wait_for_flow(pilot)
+        await cancel_through(pilot, StaleDaysScreen)
 
 
 async def test_a_refusal_speaks_in_board_keys_and_offers_its_fix(sample_root):
@@ -430,8 +428,7 @@ async def test_escape_while_rows_are_worked_out_writes_nothing_and_drops_them(sa
         await ready(pilot)
         screen = await organize_preview(pilot)
         assert screen.view.pending
-        await pilot.press("escape")
-        await wait_for_flow(pilot)
+        await cancel_through(pilot, StaleDaysScreen)
         assert not isinstance(app.screen, PreviewScreen)
         assert app.run_log[-1].outcome == "organize cancelled: nothing written"
         release.set()

@@ -168,19 +168,23 @@ class NoteFlows(BoardFlows):
 
     def flow_supersede(self, note_id: str, choices: list[PickerChoice]) -> None:
         """Pick the note that replaces note_id, preview both files' links, apply."""
-        picked = self.choose(
-            "supersede",
-            NotePicker(
-                f"Supersede {note_id}: which note replaces it?",
-                choices,
-                hint=f"{note_id} will be marked superseded by the note picked, "
-                "and that note will name it under Supersedes.",
-            ),
-        )
-        if picked is None:
-            return
+        while True:  # escape in the preview comes back to the picker
+            picked = self.choose(
+                "supersede",
+                NotePicker(
+                    f"Supersede {note_id}: which note replaces it?",
+                    choices,
+                    hint=f"{note_id} will be marked superseded by the note picked, "
+                    "and that note will name it under Supersedes.",
+                ),
+            )
+            if picked is None or self.preview_supersede(note_id, picked) != "cancelled":
+                return
+
+    def preview_supersede(self, note_id: str, picked: str) -> str:
+        """Preview (and on confirm apply) note_id superseded by picked; preview_and_apply's outcome."""
         when = now()
-        self.preview_and_apply(
+        return self.preview_and_apply(
             "supersede",
             f"Supersede {note_id} with {picked}",
             lambda r: plan_note_supersede(r, note_id, picked, when),
@@ -192,6 +196,7 @@ class NoteFlows(BoardFlows):
                 )
             ),
             select=lambda p: note_id,
+            back_on_cancel=True,
         )
 
     def flow_mark(self, note_id: str, status: str) -> None:

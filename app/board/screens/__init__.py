@@ -6,6 +6,7 @@ from .chain import ChainScreen
 from .confirm import LogScreen, QuestionScreen
 from .pickers import NEW_SESSION, Choice, SessionPicker, StaleDaysScreen
 from .preview import MessageScreen, PreviewScreen
+from .resolve import ResolveScreen
 from .update import EditorResult, UpdateForm, UpdateScreen
 from .waiting import PlanningScreen, ProgressScreen, Tally
 
@@ -21,6 +22,7 @@ __all__ = [
     "PreviewScreen",
     "ProgressScreen",
     "QuestionScreen",
+    "ResolveScreen",
     "SessionPicker",
     "StaleDaysScreen",
     "Tally",

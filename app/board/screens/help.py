@@ -1,4 +1,5 @@
-"""The help screen (`?`): what the board shows, then every key from the action table."""
+"""The help screen (`?`): every key from the action table, those of the place in front first, then what the
+board shows (prose after the keys: on an 80x24 terminal the first screen of help is keys)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from textual.widgets import Static
 
 from memboard.widgets.key_bar import KeyBar
 
-from ..actions import ACTIONS, Action, bindings, close_hint, help_sections
+from ..actions import ACTIONS, Action, Where, bindings, close_hint, help_sections
 
 ABOUT = """\
 # memboard
@@ -34,10 +35,11 @@ change did in this run. The footer always shows the keys of what is in front.
 """
 
 
-def key_table(table: tuple[Action, ...] = ACTIONS) -> Content:
-    """The key tables: a heading per place, then one aligned `keys  what it does` line per entry."""
+def key_table(table: tuple[Action, ...] = ACTIONS, first: Where | None = None) -> Content:
+    """The key tables: a heading per place (first: the place in front), then one aligned `keys  what it does`
+    line per entry."""
     parts: list[str | tuple[str, str]] = []
-    for heading, rows in help_sections(table):
+    for heading, rows in help_sections(table, first):
         if parts:
             parts.append("\n\n")
         parts.append((heading, "bold $text-primary"))
@@ -52,10 +54,12 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = bindings("help")
 
-    def __init__(self, table: tuple[Action, ...] = ACTIONS) -> None:
-        """The help of table's keys (the board's, with the user's keymap applied)."""
+    def __init__(self, table: tuple[Action, ...] = ACTIONS, first: Where | None = None) -> None:
+        """The help of table's keys (the board's, with the user's keymap applied), first those of the place in
+        front."""
         super().__init__()
         self.table = table
+        self.first = first
 
     def compose(self) -> ComposeResult:
         """The help text in a scrollable box, its close keys on the border."""
@@ -65,8 +69,8 @@ class HelpScreen(ModalScreen[None]):
         box.border_title = "help"
         box.border_subtitle = close_hint("help", self.table)
         with box:
+            yield Static(key_table(self.table, self.first), id="help-keys")
             yield Markdown(ABOUT, id="help-text")
-            yield Static(key_table(self.table), id="help-keys")
         yield KeyBar("help")
 
     def action_close(self) -> None:

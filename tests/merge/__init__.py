@@ -1,1 +1,1 @@
-"""Merging two or three versions of memboard's own files (issue 26)."""
+"""Tests of the core's merge layer: index.md, snapshots, archive files and notes merged from two or three versions."""

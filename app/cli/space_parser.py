@@ -12,19 +12,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..core.spaces.events import EVENTS
 from .args import OneLineParser
 
 Sub = Any  # argparse's subparsers action (a private type)
 SCOPES = ("auto", "workspace", "global")
-EVENTS = (
-    "goal-changed",
-    "approach-changed",
-    "research-confirmed",
-    "blocker-cleared",
-    "next-step-changed",
-    "task-completed",
-    "session-ending",
-)
 VALID = ("yes", "no", "partial", "unknown")
 MERGED = ("yes", "no")
 ALLOW_SECRETS_HELP = "write even if the text looks like a credential (keys, tokens, password=...)"

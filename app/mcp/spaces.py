@@ -21,6 +21,7 @@ from pydantic import Field
 from ..core.errors import Refused, UsageError
 from ..core.files.places import Place, run
 from ..core.plan import Plan
+from ..core.spaces.events import Event
 from ..service import spaces_dream, spaces_migrate, spaces_read, spaces_write
 from ..service.places import place_change_json
 from .answers import JSON, ok
@@ -158,17 +159,7 @@ class SpaceTools:
         workspace: Workspace,
         scope: Scope = "auto",
         events: Annotated[
-            list[
-                Literal[
-                    "goal-changed",
-                    "approach-changed",
-                    "research-confirmed",
-                    "blocker-cleared",
-                    "next-step-changed",
-                    "task-completed",
-                    "session-ending",
-                ]
-            ],
+            list[Event],
             Field(description="what just happened (any of these events makes the decision SAVE_NOW)"),
         ] = [],  # noqa: B006 (pydantic copies a default; the schema shows it)
         stale_minutes: Annotated[int, Field(ge=0, description="current.md older than this is stale")] = 180,

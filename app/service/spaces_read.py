@@ -388,7 +388,17 @@ def _findings(decision: Where, folder: Path | None, info: Ages | None, now: date
     found += half_migrated(decision)
     if folder is not None and info is not None:
         days = _stale_days()
-        if info.current_time is not None and now - info.current_time > timedelta(days=days):
+        if info.current_time is not None and clock.in_the_future(info.current_time, now):
+            found.append(
+                _finding(
+                    "future_time",
+                    folder / reads.CURRENT,
+                    f"current.md says it was last updated {_fmt(info.current_time)}, later than this machine's clock "
+                    f"({_fmt(now)}): one of the clocks is off, so its age is unknown",
+                    "memboard space save (it sets Last Updated to now)",
+                )
+            )
+        elif info.current_time is not None and now - info.current_time > timedelta(days=days):
             found.append(
                 _finding(
                     "stale_current",
@@ -474,6 +484,8 @@ def check(workspace: str | None, scope: str, events: list[str], stale_minutes: i
         reasons.append("high-value event detected")
     if current_age is not None and current_age >= stale_minutes:
         reasons.append("current.md is stale")
+    elif info is not None and info.current_time is not None and clock.in_the_future(info.current_time, now):
+        reasons.append("current.md's Last Updated is in the future: its age is unknown")
     verdict = "SAVE_NOW" if reasons else "SKIP"
     result = {
         "decision": verdict,

@@ -117,6 +117,18 @@ def test_a_missing_target_or_section_is_reported_not_hidden(cli, ws):
     assert "! memory/gone.md" in r.out
 
 
+def test_a_target_that_cannot_be_read_names_the_file_and_why_and_the_other_targets_still_show(cli, ws):
+    (ws / "memory" / "loop.yaml").symlink_to("loop.yaml")  # a symlink loop: there, yet no read succeeds
+    (ws / "memory" / "lookup-index.md").write_text(
+        INDEX + "| looped | memory/loop.yaml → a, memory/project-book.md |\n"
+    )
+    got = look(cli, ws, "looped")
+    assert got["missing"] == "memory/loop.yaml cannot be read: too many levels of symbolic links"
+    assert got["targets"][1]["missing"] is None and got["targets"][1]["text"] == BOOK
+    r = cli("lookup", "looped", "--workspace", str(ws), use_root=False)
+    assert r.code == 0 and "! memory/loop.yaml → a: memory/loop.yaml cannot be read" in r.out and r.err == ""
+
+
 def test_escaped_pipes_and_unreadable_rows_are_kept(cli, ws):
     assert look(cli, ws, "pipes", "inside")["need"] == "pipes | inside"
     r = cli("hierarchy", "show", "--workspace", str(ws), "--json", use_root=False)

@@ -213,8 +213,10 @@ def test_apply_writes_the_seeds_files_and_the_checklist_after(cli, tmp_path):
     assert (ws / "memory" / "facts.yaml").read_text(encoding="utf-8") == (
         "# memory/facts.yaml\n# Structured factual data — directly addressable, token-efficient\n"
         "# Last updated: 2026-06-01\nidentity:\n  email: kim.lee@example.com\npaths:\n  reading_list: ~/books/list.md\n"
-        "projects:\n  book_research: in progress\ntodos:\n  - renew passport\n"
+        "projects:\n  book_research: in progress\n  people:\n    file: memory/project-people.md\ntodos:\n  - renew passport\n"
     )
+    lint = cli("hierarchy", "lint", "--workspace", str(ws), "--json", use_root=False)
+    assert "project_unlisted" not in [f["kind"] for f in json.loads(lint.out)]  # the file it created is listed
     assert (ws / "memory" / "lookup-index.md").read_text(encoding="utf-8") == (
         "| I need to know... | Go here |\n|---|---|\n| people project | memory/project-people.md |\n"
         "| identity facts | memory/facts.yaml → identity |\n| paths facts | memory/facts.yaml → paths |\n"
@@ -377,7 +379,8 @@ def test_existing_warm_files_are_extended_never_rewritten(cli, tmp_path):
     assert (ws / "memory" / "facts.yaml").read_bytes() == (
         b"# memory/facts.yaml\r\n# Last updated: 2026-06-01\r\nidentity:\r\n  name: Kim  # hand comment\r\n"
         b"  email: kim.lee@example.com\r\npaths:\r\n  reading_list: ~/books/list.md\r\n"
-        b"projects:\r\n  book_research: in progress\r\ntodos:\r\n  - renew passport\r\n"
+        b"projects:\r\n  book_research: in progress\r\n  people:\r\n    file: memory/project-people.md\r\n"
+        b"todos:\r\n  - renew passport\r\n"
     )
     assert (ws / "memory" / "project-people.md").read_bytes() == (
         b"# People\r\n\r\nNotes kept by hand.\r\n\r\n## From MEMORY.md (2026-06-01)\r\n"

@@ -87,6 +87,9 @@ def test_without_a_memory_root_the_server_offers_the_space_and_hierarchy_tools_w
             assert "workspace" in schema["required"] and "allow_secrets" not in schema["properties"], name
     assert tools["space_archive"].input_schema["properties"]["dry_run"]["default"] is True
     assert tools["space_save"].input_schema["properties"]["dry_run"]["default"] is False
+    events = tools["space_check"].input_schema["properties"]["events"]["items"]["enum"]
+    choices = cli(agent, "space", "check", "--event", "nope").stderr
+    assert events and all(f"'{event}'" in choices for event in events)  # the command line's choices, as listed
     instructions = agent.session.initialize_result.instructions
     assert "space_save" in instructions and "instead of editing" in instructions
 

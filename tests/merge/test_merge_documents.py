@@ -297,3 +297,24 @@ def test_a_section_a_note_does_not_define_keeps_the_items_of_both():
     theirs = note(what="A.") + b"\n## Links\n\n- two\n\n## Extra\n\nMore.\n"
     got = merge_note(ours, theirs).data
     assert got == note(what="A.") + b"\n## Links\n\n- one\n- two\n\n## Extra\n\nMore.\n"
+
+
+def test_conflict_blocks_take_the_files_line_ending_and_prefer_decides_three_way_open_cells():
+    base = snap(topic="Base")
+    ours, theirs = snap(topic="A").replace(b"\n", b"\r\n"), snap(topic="B")
+    got = merge_snapshot(ours, theirs, base, marker_size=9)
+    assert (
+        b"<<<<<<<<< ours\r\n| Topic | A |\r\n=========\r\n| Topic | B |\r\n>>>>>>>>> theirs\r\n\r\n| Field |"
+        in got.data
+    )
+    assert b"\n" not in got.data.replace(b"\r\n", b"")
+    chosen = merge_snapshot(ours, theirs, base, prefer="theirs", marker_size=9)
+    assert chosen.open == () and Snapshot(chosen.data).metadata()["Topic"] == "B" and b"<<<" not in chosen.data
+
+
+def test_text_above_the_sections_that_only_the_copy_has_is_reported_and_ours_kept():
+    ours = b"# Session: x\n\n## Decisions\n\n- A\n"
+    theirs = b"# Session: x\n\nA note above.\n\n## Decisions\n\n- A\n"
+    got = merge_snapshot(ours, theirs)
+    assert got.data == ours and got.outside == ("A note above.",)
+    assert merge_note(note("Mine"), note("Yours")).outside == ()

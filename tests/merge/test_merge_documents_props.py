@@ -118,6 +118,7 @@ def test_markdown_heavy_sections_of_both_versions_are_kept_as_github_reads_them(
     assert not got.unparsed, report(ours, theirs, after)
     assert_kept(ours, after, theirs, report(ours, theirs, after))
     assert merge_snapshot(got.data, theirs.encode()).data == got.data, report(ours, theirs, after)
+    assert merge_snapshot(got.data, ours.encode()).data == got.data, report(ours, theirs, after)
 
 
 def with_bodies(bodies: dict[str, str], updated: str) -> str:

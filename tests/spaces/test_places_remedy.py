@@ -3,23 +3,7 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
-from datetime import UTC, datetime
-
-import pytest
-
-
-@pytest.fixture(autouse=True)
-def homes(tmp_path, monkeypatch):
-    """A private global home with a fresh skill state (no background dream), and private legacy homes."""
-    home = tmp_path / "smhome"
-    home.mkdir()
-    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
-    (home / "state.json").write_text(json.dumps({"version": 1, "last_sleep_check_at": stamp}), encoding="utf-8")
-    monkeypatch.setenv("SESSION_MEMORY_HOME", str(home))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codexhome"))
-    monkeypatch.setenv("CLAUDE_HOME", str(tmp_path / "claudehome"))
 
 
 def test_a_space_write_stopped_after_its_first_step_names_space_check(cli, tmp_path):

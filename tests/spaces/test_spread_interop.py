@@ -6,25 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from tests.support.peers import run_skill
-
-
-@pytest.fixture(autouse=True)
-def homes(tmp_path, monkeypatch):
-    """A private global home whose fresh state.json keeps the skill's preflight from starting a dream."""
-    home = tmp_path / "smhome"
-    home.mkdir()
-    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
-    (home / "state.json").write_text(json.dumps({"version": 1, "last_sleep_check_at": stamp}), encoding="utf-8")
-    monkeypatch.setenv("SESSION_MEMORY_HOME", str(home))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codexhome"))
-    monkeypatch.setenv("CLAUDE_HOME", str(tmp_path / "claudehome"))
-    return home
 
 
 def skill(name: str, *args: str, cwd: Path) -> str:

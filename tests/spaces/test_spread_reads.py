@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -39,19 +39,6 @@ RESEARCH_ENTRY = (
     "### 2026-05-02 09:00 [context: main@p]\n- 研究主题：{topic}\n- 当前结论：c\n- 是否有效：{valid}\n"
     "- 是否并入主线：{merged}\n- 关键证据：\n- 关键文件与路径：\n- 下一步：needle next\n- 关键词 / 标签：\n"
 )
-
-
-@pytest.fixture(autouse=True)
-def homes(tmp_path, monkeypatch):
-    """A private global home and legacy homes."""
-    home = tmp_path / "smhome"
-    home.mkdir()
-    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
-    (home / "state.json").write_text(json.dumps({"version": 1, "last_sleep_check_at": stamp}), encoding="utf-8")
-    monkeypatch.setenv("SESSION_MEMORY_HOME", str(home))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codexhome"))
-    monkeypatch.setenv("CLAUDE_HOME", str(tmp_path / "claudehome"))
-    return home
 
 
 def space(cli, *args: str):
@@ -570,3 +557,20 @@ def test_search_all_spaces_reads_nothing_of_a_project_whose_config_is_invalid(cl
     (broken / ".session-memory" / "config.toml").write_text("[spaces\n", encoding="utf-8")
     every = json.loads(space(cli, "search", "needle", "--json", "--all-spaces", "--workspace", str(p)).out)
     assert every and {h["space"] for h in every} == {str(p / ".session-memory")}
+
+
+def test_check_a_last_updated_ahead_of_the_clock_is_unknown_age_not_fresh(cli, tmp_path):
+    # now is 2026-06-01 09:30: a day ahead is a clock that is off (the age is unknown: save), three minutes is not
+    ahead = CURRENT.replace("2026-05-30 09:00", "2026-06-02 09:00")
+    p = project(tmp_path, files={"current.md": ahead, "history.md": "# h\n"})
+    code, got, _ = check(cli, p, "--stale-minutes", "5000")
+    assert (code, got["decision"], kinds(got)) == (0, "SAVE_NOW", ["future_time"])
+    assert got["reasons"] == ["current.md's Last Updated is in the future: its age is unknown"]
+    assert "2026-06-02 09:00" in got["findings"][0]["message"] and "clock" in got["findings"][0]["message"]
+    listed = space(cli, "list")
+    assert listed.code == 0 and " future " in listed.out.splitlines()[1]
+    slightly = CURRENT.replace("2026-05-30 09:00", "2026-06-01 09:33")
+    (p / ".session-memory" / "current.md").write_text(slightly, encoding="utf-8")
+    code, got, _ = check(cli, p, "--stale-minutes", "5000")
+    assert (code, got["decision"], kinds(got)) == (0, "SKIP", [])
+    assert " 0m " in space(cli, "list").out.splitlines()[1]

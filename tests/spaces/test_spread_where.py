@@ -14,19 +14,6 @@ import pytest
 from tests.support.peers import PEER, run_skill, skill
 
 
-@pytest.fixture(autouse=True)
-def homes(tmp_path, monkeypatch):
-    """A private global home and legacy homes (the skill's preflight writes its registry there)."""
-    home = tmp_path / "smhome"
-    home.mkdir()
-    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
-    (home / "state.json").write_text(json.dumps({"version": 1, "last_sleep_check_at": stamp}), encoding="utf-8")
-    monkeypatch.setenv("SESSION_MEMORY_HOME", str(home))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codexhome"))
-    monkeypatch.setenv("CLAUDE_HOME", str(tmp_path / "claudehome"))
-    return home
-
-
 def where(cli, folder: Path, *more: str):
     """`space where --json --workspace folder`: (exit code, JSON, stderr)."""
     res = cli("space", "where", "--json", "--workspace", str(folder), *more, use_root=False)

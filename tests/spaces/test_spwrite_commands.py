@@ -9,7 +9,6 @@ import json
 import re
 import subprocess
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -18,19 +17,6 @@ from memboard.core.spaces import templates
 from tests.support.peers import run_skill, skill
 
 STAMP = "2026-06-01 09:30"  # tests/conftest.py's MEMBOARD_NOW
-
-
-@pytest.fixture(autouse=True)
-def homes(tmp_path, monkeypatch):
-    """A private global home and legacy homes (the skill's preflight writes its registry there)."""
-    home = tmp_path / "smhome"
-    home.mkdir()
-    stamp = datetime.now(UTC).replace(microsecond=0).isoformat()
-    (home / "state.json").write_text(json.dumps({"version": 1, "last_sleep_check_at": stamp}), encoding="utf-8")
-    monkeypatch.setenv("SESSION_MEMORY_HOME", str(home))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codexhome"))
-    monkeypatch.setenv("CLAUDE_HOME", str(tmp_path / "claudehome"))
-    return home
 
 
 def project(parent: Path, name: str = "p") -> Path:
@@ -544,3 +530,12 @@ def test_a_given_context_is_taken_stripped_as_the_skill_takes_it(cli, tmp_path):
     )
     assert code == 0
     assert b"+### 2026-06-01 09:30 [context: fork-1]\n" in patch
+
+
+def test_init_where_the_space_folder_is_a_file_names_the_file_in_the_way(cli, tmp_path):
+    p = project(tmp_path)
+    (p / ".session-memory").write_bytes(b"not a folder\n")
+    res = cli("space", "init", "--workspace", str(p), use_root=False)
+    assert res.code == 1 and res.err.count("\n") == 1
+    assert ".session-memory is a file, not a folder" in res.err and "nothing written" in res.err
+    assert (p / ".session-memory").read_bytes() == b"not a folder\n"

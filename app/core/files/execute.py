@@ -416,6 +416,22 @@ def _delete(root: MemoryRoot, ch: Change, sig: Signature | None) -> Written:
     return []
 
 
+def _file_in_the_way(root: MemoryRoot, ch: Change) -> str | None:
+    """`X is a file, not a folder` when a folder on the way to the change's path (or its move's destination) is
+    a file: the OS says only "File exists" or "Not a directory", which names neither."""
+    for rel in (ch.path, ch.dest):
+        parts = (rel or "").split("/")[:-1]
+        for end in range(1, len(parts) + 1):
+            folder = "/".join(parts[:end])
+            try:
+                path = root.abs(folder)
+            except MemboardError:
+                return None
+            if os.path.lexists(path) and not os.path.isdir(path):
+                return f"{folder} is a file, not a folder: move it aside"
+    return None
+
+
 def _step(root: MemoryRoot, ch: Change, sig: Signature | None, step: int, aged: bool = False) -> Written:
     """Carry out one file change, guarded by the signature the plan's file had under the lock (aged: that
     signature alone tells whether the file changed since; see settle.aged_read); what it wrote."""
@@ -533,7 +549,7 @@ def _write_step(
             raise _incomplete(plan, str(exc), done) from None
         written, note = rebased, note + " (rebased onto a concurrent edit)"
     except Exception as exc:
-        detail = getattr(exc, "strerror", None) or str(exc)
+        detail = _file_in_the_way(root, ch) or getattr(exc, "strerror", None) or str(exc)
         if not done:
             raise MemboardError(
                 f"{plan.op}: cannot {ch.describe()} ({detail}); nothing written", says_written=True

@@ -62,11 +62,21 @@ def parse(text: str) -> datetime | None:
     return value
 
 
+FUTURE_SLACK_MINUTES = 5  # a time this far ahead of the clock is a clock a little off, not the future
+
+
+def in_the_future(then: datetime, now: datetime) -> bool:
+    """Whether then lies more than FUTURE_SLACK_MINUTES after now (one of the two clocks is off)."""
+    return (then - now).total_seconds() > FUTURE_SLACK_MINUTES * 60
+
+
 def minutes_label(minutes: int | None) -> str:
-    """An age in whole minutes as `12m`, `5h`, `3d` (a negative age as `0m`; `-` when unknown): the spaces'
-    ages, which their reads give in minutes."""
+    """An age in whole minutes as `12m`, `5h`, `3d` (a slightly negative age as `0m`, a time more than
+    FUTURE_SLACK_MINUTES ahead as `future`; `-` when unknown): the spaces' ages, which their reads give in minutes."""
     if minutes is None:
         return "-"
+    if minutes < -FUTURE_SLACK_MINUTES:
+        return "future"
     if minutes < 60:
         return f"{max(minutes, 0)}m"
     if minutes < 48 * 60:

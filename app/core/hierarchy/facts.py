@@ -672,6 +672,26 @@ def leaves(facts: Facts) -> list[Leaf]:
     return out
 
 
+def project_entries(parsed: Facts) -> dict[str, tuple[str | None, int]]:
+    """The `projects` group's entries: name → (its `file` value, 1-based line); empty without the group."""
+    node = lookup(parsed, ["projects"]).node
+    if node is None or node.deref().kind != "map":
+        return {}
+    out: dict[str, tuple[str | None, int]] = {}
+    for k, v in node.deref().pairs:
+        if k.kind != "scalar" or k.is_merge_key():
+            continue
+        entry, line = None, parsed.line(k.start)
+        target = v.deref()
+        if target.kind == "map":
+            for fk, fv in target.pairs:
+                if fk.kind == "scalar" and fk.value == "file" and fv.deref().kind == "scalar":
+                    entry, line = fv.deref().value, parsed.line(fv.deref().start)
+                    break
+        out[k.value] = (entry, line)
+    return out
+
+
 def groups(facts: Facts) -> list[tuple[str, int]]:
     """The top-level keys (facts groups) with their 1-based lines."""
     root = facts.root

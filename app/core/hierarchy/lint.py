@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import daily, hot, lookup
+from .projects import entry_key, project_listed
 
 HOT_FILE = "MEMORY.md"
 FACTS_FILE = "memory/facts.yaml"
@@ -429,23 +430,7 @@ def _projects_entries(view: FactsView | None) -> dict[str, tuple[str | None, int
 
     if view is None or view.facts is None:
         return {}
-    parsed = view.facts
-    node = facts.lookup(parsed, ["projects"]).node
-    if node is None or node.deref().kind != "map":
-        return {}
-    out: dict[str, tuple[str | None, int]] = {}
-    for k, v in node.deref().pairs:
-        if k.kind != "scalar" or k.is_merge_key():
-            continue
-        entry, line = None, parsed.line(k.start)
-        target = v.deref()
-        if target.kind == "map":
-            for fk, fv in target.pairs:
-                if fk.kind == "scalar" and fk.value == "file" and fv.deref().kind == "scalar":
-                    entry, line = fv.deref().value, parsed.line(fv.deref().start)
-                    break
-        out[k.value] = (entry, line)
-    return out
+    return facts.project_entries(view.facts)
 
 
 def _norm(path: str) -> str:
@@ -457,14 +442,8 @@ def _norm(path: str) -> str:
 def _projects(ws: Workspace, view: FactsView | None, out: list[Finding]) -> None:
     """Project files listed in facts that do not exist; project files facts do not list."""
     entries = _projects_entries(view)
-    listed: set[str] = set()
     for name, (file, line) in entries.items():
-        listed.add(f"memory/project-{name}.md")
-        if file is None:
-            continue
-        listed.add(_norm(file))
-        listed.add("memory/" + _norm(file))
-        if lookup.locate(ws.path, file) is None:
+        if file is not None and lookup.locate(ws.path, file) is None:
             out.append(
                 Finding(
                     "project_missing_file",
@@ -476,8 +455,7 @@ def _projects(ws: Workspace, view: FactsView | None, out: list[Finding]) -> None
                 )
             )
     for rel in ws.projects:
-        name = rel.removeprefix("memory/project-").removesuffix(".md")
-        if rel not in listed and name not in entries and name.replace("-", "_") not in entries:
+        if not project_listed(entries, rel):
             out.append(
                 Finding(
                     "project_unlisted",
@@ -485,7 +463,7 @@ def _projects(ws: Workspace, view: FactsView | None, out: list[Finding]) -> None
                     None,
                     None,
                     f"no projects entry in facts.yaml for {rel}",
-                    f"memboard facts set projects.{name.replace('-', '_')}.file {rel} --create",
+                    f"memboard facts set projects.{entry_key(rel)}.file {rel} --create",
                 )
             )
 

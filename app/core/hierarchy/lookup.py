@@ -266,13 +266,18 @@ def resolve(workspace: str, target: Target, want_value: bool = True) -> Resolved
         if section and target.path.endswith(".md"):
             kind = MARKDOWN_KIND
         return Resolved(kind, target.path, section, missing=f"{target.path} does not exist")
-    if os.path.isdir(full):
-        names = sorted(os.listdir(full))
-        listing = "".join(n + ("/" if os.path.isdir(os.path.join(full, n)) else "") + "\n" for n in names)
-        return Resolved(FOLDER_KIND, target.path, section, listing)
-    if target.folder:
-        return Resolved(FOLDER_KIND, target.path, section, missing=f"{target.path} is not a folder")
-    text = _read(full)
+    try:
+        if os.path.isdir(full):
+            names = sorted(os.listdir(full))
+            listing = "".join(n + ("/" if os.path.isdir(os.path.join(full, n)) else "") + "\n" for n in names)
+            return Resolved(FOLDER_KIND, target.path, section, listing)
+        if target.folder:
+            return Resolved(FOLDER_KIND, target.path, section, missing=f"{target.path} is not a folder")
+        text = _read(full)
+    except OSError as exc:  # the row's other targets are still shown; this one says why it is not
+        why = (exc.strerror or str(exc)).lower()
+        kind = FOLDER_KIND if target.folder else FACTS_KIND if _is_facts(target.path) and section else FILE_KIND
+        return Resolved(kind, target.path, section, missing=f"{target.path} cannot be read: {why}")
     if section is None:
         return Resolved(FILE_KIND, target.path, None, text)
     if _is_facts(target.path):

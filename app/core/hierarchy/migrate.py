@@ -29,6 +29,7 @@ from typing import Any
 from ..errors import Refused, UsageError
 from ..plan import Change
 from . import daily, facts, hot, lookup
+from .projects import entry_key, project_listed
 
 Read = Callable[[str], bytes | None]
 HOT_FILE = "MEMORY.md"
@@ -428,6 +429,30 @@ def _facts_step(before: bytes | None, decided: Decided, today: str) -> tuple[byt
     return data, done
 
 
+def _project_entries(data: bytes, created: list[str], today: str) -> tuple[bytes, list[str]]:
+    """facts.yaml with a `projects.<name>.file` entry for each project file the migration creates that the
+    `projects` group does not list yet (what lint's project_unlisted would ask for)."""
+    import datetime as dt  # lazy: only a migration that writes facts needs dates
+
+    done: list[str] = []
+    for rel in created:
+        try:
+            entries = facts.project_entries(facts.read(data))
+        except facts.FactsInvalid as exc:
+            raise Refused(f"memory/facts.yaml: {exc}; nothing written") from None
+        if project_listed(entries, rel):
+            continue
+        key = f"projects.{entry_key(rel)}.file"
+        try:
+            edit = facts.set_value(data, key, rel, today=dt.date.fromisoformat(today), create=True)
+        except Refused as exc:
+            raise Refused(f"the entry of {rel}: {exc}") from None
+        if edit.changed:
+            data = edit.data
+            done.append(f"{key}: {rel}")
+    return data, done
+
+
 def _covered(index_text: str) -> tuple[set[str], set[str]]:
     """The paths and the facts groups the lookup rows target."""
     paths: set[str] = set()
@@ -464,6 +489,9 @@ def planned(read: Read, plan_bytes: bytes, today: str, projects: list[str]) -> P
     # 2. facts.yaml
     facts_before = read(FACTS_FILE)
     facts_after, moved_facts = _facts_step(facts_before, decided, today)
+    created = [f"memory/project-{to.split(':', 1)[1]}.md" for to in decided.moved if to != "daily"]
+    facts_after, listed = _project_entries(facts_after, created, today)
+    moved_facts += listed
     if facts_after != facts_before:
         out.changes.append(Change.write(FACTS_FILE, facts_before, facts_after))
         out.done.append(f"{'created' if facts_before is None else 'extended'} {FACTS_FILE} ({len(moved_facts)} facts)")

@@ -362,3 +362,25 @@ def test_a_kept_copy_of_that_name_with_other_bytes_leaves_the_copy_in_place(cli,
     again = next(f for f in doctor_json(cli) if f["kind"] == "sync_conflict_copy")
     assert again["fix"] is None and f"{KEPT} holds other bytes" in again["message"]
     assert doctor_json(cli, "--fix")["changes"] == []
+
+
+def test_text_outside_the_table_that_differs_is_said_and_kept_in_the_kept_copy(cli, root):
+    snaps(root, A, B)
+    Mem(root).index(row_line(A))
+    write(root, COPY, index_text([row_line(A), row_line(B)], extra="\nA note the laptop wrote below the table.\n"))
+    found = doctor_json(cli)[0]
+    assert "the text outside the table differs in " in found["fix"], found
+    assert cli("doctor", "--fix").code == 0
+    assert "A note the laptop wrote" not in (root / "index.md").read_text(encoding="utf-8")
+    assert "A note the laptop wrote" in (root / KEPT).read_text(encoding="utf-8")
+
+
+def test_a_failed_step_exits_1_with_one_line_and_the_next_run_finishes(cli, root, tmp_path):
+    several(root)
+    whole = tmp_path / "whole"
+    shutil.copytree(root, whole)
+    assert cli("doctor", "--fix", "--root", str(whole), use_root=False).code == 0
+    res = cli("doctor", "--fix", env={"FAULT_AFTER_STEP": "2"})
+    assert res.code == 1 and len(res.err.strip().splitlines()) == 1 and "incomplete" in res.err
+    assert cli("doctor", "--fix").code == 0
+    assert files(root) == files(whole)

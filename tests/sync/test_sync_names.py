@@ -228,3 +228,24 @@ def test_the_board_s_banner_names_copies_of_a_missing_index_md(root, mem):
         ("index.md..path1", "index.md", True),
         ("index.md..path2", "index.md", True),
     ]
+
+
+def test_list_warns_when_only_copies_of_index_md_hold_the_rows(cli, root, mem):
+    """`list` shows no empty memory silently: it says where the rows are."""
+    data = mem.index(row_line(A))
+    (root / "index.md").unlink()
+    (root / "index.md..path1").write_bytes(data)
+    (root / "index.md..path2").write_bytes(data)
+    for argv in (["list"], ["list", "--json"]):
+        res = cli(*argv)
+        assert res.code == 0, res.err
+        assert res.err.strip() == (
+            "memboard: warning: index.md is missing, and sync-conflict copies of it hold its rows (index.md..path1, "
+            "index.md..path2): run `memboard doctor --fix` to merge them"
+        )
+    assert json.loads(cli("list", "--json").out) == []
+
+
+def test_list_of_a_new_root_says_nothing(cli, root):
+    res = cli("list", "--json")
+    assert (res.code, res.err) == (0, "")

@@ -135,3 +135,20 @@ def test_bad_usage_exits_2(cli, root, argv):
     res = cli(*argv)
     assert res.code == 2 and res.err.strip()
     assert tree(root) == before
+
+
+@pytest.mark.parametrize("step", [1, 2, 3])
+def test_a_crash_between_resolve_s_steps_is_finished_by_the_next_run(cli, root, tmp_path, step):
+    open_cells(root)
+    write(root, "index.sync-conflict-20260531-101600-BCDEFG8.md", index_text([row_line(A, summary="Third A.")]))
+    whole = tmp_path / "whole"
+    shutil.copytree(root, whole)
+    assert cli("resolve", "--prefer", "theirs", "--root", str(whole), use_root=False).code == 0
+    crashed = cli("resolve", "--prefer", "theirs", env={"FAULT_AFTER_STEP": str(step), "FAULT_MODE": "kill"})
+    assert crashed.code == 137
+    res = cli("resolve", "--prefer", "theirs")
+    assert res.code == 0, res.err
+    assert tree(root) == tree(whole)
+    again = cli("resolve", "--prefer", "theirs")
+    assert (again.code, again.out.strip()) == (0, "nothing to resolve")
+    assert tree(root) == tree(whole)

@@ -261,7 +261,7 @@ def snapshot_copies(root: Reader, thorough: bool = False, names: list[str] | Non
     return out
 
 
-def _index_copies(root: Reader) -> list[ConflictCopy]:
+def index_copies(root: Reader) -> list[ConflictCopy]:
     """Conflict copies of index.md at the top of the root (each holds an index table)."""
     out = []
     names = _listdir(root, ".")
@@ -345,7 +345,7 @@ def note_copy(rel: str, data: bytes) -> ConflictCopy | None:
 
 def find_copies(root: Reader, thorough: bool = False) -> list[ConflictCopy]:
     """Every confirmed conflict copy of index.md, a snapshot or an archive file, sorted by path."""
-    copies = _index_copies(root) + snapshot_copies(root, thorough) + _archive_copies(root)
+    copies = index_copies(root) + snapshot_copies(root, thorough) + _archive_copies(root)
     return sorted(copies, key=lambda c: c.path)
 
 

@@ -32,14 +32,15 @@ class LegacyMove:
 
 
 def _legacy_files(root: MemoryRoot) -> list[str]:
-    """Files under `<root>/.memboard/` (symlinked folders are not followed), relative to the root."""
+    """Files under `<root>/.memboard/` (symlinked folders are not followed, nor `.memboard/conflicts/`), relative to
+    the root."""
     base = root.path / STATE
     found: list[str] = []
     if base.is_symlink():  # not memboard's: an older memboard made a real folder
         return found
     for folder, dirs, files in os.walk(base):
         dirs[:] = sorted(d for d in dirs if not os.path.islink(os.path.join(folder, d)))
-        if folder == str(base):  # the merged copies doctor keeps belong in the root, synced with it
+        if folder == str(base):  # (the merged sync-conflict copies belong in the root: they are no older state)
             dirs[:] = [d for d in dirs if f"{STATE}/{d}" != CONFLICTS]
         for name in sorted(files):
             if not name.startswith("."):  # a temp file of an interrupted write is doctor's stray_temp

@@ -13,9 +13,9 @@ SESSIONS = "sessions"
 ARCHIVE = "archive"
 STATE = ".memboard"
 NOTES = "notes"
-CONFLICTS = f"{STATE}/conflicts"  # merged sync-conflict copies, kept byte for byte (synced with the root, issue 26)
 TEMP_SUFFIX = ".memboard-tmp"  # a write's temp file, `.<name>.<random>.memboard-tmp`, until its rename
 MARKERS = (INDEX, SESSIONS, ARCHIVE, NOTES, STATE)  # what a memory root holds once it is in use
+CONFLICTS = f"{STATE}/conflicts"  # merged sync-conflict copies, kept byte for byte (they travel with the root)
 
 
 def session_path(session_id: str) -> str:

@@ -71,10 +71,28 @@ def archived_row_view(meta: dict[str, str], has_snapshot: bool) -> RowView:
     )
 
 
+def missing_index_warning(root: MemoryRoot) -> list[str]:
+    """The warning of a view of a root whose index.md is missing while sync-conflict copies of it hold its rows
+    (rclone bisync renames both versions): no empty memory shown silently."""
+    from ..files.copies import index_copies  # lazy: only a root without index.md looks for its copies
+
+    copies = index_copies(root)
+    if not copies:
+        return []
+    names = ", ".join(c.path for c in copies)
+    return [
+        f"warning: index.md is missing, and sync-conflict copies of it hold its rows ({names}): "
+        "run `memboard doctor --fix` to merge them"
+    ]
+
+
 def viewed_rows(root: MemoryRoot, warnings: list[str] | None) -> Iterable[Row]:
     """The index's rows for viewing, streamed, read through any merge-conflict markers, which add a
     warning to warnings (before the first row is read)."""
-    data = root.read(INDEX) or b""
+    read = root.read(INDEX)
+    if read is None and warnings is not None:
+        warnings += missing_index_warning(root)
+    data = read or b""
     index = IndexFile(data)
     markers = index.conflict_lines
     if not markers:

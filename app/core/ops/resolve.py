@@ -15,7 +15,7 @@ from ..errors import UsageError
 from ..files.copies import ConflictCopy, find_copies
 from ..files.root import MemoryRoot
 from ..formats.index import IndexFile
-from ..formats.layout import ARCHIVE, INDEX, NOTES, SESSIONS
+from ..formats.layout import ARCHIVE, CONFLICTS, INDEX, NOTES, SESSIONS
 from ..merge.gitblocks import resolve_blocks
 from ..merge.result import Prefer
 from ..plan import Change, Plan
@@ -62,6 +62,9 @@ def plan_resolve(root: MemoryRoot, prefer: Prefer, only: str | None = None) -> P
     left = fold_copies(root, copies)  # what doctor's merge leaves open
     opened = {f.copy.path: f.open for f in left.folds if f.open}
     chosen = [c for c in copies if c.path in opened and (only is None or any(o.id == only for o in opened[c.path]))]
+    # a copy its original already holds is only moved (a resolve stopped after its merge step left it)
+    held = {f.copy.path for f in left.folds if not f.open and not f.unparsed and f.after == f.before}
+    moving = [c for c in copies if c in chosen or c.path in held]
     blocks: list[tuple[str, bytes, bytes, list[str]]] = []
     for rel in memboard_files(root):
         data = root.read(rel)
@@ -74,7 +77,7 @@ def plan_resolve(root: MemoryRoot, prefer: Prefer, only: str | None = None) -> P
         raise UsageError(f"{only} is no session or note of this memory root, and nothing open names it")
     laid = PlannedRoot(root)  # (a file with blocks and a copy both: the copy folds into the decided file)
     laid.lay(Plan(OP, None, [Change("modify", rel, data, after) for rel, data, after, _ in blocks]))
-    folded = fold_copies(laid, chosen, prefer, only)
+    folded = fold_copies(laid, moving, prefer, only)
     decided = [
         Decided(cell.id, cell.column, path)
         for path, cells in opened.items()
@@ -89,7 +92,11 @@ def plan_resolve(root: MemoryRoot, prefer: Prefer, only: str | None = None) -> P
     what = [f"{d.id} {d.column}" for d in decided] + [
         f"{rel} ({', '.join(ids) or 'blocks'})" for rel, _, _, ids in blocks
     ]
-    plan.success = f"resolved with {prefer}: {'; '.join(what)}" if what else None
-    if not what:
+    moved = sum(1 for ch in folded.moves if ch.path in held)
+    if what:
+        plan.success = f"resolved with {prefer}: {'; '.join(what)}"
+    elif moved:
+        plan.success = f"nothing left open; kept {moved} merged cop{'y' if moved == 1 else 'ies'} under {CONFLICTS}/"
+    else:
         plan.report.append("nothing to resolve")
     return plan

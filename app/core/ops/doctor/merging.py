@@ -24,8 +24,10 @@ from ...formats.layout import ARCHIVE, CONFLICTS, INDEX, NOTES, SESSIONS, archiv
 from ...merge.documents import merge_archive_index, merge_note, merge_snapshot
 from ...merge.index import merge_index
 from ...merge.result import Merged, OpenCell, Prefer
-from ...plan import Change, Premise
+from ...plan import Change, Plan, Premise
 from ...results import Finding
+from ..sequence import PlannedRoot
+from .checkup import OP
 
 UNITS = {"index": ("row", "rows"), "snapshot": ("item", "items"), "archive": ("field", "fields")}
 
@@ -102,16 +104,33 @@ class Merging:
 Merger = Callable[[bytes, bytes], Merged]
 
 
-def _merger(root: MemoryRoot, kind: str, original: str, merged: dict[str, bytes], **how: object) -> Merger:
-    """The merge function for one original (the index's archived IDs, a snapshot's merged row)."""
-    prefer = how.get("prefer")
-    only = how.get("only")
-    pref: Prefer | None = "ours" if prefer == "ours" else "theirs" if prefer == "theirs" else None
+class MergedRoot(PlannedRoot):
+    """The root as the merge leaves it, which doctor's other checks read (sequence.PlannedRoot): a file the
+    merge does not change is read from the root once (its own read checks the path), not resolved twice."""
+
+    def read(self, rel: str) -> bytes | None:
+        """The merged bytes of rel, else the root's."""
+        if rel in self.overlay:
+            self.abs(rel)
+            return self.overlay[rel]
+        return self.base.read(rel)
+
+    @classmethod
+    def of(cls, root: MemoryRoot, merging: Merging) -> MergedRoot:
+        """root with merging's changes laid over it."""
+        laid = cls(root)
+        laid.lay(Plan(OP, None, merging.overlay()))
+        return laid
+
+
+def _merger(
+    root: MemoryRoot, kind: str, original: str, merged: dict[str, bytes], pref: Prefer | None, only: str | None
+) -> Merger:
+    """The merge function for one original (the index's archived IDs, a snapshot's merged row; pref and only
+    decide open cells)."""
     if kind == "index":
         archived = frozenset(root.archived_ids())
-        return lambda ours, theirs: merge_index(
-            ours, theirs, archived=archived, prefer=pref, only=only if isinstance(only, str) else None
-        )
+        return lambda ours, theirs: merge_index(ours, theirs, archived=archived, prefer=pref, only=only)
     if kind == "note":
         return lambda ours, theirs: merge_note(ours, theirs, prefer=pref)
     if kind == "archive":
@@ -171,7 +190,7 @@ def _fold_group(
 ) -> None:
     """Fold one original's copies in name order, each fold its own step."""
     kind = kind_of(original)
-    merge = _merger(root, kind, original, out.merged, prefer=prefer, only=only)
+    merge = _merger(root, kind, original, out.merged, prefer, only)
     current = root.read(original)
     for copy in copies:
         data = root.read(copy.path)
@@ -277,9 +296,16 @@ def _what(fold: Fold) -> str:
     parts = [_plural(merged.added, fold.kind)] if merged.added else []
     if merged.cells:
         parts.append(_cells(merged.cells))
+    outside = (
+        f" (the text outside the table differs in {len(merged.outside)} line(s): {original}'s is kept, the kept copy "
+        "holds the rest)"
+        if merged.outside
+        else ""
+    )
     if not parts:
-        return f"{original} holds all of it already" if fold.after == fold.before else f"merge into {original}"
-    return f"merge into {original}: {', '.join(parts)}"
+        said = f"{original} holds all of it already" if fold.after == fold.before else f"merge into {original}"
+        return said + outside
+    return f"merge into {original}: {', '.join(parts)}{outside}"
 
 
 def copy_of_finding(finding: Finding) -> str:

@@ -3,6 +3,8 @@
 - sync_conflict_copy: a sync tool's conflict copy of a note (`<key>.sync-conflict-…`, `<key> (… conflicted
   copy …)`, `<key>-<COMPUTER>`, …, naming the original's topic key): named with the advice for every
   conflict copy, never a note of its own (no other check looks at it, and no listing shows it);
+- too_many_copies: 8 or more copies of one note (Syncthing deletes copies beyond 10);
+- conflict_markers: a note that holds git's merge-conflict markers (to resolve by hand);
 - note_name: a Markdown file under notes/ whose path is no note ID (to rename by hand);
 - note_metadata: a field that is missing or wrong; the Topic Key is set from the file's path and
   a missing Status filled in (active, or superseded for a note moved aside), the rest is a
@@ -30,7 +32,7 @@ from ...plan import Change, Plan
 from ...results import DoctorResult, Finding
 from ..notes.save import superseded_copy
 from ..notes.store import note_files, read_listed
-from .leftovers import copy_finding
+from .leftovers import copy_finding, marked_file, too_many_copies
 
 SIDES = {"supersedes": "superseded_by", "superseded_by": "supersedes"}
 FIELD_NAME = {"supersedes": "Supersedes", "superseded_by": "Superseded By"}
@@ -217,9 +219,15 @@ def check_notes(root: MemoryRoot, findings: list[Finding], plan: Plan[DoctorResu
     c = NoteCheckup(root, findings)
     _names(c)
     on_disk: MemoryRoot = getattr(root, "base", root)  # (not the originals doctor's merge restores: merging.py)
+    about = {copy.original: copy.original[len(NOTES) + 1 : -3] for copy in c.copies}
     for copy in sorted(c.copies, key=lambda copy: copy.path):
         copy = dataclasses.replace(copy, missing=not on_disk.exists(copy.original))
-        findings.append(copy_finding(copy, copy.original[len(NOTES) + 1 : -3]))
+        findings.append(copy_finding(copy, about[copy.original]))
+    findings += too_many_copies(c.copies, about)
+    for note_id, data in c.data.items():
+        marked = marked_file(note_path(note_id), data, note_id)
+        if marked is not None:
+            findings.append(marked)
     _metadata(c)
     _interrupted(c)
     _links(c)

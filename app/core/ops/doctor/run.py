@@ -12,7 +12,6 @@ from ...formats.index import IndexFile
 from ...formats.layout import INDEX, NOTES
 from ...plan import Plan
 from ...results import DoctorResult, Finding
-from ..sequence import PlannedRoot
 from . import archived, gitdriver, leftovers, links, merging, notes, readable, rows, sessions
 from .checkup import OP, Checkup
 
@@ -42,16 +41,19 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
     """Every check, on a root whose files can all be read: sync-conflict copies merged first, the other checks
     then reading the root as the merge leaves it (merging.py)."""
     markers = leftovers.index_conflict_markers(root)
-    findings, copied = leftovers.sync_conflict_copies(root)
+    copies = find_copies(root, thorough=True)
+    findings, copied = leftovers.sync_conflict_copies(root, copies)
     findings += gitdriver.driver_missing(root)  # (before the markers' stop: a missing driver is why git left them)
     if markers is not None:  # rows past a conflict block are invisible: repair nothing
         findings.insert(0, markers)
         return findings, Plan(OP, DoctorResult(findings))
-    merge = merging.fold_copies(root, find_copies(root, thorough=True) + notes.note_copies(root))
+    findings += leftovers.conflict_markers(root, copied)
+    merge = merging.fold_copies(root, copies + notes.note_copies(root))
     findings += merge.findings
-    laid = PlannedRoot(root)
-    laid.lay(Plan(OP, None, merge.overlay()))
-    findings, plan = _repairs(laid, when, findings, copied, merge.held_back)
+    laid = merging.MergedRoot.of(root, merge)
+    with laid.steady():  # (each of its folders resolved once, as the root's own)
+        findings, plan = _repairs(laid, when, findings, copied, merge.held_back)
+    findings += leftovers.preserved_copies(root, when)
     leftovers.state_in_root(root, findings, plan)
     findings[:] = [merging.with_fix(f, merge) for f in findings]
     plan.changes[:0] = merge.changes  # the merged originals first, the copies' moves last

@@ -310,3 +310,11 @@ def test_conflict_blocks_take_the_files_line_ending_and_prefer_decides_three_way
     assert b"\n" not in got.data.replace(b"\r\n", b"")
     chosen = merge_snapshot(ours, theirs, base, prefer="theirs", marker_size=9)
     assert chosen.open == () and Snapshot(chosen.data).metadata()["Topic"] == "B" and b"<<<" not in chosen.data
+
+
+def test_text_above_the_sections_that_only_the_copy_has_is_reported_and_ours_kept():
+    ours = b"# Session: x\n\n## Decisions\n\n- A\n"
+    theirs = b"# Session: x\n\nA note above.\n\n## Decisions\n\n- A\n"
+    got = merge_snapshot(ours, theirs)
+    assert got.data == ours and got.outside == ("A note above.",)
+    assert merge_note(note("Mine"), note("Yours")).outside == ()

@@ -136,3 +136,12 @@ def test_a_root_outside_any_repository_or_not_yet_a_root_is_refused(tmp_path, gi
     assert done.code == 1 and b"not inside a git work tree" in done.err, done.err
     assert sorted(p.name for p in plain.iterdir()) == ["index.md"]
     assert git(tmp_path, "config", "--global", "--get", "merge.memboard.driver", check=False).returncode == 1
+
+
+def test_without_git_install_says_so_in_one_line(tmp_path, git_home, monkeypatch):
+    repo = new_repository(tmp_path / "repo")
+    repo.mb("register")
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
+    ran = repo.mb("install-merge-driver")
+    assert ran.code == 1 and "git cannot be started" in ran.err and ran.err.count("\n") == 1
+    assert not (repo.root / ".gitattributes").exists()

@@ -209,6 +209,12 @@ def test_a_session_archived_on_one_clone_and_updated_on_the_other_merges_without
     assert not (a.root / "sessions" / f"{S1}.md").exists()
     assert next(row for row in a.rows() if row["id"] == S1)["summary"] == "B's update"  # the row's update is kept
     assert a.git("grep", "-n", "-e", "<<<<<<<", check=False).returncode == 1
+    fixed = a.mb("doctor", "--fix", now="2026-06-01 10:10")
+    assert fixed.code == 0, fixed.err
+    assert S1 not in a.ids()  # archived once, the update in its archive
+    assert "| Summary | B's update |" in (a.root / "archive" / S1 / "index.md").read_text(encoding="utf-8")
+    assert "B decided to keep the cache." in (a.root / "archive" / S1 / "session.md").read_text(encoding="utf-8")
+    assert [f for f in json.loads(a.mb("doctor", "--json").out) if f["fix"]] == []
 
 
 DECIDED = "## Decisions\n\n- B decided to keep the cache.\n"

@@ -7,7 +7,8 @@ ours already holds (same key, every line said, ours marked or neither) is left o
 item is never joined again by its unmarked older self. A note's What, Why, Where and Learned keep
 every statement of either version, compared as `note save` compares them (statements.py). After the
 merge, no item or statement of either version has vanished; a merge that would lose one is not made
-(the result is `unparsed`, ours unchanged).
+(the result is `unparsed`, ours unchanged). Text above the first section (a title) stays as ours has
+it; lines of theirs there that ours lacks are reported in `outside`.
 
 Metadata merges field by field (rules per file kind below). A field no rule decides is an open cell:
 ours' value stays, unless prefer decides it; with marker_size each open field gets a standard conflict
@@ -364,6 +365,19 @@ def _with_blocks(text: str, cells: list[OpenCell], size: int) -> str:
     return "".join(lines)
 
 
+def _outside(ours: Snapshot, theirs: Snapshot, skip: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The lines of theirs before its first section (a title, text above the sections) that ours does not
+    have there: text no section holds, which the merge keeps as ours has it (skip: lines not to report)."""
+
+    def head(doc: Snapshot) -> list[str]:
+        """doc's lines before its first section, without line endings, blank ones left out."""
+        end = doc.sections[0].heading if doc.sections else len(doc.lines)
+        return [line_body(line) for line in doc.lines[:end] if line.strip(" \t\r\n")]
+
+    mine = set(head(ours))
+    return tuple(line for line in head(theirs) if line not in mine and line not in skip)
+
+
 def _docs(ours: bytes, theirs: bytes, base: bytes | None) -> tuple[Snapshot, Snapshot, Snapshot | None]:
     """The three versions parsed."""
     return Snapshot(ours), Snapshot(theirs), Snapshot(base) if base is not None else None
@@ -431,7 +445,8 @@ def _merge_document(
             decided.open.remove(name)
     ident = o_meta.values.get("Session ID") or t_meta.values.get("Session ID", "")
     text, cells, changed = _apply_fields(text, o_meta, t_meta, decided, ident, prefer, marker_size)
-    return Merged(with_text(ours, text), open=cells, added=added, cells=changed)
+    outside = _outside(o_doc, t_doc)
+    return Merged(with_text(ours, text), open=cells, added=added, cells=changed, outside=outside)
 
 
 def _forced_only(data: bytes, forced: dict[str, str]) -> Merged:
@@ -471,7 +486,8 @@ def merge_note(
     new_title = Snapshot(text).metadata().get("Title", title)
     if new_title != title and o_doc.title == title:
         text = _retitled(text, title, new_title)
-    return Merged(with_text(ours, text), open=cells, added=added, cells=changed)
+    outside = _outside(o_doc, t_doc, frozenset({f"# {t_meta.values.get('Title', '')}"}))
+    return Merged(with_text(ours, text), open=cells, added=added, cells=changed, outside=outside)
 
 
 def _retitled(text: str, old: str, new: str) -> str:

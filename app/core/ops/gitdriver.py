@@ -76,6 +76,8 @@ def install_plan(driver: str, scope: Scope) -> Callable[[MemoryRoot], Plan[Drive
         from ..files import git  # lazy: the driver's path runs no git config
 
         real = root.real
+        if git.git(real, "--version") is None:
+            raise Refused("git cannot be started (is it installed and on PATH?); nothing written")
         if git.work_tree_top(real) is None:
             raise Refused(
                 f"{root.path} is not inside a git work tree (git init, or clone the repository first); nothing written"

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from memboard.core.formats.note import Note, read_note, render_note
 from memboard.core.formats.snapshot import Snapshot, render_template, vanished
 from memboard.core.formats.statements import Statements
-from memboard.core.merge.documents import merge_note, merge_snapshot
+from memboard.core.merge.documents import lost_by_section, merge_note, merge_snapshot
 from tests.reliability import gfm
 from tests.reliability.test_snapshot_markdown import (
     TEMPLATE_SECTIONS,
@@ -84,6 +84,7 @@ def test_no_item_of_either_version_vanishes_and_a_second_merge_changes_nothing(p
     assert not got.unparsed
     text = got.data.decode()
     assert vanished(ours.decode(), text) == [] and vanished(theirs.decode(), text) == []
+    assert lost_by_section(Snapshot(ours), Snapshot(text)) == lost_by_section(Snapshot(theirs), Snapshot(text)) == []
     assert merge_snapshot(ours, theirs) == got  # deterministic
     assert merge_snapshot(got.data, theirs).data == got.data  # idempotent
     assert merge_snapshot(got.data, ours).data == got.data  # ours is contained in it: a no-op

@@ -284,9 +284,24 @@ def _merge_sections(ours: Snapshot, theirs: Snapshot, base: Snapshot | None) -> 
         result = merge(ours.text(), new_text)
     except (Refused, UsageError) as err:
         raise _Unparsed from err
-    if base is None and vanished(theirs.text(), result.text):
+    if base is None and (vanished(theirs.text(), result.text) or lost_by_section(theirs, Snapshot(result.text))):
         raise _Unparsed
     return result.text, len(result.added) + len(result.marked)
+
+
+def lost_by_section(old: Snapshot, new: Snapshot) -> list[tuple[str, str]]:
+    """The items of old (but Metadata's and placeholders) whose key no section of new by that name holds,
+    as (section, item text): what a merge would lose, section by section."""
+    keys: dict[str, set[str]] = {}
+    for sec in new.sections:
+        keys.setdefault(sec.name.casefold(), set()).update(it.key for it in sec.items)
+    return [
+        (sec.name, it.text.rstrip("\r\n"))
+        for sec in old.sections
+        if sec.name.casefold() != "metadata"
+        for it in sec.items
+        if not is_placeholder(it.text) and it.key not in keys.get(sec.name.casefold(), set())
+    ]
 
 
 def _taken_from_theirs(ours: Snapshot, theirs: Snapshot, was: dict[str, set[str]]) -> str:

@@ -249,3 +249,15 @@ def test_list_warns_when_only_copies_of_index_md_hold_the_rows(cli, root, mem):
 def test_list_of_a_new_root_says_nothing(cli, root):
     res = cli("list", "--json")
     assert (res.code, res.err) == (0, "")
+
+
+def test_search_never_takes_a_snapshot_s_copy_for_a_session(cli, root, mem):
+    """A OneDrive copy `<id>-laptop.md` is named like a session of its own; its content names <id>: no search hit.
+    A real session of agent `…-laptop` (its content names itself) is found."""
+    mem.index(row_line(A), row_line(f"{A}-laptop"))
+    mem.snapshot(A)
+    mem.snapshot(f"{A}-desktop7", text=snapshot_text(A, decisions=["zebraword on the desktop."]))
+    mem.snapshot(f"{A}.sync-conflict-20260531-101500-ABCDEF7", text=snapshot_text(A, decisions=["zebraword."]))
+    mem.snapshot(f"{A}-laptop", text=snapshot_text(f"{A}-laptop", decisions=["zebraword of its own."]))
+    hits = json.loads(cli("search", "zebraword", "--json").out)
+    assert [(h["kind"], h["id"]) for h in hits] == [("session", f"{A}-laptop")]

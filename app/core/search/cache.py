@@ -29,7 +29,8 @@ from ..files.root import MemoryRoot
 from ..formats.layout import INDEX
 from .docs import Doc, Record, SessionInfo, index_stat, listing, resolve, source_of
 
-SCHEMA_VERSION = 3  # 2: notes (their Type, Scope and Project); 3: no note record for a sync-conflict copy of a note
+SCHEMA_VERSION = 4  # 2: notes (their Type, Scope and Project); 3: no note record for a sync-conflict copy of a note;
+# 4: no session record for a sync-conflict copy of a snapshot named like a session (`<id>-<COMPUTER>.md`)
 NO_FTS_ENV = "MEMBOARD_SEARCH_NO_FTS"  # "1": behave as if this SQLite had no FTS5 trigram (search scans files)
 BUSY_TIMEOUT = 0.1  # seconds a reader waits for a writer's commit before scanning the files instead
 RACY_NS = 2_000_000_000  # a file changed this recently may change again within its mtime's resolution

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from ..errors import Unreadable
-from ..files.copies import copied_note, note_topic_key
+from ..files.copies import copied_note, copied_session, note_topic_key
 from ..files.regular import read_regular, why
 from ..formats.index import FIELD_OF_COLUMN, IndexFile
 from ..formats.layout import INDEX, SESSIONS
@@ -244,6 +244,8 @@ def file_record(root: str, path: str) -> Record | None:
             return None
         return note_record(data, key, path)
     if path.startswith(SESSIONS):
+        if copied_session(key, data):  # a OneDrive copy `<id>-<COMPUTER>.md` (named like a session): no session
+            return None
         return snapshot_record(data, key, LIVE, path)
     if path.endswith("/index.md"):
         return archived_row_record(data, key, path)

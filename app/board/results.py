@@ -147,8 +147,14 @@ def open_conflicts(root: MemoryRoot) -> list[OpenConflict]:
     of, with both values), then each file with conflict blocks (from a doctor pass)."""
     # lazy: the merge of copies and doctor's checks load with the flow that needs them
     from ..core.files.copies import find_copies
+
+    # lazy: doctor's checks load only with the resolve flow
     from ..core.ops.doctor import diagnose
+
+    # lazy: the merge of copies loads only with the resolve flow
     from ..core.ops.doctor.merging import fold_copies
+
+    # lazy: the notes' copies load only with the resolve flow
     from ..core.ops.doctor.notes import note_copies
 
     with root.steady():

@@ -316,10 +316,14 @@ async def preview_ready(app, pilot, task: str, clock: FrameClock, limit: float =
         await asyncio.sleep(0.005)
     listed = time.perf_counter() - start
     await pilot.pause()
-    await pilot.press("escape")  # cancel: the flow ends, writing nothing, before the app is taken down
+    # cancel: the flow ends, writing nothing, before the app is taken down; escape in a preview reached from a
+    # picker (organize's stale days) goes back to that picker, so escape again there
+    await pilot.press("escape")
     while any(w.group == "flow" and not w.is_finished for w in app.workers):
         if time.monotonic() > deadline:
             raise TimeoutError(f"the {task} flow never ended")
+        if not isinstance(app.screen, preview.PreviewScreen) and app.screen is not app.screen_stack[0]:
+            await pilot.press("escape")
         await asyncio.sleep(0.005)
     return made[0] - start, shown, listed
 

@@ -36,18 +36,37 @@ class BoardStatus(Static):
         loading: bool = False,
     ) -> None:
         """Render the line from the board's state (sort is "" for file order)."""
+        out = self._line(counts, shown, status, text, sort, reverse, marked, loading, titled=True)
+        if marked and self.size.width and out.cell_len > self.size.width:  # (80 columns and a problem count)
+            out = self._line(counts, shown, status, text, sort, reverse, marked, loading, titled=False)
+        self.update(out, layout=False)  # one line, fixed height: no relayout per keystroke
+
+    def _line(
+        self,
+        counts: dict[str, int],
+        shown: int,
+        status: str,
+        text: str,
+        sort: str,
+        reverse: bool,
+        marked: int,
+        loading: bool,
+        titled: bool,
+    ) -> Text:
+        """The line; without the title and root name (titled False) when the marks would be cut off."""
         out = Text(no_wrap=True, overflow="ellipsis")
-        out.append("▦ memboard ", style="bold")
-        out.append(self.root_name + " ", style="dim")
+        out.append("▦ memboard " if titled else "▦ ", style="bold")
+        if titled:
+            out.append(self.root_name + " ", style="dim")
         append_counts(out, ("all", "idle", "active", "stale"), counts, status, self.status_style)
         append_problem(out, counts.get("unparseable", 0), "unparseable", self.status_style("problem"))
         append_problem(out, counts.get("duplicate", 0), "share an ID", self.status_style("problem"))
+        if marked:  # before what is shown: at 80 columns the line's end is cut, and marks are what a change acts on
+            out.append(f"│ {marked} marked  ", style="bold")
         append_shown(out, shown, text, loading)
         if sort:
             out.append(f"  │ sort {sort} {'▼' if reverse else '▲'}", style="dim")
-        if marked:
-            out.append(f"  │ {marked} marked", style="bold")
-        self.update(out, layout=False)  # one line, fixed height: no relayout per keystroke
+        return out
 
     def status_style(self, status: str) -> Style:
         """The colour of a status (idle, active, stale, problem) from the stylesheet."""

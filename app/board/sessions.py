@@ -9,6 +9,7 @@ starts run in the App (flows.py), which tells it when one has written something 
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.css.query import NoMatches
 from textual.widgets import Input, Static
+from textual.worker import get_current_worker
 
 from memboard.widgets.board_status import BoardBanner, BoardStatus
 from memboard.widgets.rows import BoardRow
@@ -25,7 +27,7 @@ from memboard.widgets.snapshot_pane import SnapshotPane
 from ..core.errors import MemboardError
 from ..core.files.execute import SETTLE_WAIT
 from ..core.files.root import MemoryRoot
-from ..core.files.settle import Budget, NotSettled, whole
+from ..core.files.settle import Budget, NotSettled, Seen, whole
 from ..core.formats import clock
 from ..core.formats.ids import is_valid_id
 from ..core.formats.index import STATUSES
@@ -42,6 +44,7 @@ from .loader import (
     read_head,
     read_model,
     read_notices,
+    snapshot_ids,
 )
 from .messages import (
     DetailLoaded,
@@ -56,6 +59,9 @@ from .model import ALL, SORT_COLUMNS, BoardModel
 if TYPE_CHECKING:
     from .app import MemboardApp
 
+SAVING_GRACE = 5.0  # seconds an index.md read empty after it held rows is taken for a save under way (a synced
+# drive's editor pauses a second or more between truncating and writing back; the settle window is half a second)
+FIRST_BATCH = 8  # snapshots the first recording of a root takes at a time: a reload's own recording comes between
 CONTINUE_PHRASE = "接續 memory {id}"  # what a person pastes into a chat to continue a session (the protocol's)
 
 IDS = Ids("status", "filter-bar", "filter-label", "filter", "main", "table", "pane", "keys")
@@ -95,6 +101,9 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         self._waiting_flows: list[FlowFinished] = []  # applied flows whose end waits for the next refresh
         self._held: tuple[set[str], str | None] | None = None  # marks and cursor row kept while the index read empty
         self._unsettled: set[str] = set()  # snapshots still being saved when last read: looked at again on each poll
+        self._record_lock = threading.Lock()  # one recorder of revisions at a time (the first pass, a reload's)
+        self._first_pass: set[str] = set()  # snapshots the first recording has not reached yet
+        self._empty_since: float | None = None  # when index.md was first read empty after it held rows
 
     @property
     def board(self) -> MemboardApp:
@@ -223,7 +232,7 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         index_changed, snapshots = self.watcher.changes()
         if self._unsettled:  # (a save caught half-way is looked at again until it settles)
             snapshots = snapshots | self._unsettled
-        if index_changed or snapshots or self.copy_scan.stale():
+        if index_changed or snapshots or self.copy_scan.stale() or self._empty_since is not None:
             self.reload_worker(snapshots)
             return True
         return False
@@ -271,10 +280,12 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         flows in `after` are told (FlowsShown) once this read is on screen, or has failed.
         """
         try:
-            with self._read_lock:
-                if initial:
+            if initial:
+                with self._read_lock:
                     self._finish_first_read(data)
-                    return
+                self.app.call_from_thread(self._record_first)
+                return
+            with self._read_lock:
                 error = self._read_changes(changed_snapshots)
             if error:
                 self.app.call_from_thread(self.notify, error, severity="error")
@@ -283,13 +294,39 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
                 self.post_message(FlowsShown(after))
 
     def _finish_first_read(self, data: bytes | None) -> None:
-        """The first read's rest (from the worker): parse a big index whole, record unseen snapshots."""
+        """The first read's rest (from the worker): parse a big index whole; which snapshots to record."""
         model = self.model
         if data is not None:
             model = read_model(self.memory_root, clock.now(), data)
             self.post_message(ModelLoaded(model))
-        observe_snapshots(self.memory_root, unsettled=self._unsettled)
+        with self._record_lock:
+            self._first_pass = snapshot_ids(self.memory_root)
         self._post_notices(model)
+
+    @work(thread=True, group="first-revisions")
+    def _record_first(self) -> None:
+        """Record a revision of every snapshot not seen yet (from the worker, after the first read), a batch at a
+        time and outside the read lock: on a root new to this machine that is a synced write per snapshot, seconds
+        for a thousand, and a live update (a registration) must not wait behind it. A reload records what it saw
+        change itself and takes it off this pass."""
+        worker = get_current_worker()
+        for at in range(0, len(order := sorted(self._first_pass)), FIRST_BATCH):
+            if worker.is_cancelled:  # the board is closing
+                return
+            with self._record_lock:
+                batch = self._first_pass.intersection(order[at : at + FIRST_BATCH])
+                self._first_pass -= batch
+                self._observe(batch)
+
+    def _observe(self, ids: set[str] | None) -> set[str]:
+        """Record revisions of these snapshots (None: every one not left to the first pass); the IDs recorded. The
+        caller holds the record lock."""
+        root, pending = self.memory_root, set[str]()
+        if ids is None:
+            ids = snapshot_ids(root) - self._first_pass
+        recorded = observe_snapshots(root, ids, unsettled=pending)
+        self._unsettled = (self._unsettled - ids) | pending  # (a new set: the UI thread reads it at each poll)
+        return recorded
 
     def _read_changes(self, changed_snapshots: set[str] | None) -> str | None:
         """Re-read the index (from the worker) and post the model; the error's text when it cannot be read.
@@ -310,13 +347,15 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
             return refusal_words(exc)
         model = read_model(root, clock.now(), found or b"", previous=self.model, missing=found is None)
         if changed_snapshots is None:
-            self._unsettled.clear()
-            changed = observe_snapshots(root, unsettled=self._unsettled)
+            with self._record_lock:
+                changed = self._observe(None)
         else:
             changed = set(changed_snapshots)
             looked = {sid for sid in changed if sid in model.by_id}
-            self._unsettled -= looked
-            observe_snapshots(root, looked, unsettled=self._unsettled)
+            if looked:  # (a registration changes no snapshot: it never waits for the record lock)
+                with self._record_lock:
+                    self._first_pass -= looked  # (recorded here, now: the first pass leaves it)
+                    self._observe(looked)
         self.post_message(ModelLoaded(model, changed, reload_pane=changed_snapshots is None))
         self._post_notices(model)
         return None
@@ -327,17 +366,11 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         seen = root.read_seen(INDEX)
         source = self.model.source
         if seen.data is not None and not seen.data.strip() and self.model.complete and self.model.rows:
-            # empty a moment after it held rows: an editor's save (truncate, pause, write back) caught half-way.
-            # Said so, the last rows kept, until it holds text again or stays empty for the settle window
-            self.post_message(NoticesLoaded(replace(self.notices, saving=True)))
-            deadline = time.monotonic() + root.window
-            while time.monotonic() < deadline:
-                time.sleep(min(0.05, root.window / 4))
-                seen = root.read_seen(INDEX)
-                if seen.data is None or seen.data.strip():
-                    break
-            else:
-                return seen.data  # empty for a whole window: shown so (marks and cursor come back with the rows)
+            seen = self._saving_index(seen)
+            if seen.data is not None and not seen.data.strip():
+                return seen.data  # empty for the whole grace: shown so
+        else:
+            self._empty_since = None
         if (
             source is None
             or not self.model.complete
@@ -346,6 +379,26 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         ):
             return seen.data
         return root.wait_settled({INDEX: (source.data, None)}, Budget(SETTLE_WAIT))[INDEX].data
+
+    def _saving_index(self, seen: Seen) -> Seen:
+        """index.md read empty a moment after it held rows: an editor's save (truncate, pause, write back) caught
+        half-way. Said so, the last rows kept, until it holds text again (looked at for a settle window here, then
+        at every poll) or stays empty for SAVING_GRACE: then it is shown so, and marks and cursor come back with
+        the rows (NotSettled meanwhile: the last good model stays)."""
+        root = self.memory_root
+        since = self._empty_since = self._empty_since or time.monotonic()
+        self.post_message(NoticesLoaded(replace(self.notices, saving=True)))
+        deadline = time.monotonic() + root.window
+        while time.monotonic() < deadline:
+            time.sleep(min(0.05, root.window / 4))
+            seen = root.read_seen(INDEX)
+            if seen.data is None or seen.data.strip():
+                self._empty_since = None
+                return seen
+        if time.monotonic() - since < max(SAVING_GRACE, root.window):
+            raise NotSettled("index.md is being saved")
+        self._empty_since = None
+        return seen
 
     def _post_notices(self, model: BoardModel) -> None:
         """Work out the banner's notices for a model (from a worker) and post them to the UI thread."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+from memboard.board import sessions
 from memboard.board.app import MemboardApp
 from memboard.core.files.revisions import contents
 from memboard.core.files.root import MemoryRoot
@@ -95,17 +96,47 @@ async def test_a_slow_save_of_the_index_keeps_marks_cursor_and_filter_and_says_i
         assert app.sessions.filter_text == "work"
 
 
-async def test_marks_and_cursor_come_back_with_the_rows_after_the_index_read_empty(write_index, make_row, root):
+async def test_a_one_second_pause_in_a_save_of_the_index_is_no_empty_memory_with_the_default_window(
+    write_index, make_row, root, monkeypatch
+):
+    monkeypatch.setenv("MEMBOARD_SETTLE_SECONDS", "0.5")  # the default window, shorter than a synced drive's pause
+    path = write_index([make_row(sid, topic=f"work {i}") for i, sid in enumerate(ROWS)])
+    data = path.read_bytes()
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        marked = await _marked_filtered_board(app, pilot)
+        path.write_bytes(b"")  # truncate...
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:  # ...a second's pause, the board polling as its watcher does
+            app.sessions.check_files()
+            await pilot.pause(0.1)
+            assert app.sessions.table.rows, "an empty read mid-save was shown as an empty memory"
+            assert "holds no session row" not in app.sessions.table.empty_text
+        assert "index.md is being saved…" in _banner(app)
+        path.write_bytes(data)  # ...and the same bytes written back
+        app.sessions.check_files()
+        await settle(app, pilot)
+        assert "being saved" not in _banner(app)
+        assert app.current_session_id == CURSOR
+        assert app.marked_session_ids == marked and "1 marked" in _status(app)
+
+
+async def test_marks_and_cursor_come_back_with_the_rows_after_the_index_read_empty(
+    write_index, make_row, root, monkeypatch
+):
+    monkeypatch.setattr(sessions, "SAVING_GRACE", 0.3)  # (an index left empty past the grace is shown so)
     path = write_index([make_row(sid, topic=f"work {i}") for i, sid in enumerate(ROWS)])
     data = path.read_bytes()
     app = MemboardApp(root, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         marked = await _marked_filtered_board(app, pilot)
         path.write_bytes(b"")
-        for _ in range(3):  # empty for longer than the window: shown empty
+        for _ in range(20):  # empty for longer than the grace: shown empty
             app.sessions.check_files()
             await settle(app, pilot)
-            time.sleep(0.2)
+            if not app.sessions.table.rows:
+                break
+            time.sleep(0.1)
         assert app.sessions.table.rows == []
         path.write_bytes(data)
         app.sessions.check_files()
@@ -151,3 +182,13 @@ async def test_a_snapshot_read_cut_off_mid_save_is_not_shown_as_a_revision(demo_
         assert contents(root, sid) == [original]
         assert len(app.sessions.detail.revisions) == 1
         assert "policy break" not in str(app.query_one("#pane-merge").render())
+
+
+async def test_the_mark_count_shows_at_80_columns_beside_a_problem_count(demo_root):
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("space")
+        await pilot.pause()
+        line = app.query_one(BoardStatus).render_line(0).text
+        assert "! 1 unparseable" in line and "1 marked" in line  # the line's end is cut at 80 columns, not the marks

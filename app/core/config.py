@@ -38,9 +38,6 @@ DEFAULT_FACTS_STALE_DAYS = 30
 DEFAULT_SETTLE = 0.5  # seconds a file must stay unchanged before memboard builds on it (files/settle.py)
 MCP_PROFILES = ("agent", "sessions", "notes", "spaces", "hierarchy", "all")  # service/mcp_tools.py: their tools
 DEFAULT_MCP_TOOLS = "agent"
-HOOK_CONTEXTS = ("id", "digest")  # what the session-start hook tells the agent (cli/digest.py)
-DEFAULT_HOOK_CONTEXT = "digest"
-DEFAULT_HOOK_CONTEXT_BYTES = 2000
 
 
 def config_path() -> Path:
@@ -306,26 +303,6 @@ def _parse_profiles(raw: str, themes: Themes) -> object:
     return ",".join(names)
 
 
-def _parse_hook_context(raw: str, themes: Themes) -> object:
-    """`config set hook_context id|digest`."""
-    text = raw.strip()
-    if text not in HOOK_CONTEXTS:
-        raise UsageError(f"hook_context must be {' or '.join(HOOK_CONTEXTS)}, not {raw!r}")
-    return text
-
-
-def _hook_context(value: object) -> object:
-    """The stored hook_context; the default when unset or not one of the choices (a hook never fails on it)."""
-    return value if value in HOOK_CONTEXTS else DEFAULT_HOOK_CONTEXT
-
-
-def _hook_context_bytes(value: object) -> object:
-    """The stored hook_context_bytes; the default when unset or not a whole number 0 or more."""
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    return DEFAULT_HOOK_CONTEXT_BYTES
-
-
 class Key(NamedTuple):
     """One setting: its name, its kind (type), its default (None: none), how `config set` parses a value, how a
     stored value is read (None: unset, or a value its users pass over for the default), and its help."""
@@ -417,22 +394,6 @@ TABLE = (
         _parse_profiles,
         _text,
         f"the tool profiles `memboard mcp` serves ({', '.join(MCP_PROFILES)}; several joined by commas)",
-    ),
-    Key(
-        "hook_context",
-        str,
-        DEFAULT_HOOK_CONTEXT,
-        _parse_hook_context,
-        _hook_context,
-        "what the session-start hook tells the agent: id (the Session ID) or digest (with a digest of the memory)",
-    ),
-    Key(
-        "hook_context_bytes",
-        int,
-        DEFAULT_HOOK_CONTEXT_BYTES,
-        _whole("hook_context_bytes", DEFAULT_HOOK_CONTEXT_BYTES)[0],
-        _hook_context_bytes,
-        "the most bytes of the hook's digest (lines cut at line ends)",
     ),
     Key(
         "keymap",

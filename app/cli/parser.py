@@ -13,6 +13,7 @@ from .. import __version__
 from ..core import config
 from ..core.formats.topic import SCOPES as NOTE_SCOPES
 from ..core.formats.topic import TYPES as NOTE_TYPES
+from ..service import mcp_tools
 from . import hierarchy_parser, hook, search, space_parser, sync_parser
 from .args import OneLineParser
 from .tools import NAMES
@@ -206,10 +207,18 @@ def _mcp_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
         "mcp",
         parents=[common],
         help="MCP server on stdio for agents (needs memboard[mcp])",
-        description="Serves the memory root to an agent over the Model Context Protocol on stdin/stdout: "
-        "the session tools (context, show, list, chain, search, register, update, continue, release, "
-        "archive, organize), each change planned, locked, written and verified as the commands do. "
-        "Agents start it themselves (see install-mcp); logs go to stderr.",
+        description="Serves the memory root to an agent over the Model Context Protocol on stdin/stdout: the\n"
+        "tools of a profile (below), each change planned, locked, written and verified as the commands do,\n"
+        "with resources (the protocol, a session's snapshot, a project's hot memory) and a prompt that\n"
+        "continues a session. Agents start it themselves (see install-mcp); logs go to stderr.",
+        epilog=mcp_tools.help_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--tools",
+        metavar="PROFILE",
+        default=None,
+        help="the tool profiles to serve, joined by commas (default: config mcp_tools, else agent)",
     )
     p.set_defaults(handler="server:cmd_mcp")
 

@@ -36,6 +36,8 @@ DEFAULT_HOT_MAX_LINES = 80  # seed 004: MEMORY.md's limit
 DEFAULT_HOT_MAX_TOKENS = 1000  # seed 004: about 1,000 tokens
 DEFAULT_FACTS_STALE_DAYS = 30
 DEFAULT_SETTLE = 0.5  # seconds a file must stay unchanged before memboard builds on it (files/settle.py)
+MCP_PROFILES = ("agent", "sessions", "notes", "spaces", "hierarchy", "all")  # service/mcp_tools.py: their tools
+DEFAULT_MCP_TOOLS = "agent"
 
 
 def config_path() -> Path:
@@ -292,6 +294,15 @@ def _folders(value: object) -> tuple[str, ...]:
     raise UsageError(f"config space_roots must be an array of folder names, not {value!r}")
 
 
+def _parse_profiles(raw: str, themes: Themes) -> object:
+    """`config set mcp_tools PROFILE[,PROFILE...]`: tool profiles of `memboard mcp`."""
+    names = [part.strip() for part in raw.split(",") if part.strip()]
+    unknown = [name for name in names if name not in MCP_PROFILES]
+    if not names or unknown:
+        raise UsageError(f"mcp_tools must be one or more of {', '.join(MCP_PROFILES)} joined by commas, not {raw!r}")
+    return ",".join(names)
+
+
 class Key(NamedTuple):
     """One setting: its name, its kind (type), its default (None: none), how `config set` parses a value, how a
     stored value is read (None: unset, or a value its users pass over for the default), and its help."""
@@ -375,6 +386,14 @@ TABLE = (
         DEFAULT_FACTS_STALE_DAYS,
         *_whole("facts_stale_days", DEFAULT_FACTS_STALE_DAYS),
         "days after facts.yaml's Last updated before lint says facts_stale",
+    ),
+    Key(
+        "mcp_tools",
+        str,
+        DEFAULT_MCP_TOOLS,
+        _parse_profiles,
+        _text,
+        f"the tool profiles `memboard mcp` serves ({', '.join(MCP_PROFILES)}; several joined by commas)",
     ),
     Key(
         "keymap",

@@ -17,14 +17,16 @@ from ..core.errors import INCOMPLETE, MemboardError
 from ..core.plan import Plan
 from ..core.secrets import SecretFound
 from ..service.output import change_json, dumps
+from .surface import structured
 
 JSON = dict[str, Any]
 
 
 def ok(value: object) -> CallToolResult:
-    """A result: the JSON as text, as `--json` prints it (once: clients that pass both text and structured
-    content to the model would pay for it twice, and a listing of 10k rows is megabytes)."""
-    return CallToolResult(content=[TextContent(type="text", text=dumps(value))])
+    """A result: the JSON as text, as `--json` prints it, and the same value as structured content (the tool's
+    outputSchema says its shape; a list is `{"result": [...]}`), as the protocol asks of a tool with an
+    outputSchema. A client passes the model one or the other; listings have a limit argument to stay small."""
+    return CallToolResult(content=[TextContent(type="text", text=dumps(value))], structured_content=structured(value))
 
 
 def failure(message: str) -> CallToolResult:

@@ -26,16 +26,15 @@ from ..service import facts as facts_service
 from ..service import hierarchy as service
 from ..service import hierarchy_migrate
 from .answers import ok
-from .sessions import READS, Tool
+from .hints import APPENDS, READS, REMOVES, REWRITES
+from .sessions import Tool
 from .spaces import ApplyDryRun, PreviewDryRun, folder, plan_answer
 
-# Hints, honestly: facts_set replaces a value (destructive; the same value again changes nothing); a todo added
-# twice is two todos, and one done leaves facts.yaml for the daily log (kept, not destroyed); a daily log is
-# append-only, and the same block again is `nothing to change`; a migration deletes MEMORY.md's moved lines
-# (they are kept elsewhere, and a copy of the old file in memory/migrations/), and once applied changes nothing.
-REPLACES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
-ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
-APPENDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+# Hints (hints.py's rule): facts_set replaces a value (the same value again changes nothing); a todo added twice
+# is two todos, and one done leaves facts.yaml (its line removed, kept in the daily log): destructive, not
+# idempotent; a daily log is append-only, and the same block again is `nothing to change`; a migration deletes
+# MEMORY.md's moved lines (kept elsewhere, and a copy of the old file in memory/migrations/), and once applied
+# changes nothing.
 
 Workspace = Annotated[
     str,
@@ -86,10 +85,10 @@ class HierarchyTools:
             (self.facts_get, READS),
             (self.lookup, READS),
             (self.hierarchy_migrate_plan, READS),
-            (self.facts_set, REPLACES),
-            (self.facts_todo, ADDS),
+            (self.facts_set, REMOVES),
+            (self.facts_todo, REWRITES),
             (self.daily_log, APPENDS),
-            (self.hierarchy_migrate_apply, REPLACES),
+            (self.hierarchy_migrate_apply, REMOVES),
         ]
 
     def hierarchy_hot(self, workspace: Workspace) -> CallToolResult:

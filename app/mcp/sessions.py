@@ -37,40 +37,33 @@ from ..service.output import chain_json, row_json, session_json
 from ..service.search import hit_json
 from .answers import change, ok
 from .context import note_context
+from .hints import ADDS, READS, REMOVES, REWRITES
 
-READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
-REMOVES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
 LIST_LIMIT = 100
 
 Tool = Callable[..., CallToolResult]
 
 SessionId = Annotated[
     str,
-    Field(
-        description="a Memory Session ID, YYYY-MM-DD-HHMM-agent-name, as `Your Memory Session ID is: ...` reported it"
-    ),
+    Field(description="a Memory Session ID (YYYY-MM-DD-HHMM-agent-name)"),
 ]
 DryRun = Annotated[
     bool,
     Field(
         strict=True,
-        description="true: write nothing and answer the exact diff the change would make (as `--dry-run` prints it)",
+        description="true: write nothing, answer the diff",
     ),
 ]
 Status = Literal["idle", "active", "stale"]
-OneLine = Annotated[str | None, Field(description="one line of text; leave it out to keep the current value")]
+OneLine = Annotated[str | None, Field(description="one line")]
 SNAPSHOT_HELP = (
-    "Markdown with `## ` sections of the snapshot template (Current Context, Decisions, Files / Artifacts, Open Questions, "
-    "Next Actions, Continues From, Superseded / Resolved), items as `- ` lines; merged into the snapshot, never replacing it"
+    "Markdown: `## ` sections (Current Context, Decisions, Files / Artifacts, Open Questions, Next Actions), "
+    "`- ` items; merged in"
 )
 Snapshot = Annotated[str | None, Field(description=SNAPSHOT_HELP)]
 Agent = Annotated[
     str | None,
-    Field(
-        description="your agent name, such as claude-main-agent (default: the config's agent_name, else cursor-main-agent); "
-        "never a task name: put the task in the topic"
-    ),
+    Field(description="your agent name, such as claude-main-agent (never a task name)"),
 ]
 
 
@@ -82,19 +75,20 @@ class SessionTools:
         self.path = root
 
     def tools(self) -> list[tuple[Tool, ToolAnnotations]]:
-        """Each tool with its hints (read-only, or writing; destructive when it removes rows or moves files)."""
+        """Each tool with its hints (hints.py's rule: update rewrites a row and a snapshot, release removes
+        references, archive moves files out, organize deletes rows and marks others stale)."""
         return [
             (self.session_context, READS),
             (self.session_show, READS),
             (self.session_list, READS),
             (self.session_chain, READS),
             (self.search, READS),
-            (self.session_register, WRITES),
-            (self.session_update, WRITES),
-            (self.session_continue, WRITES),
-            (self.session_release, WRITES),
+            (self.session_register, ADDS),
+            (self.session_update, REWRITES),
+            (self.session_continue, ADDS),
+            (self.session_release, REMOVES),
             (self.session_archive, REMOVES),
-            (self.memory_organize, REMOVES),
+            (self.memory_organize, REWRITES),
         ]
 
     def root(self) -> MemoryRoot:
@@ -107,23 +101,14 @@ class SessionTools:
 
     def session_context(
         self,
-        session_id: Annotated[str | None, Field(description="your Memory Session ID, when you know it")] = None,
+        session_id: Annotated[str | None, Field(description="your Memory Session ID")] = None,
         conversation_id: Annotated[
             str | None,
-            Field(
-                description="your agent's own conversation/session ID, which the session-start hook mapped to a Memory Session ID"
-            ),
+            Field(description="your agent's own conversation ID (the hook mapped it)"),
         ] = None,
     ) -> CallToolResult:
-        """Your own session, at the start of work or after a context reset: its Memory Session ID, row, snapshot,
-        the sessions it continues from or that continue from it, and typed notes: `notes.session`, those it saved,
-        and `notes.related`, active notes its snapshot names, saved by those sessions, of its notes' projects,
-        or global (metadata only: read one with mem_get).
-
-        Pass session_id when you know it (the session-start hook said "Your Memory Session ID is: ..."),
-        else conversation_id. It never guesses (never the latest row): with neither, or a conversation no
-        hook registered, it answers an error; then register with session_register.
-        """
+        """Your session at the start of work or after a context reset: row, snapshot, related sessions and notes
+        (metadata; mem_get reads one). Pass session_id, else conversation_id; it never guesses."""
         if session_id is None and conversation_id is None:
             raise UsageError(
                 "pass session_id or conversation_id: memboard never takes the latest row as yours; "
@@ -165,10 +150,7 @@ class SessionTools:
         return info.session_id
 
     def session_show(self, session_id: SessionId) -> CallToolResult:
-        """One session, live or archived: its index row and its whole snapshot (null when it has none).
-
-        Read a snapshot only when the row's Topic and Summary are not enough.
-        """
+        """One session, live or archived: its row and whole snapshot (null when none)."""
         warnings: list[str] = []
         view = show(self.root(), session_id, warnings)
         return ok({**session_json(view), "warnings": warnings})
@@ -180,12 +162,8 @@ class SessionTools:
             int, Field(ge=1, le=MAX_LIMIT, description="at most this many rows: the last ones, newest registrations")
         ] = LIST_LIMIT,
     ) -> CallToolResult:
-        """The rows of index.md in file order (new sessions are appended, so the newest come last): Session ID,
-        agent, topic, summary, keywords, status, Referenced By, Started At, Updated At.
-
-        Prefer active and stale rows with a real Topic; idle rows with Topic 未設定 are placeholders. `total`
-        counts the matching rows, `omitted` those left out by limit (the oldest).
-        """
+        """The rows of index.md in file order (newest last); idle rows with Topic 未設定 are placeholders.
+        `omitted` counts the oldest rows limit left out."""
         warnings: list[str] = []
         rows = list_rows(self.root(), status, warnings)
         shown = rows[-limit:]
@@ -199,123 +177,86 @@ class SessionTools:
         )
 
     def session_chain(self, session_id: SessionId) -> CallToolResult:
-        """A session's reference chain both ways: the sessions it continues from (its Continues From, recursively)
-        and those that continue from it (its Referenced By), with one-sided links, archived or missing sessions
-        and cycles marked."""
+        """A session's references both ways (Continues From, Referenced By, recursively), one-sided links,
+        archived or missing sessions and cycles marked."""
         return ok(chain_json(chain(self.root(), session_id)))
 
     def search(
         self,
         query: Annotated[
             str,
-            Field(
-                min_length=1, description="text to find, literally and in any case (quotes, AND, * are searched for)"
-            ),
+            Field(min_length=1, description="text to find, literally, any case"),
         ],
-        status: Annotated[
-            Status | None, Field(description="only sessions with this status (archived ones: their last status)")
-        ] = None,
-        agent: Annotated[str | None, Field(description="only sessions of this agent name")] = None,
-        since: Annotated[
-            str | None, Field(description="only sessions updated at or after this time: YYYY-MM-DD[ HH:MM] or ISO 8601")
-        ] = None,
-        until: Annotated[
-            str | None, Field(description="only sessions updated at or before this time (a date alone: its whole day)")
-        ] = None,
-        state: Annotated[
-            Literal["live", "archived"] | None, Field(description="only live sessions, or only archived ones")
-        ] = None,
+        status: Annotated[Status | None, Field(description="only this status")] = None,
+        agent: Annotated[str | None, Field(description="only this agent name")] = None,
+        since: Annotated[str | None, Field(description="updated at or after: YYYY-MM-DD[ HH:MM]")] = None,
+        until: Annotated[str | None, Field(description="updated at or before")] = None,
+        state: Annotated[Literal["live", "archived"] | None, Field(description="live or archived only")] = None,
         section: Annotated[
             str | None,
-            Field(description="only matches in this row cell or snapshot section, such as Topic or Decisions"),
+            Field(description="only in this cell or section, such as Topic or Decisions"),
         ] = None,
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="at most this many sessions")] = DEFAULT_LIMIT,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="most hits")] = DEFAULT_LIMIT,
     ) -> CallToolResult:
-        """Find earlier work: full-text search over index rows, live snapshots and archived sessions, best match
-        first, one hit per session, each with where it matched and a snippet (the match marked «like this»).
-
-        The same search as `memboard search`; read a hit's whole snapshot with session_show.
-        """
+        """Find earlier work: full text over rows, snapshots and archived sessions, best first, one hit per
+        session with a snippet («match»)."""
         filters = SearchFilters(status, agent, since, until, state, section, limit)
         outcome = run(self.root(), query, filters, None)
         return ok({"hits": [hit_json(hit) for hit in outcome.hits], "unreadable": outcome.unreadable})
 
     def session_register(
         self,
-        topic: Annotated[str | None, Field(description="what this session works on (default 未設定)")] = None,
-        summary: Annotated[
-            str | None, Field(description="one or two sentences on what this session has done or decided so far")
-        ] = None,
+        topic: Annotated[str | None, Field(description="what this session works on")] = None,
+        summary: Annotated[str | None, Field(description="what it has done so far, one line")] = None,
         snapshot: Snapshot = None,
         agent: Agent = None,
         dry_run: DryRun = False,
     ) -> CallToolResult:
-        """Manual registration, only when you have no Memory Session ID (no session-start hook told you one and
-        session_context cannot find it): a new active session with a snapshot from the template (with your
-        snapshot sections merged in) and its row. Never take over another session's row.
-
-        Answers the new Session ID in `session_id` and, once both writes are verified, `message`:
-        "Your Memory Session ID is: ...".
-        """
+        """Register a new active session, only when you have no Memory Session ID (no hook said one and
+        session_context finds none). Answers `session_id` and, once verified, `message`."""
         return self.apply(register_plan(agent_name(agent), True, topic, summary, snapshot), dry_run)
 
     def session_update(
         self,
         session_id: SessionId,
         topic: OneLine = None,
-        summary: Annotated[
-            str | None, Field(description="the row's Summary: the same facts as Current Context, shorter (one line)")
-        ] = None,
-        keywords: Annotated[str | None, Field(description="comma-separated keywords for the row")] = None,
+        summary: Annotated[str | None, Field(description="the row's Summary, one line")] = None,
+        keywords: Annotated[str | None, Field(description="comma-separated")] = None,
         snapshot: Snapshot = None,
         dry_run: DryRun = False,
     ) -> CallToolResult:
-        """Record your session's state (狀態更新): merge snapshot into sessions/<id>.md by the merge policy, then
-        update only that session's row (active, Updated At now, and topic, summary, keywords when given).
-
-        Every earlier item is kept: to retire one, repeat it marked [superseded], [resolved] or [done] rather
-        than leaving it out. A missing snapshot is created from the template. Only for your own session_id,
-        unless the user names another. The answer lists what was added, marked and carried over.
-        """
+        """Record your session's state (狀態更新): merge snapshot into sessions/<id>.md, then update its row
+        (active, Updated At, the values given). Earlier items stay: retire one by repeating it marked
+        [superseded], [resolved] or [done]. Only your own session unless the user names another."""
         return self.apply(update_plan(session_id, topic, summary, keywords, snapshot), dry_run)
 
     def session_continue(
         self,
-        source_id: Annotated[str, Field(description="the Memory Session ID to continue from")],
+        source_id: Annotated[str, Field(description="the session to continue from")],
         session_id: Annotated[
             str | None,
-            Field(
-                description="your own Memory Session ID; leave it out only when you have none "
-                "(a new session is then registered manually first)"
-            ),
+            Field(description="your Memory Session ID (none: a new session is registered)"),
         ] = None,
         agent: Agent = None,
         dry_run: DryRun = False,
     ) -> CallToolResult:
-        """Continue work from another session (接續 memory): source_id goes under Continues From in your snapshot
-        and your Session ID onto the source row's Referenced By, both verified.
-
-        The source row is otherwise left as it is and is not archived.
-        """
+        """Continue another session's work (接續 memory): source_id under your Continues From, your ID on its
+        Referenced By."""
         return self.apply(continue_plan(source_id, session_id, agent_name(agent)), dry_run)
 
     def session_release(
         self,
-        source_id: Annotated[str, Field(description="the Memory Session ID you no longer depend on")],
+        source_id: Annotated[str, Field(description="the session you no longer depend on")],
         session_id: SessionId,
         dry_run: DryRun = False,
     ) -> CallToolResult:
-        """Release a reference (解除引用): session_id leaves the source row's Referenced By (`-` when none is left)
-        and source_id leaves session_id's Continues From (`None` when empty)."""
+        """Release a reference (解除引用): session_id leaves source_id's Referenced By, source_id leaves its
+        Continues From."""
         return self.apply(release_plan(source_id, session_id), dry_run)
 
     def session_archive(self, session_id: SessionId, dry_run: DryRun = False) -> CallToolResult:
-        """Archive one finished session, only when the user asks (封存 memory session): its own references are
-        released, its row becomes archive/<id>/index.md, its snapshot moves to archive/<id>/session.md, and
-        the row leaves index.md. An idle placeholder without a snapshot is deleted instead.
-
-        Refused while other sessions list it in Referenced By (they release it first).
-        """
+        """Archive a finished session, only when the user asks (封存 memory session): row and snapshot move to
+        archive/<id>/ (an idle placeholder is deleted). Refused while it is referenced."""
         return self.apply(archive_plan(session_id), dry_run)
 
     def memory_organize(
@@ -325,15 +266,11 @@ class SessionTools:
             Field(
                 ge=0,
                 le=36500,
-                description="days without update before an active row becomes stale (default: the config's, else 14)",
+                description="days without update before an active row is stale (default: config, else 14)",
             ),
         ] = None,
         dry_run: DryRun = False,
     ) -> CallToolResult:
-        """Organize the memory, only when the user asks (整理 memory, 清理 memory): delete idle rows (not those
-        referenced; idle rows with a snapshot are reported, not deleted) and mark active rows stale when Updated
-        At is older than stale_days, they have a snapshot or a real Summary, and nobody references them.
-
-        Archives nothing; the answer lists what was deleted, marked, kept and protected.
-        """
+        """Organize, only when the user asks (整理 memory): delete unreferenced idle rows without a snapshot,
+        mark active rows not updated for stale_days stale. Archives nothing."""
         return self.apply(organize_plan(stale_days), dry_run)

@@ -25,13 +25,12 @@ from ..core.spaces.events import Event
 from ..service import spaces_dream, spaces_migrate, spaces_read, spaces_write
 from ..service.places import place_change_json
 from .answers import JSON, ok
-from .sessions import READS, Tool
+from .hints import ADDS, READS, REMOVES, REWRITES
+from .sessions import Tool
 
-# Hints, honestly: save rewrites current.md but keeps every displaced line in history.md (not destructive);
-# research-save and a dream's snapshot add something each call (not idempotent); archive and migrate move
-# files out of where they were (destructive), and a second call finds nothing left to move (idempotent).
-KEEPS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
-MOVES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+# Hints (hints.py's rule): save rewrites current.md in place (every displaced line kept in history.md) and a
+# dream replaces dream-notes.md: destructive; research-save only appends an entry, a new one each call; archive
+# and migrate move files out of where they were, and a second call finds nothing left to move.
 
 Workspace = Annotated[
     str,
@@ -102,11 +101,11 @@ class SpaceTools:
             (self.space_restore, READS),
             (self.space_search, READS),
             (self.space_check, READS),
-            (self.space_save, KEEPS),
-            (self.space_research_save, KEEPS),
-            (self.space_dream, KEEPS),
-            (self.space_archive, MOVES),
-            (self.space_migrate, MOVES),
+            (self.space_save, REWRITES),
+            (self.space_research_save, ADDS),
+            (self.space_dream, REWRITES),
+            (self.space_archive, REMOVES),
+            (self.space_migrate, REMOVES),
         ]
 
     def space_where(self, workspace: Workspace, scope: Scope = "auto") -> CallToolResult:

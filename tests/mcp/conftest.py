@@ -37,9 +37,9 @@ def server_env(state: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def server_command(root: Path, *more: str) -> list[str]:
-    """The command line that starts the server on root."""
-    return [sys.executable, "-m", "memboard", "mcp", "--root", str(root), *more]
+def server_command(root: Path, *more: str, tools: str = "all") -> list[str]:
+    """The command line that starts the server on root, with every tool (tools: the profiles to serve instead)."""
+    return [sys.executable, "-m", "memboard", "mcp", "--root", str(root), "--tools", tools, *more]
 
 
 @asynccontextmanager
@@ -131,7 +131,7 @@ def rootless(home: Path, **env: str) -> Iterator[Agent]:
     """A server started with no memory root anywhere (no --root, no MEMBOARD_ROOT, no config, no ./memory), and a
     client connected to it; its Agent's root is home (where it runs)."""
     home.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "memboard", "mcp"]
+    command = [sys.executable, "-m", "memboard", "mcp", "--tools", "all"]
     with (
         start_blocking_portal() as portal,
         portal.wrap_async_context_manager(connect_in(command, places_env(home, **env), home)) as session,

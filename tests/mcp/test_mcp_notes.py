@@ -79,17 +79,14 @@ def test_the_note_tools_are_listed_with_their_enums_and_hints(agent):
     assert set(tools) >= NOTE_TOOLS
     save_schema = tools["mem_save"].input_schema["properties"]
     assert save_schema["type"]["enum"] == list(TYPES) and save_schema["scope"]["enum"] == list(SCOPES)
-    assert [s.get("enum") for s in save_schema["choice"]["anyOf"]] == [list(CHOICES), None]
+    assert save_schema["choice"]["enum"] == list(CHOICES)  # optional: leave it out (the schema lists no null)
     assert set(tools["mem_save"].input_schema["required"]) == {"title", "type", "scope", "what"}
     search_schema = tools["mem_search"].input_schema["properties"]
-    assert [s.get("enum") for s in search_schema["status"]["anyOf"]] == [["active", "superseded"], None]
-    assert [s.get("enum") for s in tools["mem_update"].input_schema["properties"]["type"]["anyOf"]] == [
-        list(TYPES),
-        None,
-    ]
+    assert search_schema["status"]["enum"] == ["active", "superseded"]
+    assert tools["mem_update"].input_schema["properties"]["type"]["enum"] == list(TYPES)
     assert "conflict" in tools["mem_save"].description and "choice" in tools["mem_save"].description
     for name in ("mem_save", "mem_update", "mem_session_summary"):
-        assert tools[name].annotations.read_only_hint is False and not tools[name].annotations.destructive_hint
+        assert tools[name].annotations.read_only_hint is False and tools[name].annotations.destructive_hint
     for name in ("mem_search", "mem_get", "mem_context", "mem_suggest_topic_key"):
         assert tools[name].annotations.read_only_hint is True
 

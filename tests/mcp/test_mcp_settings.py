@@ -19,7 +19,7 @@ def test_each_tool_call_reads_the_config_once_and_sees_it_as_it_is_then(tmp_path
     reads = []
     real = config.read
     monkeypatch.setattr(config, "read", lambda: reads.append(1) or real())
-    server = MemoryServer(root)
+    server = MemoryServer(root, "all")  # the profile named: the server's start reads no config
 
     def register() -> dict:
         result = asyncio.run(server.call_tool("session_register", {}))

@@ -79,7 +79,7 @@ def test_without_a_memory_root_the_server_offers_the_space_and_hierarchy_tools_w
     for name in reads:
         assert tools[name].annotations.read_only_hint is True, name
     assert tools["space_archive"].annotations.destructive_hint and tools["space_migrate"].annotations.destructive_hint
-    assert not tools["space_save"].annotations.destructive_hint and not tools["space_save"].annotations.read_only_hint
+    assert tools["space_save"].annotations.destructive_hint and not tools["space_save"].annotations.read_only_hint
     assert not tools["space_research_save"].annotations.idempotent_hint
     for name in tools:
         if name.startswith("space_"):

@@ -26,6 +26,7 @@ def test_every_key_in_the_table_is_one_config_set_names_with_its_help():
         "hot_max_lines",
         "hot_max_tokens",
         "facts_stale_days",
+        "mcp_tools",
         "keymap",
     }
     for key in config.TABLE:
@@ -97,6 +98,7 @@ def test_the_tables_defaults_are_the_ones_their_users_fall_back_to():
         "hot_max_lines": 80,
         "hot_max_tokens": 1000,
         "facts_stale_days": 30,
+        "mcp_tools": "agent",  # service/mcp_tools.py's DEFAULT_PROFILE
         "keymap": None,
     }
 

@@ -207,7 +207,26 @@ def register_from_hook(tool: str, payload: dict, root_path, cfg: config.Settings
 
 
 def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=None) -> int:
-    """The whole hook: read stdin, register, print the tool's JSON; exit 0 whatever happens."""
+    """The whole hook: read stdin, register, print the tool's JSON; exit 0 whatever happens (Cursor, which parses
+    the hook's stdout as JSON, gets `{}` when there is no answer)."""
+    answered: list[bool] = []  # set by _run once the answer is out
+    code = _run(tool, cli_root, agent, stdin, answered)
+    if not answered and tool == "cursor":
+        _empty_answer()
+    return code
+
+
+def _empty_answer() -> None:
+    """Print `{}`: the answer of a hook that failed open, for an agent that reads stdout as JSON."""
+    try:
+        sys.stdout.write("{}\n")
+        sys.stdout.flush()
+    except Exception:  # nowhere to print: the hook still exits 0
+        pass
+
+
+def _run(tool: str, cli_root: str | None, agent: str | None, stdin, answered: list[bool]) -> int:
+    """run, noting in answered when the tool's answer went out."""
     root_path = None
     if tool not in TOOLS:
         log_line(
@@ -238,6 +257,7 @@ def run(tool: str, cli_root: str | None = None, agent: str | None = None, stdin=
         if not plan.success:
             raise RuntimeError("registration reported no Session ID")
         out = answer(tool, plan.success) + "\n"
+        answered.append(True)  # (even when printing fails below: half an answer must not be followed by `{}`)
         try:
             sys.stdout.buffer.write(out.encode("ascii"))
             sys.stdout.flush()
@@ -305,6 +325,8 @@ def main(argv: list[str]) -> int:
                 "?",
                 f"ignored: bad hook arguments {' '.join(argv)[:80]!r}: {message}",
             )
+            if "cursor" in argv:
+                _empty_answer()
             self.exit(0)
 
     parser = FailOpenParser(

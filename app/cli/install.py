@@ -1,8 +1,10 @@
 """`memboard install-hook|uninstall-hook cursor|claude|codex`: add or remove memboard's SessionStart hook.
 
-Each tool's settings file and shape are in tools.py. The entry
-runs this memboard by absolute path (GUI agents often lack the shell's PATH), written for the
-shell the agent runs hook commands with (see `hook_command`). Other hooks and settings are
+Each tool's settings file and shape are in tools.py. In a user's file the entry runs this
+memboard by absolute path (GUI agents often lack the shell's PATH); in a project's file, which a
+team commits, it runs `memboard` from PATH, as this machine's path would not work on another;
+`--command` chooses (`memboard`, `uvx memboard`, a path) and the preview says which. The command
+is written for the shell the agent runs hook commands with (see `hook_command`). Other hooks and settings are
 left as they are; an existing memboard entry for the tool is updated in place, so a second
 install changes nothing, and uninstall removes exactly that entry (and the containers install
 created around it), keeping the rest of the file's text as it was.
@@ -46,6 +48,8 @@ OURS_RE = re.compile(r"memboard(?:\.exe)?[\"']?\s+hook\s+(" + "|".join(NAMES) + 
 PLAIN_WINDOWS = re.compile(r"[\w\\/:.~-]+")
 POWERSHELL_QUOTES = "'\u2018\u2019\u201a\u201b"  # PowerShell ends a '...' string at any of these
 CLAUDE_SHELL_WINDOWS = "powershell"
+PORTABLE = "memboard"  # the command a project's shared file runs by default: memboard on each machine's PATH
+USER_FILE_MODE = 0o600  # a user-level agent file memboard creates
 
 
 def config_file(tool: str, project: str | None) -> Path:
@@ -312,24 +316,50 @@ def preview(path: Path, before: bytes | None, after: bytes) -> None:
     sys.stdout.write(patch_of(path, before, after))
 
 
-def write_config(path: Path, before: bytes | None, after: bytes) -> Path | None:
+def write_config(path: Path, before: bytes | None, after: bytes, user: bool = False) -> Path | None:
     """Back up the old bytes, then write (or, for b"", delete) the file if it still holds `before`: one plan of
-    the agent config file's tree (its lock, a settled read, each step read back: see filetree.py)."""
-    return write_edit(path, AGENT_CONFIG, before, after, op="install")
+    the agent config file's tree (its lock, a settled read, each step read back: see filetree.py). A user's
+    file this creates is 0600 (`~/.claude.json` holds account data; the agent's own files are as private)."""
+    return write_edit(path, AGENT_CONFIG, before, after, op="install", new_mode=USER_FILE_MODE if user else None)
+
+
+def command_choice(explicit: str | None, project: str | None) -> tuple[str | None, str]:
+    """The --command to write (None: this memboard by absolute path) and the line saying which and why."""
+    if explicit is not None:
+        if not explicit.strip():
+            raise UsageError("--command must not be empty")
+        return explicit.strip(), f"the entry runs `{explicit.strip()}` (--command)"
+    if project is not None:
+        found = "" if shutil.which(PORTABLE) else f"; note: `{PORTABLE}` is not on this machine's PATH"
+        return PORTABLE, (
+            f"the entry runs `{PORTABLE}` from PATH: a project's file is shared, and this machine's path would not "
+            f"work on another (--command to choose: `uvx memboard`, an absolute path){found}"
+        )
+    return None, (
+        "the entry runs this memboard by absolute path: a user's file stays on this machine, and agents started "
+        "from a desktop often lack the shell's PATH (--command to choose another)"
+    )
+
+
+def say(line: str) -> None:
+    """One line on stderr beside the preview (stdout is the patch itself)."""
+    print(f"memboard: {line}", file=sys.stderr)
 
 
 def cmd_install_hook(args) -> int:
     """Preview the change as a diff; unless --dry-run, back up the old file and write the new one."""
-    command = hook_command(args.tool, args.command)
+    explicit, why = command_choice(args.command, args.project)
+    command = hook_command(args.tool, explicit)
     path, before, after = plan_install(args.tool, args.project, command)
     if after is None:
         print(f"nothing to change: {path} already runs `{command}`")
         return 0
+    say(why)
     preview(path, before, after)
     if args.dry_run:
         print("dry run: nothing written", file=sys.stderr)
         return 0
-    saved = write_config(path, before, after)
+    saved = write_config(path, before, after, user=args.project is None)
     print(f"installed: {path} runs `{command}` at session start" + (f" (backup: {saved})" if saved else ""))
     return 0
 
@@ -344,7 +374,7 @@ def cmd_uninstall_hook(args) -> int:
     if args.dry_run:
         print("dry run: nothing written", file=sys.stderr)
         return 0
-    saved = write_config(path, before, after)
+    saved = write_config(path, before, after, user=args.project is None)
     if after == b"":
         print(f"uninstalled: deleted {path}, which held only memboard's hook (backup: {saved})")
     else:

@@ -9,7 +9,9 @@ Each agent reads its MCP servers from the file its documentation names, the user
 - Codex: `~/.codex/config.toml` or `<project>/.codex/config.toml` (a trusted project), a table
   `[mcp_servers.memboard]` with `command` and `args`.
 
-The entry runs this memboard by absolute path with `mcp` (and `--root DIR` when given). Install
+The entry runs `mcp` (and `--root DIR` when given) with this memboard by absolute path in a user's
+file, and with `memboard` from PATH in a project's file, which a team commits (`--command` chooses:
+`memboard`, `uvx memboard`, a path; the preview says which). Install
 adds it after the other entries in the file's own formatting (JSON through jsonedit, TOML through
 the comment-keeping tomledit) or brings an existing `memboard` entry up to date, keeping its other
 keys; a second install changes nothing. Uninstall removes that entry, and the `mcpServers` /
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +35,7 @@ from ..core.errors import MemboardError, Refused, UsageError
 from ..core.files import tomledit
 from ..core.files.root import MemoryRoot
 from . import jsonedit
-from .install import memboard_words, preview, read_config, write_config
+from .install import command_choice, memboard_words, preview, read_config, say, write_config
 
 SERVER = "memboard"
 
@@ -65,9 +69,25 @@ def mcp_file(tool: str, project: str | None) -> Path:
     return base / spec.project
 
 
-def server_entry(tool: str, root: str | None) -> dict[str, Any]:
-    """The server entry: how the agent starts `memboard mcp` (this memboard, by absolute path)."""
-    words = memboard_words()
+def command_words(command: str | None) -> list[str]:
+    """The words that start memboard: --command's (a path as it is, else split as a shell would), else this
+    memboard by absolute path."""
+    if command is None:
+        return memboard_words()
+    if os.path.isfile(command):
+        return [command]
+    try:
+        words = shlex.split(command, posix=os.name != "nt")
+    except ValueError as exc:
+        raise UsageError(f"--command {command!r}: {exc}") from None
+    if not words:
+        raise UsageError("--command must not be empty")
+    return words
+
+
+def server_entry(tool: str, root: str | None, command: str | None = None) -> dict[str, Any]:
+    """The server entry: how the agent starts `memboard mcp` (command: --command's, None: this memboard)."""
+    words = command_words(command)
     args = [*words[1:], "mcp"]
     if root is not None:
         args += ["--root", root]
@@ -91,9 +111,12 @@ def _json_servers(obj: dict, path: Path, container: str) -> dict:
     return servers
 
 
-def plan_install(tool: str, project: str | None, root: str | None) -> tuple[Path, bytes | None, bytes | None]:
+def plan_install(
+    tool: str, project: str | None, root: str | None, command: str | None = None
+) -> tuple[Path, bytes | None, bytes | None]:
     """(path, before, after) for adding the server; after is None when the entry is already there."""
-    spec, path, entry = AGENTS[tool], mcp_file(tool, project), server_entry(tool, served_root(root))
+    spec, path = AGENTS[tool], mcp_file(tool, project)
+    entry = server_entry(tool, served_root(root), command)
     if spec.format == "toml":
         before = tomledit.read(path)
         after = tomledit.add_table(before, (spec.container, SERVER), entry, str(path))
@@ -146,17 +169,19 @@ def _root_note() -> None:
 def cmd_install_mcp(args: argparse.Namespace) -> int:
     """Preview the change as a diff; unless --dry-run, back up the old file and write the new one."""
     root = getattr(args, "root", None)
-    path, before, after = plan_install(args.tool, args.project, root)
+    command, why = command_choice(getattr(args, "command", None), args.project)
+    path, before, after = plan_install(args.tool, args.project, root, command)
     if root is None:
         _root_note()
     if after is None:
         print(f"nothing to change: {path} already starts the memboard MCP server")
         return 0
+    say(why)
     preview(path, before, after)
     if args.dry_run:
         print("dry run: nothing written", file=sys.stderr)
         return 0
-    saved = write_config(path, before, after)
+    saved = write_config(path, before, after, user=args.project is None)
     print(
         f"installed: {path} starts the memboard MCP server for {args.tool}" + (f" (backup: {saved})" if saved else "")
     )
@@ -173,7 +198,7 @@ def cmd_uninstall_mcp(args: argparse.Namespace) -> int:
     if args.dry_run:
         print("dry run: nothing written", file=sys.stderr)
         return 0
-    saved = write_config(path, before, after)
+    saved = write_config(path, before, after, user=args.project is None)
     what = "deleted it, as it held only the memboard server" if after == b"" else "removed the memboard server"
     print(f"uninstalled: {path}: {what} (backup: {saved})")
     return 0

@@ -188,7 +188,7 @@ def _agent_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
         "hooks; shows the change as a diff and keeps a backup of the file it changes.",
     )
     _hook_file_arguments(p)
-    p.add_argument("--command", metavar="CMD", help="the memboard command to run (default: this memboard, absolute)")
+    _command_argument(p)
     p.set_defaults(handler="install:cmd_install_hook")
 
     p = sub.add_parser(
@@ -238,6 +238,7 @@ def _mcp_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
         help="serve this memory root (written into the entry as an absolute path; default: the server finds "
         "it as every command does, through MEMBOARD_ROOT or the config's root)",
     )
+    _command_argument(p)
     p.set_defaults(handler="install_mcp:cmd_install_mcp")
 
     p = sub.add_parser(
@@ -297,6 +298,16 @@ def _hook_file_arguments(p: argparse.ArgumentParser) -> None:
     where.add_argument("--user", action="store_true", help="the user's config in the home folder (default)")
     where.add_argument("--project", metavar="DIR", help="the project's config under DIR")
     p.add_argument("--dry-run", action="store_true", help=FILE_DRY_RUN_HELP)
+
+
+def _command_argument(p: argparse.ArgumentParser) -> None:
+    """--command CMD of install-hook and install-mcp."""
+    p.add_argument(
+        "--command",
+        metavar="CMD",
+        help="how the agent starts memboard: `memboard` (from PATH), `uvx memboard`, or a path (default: "
+        "`memboard` in a project's file, which a team shares; this memboard by absolute path in a user's file)",
+    )
 
 
 def _text_options(p: argparse.ArgumentParser, required: bool) -> None:

@@ -36,6 +36,9 @@ class Change:
     rewrite: Rewrite | None = field(default=None, compare=False, repr=False)
     # the tree it changes, by the name its plan gives it (Plan.trees); "" is the tree the plan is applied to
     tree: str = ""
+    # the permission bits the written file gets (None: the old file's, or a plain create's): a backup of a
+    # private file (`~/.claude.json`, 0600) is as private as it is
+    mode: int | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def remove_folder(cls, path: str) -> Change:
@@ -43,10 +46,10 @@ class Change:
         return cls("rmdir", path, None, None)
 
     @classmethod
-    def write(cls, path: str, before: bytes | None, after: bytes, tree: str = "") -> Change:
+    def write(cls, path: str, before: bytes | None, after: bytes, tree: str = "", mode: int | None = None) -> Change:
         """Write after to path (in the tree named tree): a create when the file is absent (before is None), else a
-        modify."""
-        return cls("create" if before is None else "modify", path, before, after, tree=tree)
+        modify; mode: the file's permission bits after (None: as they were, or a plain create's)."""
+        return cls("create" if before is None else "modify", path, before, after, tree=tree, mode=mode)
 
     def describe(self) -> str:
         """A short line such as `modify index.md`."""

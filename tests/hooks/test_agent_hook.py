@@ -34,7 +34,7 @@ def test_claude_session_start_registers_an_idle_row_and_answers_in_claude_json(c
     assert res.code == 0, res.err
     assert json.loads(res.out) == CLAUDE_OK
     assert rows_of(root) == [
-        f"| {SID} | claude-main-agent | 未設定 | sessionStart 自動註冊，尚未整理主題。 | sessionStart, cursor-agent | idle | - | 2026-06-01 09:30 | 2026-06-01 09:30 |"
+        f"| {SID} | claude-main-agent | 未設定 | sessionStart 自動註冊，尚未整理主題。 | sessionStart, claude-agent | idle | - | 2026-06-01 09:30 | 2026-06-01 09:30 |"
     ]
     assert [line[:3] for line in map_lines(root)] == [[CONVERSATION, SID, "claude"]]
     assert not (root / "sessions").exists()
@@ -47,6 +47,7 @@ def test_cursor_session_start_accepts_leading_boms_and_answers_additional_contex
     assert res.code == 0, res.err
     assert json.loads(res.out) == {"additional_context": "Your Memory Session ID is: 2026-06-01-0930-cursor-main-agent"}
     assert len(rows_of(root)) == 1 and "| cursor-main-agent |" in rows_of(root)[0]
+    assert "| sessionStart, cursor-agent | idle |" in rows_of(root)[0]
     assert map_lines(root)[0][:3] == [CONVERSATION, "2026-06-01-0930-cursor-main-agent", "cursor"]
 
 
@@ -67,6 +68,7 @@ def test_codex_session_start_answers_like_claude_with_its_own_agent_name(cli, ro
         body["hookSpecificOutput"]["additionalContext"] == "Your Memory Session ID is: 2026-06-01-0930-codex-main-agent"
     )
     assert "| codex-main-agent |" in rows_of(root)[0]
+    assert "| sessionStart, codex-agent | idle |" in rows_of(root)[0]  # the agent's own name, as Cursor's rows have
 
 
 def test_resume_and_compact_of_the_same_conversation_reuse_the_session(cli, root):
@@ -168,7 +170,7 @@ def test_missing_optional_fields_are_fine(cli, root):
 def test_garbage_on_stdin_fails_open_without_an_id(cli, root, stdin):
     res = cli("hook", "cursor", input=stdin)
     assert res.code == 0
-    assert res.out == "" and res.err == ""
+    assert res.out == "{}\n" and res.err == ""  # Cursor parses the hook's stdout as JSON: an empty answer
     assert not (root / "index.md").exists()
     logged = log_lines(local(root))
     assert len(logged) == 1 and "failed open, no Session ID reported" in logged[0]
@@ -209,7 +211,7 @@ def test_root_that_is_a_file_logs_to_the_state_folder(cli, tmp_path, state_dir):
 
 def test_missing_root_logs_to_the_state_folder(cli, tmp_path, state_dir):
     res = cli("hook", "cursor", "--root", str(tmp_path / "nowhere"), input=encoded(cursor_payload()), use_root=False)
-    assert (res.code, res.out) == (0, "")
+    assert (res.code, res.out) == (0, "{}\n")
     assert "does not exist" in log_lines(state_dir)[0]
     assert not (tmp_path / "nowhere").exists()
 
@@ -274,7 +276,7 @@ def test_agent_name_from_flag_and_from_config(cli, root, state_dir):
     res = cli("hook", "cursor", input=encoded(cursor_payload("two")))
     assert "2026-06-01-0930-team-agent" in res.out
     res = cli("hook", "cursor", "--agent", "Bad Name", input=encoded(cursor_payload("three")))
-    assert (res.code, res.out) == (0, "")
+    assert (res.code, res.out) == (0, "{}\n")
     assert "invalid agent name" in log_lines(local(root))[-1]
 
 
@@ -322,7 +324,7 @@ def test_existing_index_bytes_are_preserved_around_the_new_row(cli, root):
     res = cli("hook", "claude", input=encoded(claude_payload()))
     assert json.loads(res.out) == CLAUDE_OK
     after = (root / "index.md").read_bytes().decode("utf-8")
-    new_row = f"| {SID} | claude-main-agent | 未設定 | sessionStart 自動註冊，尚未整理主題。 | sessionStart, cursor-agent | idle | - | 2026-06-01 09:30 | 2026-06-01 09:30 |\r\n"
+    new_row = f"| {SID} | claude-main-agent | 未設定 | sessionStart 自動註冊，尚未整理主題。 | sessionStart, claude-agent | idle | - | 2026-06-01 09:30 | 2026-06-01 09:30 |\r\n"
     assert after == original.replace("| broken row |\r\n", "| broken row |\r\n" + new_row)
 
 
@@ -468,7 +470,7 @@ def test_root_before_the_command_and_option_spellings_work(cli, root):
 def test_an_unknown_tool_or_bad_arguments_fail_open_with_one_log_line(cli, root, argv):
     """A hook never fails the agent: exit 0, nothing on stdout, no row, one log line."""
     res = cli(*argv, input=encoded(claude_payload()))
-    assert (res.code, res.out, res.err) == (0, "", "")
+    assert (res.code, res.out, res.err) == (0, "{}\n" if "cursor" in argv else "", "")
     assert not (root / "index.md").exists()
     lines = log_lines(local(root))
     assert len(lines) == 1 and "ignored" in lines[0], lines
@@ -540,3 +542,20 @@ def test_a_token_for_an_agent_name_or_a_conversation_fails_the_hook_open_with_on
         f"{field} line 1: Slack token xoxb***({len(SLACK)} chars); nothing written"
     ) in lines[0]
     assert SLACK[5:] not in lines[0] and "--allow-secrets" not in lines[0]
+
+
+@pytest.mark.parametrize("tool", ["claude", "codex"])
+def test_a_failed_claude_or_codex_hook_prints_nothing_and_cursor_bad_arguments_print_an_empty_answer(cli, root, tool):
+    assert cli("hook", tool, input=b"garbage").out == ""
+    res = cli("hook", "cursor", "--no-such-option", input=encoded(cursor_payload()))
+    assert (res.code, res.out, res.err) == (0, "{}\n", "")
+
+
+def test_a_row_an_older_hook_registered_with_cursor_agent_is_reused_as_it_is(cli, root):
+    assert cli("hook", "claude", input=encoded(claude_payload())).code == 0
+    index = root / "index.md"
+    index.write_text(index.read_text(encoding="utf-8").replace("claude-agent", "cursor-agent"), encoding="utf-8")
+    res = cli("hook", "claude", input=encoded(claude_payload(source="resume")))
+    assert json.loads(res.out) == CLAUDE_OK
+    assert len(rows_of(root)) == 1 and "| sessionStart, cursor-agent | idle |" in rows_of(root)[0]
+    assert json.loads(cli("show", SID, "--json").out)["row"]["keywords"] == "sessionStart, cursor-agent"

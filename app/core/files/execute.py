@@ -443,7 +443,9 @@ def _step(root: MemoryRoot, ch: Change, sig: Signature | None, step: int, aged: 
         return _rmdir(root, ch)
     data = ch.after or b""
     note = _noter(root, ch.path, data, step)
-    written = atomic_write(root.abs(ch.path), data, expect=ch.before, sig=sig, note=note, by_signature=aged)
+    written = atomic_write(
+        root.abs(ch.path), data, expect=ch.before, sig=sig, note=note, by_signature=aged, mode=ch.mode
+    )
     return [(ch.path, written)]
 
 

@@ -2,8 +2,10 @@
 
 The user's config (`config set`, the board's saved theme: tomledit.py) and an agent's config file
 (install-hook, install-mcp and their uninstalls) are each a tree (see trees.py) whose folder is
-the file's and whose allow-list is that file, and for an agent's file its backups
-(`NAME.bak-YYYYmmdd-HHMMSS`, `-2`, ...). A write of one goes through execute.py as a plan does in
+the file's and whose allow-list is that file, and for an agent's file its backup
+(`NAME.bak-memboard`: one per file, replaced by the next write, with the original's permission
+bits, so that a backup of `~/.claude.json`, 0600, is as private as it is; an older memboard's
+`NAME.bak-YYYYmmdd-HHMMSS` copies are left where they are). A write of one goes through execute.py as a plan does in
 the memory root: under the tree's lock, on settled reads of the file (one another program is
 saving is waited for), each step verified by reading it back. `file_plan` is the plan of one such
 edit; `write_edit` applies an edit planned earlier (a preview's), only if the file still holds the
@@ -13,13 +15,15 @@ bytes it was planned from.
 from __future__ import annotations
 
 import os
-import time
+import stat
 from pathlib import Path
 
 from ..errors import MemboardError, StalePlan
 from ..plan import Change, Plan
 from .root import SideTree
 from .trees import USER_CONFIG, Tree, TreeKind
+
+BACKUP_SUFFIX = "bak-memboard"
 
 
 class FileTree(SideTree):
@@ -50,30 +54,46 @@ class FileTree(SideTree):
         """How a patch names rel: by its absolute path without the leading `/` (`git apply` run in `/`)."""
         return (self.path / rel).as_posix().lstrip("/")
 
+    @property
     def backup_name(self) -> str:
-        """A free backup name for the file: `NAME.bak-YYYYmmdd-HHMMSS` (`-2`, ... when taken)."""
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        name, n = f"{self.name}.bak-{stamp}", 1
-        while os.path.lexists(self.path / name):
-            n += 1
-            name = f"{self.name}.bak-{stamp}-{n}"
-        return name
+        """The file's backup: `NAME.bak-memboard`, one per file (the next write replaces it)."""
+        return f"{self.name}.{BACKUP_SUFFIX}"
+
+    def mode(self) -> int | None:
+        """The file's permission bits (None when it is absent or unreadable)."""
+        try:
+            return stat.S_IMODE(os.stat(self.file).st_mode)
+        except OSError:
+            return None
 
 
-def file_plan(tree: FileTree, op: str, before: bytes | None, after: bytes) -> Plan[Path | None]:
+def _backup(tree: FileTree, before: bytes) -> Change:
+    """The step that keeps before as the file's one backup, replacing the last one, as private as the file."""
+    try:
+        old = (tree.path / tree.backup_name).read_bytes()
+    except FileNotFoundError:
+        old = None
+    except OSError as exc:
+        raise MemboardError(f"cannot read the backup {tree.path / tree.backup_name}: {exc.strerror or exc}") from None
+    return Change.write(tree.backup_name, old, before, mode=tree.mode())
+
+
+def file_plan(
+    tree: FileTree, op: str, before: bytes | None, after: bytes, new_mode: int | None = None
+) -> Plan[Path | None]:
     """The plan of writing after over the file that holds before (after b"": delete it), preceded by a backup
-    of before when the tree's kind keeps them; its result is the backup's path (None when none is made)."""
+    of before when the tree's kind keeps them; its result is the backup's path (None when none is made).
+    new_mode: the permission bits of the file when this write creates it (None: a plain create's)."""
     changes: list[Change] = []
     saved = None
     if before is not None and before != after and tree.kind.backup:
-        name = tree.backup_name()
-        changes.append(Change("create", name, None, before))
-        saved = tree.path / name
+        changes.append(_backup(tree, before))
+        saved = tree.path / tree.backup_name
     if before != after:
         if after == b"" and before is not None:
             changes.append(Change("delete", tree.name, before, None))
         else:
-            changes.append(Change.write(tree.name, before, after))
+            changes.append(Change.write(tree.name, before, after, mode=new_mode if before is None else None))
     return Plan(op, saved, changes)
 
 
@@ -86,13 +106,16 @@ def patch_of(file: Path, before: bytes | None, after: bytes) -> str:
     return file_patch(kind, FileTree(file, USER_CONFIG).shown(file.name), before, None if kind == "delete" else after)
 
 
-def write_edit(file: Path, kind: TreeKind, before: bytes | None, after: bytes, op: str = "write") -> Path | None:
+def write_edit(
+    file: Path, kind: TreeKind, before: bytes | None, after: bytes, op: str = "write", new_mode: int | None = None
+) -> Path | None:
     """Apply an edit planned from before (after b"": delete the file) through the engine, only if the file still
-    holds before (nothing written otherwise); the backup's path, when one was made."""
+    holds before (nothing written otherwise); the backup's path, when one was made. new_mode: the permission
+    bits of a file this write creates."""
     from .execute import apply_exact  # lazy: execute imports the engine's whole machinery
 
     tree = FileTree(file, kind)
-    plan = file_plan(tree, op, before, after)
+    plan = file_plan(tree, op, before, after, new_mode)
     try:
         apply_exact(tree, plan, lambda t: plan, rebuild=False)
     except StalePlan:

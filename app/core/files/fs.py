@@ -120,6 +120,7 @@ def atomic_write(
     sig: Signature | None = None,
     note: Callable[[Signature], None] | None = None,
     by_signature: bool = False,
+    mode: int | None = None,
 ) -> Signature:
     """Write data to path via a temp file in the same folder, fsync, then rename over it; the new file's signature.
 
@@ -130,12 +131,12 @@ def atomic_write(
     changed it, ChangedUnderfoot is raised and nothing is replaced (by_signature: sig came from a read
     of a file that had not changed for a while, see settle.aged_read, so its signature alone tells,
     and the file is not read again). `note` is called with the new file's signature right before the rename. On any failure the temp file and the folders
-    created for it are removed.
+    created for it are removed. mode: the new file's permission bits (default: the old file's, or a plain create's).
     """
     target = _through_link(path)
     made = make_folders(target.parent)
     try:
-        mode = _file_mode(target)
+        mode = _file_mode(target) if mode is None else mode
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".memboard-tmp", dir=target.parent)
     except BaseException:
         remove_folders(made)

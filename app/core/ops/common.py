@@ -10,9 +10,14 @@ from ..formats.layout import INDEX
 
 DEFAULT_TOPIC = "未設定"
 DEFAULT_SUMMARY = "sessionStart 自動註冊，尚未整理主題。"
-DEFAULT_KEYWORDS = "sessionStart, cursor-agent"
+DEFAULT_KEYWORDS = "sessionStart, cursor-agent"  # the protocol's default (its default agent is Cursor's)
 MANUAL_KEYWORDS = "manual-registration, cursor-agent, session-snapshot"
 MANUAL_FALLBACK_SUMMARY = "手動補註冊，已建立 session snapshot。"
+
+
+def start_keywords(tool: str) -> str:
+    """A hook's SessionStart keywords: the protocol's default with the agent's own name second (`claude-agent`)."""
+    return f"sessionStart, {tool}-agent"
 
 
 def load_index(root: MemoryRoot) -> IndexFile:

@@ -46,8 +46,10 @@ def taken_ids(root: MemoryRoot, index: IndexFile) -> TakenIds:
     return TakenIds(root, index)
 
 
-def plan_register(root: MemoryRoot, when: datetime, agent: str, allow_secrets: bool = False) -> Plan[RegisterResult]:
-    """SessionStart registration: append one idle row with the seed's defaults, nothing else."""
+def plan_register(
+    root: MemoryRoot, when: datetime, agent: str, allow_secrets: bool = False, keywords: str = DEFAULT_KEYWORDS
+) -> Plan[RegisterResult]:
+    """SessionStart registration: append one idle row with the seed's defaults (keywords: a hook's own), nothing else."""
     check_agent(agent)
     refuse_secrets({"agent name": agent}, allow_secrets)  # it lands in index.md and in every ID made from it
     before = root.read(INDEX)
@@ -59,7 +61,7 @@ def plan_register(root: MemoryRoot, when: datetime, agent: str, allow_secrets: b
         "agent": agent,
         "topic": DEFAULT_TOPIC,
         "summary": DEFAULT_SUMMARY,
-        "keywords": DEFAULT_KEYWORDS,
+        "keywords": keywords,
         "status": "idle",
         "referenced_by": "-",
         "started_at": ts,

@@ -21,6 +21,7 @@ from ..formats.layout import INDEX, archive_dir
 from ..plan import Change, Check, Plan
 from ..secrets import refuse_secrets
 from ..start_results import SessionStartResult, Whoami
+from .common import start_keywords
 from .register import plan_register
 
 
@@ -67,7 +68,7 @@ def plan_session_start(
     conversation ID this is a plain SessionStart registration.
     """
     if conversation is None:
-        unmapped = plan_register(root, when, agent)
+        unmapped = plan_register(root, when, agent, keywords=start_keywords(tool))
         return unmapped.with_result(SessionStartResult(unmapped.result.session_id, unmapped.result.status, None, False))
     rel = shard_path(conversation)
     before = LocalState(root).read(rel)
@@ -80,7 +81,7 @@ def plan_session_start(
             found = SessionStartResult(previous, rows[0].status, conversation, reused=True)
             return Plan("register", found, success=f"Your Memory Session ID is: {previous}")
     refuse_secrets({"conversation ID": conversation})  # the map's lines keep it (in local state, but a file still)
-    registered = plan_register(root, when, agent)
+    registered = plan_register(root, when, agent, keywords=start_keywords(tool))
     sid = registered.result.session_id
     plan = registered.with_result(SessionStartResult(sid, registered.result.status, conversation, False, previous))
     plan.local.append(Change.write(rel, before, with_entry(before, conversation, sid, tool, when)))

@@ -13,6 +13,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.support.tree import tree
 
 DEVICE = "LAPTOP7"
@@ -70,3 +72,43 @@ def test_two_machines_offline_then_doctor_fix_keeps_everything_of_both(cli, root
     after = tree(root)
     assert json.loads(run(cli, root, "doctor", "--fix", "--json"))["changes"] == []
     assert tree(root) == after
+
+
+def at(minute: int) -> dict[str, str]:
+    """The environment of a command run at 09:<minute> on 2026-06-01 (a later command, a later Updated At)."""
+    return {"MEMBOARD_NOW": f"2026-06-01 09:{minute:02d}"}
+
+
+@pytest.mark.parametrize("winner", ["desktop", "laptop"])
+def test_a_snapshot_synced_before_its_row_and_restored_as_an_orphan_yields_to_the_row(cli, root, tmp_path, winner):
+    """The race of two machines writing while connected: the laptop's hook registers a session and two updates
+    give it a snapshot and a Summary; the snapshot reaches the desktop before index.md does, and the desktop's
+    `doctor --fix` restores the row from the snapshot's Metadata (its Keywords and Summary guessed). When the
+    laptop's index.md arrives, it conflicts with the desktop's (either may be kept, the other a copy). The
+    restored row has the real row's Updated At; the merge takes the real row's cells: no open cell, no update
+    lost, the same row on both sides."""
+    registered(cli, root, "claude-agent", "Shared work")
+    laptop = tmp_path / "laptop"
+    shutil.copytree(root, laptop)
+    hooked = cli("hook", "claude", "--root", str(laptop), use_root=False, input='{"session_id": "c1"}', env=at(40))
+    sid = hooked.out.split("Your Memory Session ID is: ")[1].split('"')[0]
+    for minute, summary in ((41, "Laptop: first."), (42, "Laptop: second.")):
+        assert cli("update", sid, "--summary", summary, "--root", str(laptop), use_root=False, env=at(minute)).code == 0
+    rel = f"sessions/{sid}.md"
+    (root / rel).write_bytes((laptop / rel).read_bytes())  # the snapshot arrives first
+    assert cli("doctor", "--fix", env=at(43)).code == 0
+    assert sid in {r["id"] for r in json.loads(cli("list", "--json").out)}  # restored from the snapshot
+    copy = root / f"index.sync-conflict-20260601-094400-{DEVICE}.md"
+    if winner == "desktop":  # the desktop's index.md (the restored row) stays, the laptop's is the copy
+        copy.write_bytes((laptop / "index.md").read_bytes())
+    else:  # the laptop's index.md replaces the desktop's, which becomes the copy
+        copy.write_bytes((root / "index.md").read_bytes())
+        (root / "index.md").write_bytes((laptop / "index.md").read_bytes())
+    assert cli("doctor", "--fix", env=at(45)).code == 0
+    found = json.loads(cli("doctor", "--json", env=at(46)).out)
+    assert [f for f in found if f["kind"] == "conflict_cell" or f["fix"]] == []
+    assert not copy.exists()
+    rows = {r["id"]: r for r in json.loads(cli("list", "--json").out)}
+    theirs = {r["id"]: r for r in json.loads(cli("list", "--json", "--root", str(laptop), use_root=False).out)}
+    assert rows[sid] == theirs[sid]
+    assert rows[sid]["summary"] == "Laptop: second."

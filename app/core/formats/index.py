@@ -68,6 +68,9 @@ _WS_BYTES = b"(?:" + b"|".join(re.escape(ch.encode("utf-8")) for ch in WHITESPAC
 NOT_TABLE_LINE_RE = re.compile(b"\n(?!" + _WS_BYTES + b"*\\|)")
 NO_PIPE_FIRST_RE = re.compile(b"\n[^|]")  # cheap pre-filter: most table lines start with `|` right away
 NO_REFS = "-"
+# the Keywords of a row `doctor --fix` restored from an orphan snapshot's Metadata: its Summary and Keywords are
+# guesses, so at an equal Updated At the merge of two versions takes the other version's cells (core.merge.index)
+RESTORED_KEYWORDS = "restored-from-snapshot, session-snapshot"
 OUTSIDE = (
     "is outside the table (after a line that ends it), where Markdown reads no row: "
     "`memboard doctor --fix` moves it into the table"

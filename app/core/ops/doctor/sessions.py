@@ -9,14 +9,14 @@ from ...files import revisions
 from ...formats.archive import render_archive_index
 from ...formats.clock import format_ts, parse
 from ...formats.ids import is_valid_id
-from ...formats.index import COLUMN_OF_FIELD, Row, format_refs
+from ...formats.index import COLUMN_OF_FIELD, RESTORED_KEYWORDS, Row, format_refs
 from ...formats.layout import archive_dir, archive_index_path, archive_session_path, session_path
 from ...formats.snapshot import Snapshot, render_template
 from ...formats.sources import continues_from
 from ...formats.text import encode
 from ...plan import Change
 from ..archive import archived_row, holds_nothing
-from ..common import DEFAULT_TOPIC, MANUAL_KEYWORDS
+from ..common import DEFAULT_TOPIC
 from . import archived
 from .checkup import Checkup
 
@@ -198,7 +198,7 @@ def orphan_snapshot(c: Checkup, sid: str) -> None:
         "agent": meta.get("Agent Name") or sid[16:],
         "topic": meta.get("Topic") or DEFAULT_TOPIC,
         "summary": first_paragraph(snap) or "Restored by memboard doctor from the snapshot.",
-        "keywords": MANUAL_KEYWORDS,
+        "keywords": RESTORED_KEYWORDS,  # (says the row is a guess: the real row, when it syncs in, wins a tie)
         "status": "active",
         "referenced_by": "-",
         "started_at": meta.get("Started At") or ts,

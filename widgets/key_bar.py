@@ -148,6 +148,8 @@ class KeyBar(Static):
             at += len(key)
         label = " " + item.label
         parts.append((label, LABEL_STYLE))
+        if len(item.keys) == 1:  # a key's label is part of it (a click on `help` of `? help` opens help)
+            spans[-1] = (spans[-1][0], at + len(label), spans[-1][2])
         return at + len(label)
 
     @property
@@ -156,8 +158,8 @@ class KeyBar(Static):
         return self.render_keys(self.size.width or self.app.size.width).plain
 
     def on_click(self, event: Click) -> None:
-        """Run the action of the clicked key (its label counts as part of it)."""
+        """Run the action of the clicked key (a lone key's label counts as part of it; a group's names them all)."""
         for start, end, action in self._spans:
-            if start <= event.x < end + 1 and action:
+            if start <= event.x < end and action:
                 self.run_worker(self.app.run_action(action, self.screen), exclusive=False)
                 return

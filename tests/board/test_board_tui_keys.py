@@ -1,9 +1,11 @@
 """Keys a TUI user expects on the board (issue 27 §5): escape clears a kept filter, copying the
-Session ID and the continue phrase, and less/vim moves in the table."""
+Session ID and the continue phrase, less/vim moves in the table, and clicks on the footer's keys."""
 
 from __future__ import annotations
 
 from memboard.board.app import MemboardApp
+from memboard.board.screens.help import HelpScreen
+from memboard.widgets.key_bar import KeyBar
 from tests.board.test_board_app import SIZE, settle, shown
 
 
@@ -61,3 +63,24 @@ async def test_G_ctrl_d_ctrl_u_ctrl_f_ctrl_b_move_as_in_less_and_vim_and_home_en
         assert table.cursor == 99
         await pilot.press("home")
         assert table.cursor == 0
+
+
+async def test_a_click_anywhere_on_the_footers_help_opens_help_and_each_key_of_a_group_runs_its_own(demo_root):
+    for size in ((80, 24), (120, 40)):
+        app = MemboardApp(demo_root, watch=False)
+        async with app.run_test(size=size) as pilot:
+            await settle(app, pilot)
+            bar = app.query_one("#keys", KeyBar)
+            at = bar.text.index("? help")
+            for column in range(at, at + len("? help")):  # the key and its word alike
+                await pilot.click(bar, offset=(column, 0))
+                await pilot.pause()
+                assert isinstance(app.screen, HelpScreen), (size, column)
+                await pilot.press("escape")
+                await pilot.pause()
+                assert not isinstance(app.screen, HelpScreen)
+            at = bar.text.index("1234 status")
+            for column, status in zip(range(at, at + 4), ("all", "idle", "active", "stale")):
+                await pilot.click(bar, offset=(column, 0))
+                await pilot.pause()
+                assert app.sessions.status_filter == status, (size, column)

@@ -4,7 +4,7 @@ The README as it was before the split (commit 0ca50fe, 2,869 lines) is kept as r
 file. Every heading it had is a heading of a docs page, and every block of it (the text between two blank lines:
 a paragraph, a list, a table, a piece of code), with link targets dropped and white space collapsed, is text of
 some docs page. The README stays at most 250 lines, starts with its two commands, and its links (to its own
-headings, to docs pages and their headings, to screenshots) all resolve; every screenshot is in the site.
+headings, to docs pages and their headings) all resolve; every screenshot is in the site (docs/screenshots/).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ PROJECT = Path(__file__).resolve().parents[2]
 DOCS = PROJECT / "docs"
 BEFORE = Path(__file__).with_name("readme_before_split.md")
 DOCS_URL = "https://github.com/memboard/memboard/blob/main/docs/"
-RAW_BASE = "https://raw.githubusercontent.com/memboard/memboard/main/"
 
 # The README's section headings at the commit the split started from (level, text), frozen.
 HEADINGS = [
@@ -199,11 +198,12 @@ def test_the_readme_links_resolve_to_its_headings_docs_pages_and_their_anchors()
 
 def test_every_screenshot_is_in_the_site():
     shown = set()
-    for text in pages().values():
+    for name, text in pages().items():
         for m in LINK.finditer(text):
             if m.group(1):
-                url = m.group(3)
-                assert url.startswith(RAW_BASE) and (PROJECT / url[len(RAW_BASE) :]).is_file(), url
-                shown.add(url[len(RAW_BASE) :])
-    wanted = {p.relative_to(PROJECT).as_posix() for p in (PROJECT / "screenshots").glob("*.svg")}
+                image = (DOCS / name).parent / m.group(3)
+                assert image.resolve().is_relative_to(DOCS) and image.is_file(), (name, m.group(3))
+                shown.add(image.resolve())
+    wanted = {p.resolve() for p in (DOCS / "screenshots").glob("*.svg")}
     assert wanted and wanted - shown == set()
+    assert list((PROJECT / "screenshots").glob("*.svg")) == []  # the script writes them into docs/screenshots/

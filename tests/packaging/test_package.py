@@ -84,7 +84,7 @@ def test_sdist_ships_the_whole_test_suite_benchmarks_screenshots_and_styles(sdis
         "tests/conftest.py",
         "tests/hooks/conftest.py",
         "tests/corpus/files/utf16.md",
-        "screenshots/board.svg",
+        "docs/screenshots/board.svg",
         "screenshots/make_screenshots.py",
         "styles/board.tcss",
         "app/cli/entry.py",

@@ -94,9 +94,28 @@ def test_a_killed_holder_blocks_nobody(root, cli, tmp_path):
     assert list(queue_dir().iterdir()) == []  # the dead ticket was cleared
 
 
+RELEASE_ON_FILE = """
+import sys, time
+from pathlib import Path
+from memboard.core.files.execute import locked
+from memboard.core.files.root import MemoryRoot
+with locked(MemoryRoot(sys.argv[1])):
+    Path(sys.argv[2]).write_text("held")
+    deadline = time.monotonic() + 120
+    while not Path(sys.argv[3]).exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+"""
+
+
 def test_waiters_get_the_lock_in_arrival_order(root, tmp_path):
-    """filelock alone lets any poller win; the ticket queue serves waiters first come, first served."""
-    holder = start_holder(root, tmp_path / "held", seconds=1.5)
+    """filelock alone lets any poller win; the ticket queue serves waiters first come, first served. The holder
+    keeps the lock until every waiter has queued (a fixed hold let it leave first on a loaded machine)."""
+    marker, release = tmp_path / "held", tmp_path / "release"
+    holder = subprocess.Popen([sys.executable, "-c", RELEASE_ON_FILE, str(root), str(marker), str(release)])
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        assert holder.poll() is None and time.monotonic() < deadline, "holder never took the lock"
+        time.sleep(0.01)
     order = tmp_path / "order"
     waiters = []
     for n in range(4):
@@ -104,12 +123,13 @@ def test_waiters_get_the_lock_in_arrival_order(root, tmp_path):
             "Path(sys.argv[2]).write_text(sys.argv[3])", "open(sys.argv[2], 'a').write(sys.argv[3] + '\\n')"
         )
         waiters.append(subprocess.Popen([sys.executable, "-c", code, str(root), str(order), f"w{n}", "0.02"]))
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60
         while len(list(queue_dir().iterdir())) < n + 2:  # the holder's ticket plus ours so far
             assert time.monotonic() < deadline, "waiter never queued"
             time.sleep(0.005)
+    release.write_text("go")
     for p in [holder, *waiters]:
-        assert p.wait(timeout=60) == 0
+        assert p.wait(timeout=120) == 0
     assert order.read_text().split() == ["w0", "w1", "w2", "w3"]
 
 

@@ -166,7 +166,7 @@ def render_table(figures: list[Figure]) -> str:
 
 
 def render_markdown(figures: list[Figure]) -> str:
-    """The results as a Markdown table (for the README), notes below it."""
+    """The results as a Markdown table (for docs/benchmarks.md), notes below it."""
     out = ["| " + " | ".join(HEAD) + " |", "|---|--:|--:|--:|--:|--:|--:|---|--:|--:|---|---|"]
     for f in figures:
         out.append("| " + " | ".join(c.replace("|", "\\|") for c in _cells(f, "–")) + " |")
@@ -704,7 +704,7 @@ def parse_args(argv=None):
     p.add_argument("--runs", type=int, help="runs per whole-process figure (default 7, --quick 5)")
     p.add_argument("--sizes", help="comma-separated row counts instead of the defaults")
     p.add_argument("--only", choices=["cli", "board", "lock"], action="append", help="run only these sections")
-    p.add_argument("--markdown", action="store_true", help="also print the table as Markdown (for the README)")
+    p.add_argument("--markdown", action="store_true", help="also print the table as Markdown (for docs/benchmarks.md)")
     p.add_argument("--keep", metavar="DIR", help="generate the roots in DIR and keep them")
     p.add_argument("--crosscheck", action="store_true", help="also run bench/board.py's own board figures beside ours")
     return p.parse_args(argv)

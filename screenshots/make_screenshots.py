@@ -1,4 +1,4 @@
-"""Render the README's screenshots (SVG) of the board on the demo root (with its notes, as `memboard demo` makes it).
+"""Render the documentation's screenshots (SVG, into docs/screenshots/) of the board on the demo root (with its notes, as `memboard demo` makes it).
 
 Usage: python screenshots/make_screenshots.py [SCENE ...]   (no names: every scene)
 
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+OUT = HERE.parent / "docs" / "screenshots"  # inside the MkDocs site, which shows them
 SIZE = (120, 40)
 FIXED_NOW = "2026-06-01 09:30"
 
@@ -194,7 +195,7 @@ async def shoot(item: Scene, root: Path, out: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Build a demo root per scene and save the chosen scenes' SVGs next to this script."""
+    """Build a demo root per scene and save the chosen scenes' SVGs into docs/screenshots/."""
     names = list(sys.argv[1:] if argv is None else argv)
     chosen = [s for s in SCENES if not names or s.name in names]
     unknown = set(names) - {s.name for s in SCENES}
@@ -212,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
 
         for item in chosen:
             root = make_demo(Path(tmp) / item.name / "memory")
-            path = asyncio.run(shoot(item, root, HERE))
+            path = asyncio.run(shoot(item, root, OUT))
             print(f"{path.relative_to(HERE.parent)}  {item.title}")
     return 0
 

@@ -150,7 +150,7 @@ def _view_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
     """list, show and chain."""
     p = sub.add_parser("list", parents=[common], help="rows of the index")
     p.add_argument("--status", choices=["idle", "active", "stale"])
-    p.add_argument("--json", action="store_true", help="stable JSON (see README)")
+    p.add_argument("--json", action="store_true", help="stable JSON (see docs/json-output.md)")
     p.set_defaults(handler="views:cmd_list")
 
     p = sub.add_parser("show", parents=[common], help="one session: row and snapshot")
@@ -279,7 +279,7 @@ def _setup_commands(sub: Sub) -> None:
         "completion",
         help="print a shell completion script (bash, zsh or fish)",
         description="Prints a completion script for the shell, generated from this command line's own "
-        "parser. Install: see the README's Shell completion section.",
+        "parser. Install: see docs/command-line.md, Shell completion.",
     )
     p.add_argument("shell", choices=["bash", "zsh", "fish"])
     p.set_defaults(handler="completion:cmd_completion")
@@ -358,7 +358,7 @@ def _note_commands(sub: Sub, common: argparse.ArgumentParser, changing: argparse
         "apply",
         parents=[changing],
         help="apply a Memory Update block (from FILE, or stdin with -)",
-        description="Reads '## Memory Update' and '## Session Summary' blocks (see the README) and applies "
+        description="Reads '## Memory Update' and '## Session Summary' blocks (see docs/notes.md) and applies "
         "them as one plan: all of them, or nothing when one is a conflict.",
     )
     p.add_argument("file", nargs="?", default="-", metavar="FILE|-")
@@ -374,7 +374,7 @@ def _note_views(nsub: Sub, common: argparse.ArgumentParser) -> None:
     p = nsub.add_parser("show", parents=[common], help="one note: its file (by note ID or topic key)")
     p.add_argument("id", metavar="ID")
     form = p.add_mutually_exclusive_group()
-    form.add_argument("--json", action="store_true", help="stable JSON (see README)")
+    form.add_argument("--json", action="store_true", help="stable JSON (see docs/json-output.md)")
     form.add_argument("--block", action="store_true", help="print it as a Memory Update block")
     p.set_defaults(handler="notes:cmd_show")
     p = nsub.add_parser("list", parents=[common], help="every note's metadata")
@@ -383,7 +383,7 @@ def _note_views(nsub: Sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--project", metavar="P")
     p.add_argument("--status", choices=["active", "superseded"])
     p.add_argument("--session", metavar="ID", help="only notes saved by this session")
-    p.add_argument("--json", action="store_true", help="stable JSON (see README)")
+    p.add_argument("--json", action="store_true", help="stable JSON (see docs/json-output.md)")
     p.set_defaults(handler="notes:cmd_list")
     search.add_note_parser(nsub, common)
     p = nsub.add_parser("key", parents=[common], help="the topic key derived from scope, type and title")

@@ -85,7 +85,7 @@ def add_parser(sub, common) -> None:
     )
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N results (default 20)")
     p.add_argument("--syntax", action="store_true", help='QUERY is an SQLite FTS5 expression (AND, OR, NOT, "phrases")')
-    p.add_argument("--json", action="store_true", help="stable JSON (see README)")
+    p.add_argument("--json", action="store_true", help="stable JSON (see docs/json-output.md)")
     p.set_defaults(handler="search:cmd_search")
 
 
@@ -106,7 +106,7 @@ def add_note_parser(nsub, common) -> None:
     p.add_argument("--scope", choices=NOTE_SCOPES)
     p.add_argument("--project", metavar="P")
     p.add_argument("--status", choices=["active", "superseded"])
-    p.add_argument("--json", action="store_true", help="stable JSON (see README)")
+    p.add_argument("--json", action="store_true", help="stable JSON (see docs/json-output.md)")
     p.set_defaults(handler="search:cmd_note_search")
 
 

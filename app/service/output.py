@@ -1,4 +1,4 @@
-"""The stable JSON of results (documented in the README), built from the core's typed results for both faces.
+"""The stable JSON of results (documented in docs/json-output.md), built from the core's typed results for both faces.
 
 Each result type has one function that turns it into the JSON object scripts and agents read;
 key order and names are part of the contract: `--json` prints these objects (cli/output.py

@@ -16,7 +16,7 @@ def label(hit: SearchHit) -> str:
 
 
 def hit_json(hit: SearchHit) -> dict[str, object]:
-    """One search hit as the stable JSON object documented in the README."""
+    """One search hit as the stable JSON object documented in docs/search.md."""
     return {
         "kind": hit.kind,
         "id": hit.id,

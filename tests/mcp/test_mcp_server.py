@@ -92,12 +92,12 @@ def snapshot_of(agent: Agent, sid: str) -> str:
     return (agent.root / "sessions" / f"{sid}.md").read_text(encoding="utf-8")
 
 
-def test_initialize_names_the_server_and_gives_the_rules_the_readme_gives(agent):
+def test_initialize_names_the_server_and_gives_the_rules_the_docs_give(agent):
     result = agent.session.initialize_result
     assert result is not None and result.server_info.name == "memboard"
     assert result.instructions == INSTRUCTIONS
-    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
-    assert INSTRUCTIONS in readme  # the rules-file text agents are told to use is the server's own
+    page = (PROJECT / "docs" / "mcp.md").read_text(encoding="utf-8")
+    assert INSTRUCTIONS in page  # the rules-file text agents are told to use is the server's own
 
 
 def test_every_tool_has_a_description_and_a_schema_an_agent_can_follow(agent):

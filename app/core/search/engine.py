@@ -402,7 +402,7 @@ def run(
                 break
     if filters.syntax:
         raise Refused(f"--syntax needs the search cache, and {reason}; search without --syntax")
-    # lazy: a search the cache answers needs no file parsing (README: search figures)
+    # lazy: a search the cache answers needs no file parsing (docs/search.md: its figures)
     from .scan import scan
 
     unreadable: dict[str, str] = {}

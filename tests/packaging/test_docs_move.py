@@ -1,0 +1,225 @@
+"""The README is the front page and the manual is the docs/ site (issue 28 §7): nothing was lost in the move.
+
+The README as it was before the split (commit 0ca50fe, 2,869 lines) is kept as readme_before_split.md beside this
+file. Every heading it had is a heading of a docs page, and every block of it (the text between two blank lines:
+a paragraph, a list, a table, a piece of code), with link targets dropped and white space collapsed, is text of
+some docs page. The README stays at most 250 lines, starts with its two commands, and its links (to its own
+headings, to docs pages and their headings) all resolve; every screenshot is in the site (docs/screenshots/).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[2]
+DOCS = PROJECT / "docs"
+BEFORE = Path(__file__).with_name("readme_before_split.md")
+DOCS_URL = "https://github.com/memboard/memboard/blob/main/docs/"
+
+# The README's section headings at the commit the split started from (level, text), frozen.
+HEADINGS = [
+    (1, "memboard"),
+    (2, "The board"),
+    (3, "Notes on the board"),
+    (3, "Spaces and Hierarchy"),
+    (3, "Scale"),
+    (2, "Command line"),
+    (3, "memboard's own files"),
+    (3, "JSON output"),
+    (3, "Where the protocol leaves room, memboard decides"),
+    (2, "Search"),
+    (2, "Typed notes"),
+    (2, "Guarantees"),
+    (2, "One root on several machines"),
+    (3, "Recognising copies: the names each tool gives"),
+    (3, "Rows of index.md"),
+    (3, "Merging copies: `doctor --fix`, `.memboard/conflicts/`, `resolve`"),
+    (3, "Snapshots, archive files and notes"),
+    (3, "git: the merge driver"),
+    (3, "Tested with real engines"),
+    (3, "On the board"),
+    (2, "Hook it into your agent"),
+    (2, "Agents through MCP"),
+    (2, "Session-memory spaces"),
+    (3, "Reading a space: where, list, restore, search, check"),
+    (3, "Saving a space: init, save, research-save"),
+    (3, "The cold layer: dream and archive"),
+    (3, "Legacy paths and routes: migrate and add"),
+    (2, "The agent memory hierarchy"),
+    (3, "Migrating a prose MEMORY.md: the seed's five steps"),
+    (3, "Facts: memory/facts.yaml, one scalar at a time"),
+    (2, "Config"),
+    (2, "Shell completion"),
+    (2, "How it is built"),
+    (2, "Benchmarks"),
+    (3, "Typed notes"),
+    (3, "Saving over a long note"),
+    (3, "Spaces and the hierarchy: the targets, on a quiet machine"),
+    (3, "The agent memory hierarchy"),
+    (3, "Lint calibration: `fact_in_hot`"),
+    (3, "Reading a session-memory space"),
+    (3, "Saving a session-memory space"),
+    (3, "Archiving a session-memory space"),
+]
+
+# Blocks of the old README deliberately reworded in docs/: the block's first normalised words -> why. A listed
+# block still needs half of its four-word runs in the docs (reworded, not dropped).
+REWORDED: dict[str, str] = {
+    "memboard is a terminal board and command line": "the front page's first paragraph, rewritten with the MCP server and notes",
+    "The table is `index.md`, live:": "'every write, below' named the Guarantees section, now a page of its own",
+    "**Saving over a long note costs what creating it costs": "'note_size.py, below' is on the Benchmarks page",
+}
+
+FIRST_COMMANDS = """\
+# memboard
+
+```sh
+pip install -e . && memboard demo                  # install, open the board on a demo memory
+pip install -e '.[test]' && python -m pytest -q    # install, run the whole test suite
+```
+"""
+
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+HEADING = re.compile(r"^(#{1,6}) +(.*?)(?: +#+)? *$")
+LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^)\s]*)\)")
+
+
+def pages() -> dict[str, str]:
+    """Every docs page's text by its path under docs/."""
+    return {p.relative_to(DOCS).as_posix(): p.read_text(encoding="utf-8") for p in sorted(DOCS.rglob("*.md"))}
+
+
+def headings(text: str) -> list[tuple[int, str]]:
+    """(level, text) of each ATX heading outside fenced code."""
+    out: list[tuple[int, str]] = []
+    fence = ""
+    for line in text.split("\n"):
+        m = FENCE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and line.strip() == m.group(1):
+                fence = ""
+            continue
+        if m:
+            fence = m.group(1)
+        elif h := HEADING.match(line):
+            out.append((len(h.group(1)), h.group(2)))
+    return out
+
+
+def rendered(heading: str) -> str:
+    """A heading's text as rendered: links to their text, code and emphasis marks dropped."""
+    return re.sub(r"[`*]", "", LINK.sub(r"\2", heading))
+
+
+def github_slug(heading: str) -> str:
+    """GitHub's anchor for a heading (before the -1, -2 of repeats)."""
+    return re.sub(r"[^\w\- ]", "", rendered(heading).strip().lower()).replace(" ", "-")
+
+
+def mkdocs_slugs(text: str) -> set[str]:
+    """The anchors MkDocs gives a page's headings (Python-Markdown's toc: ASCII, -, then _1, _2 for repeats)."""
+    seen: set[str] = set()
+    for _, heading in headings(text):
+        ascii_text = unicodedata.normalize("NFKD", rendered(heading)).encode("ascii", "ignore").decode("ascii")
+        slug = re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", ascii_text).strip().lower())
+        candidate, n = slug, 0
+        while candidate in seen:
+            n += 1
+            candidate = f"{slug}_{n}"
+        seen.add(candidate)
+    return seen
+
+
+def normal(text: str) -> str:
+    """Text as compared: link targets dropped (their text kept), heading marks dropped, white space collapsed."""
+    text = LINK.sub(r"\2", text)
+    text = re.sub(r"(?m)^ {0,3}#{1,6} +", "", text)
+    return " ".join(text.split())
+
+
+def blocks(text: str) -> list[str]:
+    """The text between blank lines, normalised, without the empty ones."""
+    return [b for b in (normal(chunk) for chunk in re.split(r"\n[ \t]*\n", text)) if b]
+
+
+def runs(text: str) -> set[tuple[str, ...]]:
+    """The text's runs of four words."""
+    words = text.split()
+    return {tuple(words[i : i + 4]) for i in range(max(1, len(words) - 3))}
+
+
+def test_the_frozen_headings_are_the_readme_before_the_split():
+    assert headings(BEFORE.read_text(encoding="utf-8")) == HEADINGS
+
+
+def test_every_heading_of_the_old_readme_is_a_heading_in_the_site():
+    found = {rendered(h).strip() for text in pages().values() for _, h in headings(text)}
+    assert [h for _, h in HEADINGS if rendered(h).strip() not in found] == []
+
+
+def test_every_block_of_the_old_readme_is_in_a_docs_page():
+    site = " \n ".join(normal(text) for text in pages().values())
+    site_runs = runs(site)
+    old = blocks(BEFORE.read_text(encoding="utf-8"))
+    assert [start for start in REWORDED if not any(b.startswith(start) for b in old)] == []
+    missing = []
+    for block in old:
+        if block in site:
+            continue
+        reason = next((why for start, why in REWORDED.items() if block.startswith(start)), None)
+        if reason is not None and len(runs(block) & site_runs) * 2 >= len(runs(block)):
+            continue
+        missing.append(block[:160])
+    assert missing == [], (
+        "text of the README before the split is in no docs page (moved README text belongs in docs/; a block "
+        "reworded on purpose goes into REWORDED with why):\n" + "\n".join(missing)
+    )
+
+
+def test_the_readme_is_a_front_page_that_starts_with_its_two_commands():
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    assert readme.startswith(FIRST_COMMANDS)
+    assert len(readme.splitlines()) <= 250
+    assert "| `/` |" in readme and "| `?` `q` `ctrl+p` |" in readme  # the board's key table
+
+
+def test_the_readme_links_resolve_to_its_headings_docs_pages_and_their_anchors():
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    own = {github_slug(h) for _, h in headings(readme)}
+    site = pages()
+    links = [m.group(3) for m in LINK.finditer(readme) if not m.group(1)]
+    assert any(url.startswith(DOCS_URL) for url in links)
+    for url in links:
+        if url.startswith("#"):
+            assert url[1:] in own, url
+        elif url.startswith(DOCS_URL):
+            page, _, anchor = url[len(DOCS_URL) :].partition("#")
+            assert page in site, url
+            assert not anchor or anchor in mkdocs_slugs(site[page]), url
+        else:
+            assert url.startswith("https://"), url
+
+
+def test_every_screenshot_is_in_the_site():
+    shown = set()
+    for name, text in pages().items():
+        for m in LINK.finditer(text):
+            if m.group(1):
+                image = (DOCS / name).parent / m.group(3)
+                assert image.resolve().is_relative_to(DOCS) and image.is_file(), (name, m.group(3))
+                shown.add(image.resolve())
+    wanted = {p.resolve() for p in (DOCS / "screenshots").glob("*.svg")}
+    assert wanted and wanted - shown == set()
+    assert list((PROJECT / "screenshots").glob("*.svg")) == []  # the script writes them into docs/screenshots/
+
+
+def test_the_code_points_at_docs_pages_that_exist_not_at_the_readme():
+    named = []
+    for folder in ("app", "bench", "widgets"):
+        for path in sorted((PROJECT / folder).rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            assert not re.search(r"README(?!\.md)| the README", text) or "ops/demo.py" in path.as_posix(), path
+            named += [(path.name, page) for page in re.findall(r"docs/([\w/-]+\.md)", text)]
+    assert named and [(name, page) for name, page in named if not (DOCS / page).is_file()] == []

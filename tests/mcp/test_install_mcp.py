@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 import tomllib
 from pathlib import Path
 
@@ -196,7 +198,9 @@ def test_install_with_root_writes_an_entry_that_starts_a_working_server(run, tmp
     assert missing.code == 2 and "does not exist" in missing.err
 
     async def handshake() -> list[str]:
-        async with connect([entry["command"], *entry["args"]], server_env(tmp_path / "state")) as session:
+        # A project's file runs `memboard` from PATH: the PATH of a user who installed this memboard.
+        path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+        async with connect([entry["command"], *entry["args"]], server_env(tmp_path / "state", PATH=path)) as session:
             return [tool.name for tool in (await session.list_tools()).tools]
 
     assert "session_update" in asyncio.run(handshake())

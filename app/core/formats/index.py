@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from ..errors import Refused
 from .ids import is_valid_id
-from .markers import marker_lines, marker_refusal
+from .markers import has_block_marker, marker_lines, marker_refusal
 from .text import (
     BOM,
     BOM_BYTES,
@@ -533,7 +533,11 @@ class IndexFile:
         index's rows cost nothing), and the whole file only when it holds a conflict.
         """
         data = self.data
-        if self.header_line is None or marker_lines(data[: self._rows_off]) or marker_lines(data[self._end_off :]):
+        if (
+            self.header_line is None
+            or has_block_marker(data[: self._rows_off])
+            or has_block_marker(data[self._end_off :])
+        ):
             return marker_lines(data)
         return []
 

@@ -71,6 +71,22 @@ NO_REFS = "-"
 # the Keywords of a row `doctor --fix` restored from an orphan snapshot's Metadata: its Summary and Keywords are
 # guesses, so at an equal Updated At the merge of two versions takes the other version's cells (core.merge.index)
 RESTORED_KEYWORDS = "restored-from-snapshot, session-snapshot"
+# the keyword `doctor --fix` adds to a row it caught up with a newer snapshot (row_behind_snapshot): its Updated At
+# is the snapshot's but its Summary and Keywords are older, so at an equal Updated At it yields the same way
+CAUGHT_UP_KEYWORD = "caught-up-from-snapshot"
+
+
+def with_keyword(keywords: str, word: str) -> str:
+    """A Keywords cell with word added at its end (unchanged when it holds word already)."""
+    words = [w.strip() for w in keywords.split(",") if w.strip() and w.strip() != NO_REFS]
+    return keywords if word in words else ", ".join([*words, word])
+
+
+def is_guessed(keywords: str) -> bool:
+    """Whether a row's Keywords say `doctor --fix` guessed its cells from a snapshot (restored or caught up)."""
+    return keywords == RESTORED_KEYWORDS or CAUGHT_UP_KEYWORD in (w.strip() for w in keywords.split(","))
+
+
 OUTSIDE = (
     "is outside the table (after a line that ends it), where Markdown reads no row: "
     "`memboard doctor --fix` moves it into the table"

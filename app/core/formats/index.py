@@ -806,9 +806,32 @@ class IndexEdit:
 
 def readable_rows(data: bytes, markers: list[int]) -> list[Row]:
     """The index's rows read through its conflict markers (IndexFile.conflict_lines), for viewing
-    only: both sides' rows and those past the conflict, each with its line in the file."""
+    only: both sides' rows and those past the conflict, each with its line in the file. A row inside a
+    block whose Session ID the table also holds outside every block is left out: the table's row is the one
+    in effect (memboard's git driver keeps the table valid, holding ours' values, and shows both versions of
+    each undecided row in a block after it), so a row is listed once, not three times."""
     skip = {n - 1 for n in markers}
     lines = data.split(b"\n")
     kept = [i for i in range(len(lines)) if i not in skip]
     index = IndexFile(b"\n".join(lines[i] for i in kept))
-    return [replace(row, line=kept[row.line], offset=-1) for row in index.rows]
+    rows = [replace(row, line=kept[row.line], offset=-1) for row in index.rows]
+    inside = _inside_blocks(lines, sorted(skip))
+    if not inside:
+        return rows
+    table_ids = {row.id for row in rows if row.line not in inside}
+    return [row for row in rows if row.line not in inside or row.id not in table_ids]
+
+
+def _inside_blocks(lines: list[bytes], markers: list[int]) -> set[int]:
+    """The line indexes between a block's opening (or, for a block whose opening was deleted, its first
+    `=` or `|` marker) and its closing marker (markers: the marker lines' indexes, in order)."""
+    inside: set[int] = set()
+    start: int | None = None
+    for at in markers:
+        char = lines[at].removeprefix(BOM_BYTES)[:1]
+        if char in (b"<", b"=", b"|") and start is None:
+            start = at
+        elif char == b">" and start is not None:
+            inside.update(range(start + 1, at))
+            start = None
+    return inside

@@ -151,7 +151,7 @@ async def test_while_a_snapshot_loads_the_pane_never_shows_the_previous_rows_tex
 
     def slow(mroot, sid):
         if sid == SID2:
-            release.wait(5)
+            release.wait(60)  # (the test releases it; a loaded machine must not time it out first)
         return real(mroot, sid)
 
     monkeypatch.setattr(sessions, "load_detail", slow)

@@ -209,6 +209,8 @@ class Notices:
     saving: bool = False  # index.md read empty a moment after it held rows: a save caught half-way
     sync: list[Finding] = field(default_factory=list)
     """Doctor's findings about the copies (SYNC_KINDS), read while there is a copy."""
+    missing: list[str] = field(default_factory=list)
+    """Originals that are gone while copies of them are there (rclone bisync renames both versions away)."""
 
     def open_cells(self) -> list[Finding]:
         """The conflict_cell findings: cells a merge left open, decided with R (resolve)."""
@@ -239,6 +241,10 @@ class Notices:
         if self.markers:
             text = f"index.md has merge-conflict markers ({line_list(self.markers)}): both sides shown; "
             out.append(("error", text + "changes refused until resolved (R: resolve)"))
+        for original in self.missing:
+            n = sum(1 for c in self.copies if c.original == original)
+            held = "1 sync-conflict copy holds" if n == 1 else f"{n} sync-conflict copies hold"
+            out.append(("warning", f"{original} is missing: {held} it (d: doctor restores it from them)"))
         merge = self.to_merge()
         if merge:
             noun = "copy" if len(merge) == 1 else "copies"
@@ -267,8 +273,15 @@ def read_notices(
     root: MemoryRoot, model: BoardModel, copies: list[ConflictCopy], sync: list[Finding] | None = None
 ) -> Notices:
     """The banner's notices: the root's writability (probed now), the model's conflict markers, the copies found
-    and doctor's findings about them."""
-    return Notices(root.read_only_reason(), list(model.markers), list(copies), sync=list(sync or []))
+    (and those whose original is gone) and doctor's findings about them."""
+    missing = sorted({c.original for c in copies if not root.exists(c.original) and not _archived_since(root, c)})
+    return Notices(root.read_only_reason(), list(model.markers), list(copies), sync=list(sync or []), missing=missing)
+
+
+def _archived_since(root: MemoryRoot, copy: ConflictCopy) -> bool:
+    """Whether a copy's snapshot is gone because its session was archived (doctor folds the copy into the archive)."""
+    sid = copy.original.removeprefix(f"{SESSIONS}/").removesuffix(".md")
+    return copy.original.startswith(f"{SESSIONS}/") and root.exists(f"{ARCHIVE}/{sid}")
 
 
 def sync_findings(root: MemoryRoot) -> list[Finding]:

@@ -211,3 +211,18 @@ async def test_doctor_runs_for_the_banner_only_while_there_is_a_copy(write_index
         app.sessions.refresh_model()
         await settle(app, pilot)
         assert len(calls) == 1  # nothing changed: doctor's findings are kept, not read again
+
+
+async def test_an_original_that_is_missing_is_said_beside_its_copies(write_index, make_row, root):
+    """rclone bisync renames both versions of a file both machines changed (`index.md..path1`, `..path2`):
+    index.md is gone, the board shows no row, and the banner says why and what restores it."""
+    write_index([make_row(A), make_row(B)])
+    data = (root / "index.md").read_bytes()
+    for end in ("path1", "path2"):
+        (root / f"index.md..{end}").write_bytes(data)
+    (root / "index.md").unlink()
+    app = MemboardApp(root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        lines = [text for _, text in banner(app).lines]
+        assert "index.md is missing: 2 sync-conflict copies hold it (d: doctor restores it from them)" in lines, lines

@@ -670,3 +670,20 @@ def test_git_apply_of_a_save_dry_run_writes_exactly_what_the_save_writes(tmp_pat
     assert tree(previewed, skip=(".git",)) == after and after[f"notes/{key}.md"] != hand
     kept = after.get(f"notes/{key}~1.md", after[f"notes/{key}.md"]).decode("utf-8")
     assert "| Reviewer | ana |" in kept and "- [[other]]" in kept and kept.startswith("\ufeff") and "\r\n" in kept
+
+
+@pytest.mark.parametrize(
+    "copy", ["use-uv.sync-conflict-20260531-101500-ABCDEF7.md", "use-uv.conflict1.md", "use-uv.md..path1"]
+)
+def test_note_show_of_a_sync_conflict_copy_names_the_note_it_copies(cli, root, copy):
+    """A copy is never taken for a note: `note show` of a copy's name (a Syncthing name is no note ID; rclone's
+    `<key>.conflict1` is one, and was shown as a note) says which note it copies and what merges it, exit 1."""
+    saved = cli("note", "save", "--title", "Use uv", "--type", "fact", "--scope", "global", "--what", "uv is fast.")
+    assert saved.code == 0, saved.err
+    folder = root / "notes" / "global" / "fact"
+    (folder / copy).write_bytes((folder / "use-uv.md").read_bytes())
+    for ref in (f"notes/global/fact/{copy}", f"global/fact/{copy.removesuffix('.md')}"):
+        res = cli("note", "show", ref)
+        assert res.code == 1, (ref, res.code, res.out, res.err)
+        assert "is a sync-conflict copy of the note global/fact/use-uv" in res.err and "doctor --fix" in res.err
+        assert res.err.count("\n") == 1 and res.out == ""

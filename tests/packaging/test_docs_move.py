@@ -74,6 +74,14 @@ REWORDED: dict[str, str] = {
     "The entry runs this memboard by absolute path": "--command: a project's file runs memboard from PATH",
     "**For your agent's rules file**": "the MCP tool profiles: a server sends the lines of the tools it serves",
     "```text memboard keeps the agents' shared working memory": "the instructions, one line per tool group since the MCP tool profiles",
+    "- **Content decides, never the name alone.**": "issue 26: note show of a copy, the banner's missing original, longer markers",
+    "- The original's rows stay in their order": "issue 26: rows doctor guessed from a snapshot yield at an equal Updated At",
+    "- **One step per copy.**": "issue 26: what archived-and-updated at one Updated At still leaves",
+    "- `0` when everything was decided:": "issue 26: a row of the driver's block is listed once; a note's Title renames its heading",
+    "`tests/engines/` runs the tools themselves": "issue 26: the harness dials from one side and starts again when a port was taken",
+    "- Syncthing keeps the newer version": "issue 26: the busy test is a real test, and what Syncthing still leaves meanwhile",
+    "Measured on a shared 2-core machine:": "issue 26: measured again with the harness's new start",
+    "- `2 sync-conflict copies to merge (d: doctor)`": "issue 26: the banner says an original is missing",
 }
 
 FIRST_COMMANDS = """\

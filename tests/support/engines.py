@@ -47,6 +47,8 @@ from tests.support import runner
 FOLDER_ID = "memory"  # the one shared folder's ID
 POLL = 0.05  # seconds between two looks at the REST API
 SYNC_DEADLINE = 30.0  # seconds a pair may take to be in sync before the test fails, saying what it saw
+START_ATTEMPTS = 3  # starts of a pair on new ports when another process took one of its ports first
+TAKEN = "address already in use"  # what Syncthing says when another process bound its port first
 # what Syncthing keeps in a folder of its own, never a file the two machines share
 OWN_NAMES = (".stfolder", ".stversions", ".stignore")
 OWN_PREFIXES = (".syncthing.", "~syncthing~")
@@ -60,11 +62,16 @@ def tool(name: str) -> str:
     return found
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def free_ports(n: int) -> list[int]:
+    """n distinct TCP ports on 127.0.0.1 that nothing listens on now (all bound at once, so none is given twice).
+
+    Another process may still take one before Syncthing binds it (other tests on the machine do): the pair then
+    starts again on new ports (SyncthingPair.start), which is why a failed bind is looked for, not waited out."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) for _ in range(n)]
+        for sock in socks:
+            sock.bind(("127.0.0.1", 0))
+        return [int(sock.getsockname()[1]) for sock in socks]
 
 
 def wait_for(
@@ -111,6 +118,7 @@ class Syncthing:
     listen_port: int = 0
     api_key: str = field(default_factory=lambda: secrets.token_hex(16))
     proc: subprocess.Popen[bytes] | None = None
+    log_from: int = 0  # the log's size when the instance was last started (a pair may start again on new ports)
 
     @property
     def log(self) -> Path:
@@ -129,10 +137,12 @@ class Syncthing:
         own = ET.parse(self.home / "config.xml").getroot().find("device")
         assert own is not None, f"{self.home}/config.xml names no device"
         self.device_id = own.attrib["id"]
-        self.api_port, self.listen_port = free_port(), free_port()
 
-    def configure(self, peer: Syncthing, max_conflicts: int, rescan_s: int, watcher_delay_s: int) -> None:
-        """Write the instance's config: loopback only, nothing announced or reported, peer known, one folder."""
+    def configure(
+        self, peer: Syncthing, max_conflicts: int, rescan_s: int, watcher_delay_s: int, dials: bool = True
+    ) -> None:
+        """Write the instance's config: loopback only, nothing announced or reported, peer known (by its address
+        when this instance dials it, else `dynamic`: with discovery off, never dialed), one folder."""
         self.folder.mkdir(parents=True, exist_ok=True)
         config = ET.Element("configuration", version="36")
         folder = ET.SubElement(
@@ -152,10 +162,12 @@ class Syncthing:
             ET.SubElement(folder, "device", id=device.device_id, introducedBy="")
         ET.SubElement(folder, "maxConflicts").text = str(max_conflicts)
         ET.SubElement(folder, "markerName").text = ".stfolder"
-        for device, address in ((self, "dynamic"), (peer, f"tcp://127.0.0.1:{peer.listen_port}")):
+        peer_address = f"tcp://127.0.0.1:{peer.listen_port}" if dials else "dynamic"
+        for device, address in ((self, "dynamic"), (peer, peer_address)):
             node = ET.SubElement(config, "device", id=device.device_id, name=device.name, compression="metadata")
             ET.SubElement(node, "address").text = address
-            ET.SubElement(node, "paused").text = "false"
+            # the dialing side starts with its peer paused: resuming it once both listen dials at once (start)
+            ET.SubElement(node, "paused").text = "true" if dials and device is peer else "false"
             ET.SubElement(node, "autoAcceptFolders").text = "false"
         gui = ET.SubElement(config, "gui", enabled="true", tls="false")
         ET.SubElement(gui, "address").text = f"127.0.0.1:{self.api_port}"
@@ -180,9 +192,19 @@ class Syncthing:
             ET.SubElement(options, key).text = value
         ET.ElementTree(config).write(self.home / "config.xml", encoding="utf-8", xml_declaration=False)
 
+    def _this_start(self) -> str:
+        """What the instance logged since it was last started."""
+        try:
+            with self.log.open("rb") as log:
+                log.seek(self.log_from)
+                return log.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
     def start(self, binary: str) -> None:
         """Start the instance in a process group of its own (its output in its log), with the folder's marker."""
         (self.folder / ".stfolder").mkdir(exist_ok=True)  # (what Syncthing wants in a folder before it uses it)
+        self.log_from = self.log.stat().st_size if self.log.exists() else 0
         env = {**os.environ, "STNORESTART": "1", "STNOUPGRADE": "1", "STNODEFAULTFOLDER": "1"}
         env.pop("STGUIADDRESS", None)
         with self.log.open("ab") as log:
@@ -238,6 +260,24 @@ class Syncthing:
         except (OSError, urllib.error.URLError, ValueError):
             return False
 
+    def started(self) -> str | None:
+        """How the start went, once it is known: "up" (the REST API answers and the sync listener listens),
+        "port taken" (another process bound the API's or the listener's port first: the instance exited, or its
+        listener says so), else None (not yet; AssertionError with the log when it exited for another reason)."""
+        if TAKEN in self._this_start():  # (said at once; the process exits seconds later)
+            return "port taken"
+        if self.proc is not None and self.proc.poll() is not None:
+            raise AssertionError(f"syncthing {self.name} exited with {self.proc.returncode}:\n{self.tail()}")
+        try:
+            # (a short timeout: a process that took the API's port may accept and never answer)
+            listeners = self.call("GET", "/rest/system/status", {}, 1.0).get("connectionServiceStatus", {})
+        except (OSError, urllib.error.URLError, ValueError):
+            return None
+        errors = [str(info.get("error") or "") for info in listeners.values()]
+        if any(TAKEN in error for error in errors):
+            return "port taken"
+        return "up" if listeners and not any(errors) else None
+
     def connected(self, peer: Syncthing) -> bool:
         """Whether this instance holds a connection to peer."""
         info = self.get("/rest/system/connections")["connections"].get(peer.device_id, {})
@@ -275,7 +315,14 @@ class Timings:
 
 
 class SyncthingPair:
-    """Two Syncthing instances, `a` and `b`, sharing one folder each (a.folder, b.folder) over 127.0.0.1."""
+    """Two Syncthing instances, `a` and `b`, sharing one folder each (a.folder, b.folder) over 127.0.0.1.
+
+    Only `a` dials (it knows b's address; b knows a as `dynamic`, which with discovery off it never dials): when
+    both dialed, their two connections crossed at start about once in 15 starts under load, and the Hello
+    exchange on one of them hung for Syncthing's 20 s timeout before the other was used (a start of 21.6 s
+    instead of 1.5 s). `a` starts with b paused and resumes it once both listen: its first dial then finds b's
+    listener (a dial that does not waits 5 s for the next). `a` is also the side that pauses and resumes
+    (pause, resume), so it dials at once."""
 
     def __init__(self, base: Path, max_conflicts: int = 10, rescan_s: int = 3600, watcher_delay_s: int = 1) -> None:
         """Generate both instances' keys and configs under base (nothing starts yet)."""
@@ -283,10 +330,16 @@ class SyncthingPair:
         self.a = Syncthing("laptop", base / "home-a", base / "laptop")
         self.b = Syncthing("desktop", base / "home-b", base / "desktop")
         self.timings = Timings()
+        self.options = (max_conflicts, rescan_s, watcher_delay_s)
         for one in (self.a, self.b):
             one.generate(self.binary)
-        self.a.configure(self.b, max_conflicts, rescan_s, watcher_delay_s)
-        self.b.configure(self.a, max_conflicts, rescan_s, watcher_delay_s)
+        self.configure()
+
+    def configure(self) -> None:
+        """Give both instances new free ports and write their configs."""
+        self.a.api_port, self.a.listen_port, self.b.api_port, self.b.listen_port = free_ports(4)
+        self.a.configure(self.b, *self.options)
+        self.b.configure(self.a, *self.options, dials=False)  # (one side dials: see the class's docstring)
 
     @property
     def both(self) -> tuple[Syncthing, Syncthing]:
@@ -294,14 +347,31 @@ class SyncthingPair:
         return self.a, self.b
 
     def start(self) -> None:
-        """Start both and wait until both APIs answer and the two are connected."""
+        """Start both and wait until both APIs answer, both listeners listen and the two are connected; when
+        another process took a port first, both start again on new ports (at most START_ATTEMPTS times)."""
         began = time.monotonic()
-        for one in self.both:
-            one.start(self.binary)
-        for one in self.both:
-            wait_for(f"syncthing {one.name}'s REST API", one.up, seen=one.tail)
+        for attempt in range(1, START_ATTEMPTS + 1):
+            for one in self.both:
+                one.start(self.binary)
+            outcomes = wait_for("both syncthing instances started", self._started, seen=self._tails)
+            if outcomes == ["up", "up"]:
+                break
+            self.stop()
+            if attempt == START_ATTEMPTS:
+                raise AssertionError(f"a port was taken by another process at each of {attempt} starts: {outcomes}")
+            self.configure()
+        self.a.post("/rest/system/resume", device=self.b.device_id)  # (a dial before b listened waits 5 s more)
         self.wait_connected()
         self.timings.start = time.monotonic() - began
+
+    def _started(self) -> list[str] | None:
+        """Both instances' start outcomes (Syncthing.started) once both are up or either found a port taken."""
+        outcomes = [one.started() or "" for one in self.both]
+        return outcomes if "port taken" in outcomes or outcomes == ["up", "up"] else None
+
+    def _tails(self) -> str:
+        """Both instances' last log lines, for a failure message."""
+        return "\n".join(f"{one.name}:\n{one.tail()}" for one in self.both)
 
     def stop(self) -> None:
         """Stop both instances (their process groups)."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ...errors import Refused, Unreadable
+from ...errors import MemboardError, Refused, Unreadable, UsageError
 from ...files import revisions
-from ...files.copies import copied_note
+from ...files.copies import copied_note, note_copy
 from ...files.regular import read_regular, why
 from ...files.root import MemoryRoot
 from ...formats.layout import NOTES
@@ -100,12 +100,42 @@ def resolve_note(ref: str) -> str:
 
 
 def load_note(root: MemoryRoot, ref: str) -> tuple[str, bytes, Note]:
-    """(note ID, file bytes, values) of a note; Refused when it does not exist."""
-    note_id = resolve_note(ref)
+    """(note ID, file bytes, values) of a note; Refused when it does not exist or ref names a sync-conflict copy
+    of a note (a copy is never taken for a note)."""
+    try:
+        note_id = resolve_note(ref)
+    except UsageError:
+        refuse_copy(root, ref)  # (a copy's name is rarely a note ID: `<key>.sync-conflict-…-ABCDEF7`)
+        raise
     data = root.read(note_path(note_id))
     if data is None:
+        refuse_copy(root, ref)  # (rclone's `<key>.md..path1` is a note ID too, of no note)
         raise Refused(f"unknown note {note_id}: no {note_path(note_id)}")
+    refuse_copy(root, ref, data)  # (rclone's `<key>.conflict1` is one)
     return note_id, data, read_note(data)
+
+
+def refuse_copy(root: MemoryRoot, ref: str, data: bytes | None = None) -> None:
+    """Refused, saying which note it copies and what merges it, when ref (a note ID or `notes/…` path; data: the
+    file's bytes when read already) names a sync tool's conflict copy of a note."""
+    rel = ref if ref.startswith(f"{NOTES}/") else f"{NOTES}/{ref}"
+    if not rel.endswith(".md") and ".md.." not in rel:
+        rel += ".md"
+    if data is None:
+        if any(part in ("", ".", "..") for part in rel.split("/")):
+            return
+        try:
+            data = root.read(rel)
+        except (OSError, MemboardError):  # (a name memboard cannot read: the caller's own error stands)
+            return
+    copy = note_copy(rel, data) if data is not None else None
+    if copy is None:
+        return
+    of = copy.original[len(NOTES) + 1 : -3]
+    raise Refused(
+        f"{rel} is a sync-conflict copy of the note {of} ({copy.tool} naming), not a note: `memboard doctor --fix` "
+        f"merges it into {copy.original}; `memboard note show {of}` shows the note"
+    )
 
 
 def read_listed(root: MemoryRoot, rel: str) -> bytes | None:

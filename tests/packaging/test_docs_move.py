@@ -76,8 +76,6 @@ REWORDED: dict[str, str] = {
     "```text memboard keeps the agents' shared working memory": "the instructions, one line per tool group since the MCP tool profiles",
     "``` memboard [--root DIR] open the board": "issue 28 §6: --json on note key, config and the install commands",
     "The memory root is `--root DIR`, else": "issue 28 §6: --root after the command, errors under --json",
-    "`install-hook` merges one entry": "issue 28 §5: JSONC files are edited keeping their comments",
-    "The entry runs this memboard by absolute path (`--root DIR`": "issue 28 §5: JSONC files keep their comments",
     "`memboard completion bash|zsh|fish` prints": "issue 28 §6: Session IDs and topic keys complete from the root",
 }
 

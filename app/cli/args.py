@@ -13,12 +13,35 @@ if TYPE_CHECKING:  # the root's module is loaded by the commands that use a root
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose usage errors are one stderr line and exit 2 (the CLI contract)."""
+    """An ArgumentParser whose usage errors are one stderr line and exit 2 (the CLI contract); under --json that
+    line is a JSON object (see error_line)."""
+
+    json_errors = False  # set by entry.parse when the command line holds --json
 
     def error(self, message: str) -> NoReturn:
-        """Print `memboard CMD: error: ...` on one line and exit 2."""
+        """Print `memboard CMD: error: ...` on one line (a JSON object under --json) and exit 2."""
         text = " ".join(message.split())
-        self.exit(2, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
+        line = f"{self.prog}: error: {text} (see {self.prog} --help)"
+        self.exit(2, error_line(line, 2) if OneLineParser.json_errors else line + "\n")
+
+
+def error_line(message: str, code: int) -> str:
+    """The stderr line of an error under --json: one JSON object holding the same one-line message."""
+    import json  # lazy: only an error under --json prints it
+
+    return json.dumps({"error": message, "exit_code": code}, ensure_ascii=False) + "\n"
+
+
+def globals_everywhere(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The parser with --root accepted after every command as before it (a command that names no root
+    ignores it, as it does before the command); returns the parser."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                if "--root" not in sub._option_string_actions:
+                    sub.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help="memory root folder")
+                globals_everywhere(sub)
+    return parser
 
 
 def root_of(args: argparse.Namespace) -> MemoryRoot:

@@ -12,11 +12,15 @@ from ..core.errors import MemboardError
 from ..core.files import tomledit
 from ..core.files.filetree import patch_of
 from ..core.secrets import refuse_secrets
+from .output import dump
 
 
-def show() -> int:
-    """Print the config file's path as a comment, then its settings as TOML."""
+def show(as_json: bool = False) -> int:
+    """Print the config file's path as a comment, then its settings as TOML (as_json: {path, exists, settings})."""
     cfg = config.settings()
+    if as_json:
+        dump({"path": str(cfg.path), "exists": cfg.exists, "settings": dict(cfg.stored)})
+        return 0
     if not cfg.exists:
         print(f"# {cfg.path} (not created yet; `memboard config set KEY VALUE` creates it)")
         return 0
@@ -34,22 +38,42 @@ def shown(value: object) -> str:
     return tomli_w.dumps({"v": value})[4:].rstrip("\n")
 
 
-def get(name: str) -> int:
-    """Print the value commands use for one key: the config's, else its default; exit 1 when it has neither."""
+def get(name: str, as_json: bool = False) -> int:
+    """Print the value commands use for one key: the config's, else its default; exit 1 when it has neither
+    (as_json: {key, value, default})."""
     key = config.key_named(name)
     cfg = config.settings()
     value = cfg.value(name)
+    default = value is None
     if value is None:
         value = key.default
     if value is None:
         raise MemboardError(f"{name} is not set in {cfg.path} and has no default")
-    print(shown(value) if isinstance(value, Mapping) else value)
+    if as_json:
+        dump({"key": name, "value": value, "default": default})
+    else:
+        print(shown(value) if isinstance(value, Mapping) else value)
     return 0
 
 
-def list_keys() -> int:
-    """Print every key: its value in the config (or its default, or that it is unset) and what it does."""
+def list_keys(as_json: bool = False) -> int:
+    """Print every key: its value in the config (or its default, or that it is unset) and what it does
+    (as_json: an array of {key, value, set, default, help})."""
     stored = config.settings().stored
+    if as_json:
+        dump(
+            [
+                {
+                    "key": key.name,
+                    "value": stored.get(key.name, key.default),
+                    "set": key.name in stored,
+                    "default": key.default,
+                    "help": key.help,
+                }
+                for key in config.TABLE
+            ]
+        )
+        return 0
     for key in config.TABLE:
         if key.name in stored:
             value = shown(stored[key.name])
@@ -69,15 +93,27 @@ def theme_names() -> frozenset[str]:
     return frozenset(BUILTIN_THEMES)
 
 
-def set_key(key: str, value: str, allow_secrets: bool = False, dry_run: bool = False) -> int:
+def set_key(key: str, value: str, allow_secrets: bool = False, dry_run: bool = False, as_json: bool = False) -> int:
     """Validate and store one setting, keeping the file's comments, layout and other keys; say what changed
-    (dry_run: print the change as a git patch and write nothing)."""
+    (dry_run: print the change as a git patch and write nothing; as_json: {key, value, path, changed, dry_run}
+    with the patch under dry_run)."""
     themes = theme_names() if key == "theme" else None
     stored = config.parse_value(key, value, themes)
     if key == "agent_name":  # every registration writes it into index.md and its Session ID
         refuse_secrets({"agent name": str(stored)}, allow_secrets)
     path = config.settings().path  # a config that is not valid TOML is refused here, as by every other command
     edit = tomledit.plan_set(path, (key,), stored)
+    if as_json:
+        if not dry_run:
+            tomledit.apply(edit)
+            config.forget()
+        answer = {"key": key, "value": stored, "path": str(edit.path), "changed": edit.changed, "dry_run": dry_run}
+        dump(
+            {**answer, "patch": patch_of(edit.path, edit.before, edit.after) if edit.changed else ""}
+            if dry_run
+            else answer
+        )
+        return 0
     if dry_run:
         sys.stdout.write(patch_of(edit.path, edit.before, edit.after) if edit.changed else "")
         print("dry run: nothing written" if edit.changed else "dry run: nothing to change", file=sys.stderr)
@@ -94,13 +130,17 @@ def set_key(key: str, value: str, allow_secrets: bool = False, dry_run: bool = F
 
 def cmd_config(args) -> int:
     """Dispatch the config actions."""
+    as_json = bool(getattr(args, "json", False))
     if args.action == "path":
-        print(config.config_path())
+        if as_json:
+            dump({"path": str(config.config_path())})
+        else:
+            print(config.config_path())
         return 0
     if args.action == "set":
-        return set_key(args.key, args.value, args.allow_secrets, getattr(args, "dry_run", False))
+        return set_key(args.key, args.value, args.allow_secrets, getattr(args, "dry_run", False), as_json)
     if args.action == "get":
-        return get(args.key)
+        return get(args.key, as_json)
     if args.action == "list":
-        return list_keys()
-    return show()
+        return list_keys(as_json)
+    return show(as_json)

@@ -122,21 +122,26 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     """The parsed arguments (`memboard search`, `note search` and the space reads build only their own parser: they
     must start about as fast as Python)."""
     raw = sys.argv[1:] if argv is None else argv
+    from .args import OneLineParser, globals_everywhere  # lazy: see hook (argparse is 3 ms the hook never needs)
+
+    OneLineParser.json_errors = "--json" in raw[: raw.index("--")] if "--" in raw else "--json" in raw
     if raw[:1] == ["space"] and raw[1:2] and raw[1] in ("where", "list", "restore", "search", "check"):
         from . import space_parser  # lazy: the space reads start about as fast as Python too
 
-        return space_parser.build_parser().parse_args(argv)
+        return globals_everywhere(space_parser.build_parser()).parse_args(argv)
     if raw[:1] == ["search"] or raw[:2] == ["note", "search"]:
         from . import search  # lazy: see above
 
-        return (search.build_parser() if raw[:1] == ["search"] else search.build_note_parser()).parse_args(argv)
+        return globals_everywhere(
+            search.build_parser() if raw[:1] == ["search"] else search.build_note_parser()
+        ).parse_args(argv)
     if raw[:1] == ["lookup"]:  # a whole-process speed target, as search is
         from .hierarchy_parser import parse_lookup  # lazy: see above
 
         return parse_lookup(argv)
     from .parser import build_parser  # lazy: see above
 
-    return build_parser().parse_args(argv)
+    return globals_everywhere(build_parser()).parse_args(argv)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -165,7 +170,13 @@ def _run(args: argparse.Namespace) -> int:
             code = command(args)
         return code
     except MemboardError as exc:
-        err(str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__)
+        line = str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__
+        if getattr(args, "json", False):  # a script reading --json reads its errors as JSON too
+            from .args import error_line  # lazy: only an error under --json needs it
+
+            sys.stderr.write(error_line(f"memboard: {line}", exc.exit_code))
+        else:
+            err(line)
         return exc.exit_code
     except KeyboardInterrupt:
         err("interrupted")

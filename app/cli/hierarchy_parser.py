@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .args import OneLineParser
+from .args import OneLineParser, globals_everywhere
 
 Sub = Any  # argparse's subparsers action (a private type)
 ALLOW_SECRETS_HELP = "write even if the text looks like a credential (keys, tokens, password=...)"
@@ -140,7 +140,7 @@ def build_lookup_parser() -> argparse.ArgumentParser:
 def parse_lookup(argv: list[str] | None) -> argparse.Namespace:
     """`memboard lookup ...` parsed with its words anywhere among the options: argparse ends a `nargs="+"`
     positional at the first option, so `lookup add --workspace DIR NEED TARGET` left NEED and TARGET over."""
-    parser = build_lookup_parser()
+    parser = globals_everywhere(build_lookup_parser())
     args, extra = parser.parse_known_args(argv)
     if extra and getattr(args, "words", None) and not any(e.startswith("-") for e in extra):
         args.words += extra

@@ -25,6 +25,7 @@ from ..core.errors import MemboardError, Refused, UsageError
 from ..core.files.filetree import patch_of, write_edit
 from ..core.files.trees import AGENT_CONFIG
 from . import jsonedit
+from .output import dump
 from .tools import NAMES, TOOLS
 
 TIMEOUT_SECONDS = 10
@@ -391,37 +392,72 @@ def say(line: str) -> None:
     print(f"memboard: {line}", file=sys.stderr)
 
 
+def finish(
+    args, path: Path, plan: tuple[bytes | None, bytes | None], nothing: str, done: Callable[[Path | None], str]
+) -> int:
+    """Preview and write a planned change of an agent file (install-hook, install-mcp and their uninstalls); the
+    outcome is one line, or under --json one object {file, changed, dry_run, deleted, backup, message} holding the
+    patch under --dry-run."""
+    (before, after), as_json, dry_run = plan, bool(getattr(args, "json", False)), bool(args.dry_run)
+    answer: dict[str, object] = {"file": str(path), "changed": after is not None, "dry_run": dry_run}
+    if after is None:
+        if as_json:
+            dump({**answer, "deleted": False, "backup": None, "message": nothing})
+        else:
+            print(nothing)
+        return 0
+    answer["deleted"] = after == b""
+    if dry_run:
+        if as_json:
+            dump(
+                {
+                    **answer,
+                    "backup": None,
+                    "message": "dry run: nothing written",
+                    "patch": patch_of(path, before, after),
+                }
+            )
+            return 0
+        preview(path, before, after)
+        print("dry run: nothing written", file=sys.stderr)
+        return 0
+    if not as_json:
+        preview(path, before, after)
+    saved = write_config(path, before, after, user=args.project is None)
+    if as_json:
+        dump({**answer, "backup": str(saved) if saved else None, "message": done(saved)})
+    else:
+        print(done(saved))
+    return 0
+
+
 def cmd_install_hook(args) -> int:
     """Preview the change as a diff; unless --dry-run, back up the old file and write the new one."""
     explicit, why = command_choice(args.command, args.project)
     command = hook_command(args.tool, explicit)
     path, before, after = plan_install(args.tool, args.project, command)
-    if after is None:
-        print(f"nothing to change: {path} already runs `{command}`")
-        return 0
-    say(why)
-    preview(path, before, after)
-    if args.dry_run:
-        print("dry run: nothing written", file=sys.stderr)
-        return 0
-    saved = write_config(path, before, after, user=args.project is None)
-    print(f"installed: {path} runs `{command}` at session start" + (f" (backup: {saved})" if saved else ""))
-    return 0
+    if after is not None:
+        say(why)
+    return finish(
+        args,
+        path,
+        (before, after),
+        f"nothing to change: {path} already runs `{command}`",
+        lambda saved: f"installed: {path} runs `{command}` at session start" + (f" (backup: {saved})" if saved else ""),
+    )
 
 
 def cmd_uninstall_hook(args) -> int:
     """Preview the removal as a diff; unless --dry-run, back up the file and remove memboard's entry."""
     path, before, after = plan_uninstall(args.tool, args.project)
-    if after is None:
-        print(f"nothing to remove: {path} has no memboard hook for {args.tool}")
-        return 0
-    preview(path, before, after)
-    if args.dry_run:
-        print("dry run: nothing written", file=sys.stderr)
-        return 0
-    saved = write_config(path, before, after, user=args.project is None)
     if after == b"":
-        print(f"uninstalled: deleted {path}, which held only memboard's hook (backup: {saved})")
+        done = f"uninstalled: deleted {path}, which held only memboard's hook"
     else:
-        print(f"uninstalled: removed memboard's {args.tool} hook from {path} (backup: {saved})")
-    return 0
+        done = f"uninstalled: removed memboard's {args.tool} hook from {path}"
+    return finish(
+        args,
+        path,
+        (before, after),
+        f"nothing to remove: {path} has no memboard hook for {args.tool}",
+        lambda saved: f"{done} (backup: {saved})",
+    )

@@ -34,7 +34,7 @@ from ..core.errors import MemboardError, Refused, UsageError
 from ..core.files import tomledit
 from ..core.files.root import MemoryRoot
 from . import jsonedit
-from .install import command_choice, memboard_words, preview, read_config, removed, say, write_config
+from .install import command_choice, finish, memboard_words, read_config, removed, say
 
 SERVER = "memboard"
 
@@ -176,32 +176,26 @@ def cmd_install_mcp(args: argparse.Namespace) -> int:
     path, before, after = plan_install(args.tool, args.project, root, command)
     if root is None:
         _root_note()
-    if after is None:
-        print(f"nothing to change: {path} already starts the memboard MCP server")
-        return 0
-    say(why)
-    preview(path, before, after)
-    if args.dry_run:
-        print("dry run: nothing written", file=sys.stderr)
-        return 0
-    saved = write_config(path, before, after, user=args.project is None)
-    print(
-        f"installed: {path} starts the memboard MCP server for {args.tool}" + (f" (backup: {saved})" if saved else "")
+    if after is not None:
+        say(why)
+    done = f"installed: {path} starts the memboard MCP server for {args.tool}"
+    return finish(
+        args,
+        path,
+        (before, after),
+        f"nothing to change: {path} already starts the memboard MCP server",
+        lambda saved: done + (f" (backup: {saved})" if saved else ""),
     )
-    return 0
 
 
 def cmd_uninstall_mcp(args: argparse.Namespace) -> int:
     """Preview the removal as a diff; unless --dry-run, back up the file and remove memboard's entry."""
     path, before, after = plan_uninstall(args.tool, args.project)
-    if after is None:
-        print(f"nothing to remove: {path} has no memboard MCP server")
-        return 0
-    preview(path, before, after)
-    if args.dry_run:
-        print("dry run: nothing written", file=sys.stderr)
-        return 0
-    saved = write_config(path, before, after, user=args.project is None)
     what = "deleted it, as it held only the memboard server" if after == b"" else "removed the memboard server"
-    print(f"uninstalled: {path}: {what} (backup: {saved})")
-    return 0
+    return finish(
+        args,
+        path,
+        (before, after),
+        f"nothing to remove: {path} has no memboard MCP server",
+        lambda saved: f"uninstalled: {path}: {what} (backup: {saved})",
+    )

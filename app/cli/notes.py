@@ -140,5 +140,9 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_key(args: argparse.Namespace) -> int:
     """note key --scope S --type T --title X."""
-    print(suggest_topic_key(args.scope, args.type, args.title))
+    key = suggest_topic_key(args.scope, args.type, args.title)
+    if args.json:
+        dump({"topic_key": key})
+    else:
+        print(key)
     return 0

@@ -255,7 +255,8 @@ def _setup_commands(sub: Sub) -> None:
     """config and completion."""
     p = sub.add_parser("config", help="show, list, get, set or locate the user config (TOML)")
     csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
-    csub.add_parser("show", help="print the config file's settings").set_defaults(action="show")
+    shown = csub.add_parser("show", help="print the config file's settings")
+    shown.set_defaults(action="show")
     cp = csub.add_parser(
         "set",
         help=f"set KEY to VALUE ({', '.join(config.KEYS)})",
@@ -271,8 +272,12 @@ def _setup_commands(sub: Sub) -> None:
     gp = csub.add_parser("get", help="print the value commands use for KEY (the config's, else its default)")
     gp.add_argument("key", metavar="KEY")
     gp.set_defaults(action="get")
-    csub.add_parser("list", help="print every key, its value or default, and what it does").set_defaults(action="list")
-    csub.add_parser("path", help="print where the config file lives").set_defaults(action="path")
+    lp = csub.add_parser("list", help="print every key, its value or default, and what it does")
+    lp.set_defaults(action="list")
+    pp = csub.add_parser("path", help="print where the config file lives")
+    pp.set_defaults(action="path")
+    for each in (shown, cp, gp, lp, pp):
+        each.add_argument("--json", action="store_true", help="print the answer as JSON")
     p.set_defaults(handler="config:cmd_config")
 
     p = sub.add_parser(
@@ -281,7 +286,10 @@ def _setup_commands(sub: Sub) -> None:
         description="Prints a completion script for the shell, generated from this command line's own "
         "parser. Install: see docs/command-line.md, Shell completion.",
     )
-    p.add_argument("shell", choices=["bash", "zsh", "fish"])
+    p.add_argument("shell", nargs="?", choices=["bash", "zsh", "fish"])
+    p.add_argument(
+        "--list", choices=["ids", "keys"], help="print the root's Session IDs or topic keys (what the scripts ask)"
+    )
     p.set_defaults(handler="completion:cmd_completion")
 
 
@@ -298,6 +306,7 @@ def _hook_file_arguments(p: argparse.ArgumentParser) -> None:
     where.add_argument("--user", action="store_true", help="the user's config in the home folder (default)")
     where.add_argument("--project", metavar="DIR", help="the project's config under DIR")
     p.add_argument("--dry-run", action="store_true", help=FILE_DRY_RUN_HELP)
+    p.add_argument("--json", action="store_true", help="print the outcome as JSON (with --dry-run: the patch in it)")
 
 
 def _command_argument(p: argparse.ArgumentParser) -> None:
@@ -390,4 +399,5 @@ def _note_views(nsub: Sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--scope", required=True, choices=NOTE_SCOPES)
     p.add_argument("--type", required=True, choices=NOTE_TYPES)
     p.add_argument("--title", required=True, metavar="T")
+    p.add_argument("--json", action="store_true", help='print {"topic_key": KEY}')
     p.set_defaults(handler="notes:cmd_key")

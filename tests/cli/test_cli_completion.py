@@ -28,6 +28,16 @@ def scripts(tmp_path_factory) -> dict:
     return out
 
 
+def on_path() -> dict:
+    """The environment with this memboard first on PATH (the scripts ask `memboard` for a root's words)."""
+    import os
+    import sys
+    from pathlib import Path
+
+    folder = Path(sys.executable).parent
+    return {**os.environ, "PATH": f"{folder}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
 def bash_complete(script, *words: str) -> list[str]:
     """What bash offers after `words` (the last one is the word being completed)."""
     line = " ".join(f"'{w}'" for w in words)
@@ -35,7 +45,9 @@ def bash_complete(script, *words: str) -> list[str]:
         f"source '{script}'; COMP_WORDS=({line}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); "
         "_memboard; printf '%s\\n' \"${COMPREPLY[@]}\""
     )
-    res = subprocess.run(["bash", "--norc", "--noprofile", "-c", program], capture_output=True, text=True, timeout=60)
+    res = subprocess.run(
+        ["bash", "--norc", "--noprofile", "-c", program], capture_output=True, text=True, timeout=60, env=on_path()
+    )
     assert res.returncode == 0, res.stderr
     return [w for w in res.stdout.splitlines() if w]
 
@@ -52,6 +64,8 @@ def test_bash_completes_a_subcommands_options(scripts):
         "--user",
         "--project",
         "--dry-run",
+        "--json",
+        "--root",
     }
     assert bash_complete(scripts["bash"], "memboard", "--root", "/tmp", "organize", "--st") == ["--stale-days"]
 
@@ -110,3 +124,77 @@ def test_fish_script_completes(scripts):
 def test_unknown_shell_is_a_usage_error(cli):
     res = cli("completion", "tcsh", use_root=False)
     assert res.code == 2 and "invalid choice" in res.err and res.out == ""
+
+
+@pytest.fixture
+def filled(cli, tmp_path) -> tuple[str, str, str]:
+    """A root holding one session and one note: (root, Session ID, topic key)."""
+    import json
+
+    root = tmp_path / "mem"
+    root.mkdir()
+    sid = json.loads(cli("register", "--root", str(root), "--json", use_root=False).out)["session_id"]
+    saved = cli(
+        "note",
+        "save",
+        "--root",
+        str(root),
+        "--title",
+        "Use tabs",
+        "--type",
+        "preference",
+        "--scope",
+        "global",
+        "--what",
+        "tabs",
+        "--json",
+        use_root=False,
+    )
+    assert saved.code == 0, saved.err
+    return str(root), sid, "global/preference/use-tabs"
+
+
+def test_bash_completes_session_ids_and_topic_keys_from_the_root_typed_on_the_line(scripts, filled):
+    root, sid, key = filled
+    bash = scripts["bash"]
+    assert bash_complete(bash, "memboard", "--root", root, "show", "") == [sid]
+    assert bash_complete(bash, "memboard", "archive", "--root", root, sid[:4]) == [sid]
+    assert bash_complete(bash, "memboard", "--root", root, "continue", "x", "--as", "") == [sid]
+    assert bash_complete(bash, "memboard", "--root", root, "note", "show", "g") == [key]
+    assert bash_complete(bash, "memboard", "--root", root, "note", "save", "--topic-key", "") == [key]
+    assert bash_complete(bash, "memboard", "config", "get", "hot_max_l") == ["hot_max_lines"]
+
+
+def test_completion_lists_what_the_root_holds(cli, filled):
+    root, sid, key = filled
+    assert cli("completion", "--list", "ids", "--root", root, use_root=False).out == sid + "\n"
+    assert cli("completion", "--list", "keys", "--root", root, use_root=False).out == key + "\n"
+
+
+@pytest.mark.skipif(not shutil.which("zsh"), reason="zsh is not installed")
+def test_zsh_completes_session_ids(scripts, filled):
+    root, sid, _ = filled
+    program = (
+        f"compdef() {{ :; }}; source '{scripts['zsh']}'; "
+        'compadd() { [[ $1 == -- ]] && shift; print -rl -- "$@"; }; '
+        f"words=(memboard --root '{root}' show ''); CURRENT=5; _memboard"
+    )
+    res = subprocess.run(["zsh", "-f", "-c", program], capture_output=True, text=True, timeout=60, env=on_path())
+    assert res.returncode == 0, res.stderr
+    assert sid in res.stdout.split()
+
+
+@pytest.mark.skipif(not shutil.which("fish"), reason="fish is not installed")
+def test_fish_completes_session_ids_and_topic_keys(scripts, filled):
+    root, sid, key = filled
+    program = (
+        f"source '{scripts['fish']}'; complete -C 'memboard --root {root} show '; echo ---; "
+        f"complete -C 'memboard --root {root} note show '"
+    )
+    res = subprocess.run(
+        ["fish", "--no-config", "-c", program], capture_output=True, text=True, timeout=60, env=on_path()
+    )
+    assert res.returncode == 0, res.stderr
+    ids, keys = res.stdout.split("---\n")
+    assert sid in [line.split("\t")[0] for line in ids.splitlines()]
+    assert key in [line.split("\t")[0] for line in keys.splitlines()]

@@ -125,7 +125,7 @@ def test_organize_takes_a_copy_for_its_original_not_a_session_of_its_own(cli, ro
     assert continued_sources(MemoryRoot(root), {SOURCE, A}) == {SOURCE: [A]}  # on behalf of A, not of the copy
     before = whole_tree()
     res = cli("organize", "--json")
-    assert res.code == 1 and res.err.strip().endswith("run `memboard doctor --fix` first"), res.err
+    assert res.code == 1 and json.loads(res.err)["error"].endswith("run `memboard doctor --fix` first"), res.err
     assert whole_tree() == before
 
 

@@ -82,6 +82,9 @@ REWORDED: dict[str, str] = {
     "- Syncthing keeps the newer version": "issue 26: the busy test is a real test, and what Syncthing still leaves meanwhile",
     "Measured on a shared 2-core machine:": "issue 26: measured again with the harness's new start",
     "- `2 sync-conflict copies to merge (d: doctor)`": "issue 26: the banner says an original is missing",
+    "``` memboard [--root DIR] open the board": "issue 28 §6: --json on note key, config and the install commands",
+    "The memory root is `--root DIR`, else": "issue 28 §6: --root after the command, errors under --json",
+    "`memboard completion bash|zsh|fish` prints": "issue 28 §6: Session IDs and topic keys complete from the root",
 }
 
 FIRST_COMMANDS = """\

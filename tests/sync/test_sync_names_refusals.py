@@ -85,6 +85,8 @@ def test_organize_and_archive_refuse_while_a_copy_is_unmerged(cli, root, mem, wh
     res = cli(*argv)
     assert (res.code, res.out) == (1, ""), (res.code, res.out, res.err)
     lines = res.err.strip().splitlines()
+    if "--json" in argv:  # the same one line, as a JSON object
+        lines = [json.loads(line)["error"] for line in lines]
     assert len(lines) == 1 and lines[0].endswith(FIRST), res.err
     assert copy in lines[0] and "nothing written" in lines[0] and "Traceback" not in res.err
     assert whole_tree() == before

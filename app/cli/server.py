@@ -10,6 +10,7 @@ from types import ModuleType
 
 from ..core import config
 from ..core.errors import MemboardError, UsageError
+from ..core.results import Finding
 from ..service import mcp_tools
 from .args import root_of
 
@@ -56,6 +57,18 @@ def server_cannot_start() -> str | None:
     except MemboardError as exc:
         return str(exc)
     return None
+
+
+def sdk_finding() -> Finding | None:
+    """doctor's finding when `memboard mcp` cannot start here because a package of the MCP SDK is not installed
+    (looked up, not imported: doctor stays quick), else None."""
+    from ..mcp import wire  # lazy: only doctor and `memboard mcp` ask
+
+    missing = wire.sdk_missing()
+    if missing is None:
+        return None
+    line = unloadable(ModuleNotFoundError(f"No module named {missing!r}", name=missing))
+    return Finding("mcp_server_unavailable", "", line.removeprefix("memboard mcp cannot start: "))
 
 
 def served_root(args: argparse.Namespace) -> Path | None:

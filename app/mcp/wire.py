@@ -15,7 +15,9 @@ it has loaded. `MEMBOARD_MCP_EARLY=0` leaves `initialize` to the SDK too.
 What the SDK's stdio transport does not do is done here: a line that is not JSON gets the
 JSON-RPC parse error (-32700, id null) instead of silence, and a client that stops reading
 (its end of stdout closed) ends the server as a closed stdin does, with one line on stderr and
-exit code 0, as the command line does on a broken pipe. As the SDK does, fd 0 is pointed at
+exit code 0, as the command line does on a broken pipe. And a client that sends its requests and
+closes stdin at once gets every answer: the end of the input waits for the answers still owed
+(the SDK alone drops the requests in flight when its input ends). As the SDK does, fd 0 is pointed at
 the null device and fd 1 at stderr while serving, so nothing else can read the client's
 requests or write to the wire.
 """
@@ -48,6 +50,7 @@ CAPABILITIES: dict[str, Any] = {
 SDK_MODULES = ("mcp", "mcp_types", "pydantic", "anyio")  # what the server imports first
 PARSE_ERROR = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}\n'
 CLIENT_INFO_KEYS = frozenset({"name", "version"})
+DRAIN_SECONDS = 300.0  # how long the end of stdin waits for the answers still owed
 
 
 class Served(Protocol):
@@ -132,6 +135,26 @@ class Wire:
         self.pending = b""
         self.ended = False
         self.wake_r, self.wake_w = os.pipe() if os.name == "posix" else (-1, -1)
+        self.open_requests: set[str] = set()  # ids (as JSON) of the requests read and not yet answered
+        self.settled = threading.Condition()
+
+    def track(self, message: object, asked: bool) -> None:
+        """Note a request read (asked) or a response written, by its id."""
+        if not isinstance(message, dict) or "id" not in message or ("method" in message) != asked:
+            return
+        with self.settled:
+            key = json.dumps(message["id"])
+            if asked:
+                self.open_requests.add(key)
+            else:
+                self.open_requests.discard(key)
+            self.settled.notify_all()
+
+    def drain(self) -> None:
+        """Wait (at most DRAIN_SECONDS) until every request read is answered or the wire is broken: a client that
+        sends its requests and closes stdin still gets its answers (the SDK drops those in flight at the end)."""
+        with self.settled:
+            self.settled.wait_for(lambda: not self.open_requests or self.broken, timeout=DRAIN_SECONDS)
 
     def send(self, line: bytes) -> None:
         """Write one whole line; a client that stopped reading marks the wire broken and ends the input."""
@@ -146,6 +169,8 @@ class Wire:
                 self.broken = True
                 if self.wake_w >= 0:
                     os.write(self.wake_w, b"x")
+                with self.settled:  # no answer owed can reach a client that stopped reading
+                    self.settled.notify_all()
 
     def line(self) -> bytes:
         """The next line from the client (b"" at the end: stdin closed, or the client stopped reading)."""
@@ -189,8 +214,16 @@ class Incoming:
         self.wire, self.replay = wire, replay
 
     def readline(self) -> str:
-        """The next line as text ("" at the end)."""
-        line, self.replay = (self.replay, b"") if self.replay else (self.wire.message()[0], b"")
+        """The next line as text ("" at the end, once every request read is answered)."""
+        if self.replay:
+            line, self.replay = self.replay, b""
+            message = json.loads(line)
+        else:
+            line, message = self.wire.message()
+        if not line:
+            self.wire.drain()
+            return ""
+        self.wire.track(message, asked=True)
         return line.decode("utf-8", errors="replace")
 
 
@@ -205,6 +238,10 @@ class Outgoing:
     def write(self, text: str) -> int:
         """Send one line of the SDK's (it writes each message whole)."""
         data = text.encode("utf-8")
+        try:
+            self.wire.track(json.loads(data), asked=False)
+        except ValueError:
+            pass
         if self.answered is not None and self.is_the_answered(data):
             if data != self.answered:
                 print(

@@ -182,3 +182,25 @@ def test_a_client_that_stops_reading_ends_the_server_quietly_with_one_line_and_e
         err = proc.stderr.read().decode().splitlines()
     assert err[0].startswith("memboard mcp: serving ")
     assert err[1:] == ["memboard mcp: the client stopped reading (broken pipe); stopped"]
+
+
+@pytest.mark.parametrize("early", ["1", "0"], ids=["early", "sdk"])
+def test_requests_sent_with_stdin_closed_at_once_are_all_answered(tmp_path, early):
+    root = tmp_path / "memory"
+    root.mkdir()
+    requests = [
+        initialize(0),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "session_list", "arguments": {}}},
+    ]
+    done = subprocess.run(
+        server_command(root),
+        input=b"".join(line(r) for r in requests),
+        capture_output=True,
+        env={**server_env(tmp_path / "state"), "MEMBOARD_MCP_EARLY": early},
+        timeout=120,
+    )
+    answers = [json.loads(got) for got in done.stdout.splitlines()]
+    assert done.returncode == 0 and [a["id"] for a in answers] == [0, 1, 2], done.stderr
+    assert answers[2]["result"]["isError"] is False

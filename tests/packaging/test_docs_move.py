@@ -72,6 +72,8 @@ REWORDED: dict[str, str] = {
     "**Saving over a long note costs what creating it costs": "'note_size.py, below' is on the Benchmarks page",
     "**For your agent's rules file**": "the MCP tool profiles: a server sends the lines of the tools it serves",
     "```text memboard keeps the agents' shared working memory": "the instructions, one line per tool group since the MCP tool profiles",
+    "```sh pip install 'memboard[mcp]'": "the MCP SDK is a dependency now (issue 28 §1): the install line is pipx from git",
+    "`type`, `scope`, `status` and `choice` are enums": "'Without the extra' is gone: the MCP SDK is a dependency now",
 }
 
 FIRST_COMMANDS = """\

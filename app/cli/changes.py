@@ -100,6 +100,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     root = root_of(args)
     when = clock.now()
     findings, plan = diagnose(root, when)
+    from .server import sdk_finding  # lazy: the MCP server's check, for doctor alone
+
+    unavailable = sdk_finding()  # the agents' server is part of the install's health
+    if unavailable is not None:
+        findings = [*findings, unavailable]
     if args.fix:
         refuse_repairs(findings)  # (one line, before any finding is printed: a file memboard cannot read)
     if args.json and not args.fix:

@@ -35,6 +35,7 @@ from ..core.files import tomledit
 from ..core.files.root import MemoryRoot
 from . import jsonedit
 from .install import command_choice, finish, memboard_words, read_config, removed, say
+from .server import server_cannot_start
 
 SERVER = "memboard"
 
@@ -174,6 +175,9 @@ def cmd_install_mcp(args: argparse.Namespace) -> int:
     root = getattr(args, "root", None)
     command, why = command_choice(getattr(args, "command", None), args.project)
     path, before, after = plan_install(args.tool, args.project, root, command)
+    cannot = server_cannot_start()  # never point an agent at a server that cannot start
+    if cannot is not None:
+        raise MemboardError(f"{cannot}; nothing written to {path}")
     if root is None:
         _root_note()
     if after is not None:

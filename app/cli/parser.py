@@ -206,7 +206,7 @@ def _mcp_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "mcp",
         parents=[common],
-        help="MCP server on stdio for agents (needs memboard[mcp])",
+        help="MCP server on stdio for agents",
         description="Serves the memory root to an agent over the Model Context Protocol on stdin/stdout: the\n"
         "tools of a profile (below), each change planned, locked, written and verified as the commands do,\n"
         "with resources (the protocol, a session's snapshot, a project's hot memory) and a prompt that\n"

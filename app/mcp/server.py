@@ -14,20 +14,22 @@ waits past the lock timeout answering that the root is locked (busy), nothing wr
 that needs one call's effect waits for its answer before the next call, as JSON-RPC has it.
 An argument a tool does not take is refused (a misspelt `dry_run` must never mean a write),
 and so are arguments of the wrong type; an error of memboard's is answered as one line with
-`is_error` set. stdout carries JSON-RPC only: the SDK points the process's own stdout at stderr
-while it serves, and logs go to stderr.
+`is_error` set. The SDK's stdio transport serves the wire that wire.py claimed (it answers an
+early `initialize` before this module is even imported); stdout carries JSON-RPC only, and logs
+go to stderr. Without a memory root no prompt is served, so none is advertised.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
 from mcp_types import Tool as MCPTool
 from pydantic import ValidationError
@@ -44,9 +46,11 @@ from .rules import INSTRUCTIONS, instructions
 from .sessions import SessionTools, Tool
 from .spaces import SpaceTools
 from .surface import OUTPUT, slim
+from .wire import Incoming, Outgoing
 
 TOOLSETS = (SessionTools, NoteTools, SpaceTools, HierarchyTools)
-__all__ = ["INSTRUCTIONS", "TOOLSETS", "MemoryServer", "serve"]
+__all__ = ["INSTRUCTIONS", "TOOLSETS", "MemoryServer", "build"]
+PROMPT_METHODS = ("prompts/list", "prompts/get")
 
 
 class MemoryServer(MCPServer):
@@ -72,6 +76,19 @@ class MemoryServer(MCPServer):
                 if tool.__name__ in self.served:
                     self.register(tool, hints)
         add_resources(self, root)
+        if root is None:  # no prompt without a root: the SDK advertises prompts while their handlers are there
+            for method in PROMPT_METHODS:
+                self._lowlevel_server._request_handlers.pop(method, None)
+
+    def run_on(self, incoming: Incoming, outgoing: Outgoing) -> None:
+        """Serve the SDK's stdio transport on the wire's ends (wire.py) until the input ends."""
+        anyio.run(self.serve_streams, anyio.wrap_file(incoming), anyio.wrap_file(outgoing))  # type: ignore[arg-type]
+
+    async def serve_streams(self, stdin: anyio.AsyncFile[str], stdout: anyio.AsyncFile[str]) -> None:
+        """MCPServer.run_stdio_async on the given streams (the SDK's own, given explicitly, claim no descriptor)."""
+        async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):
+            low = self._lowlevel_server
+            await low.run(read_stream, write_stream, low.create_initialization_options())
 
     async def list_tools(self) -> list[MCPTool]:
         """The tools as listed: slim input schemas closed to unknown arguments, and each one's output schema."""
@@ -123,10 +140,7 @@ def once_per_call(tool: Tool) -> Tool:
     return call
 
 
-def serve(root: Path | None, tools: str | None = None) -> None:
-    """Serve the memory root at root (None: spaces and hierarchies only) on stdio until the client closes it, with
-    the tools of the profiles tools names (None: the config's mcp_tools, else `agent`)."""
-    server = MemoryServer(root, tools)
-    served = root if root is not None else "spaces and hierarchies (no memory root)"
-    print(f"memboard mcp: serving {served} on stdio", file=sys.stderr, flush=True)
-    server.run("stdio")
+def build(root: Path | None, tools: str | None = None) -> MemoryServer:
+    """The server on the memory root at root (None: spaces and hierarchies only) with the tools of the profiles
+    tools names (None: the config's mcp_tools, else `agent`), for wire.serve to run."""
+    return MemoryServer(root, tools)

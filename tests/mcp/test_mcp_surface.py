@@ -231,11 +231,15 @@ def test_the_resources_and_the_prompt_are_real(agent: Agent):
     assert f"session_continue with source_id={sid}" in said and "- Ship it" in said
 
 
-def test_without_a_root_only_the_hot_memory_is_served(tmp_path):
-    with rootless(tmp_path / "home") as agent:
-        call = agent.portal.call
-        assert call(agent.session.list_resources).resources == []
-        templates = [t.uri_template for t in call(agent.session.list_resource_templates).resource_templates]
+def test_without_a_root_only_the_hot_memory_is_served_and_no_prompt_is_advertised(tmp_path, agent: Agent):
+    offered = agent.session.server_capabilities
+    assert offered is not None and offered.prompts is not None and offered.resources is not None
+    with rootless(tmp_path / "home") as bare:
+        offered = bare.session.server_capabilities  # the one prompt needs a root: prompts are not advertised
+        assert offered is not None and offered.prompts is None and offered.resources is not None
+        call = bare.portal.call
+        assert call(bare.session.list_resources).resources == []
+        templates = [t.uri_template for t in call(bare.session.list_resource_templates).resource_templates]
         assert templates == ["memboard://hot/{+workspace}"]
 
 

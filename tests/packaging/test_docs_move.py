@@ -85,6 +85,8 @@ REWORDED: dict[str, str] = {
     "``` memboard [--root DIR] open the board": "issue 28 §6: --json on note key, config and the install commands",
     "The memory root is `--root DIR`, else": "issue 28 §6: --root after the command, errors under --json",
     "`memboard completion bash|zsh|fish` prints": "issue 28 §6: Session IDs and topic keys complete from the root",
+    "```sh pip install 'memboard[mcp]'": "the MCP SDK is a dependency now (issue 28 §1): the install line is pipx from git",
+    "`type`, `scope`, `status` and `choice` are enums": "'Without the extra' is gone: the MCP SDK is a dependency now",
 }
 
 FIRST_COMMANDS = """\

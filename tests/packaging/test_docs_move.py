@@ -72,6 +72,8 @@ REWORDED: dict[str, str] = {
     "**Saving over a long note costs what creating it costs": "'note_size.py, below' is on the Benchmarks page",
     "**For your agent's rules file**": "the MCP tool profiles: a server sends the lines of the tools it serves",
     "```text memboard keeps the agents' shared working memory": "the instructions, one line per tool group since the MCP tool profiles",
+    "Every changing flow opens a preview": "the preview's s (skip to the next group) and z (fold) keys, issue 27",
+    "Organize lists every row it leaves": "organize's preview lists its changes first, then what it leaves (issue 27)",
 }
 
 FIRST_COMMANDS = """\

@@ -139,6 +139,17 @@ class LineView(ScrollView, can_focus=True):
             self.scroll_to(y=0, animate=False, immediate=True)
         self.refresh()
 
+    @property
+    def top_line(self) -> int:
+        """The number of the line at the top of the view."""
+        self._reflow()
+        return max(bisect_right(self._starts, int(self.scroll_offset.y)) - 1, 0)
+
+    def scroll_to_line(self, number: int) -> None:
+        """Scroll so that line number is at the top (as far as the view scrolls)."""
+        self._reflow()
+        self.scroll_to(y=self._starts[min(max(number, 0), len(self._starts) - 1)], animate=False, immediate=True)
+
     def _reflow(self) -> None:
         """Work out where each line starts at the current width (only when the width changed)."""
         width = self.scrollable_content_region.width

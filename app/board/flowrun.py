@@ -40,7 +40,7 @@ from ..core.files.root import MemoryRoot
 from ..core.files.settle import Budget, settle_seconds
 from ..core.plan import Plan
 from .messages import AskScreen, BoardClosed, FlowFinished
-from .planview import PlanView, ViewLine, build
+from .planview import Left, PlanView, ViewLine, build
 from .screens import MessageScreen, PlanningScreen, PreviewScreen, ProgressScreen, Tally
 from .wording import done_words, fix_for, refusal_words
 
@@ -275,6 +275,8 @@ class FlowRunner:
     def plan_view(plan: Plan, words: Words | None) -> PlanView:
         """The preview's view of plan (call it off the UI thread: it diffs and parses)."""
         headline, block, reasons = words(plan) if words else (list(plan.report), [], {})
+        if isinstance(block, Left):  # what the plan leaves comes after what it changes
+            return build(plan, headline, None, reasons, left=block)
         return build(plan, headline, block, reasons)
 
     @contextmanager

@@ -48,6 +48,10 @@ class ViewLine:
     spans: tuple[tuple[int, int, str], ...] = ()
 
 
+class Left(list[ViewLine]):
+    """An op's block of what its plan leaves (each with why): shown after the changes, never before them."""
+
+
 @dataclass
 class PlanView:
     """Everything a preview shows of a plan, prepared off the UI thread."""
@@ -174,6 +178,41 @@ FILE_WORDS = {"create": "will be created", "modify": "will change", "delete": "w
 FILE_MARKS = {"create": "+", "modify": "~", "delete": "−", "move": "→"}
 
 
+HEADS = ("group", "file")  # the kinds of line that head a group of lines (a file, a list an op gives)
+
+
+def folded(lines: list[ViewLine]) -> list[ViewLine]:
+    """lines with every group folded into its head, which says how many lines it holds (z unfolds them)."""
+    out: list[ViewLine] = []
+    head: ViewLine | None = None
+    hidden = 0
+
+    def close() -> None:
+        """Put the open group's head out, saying what it folds."""
+        if head is not None:
+            more = f"  · {hidden:,} {'line' if hidden == 1 else 'lines'} folded (z shows them)" if hidden else ""
+            out.append(ViewLine(head.text + more, head.kind, head.spans))
+
+    for line in lines:
+        if line.kind in HEADS:
+            close()
+            head, hidden = line, 0
+        elif head is not None and line.text:
+            hidden += 1
+        else:
+            close()
+            head = None
+            out.append(line)
+    close()
+    return out
+
+
+def next_head(lines: list[ViewLine], after: int) -> int:
+    """The number of the first group head below line after (from the top again past the last one; 0 if none)."""
+    heads = [number for number, line in enumerate(lines) if line.kind in HEADS]
+    return next((number for number in heads if number > after), heads[0] if heads else 0)
+
+
 def file_header(f: FileChange) -> ViewLine:
     """A file's header line: mark, path (and destination), what will happen, line counts."""
     name = f"{f.path}{ARROW}{f.dest}" if f.kind == "move" else f.path
@@ -247,21 +286,28 @@ def file_lines(files: list[FileChange], reasons: dict[str, str] | None = None) -
 
 
 def build(
-    plan: Plan, headline: list[str], blocks: list[ViewLine] | None = None, reasons: dict[str, str] | None = None
+    plan: Plan,
+    headline: list[str],
+    blocks: list[ViewLine] | None = None,
+    reasons: dict[str, str] | None = None,
+    *,
+    left: list[ViewLine] | None = None,
 ) -> PlanView:
-    """A plan's view: the headline given, then blocks (an op's own list: findings, rows kept) and the files.
+    """A plan's view: the headline given, then blocks (an op's own list: findings), the files, and last what the
+    plan leaves (left: organize's rows it keeps, each with why), so the first change is never behind them.
 
     A large plan (a large index.md rewritten, or thousands of files) gets an outline first: the headline,
-    the blocks and the files counted. The preview shows it at once and completes it off the UI thread
-    (`later`): pairing 80,000 changed rows and wording each cell, or diffing 57,000 files, takes seconds."""
+    the blocks, the files counted, then what is left. The preview shows it at once and completes it off the UI
+    thread (`later`): pairing 80,000 changed rows and wording each cell, or diffing 57,000 files, takes seconds."""
     index_bytes = sum(
         len(ch.before or b"") + len(ch.after or b"") for ch in plan.changes if INDEX in (ch.path, ch.dest)
     )
     if index_bytes <= LATER_BYTES and len(plan.changes) <= LATER_FILES:
-        return whole(plan, headline, blocks, reasons)
+        return whole(plan, headline, blocks, reasons, left=left)
     waiting = ROWS_PENDING if index_bytes > LATER_BYTES else FILES_PENDING
     readable = [*(blocks or []), *([ViewLine("")] if blocks else []), ViewLine(waiting, "muted")]
-    complete = partial(whole, plan, headline, blocks, reasons)
+    readable += [ViewLine(""), *left] if left else []
+    complete = partial(whole, plan, headline, blocks, reasons, left=left)
     return PlanView(
         headline, [counts(plan.changes), waiting], readable, "", len(plan.changes), 0, encoding_notes(plan), complete
     )
@@ -273,9 +319,11 @@ def whole(
     blocks: list[ViewLine] | None = None,
     reasons: dict[str, str] | None = None,
     stop: Stop | None = None,
+    *,
+    left: list[ViewLine] | None = None,
 ) -> PlanView:
-    """A plan's whole view: every file and row described, and the exact diff (stop: checked between steps;
-    Dropped when it says the view is no longer wanted)."""
+    """A plan's whole view: every file and row described, then what it leaves, and the exact diff (stop: checked
+    between steps; Dropped when it says the view is no longer wanted)."""
 
     def check() -> None:
         """Give up when the preview was closed."""
@@ -292,6 +340,8 @@ def whole(
     if readable and listed:
         readable.append(ViewLine(""))
     readable += listed
+    if left:
+        readable += [ViewLine(""), *left] if readable else left
     rows_line = row_counts(files)
     summary = [counts(files)] + ([rows_line] if rows_line else [])
     if not readable:

@@ -24,6 +24,7 @@ from memboard.core.formats.clock import now
 from memboard.core.formats.snapshot import render_template
 from memboard.core.ops.archive import plan_archive
 from memboard.widgets.key_bar import KeyBar
+from memboard.widgets.line_view import LineView
 from tests.support.roots import table_line
 from tests.support.tree import tree
 
@@ -365,10 +366,10 @@ def hold_completion(monkeypatch, *, files: int = 2000) -> tuple[threading.Event,
     wanted: list[bool] = []
     whole = planview.whole
 
-    def held(plan, headline, blocks=None, reasons=None, stop=None):
+    def held(plan, headline, blocks=None, reasons=None, stop=None, **left):
         assert release.wait(10)
         wanted.append(not (stop is not None and stop()))
-        return whole(plan, headline, blocks, reasons, stop)
+        return whole(plan, headline, blocks, reasons, stop, **left)
 
     monkeypatch.setattr(planview, "LATER_BYTES", 0)
     monkeypatch.setattr(planview, "LATER_FILES", files)
@@ -507,3 +508,32 @@ async def test_a_preview_is_built_by_the_same_settled_build_as_dry_run(sample_ro
         await ready(pilot)
         screen = await open_on(pilot, LONER, "a", PreviewScreen)
         assert len(built) == 1 and LONER in preview_words(screen)
+
+
+async def test_organize_lists_its_changes_first_then_what_it_leaves_each_group_skipped_by_s_folded_by_z(sample_root):
+    app = make_app(sample_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        screen = await organize_preview(pilot)
+        words = screen.body_text.splitlines()
+        first_change = next(n for n, line in enumerate(words) if line.startswith("~ index.md  will change"))
+        left = [n for n, line in enumerate(words) if line.startswith(("Protected", "Kept active", "Already stale"))]
+        assert left and first_change < min(left), words  # the changes first, then what is left and why
+        footer = screen.query_one(KeyBar).text
+        assert "s skip" in footer and "z fold" in footer, footer
+        view = screen.query_one("#preview-body", LineView)
+        heads = [n for n, line in enumerate(screen.words) if line.kind in ("group", "file")]
+        for head in heads[1:]:  # s: from one group to the next
+            await pilot.press("s")
+            await pilot.pause()
+            assert view.top_line == head or view.scroll_y == view.max_scroll_y, (head, view.top_line)
+        await pilot.press("z")
+        await pilot.pause()
+        shown = screen.body_text.splitlines()
+        assert len(shown) < len(words) and shown[0].startswith("~ index.md  will change")
+        assert any(line.startswith("Kept active (") and "folded (z shows them)" in line for line in shown), shown
+        assert not any(line.startswith("  ") for line in shown)  # each group is its first line alone
+        await pilot.press("z")
+        await pilot.pause()
+        assert screen.body_text.splitlines() == words
+        await cancel_through(pilot, StaleDaysScreen)

@@ -87,6 +87,8 @@ REWORDED: dict[str, str] = {
     "`memboard completion bash|zsh|fish` prints": "issue 28 §6: Session IDs and topic keys complete from the root",
     "```sh pip install 'memboard[mcp]'": "the MCP SDK is a dependency now (issue 28 §1): the install line is pipx from git",
     "`type`, `scope`, `status` and `choice` are enums": "'Without the extra' is gone: the MCP SDK is a dependency now",
+    "Every changing flow opens a preview": "the preview's s (skip to the next group) and z (fold) keys, issue 27",
+    "Organize lists every row it leaves": "organize's preview lists its changes first, then what it leaves (issue 27)",
 }
 
 FIRST_COMMANDS = """\

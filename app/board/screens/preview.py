@@ -20,7 +20,7 @@ from memboard.widgets.line_view import LineView
 from ...core.plan import Plan
 from ..actions import bindings
 from ..messages import ViewCompleted, ViewFailed
-from ..planview import DIFF_PENDING, Dropped, PlanView, ViewLine
+from ..planview import DIFF_PENDING, HEADS, Dropped, PlanView, ViewLine, folded, next_head
 from ..wording import Fix
 
 CONFIRM_AGAIN = 200  # above this many file changes (or index rows), the first `y` repeats the counts and asks again
@@ -48,6 +48,7 @@ class PreviewScreen(ModalScreen[bool]):
         self.started = time.monotonic()  # when the rows of a large plan began to be worked out
         self.ticker: Timer | None = None  # shows how long that takes, until they are out
         self.failed = ""  # why they could not be worked out, if so
+        self.folded = False  # each group of the words shown as its head alone (z)
 
     def compose(self) -> ComposeResult:
         """Title, notes, what will happen, the counts, the changes, the confirmation line and the buttons."""
@@ -57,7 +58,7 @@ class PreviewScreen(ModalScreen[bool]):
                 yield Static(Text(note), classes="preview-note")
             yield Static(Text("\n".join(self.view.headline)), id="preview-headline")
             yield Static(Text("\n".join(self.view.counts)), id="preview-counts")
-            body = LineView(self.view.readable, id="preview-body")
+            body = LineView(self.words, id="preview-body")
             body.border_title = READABLE_TITLE
             yield body
             yield Static(id="preview-again")
@@ -125,7 +126,7 @@ class PreviewScreen(ModalScreen[bool]):
         self.view = message.view
         self.query_one("#preview-counts", Static).update(Text("\n".join(self.view.counts)))
         body = self.query_one("#preview-body", LineView)
-        body.set_lines(self.view.raw if self.raw else self.view.readable, words=not self.raw, top=self.raw)
+        body.set_lines(self.view.raw if self.raw else self.words, words=not self.raw, top=self.raw)
 
     @property
     def body_text(self) -> str:
@@ -149,8 +150,36 @@ class PreviewScreen(ModalScreen[bool]):
         elif self.raw and self.view.pending:
             body.set_lines([ViewLine(DIFF_PENDING, "muted")])
         else:
-            body.set_lines(self.view.raw if self.raw else self.view.readable, words=not self.raw)
+            body.set_lines(self.view.raw if self.raw else self.words, words=not self.raw)
         body.border_title = RAW_TITLE if self.raw else READABLE_TITLE
+
+    @property
+    def words(self) -> list[ViewLine]:
+        """The changes in words as shown: every line, or each group folded into its head (z)."""
+        return folded(self.view.readable) if self.folded else self.view.readable
+
+    def action_next_group(self) -> None:
+        """Scroll the words to the next group's head (a file, what a plan leaves, a kind of finding)."""
+        if self.raw or self.failed:
+            self.app.bell()
+            return
+        body = self.query_one("#preview-body", LineView)
+        body.scroll_to_line(next_head(self.words, body.top_line))
+
+    def action_fold(self) -> None:
+        """Fold every group of the words into its head, or show them whole again (the head in view stays)."""
+        if self.raw or self.failed:
+            self.app.bell()
+            return
+        body = self.query_one("#preview-body", LineView)
+        top = body.top_line
+        passed = sum(1 for line in self.words[: top + 1] if line.kind in HEADS)  # heads at or above the top line
+        self.folded = not self.folded
+        lines = self.words
+        body.set_lines(lines)
+        heads = [number for number, line in enumerate(lines) if line.kind in HEADS]
+        if passed:
+            body.scroll_to_line(heads[passed - 1])
 
     def action_confirm(self) -> None:
         """Apply this plan; a large one (over 200 file changes or index rows, or rows still being worked out)

@@ -50,8 +50,8 @@ DEBOUNCE = 0.15  # seconds of no typing before a search starts
 LIMIT = 50  # results shown for one query
 RECHECK = 1.0  # seconds after which the next search looks at the files' stats again
 BUILD = -1  # the number progress lines of the cache's own build carry (no query's)
-BUILDING = "building the search cache of this root (the first search on it)…"
-ROWS_SO_FAR = "the index rows' results so far; snapshots, notes and the archive once the search cache is built"
+BUILDING = "building the search cache of this root…"
+ROWS_SO_FAR = "the index rows so far; snapshots, notes and the archive once the search cache is built"
 INTRO = (
     "Type to search every index row, live snapshot and archived session: literal text in any case "
     "(同步, a piece of an ID, wiki/tools/obsidian-sync.md). Quotes, *, - and AND are searched for as typed."
@@ -303,7 +303,9 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
         progress = self.query_one("#search-progress", Static)
         progress.display = True
         if message.number == BUILD:
-            why = "the index rows answer meanwhile" if message.text == BUILDING else "the first search on this root"
+            why = (
+                "its first search; the index rows answer meanwhile" if message.text == BUILDING else "its first search"
+            )
             progress.update(Text(f"{message.text} ({why})"))
         else:
             progress.update(Text(f"{message.text} (the first search on this root builds its cache)"))

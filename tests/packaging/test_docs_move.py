@@ -72,6 +72,7 @@ REWORDED: dict[str, str] = {
     "**Saving over a long note costs what creating it costs": "'note_size.py, below' is on the Benchmarks page",
     "**For your agent's rules file**": "the MCP tool profiles: a server sends the lines of the tools it serves",
     "```text memboard keeps the agents' shared working memory": "the instructions, one line per tool group since the MCP tool profiles",
+    "`f` searches everything: every index row": "the first search answers from the index rows while its cache is built (issue 27 §6)",
 }
 
 FIRST_COMMANDS = """\

@@ -15,6 +15,7 @@ from memboard.board.screens.search import SearchScreen
 from memboard.board.screens.session import SessionScreen
 from memboard.core.files.root import MemoryRoot
 from memboard.core.ops.query import list_archived
+from memboard.core.search import cache as search_cache
 from memboard.core.search.engine import SearchFilters, SearchHit, SearchOutcome, search
 from memboard.widgets.key_bar import KeyBar
 from tests.support.tree import tree
@@ -439,3 +440,36 @@ async def test_space_and_hierarchy_hits_are_marked_p_and_h_and_a_p_hit_opens_on_
         await until(
             pilot, lambda: spaces.table.current is not None and spaces.table.current.id == target, "the space selected"
         )
+
+
+async def test_the_first_search_shows_the_rows_results_and_the_build_s_progress_before_the_whole_build(
+    demo_root, ids, monkeypatch
+):
+    # the first search on a root builds its search cache (9.9 s on a 20k-row root): the board shows that build's
+    # progress and, meanwhile, the index rows' results, then the whole answer once the cache is built (issue 27 §6)
+    release = threading.Event()
+    build = search_cache.SearchCache._build
+
+    def held_build(self, tmp):
+        """The cache's build, held until the test lets it go (a large root's build, as slow as it gets)."""
+        release.wait(PATIENCE)
+        build(self, tmp)
+
+    monkeypatch.setattr(search_cache.SearchCache, "_build", held_build)
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_search(pilot)
+        screen.query_one(Input).insert_text_at_cursor("syn")
+        await until(pilot, lambda: bool(screen.hits), "results while the cache is being built")
+        rows = [h.id for h in screen.hits]
+        assert rows and all(h.where == "row" and h.state == "live" for h in screen.hits)
+        assert ids["archived3"] not in rows and shown_ids(screen) == rows
+        assert status(screen).startswith("searching for «syn»…") and "index rows" in status(screen)
+        progress = screen.query_one("#search-progress", Static)
+        assert progress.display and "building the search cache" in str(progress.render())
+        release.set()
+        expected = [h.id for h in search(demo_root, "syn", limit_filters())]
+        await until(pilot, lambda: [h.id for h in screen.hits] == expected, "the whole answer once the cache is built")
+        assert ids["archived3"] in expected and shown_ids(screen) == expected
+        await until(pilot, lambda: not status(screen).startswith("searching"), "the whole answer's status line")
+        assert f"{len(expected)} results for «syn»" in status(screen) and not progress.display

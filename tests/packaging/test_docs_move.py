@@ -89,6 +89,7 @@ REWORDED: dict[str, str] = {
     "`type`, `scope`, `status` and `choice` are enums": "'Without the extra' is gone: the MCP SDK is a dependency now",
     "Every changing flow opens a preview": "the preview's s (skip to the next group) and z (fold) keys, issue 27",
     "Organize lists every row it leaves": "organize's preview lists its changes first, then what it leaves (issue 27)",
+    "`f` searches everything: every index row": "the first search answers from the index rows while its cache is built (issue 27 §6)",
 }
 
 FIRST_COMMANDS = """\

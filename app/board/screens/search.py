@@ -10,6 +10,11 @@ notes come the hits of the known session-memory spaces' hot files, marked `P`, a
 workspace found as `memboard hierarchy` finds it, marked `H` (core/search/places.py, as `memboard
 search --kind space|hierarchy` gives them); enter on one opens the Spaces screen on that space, or
 the Hierarchy screen.
+
+The first search on a root whose search cache is not built yet does not wait for the whole build (seconds on
+a large root): the build runs in its own worker, its progress under the query box, and until it is done each
+query is answered from the index rows alone (service/first_search.py), marked as the rows' answer; once the
+cache is built the newest query is asked again and the whole answer replaces the rows'.
 """
 
 from __future__ import annotations
@@ -37,12 +42,16 @@ from ...core.errors import MemboardError
 from ...core.files.root import MemoryRoot
 from ...core.search.engine import SearchFilters, SearchHit, check_query, run
 from ...core.search.places import HIERARCHY, PlaceHit
+from ...service import first_search
 from ..actions import bindings
 from .session import SessionScreen
 
 DEBOUNCE = 0.15  # seconds of no typing before a search starts
 LIMIT = 50  # results shown for one query
 RECHECK = 1.0  # seconds after which the next search looks at the files' stats again
+BUILD = -1  # the number progress lines of the cache's own build carry (no query's)
+BUILDING = "building the search cache of this root…"
+ROWS_SO_FAR = "the index rows so far; snapshots, notes and the archive once the search cache is built"
 INTRO = (
     "Type to search every index row, live snapshot and archived session: literal text in any case "
     "(同步, a piece of an ID, wiki/tools/obsidian-sync.md). Quotes, *, - and AND are searched for as typed."
@@ -59,6 +68,14 @@ class SearchDone(Message):
     scanned: str = ""  # why the files were scanned instead of the cache ("" when the cache answered)
     error: str = ""
     unread: str = ""  # the files that could not be read (`1 file could not be read: ...`), "" when none
+    rows_only: bool = False  # the index rows' answer while the search cache is built: the whole one follows
+
+
+@dataclass
+class CacheBuilt(Message):
+    """The search cache's first build ended ("" = built, else why not: the search then reads the files)."""
+
+    why: str = ""
 
 
 @dataclass
@@ -149,6 +166,8 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
         self.hits: list[SearchHit | PlaceHit] = []
         self.building = 0  # the number of the search whose cache build is reporting progress
         self.waiting: tuple[str, float] | None = None  # the query being searched and since when
+        self.cache = "unknown"  # the search cache: "unknown" (not looked at), "building" (first build), "ready"
+        self.rows_only = False  # the hits shown are the index rows' answer while the cache is built
         self._timer: Timer | None = None
         self._checked = 0.0
 
@@ -176,7 +195,8 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
             query, since = self.waiting
             elapsed = int(time.monotonic() - since)
             if elapsed >= 1:
-                self.say(f"searching for «{query}»… {elapsed} s")
+                so_far = f"{self.summary_count(len(self.hits))} in {ROWS_SO_FAR} · " if self.rows_only else ""
+                self.say(f"searching for «{query}»… {so_far}{elapsed} s")
 
     def say(self, text: str, error: bool = False) -> None:
         """Put one line in the status line (in the error colour when error)."""
@@ -188,6 +208,7 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
     def _query_changed(self, event: Input.Changed) -> None:
         """A new query: number it and search once typing pauses (an empty or too long one at once)."""
         self.number += 1
+        self.rows_only = False
         if self._timer is not None:
             self._timer.stop()
         self.waiting = None
@@ -209,6 +230,15 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
     def start_search(self, number: int, query: str) -> None:
         """Start the search for query number `number` unless a newer query came meanwhile."""
         if number != self.number:
+            return
+        if self.cache == "unknown":
+            self.cache = "ready"
+            if first_search.cache_missing(self.root):
+                self.cache = "building"
+                self.on_search_progress(SearchProgress(BUILD, BUILDING))
+                self.build_worker()
+        if self.cache == "building":
+            self.rows_worker(number, query)
             return
         now = time.monotonic()
         check_files = now - self._checked >= RECHECK
@@ -234,6 +264,35 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
                 pass  # the spaces and the hierarchy are extras here: `memboard search --kind` says what failed
             self.post_message(SearchDone(number, query, hits, scanned, unread=outcome.unread_line() or ""))
 
+    @work(thread=True, exclusive=True, group="search")
+    def rows_worker(self, number: int, query: str) -> None:
+        """While the cache is built: the index rows' answer to query number `number` (the whole one follows)."""
+        try:
+            hits: list[SearchHit | PlaceHit] = list(first_search.row_hits(self.root, query, SearchFilters(limit=LIMIT)))
+        except MemboardError as exc:
+            self.post_message(SearchDone(number, query, error=str(exc)))
+        except Exception as exc:
+            self.post_message(SearchDone(number, query, error=f"search failed: {exc}"))
+        else:
+            self.post_message(SearchDone(number, query, hits, rows_only=True))
+
+    @work(thread=True, group="search-build")
+    def build_worker(self) -> None:
+        """Build the root's search cache beside the rows' answers, its progress shown; then say it is done."""
+        try:
+            why = first_search.build_cache(self.root, partial(self._progress, BUILD))
+        except Exception as exc:
+            why = f"the search cache could not be built ({exc})"
+        self.post_message(CacheBuilt(why))
+
+    def on_cache_built(self, message: CacheBuilt) -> None:
+        """The first build ended: ask the newest query again, now of the cache (or of the files, when it failed)."""
+        self.cache = "ready"
+        if self.building == BUILD:
+            self.query_one("#search-progress").display = False
+        if self.waiting is not None:  # a query is being searched (its rows' answer may be shown)
+            self.search_worker(self.number, self.waiting[0], True)
+
     def _progress(self, number: int, text: str) -> None:
         """Pass a progress line of the cache's build to the UI thread (called in the worker)."""
         self.post_message(SearchProgress(number, text))
@@ -243,22 +302,40 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
         self.building = message.number
         progress = self.query_one("#search-progress", Static)
         progress.display = True
-        progress.update(Text(f"{message.text} (the first search on this root builds its cache)"))
+        if message.number == BUILD:
+            why = (
+                "its first search; the index rows answer meanwhile" if message.text == BUILDING else "its first search"
+            )
+            progress.update(Text(f"{message.text} ({why})"))
+        else:
+            progress.update(Text(f"{message.text} (the first search on this root builds its cache)"))
 
     def on_search_done(self, message: SearchDone) -> None:
         """Show the newest query's answer; an older query's answer is dropped."""
         if message.number == self.building:
             self.query_one("#search-progress").display = False
-        if message.number != self.number:
+        if message.number != self.number or (message.rows_only and self.cache == "ready"):
+            return  # an older query's answer, or the rows' answer once the whole one is asked for
+        self.query_text = message.query
+        keep = self.highlighted_id() if self.rows_only else None  # the whole answer keeps the rows' highlight
+        self.rows_only = message.rows_only and not message.error
+        if self.rows_only:  # the whole answer is still to come: the query is still being searched
+            self.waiting = self.waiting or (message.query, time.monotonic())
+            self.show_hits(message.hits)
+            self.say(f"searching for «{message.query}»… {self.summary_count(len(message.hits))} in {ROWS_SO_FAR}")
             return
         self.waiting = None
-        self.query_text = message.query
         if message.error:
             self.show_hits([])
             self.say(message.error, error=True)
             return
-        self.show_hits(message.hits)
+        self.show_hits(message.hits, keep)
         self.say(self.summary(message))
+
+    @staticmethod
+    def summary_count(count: int) -> str:
+        """`no result`, `1 result`, `12 results`."""
+        return f"{count or 'no'} result{'s' if count != 1 else ''}"
 
     def summary(self, message: SearchDone) -> str:
         """The status line for an answer: how many results, or that nothing matched."""
@@ -275,8 +352,13 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
             line += f" {message.unread[0].upper()}{message.unread[1:]}."
         return line
 
-    def show_hits(self, hits: list[SearchHit | PlaceHit]) -> None:
-        """Put hits in the results list, the first one highlighted."""
+    def highlighted_id(self) -> str | None:
+        """The ID of the highlighted result (None when none)."""
+        highlighted = self.query_one(OptionList).highlighted
+        return self.hits[highlighted].id if highlighted is not None and highlighted < len(self.hits) else None
+
+    def show_hits(self, hits: list[SearchHit | PlaceHit], keep: str | None = None) -> None:
+        """Put hits in the results list, the one with ID keep highlighted (else the first)."""
         self.hits = hits
         styles = {
             part: self.get_component_rich_style(f"search--{part}", partial=True)
@@ -286,7 +368,7 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
         results.clear_options()
         results.add_options([Option(hit_text(hit, styles), id=str(i)) for i, hit in enumerate(hits)])
         if hits:
-            results.highlighted = 0
+            results.highlighted = next((i for i, hit in enumerate(hits) if hit.id == keep), 0)
 
     @on(Input.Submitted, "#search-query")
     def _submitted(self, event: Input.Submitted) -> None:

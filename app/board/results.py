@@ -125,6 +125,9 @@ def chain(root: MemoryRoot, session_id: str) -> ChainView:
 RESOLVABLE = frozenset({"conflict_cell", "conflict_markers", "index_conflict_markers"})
 """Doctor's findings `resolve` decides: a merge's open cells, the git merge driver's conflict blocks."""
 
+HISTORY = frozenset({"link_to_archived", "link_to_missing"})
+"""Doctor's findings that are history, with nothing to do: a link to a session archived or gone."""
+
 
 @dataclass(frozen=True)
 class OpenConflict:

@@ -165,6 +165,8 @@ def reason_line(sid: str, why: str) -> ViewLine:
 
 def unfixed_words(finding: results.Finding) -> str:
     """What to do about a finding doctor does not repair: R for what resolve decides, else by hand."""
+    if finding.kind in results.HISTORY:
+        return "history: nothing to do, nothing needs a hand"
     if finding.kind in results.RESOLVABLE:
         return "not repaired automatically: R (resolve) decides it, keeping ours or taking theirs"
     return "not repaired automatically: fix it by hand"
@@ -176,18 +178,17 @@ def doctor_words(plan: Plan) -> tuple[list[str], list[ViewLine]]:
     if not found:
         return ["No inconsistencies found: nothing to repair."], []
     fixed = sum(1 for f in found if f.fix)
+    history = sum(1 for f in found if not f.fix and f.kind in results.HISTORY)  # (nothing to do: no hand needed)
+    said = f"{fixed:,} will be repaired, {len(found) - fixed - history:,} need a hand"
     headline = [
-        f"Found {len(found):,} {'inconsistency' if len(found) == 1 else 'inconsistencies'}: "
-        f"{fixed:,} will be repaired, {len(found) - fixed:,} need a hand."
+        f"Found {len(found):,} {'inconsistency' if len(found) == 1 else 'inconsistencies'}: {said}"
+        + (f", {history:,} {'is' if history == 1 else 'are'} history (nothing to do)." if history else ".")
     ]
     block = [ViewLine(f"Findings ({len(found):,})", "group")]
     for f in found:
         where = f" {f.id}" if f.id else ""
-        block.append(
-            ViewLine(
-                f"  {'✓' if f.fix else '✗'} {f.kind}{where}: {board_words(f.message)}", "text" if f.fix else "refusal"
-            )
-        )
+        mark, kind = ("✓", "text") if f.fix else ("·", "muted") if f.kind in results.HISTORY else ("✗", "refusal")
+        block.append(ViewLine(f"  {mark} {f.kind}{where}: {board_words(f.message)}", kind))
         block.append(ViewLine(f"      {unfixed_words(f) if not f.fix else 'will fix: ' + board_words(f.fix)}", "muted"))
     return headline, block
 

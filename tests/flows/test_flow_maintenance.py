@@ -5,7 +5,9 @@ from __future__ import annotations
 from textual.widgets import Input, TextArea
 
 from memboard.board.screens import MessageScreen, PreviewScreen, QuestionScreen, StaleDaysScreen, UpdateScreen
+from memboard.core.formats.clock import now
 from memboard.core.formats.snapshot import Snapshot
+from memboard.core.ops.demo import build_demo
 from tests.support.tree import tree
 
 from .driving import (
@@ -178,3 +180,19 @@ async def test_doctor_on_a_healthy_root_has_nothing_to_write(sample_root):
         await pilot.press("enter")
         await wait_for_flow(pilot)
     assert tree(sample_root, skip=(".memboard",)) == before
+
+
+async def test_doctor_counts_a_link_to_an_archived_session_as_history_not_as_needing_a_hand(tmp_path):
+    root = build_demo(tmp_path / "memory", now())
+    app = make_app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("d")
+        screen = await wait_for_screen(pilot, PreviewScreen)
+        headline = "\n".join(screen.view.headline)
+        words = preview_words(screen)
+        hands = sum(1 for line in words.splitlines() if line.lstrip().startswith("✗ "))
+        assert "1 is history (nothing to do)" in headline and f" {hands} need a hand" in headline, headline
+        line = next(line for line in words.splitlines() if "link_to_archived" in line)
+        assert line.lstrip().startswith("· link_to_archived"), line  # not ✗, the mark of what needs a hand
+        await pilot.press("escape")

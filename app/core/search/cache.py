@@ -20,7 +20,7 @@ import time
 import zlib
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -405,8 +405,7 @@ class SearchCache:
 
     def _build(self, tmp: Path) -> None:
         """Write a whole cache into tmp, streaming every document (no list of the corpus in memory)."""
-        # lazy: an unchanged root parses nothing
-        from .parse import iter_lines, records, row_record, table_of
+        from .build import BulkWriter, build_records  # lazy: an unchanged root parses nothing
 
         con = sqlite3.connect(str(tmp), isolation_level=None)
         try:
@@ -414,32 +413,16 @@ class SearchCache:
             con.execute("PRAGMA synchronous = OFF")
             con.executescript(TABLES)
             con.execute("BEGIN")  # after executescript, which commits whatever is pending
-            writer = _Writer(con, self._say, bulk=True)
+            writer = BulkWriter(con, self._say)
             taken = on_fs_clock(self.base, time.time_ns())
             stat = index_stat(self.base)
             unlisted: dict[str, str] = {}
             files = listing(self.base, unlisted)
-            data = self._read_index() if stat else b""
-            columns, start, end = table_of(data)
-            crcs = array("I")
-            for line in iter_lines(data, start, end):
-                crcs.append(zlib.crc32(line))
-                rec = row_record(line, columns, crcs[-1])
-                if rec:
-                    writer.add(rec)
-            del data
             unreadable: dict[str, str] = {}
-            for _path, rec in records(self.base, sorted(files), unreadable):
-                if rec:
-                    writer.add(rec)
-            writer.flush()
-            self._say("search cache: indexing text…")
-            con.execute("INSERT INTO fts(fts) VALUES('rebuild')")
-            con.execute("INSERT INTO fts(fts) VALUES('optimize')")
+            columns, crcs = build_records(writer, self.base, self._read_index() if stat else b"", files, unreadable)
             for statement in INDEXES.strip().split(";"):
                 if statement.strip():
                     con.execute(statement)
-            _all_sessions(con)
             meta = {
                 "root": os.fsencode(self.root.real),  # bytes: a path need not be UTF-8
                 "index_stat": marshal.dumps(_racy(stat, taken)),
@@ -643,11 +626,10 @@ def _quoted(text: str) -> str:
 class _Writer:
     """Adds and removes records with their documents; keeps the FTS index and the sessions in step."""
 
-    def __init__(self, con: sqlite3.Connection, say: Callable[[str], None], bulk: bool = False):
-        """Write through con; bulk (a new cache) leaves the FTS index to one rebuild at the end."""
+    def __init__(self, con: sqlite3.Connection, say: Callable[[str], None]):
+        """Write through con (a new cache is written by build.py's BulkWriter instead)."""
         self.con = con
         self.say = say
-        self.bulk = bulk
         self.records: list[tuple[Any, ...]] = []
         self.docs: list[tuple[Any, ...]] = []
         self.seq: dict[int, int] = {}  # next document number of the sessions in this batch
@@ -710,16 +692,15 @@ class _Writer:
             self.say(f"search cache: {self.count:,} sources read")
 
     def flush(self) -> None:
-        """Write queued records and documents (and, in an existing cache, their FTS entries)."""
+        """Write queued records and documents, and their FTS entries."""
         if self.records:
             self.con.executemany("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", self.records)
             self.con.executemany("INSERT INTO docs(id, record, place, section, text) VALUES (?,?,?,?,?)", self.docs)
-        if not self.bulk:
-            for part in range(0, len(self.docs), 500):
-                ids = [d[0] for d in self.docs[part : part + 500]]
-                self.con.execute(
-                    f"INSERT INTO fts(rowid, ftext) SELECT id, ftext FROM docs WHERE id IN ({_marks(ids)})", ids
-                )
+        for part in range(0, len(self.docs), 500):
+            ids = [d[0] for d in self.docs[part : part + 500]]
+            self.con.execute(
+                f"INSERT INTO fts(rowid, ftext) SELECT id, ftext FROM docs WHERE id IN ({_marks(ids)})", ids
+            )
         self.records, self.docs, self.seq = [], [], {}
 
     def drop(self, where: str, params: tuple[object, ...]) -> None:
@@ -775,32 +756,6 @@ def _session_row(info: SessionInfo) -> tuple[object, ...]:
         info.scope,
         info.project,
     )
-
-
-def _all_sessions(con: sqlite3.Connection) -> None:
-    """Fill in the attributes of every session of a new cache, one session at a time."""
-    rows = con.execute(
-        "SELECT sid, kind, key, state, source, status, agent, topic, updated_at, ntype, scope, project FROM records ORDER BY sid"
-    )
-    con.executemany(UPDATE_SESSION, _grouped(rows))
-
-
-def _grouped(rows: Iterable[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
-    """UPDATE_SESSION parameters for consecutive records of the same session."""
-    current = None
-    bucket: list[tuple[Any, ...]] = []
-    for sid, kind, key, *rest in rows:
-        if current is not None and sid != current[0]:
-            info = resolve(current[1], current[2], bucket)
-            if info:
-                yield _session_row(info) + (current[0],)
-            bucket = []
-        current = (sid, kind, key)
-        bucket.append(tuple(rest))
-    if current is not None:
-        info = resolve(current[1], current[2], bucket)
-        if info:
-            yield _session_row(info) + (current[0],)
 
 
 def _loads(value: object) -> Any:

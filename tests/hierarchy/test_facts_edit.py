@@ -103,6 +103,13 @@ def test_flow_parent_and_multiline_value() -> None:
         F.set_value(b"a: [\n", "a", "3", today=TODAY)
 
 
+def test_a_question_mark_in_a_flow_value_is_quoted_for_pyyaml() -> None:
+    # PyYAML ends a plain scalar at "?" in flow context: {b: 0?} would not parse there (found by the properties)
+    new = F.set_value(SEED, "paths.b", "0?", today=TODAY).data
+    assert lines(new)[8] == b'paths: {"api.keys": ~/k, b: "0?"}\r\n'
+    assert yaml.safe_load(new.decode("utf-8-sig"))["paths"]["b"] == "0?"
+
+
 def test_create_inserts_lines_with_the_siblings_indentation() -> None:
     new = F.set_value(SEED, "identity.city", "Paris", today=TODAY, create=True).data
     assert lines(new)[8] == b"  city: Paris\r\n"

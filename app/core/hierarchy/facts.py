@@ -34,7 +34,9 @@ BREAKS = "\r\n\x85\u2028\u2029"
 STR_TAG = "tag:yaml.org,2002:str"
 INT_TAG = "tag:yaml.org,2002:int"
 MERGE_TAG = "tag:yaml.org,2002:merge"
-FLOW_INDICATORS = ",[]{}"
+# PyYAML (YAML 1.1) also ends a plain scalar at "?" in flow context ({k: a?} does not parse there), so a value
+# memboard writes in flow context quotes it
+FLOW_INDICATORS = ",[]{}?"
 # characters a YAML reader refuses, or reads as a line break, in a stream: escaped in double quotes
 UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
 

@@ -43,8 +43,12 @@ SCALARS = {None: "null", True: "true", False: "false"}
 
 
 def dumps(value: object) -> str:
-    """JSON text as memboard writes it: indented, non-ASCII as is."""
-    return json.dumps(value, ensure_ascii=False, indent=2)
+    """JSON text as memboard writes it: indented, non-ASCII as is (laid out by indented(), with json's C encoder:
+    json's indenting encoder is pure Python, 9% of `doctor --json` with 74k findings)."""
+    try:
+        return indented(value)
+    except (TypeError, ValueError):  # a key that is not a string, a value json cannot encode: as json says it
+        return json.dumps(value, ensure_ascii=False, indent=2)
 
 
 def indented(value: object, level: int = 0) -> str:

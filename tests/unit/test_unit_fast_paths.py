@@ -411,3 +411,16 @@ def test_the_punctuation_table_is_unicode_s_and_mistletoe_runs_with_it():
     ascii_marks = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
     assert out[:3] == ["1", str(len(ascii_marks | computed)), "1"] and out[3].endswith("core_tokens.py")
     assert read_blocks(["# a\n", "\n", "- b \\| c\n", "  *d*\n"])[1].kind == "list"
+
+
+@pytest.mark.parametrize("summary", ["a \\| b", "\\|", "x \\|\\| y", "ends \\\\| split", "nul \0 \\| kept", "tail\\"])
+def test_rows_with_escaped_pipes_are_read_at_their_pipes_as_cell_by_cell(summary):
+    """A third of a real root's Summaries may hold `\\|`: such rows are read in one step (not cell by cell), with
+    the cells, values and problem of the plain reading; a double backslash or a NUL still goes cell by cell."""
+    line = f"| 2026-05-31-0900-a | a | T | {summary} | K | active | - | s | u |\n"
+    index = IndexFile(("\n".join([HEADER, SEP]) + "\n" + line).encode("utf-8"))
+    (row,) = index.rows
+    want_cells, want_values, want_problem = plain_row(list(COLUMNS), line)
+    assert (row.raw_cells, row.values, row.problem) == (want_cells, want_values, want_problem)
+    one_step = "\\\\" not in summary and "\0" not in summary and len(want_cells) == len(COLUMNS)
+    assert (row.known is None) == one_step

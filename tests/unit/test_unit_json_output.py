@@ -64,3 +64,23 @@ def test_a_streamed_listing_is_the_dumped_list(listed):
     assert printed(lambda: dump_array(listed, row_text)) == want
     assert printed(lambda: dump_array(row_json(r) for r in listed)) == want
     assert printed(lambda: dump_array(iter(listed), row_text, chunk=1)) == want
+
+
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=6)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.tuples(inner, inner),
+        st.dictionaries(st.one_of(st.text(max_size=4), st.integers(), st.booleans()), inner, max_size=3),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES)
+def test_json_is_laid_out_as_json_dumps_lays_it_out(value):
+    """`--json` text is laid out without json's pure-Python indenting encoder, byte for byte as it lays it out."""
+    from memboard.service import output
+
+    assert output.dumps(value) == json.dumps(value, ensure_ascii=False, indent=2)

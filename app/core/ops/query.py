@@ -16,6 +16,7 @@ from ..formats.layout import INDEX, archive_index_path, archive_session_path, se
 from ..formats.markers import marker_warning
 from ..formats.snapshot import Snapshot
 from ..formats.sources import continues_from
+from ..formats.text import unescape
 from ..results import ChainNode, ChainState, ChainView, RowView, SessionView
 from .common import load_index
 
@@ -33,8 +34,43 @@ def clean(text: str) -> str:
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
+VIEWED = ("agent", "topic", "summary", "keywords", "status", "referenced_by", "started_at", "updated_at")
+
+
+def _utf8(text: str) -> bool:
+    """Whether text encodes as UTF-8 (holds no stand-in for a byte that was not UTF-8)."""
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
 def row_view(row: Row, has_snapshot: bool) -> RowView:
     """A row of the index as the views show it."""
+    if row.known is None and row.problem is None:  # (a row read at its pipes: its cells in one step)
+        fields, cells = row.fields, row.raw_cells
+        if all(name in fields for name in VIEWED):
+            raw = [cells[fields[name]] for name in VIEWED]
+            joined = "".join(raw)
+            if joined.isascii() or _utf8(joined):  # no stand-in for an undecodable byte: the cells as they are
+                if "\\" in joined:
+                    raw = [unescape(cell) for cell in raw]
+                agent, topic, summary, keywords, status, refs, started, updated = raw
+                return RowView(
+                    row.id,
+                    agent,
+                    topic,
+                    summary,
+                    keywords,
+                    status,
+                    parse_refs(refs),
+                    started,
+                    updated,
+                    row.line + 1,
+                    None,
+                    has_snapshot,
+                )
     return RowView(
         id=clean(row.id),
         agent=clean(row.get("agent")),

@@ -164,14 +164,26 @@ def measure_commands(cache: RootCache, rows: int, runs: int, state: Path, warmup
         prepare=fresh,
     )
     series("memboard doctor", lambda i: mb + ["doctor", "--root", str(pristine)])
+    series("memboard doctor --json", lambda i: mb + ["doctor", "--json", "--root", str(pristine)])
     target = chain_target(manifest)
     series("memboard show", lambda i: mb + ["show", target, "--root", str(pristine)])
     series("memboard chain", lambda i: mb + ["chain", target, "--root", str(pristine)])
+    # a row with a snapshot: the update rewrites its row and reads (and rewrites) that one snapshot
+    series(
+        "memboard update ID --summary x",
+        lambda i: mb + ["update", target, "--summary", f"bench {i}", "--root", str(work)],
+        prepare=fresh,
+    )
     archivable = iter(manifest.archivable)
+    series(
+        "memboard archive --dry-run",
+        lambda i: mb + ["archive", manifest.archivable[0], "--dry-run", "--root", str(work)],
+        prepare=fresh,
+    )
     series("memboard archive", lambda i: mb + ["archive", next(archivable), "--root", str(work)], prepare=fresh)
     shutil.rmtree(work, ignore_errors=True)
 
-    search_state = state / f"search-{rows}"
+    search_state = state / f"search-{cache.kind}-{rows}"
     search_env = bench_env(search_state)
 
     def cold(_i: int) -> None:
@@ -190,6 +202,32 @@ def measure_commands(cache: RootCache, rows: int, runs: int, state: Path, warmup
         prepare=cold,
         warmup=False,
     )
+    return out
+
+
+def measure_pipes(piped: RootCache, plain: RootCache, rows: int, runs: int, state: Path) -> dict[str, Measured]:
+    """list --json and organize --dry-run on root b and on the same root without its escaped pipes, run by run
+    in turn (the plain root's run is the baseline): what the pipes cost."""
+    mb, env = memboard_cmd(), bench_env(state)
+    count = min(runs, BIG_ROOT_RUNS) if rows >= BIG_ROOT_ROWS else runs
+    roots = {}
+    for cache in (piped, plain):
+        work = cache.copy(rows)
+        roots[cache.kind] = work
+    out = {}
+    for name, args in (("list --json", ["list", "--json"]), ("organize --dry-run", ["organize", "--dry-run"])):
+        print(f"    escaped pipes: {name} @ {rows:,}", file=sys.stderr, flush=True)
+        for work in roots.values():
+            idle(work / "index.md")
+        out[name] = run_series(
+            lambda i, args=args: mb + args + ["--root", str(roots[piped.kind])],
+            mb + args + ["--root", str(roots[plain.kind])],
+            count,
+            env,
+            "the same root without the pipes",
+        )
+    for work in roots.values():
+        shutil.rmtree(work, ignore_errors=True)
     return out
 
 

@@ -83,6 +83,11 @@ PIPE_SHARE = 0.05
 SNAPSHOT_SHARE = 0.03
 SNAPSHOT_CAP = 3000
 CONTINUE_SHARE = 0.5
+# root b (issue 29): unlike root a, a third of the Summaries hold an escaped pipe, statuses at random, and 5% of
+# the active rows continue an earlier row whether or not they have a snapshot (3% of rows have one, no cap).
+B_PIPE_SHARE = 1 / 3
+B_CONTINUE_SHARE = 0.05
+KINDS = ("a", "b", "b-nopipe")  # b-nopipe: root b without the escaped pipes (what the pipes cost)
 
 
 @dataclass
@@ -124,9 +129,11 @@ def _snapshot(
     )
 
 
-def generate(path: Path, rows: int, seed: int = 6, pipe_share: float = PIPE_SHARE) -> Manifest:
+def generate(path: Path, rows: int, seed: int = 6, pipe_share: float = PIPE_SHARE, kind: str = "a") -> Manifest:
     """Write a memory root of `rows` index rows (and some snapshots) into path; same seed, same bytes.
-    pipe_share: the share of Summaries holding an escaped pipe."""
+    pipe_share: the share of Summaries holding an escaped pipe (root a); kind: "a", "b" or "b-nopipe"."""
+    if kind != "a":
+        return generate_b(path, rows, seed, pipes=kind == "b")
     rng = random.Random(seed * 1_000_003 + rows)
     path = Path(path)
     (path / "sessions").mkdir(parents=True, exist_ok=True)
@@ -185,6 +192,65 @@ def generate(path: Path, rows: int, seed: int = 6, pipe_share: float = PIPE_SHAR
             records[src]["refs"].append(records[i]["id"])
             records[i]["sources"].append(records[src]["id"])
 
+    return _write(path, manifest, records, with_snapshot)
+
+
+def _b_record(rng: random.Random, start: datetime, last: datetime, pipes: bool) -> dict:
+    """One row of root b: any status at random, a third of the Summaries with an escaped pipe."""
+    agent = AGENTS[rng.randrange(len(AGENTS))]
+    status = rng.choice(("idle", "active", "stale"))
+    cjk = rng.random() < CJK_SHARE
+    if status == "idle":
+        topic, summary, keywords = DEFAULT_TOPIC, DEFAULT_SUMMARY, KEYWORDS[0]
+    else:
+        topic = rng.choice(CJK_TOPICS if cjk else EN_TOPICS)
+        summary = rng.choice(CJK_SUMMARIES if cjk else EN_SUMMARIES)
+        keywords = rng.choice(KEYWORDS)
+    # the roll happens with or without pipes, so b and b-nopipe hold the same rows but for those Summaries
+    if rng.random() < B_PIPE_SHARE:
+        summary = rng.choice(PIPE_SUMMARIES) if pipes else rng.choice(EN_SUMMARIES)
+    updated = start + timedelta(minutes=rng.randint(0, 3 * 24 * 60)) if status != "idle" else start
+    return {
+        "id": f"{start:%Y-%m-%d-%H%M}-{agent}",
+        "agent": agent,
+        "topic": topic,
+        "summary": summary,
+        "keywords": keywords,
+        "status": status,
+        "refs": [],
+        "sources": [],
+        "started": _ts(start),
+        "updated": _ts(min(updated, last)),
+        "cjk": cjk,
+        "pipe": "\\|" in summary,
+    }
+
+
+def generate_b(path: Path, rows: int, seed: int = 6, pipes: bool = True) -> Manifest:
+    """Root b of issue 29 (pipes=False: the same root with plain Summaries instead of the piped ones)."""
+    rng = random.Random(seed * 2_000_003 + rows)
+    path = Path(path)
+    (path / "sessions").mkdir(parents=True, exist_ok=True)
+    manifest = Manifest(path=path, rows=rows)
+    when = datetime.strptime(NOW, "%Y-%m-%d %H:%M") - timedelta(hours=1)
+    starts: list[datetime] = []
+    for _ in range(rows):
+        starts.append(when)
+        when -= timedelta(minutes=rng.randint(1, 9))
+    starts.reverse()
+    records = [_b_record(rng, start, starts[-1], pipes) for start in starts]
+    manifest.ids = [r["id"] for r in records]
+    for i, r in enumerate(records):
+        if i > 0 and r["status"] == "active" and rng.random() < B_CONTINUE_SHARE:
+            src = rng.randrange(max(0, i - 500), i)
+            records[src]["refs"].append(r["id"])
+            r["sources"].append(records[src]["id"])
+    with_snapshot = sorted(rng.sample(range(rows), max(1, int(rows * SNAPSHOT_SHARE))))
+    return _write(path, manifest, records, with_snapshot)
+
+
+def _write(path: Path, manifest: Manifest, records: list[dict], with_snapshot: list[int]) -> Manifest:
+    """Write records as index.md and the snapshots of the rows at with_snapshot; fill in the manifest."""
     lines = [PREAMBLE, HEADER]
     for r in records:
         refs = ", ".join(r["refs"]) if r["refs"] else "-"
@@ -199,7 +265,6 @@ def generate(path: Path, rows: int, seed: int = 6, pipe_share: float = PIPE_SHAR
     data = "".join(lines).encode("utf-8")
     (path / "index.md").write_bytes(data)
     manifest.index_bytes = len(data)
-
     for i in with_snapshot:
         r = records[i]
         text = _snapshot(
@@ -217,18 +282,19 @@ def generate(path: Path, rows: int, seed: int = 6, pipe_share: float = PIPE_SHAR
 class RootCache:
     """Generated roots kept in one temp folder for a benchmark run; fresh copies on demand."""
 
-    def __init__(self, base: Path, seed: int = 6):
-        """Cache roots under base (created if needed)."""
-        self.base = Path(base)
+    def __init__(self, base: Path, seed: int = 6, kind: str = "a"):
+        """Cache roots of one kind ("a", "b", "b-nopipe") under base (created if needed)."""
+        self.base = Path(base) / kind if kind != "a" else Path(base)
         self.base.mkdir(parents=True, exist_ok=True)
         self.seed = seed
+        self.kind = kind
         self.manifests: dict[int, Manifest] = {}
         self.copies = 0
 
     def get(self, rows: int) -> Manifest:
         """The pristine root of `rows` rows (generated once); do not write to it."""
         if rows not in self.manifests:
-            self.manifests[rows] = generate(self.base / f"pristine-{rows}", rows, self.seed)
+            self.manifests[rows] = generate(self.base / f"pristine-{rows}", rows, self.seed, kind=self.kind)
         return self.manifests[rows]
 
     def copy(self, rows: int) -> Path:

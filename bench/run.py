@@ -33,16 +33,26 @@ from bench.timing import BenchFailure, median
 FULL_SIZES = (1_000, 10_000, 100_000)
 QUICK_SIZES = (1_000, 10_000)
 TARGET_ROWS = 100_000  # where the targets of the commands, the board's memory and its organize plan are set
-TARGETS = {  # command: (largest ratio to the floor at TARGET_ROWS, as the table says it)
+TARGETS = {  # command: (largest ratio to the floor at TARGET_ROWS, as the table says it), on every kind of root
     "memboard doctor": (20.0, "≤ 20× floor"),
-    "memboard organize": (15.0, "≤ 15× floor"),
-    "memboard organize --dry-run": (15.0, "≤ 15× floor"),
-    "memboard organize --dry-run (Continues From record kept)": (15.0, "≤ 15× floor"),
-    "memboard list --json": (15.0, "≤ 15× floor"),
+    "memboard doctor --json": (20.0, "≤ 20× floor"),
+    "memboard organize": (12.0, "≤ 12× floor"),
+    "memboard organize --dry-run": (12.0, "≤ 12× floor"),
+    "memboard organize --dry-run (Continues From record kept)": (12.0, "≤ 12× floor"),
+    "memboard list --json": (12.0, "≤ 12× floor"),
+    "memboard update ID --summary x": (6.0, "≤ 6× floor"),
+    "memboard archive --dry-run": (4.0, "≤ 4× floor"),
     "memboard archive": (4.0, "≤ 4× floor"),
     "memboard register": (4.0, "≤ 4× floor"),
 }
-HOOK_OWN_MS = {10_000: 25.0, 100_000: 80.0}  # the hook's own cost (its time minus `import filelock`)
+SMALL_ROWS = 1_000
+SMALL_TARGETS = {  # a command that reads one snapshot, at SMALL_ROWS (issue 29)
+    "memboard update ID --summary x": (4.0, "≤ 4× floor"),
+    "memboard show": (4.0, "≤ 4× floor"),
+}
+PIPES_LIMIT = 1.3  # root b over the same root without its escaped pipes
+KINDS = {"a": "", "b": " · root b"}  # the kinds of root measured, and how their figures are named
+HOOK_OWN_MS = {10_000: 25.0, 100_000: 60.0}  # the hook's own cost (its time minus `import filelock`)
 SEARCH_LIMIT = 2.0  # memboard search on an up-to-date cache, × python -c pass
 GROWTH_LIMIT = 12.0  # a command's time at 100k over its time at 10k
 PAINT_TARGET_RATIO = 1.5
@@ -221,9 +231,10 @@ def hold(fig: Figure, n: int, at: int, limit: float, text: str) -> None:
 
 
 def cli_section(
-    results: Results, cache: RootCache, sizes, runs: int, state: Path, warmup: bool
-) -> dict[int, dict[str, Figure]]:
-    """Whole-process figures of every command at every size; by size and name (for the growth figures)."""
+    results: Results, caches: dict[str, RootCache], sizes, runs: int, state: Path, warmup: bool
+) -> dict[str, dict[int, dict[str, Figure]]]:
+    """Whole-process figures of every command at every size on every kind of root; by kind, size and name (for
+    the growth figures)."""
     print("CLI whole-process figures", file=sys.stderr)
     alone = cli_figures.measure_baselines(state, runs)
     pass_s = median([s.wall for s in alone["python -c pass"]])
@@ -245,18 +256,31 @@ def cli_section(
         if name != "python -c pass":
             fig.baseline_name, fig.baseline, fig.ratio = "python -c pass", pass_s, ratio(fig.value, pass_s)
         results.add(fig)
+    out = {}
+    for kind, cache in caches.items():
+        if kind in KINDS:
+            out[kind] = cli_kind(results, cache, KINDS[kind], sizes, runs, state, warmup, interpreter_mb)
+    if "b" in caches and "b-nopipe" in caches:
+        pipes_section(results, caches["b"], caches["b-nopipe"], max(sizes), runs, state)
+    return out
+
+
+def cli_kind(
+    results: Results, cache: RootCache, suffix: str, sizes, runs: int, state: Path, warmup: bool, interpreter_mb: float
+) -> dict[int, dict[str, Figure]]:
+    """Every command at every size on one kind of root (its figures named with suffix)."""
     by_size: dict[int, dict[str, Figure]] = {}
     for n in sizes:
         try:
             measured = cli_figures.measure_commands(cache, n, runs, state, warmup=warmup)
         except BenchFailure as exc:
-            results.unavailable("memboard CLI", n, str(exc))
+            results.unavailable("memboard CLI" + suffix, n, str(exc))
             continue
         floors = measured["memboard list --json"].base
         walls = [s.wall for s in floors]
         results.add(
             Figure(
-                "floor: read + split index.md",
+                "floor: read + split index.md" + suffix,
                 n,
                 median(walls),
                 "s",
@@ -270,22 +294,25 @@ def cli_section(
         )
         figs = by_size[n] = {}
         for name, m in measured.items():
-            fig = figs[name] = command_figure(name, n, m)
+            fig = figs[name] = command_figure(name + suffix, n, m)
             if name in TARGETS:
                 limit, text = TARGETS[name]
                 hold(fig, n, TARGET_ROWS, limit, text)
+            if name in SMALL_TARGETS:
+                limit, text = SMALL_TARGETS[name]
+                hold(fig, n, SMALL_ROWS, limit, text)
             if name.startswith("memboard search (warm"):
                 hold(fig, n, n, SEARCH_LIMIT, f"≤ {SEARCH_LIMIT:g}× python -c pass")
             results.add(fig)
             if name.startswith("memboard hook claude (new chat)"):
-                hook_own(results, n, m)
+                hook_own(results, n, m, suffix)
         listing = figs.get("memboard list --json")
         if listing is not None and n == TARGET_ROWS:
             index_mb = cache.get(n).index_bytes / (1024 * 1024)
             allowed = 3 * index_mb + interpreter_mb
             results.add(
                 Figure(
-                    "memboard list --json peak memory",
+                    "memboard list --json peak memory" + suffix,
                     n,
                     listing.peak_mb,
                     "MiB",
@@ -301,13 +328,27 @@ def cli_section(
     return by_size
 
 
-def hook_own(results: Results, n: int, m: cli_figures.Measured) -> None:
+def pipes_section(results: Results, piped: RootCache, plain: RootCache, n: int, runs: int, state: Path) -> None:
+    """What escaped pipes cost: root b beside the same root without them, run by run in turn."""
+    try:
+        measured = cli_figures.measure_pipes(piped, plain, n, runs, state)
+    except BenchFailure as exc:
+        results.unavailable("escaped pipes", n, str(exc))
+        return
+    for name, m in measured.items():
+        fig = command_figure(f"escaped pipes: memboard {name} · root b", n, m)
+        fig.target, fig.passed = f"≤ {PIPES_LIMIT:g}× without", fig.ratio is not None and fig.ratio <= PIPES_LIMIT
+        fig.note = "a third of the Summaries hold `\\|`; the baseline is the same root with plain Summaries"
+        results.add(fig)
+
+
+def hook_own(results: Results, n: int, m: cli_figures.Measured, suffix: str = "") -> None:
     """The hook's own cost: each run's time minus `import filelock` run just before it."""
     own = [s.wall - b.wall for s, b in zip(m.samples, m.base)]
     own_cpu = median([s.cpu - b.cpu for s, b in zip(m.samples, m.base)])
     target = HOOK_OWN_MS.get(n)
     fig = Figure(
-        "memboard hook claude (new chat): own cost",
+        "memboard hook claude (new chat): own cost" + suffix,
         n,
         median(own) * 1000,
         "ms",
@@ -323,7 +364,9 @@ def hook_own(results: Results, n: int, m: cli_figures.Measured) -> None:
     results.add(fig)
 
 
-def growth_section(results: Results, by_size: dict[int, dict[str, Figure]], small: int, big: int) -> None:
+def growth_section(
+    results: Results, by_size: dict[int, dict[str, Figure]], small: int, big: int, suffix: str = ""
+) -> None:
     """Each command's time at big rows over its time at small: a growth past GROWTH_LIMIT is a FAILURE."""
     if small not in by_size or big not in by_size:
         return
@@ -335,7 +378,7 @@ def growth_section(results: Results, by_size: dict[int, dict[str, Figure]], smal
         grown = fig.value / before.value
         results.add(
             Figure(
-                f"growth {small // 1000}k → {big // 1000}k: {name}",
+                f"growth {small // 1000}k → {big // 1000}k: {name}{suffix}",
                 None,
                 grown,
                 "×",
@@ -705,6 +748,12 @@ def parse_args(argv=None):
     p.add_argument("--sizes", help="comma-separated row counts instead of the defaults")
     p.add_argument("--only", choices=["cli", "board", "lock"], action="append", help="run only these sections")
     p.add_argument("--markdown", action="store_true", help="also print the table as Markdown (for docs/benchmarks.md)")
+    p.add_argument(
+        "--roots",
+        default="a,b",
+        help="kinds of root for the command figures: a (the bench's own), b (issue 29's: a third of the Summaries "
+        "with escaped pipes, statuses at random, few snapshots; with b, also b without its pipes); default a,b",
+    )
     p.add_argument("--keep", metavar="DIR", help="generate the roots in DIR and keep them")
     p.add_argument("--crosscheck", action="store_true", help="also run bench/board.py's own board figures beside ours")
     return p.parse_args(argv)
@@ -719,16 +768,22 @@ def main(argv=None) -> int:
     sections = args.only or ["cli", "board", "lock"]
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="memboard-bench-"))
     state = base / "state"
-    cache = RootCache(base / "roots")
+    kinds = [k for k in args.roots.split(",") if k]
+    if "b" in kinds:
+        kinds.append("b-nopipe")
+    caches = {kind: RootCache(base / "roots", kind=kind) for kind in kinds}
+    cache = caches.get("a") or RootCache(base / "roots")
     results = Results()
     started, load_before = time.time(), os.getloadavg()
     try:
         print(f"generating roots {', '.join(f'{n:,}' for n in sizes)} rows in {base}", file=sys.stderr)
-        for n in sizes:
-            cache.get(n)
         if "cli" in sections:
-            by_size = cli_section(results, cache, sizes, runs, state, warmup=not args.quick)
-            growth_section(results, by_size, 10_000, 100_000)
+            for kind, each in caches.items():
+                for n in sizes if kind != "b-nopipe" else [max(sizes)]:
+                    each.get(n)
+            by_kind = cli_section(results, caches, sizes, runs, state, warmup=not args.quick)
+            for kind, by_size in by_kind.items():
+                growth_section(results, by_size, 10_000, 100_000, KINDS[kind])
         if "board" in sections:
             board_section(results, cache, sizes, board_runs, state, args.quick)
             if args.crosscheck:
@@ -777,6 +832,17 @@ def main(argv=None) -> int:
             }
             | {"snapshots": len(m.snapshots)}
             for n, m in cache.manifests.items()
+        }
+        | {
+            f"{kind} {n}": {
+                k: v
+                for k, v in asdict(m).items()
+                if k in ("rows", "cjk_rows", "pipe_rows", "referenced_rows", "index_bytes")
+            }
+            | {"snapshots": len(m.snapshots)}
+            for kind, each in caches.items()
+            if kind != "a"
+            for n, m in each.manifests.items()
         },
     }
     payload = {"meta": meta, "figures": [asdict(f) for f in results.figures]}

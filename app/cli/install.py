@@ -140,7 +140,8 @@ def is_ours(command: object, tool: str) -> bool:
 
 
 def read_config(path: Path) -> tuple[bytes | None, dict]:
-    """The file's bytes and JSON object ({} when absent); broken JSON is a one-line refusal."""
+    """The file's bytes and JSON (or JSONC: comments, trailing commas) object ({} when absent); text that is
+    neither is a one-line refusal naming where and what."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -152,10 +153,17 @@ def read_config(path: Path) -> tuple[bytes | None, dict]:
     if not data.strip():
         return data, {}
     try:
-        obj = json.loads(data.decode("utf-8-sig"))
+        obj = jsonedit.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
-        where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
-        raise Refused(f"{path} is not valid JSON{where}; fix it first, nothing was written") from None
+        where = (
+            f" (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+            if isinstance(exc, json.JSONDecodeError)
+            else " (not UTF-8 text)"
+        )
+        raise Refused(
+            f"{path} is not valid JSON or JSONC{where}; fix it there first (an editor shows the spot), "
+            "nothing was written"
+        ) from None
     if not isinstance(obj, dict):
         raise Refused(f"{path} holds a JSON {type(obj).__name__}, expected an object; nothing was written")
     return data, obj
@@ -265,7 +273,36 @@ def plan_install(
         changed = merge_claude_style(obj, command, tool, path, shell)
     if not changed:
         return path, before, None
-    return path, before, render(obj, indent_of(before), before)
+    return path, before, rewritten(path, before, obj)
+
+
+def strict_json(data: bytes | None) -> bool:
+    """Whether the file is absent, blank or plain JSON (no comments, no trailing commas)."""
+    if data is None or not data.strip():
+        return True
+    try:
+        json.loads(data.decode("utf-8-sig"))
+    except ValueError:
+        return False
+    return True
+
+
+def rewritten(path: Path, before: bytes | None, obj: dict) -> bytes:
+    """The file's new bytes holding obj: plain JSON rendered in the file's indentation; JSONC edited in place,
+    member by member, keeping every comment (or refused, nothing written, where a comment is in the way)."""
+    if strict_json(before):
+        return render(obj, indent_of(before), before)
+    raw = before or b""
+    bom = b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b""
+    text = raw[len(bom) :].decode("utf-8")
+    try:
+        for keys, value in jsonedit.edits(jsonedit.loads(text), obj):
+            text = jsonedit.put(text, keys, value)
+    except jsonedit.CommentsInTheWay as exc:
+        raise Refused(f"{path}: {exc}: comments must go from there first; nothing was written") from None
+    if jsonedit.loads(text) != obj:
+        raise MemboardError(f"{path}: could not place the memboard entry; nothing was written")
+    return bom + text.encode("utf-8")
 
 
 def _ours_paths(obj: dict, tool: str) -> list[jsonedit.Path]:
@@ -303,11 +340,19 @@ def plan_uninstall(tool: str, project: str | None) -> tuple[Path, bytes | None, 
     if before is None or not paths:
         return path, before, None
     bom = b"\xef\xbb\xbf" if before.startswith(b"\xef\xbb\xbf") else b""
-    text = jsonedit.remove(before[len(bom) :].decode("utf-8"), paths)
-    left = json.loads(text)
-    if left == {} or (TOOLS[tool].shape == "cursor" and left == {"version": 1}):
+    text = removed(path, before[len(bom) :].decode("utf-8"), paths)
+    left = jsonedit.loads(text)
+    if (left == {} or (TOOLS[tool].shape == "cursor" and left == {"version": 1})) and not jsonedit.comments(text):
         return path, before, b""
     return path, before, bom + text.encode("utf-8")
+
+
+def removed(path: Path, text: str, paths: list[jsonedit.Path]) -> str:
+    """The text without the items at paths; refused (nothing written) where that would drop a comment."""
+    try:
+        return jsonedit.remove(text, paths)
+    except jsonedit.CommentsInTheWay as exc:
+        raise Refused(f"{path}: {exc}: comments must go from there first; nothing was written") from None
 
 
 def preview(path: Path, before: bytes | None, after: bytes) -> None:

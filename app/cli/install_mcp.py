@@ -22,7 +22,6 @@ was created by install). Both preview the change as a diff and keep a backup, li
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import sys
@@ -35,7 +34,7 @@ from ..core.errors import MemboardError, Refused, UsageError
 from ..core.files import tomledit
 from ..core.files.root import MemoryRoot
 from . import jsonedit
-from .install import command_choice, memboard_words, preview, read_config, say, write_config
+from .install import command_choice, memboard_words, preview, read_config, removed, say, write_config
 
 SERVER = "memboard"
 
@@ -128,8 +127,11 @@ def plan_install(
         return path, before, None
     bom = b"\xef\xbb\xbf" if before and before.startswith(b"\xef\xbb\xbf") else b""
     text = before[len(bom) :].decode("utf-8") if before and before.strip() else "{}\n"
-    edited = jsonedit.put(text, (spec.container, SERVER), wanted)
-    if json.loads(edited) != {**obj, spec.container: {**_json_servers(obj, path, spec.container), SERVER: wanted}}:
+    try:
+        edited = jsonedit.put(text, (spec.container, SERVER), wanted)
+    except jsonedit.CommentsInTheWay as exc:
+        raise Refused(f"{path}: {exc}: comments must go from there first; nothing was written") from None
+    if jsonedit.loads(edited) != {**obj, spec.container: {**_json_servers(obj, path, spec.container), SERVER: wanted}}:
         raise MemboardError(f"{path}: could not place the memboard entry; nothing was written")
     return path, before, bom + edited.encode("utf-8")
 
@@ -147,9 +149,10 @@ def plan_uninstall(tool: str, project: str | None) -> tuple[Path, bytes | None, 
     if before is None or SERVER not in servers:
         return path, before, None
     bom = b"\xef\xbb\xbf" if before.startswith(b"\xef\xbb\xbf") else b""
-    where: jsonedit.Path = (spec.container,) if len(servers) == 1 else (spec.container, SERVER)
-    text = jsonedit.remove(before[len(bom) :].decode("utf-8"), [where])
-    if json.loads(text) == {}:
+    text = removed(path, before[len(bom) :].decode("utf-8"), [(spec.container, SERVER)])
+    if len(servers) == 1 and not jsonedit.comments(jsonedit.value_text(text, (spec.container,))):
+        text = removed(path, text, [(spec.container,)])  # the container install added goes too
+    if jsonedit.loads(text) == {} and not jsonedit.comments(text):  # a comment left keeps the file
         return path, before, b""
     return path, before, bom + text.encode("utf-8")
 

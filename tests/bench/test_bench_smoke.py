@@ -117,3 +117,21 @@ def test_the_quoted_id_root_quotes_one_row_in_ten_and_keeps_every_row(tmp_path):
     assert [r.id for r in index.rows] == manifest.ids and not [r for r in index.rows if r.problem]
     assert sum(target in r.get("summary") for r in index.rows) == 19
     assert [r.id for r in index.find(target)] == [target]
+
+
+def test_root_b_holds_what_issue_29_describes(tmp_path):
+    """Root b: a third of the Summaries with an escaped pipe, 3% of rows with snapshots, every status, active
+    rows continuing earlier ones; its twin without pipes holds the same rows; both are deterministic."""
+    manifest = generate(tmp_path / "b", 3000, kind="b")
+    plain = generate(tmp_path / "plain", 3000, kind="b-nopipe")
+    index = IndexFile((tmp_path / "b" / "index.md").read_bytes())
+    assert [r.id for r in index.rows] == manifest.ids == plain.ids
+    assert not [r for r in index.rows if r.problem]
+    piped = [r for r in index.rows if "\\|" in r.raw_cells[3]]
+    assert 0.28 <= len(piped) / 3000 <= 0.38 and manifest.pipe_rows == len(piped) and plain.pipe_rows == 0
+    assert len(manifest.snapshots) == 90
+    statuses = [r.status for r in index.rows]
+    assert all(0.28 <= statuses.count(s) / 3000 <= 0.38 for s in ("idle", "active", "stale"))
+    assert 0.02 <= manifest.referenced_rows / statuses.count("active") <= 0.08
+    generate(tmp_path / "again", 3000, kind="b")
+    assert (tmp_path / "again" / "index.md").read_bytes() == (tmp_path / "b" / "index.md").read_bytes()

@@ -158,3 +158,106 @@ def test_a_backup_an_older_write_left_readable_gets_the_original_mode_again(run,
     stale.chmod(0o644)
     assert run("install-mcp", "claude").code == 0
     assert stale.read_text() == "{}\n" and mode(stale) == 0o600
+
+
+CURSOR_JSONC = """// Cursor's MCP servers (this file is shared: see docs/agents.md)
+{
+  "mcpServers": {
+    /* the browser tools */
+    "playwright": {"command": "npx", "args": ["@playwright/mcp@latest"]}, // pinned later
+  },
+}
+"""
+CLAUDE_JSONC = """{
+  // team settings
+  "model": "opus", /* keep */
+  "hooks": {
+    "SessionStart": [
+      {"hooks": [{"type": "command", "command": "echo hi"}]}, // greet
+    ],
+  },
+}
+"""
+
+
+def test_a_jsonc_mcp_file_gets_the_entry_and_keeps_every_comment_and_uninstall_restores_its_bytes(run, project):
+    path = project / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text(CURSOR_JSONC)
+    res = run("install-mcp", "cursor", "--project", str(project))
+    assert res.code == 0, res.err
+    text = path.read_text()
+    for comment in ("// Cursor's MCP servers", "/* the browser tools */", "// pinned later"):
+        assert comment in text
+    assert mcp_entry_jsonc(path)["command"] == "memboard"
+    assert run("install-mcp", "cursor", "--project", str(project)).out.startswith("nothing to change:")
+    assert run("uninstall-mcp", "cursor", "--project", str(project)).code == 0
+    assert path.read_text() == CURSOR_JSONC
+
+
+def test_a_jsonc_hook_file_gets_the_hook_and_keeps_every_comment_and_uninstall_restores_its_bytes(run, project):
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(CLAUDE_JSONC)
+    res = run("install-hook", "claude", "--project", str(project))
+    assert res.code == 0, res.err
+    text = path.read_text()
+    assert text.startswith('{\n  // team settings\n  "model": "opus", /* keep */\n') and "// greet" in text
+    assert "memboard hook claude" in text
+    assert run("install-hook", "claude", "--project", str(project)).out.startswith("nothing to change:")
+    assert run("uninstall-hook", "claude", "--project", str(project)).code == 0
+    assert path.read_text() == CLAUDE_JSONC
+
+
+def test_a_comment_inside_what_memboard_must_replace_is_refused_in_one_line_with_nothing_written(run, project):
+    path = project / ".mcp.json"
+    text = '{"mcpServers": {"memboard": {"command": "old" /* mine */}}}\n'
+    path.write_text(text)
+    res = run("install-mcp", "claude", "--project", str(project))
+    assert res.code == 1 and res.err.count("\n") == 1 and "comments must go" in res.err
+    assert path.read_text() == text and list(project.glob(".mcp.json.bak*")) == []
+
+
+def test_broken_json_is_refused_with_where_and_what(run, project):
+    path = project / ".mcp.json"
+    path.write_text('{\n  "mcpServers": {"a": 1\n')
+    res = run("install-mcp", "claude", "--project", str(project))
+    assert res.code == 1 and res.err.count("\n") == 1
+    assert "is not valid JSON or JSONC (line 3, column 1: Expecting ',' delimiter); fix it there first" in res.err
+
+
+def mcp_entry_jsonc(path: Path) -> dict:
+    """The memboard entry of a JSONC MCP file."""
+    from memboard.cli import jsonedit  # lazy: only these tests read JSONC
+
+    loaded = jsonedit.loads(path.read_text())
+    assert isinstance(loaded, dict)
+    return loaded["mcpServers"]["memboard"]
+
+
+def test_a_comment_in_a_file_memboard_empties_keeps_the_file_and_the_comment(run, project):
+    path = project / ".mcp.json"
+    text = '{\n  // servers go here\n  "mcpServers": {\n    /* none yet */\n  }\n}\n'
+    path.write_text(text)
+    assert run("install-mcp", "claude", "--project", str(project)).code == 0
+    assert "/* none yet */" in path.read_text()
+    assert run("uninstall-mcp", "claude", "--project", str(project)).code == 0
+    left = path.read_text()
+    assert "// servers go here" in left and "/* none yet */" in left
+    assert mcp_jsonc_value(path) in ({}, {"mcpServers": {}})
+
+
+def test_uninstall_of_a_hook_file_left_with_only_a_comment_keeps_it(run, project):
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text("{\n  // team settings\n}\n")
+    assert run("install-hook", "claude", "--project", str(project)).code == 0
+    assert run("uninstall-hook", "claude", "--project", str(project)).code == 0
+    assert path.read_text() == "{\n  // team settings\n}\n"
+
+
+def mcp_jsonc_value(path: Path) -> object:
+    """The whole value of a JSONC file."""
+    from memboard.cli import jsonedit  # lazy: only these tests read JSONC
+
+    return jsonedit.loads(path.read_text())

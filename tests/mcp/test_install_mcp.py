@@ -172,7 +172,11 @@ def test_crlf_and_a_byte_order_mark_survive_install_and_uninstall(run, tmp_path)
 @pytest.mark.parametrize(
     ("tool", "text", "says"),
     [
-        ("claude", '{"mcpServers": {"a": 1},}', "is not valid JSON"),
+        (
+            "claude",
+            '{"mcpServers": {"a": 1}',
+            "is not valid JSON or JSONC (line 1, column 24: Expecting ',' delimiter)",
+        ),
         ("cursor", '{"mcpServers": ["memboard"]}', "mcpServers is not an object"),
         ("codex", "[mcp_servers\ncommand = 1\n", "is not valid TOML"),
         ("codex", 'mcp_servers = { other = { command = "x" } }\n', "cannot add mcp_servers.memboard"),

@@ -70,6 +70,8 @@ REWORDED: dict[str, str] = {
     "memboard is a terminal board and command line": "the front page's first paragraph, rewritten with the MCP server and notes",
     "The table is `index.md`, live:": "'every write, below' named the Guarantees section, now a page of its own",
     "**Saving over a long note costs what creating it costs": "'note_size.py, below' is on the Benchmarks page",
+    "`install-hook` merges one entry into the tool's JSON file": "JSONC: comments are kept, or refused in one line",
+    "The entry runs this memboard by absolute path": "--command: a project's file runs memboard from PATH",
     "**For your agent's rules file**": "the MCP tool profiles: a server sends the lines of the tools it serves",
     "```text memboard keeps the agents' shared working memory": "the instructions, one line per tool group since the MCP tool profiles",
     "`f` searches everything: every index row": "the first search answers from the index rows while its cache is built (issue 27 §6)",

@@ -112,3 +112,36 @@ def test_a_snapshot_synced_before_its_row_and_restored_as_an_orphan_yields_to_th
     theirs = {r["id"]: r for r in json.loads(cli("list", "--json", "--root", str(laptop), use_root=False).out)}
     assert rows[sid] == theirs[sid]
     assert rows[sid]["summary"] == "Laptop: second."
+
+
+@pytest.mark.parametrize("winner", ["desktop", "laptop"])
+def test_a_snapshot_synced_before_its_row_and_caught_up_from_yields_to_the_row(cli, root, tmp_path, winner):
+    """The same race for a session both machines know: the laptop updates its Summary (the snapshot and the row
+    change), the snapshot reaches the desktop before index.md does, and the desktop's `doctor --fix` catches its
+    row up from the snapshot (row_behind_snapshot: Updated At from the snapshot, the old Summary kept). When the
+    laptop's index.md arrives, the two rows have one Updated At and two Summaries: the caught-up row is the
+    guess and yields to the real one (the busy Syncthing test's open cell: 'update 2' against 'update 3')."""
+    sid = registered(cli, root, "claude-agent", "Shared work")
+    laptop = tmp_path / "laptop"
+    shutil.copytree(root, laptop)
+    ran = cli("update", sid, "--summary", "Laptop: later.", "--root", str(laptop), use_root=False, env=at(41))
+    assert ran.code == 0, ran.err
+    rel = f"sessions/{sid}.md"
+    (root / rel).write_bytes((laptop / rel).read_bytes())  # the snapshot arrives first
+    found = json.loads(cli("doctor", "--json", env=at(42)).out)
+    assert [f["kind"] for f in found] == ["row_behind_snapshot"], found  # (the race this test is about)
+    assert cli("doctor", "--fix", env=at(43)).code == 0
+    copy = root / f"index.sync-conflict-20260601-094400-{DEVICE}.md"
+    if winner == "desktop":  # the desktop's index.md (the caught-up row) stays, the laptop's is the copy
+        copy.write_bytes((laptop / "index.md").read_bytes())
+    else:  # the laptop's index.md replaces the desktop's, which becomes the copy
+        copy.write_bytes((root / "index.md").read_bytes())
+        (root / "index.md").write_bytes((laptop / "index.md").read_bytes())
+    assert cli("doctor", "--fix", env=at(45)).code == 0
+    found = json.loads(cli("doctor", "--json", env=at(46)).out)
+    assert [f for f in found if f["kind"] == "conflict_cell" or f["fix"]] == [], found
+    assert not copy.exists()
+    rows = {r["id"]: r for r in json.loads(cli("list", "--json").out)}
+    theirs = {r["id"]: r for r in json.loads(cli("list", "--json", "--root", str(laptop), use_root=False).out)}
+    assert rows[sid] == theirs[sid]
+    assert rows[sid]["summary"] == "Laptop: later."

@@ -22,7 +22,13 @@ ROW = "| 2026-05-01-1000-agent | agent | t | s | k | idle | - | 2026-05-01 10:00
         ("\ufeff<<<<<<<\nx\n=======\n>>>>>>>", [1, 3, 4]),  # a BOM, bare markers, no final newline
         ("x\n=======\ny\n>>>>>>> b\n", [2, 4]),  # half resolved: the start marker deleted
         ("Title\n=======\n\ntext\n", []),  # a setext heading underline alone
-        ("<<<<<<<< eight\n========\n>>>>>>>>\n", []),  # eight marker characters are text
+        ("<<<<<<<< eight\n========\n>>>>>>>>\n", [1, 2, 3]),  # conflict-marker-size=8: a block of eight
+        ("<<<<<<<<< ours\n=======\nx\n=========\n>>>>>>>>> theirs\n", [1, 4, 5]),  # its own size only
+        ("<<<<<<<< eight\ntext\n", []),  # a longer marker is text until its block closes
+        ("<<<<<<<< arrows\n<<<<<<< HEAD\nx\n=======\n>>>>>>> b\n", [2, 4, 5]),  # and hides no block after it
+        ("x\n=========\ny\n>>>>>>>>> b\n", [2, 4]),  # half resolved, longer markers
+        ("Title\n=========\n\n>>>>>>>>> quoted\n", [2, 4]),
+        ("Title\n==========\n\n>>>>>>>>> quoted\n", []),  # a longer close needs its own size before it
         ("<<<<<<<x\n>>>>>>>y\n", []),  # a marker is followed by a space or the line's end
         ("| a <<<<<<< b | ======= | >>>>>>> c |\n", []),  # inside cell text
         ("```\n<<<<<<< HEAD\n=======\n>>>>>>> b\n```\n", []),  # an example in a code fence
@@ -34,6 +40,7 @@ def test_marker_lines_are_git_s(text, lines):
 
 
 MARKERS = ["<<<<<<< HEAD\n", "||||||| base\n", "=======\n", ">>>>>>> laptop\n", "|||||||\n", "```\n", "Title\n"]
+MARKERS += ["<<<<<<<<< ours\n", "=========\n", ">>>>>>>>> theirs\n"]  # conflict-marker-size=9
 
 
 @given(

@@ -389,3 +389,25 @@ def test_a_row_found_by_its_id_is_the_row_a_full_read_finds(picks, pre, post, eo
     assert [(r.line, r.offset, r.raw_cells, r.problem) for r in found] == expected
     lines = data.decode("utf-8").splitlines(keepends=True)
     assert all(lines[r.line].startswith(("| " + FOUND, "|" + FOUND)) for r in found)
+
+
+def test_the_punctuation_table_is_unicode_s_and_mistletoe_runs_with_it():
+    """mistletoe's core_tokens gets its punctuation set from the table (no scan of every code point at import):
+    the set is the one mistletoe computes, and the module is mistletoe's own, run with it handed in."""
+    import subprocess
+    import sys
+    import unicodedata
+
+    from memboard.core.formats.mdimport import HANDED_IN, unicode_punctuation
+
+    computed = {chr(i) for i in range(sys.maxunicode + 1) if unicodedata.category(chr(i)).startswith("P")}
+    assert unicode_punctuation() == computed
+    probe = (
+        "import sys, unicodedata; import memboard.core.formats.blocks; "
+        "ct = sys.modules['mistletoe.core_tokens']; import mistletoe.span_token as st; "
+        f"print(int({HANDED_IN!r} in vars(ct)), len(ct.punctuation), int(st.core_tokens is ct), ct.__file__)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    ascii_marks = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+    assert out[:3] == ["1", str(len(ascii_marks | computed)), "1"] and out[3].endswith("core_tokens.py")
+    assert read_blocks(["# a\n", "\n", "- b \\| c\n", "  *d*\n"])[1].kind == "list"

@@ -27,9 +27,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from mistletoe import block_token, token
-from mistletoe.block_tokenizer import FileWrapper, tokenize_block
-
+from .mdimport import FileWrapper, block_token, token, tokenize_block
 from .text import CLOSING_FENCE_RE, strip_columns
 
 ITEM_MARKER_RE = re.compile(r"( {0,3})(\d{1,9}[.)]|[+\-*])($|\s+)")

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from ..errors import Refused
 from .ids import is_valid_id
-from .markers import marker_lines, marker_refusal
+from .markers import has_block_marker, marker_lines, marker_refusal
 from .text import (
     BOM,
     BOM_BYTES,
@@ -71,6 +71,22 @@ NO_REFS = "-"
 # the Keywords of a row `doctor --fix` restored from an orphan snapshot's Metadata: its Summary and Keywords are
 # guesses, so at an equal Updated At the merge of two versions takes the other version's cells (core.merge.index)
 RESTORED_KEYWORDS = "restored-from-snapshot, session-snapshot"
+# the keyword `doctor --fix` adds to a row it caught up with a newer snapshot (row_behind_snapshot): its Updated At
+# is the snapshot's but its Summary and Keywords are older, so at an equal Updated At it yields the same way
+CAUGHT_UP_KEYWORD = "caught-up-from-snapshot"
+
+
+def with_keyword(keywords: str, word: str) -> str:
+    """A Keywords cell with word added at its end (unchanged when it holds word already)."""
+    words = [w.strip() for w in keywords.split(",") if w.strip() and w.strip() != NO_REFS]
+    return keywords if word in words else ", ".join([*words, word])
+
+
+def is_guessed(keywords: str) -> bool:
+    """Whether a row's Keywords say `doctor --fix` guessed its cells from a snapshot (restored or caught up)."""
+    return keywords == RESTORED_KEYWORDS or CAUGHT_UP_KEYWORD in (w.strip() for w in keywords.split(","))
+
+
 OUTSIDE = (
     "is outside the table (after a line that ends it), where Markdown reads no row: "
     "`memboard doctor --fix` moves it into the table"
@@ -533,7 +549,11 @@ class IndexFile:
         index's rows cost nothing), and the whole file only when it holds a conflict.
         """
         data = self.data
-        if self.header_line is None or marker_lines(data[: self._rows_off]) or marker_lines(data[self._end_off :]):
+        if (
+            self.header_line is None
+            or has_block_marker(data[: self._rows_off])
+            or has_block_marker(data[self._end_off :])
+        ):
             return marker_lines(data)
         return []
 
@@ -786,9 +806,32 @@ class IndexEdit:
 
 def readable_rows(data: bytes, markers: list[int]) -> list[Row]:
     """The index's rows read through its conflict markers (IndexFile.conflict_lines), for viewing
-    only: both sides' rows and those past the conflict, each with its line in the file."""
+    only: both sides' rows and those past the conflict, each with its line in the file. A row inside a
+    block whose Session ID the table also holds outside every block is left out: the table's row is the one
+    in effect (memboard's git driver keeps the table valid, holding ours' values, and shows both versions of
+    each undecided row in a block after it), so a row is listed once, not three times."""
     skip = {n - 1 for n in markers}
     lines = data.split(b"\n")
     kept = [i for i in range(len(lines)) if i not in skip]
     index = IndexFile(b"\n".join(lines[i] for i in kept))
-    return [replace(row, line=kept[row.line], offset=-1) for row in index.rows]
+    rows = [replace(row, line=kept[row.line], offset=-1) for row in index.rows]
+    inside = _inside_blocks(lines, sorted(skip))
+    if not inside:
+        return rows
+    table_ids = {row.id for row in rows if row.line not in inside}
+    return [row for row in rows if row.line not in inside or row.id not in table_ids]
+
+
+def _inside_blocks(lines: list[bytes], markers: list[int]) -> set[int]:
+    """The line indexes between a block's opening (or, for a block whose opening was deleted, its first
+    `=` or `|` marker) and its closing marker (markers: the marker lines' indexes, in order)."""
+    inside: set[int] = set()
+    start: int | None = None
+    for at in markers:
+        char = lines[at].removeprefix(BOM_BYTES)[:1]
+        if char in (b"<", b"=", b"|") and start is None:
+            start = at
+        elif char == b">" and start is not None:
+            inside.update(range(start + 1, at))
+            start = None
+    return inside

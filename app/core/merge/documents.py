@@ -500,12 +500,12 @@ def merge_note(
     title = o_meta.values.get("Title", "")
     new_title = Snapshot(text).metadata().get("Title", title)
     if new_title != title and o_doc.title == title:
-        text = _retitled(text, title, new_title)
+        text = retitled(text, title, new_title)
     outside = _outside(o_doc, t_doc, frozenset({f"# {t_meta.values.get('Title', '')}"}))
     return Merged(with_text(ours, text), open=cells, added=added, cells=changed, outside=outside)
 
 
-def _retitled(text: str, old: str, new: str) -> str:
+def retitled(text: str, old: str, new: str) -> str:
     """text with its `# old` heading (before the first section) saying new."""
     lines = split_lines(text)
     for i, line in enumerate(lines):

@@ -155,7 +155,23 @@ def resolve_blocks(rel: str, data: bytes, prefer: Prefer, only: str | None = Non
     out = b"".join(_spliced(lines, blocks, kept, decision.swaps))
     if blocks[-1].end == len(lines) and not data.endswith(b"\n"):  # the file ended with a block and no line end
         out = out[: len(out) - len(_ending(out))]
+    if kind_of(rel) == "note":
+        return _retitled_note(bom + data[len(bom) :], bom + out), decided
     return bom + out, decided
+
+
+def _retitled_note(before: bytes, after: bytes) -> bytes:
+    """A note whose Title the decision changed, its `# heading` saying the new Title (as merge_note retitles
+    a note when a merge changes its Title): a heading that said the old Title says the new one."""
+    from ..formats.snapshot import Snapshot, with_text  # lazy: only a decided note reads its Title
+    from .documents import retitled  # lazy: as above
+
+    old = Snapshot(before).metadata().get("Title", "")
+    doc = Snapshot(after)
+    new = doc.metadata().get("Title", old)
+    if new == old or doc.title != old:
+        return after
+    return with_text(after, retitled(doc.text(), old, new))
 
 
 def _spliced(lines: list[bytes], blocks: list[Block], kept: list[list[bytes]], swaps: dict[int, bytes]) -> list[bytes]:

@@ -9,10 +9,12 @@ version's order. A row both hold is merged cell by cell:
   removed);
 - Updated At: the later one; Status: the later row's, `stale` over `active` over `idle` when equal;
 - Topic, Summary, Keywords and extra columns: the later row's value; when Updated At is equal or not a time,
-  the cell is open (ours' value stays, see OpenCell), except that a row `doctor --fix` restored from an orphan
-  snapshot (its Keywords are RESTORED_KEYWORDS) takes the other version's cells at an equal Updated At: its
-  Summary and Keywords were guessed from the snapshot, and the real row has the snapshot's Updated At (a
-  snapshot that syncs in before its index.md is restored on the machine it reaches, and the real row follows);
+  the cell is open (ours' value stays, see OpenCell), except that a row `doctor --fix` guessed from a
+  snapshot takes the other version's cells at an equal Updated At: one restored from an orphan snapshot (its
+  Keywords are RESTORED_KEYWORDS) or caught up with a newer snapshot (its Keywords hold CAUGHT_UP_KEYWORD).
+  Its Summary and Keywords were guessed or are older, and the real row has the snapshot's Updated At (a
+  snapshot that syncs in before its index.md is restored or caught up on the machine it reaches, and the
+  real row follows);
 - Agent Name and Started At must be equal, else the two are different sessions that got one ID
   (`id_collision`): both lines are kept, never merged.
 
@@ -36,7 +38,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..formats.clock import parse as parse_time
-from ..formats.index import RESTORED_KEYWORDS, IndexFile, Row, format_refs, parse_refs
+from ..formats.index import IndexFile, Row, format_refs, is_guessed, parse_refs
 from ..formats.text import BOM, BOM_BYTES, decode, encode, escape, line_body, line_ending, split_lines, unescape
 from .result import Merged, OpenCell, Prefer, conflict_block
 
@@ -188,11 +190,12 @@ def _merge_row(columns: list[str], ours: Row, theirs: Row, base: Row | None) -> 
 
 
 def _unrestored(keywords: int | None, ours: Row, theirs: Row) -> str | None:
-    """At an equal Updated At, the side that is not a row doctor restored from an orphan snapshot ("ours",
-    "theirs"), when the other one is; None when neither or both are."""
+    """At an equal Updated At, the side that is not a row doctor guessed from a snapshot (restored from an
+    orphan, or caught up: formats.index.is_guessed) ("ours", "theirs"), when the other one is; None when
+    neither or both are."""
     if keywords is None:
         return None
-    restored = [_value(row.raw_cells[keywords]) == RESTORED_KEYWORDS for row in (ours, theirs)]
+    restored = [is_guessed(_value(row.raw_cells[keywords])) for row in (ours, theirs)]
     if restored == [False, True]:
         return "ours"
     return "theirs" if restored == [True, False] else None

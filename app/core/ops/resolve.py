@@ -25,12 +25,12 @@ from .doctor.notes import note_copies
 from .sequence import PlannedRoot
 
 OP = "resolve"
-BLOCK_START = b"<<<<<<< "
+BLOCK_START = b"<<<<<<<"  # (and longer: git's conflict-marker-size)
 
 
 def _has_block(data: bytes) -> bool:
-    """Whether data holds a line opening a conflict block."""
-    return data.startswith(BLOCK_START) or b"\n" + BLOCK_START in data
+    """Whether data may hold a conflict block (a cheap look; resolve_blocks reads the blocks, of any size)."""
+    return BLOCK_START in data
 
 
 def memboard_files(root: MemoryRoot) -> list[str]:

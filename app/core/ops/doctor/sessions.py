@@ -9,7 +9,7 @@ from ...files import revisions
 from ...formats.archive import render_archive_index
 from ...formats.clock import format_ts, parse
 from ...formats.ids import is_valid_id
-from ...formats.index import COLUMN_OF_FIELD, RESTORED_KEYWORDS, Row, format_refs
+from ...formats.index import CAUGHT_UP_KEYWORD, COLUMN_OF_FIELD, RESTORED_KEYWORDS, Row, format_refs, with_keyword
 from ...formats.layout import archive_dir, archive_index_path, archive_session_path, session_path
 from ...formats.snapshot import Snapshot, render_template
 from ...formats.sources import continues_from
@@ -45,6 +45,8 @@ def row_behind(row: Row, data: bytes | None) -> dict[str, str]:
     topic = " ".join(meta.get("Topic", "").split())
     if topic and topic != row.get("topic"):
         changes["topic"] = topic
+    # (says the row is partly a guess: a real row of that Updated At, synced in from another machine, wins a tie)
+    changes["keywords"] = with_keyword(row.get("keywords"), CAUGHT_UP_KEYWORD)
     return changes
 
 
@@ -142,13 +144,14 @@ def row_behind_snapshot(c: Checkup, sid: str, row: Row) -> None:
     # last revision was written by a write that did not finish (a snapshot edited by hand has none)
     if behind and revisions.latest(c.root, sid) not in (None, current):
         c.change_row(row, behind)
-        names = ", ".join(COLUMN_OF_FIELD[name] for name in behind)
+        names = ", ".join(COLUMN_OF_FIELD[name] for name in behind if name != "keywords")
         c.add(
             "row_behind_snapshot",
             sid,
             "the snapshot's Updated At is newer than the row's (an update stopped before its index write?)",
             said(
-                f"set the row's {names} from the snapshot's Metadata (Summary and Keywords stay; ",
+                f"set the row's {names} from the snapshot's Metadata (Summary stays, Keywords gain "
+                f"{CAUGHT_UP_KEYWORD}, so a row of that time from another machine wins over this one; ",
                 (Remedy.UPDATE_SUMMARY, f"`memboard update {sid} --summary ...`", sid),
                 " changes them)",
             ),

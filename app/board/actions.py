@@ -653,6 +653,16 @@ ACTIONS: tuple[Action, ...] = (
         palette="Session of the note",
         footer=NOTES,
     ),
+    Action(
+        "f",
+        "search",
+        "find",
+        "search everything, as you type (a note found opens here, a session on the board)",
+        Where.NOTES,
+        "notes",
+        palette="Search everything (from notes)",
+        footer=NOTES,
+    ),
     # the Spaces screen's keys, in footer order
     Action(
         "slash",

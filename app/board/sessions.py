@@ -666,9 +666,9 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         # lazy: search's screens and the search engine load on first use (start-up stays light)
         from .screens.search import SearchScreen
 
-        self.app.push_screen(SearchScreen(self.memory_root), self._search_chosen)
+        self.app.push_screen(SearchScreen(self.memory_root), self.show_search_result)
 
-    def _search_chosen(self, chosen: tuple[str, str] | None) -> None:
+    def show_search_result(self, chosen: tuple[str, str] | None) -> None:
         """Show the note chosen in search in the notes view; select the live session chosen (one no
         longer on the table opens read-only)."""
         if chosen is None:

@@ -473,3 +473,51 @@ async def test_the_first_search_shows_the_rows_results_and_the_build_s_progress_
         assert ids["archived3"] in expected and shown_ids(screen) == expected
         await until(pilot, lambda: not status(screen).startswith("searching"), "the whole answer's status line")
         assert f"{len(expected)} results for «syn»" in status(screen) and not progress.display
+
+
+async def test_f_on_the_notes_view_searches_and_a_note_found_shows_there_and_a_session_on_the_table(demo_root, ids):
+    # the notes view had no `f`: its letters fell through to nothing, and a person typing a query there ran
+    # `o` (to the session table) and `c` (continue) instead (issue 27 §3: f, a note result, enter)
+    # lazy: the notes modules are only needed by this test
+    from memboard.board.notes.screen import NotesScreen
+    from memboard.core.files.execute import execute
+    from memboard.core.formats import clock
+    from memboard.core.formats.note import NoteDraft
+    from memboard.core.ops.notes.save import plan_note_save
+
+    root = MemoryRoot(demo_root)
+    for title, kind in (("Lock files live in local state", "gotcha"), ("Prefer short commits", "preference")):
+        draft = NoteDraft(title, kind, "tool", "- A line.")
+        execute(root, lambda r, d=draft: plan_note_save(r, d, clock.now()))
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NotesScreen) and app.screen.model.complete, "the notes")
+        notes = app.screen
+        assert isinstance(notes, NotesScreen)
+        for _ in range(9):
+            if notes.type_filter == "preference":
+                break
+            await pilot.press("t")
+        await pilot.press("3")  # a type and a status that hide the note looked for
+        assert (notes.type_filter, notes.status_filter) == ("preference", "superseded")
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, SearchScreen), "search opened from the notes view")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        hits = await search_for(pilot, screen, "Lock files live in")
+        assert hits and hits[0].kind == "note"
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is notes, "back on the notes view")
+        assert (notes.type_filter, notes.status_filter) == ("all", "all")
+        assert notes.table.current is not None and notes.table.current.id == hits[0].id
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, SearchScreen), "search opened again")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        hits = await search_for(pilot, screen, ids["sync3"])
+        assert hits[0].kind == "session" and hits[0].state == "live"
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is app.screen_stack[0], "the session table")
+        assert app.sessions.current_session_id == ids["sync3"]

@@ -128,6 +128,10 @@ class SessionBoard(Protocol):
     def select_session(self, session_id: str) -> bool:
         """Move the cursor to a session's row, clearing filters if they hide it."""
 
+    def show_search_result(self, chosen: tuple[str, str] | None) -> None:
+        """Show what was chosen in search (`f`): a session's row, a note in the notes view, a space or the
+        hierarchy on its screen."""
+
 
 class NotesScreen(BrowseScreen[NoteRow, NotesModel]):
     """Typed notes beside their pane: filters, counts per status and type, flows, live updates."""
@@ -379,6 +383,27 @@ class NotesScreen(BrowseScreen[NoteRow, NotesModel]):
         else:
             self.app.pop_screen()
             self.sessions.select_session(session)
+
+    def action_search(self) -> None:
+        """Search everything (as `f` on the session table): a note chosen is shown here, its filters cleared;
+        anything else is shown from the session table."""
+        # lazy: search's screens and the search engine load on first use (opening the view stays light)
+        from ..screens.search import SearchScreen
+
+        self.app.push_screen(SearchScreen(self.root), self._search_chosen)
+
+    def _search_chosen(self, chosen: tuple[str, str] | None) -> None:
+        """Jump to the note chosen in search; a session, space or hierarchy hit goes back to the session table
+        and is shown from there."""
+        if chosen is None:
+            return
+        if chosen[0] == "note":
+            self.jump_to(chosen[1])
+            self.table.focus()
+            return
+        if self.app.screen is self:
+            self.app.pop_screen()
+        self.sessions.show_search_result(chosen)
 
     def action_chain(self) -> None:
         """Walk the selected note's supersede chain; enter jumps to a note."""

@@ -407,6 +407,7 @@ class SearchCache:
         """Write a whole cache into tmp, streaming every document (no list of the corpus in memory)."""
         from .build import BulkWriter, build_records  # lazy: an unchanged root parses nothing
 
+        self._say("search cache: indexing text…")  # once per build, before the first rows are read
         con = sqlite3.connect(str(tmp), isolation_level=None)
         try:
             con.execute("PRAGMA journal_mode = OFF")

@@ -72,6 +72,7 @@ REWORDED: dict[str, str] = {
     "**Saving over a long note costs what creating it costs": "'note_size.py, below' is on the Benchmarks page",
     "`install-hook` merges one entry into the tool's JSON file": "JSONC: comments are kept, or refused in one line",
     "The entry runs this memboard by absolute path": "--command: a project's file runs memboard from PATH",
+    "``` app/ the package `memboard` core/": "the mcp SDK is a plain dependency now, no extra",
     "**For your agent's rules file**": "the MCP tool profiles: a server sends the lines of the tools it serves",
     "```text memboard keeps the agents' shared working memory": "the instructions, one line per tool group since the MCP tool profiles",
     "- **Content decides, never the name alone.**": "issue 26: note show of a copy, the banner's missing original, longer markers",

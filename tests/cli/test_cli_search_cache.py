@@ -203,6 +203,18 @@ def test_a_cache_left_mid_write_by_a_crashed_process_is_recovered(cli, two):
     assert not Path(f"{path}-journal").exists()
 
 
+def test_a_killed_build_leaves_nothing_behind_once_a_search_runs_again(cli, two):
+    assert found(cli, "tickets") == [(SID_A, "live", "Summary")]
+    path = cache_file()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    killed = path.with_name(f"{path.name}.{int(dead.stdout)}.0badf00d.tmp")  # a builder that died mid-build
+    killed.write_bytes(b"x" * 4096)
+    building = path.with_name(f"{path.name}.{os.getpid()}.1234abcd.tmp")  # one still building (this process)
+    building.write_bytes(b"y")
+    assert found(cli, "tickets") == [(SID_A, "live", "Summary")]
+    assert not killed.exists() and building.exists()
+
+
 CRASH_MID_WRITE = """
 import os, sqlite3, sys
 con = sqlite3.connect(sys.argv[1], isolation_level=None)

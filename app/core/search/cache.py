@@ -180,6 +180,39 @@ def _sidecars(path: Path) -> list[Path]:
     return [p for p in (Path(f"{path}-journal"), Path(f"{path}-wal"), Path(f"{path}-shm")) if p.exists()]
 
 
+def _sweep_dead_builds(path: Path) -> None:
+    """Remove the temp files of builders that died mid-build (each names its builder's process), so a killed
+    build leaves nothing behind while a sound cache is in use; a live builder's file is left alone."""
+    if os.name != "posix":  # (os.kill(pid, 0) tests a process only on POSIX; elsewhere the next build sweeps)
+        return
+    prefix = path.name + "."
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(prefix) :].partition(".")[0] if name.startswith(prefix) and name.endswith(".tmp") else ""
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        try:
+            os.unlink(path.parent / name)
+        except OSError:
+            pass  # (gone already, or not ours to remove: the next build sweeps under its lock)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process pid exists (this one included)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # (it exists, owned by someone else)
+    return True
+
+
 def _racy(stat: tuple[int, int] | None, taken: int | None) -> tuple[int, int] | None:
     """A stat to remember, taken at `taken`: one too recent to trust is stored so it never compares equal.
 
@@ -298,6 +331,8 @@ class SearchCache:
         if con is None:
             self._rebuild()
             con = self._connect(self.path)
+        else:
+            _sweep_dead_builds(self.path)
         return con
 
     def _existing(self) -> sqlite3.Connection | None:

@@ -62,14 +62,15 @@ def _row_key(line: bytes, columns: tuple[str, ...]) -> str | None:
 
 
 def scan(
-    base: str, matcher: Matcher, filters: SearchFilters, unreadable: dict[str, str]
+    base: str, matcher: Matcher, filters: SearchFilters, unreadable: dict[str, str], files: bool = True
 ) -> tuple[list[Ranked], dict[tuple[str, str], list[Candidate]]]:
     """The ranked sessions matching in the files under base, and the best document of each; each file that cannot
-    be read goes to unreadable (path -> why; an unreadable index.md is Unreadable: search refuses)."""
+    be read goes to unreadable (path -> why; an unreadable index.md is Unreadable: search refuses). files=False
+    reads index.md alone: the live rows' answer, no snapshot, note or archived session."""
     tally = _Tally(matcher, fold(filters.section) if filters.section is not None else None)
     known: dict[tuple[str, str], list[Facts]] = {}
     data = read_index(base)
-    for _path, rec in records(base, sorted(listing(base, unreadable)), unreadable):
+    for _path, rec in records(base, sorted(listing(base, unreadable)), unreadable) if files else ():
         if rec:
             tally.consider(rec)
             known.setdefault((rec.kind, rec.key), []).append(facts(rec))

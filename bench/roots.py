@@ -129,6 +129,26 @@ def _snapshot(
     )
 
 
+def _starts(rng: random.Random, rows: int) -> list[datetime]:
+    """Start times going backwards from an hour before the benchmark clock, so IDs are unique and sorted."""
+    when = datetime.strptime(NOW, "%Y-%m-%d %H:%M") - timedelta(hours=1)
+    starts: list[datetime] = []
+    for _ in range(rows):
+        starts.append(when)
+        when -= timedelta(minutes=rng.randint(1, 9))
+    starts.reverse()
+    return starts
+
+
+def _texts(rng: random.Random, status: str, cjk: bool) -> tuple[str, str, str]:
+    """A row's Topic, Summary and Keywords: the defaults for an idle row, else drawn (in CJK when cjk)."""
+    if status == "idle":
+        return DEFAULT_TOPIC, DEFAULT_SUMMARY, KEYWORDS[0]
+    topic = rng.choice(CJK_TOPICS if cjk else EN_TOPICS)
+    summary = rng.choice(CJK_SUMMARIES if cjk else EN_SUMMARIES)
+    return topic, summary, rng.choice(KEYWORDS)
+
+
 def generate(path: Path, rows: int, seed: int = 6, pipe_share: float = PIPE_SHARE, kind: str = "a") -> Manifest:
     """Write a memory root of `rows` index rows (and some snapshots) into path; same seed, same bytes.
     pipe_share: the share of Summaries holding an escaped pipe (root a); kind: "a", "b" or "b-nopipe"."""
@@ -139,13 +159,7 @@ def generate(path: Path, rows: int, seed: int = 6, pipe_share: float = PIPE_SHAR
     (path / "sessions").mkdir(parents=True, exist_ok=True)
     manifest = Manifest(path=path, rows=rows)
 
-    # Start times go backwards from an hour before the benchmark clock, so IDs are unique and sorted.
-    when = datetime.strptime(NOW, "%Y-%m-%d %H:%M") - timedelta(hours=1)
-    starts: list[datetime] = []
-    for _ in range(rows):
-        starts.append(when)
-        when -= timedelta(minutes=rng.randint(1, 9))
-    starts.reverse()
+    starts = _starts(rng, rows)
 
     records = []
     for start in starts:
@@ -155,12 +169,7 @@ def generate(path: Path, rows: int, seed: int = 6, pipe_share: float = PIPE_SHAR
         status = "idle" if roll < 0.40 else ("active" if roll < 0.85 else "stale")
         cjk = rng.random() < CJK_SHARE
         pipe = rng.random() < pipe_share
-        if status == "idle":
-            topic, summary, keywords = DEFAULT_TOPIC, DEFAULT_SUMMARY, KEYWORDS[0]
-        else:
-            topic = rng.choice(CJK_TOPICS if cjk else EN_TOPICS)
-            summary = rng.choice(CJK_SUMMARIES if cjk else EN_SUMMARIES)
-            keywords = rng.choice(KEYWORDS)
+        topic, summary, keywords = _texts(rng, status, cjk)
         if pipe:
             summary = rng.choice(PIPE_SUMMARIES)
         updated = start + timedelta(minutes=rng.randint(0, 3 * 24 * 60)) if status != "idle" else start
@@ -200,12 +209,7 @@ def _b_record(rng: random.Random, start: datetime, last: datetime, pipes: bool) 
     agent = AGENTS[rng.randrange(len(AGENTS))]
     status = rng.choice(("idle", "active", "stale"))
     cjk = rng.random() < CJK_SHARE
-    if status == "idle":
-        topic, summary, keywords = DEFAULT_TOPIC, DEFAULT_SUMMARY, KEYWORDS[0]
-    else:
-        topic = rng.choice(CJK_TOPICS if cjk else EN_TOPICS)
-        summary = rng.choice(CJK_SUMMARIES if cjk else EN_SUMMARIES)
-        keywords = rng.choice(KEYWORDS)
+    topic, summary, keywords = _texts(rng, status, cjk)
     # the roll happens with or without pipes, so b and b-nopipe hold the same rows but for those Summaries
     if rng.random() < B_PIPE_SHARE:
         summary = rng.choice(PIPE_SUMMARIES) if pipes else rng.choice(EN_SUMMARIES)
@@ -232,12 +236,7 @@ def generate_b(path: Path, rows: int, seed: int = 6, pipes: bool = True) -> Mani
     path = Path(path)
     (path / "sessions").mkdir(parents=True, exist_ok=True)
     manifest = Manifest(path=path, rows=rows)
-    when = datetime.strptime(NOW, "%Y-%m-%d %H:%M") - timedelta(hours=1)
-    starts: list[datetime] = []
-    for _ in range(rows):
-        starts.append(when)
-        when -= timedelta(minutes=rng.randint(1, 9))
-    starts.reverse()
+    starts = _starts(rng, rows)
     records = [_b_record(rng, start, starts[-1], pipes) for start in starts]
     manifest.ids = [r["id"] for r in records]
     for i, r in enumerate(records):

@@ -94,6 +94,14 @@ class Result:
 
 
 @pytest.fixture
+def home(tmp_path) -> Path:
+    """A fake home folder (the install tests pass it as HOME to the commands)."""
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
 def root(tmp_path) -> Path:
     """An empty memory root folder."""
     path = tmp_path / "memory"

@@ -23,14 +23,6 @@ MCP_USER = {"claude": ".claude.json", "cursor": ".cursor/mcp.json", "codex": ".c
 
 
 @pytest.fixture
-def home(tmp_path) -> Path:
-    """A fake home folder."""
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def project(tmp_path) -> Path:
     """A project folder."""
     path = tmp_path / "proj"

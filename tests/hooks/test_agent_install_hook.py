@@ -15,14 +15,6 @@ from tests.support.hooks import claude_payload, encoded
 
 
 @pytest.fixture
-def home(tmp_path) -> Path:
-    """A fake home folder (HOME is passed to the subprocess)."""
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def install(cli, home):
     """Run `memboard install-hook ...` with HOME pointing at the fake home."""
 

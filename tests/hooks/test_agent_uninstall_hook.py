@@ -9,14 +9,6 @@ import pytest
 
 
 @pytest.fixture
-def home(tmp_path) -> Path:
-    """A fake home folder (HOME is passed to the subprocess)."""
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def run(cli, home):
     """Run `memboard install-hook|uninstall-hook ...` with HOME pointing at the fake home."""
 

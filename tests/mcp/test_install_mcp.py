@@ -52,14 +52,6 @@ PROJECT_FILES = {"claude": ".mcp.json", "cursor": ".cursor/mcp.json", "codex": "
 
 
 @pytest.fixture
-def home(tmp_path) -> Path:
-    """A fake home folder (HOME for the subprocess)."""
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def run(cli, home):
     """`memboard ARGS` with HOME pointing at the fake home."""
     return lambda *args: cli(*args, env={"HOME": str(home)}, use_root=False)

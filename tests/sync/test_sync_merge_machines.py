@@ -79,6 +79,24 @@ def at(minute: int) -> dict[str, str]:
     return {"MEMBOARD_NOW": f"2026-06-01 09:{minute:02d}"}
 
 
+def laptop_index_arrives(cli, root: Path, laptop: Path, winner: str) -> tuple[dict, dict]:
+    """The laptop's index.md reaches the desktop as Syncthing leaves it (winner's under the name, the other as a
+    sync-conflict copy); doctor --fix merges it with nothing left to fix. The rows of both machines by ID."""
+    copy = root / f"index.sync-conflict-20260601-094400-{DEVICE}.md"
+    if winner == "desktop":  # the desktop's index.md (the row doctor wrote) stays, the laptop's is the copy
+        copy.write_bytes((laptop / "index.md").read_bytes())
+    else:  # the laptop's index.md replaces the desktop's, which becomes the copy
+        copy.write_bytes((root / "index.md").read_bytes())
+        (root / "index.md").write_bytes((laptop / "index.md").read_bytes())
+    assert cli("doctor", "--fix", env=at(45)).code == 0
+    found = json.loads(cli("doctor", "--json", env=at(46)).out)
+    assert [f for f in found if f["kind"] == "conflict_cell" or f["fix"]] == [], found
+    assert not copy.exists()
+    rows = {r["id"]: r for r in json.loads(cli("list", "--json").out)}
+    theirs = {r["id"]: r for r in json.loads(cli("list", "--json", "--root", str(laptop), use_root=False).out)}
+    return rows, theirs
+
+
 @pytest.mark.parametrize("winner", ["desktop", "laptop"])
 def test_a_snapshot_synced_before_its_row_and_restored_as_an_orphan_yields_to_the_row(cli, root, tmp_path, winner):
     """The race of two machines writing while connected: the laptop's hook registers a session and two updates
@@ -98,18 +116,7 @@ def test_a_snapshot_synced_before_its_row_and_restored_as_an_orphan_yields_to_th
     (root / rel).write_bytes((laptop / rel).read_bytes())  # the snapshot arrives first
     assert cli("doctor", "--fix", env=at(43)).code == 0
     assert sid in {r["id"] for r in json.loads(cli("list", "--json").out)}  # restored from the snapshot
-    copy = root / f"index.sync-conflict-20260601-094400-{DEVICE}.md"
-    if winner == "desktop":  # the desktop's index.md (the restored row) stays, the laptop's is the copy
-        copy.write_bytes((laptop / "index.md").read_bytes())
-    else:  # the laptop's index.md replaces the desktop's, which becomes the copy
-        copy.write_bytes((root / "index.md").read_bytes())
-        (root / "index.md").write_bytes((laptop / "index.md").read_bytes())
-    assert cli("doctor", "--fix", env=at(45)).code == 0
-    found = json.loads(cli("doctor", "--json", env=at(46)).out)
-    assert [f for f in found if f["kind"] == "conflict_cell" or f["fix"]] == []
-    assert not copy.exists()
-    rows = {r["id"]: r for r in json.loads(cli("list", "--json").out)}
-    theirs = {r["id"]: r for r in json.loads(cli("list", "--json", "--root", str(laptop), use_root=False).out)}
+    rows, theirs = laptop_index_arrives(cli, root, laptop, winner)
     assert rows[sid] == theirs[sid]
     assert rows[sid]["summary"] == "Laptop: second."
 
@@ -131,17 +138,6 @@ def test_a_snapshot_synced_before_its_row_and_caught_up_from_yields_to_the_row(c
     found = json.loads(cli("doctor", "--json", env=at(42)).out)
     assert [f["kind"] for f in found] == ["row_behind_snapshot"], found  # (the race this test is about)
     assert cli("doctor", "--fix", env=at(43)).code == 0
-    copy = root / f"index.sync-conflict-20260601-094400-{DEVICE}.md"
-    if winner == "desktop":  # the desktop's index.md (the caught-up row) stays, the laptop's is the copy
-        copy.write_bytes((laptop / "index.md").read_bytes())
-    else:  # the laptop's index.md replaces the desktop's, which becomes the copy
-        copy.write_bytes((root / "index.md").read_bytes())
-        (root / "index.md").write_bytes((laptop / "index.md").read_bytes())
-    assert cli("doctor", "--fix", env=at(45)).code == 0
-    found = json.loads(cli("doctor", "--json", env=at(46)).out)
-    assert [f for f in found if f["kind"] == "conflict_cell" or f["fix"]] == [], found
-    assert not copy.exists()
-    rows = {r["id"]: r for r in json.loads(cli("list", "--json").out)}
-    theirs = {r["id"]: r for r in json.loads(cli("list", "--json", "--root", str(laptop), use_root=False).out)}
+    rows, theirs = laptop_index_arrives(cli, root, laptop, winner)
     assert rows[sid] == theirs[sid]
     assert rows[sid]["summary"] == "Laptop: later."

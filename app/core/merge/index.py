@@ -168,7 +168,7 @@ def _merge_row(columns: list[str], ours: Row, theirs: Row, base: Row | None) -> 
     if updated is not None:
         later = _later(_time(ours.raw_cells[updated]), _time(theirs.raw_cells[updated]))
     if later is None and updated is not None:
-        later = _unrestored(at.get("Keywords"), ours, theirs)
+        later = _not_guessed(at.get("Keywords"), ours, theirs)
     merged = _RowMerge(list(ours.raw_cells))
     for pos, column in enumerate(columns):
         mine, other = ours.raw_cells[pos], theirs.raw_cells[pos]
@@ -189,16 +189,16 @@ def _merge_row(columns: list[str], ours: Row, theirs: Row, base: Row | None) -> 
     return merged
 
 
-def _unrestored(keywords: int | None, ours: Row, theirs: Row) -> str | None:
+def _not_guessed(keywords: int | None, ours: Row, theirs: Row) -> str | None:
     """At an equal Updated At, the side that is not a row doctor guessed from a snapshot (restored from an
     orphan, or caught up: formats.index.is_guessed) ("ours", "theirs"), when the other one is; None when
     neither or both are."""
     if keywords is None:
         return None
-    restored = [is_guessed(_value(row.raw_cells[keywords])) for row in (ours, theirs)]
-    if restored == [False, True]:
+    guessed = [is_guessed(_value(row.raw_cells[keywords])) for row in (ours, theirs)]
+    if guessed == [False, True]:
         return "ours"
-    return "theirs" if restored == [True, False] else None
+    return "theirs" if guessed == [True, False] else None
 
 
 def _body(line: bytes) -> bytes:

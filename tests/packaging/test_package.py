@@ -45,6 +45,19 @@ def project_files() -> list[str]:
     return sorted(n for n in names if (PROJECT / n).is_file())
 
 
+def built(tmp_path_factory, kind: str) -> Path:
+    """Build the sdist or wheel (kind) from a copy of the project with setuptools' own build hook; its path."""
+    src = tmp_path_factory.mktemp("src")
+    for name in project_files():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(PROJECT / name, src / name)
+    out = tmp_path_factory.mktemp("dist")
+    code = f"from setuptools import build_meta; print(build_meta.build_{kind}({str(out)!r}))"
+    res = subprocess.run([sys.executable, "-c", code], cwd=src, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return out / res.stdout.strip().splitlines()[-1]
+
+
 @pytest.fixture(scope="module")
 def sdist(tmp_path_factory) -> tuple[set[str], Message]:
     """Build the sdist from a copy of the project (setuptools' own build hook); its names and PKG-INFO."""
@@ -54,15 +67,7 @@ def sdist(tmp_path_factory) -> tuple[set[str], Message]:
         pytest.skip(
             f"building the sdist needs setuptools>=77, found {setuptools.__version__} (pip install -e '.[test]')"
         )
-    src = tmp_path_factory.mktemp("src")
-    for name in project_files():
-        (src / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(PROJECT / name, src / name)
-    out = tmp_path_factory.mktemp("dist")
-    code = f"from setuptools import build_meta; print(build_meta.build_sdist({str(out)!r}))"
-    res = subprocess.run([sys.executable, "-c", code], cwd=src, capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stderr[-2000:]
-    archive = out / res.stdout.strip().splitlines()[-1]
+    archive = built(tmp_path_factory, "sdist")
     with tarfile.open(archive) as tar:
         names = tar.getnames()
         prefix = names[0].split("/")[0] + "/"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import venv
@@ -16,22 +15,14 @@ from pathlib import Path
 import pytest
 
 from memboard import __version__
-from tests.packaging.test_package import PROJECT, project_files
+from tests.packaging.test_package import PROJECT, built
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> tuple[Path, Path]:
     """(the wheel, the bin folder of a fresh environment where it is installed; the dependencies come from the
     interpreter's own site-packages, so no index is asked)."""
-    src = tmp_path_factory.mktemp("src")
-    for name in project_files():
-        (src / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(PROJECT / name, src / name)
-    out = tmp_path_factory.mktemp("dist")
-    code = f"from setuptools import build_meta; print(build_meta.build_wheel({str(out)!r}))"
-    res = subprocess.run([sys.executable, "-c", code], cwd=src, capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stderr[-2000:]
-    wheel = out / res.stdout.strip().splitlines()[-1]
+    wheel = built(tmp_path_factory, "wheel")
     env_dir = tmp_path_factory.mktemp("venv") / "env"
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
     bin_dir = env_dir / ("Scripts" if os.name == "nt" else "bin")

@@ -11,6 +11,7 @@ from ...formats.layout import INDEX, TEMP_SUFFIX
 from ...formats.snapshot import text_of, with_text
 from ...formats.sources import continues_from
 from ...formats.text import encode
+from ...merge.result import OpenCell, Prefer
 from ...plan import Change, Plan
 from ...results import DoctorResult, Finding
 
@@ -48,6 +49,15 @@ class Checkup:
         self.archived = root.archived_ids()
         self._referrers: dict[str, list[str]] | None = None
         self._sources: dict[str, list[str]] = {}  # snapshot text -> its Continues From (see sources_in)
+        # archived on one machine, updated on the other in the same minute (archived.py): the cells no time
+        # decides (OpenCell: ours the archive's value, theirs the update's; by the file holding the update), the
+        # side `memboard resolve` chose (prefer, for session `only` or every one), the cells it decided, and the
+        # copies of index.md that stay in place while a row of theirs is open
+        self.prefer: Prefer | None = None
+        self.only: str | None = None
+        self.archive_open: dict[str, list[tuple[OpenCell, str]]] = {}
+        self.archive_decided: list[tuple[OpenCell, str]] = []
+        self.kept_copies: set[str] = set()
 
     def add(self, kind: str, sid: str, message: str, fix: str | None = None, subject: str | None = None) -> None:
         """Record a finding (fix: what --fix does, None when a person has to act)."""
@@ -99,8 +109,9 @@ class Checkup:
             return parse_refs(self.restored[sid]["referenced_by"])
         return self.live[sid].refs
 
-    def plan(self) -> Plan[DoctorResult]:
-        """The repairs in a safe order: snapshots, stray temp files, archive files, then the index."""
+    def plan(self, strays: bool = True) -> Plan[DoctorResult]:
+        """The repairs in a safe order: snapshots, stray temp files (unless not strays), archive files, then the
+        index."""
         plan = Plan(OP, DoctorResult(self.findings))
         for rel, (old, text) in self.new_texts.items():
             if old is None:
@@ -108,7 +119,7 @@ class Checkup:
                 continue
             if text_of(old) != text:
                 plan.changes.append(Change("modify", rel, old, with_text(old, text)))
-        for rel in stray_temp_files(self.root):
+        for rel in stray_temp_files(self.root) if strays else []:
             self.add("stray_temp", rel, f"{rel} is a temp file left by an interrupted write", "delete it", rel)
             plan.changes.append(Change("delete", rel, self.root.read(rel), None))
         plan.changes.extend(self.file_changes)

@@ -52,7 +52,8 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
     findings += merge.findings
     laid = merging.MergedRoot.of(root, merge)
     with laid.steady():  # (each of its folders resolved once, as the root's own)
-        findings, plan = _repairs(laid, when, findings, copied, merge.held_back)
+        findings, plan, kept = _repairs(laid, when, findings, copied, merge.held_back)
+    merging.keep_in_place(merge, kept)
     findings += leftovers.preserved_copies(root, when)
     leftovers.state_in_root(root, findings, plan)
     findings[:] = [merging.with_fix(f, merge) for f in findings]
@@ -64,9 +65,9 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
 
 def _repairs(
     root: MemoryRoot, when: datetime, findings: list[Finding], copied: set[str], held: list[tuple[str, str, str]]
-) -> tuple[list[Finding], Plan[DoctorResult]]:
+) -> tuple[list[Finding], Plan[DoctorResult], set[str]]:
     """The checks after the merge (held: the copies' rows of archived sessions, not brought back): the index,
-    sessions, archive folders, links and notes."""
+    sessions, archive folders, links and notes; also the copies that stay in place (archived.held_back_row)."""
     checkup = Checkup(root, when, copied)
     plan: Plan[DoctorResult] = Plan(OP, DoctorResult([]))
     disk: MemoryRoot = getattr(root, "base", root)  # (the copies as they are, not as the merge moves them)
@@ -80,11 +81,12 @@ def _repairs(
         sessions.check_orphans(checkup)
         sessions.check_archive_folders(checkup)
         links.check_links(checkup)
+        archived.report_open(checkup)
         plan = checkup.plan()
     findings += checkup.findings
     if root.exists(NOTES):
         notes.check_notes(root, findings, plan)
-    return findings, plan
+    return findings, plan, checkup.kept_copies
 
 
 def repair_plan(root: MemoryRoot, when: datetime) -> Plan[DoctorResult]:

@@ -154,3 +154,41 @@ def test_the_board_s_organize_flow_shares_the_refusal(root, mem):
         assert said.endswith("press d (doctor) and apply its repairs first") and "memboard doctor" not in said
         fix = fix_for(caught.value, None)
         assert fix is not None and fix.action == "doctor"
+
+
+ONLY_IN_COPY = "2026-05-31-1000-claude-agent"
+LOOKUPS = [
+    ["update", ONLY_IN_COPY, "--summary", "carried on"],
+    ["update", ONLY_IN_COPY, "--summary", "carried on", "--json"],
+    ["show", ONLY_IN_COPY],
+    ["chain", ONLY_IN_COPY],
+    ["continue", ONLY_IN_COPY, "--as", A],
+    ["continue", A, "--as", ONLY_IN_COPY],
+    ["release", ONLY_IN_COPY, "--as", A],
+]
+
+
+@pytest.mark.parametrize("argv", LOOKUPS, ids=lambda a: "-".join(x for x in a if x != ONLY_IN_COPY)[:40])
+def test_a_row_only_in_an_unmerged_copy_is_named_with_the_copy_and_doctor_fix(cli, root, mem, whole_tree, argv):
+    """A hook's row that, for a moment, only a copy of index.md holds (the sync kept the other machine's
+    index.md under its name): the one-line refusal names the copy and `memboard doctor --fix`, not only
+    "unknown session"; nothing is written."""
+    copy = index_copy(root, mem)
+    before = whole_tree()
+    res = cli(*argv)
+    assert (res.code, res.out) == (1, ""), (res.code, res.out, res.err)
+    lines = res.err.strip().splitlines()
+    if "--json" in argv:
+        lines = [json.loads(line)["error"] for line in lines]
+    assert len(lines) == 1 and "Traceback" not in res.err, res.err
+    assert f"unknown session {ONLY_IN_COPY}" in lines[0] or f"unknown source session {ONLY_IN_COPY}" in lines[0]
+    assert copy in lines[0] and "memboard doctor --fix" in lines[0], lines[0]
+    assert whole_tree() == before
+    assert cli("doctor", "--fix").code == 0
+    assert cli(*argv).code == 0 or argv[0] == "release"  # (merged: the row is there; release has no link to drop)
+
+
+def test_an_unknown_session_without_copies_is_said_as_before(cli, root, mem):
+    mem.index(row_line(A))
+    res = cli("update", ONLY_IN_COPY, "--summary", "x")
+    assert res.code == 1 and res.err.strip() == f"memboard: unknown session {ONLY_IN_COPY}: no row in index.md"

@@ -64,7 +64,7 @@ def plan_archive(root: MemoryRoot, session_id: str, when: datetime) -> Plan[Arch
     refuse_unmerged_copies(root, "archive", "the row and snapshot archive moves")
     before = root.read(INDEX)
     index = IndexFile(before or b"")
-    row = find_row(index, session_id)
+    row = find_row(index, session_id, root=root)
     if row.refs:
         raise Refused(
             f"{session_id} is still referenced by {', '.join(row.refs)}; release those references first {REMEDY_HERE}",

@@ -44,14 +44,38 @@ def refuse_unmerged_copies(root: MemoryRoot, op: str, does: str) -> None:
     )
 
 
-def find_row(index: IndexFile, session_id: str, what: str = "session") -> Row:
+def copies_holding(root: MemoryRoot, session_id: str) -> list[str]:
+    """The sync-conflict copies of index.md holding a row of session_id (looked for only once index.md has none:
+    for a moment after a sync, a row the other machine wrote can be only in a copy)."""
+    from ..files.copies import index_copies  # lazy: only a refusal looks for copies (the hook loads this module)
+
+    return [c.path for c in index_copies(root) if IndexFile(root.read(c.path) or b"").find(session_id)]
+
+
+def unknown_session(session_id: str, said: str, root: MemoryRoot | None, what: str = "session") -> Refused:
+    """The refusal for a session no row names (said: where it was looked for), naming the unmerged copies of
+    index.md that hold its row, and `memboard doctor --fix`, when there are (root: where to look for them)."""
+    held = copies_holding(root, session_id) if root is not None else []
+    if not held:
+        return Refused(f"unknown {what} {session_id}: {said}")
+    names = ", ".join(held[:3]) + (", …" if len(held) > 3 else "")
+    return Refused(
+        f"unknown {what} {session_id}: {said}, but the sync-conflict {'copy' if len(held) == 1 else 'copies'} "
+        f"{names}, not merged yet, {'holds' if len(held) == 1 else 'hold'} its row: {REMEDY_HERE}, then run this again",
+        remedy=Remedy.DOCTOR_FIX,
+        subject=session_id,
+    )
+
+
+def find_row(index: IndexFile, session_id: str, what: str = "session", root: MemoryRoot | None = None) -> Row:
     """The one well-formed row for session_id, or a one-line refusal saying why not (also while
-    index.md holds merge-conflict markers: every caller is about to change it)."""
+    index.md holds merge-conflict markers: every caller is about to change it). root: where to look for
+    sync-conflict copies holding the row when index.md has none (only then: the normal path reads nothing more)."""
     check_id(session_id, f"{what} ID")
     index.refuse_conflicts()  # a row below a conflict block is invisible: say why, not "unknown session"
     rows = index.find(session_id)
     if not rows:
-        raise Refused(f"unknown {what} {session_id}: no row in index.md")
+        raise unknown_session(session_id, "no row in index.md", root, what)
     if len(rows) > 1:
         raise Refused(
             f"{session_id} has {len(rows)} rows in index.md (duplicate ID); {REMEDY_HERE}",
@@ -68,7 +92,9 @@ def find_row(index: IndexFile, session_id: str, what: str = "session") -> Row:
     return row
 
 
-def link_sources(index: IndexFile, edit: IndexEdit, session_id: str, sources: list[str]) -> list[str]:
+def link_sources(
+    index: IndexFile, edit: IndexEdit, session_id: str, sources: list[str], root: MemoryRoot | None = None
+) -> list[str]:
     """Add session_id to each source row's Referenced By (the index side of Continues From).
 
     A source without exactly one well-formed live row is refused: the link could only be
@@ -78,7 +104,7 @@ def link_sources(index: IndexFile, edit: IndexEdit, session_id: str, sources: li
     for src in sources:
         if src == session_id:
             raise UsageError("a session cannot continue from itself")
-        row = find_row(index, src, "source session")
+        row = find_row(index, src, "source session", root)
         if session_id not in row.refs:
             edit.set_fields(row, {"referenced_by": ", ".join(row.refs + [session_id])})
             changed.append(src)

@@ -47,7 +47,7 @@ def plan_continue(
             raise UsageError("a session cannot continue from itself")
     before = root.read(INDEX)
     index = IndexFile(before or b"")
-    source = find_row(index, source_id, "source session")
+    source = find_row(index, source_id, "source session", root)
     if as_id is None:
         manual = plan_manual(
             root,
@@ -60,7 +60,7 @@ def plan_continue(
         )
         registered: Plan[ContinueResult | ManualResult] = manual.with_result(manual.result)
         return registered
-    current = find_row(index, as_id)
+    current = find_row(index, as_id, root=root)
     ts = format_ts(when)
     rel = session_path(as_id)
     old = root.read(rel)

@@ -82,10 +82,10 @@ def plan_manual(
     }
     edit = index.edit()
     if continues_from:
-        source = find_row(index, continues_from, "source session")
+        source = find_row(index, continues_from, "source session", root)
         edit.set_fields(source, {"referenced_by": format_refs(source.refs + [sid])})
     extra_sources = [s for s in Snapshot(snap).continues_from() if s != continues_from]
-    link_sources(index, edit, sid, extra_sources)  # sources named in --snapshot input: both sides
+    link_sources(index, edit, sid, extra_sources, root)  # sources named in --snapshot input: both sides
     edit.append(values)
     rel = session_path(sid)
     checks = [file_exists(rel), row_exists(sid, status="active", updated_at=ts)]

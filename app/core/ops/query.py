@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Literal
 
-from ..errors import MemboardError, Refused, Unreadable, UsageError
+from ..errors import MemboardError, Unreadable, UsageError
 from ..files.root import MemoryRoot
 from ..formats import clock
 from ..formats.ids import check_id, is_valid_id
@@ -18,7 +18,7 @@ from ..formats.snapshot import Snapshot
 from ..formats.sources import continues_from
 from ..formats.text import unescape
 from ..results import ChainNode, ChainState, ChainView, RowView, SessionView
-from .common import load_index
+from .common import load_index, unknown_session
 
 Direction = Literal["up", "down"]
 
@@ -191,7 +191,7 @@ def show(root: MemoryRoot, session_id: str, warnings: list[str] | None = None) -
             snapshot_path=archive_session_path(session_id) if data is not None else None,
             snapshot=data.decode("utf-8", "replace") if data is not None else None,
         )
-    raise Refused(f"unknown session {session_id}: not in index.md nor archive/")
+    raise unknown_session(session_id, "not in index.md nor archive/", root)
 
 
 def list_archived(root: MemoryRoot) -> list[RowView]:
@@ -299,7 +299,7 @@ def chain(root: MemoryRoot, session_id: str) -> ChainView:
     graph = Graph(root)
     state = graph.state(session_id)
     if state == "missing":
-        raise Refused(f"unknown session {session_id}: not in index.md nor archive/")
+        raise unknown_session(session_id, "not in index.md nor archive/", root)
     up = graph.node(session_id, "up", ())
     if session_id in graph.unreadable:  # its own sources are unknown: one line, as show says it
         raise graph.unreadable[session_id]

@@ -20,7 +20,7 @@ def plan_release(root: MemoryRoot, source_id: str, as_id: str) -> Plan[ReleaseRe
     check_id(as_id, "session ID")
     before = root.read(INDEX)
     index = IndexFile(before or b"")
-    source = find_row(index, source_id, "source session")
+    source = find_row(index, source_id, "source session", root)
     rel = session_path(as_id)
     old = root.read(rel)
     snap = Snapshot(old) if old is not None else None

@@ -106,7 +106,7 @@ def plan_update(
     refuse_secrets({"topic": topic, "summary": summary, "keywords": keywords, "snapshot": snapshot_text}, allow_secrets)
     before = root.read(INDEX)
     index = IndexFile(before or b"")
-    row = find_row(index, session_id)
+    row = find_row(index, session_id, root=root)
     ts = format_ts(when)
     rel = session_path(session_id)
     old = root.read(rel)
@@ -114,7 +114,7 @@ def plan_update(
     edit = index.edit().set_fields(row, row_changes(ts, topic, summary, keywords))
     known = Snapshot(old).continues_from() if old is not None else []
     added_sources = [s for s in Snapshot(new).continues_from() if s not in known]
-    linked = link_sources(index, edit, session_id, added_sources)  # Continues From never one-sided
+    linked = link_sources(index, edit, session_id, added_sources, root)  # Continues From never one-sided
     carried = [t for _, t in merged.carried] if merged else []
     plan = Plan(
         "update",

@@ -16,12 +16,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.gitclones import clone_of, git_home, needs_git, new_repository
 from tests.support.tree import tree
 
 from .test_sync_merge_machines import DEVICE, sync
 
 NOW = {"MEMBOARD_NOW": "2026-06-01 09:10"}
 EARLIER = {"MEMBOARD_NOW": "2026-06-01 09:00"}
+__all__ = ["git_home"]  # (a fixture the git test uses)
 COPY = f"index.sync-conflict-20260601-093000-{DEVICE}.md"
 
 
@@ -123,3 +125,54 @@ def test_two_machines_resolving_the_same_files_write_the_same_bytes(cli, root, t
     assert {k: v for k, v in tree(root).items() if not k.startswith(skip)} == {
         k: v for k, v in tree(other).items() if not k.startswith(skip)
     }
+
+
+# -- through real git: two clones, the merge driver installed in both ----------------------------------------------
+
+
+@needs_git
+@pytest.mark.parametrize("prefer", ["ours", "theirs"])
+def test_through_git_archived_on_one_clone_updated_on_the_other_in_the_same_minute(tmp_path, git_home, prefer):
+    a = new_repository(tmp_path / "a")
+    assert (
+        a.mb("register", "--manual", "--agent", "claude-agent", "--topic", "Work", now=EARLIER["MEMBOARD_NOW"]).code
+        == 0
+    )
+    assert a.mb("install-merge-driver").code == 0
+    a.commit("a session")
+    sid = a.ids()[0]
+    b = clone_of(a, tmp_path / "b")
+    assert b.mb("install-merge-driver").code == 0
+    for clone, machine in ((b, "Desktop"), (a, "Laptop")):
+        snapshot = f"## Decisions\n\n- Decided on the {machine.lower()}.\n"
+        topic, summary = f"{machine} topic", f"{machine} summary."
+        ran = clone.mb(
+            "update",
+            sid,
+            "--topic",
+            topic,
+            "--summary",
+            summary,
+            "--snapshot",
+            "-",
+            now=NOW["MEMBOARD_NOW"],
+            input=snapshot,
+        )
+        assert ran.code == 0, ran.err
+    b.commit("b: updated")
+    assert a.mb("archive", sid, now=NOW["MEMBOARD_NOW"]).code == 0
+    a.commit("a: updated and archived")
+    a.git("pull", "--no-rebase", "--no-edit", str(b.top), "main", check=False)
+    for step in (("doctor", "--fix"), ("resolve", "--prefer", prefer), ("doctor", "--fix")):
+        ran = a.mb(*step, now="2026-06-01 09:20")
+        assert ran.code == 0, (step, ran.err)
+    topic, summary = ("Laptop topic", "Laptop summary.") if prefer == "ours" else ("Desktop topic", "Desktop summary.")
+    meta = (a.root / "archive" / sid / "index.md").read_text(encoding="utf-8")
+    assert f"| Topic | {topic} |" in meta and f"| Summary | {summary} |" in meta, meta
+    archive = (a.root / "archive" / sid / "session.md").read_text(encoding="utf-8")
+    assert "Decided on the laptop." in archive and "Decided on the desktop." in archive
+    assert f"| Topic | {topic} |" in archive and "<<<<<<<" not in archive
+    assert sid not in a.ids() and not (a.root / "sessions" / f"{sid}.md").exists()  # archived once
+    assert [f for f in json.loads(a.mb("doctor", "--json").out) if f["fix"] or f["kind"] == "conflict_cell"] == []
+    a.commit("a: merged")
+    assert a.git("status", "--porcelain").stdout == ""

@@ -16,12 +16,12 @@ from ..errors import UsageError
 from ..files.copies import ConflictCopy, find_copies
 from ..files.root import MemoryRoot
 from ..formats.index import IndexFile
-from ..formats.layout import ARCHIVE, CONFLICTS, INDEX, NOTES, SESSIONS, archive_session_path
+from ..formats.layout import ARCHIVE, CONFLICTS, INDEX, NOTES, SESSIONS, archive_index_path, archive_session_path
 from ..merge.gitblocks import resolve_blocks
 from ..merge.result import Prefer
 from ..plan import Change, Plan
 from ..results import Decided, ResolveResult
-from .doctor import archived
+from .doctor import archived, sessions
 from .doctor.checkup import Checkup
 from .doctor.merging import Merging, fold_copies
 from .doctor.notes import note_copies
@@ -64,19 +64,40 @@ def decide_archives(
 ) -> Checkup:
     """doctor's archive checks (archived on one machine, updated on the other in the same minute) with prefer
     deciding the cells no time decides, of session only or every one: the files it changes (checkup.plan) and
-    the copies that stay in place (a row of theirs still open)."""
+    the copies that stay in place (a row of theirs still open). Only the sessions whose cells doctor leaves
+    open are decided (a first pass without prefer finds them): resolve does no other repair of doctor's."""
+    probe = _archive_checks(root, copies, left, None, None, None)
+    return _archive_checks(root, copies, left, prefer, only, set(probe.archive_open))
+
+
+def _archive_checks(
+    root: MemoryRoot,
+    copies: list[ConflictCopy],
+    left: Merging,
+    prefer: Prefer | None,
+    only: str | None,
+    among: set[str] | None,
+) -> Checkup:
+    """doctor's checks of live rows, live snapshots and copies' rows beside `archive/<id>/` (of the sessions
+    among, else every one), prefer deciding what no time decides."""
     copied = {c.path[len(SESSIONS) + 1 : -3] for c in copies if c.path.startswith(f"{SESSIONS}/")}
     c = Checkup(root, datetime.now(), copied)
     c.prefer, c.only = prefer, only
     disk: MemoryRoot = getattr(root, "base", root)  # (the copies as they are)
     for sid, _line, copy in left.held_back:
         found = IndexFile(disk.read(copy) or b"").find(sid)
-        if found and not c.index.find(sid):
+        if found and not c.index.find(sid) and (among is None or sid in among):
             archived.held_back_row(c, sid, found[-1], copy)
-    for sid in sorted(c.archived & c.snaps):
+    live = set(c.index.ids()) & c.archived if c.archived else set()
+    for sid in sorted((c.archived & c.snaps) | live):
         rows = c.index.find(sid)
-        if len(rows) <= 1 and root.exists(archive_session_path(sid)) and not (rows and rows[0].refs):
+        if (among is not None and sid not in among) or len(rows) > 1 or (rows and rows[0].refs):
+            continue
+        moved = root.exists(archive_session_path(sid))
+        if sid in c.snaps and moved:
             archived.updated_after_archive(c, sid, rows[0] if rows else None)
+        elif rows and root.exists(archive_index_path(sid)):
+            sessions.finish_archive(c, sid, rows[0], sid in c.snaps)
     return c
 
 

@@ -57,10 +57,14 @@ def idle_with_snapshot(c: Checkup, sid: str, row: Row) -> None:
         c.add("idle_with_snapshot", sid, "idle row has a snapshot", "set Status to active", session_path(sid))
 
 
-def _finish_archive(c: Checkup, sid: str, row: Row, has_snap: bool) -> None:
+def finish_archive(c: Checkup, sid: str, row: Row, has_snap: bool) -> None:
     """Plan the rest of an archive that stopped half-way: its metadata file, the move, the row's removal."""
     meta_rel, moved_rel = archive_index_path(sid), archive_session_path(sid)
     has_meta, moved = c.root.exists(meta_rel), c.root.exists(moved_rel)
+    if has_meta:  # (a row updated on another machine after the archive here: its later values are kept)
+        archived.row_into_archive(c, sid, row)
+        if sid in c.archive_open:  # (in the same minute: the row stays until resolve decides, archived.report_open)
+            return
     steps = []
     if not has_meta:  # the archive stopped before its first file (a full disk leaves just the folder)
         c.file_changes.append(Change("create", meta_rel, None, archived_row(row, c.when)))
@@ -69,8 +73,6 @@ def _finish_archive(c: Checkup, sid: str, row: Row, has_snap: bool) -> None:
         data = c.root.read(session_path(sid))
         c.file_changes.append(Change("move", session_path(sid), data, data, dest=moved_rel))
         steps.append(f"move the snapshot to {moved_rel}")
-    if has_meta:  # (a row updated on another machine after the archive here: its later values are kept)
-        archived.row_into_archive(c, sid, row)
     for src in continues_from(c.root.read(moved_rel if moved else session_path(sid)) or b""):
         if src in c.live and sid in c.live[src].refs:
             c.change_row(c.live[src], {"referenced_by": format_refs([r for r in c.live[src].refs if r != sid])})
@@ -133,7 +135,7 @@ def half_archived(c: Checkup, sid: str, row: Row, has_snap: bool) -> None:
             subject=folder,
         )
     else:
-        _finish_archive(c, sid, row, has_snap)
+        finish_archive(c, sid, row, has_snap)
 
 
 def row_behind_snapshot(c: Checkup, sid: str, row: Row) -> None:

@@ -163,7 +163,11 @@ def test_through_git_archived_on_one_clone_updated_on_the_other_in_the_same_minu
     assert a.mb("archive", sid, now=NOW["MEMBOARD_NOW"]).code == 0
     a.commit("a: updated and archived")
     a.git("pull", "--no-rebase", "--no-edit", str(b.top), "main", check=False)
-    for step in (("doctor", "--fix"), ("resolve", "--prefer", prefer), ("doctor", "--fix")):
+    assert a.mb("doctor", "--fix", now="2026-06-01 09:20").code == 0
+    cells = [f for f in json.loads(a.mb("doctor", "--json").out) if f["kind"] == "conflict_cell"]
+    assert "Desktop summary." in " ".join(f["message"] for f in cells), cells  # open, not finished over
+    assert [row["summary"] for row in a.rows() if row["id"] == sid] == ["Desktop summary."]  # still listed
+    for step in (("resolve", "--prefer", prefer), ("doctor", "--fix")):
         ran = a.mb(*step, now="2026-06-01 09:20")
         assert ran.code == 0, (step, ran.err)
     topic, summary = ("Laptop topic", "Laptop summary.") if prefer == "ours" else ("Desktop topic", "Desktop summary.")

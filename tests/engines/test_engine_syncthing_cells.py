@@ -4,7 +4,8 @@ machine while the other updated it (issue 26's "Done when").
 A Summary both machines changed at the same Updated At is no rule's to decide: `doctor --fix` merges the rest,
 keeps this machine's value, reports a `conflict_cell` naming both values and leaves the copy in place, and
 `resolve --prefer ours|theirs` finishes it. A session archived on the laptop and updated on the desktop ends
-archived once, with the desktop's update in its archive.
+archived once, with the desktop's update in its archive; when both wrote in the same minute, the fields no time
+decides are open cells until `resolve` decides them, and the session stays archived.
 """
 
 from __future__ import annotations
@@ -89,5 +90,41 @@ def test_a_session_archived_on_one_machine_and_updated_on_the_other_ends_archive
         assert [
             f for f in findings if f["fix"] is not None or f["kind"] in ("half_archived", "archived_and_live")
         ] == []
+    assert fix(desktop)["changes"] == []
+    assert not differences(pair.a.folder, pair.b.folder)
+
+
+def test_archived_on_one_machine_and_updated_on_the_other_in_the_same_minute_is_open_until_resolve(
+    pair, laptop, desktop
+):
+    sid = laptop.register("--manual", "--topic", "Work", "--summary", "Started.", now="2026-06-01 11:00")
+    pair.start()
+    pair.sync()
+    pair.pause()
+    for one, machine in ((laptop, "Laptop"), (desktop, "Desktop")):
+        topic, summary = f"{machine} topic", f"{machine}: the summary."
+        item = snapshot(f"{machine}: a decision in the same minute.")
+        one.ok("update", sid, "--topic", topic, "--summary", summary, "--snapshot", "-", input=item, now=SAME_MINUTE)
+    laptop.ok("archive", sid, now=SAME_MINUTE)
+    for instance in pair.both:
+        instance.scan()
+    pair.resume()
+    fix(laptop)
+    cells = {f["column"]: f for f in laptop.doctor() if f["kind"] == "conflict_cell"}
+    assert sorted(cells) == ["Summary", "Topic"], cells
+    assert "'Desktop topic'" in cells["Topic"]["message"] and "'Laptop topic'" in cells["Topic"]["message"]
+    res = laptop("resolve", sid, "--prefer", "theirs")
+    assert res.code == 0, res.err
+    pair.sync()
+    for one in (laptop, desktop):
+        files = shared_files(one.root)
+        assert sid not in one.rows() and f"sessions/{sid}.md" not in files
+        archive = files[f"archive/{sid}/session.md"].decode()
+        assert (
+            "Laptop: a decision in the same minute." in archive and "Desktop: a decision in the same minute." in archive
+        )
+        assert "| Topic | Desktop topic |" in files[f"archive/{sid}/index.md"].decode()
+        assert [f for f in one.doctor() if f["fix"] is not None or f["kind"] == "conflict_cell"] == []
+        assert not copies(one.root)
     assert fix(desktop)["changes"] == []
     assert not differences(pair.a.folder, pair.b.folder)

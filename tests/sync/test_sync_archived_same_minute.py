@@ -104,6 +104,7 @@ def test_resolve_keeps_the_session_archived_with_the_chosen_values(cli, root, tm
     archive = (root / "archive" / sid / "session.md").read_text(encoding="utf-8")
     assert f"| Topic | {topic} |" in archive
     assert "Decided on the laptop." in archive and "Decided on the desktop." in archive
+    assert "Desktop summary." in archive and "Laptop summary." in archive  # (both Summaries, in Current Context)
     assert not (root / "sessions" / f"{sid}.md").exists() and sid not in (root / "index.md").read_text("utf-8")
     assert (root / ".memboard" / "conflicts" / "sessions" / f"{sid}.md").read_bytes() == live  # its bytes kept
     assert not list(root.glob("index.sync-conflict-*"))

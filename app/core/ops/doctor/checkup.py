@@ -16,6 +16,23 @@ from ...plan import Change, Plan
 from ...results import DoctorResult, Finding
 
 OP = "doctor --fix"
+# the kinds of finding whose repair a caller may leave out (the board's doctor preview: `x`), each repaired on its
+# own: the other checks then see the root as that kind leaves it (a missing snapshot left out is not there to link)
+LEAVABLE = frozenset(
+    {
+        "idle_with_snapshot",
+        "row_behind_snapshot",
+        "missing_snapshot",
+        "orphan_snapshot",
+        "archive_without_index",
+        "duplicate_id",
+        "outside_row",
+        "one_sided_link",
+        "reference_to_archived",
+        "reference_to_missing",
+        "stray_temp",
+    }
+)
 
 
 def stray_temp_files(root: MemoryRoot) -> list[str]:
@@ -32,9 +49,18 @@ def stray_temp_files(root: MemoryRoot) -> list[str]:
 class Checkup:
     """One doctor pass: the root as read, the findings, and the repairs planned for them."""
 
-    def __init__(self, root: MemoryRoot, when: datetime, copied: frozenset[str] | set[str] = frozenset()):
-        """Read the index and list snapshots (not sync-conflict copies: `copied`) and archive folders."""
+    def __init__(
+        self,
+        root: MemoryRoot,
+        when: datetime,
+        copied: frozenset[str] | set[str] = frozenset(),
+        left_out: frozenset[str] = frozenset(),
+    ):
+        """Read the index and list snapshots (not sync-conflict copies: `copied`) and archive folders; the repairs
+        of the kinds left_out (of LEAVABLE) are not planned (their findings still are)."""
         self.root, self.when = root, when
+        self.left_out = left_out
+        self.kept_orphans: set[str] = set()  # orphan snapshots not restored (left out): sessions, not missing ones
         self.before = root.read(INDEX)
         self.index = IndexFile(self.before or b"")
         self.findings: list[Finding] = []
@@ -62,6 +88,10 @@ class Checkup:
     def add(self, kind: str, sid: str, message: str, fix: str | None = None, subject: str | None = None) -> None:
         """Record a finding (fix: what --fix does, None when a person has to act)."""
         self.findings.append(Finding(kind, sid, message, fix, subject))
+
+    def repairs(self, kind: str) -> bool:
+        """Whether this pass plans the repairs of kind (False when the caller left it out)."""
+        return kind not in self.left_out
 
     def index_edit(self) -> IndexEdit:
         """The edit of index.md this repair makes (the rows' checks run only once the table can take one)."""
@@ -121,7 +151,8 @@ class Checkup:
                 plan.changes.append(Change("modify", rel, old, with_text(old, text)))
         for rel in stray_temp_files(self.root) if strays else []:
             self.add("stray_temp", rel, f"{rel} is a temp file left by an interrupted write", "delete it", rel)
-            plan.changes.append(Change("delete", rel, self.root.read(rel), None))
+            if self.repairs("stray_temp"):
+                plan.changes.append(Change("delete", rel, self.root.read(rel), None))
         plan.changes.extend(self.file_changes)
         if self.edit is not None:
             for values in self.restored.values():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import datetime
 
 from ...files.root import MemoryRoot
@@ -15,6 +16,9 @@ from ...plan import Change, Plan
 from ...results import DoctorResult, Finding
 
 OP = "doctor --fix"
+# a snapshot's new text, or what makes it: 70k missing snapshots at 100k rows are rendered only when a plan
+# needs their bytes (a doctor without --fix counts them)
+Text = str | Callable[[], str]
 
 
 def stray_temp_files(root: MemoryRoot) -> list[str]:
@@ -31,15 +35,18 @@ def stray_temp_files(root: MemoryRoot) -> list[str]:
 class Checkup:
     """One doctor pass: the root as read, the findings, and the repairs planned for them."""
 
-    def __init__(self, root: MemoryRoot, when: datetime, copied: frozenset[str] | set[str] = frozenset()):
-        """Read the index and list snapshots (not sync-conflict copies: `copied`) and archive folders."""
-        self.root, self.when = root, when
+    def __init__(
+        self, root: MemoryRoot, when: datetime, copied: frozenset[str] | set[str] = frozenset(), counting: bool = False
+    ):
+        """Read the index and list snapshots (not sync-conflict copies: `copied`) and archive folders; counting:
+        the plan is only counted (its created snapshots hold no bytes: never applied)."""
+        self.root, self.when, self.counting = root, when, counting
         self.before = root.read(INDEX)
         self.index = IndexFile(self.before or b"")
         self.findings: list[Finding] = []
         self.edit: IndexEdit | None = None  # set by the index checks once the table can take repairs
         self.file_changes: list[Change] = []  # archive files: after the snapshots, before the index
-        self.new_texts: dict[str, tuple[bytes | None, str]] = {}  # snapshot path -> (old bytes, new text)
+        self.new_texts: dict[str, tuple[bytes | None, Text]] = {}  # snapshot path -> (old bytes, new text)
         self.by_id: dict[str, list[Row]] = {}
         self.live: dict[str, Row] = {}  # Session ID -> its one usable row
         self.finishing: set[str] = set()  # live rows whose archive this repair finishes
@@ -66,12 +73,17 @@ class Checkup:
     def snapshot_text(self, rel: str) -> str | None:
         """A snapshot's text as this repair leaves it (None when there is none)."""
         if rel in self.new_texts:
-            return self.new_texts[rel][1]
+            old, text = self.new_texts[rel]
+            if not isinstance(text, str):
+                text = text()
+                self.new_texts[rel] = (old, text)
+            return text
         data = self.root.read(rel)
         if data is None:
             return None
-        self.new_texts[rel] = (data, text_of(data))
-        return self.new_texts[rel][1]
+        text = text_of(data)
+        self.new_texts[rel] = (data, text)
+        return text
 
     def sources_in(self, text: str) -> list[str]:
         """The Session IDs text lists under Continues From, each text read once (both directions of the
@@ -104,8 +116,11 @@ class Checkup:
         plan = Plan(OP, DoctorResult(self.findings))
         for rel, (old, text) in self.new_texts.items():
             if old is None:
-                plan.changes.append(Change("create", rel, None, encode(text)))
+                made = None if self.counting else encode(text if isinstance(text, str) else text())
+                plan.changes.append(Change("create", rel, None, made))
                 continue
+            if not isinstance(text, str):  # (only a new snapshot is made later; kept in case)
+                text = text()
             if text_of(old) != text:
                 plan.changes.append(Change("modify", rel, old, with_text(old, text)))
         for rel in stray_temp_files(self.root):

@@ -22,8 +22,16 @@ def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Findi
         return _diagnose(root, when or datetime.now())
 
 
-def _diagnose(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[DoctorResult]]:
-    """diagnose, its folders resolved once."""
+def findings_and_count(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Finding], int]:
+    """All findings and how many file changes their repair plan makes (a doctor without --fix): the plan is
+    counted, never returned, so the snapshots it would create are never rendered."""
+    with root.steady():
+        findings, plan = _diagnose(root, when or datetime.now(), counting=True)
+    return findings, len(plan.changes)
+
+
+def _diagnose(root: MemoryRoot, when: datetime, counting: bool = False) -> tuple[list[Finding], Plan[DoctorResult]]:
+    """diagnose, its folders resolved once (counting: see Checkup)."""
     elsewhere = not_a_memory_root(root.real)
     if elsewhere:  # never walk a home folder or `/` looking for memboard's files
         findings = [leftovers.not_a_memory_root(root, elsewhere)]
@@ -31,13 +39,13 @@ def _diagnose(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Doc
     findings = readable.unreadable_files(root)
     if not findings:
         try:
-            return _checks(root, when)
+            return _checks(root, when, counting)
         except Unreadable as exc:  # a read that failed mid-pass (permission, I/O error, a lock): never a guess
             findings = [readable.unreadable(exc)]
     return findings, Plan(OP, DoctorResult(findings))
 
 
-def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[DoctorResult]]:
+def _checks(root: MemoryRoot, when: datetime, counting: bool) -> tuple[list[Finding], Plan[DoctorResult]]:
     """Every check, on a root whose files can all be read: sync-conflict copies merged first, the other checks
     then reading the root as the merge leaves it (merging.py)."""
     markers = leftovers.index_conflict_markers(root)
@@ -52,7 +60,7 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
     findings += merge.findings
     laid = merging.MergedRoot.of(root, merge)
     with laid.steady():  # (each of its folders resolved once, as the root's own)
-        findings, plan = _repairs(laid, when, findings, copied, merge.held_back)
+        findings, plan = _repairs(laid, when, findings, copied, merge.held_back, counting)
     findings += leftovers.preserved_copies(root, when)
     leftovers.state_in_root(root, findings, plan)
     findings[:] = [merging.with_fix(f, merge) for f in findings]
@@ -63,11 +71,16 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
 
 
 def _repairs(
-    root: MemoryRoot, when: datetime, findings: list[Finding], copied: set[str], held: list[tuple[str, str, str]]
+    root: MemoryRoot,
+    when: datetime,
+    findings: list[Finding],
+    copied: set[str],
+    held: list[tuple[str, str, str]],
+    counting: bool = False,
 ) -> tuple[list[Finding], Plan[DoctorResult]]:
     """The checks after the merge (held: the copies' rows of archived sessions, not brought back): the index,
     sessions, archive folders, links and notes."""
-    checkup = Checkup(root, when, copied)
+    checkup = Checkup(root, when, copied, counting)
     plan: Plan[DoctorResult] = Plan(OP, DoctorResult([]))
     disk: MemoryRoot = getattr(root, "base", root)  # (the copies as they are, not as the merge moves them)
     if rows.index_not_text(checkup) and rows.index_columns(checkup):

@@ -42,6 +42,7 @@ Owner = Literal[
     "conflict",
     "resolve",
     "kinds",
+    "palette",
     "spaces",
     "hierarchy",
     "draft",
@@ -138,7 +139,7 @@ def key_label(key: str) -> str:
 STATUS = "status"  # the footer group of the four status filters
 BOARD, PANE, FILTER, NOTES = ("board",), ("pane",), ("filter",), ("notes",)
 SPACES, HIERARCHY = ("spaces",), ("hierarchy",)
-TEXT_FOOTERS = frozenset({"filter", "update", "picker", "stale", "search", "archived"})
+TEXT_FOOTERS = frozenset({"filter", "update", "picker", "stale", "search", "archived", "palette"})
 """Footers of places where a text box takes letters (help and quit show their text_key there)."""
 MODALS = frozenset(
     {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.binding import BindingType
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
@@ -109,4 +109,4 @@ class BoardPalette(CommandPalette):
     """Textual's command palette with the keys its footer shows where its box takes letters: f1 help, ctrl+q quit
     (`?` and `q` type into the search)."""
 
-    BINDINGS: list[BindingType] = [*CommandPalette.BINDINGS, *pinned_bindings("palette")]
+    BINDINGS: ClassVar[list[BindingType]] = [*CommandPalette.BINDINGS, *pinned_bindings("palette")]

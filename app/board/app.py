@@ -370,6 +370,8 @@ class MemboardApp(App):
                         message.severity,
                         list(message.details),
                         message.applied,
+                        message.plan,
+                        message.session_id,
                     )
                 )
                 text = short(message.outcome)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from ..core.files.root import MemoryRoot
 from ..core.formats.layout import NOTES
@@ -47,6 +48,18 @@ def _newest_first(views: Iterable[NoteView]) -> list[NoteView]:
     return sorted(ordered, key=lambda v: v.updated, reverse=True)
 
 
+class NoteSet(NamedTuple):
+    """Every note's metadata as list_notes gives it, and the readable notes newest first (as _newest_first sorts)."""
+
+    listed: list[NoteView]
+    newest: list[NoteView]
+
+
+def note_set(views: list[NoteView]) -> NoteSet:
+    """The set of notes list_notes gave as views."""
+    return NoteSet(views, _newest_first(v for v in views if not v.unreadable))
+
+
 def note_context(
     root: MemoryRoot,
     session_id: str | None = None,
@@ -54,14 +67,17 @@ def note_context(
     linked: Iterable[str] = (),
     text: str = "",
     limit: int = CONTEXT_LIMIT,
+    notes: NoteSet | None = None,
 ) -> JSON:
     """The session's own notes and the related active ones (see the module's docstring), at most limit of those;
     `total` counts the related notes, `omitted` those left out, and `unreadable` names each note file that could not
-    be read, with why (it may be the session's own or a related one: nobody can tell)."""
-    views = list_notes(root)
-    unreadable = {v.path: v.unreadable for v in views if v.unreadable}
-    views = [v for v in views if not v.unreadable]
-    own = _newest_first(v for v in views if session_id and v.session == session_id)
+    be read, with why (it may be the session's own or a related one: nobody can tell). notes: the root's notes as
+    note_set gives them (None: read them now)."""
+    if notes is None:
+        notes = note_set(list_notes(root))
+    unreadable = {v.path: v.unreadable for v in notes.listed if v.unreadable}
+    views = notes.newest
+    own = [v for v in views if session_id and v.session == session_id]
     mine = {v.id for v in own}
     projects = {p for p in [project, *(v.project for v in own)] if p}
     sessions, named = set(linked), named_notes(text)
@@ -80,7 +96,7 @@ def note_context(
 
     ranked = [
         (near, v)
-        for v in _newest_first(views)
+        for v in views
         if v.status == "active" and v.id not in mine
         for near in [nearness(v)]
         if near is not None

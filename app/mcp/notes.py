@@ -38,6 +38,7 @@ from ..service.search import hit_json
 from .answers import change, ok
 from .context import CONTEXT_LIMIT, note_context
 from .hints import READS, REWRITES
+from .kept import kept_for
 from .sessions import DryRun, SessionId, Tool
 
 NoteType = Literal["preference", "fact", "decision", "gotcha", "episode", "pattern", "config", "bugfix"]
@@ -190,7 +191,8 @@ class NoteTools:
         of your project, then global ones, newest first."""
         if session_id is not None:
             check_id(session_id)
-        return ok(note_context(self.root(), session_id, project, limit=limit))
+        root = self.root()
+        return ok(note_context(root, session_id, project, limit=limit, notes=kept_for(self.path).note_set(root)))
 
     def mem_session_summary(
         self,

@@ -38,6 +38,7 @@ from ..service.search import hit_json
 from .answers import change, ok
 from .context import note_context
 from .hints import ADDS, READS, REMOVES, REWRITES
+from .kept import kept_for
 
 LIST_LIMIT = 100
 
@@ -121,12 +122,15 @@ class SessionTools:
                 raise Refused(f"conversation {conversation_id} is mapped to {mapped}, not {session_id}")
             session_id = mapped
         warnings: list[str] = []
-        view = show(root, session_id or "", warnings)
+        parsed = kept_for(self.path)
+        index = parsed.index_file(root)
+        view = show(root, session_id or "", warnings, index)
         out = {"session_id": view.id, "message": f"Your Memory Session ID is: {view.id}", **session_json(view)}
-        links = chain(root, view.id)
+        links = chain(root, view.id, index)
         out["related"] = {k: v for k, v in chain_json(links).items() if k in ("continues_from", "referenced_by")}
         linked = [node.id for node in links.continues_from + links.referenced_by]
-        out["notes"] = note_context(root, view.id, linked=linked, text=view.snapshot or "")
+        notes = parsed.note_set(root)
+        out["notes"] = note_context(root, view.id, linked=linked, text=view.snapshot or "", notes=notes)
         out["warnings"] = warnings
         return ok(out)
 
@@ -152,7 +156,8 @@ class SessionTools:
     def session_show(self, session_id: SessionId) -> CallToolResult:
         """One session, live or archived: its row and whole snapshot (null when none)."""
         warnings: list[str] = []
-        view = show(self.root(), session_id, warnings)
+        root = self.root()
+        view = show(root, session_id, warnings, kept_for(self.path).index_file(root))
         return ok({**session_json(view), "warnings": warnings})
 
     def session_list(
@@ -179,7 +184,8 @@ class SessionTools:
     def session_chain(self, session_id: SessionId) -> CallToolResult:
         """A session's references both ways (Continues From, Referenced By, recursively), one-sided links,
         archived or missing sessions and cycles marked."""
-        return ok(chain_json(chain(self.root(), session_id)))
+        root = self.root()
+        return ok(chain_json(chain(root, session_id, kept_for(self.path).index_file(root))))
 
     def search(
         self,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Literal
 
@@ -139,16 +139,19 @@ def viewed_rows(root: MemoryRoot, warnings: list[str] | None) -> Iterable[Row]:
     return readable_rows(data, markers)
 
 
-def viewed_session(root: MemoryRoot, warnings: list[str] | None, session_id: str) -> list[Row]:
-    """The rows of session_id for viewing (read through merge-conflict markers, as viewed_rows)."""
-    data = root.read(INDEX) or b""
-    index = IndexFile(data)
+def viewed_session(
+    root: MemoryRoot, warnings: list[str] | None, session_id: str, index: IndexFile | None = None
+) -> list[Row]:
+    """The rows of session_id for viewing (read through merge-conflict markers, as viewed_rows); index: index.md
+    as the caller read it (None: read it now)."""
+    if index is None:
+        index = IndexFile(root.read(INDEX) or b"")
     markers = index.conflict_lines
     if not markers:
         return index.find(session_id)
     if warnings is not None:
         warnings.append(marker_warning(markers))
-    return [r for r in readable_rows(data, markers) if r.id == session_id]
+    return [r for r in readable_rows(index.data, markers) if r.id == session_id]
 
 
 def iter_row_views(root: MemoryRoot, status: str | None = None, warnings: list[str] | None = None) -> Iterator[RowView]:
@@ -166,10 +169,13 @@ def list_rows(root: MemoryRoot, status: str | None = None, warnings: list[str] |
     return list(iter_row_views(root, status, warnings))
 
 
-def show(root: MemoryRoot, session_id: str, warnings: list[str] | None = None) -> SessionView:
-    """One session: its row (live or archived), snapshot text and metadata."""
+def show(
+    root: MemoryRoot, session_id: str, warnings: list[str] | None = None, index: IndexFile | None = None
+) -> SessionView:
+    """One session: its row (live or archived), snapshot text and metadata (index: index.md as the caller read it;
+    None: read it now)."""
     check_id(session_id)
-    rows = viewed_session(root, warnings, session_id)
+    rows = viewed_session(root, warnings, session_id, index)
     if rows:
         data = root.read(session_path(session_id))
         return SessionView(
@@ -220,6 +226,57 @@ def _archived_order(row: RowView) -> tuple[datetime, str]:
     return clock.parse(row.archived_at or "") or datetime.min, row.id
 
 
+class FoundRows(Mapping[str, Row]):
+    """The well-formed rows of an index by Session ID (the last one where an ID repeats), each found when first
+    asked for (`IndexFile.find`, a search of the bytes) rather than by parsing every row: a chain visits a few
+    sessions of 100k. Past FIND_LIMIT look-ups every row is read once instead (a chain of thousands of sessions)."""
+
+    FIND_LIMIT = 64
+
+    def __init__(self, index: IndexFile):
+        """The rows of index, none looked up yet."""
+        self.index = index
+        self.found: dict[str, Row | None] = {}
+        self.every: dict[str, Row] | None = None
+
+    def _row(self, sid: str) -> Row | None:
+        """sid's row, None when it has none."""
+        if self.every is not None:
+            return self.every.get(sid)
+        if sid not in self.found:
+            if len(self.found) >= self.FIND_LIMIT:
+                self.every = {r.id: r for r in self.index.iter_rows() if not r.problem}
+                return self.every.get(sid)
+            rows = [r for r in self.index.find(sid) if not r.problem]
+            self.found[sid] = rows[-1] if rows else None
+        return self.found[sid]
+
+    def __getitem__(self, sid: str) -> Row:
+        """sid's row; KeyError when it has none."""
+        row = self._row(sid) if isinstance(sid, str) else None
+        if row is None:
+            raise KeyError(sid)
+        return row
+
+    def __contains__(self, sid: object) -> bool:
+        """Whether sid has a well-formed row."""
+        return isinstance(sid, str) and self._row(sid) is not None
+
+    def _all(self) -> dict[str, Row]:
+        """Every well-formed row by ID (read once)."""
+        if self.every is None:
+            self.every = {r.id: r for r in self.index.iter_rows() if not r.problem}
+        return self.every
+
+    def __iter__(self) -> Iterator[str]:
+        """Every ID with a well-formed row."""
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        """How many IDs have a well-formed row."""
+        return len(self._all())
+
+
 class Graph:
     """The reference graph of a root: live rows, archived sessions, both kinds of link."""
 
@@ -227,7 +284,7 @@ class Graph:
         """Read the index, snapshots and archive metadata once."""
         self.root = root
         self.index = index or load_index(root)
-        self.rows = {r.id: r for r in self.index.rows if not r.problem}
+        self.rows = FoundRows(self.index)
         self.archived = root.archived_ids()
         self._continues: dict[str, list[str]] = {}
         self.unreadable: dict[
@@ -292,11 +349,12 @@ class Graph:
         return ChainNode(sid, self.state(sid), topic, status, children=tuple(children), unreadable=self.why_unread(sid))
 
 
-def chain(root: MemoryRoot, session_id: str) -> ChainView:
+def chain(root: MemoryRoot, session_id: str, index: IndexFile | None = None) -> ChainView:
     """sid's ancestors (Continues From, recursively) and descendants (Referenced By); a session whose snapshot cannot
-    be read is marked (its sources unknown); sid's own refuses (Unreadable)."""
+    be read is marked (its sources unknown); sid's own refuses (Unreadable). index: index.md as the caller read it
+    (None: read it now)."""
     check_id(session_id)
-    graph = Graph(root)
+    graph = Graph(root, index)
     state = graph.state(session_id)
     if state == "missing":
         raise Refused(f"unknown session {session_id}: not in index.md nor archive/")

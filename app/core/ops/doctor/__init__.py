@@ -12,6 +12,6 @@ from __future__ import annotations
 
 from .checkup import LEAVABLE
 from .readable import refuse_repairs
-from .run import diagnose, repair_plan
+from .run import diagnose, findings_and_count, repair_plan
 
-__all__ = ["LEAVABLE", "diagnose", "refuse_repairs", "repair_plan"]
+__all__ = ["LEAVABLE", "diagnose", "findings_and_count", "refuse_repairs", "repair_plan"]

@@ -10,7 +10,7 @@ from ...formats.archive import render_archive_index
 from ...formats.clock import format_ts, parse
 from ...formats.ids import is_valid_id
 from ...formats.index import CAUGHT_UP_KEYWORD, COLUMN_OF_FIELD, RESTORED_KEYWORDS, Row, format_refs, with_keyword
-from ...formats.layout import archive_dir, archive_index_path, archive_session_path, session_path
+from ...formats.layout import SESSIONS, archive_dir, archive_index_path, archive_session_path, session_path
 from ...formats.snapshot import Snapshot, render_template
 from ...formats.sources import continues_from
 from ...formats.text import encode
@@ -165,17 +165,21 @@ def missing_snapshot(c: Checkup, sid: str, row: Row) -> None:
     """missing_snapshot: an active or stale row without a snapshot gets one from the template and the row."""
     if row.status not in ("active", "stale"):
         return
-    rel = session_path(sid)
-    text = render_template(
-        sid,
-        row.get("agent"),
-        row.get("topic"),
-        row.get("started_at"),
-        row.get("updated_at"),
-        context=row.get("summary"),
-        status=row.status,
-        continues=c.referrers(sid) or None,
-    )
+    rel = f"{SESSIONS}/{sid}.md"  # (session_path's check: a live row's ID is a valid one)
+
+    def text() -> str:
+        """The new snapshot, made when the plan needs its bytes (the row and its referrers as read)."""
+        return render_template(
+            sid,
+            row.get("agent"),
+            row.get("topic"),
+            row.get("started_at"),
+            row.get("updated_at"),
+            context=row.get("summary"),
+            status=row.status,
+            continues=c.referrers(sid) or None,
+        )
+
     if c.repairs("missing_snapshot"):
         c.new_texts[rel] = (None, text)
     c.add("missing_snapshot", sid, f"{row.status} row has no snapshot", f"create {rel} from the row", rel)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ...errors import MemboardError, Refused, Unreadable, UsageError
 from ...files import revisions
@@ -78,18 +80,58 @@ def note_view(note_id: str, note: Note) -> NoteView:
 
 def note_files(root: MemoryRoot) -> list[str]:
     """Every note file of the root (`notes/<id>.md`, sorted; symlinks and names that are no note ID left out)."""
+    return [rel for rel, _st in note_stats(root)]
+
+
+def note_stats(root: MemoryRoot) -> list[tuple[str, os.stat_result | None]]:
+    """Every note file of the root as note_files lists it, with the `lstat` that told it is no symlink (None when
+    that failed: the file went, or cannot be looked at; reading it says which), for a caller that keeps what it read
+    by the files' stamps. Folders are walked as os.walk walks them (symlinks to folders not followed, a folder that
+    cannot be listed left out), at most MAX_DEPTH + 1 levels below notes/."""
     base = root.abs(NOTES)
-    found: list[str] = []
+    found: list[tuple[str, os.stat_result | None]] = []
     if base.is_symlink() or not base.is_dir():
         return found
-    for folder, dirs, files in os.walk(base):
-        depth = os.path.relpath(folder, base).count(os.sep)
-        dirs[:] = [] if depth >= MAX_DEPTH else sorted(d for d in dirs if not os.path.islink(os.path.join(folder, d)))
-        for name in files:
-            rel = os.path.relpath(os.path.join(folder, name), root.path).replace(os.sep, "/")
-            if note_id_of(rel) is not None and not os.path.islink(os.path.join(folder, name)):
-                found.append(rel)
-    return sorted(found)
+    _visit_notes(str(base), NOTES, 0, found)
+    found.sort(key=lambda pair: pair[0])
+    return found
+
+
+def _visit_notes(folder: str, prefix: str, level: int, found: list[tuple[str, os.stat_result | None]]) -> None:
+    """Add the note files under folder (level folders below notes/; their paths start with prefix) to found."""
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+    except OSError:
+        return
+    subfolders = []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if not entry.is_symlink():
+                subfolders.append((entry.name, entry.path))
+            continue
+        rel = f"{prefix}/{entry.name}"
+        if not _names_note(rel):
+            continue
+        try:
+            st: os.stat_result | None = entry.stat(follow_symlinks=False)
+        except OSError:  # (as os.path.islink: not a symlink as far as can be told)
+            st = None
+        if st is None or not stat.S_ISLNK(st.st_mode):
+            found.append((rel, st))
+    if max(level - 1, 0) < MAX_DEPTH:  # (os.walk's depth: notes/ and its folders are both 0)
+        for name, path in sorted(subfolders):
+            _visit_notes(path, f"{prefix}/{name}", level + 1, found)
+
+
+@lru_cache(maxsize=1 << 16)
+def _names_note(rel: str) -> bool:
+    """Whether the path rel names a note (kept per path: a server lists 10k notes on each call)."""
+    return note_id_of(rel) is not None
 
 
 def resolve_note(ref: str) -> str:

@@ -1,0 +1,215 @@
+"""What the MCP server keeps of what it parsed: index.md and every note's metadata, keyed by the files' stamps.
+
+An agent calls session_context and mem_context at the start of work and after each context reset;
+at 10k notes and 100k rows, reading and parsing everything again on each call cost one to two
+seconds. A server lives as long as its agent's session, so it keeps what it read, and on each
+call looks at the files again and reads only those that changed:
+
+- index.md is kept as read (its bytes and the lazily parsed `IndexFile`, whose look-ups by ID
+  are kept too); any change reads it again (whole: a 21 MB file in about 20 ms) and only
+  finds the table's extent, parsing no row until one is asked for (an append, a row rewritten
+  in place, a file replaced: the same cost).
+- each note's metadata is kept by its path; each call lists notes/ and takes every note file's
+  `lstat` (10k stats), and a note whose stamp changed is read and parsed again alone.
+
+A file's stamp is what continues.py keys its record by: device, inode, size, mtime_ns and
+ctime_ns (a save by rename gives a new inode, a write a new mtime and ctime, an mtime set back
+with utime a new ctime). A stamp can lie when the file changed within its clock's resolution of
+the read (a same-size rewrite in the same tick): so, as git's racy rule and the continues-from
+record have it, a kept answer is trusted on its stamp alone only when the file had not changed
+for AGED_NS when it was read, on the clock of its file system (fsclock, measured in local state
+only: nothing is written in the root); any other kept answer is checked against the file's
+bytes on each call (read again, compared with the bytes kept for it) until it is. Where the
+stamps do not tell (Windows, where ctime is the creation time) nothing is trusted on its stamp.
+
+The kept answers serve reads only. Every tool that writes plans through `execute`, which reads
+the files afresh under the root's lock with today's checks (settled reads, verification):
+nothing kept here is ever the base of a change. What it costs in memory is one index.md's bytes
+(about 21 MB at 100k rows) and, per note, its metadata (about 1.5 KB: 15 MB at 10k notes);
+`kept_for` keeps one set per memory root the server serves (one).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.errors import Unreadable
+from ..core.files import fsclock
+from ..core.files.continues import STAMPS_TELL, Stamp, aged, stamp_of
+from ..core.files.copies import copied_note
+from ..core.files.root import MemoryRoot
+from ..core.formats.index import IndexFile, Row
+from ..core.formats.layout import INDEX, NOTES
+from ..core.formats.note import note_from_cells, quick_cells
+from ..core.ops.notes.store import note_stats, note_view, read_listed, unreadable_view
+from ..core.results import NoteView
+from .context import NoteSet, note_set
+
+
+class KeptIndex(IndexFile):
+    """An index.md as the server keeps it: an IndexFile whose look-ups by Session ID are kept with it."""
+
+    def __init__(self, data: bytes):
+        """Parse data as IndexFile does (lazily), no look-up made yet."""
+        super().__init__(data)
+        self.looked_up: dict[str, list[Row]] = {}
+        self.guard = threading.Lock()
+
+    def find(self, session_id: str) -> list[Row]:
+        """IndexFile.find, kept per ID (a new list each time: callers may change theirs)."""
+        with self.guard:
+            rows = self.looked_up.get(session_id)
+        if rows is None:
+            rows = super().find(session_id)
+            with self.guard:
+                self.looked_up[session_id] = rows
+        return list(rows)
+
+
+@dataclass
+class Kept:
+    """One kept answer: the file's stamp when it was read, whether that stamp alone can be trusted, the bytes
+    (kept only while it cannot, to compare with), and what was parsed."""
+
+    stamp: Stamp
+    trusted: bool
+    data: bytes | None
+    value: object
+
+
+@dataclass
+class Parsed:
+    """What the server keeps of one memory root (see the module's docstring); safe to use from several threads."""
+
+    path: Path
+    index: Kept | None = None
+    notes: dict[str, Kept] = field(default_factory=dict)
+    ordered: NoteSet | None = None  # the notes of the last call
+    guard: threading.Lock = field(default_factory=threading.Lock)
+    reads: int = 0  # files read since the server started (what a test of "reads only what changed" counts)
+
+    def index_file(self, root: MemoryRoot) -> IndexFile:
+        """index.md as it is now: the kept one while its stamp holds (and can be trusted), else read again."""
+        path = root.abs(INDEX)
+        before = _stat(path)
+        with self.guard:
+            kept = self.index
+        if kept is not None and before is not None and kept.trusted and kept.stamp == stamp_of(before):
+            return kept.value  # type: ignore[return-value]
+        at = _fs_now(before, path)
+        data = root.read(INDEX)  # (the errors of every read: a folder, an unreadable file)
+        self.reads += 1
+        if data is None:
+            with self.guard:
+                self.index = None
+            return IndexFile(b"")
+        index = kept.value if kept is not None and kept.value.data == data else KeptIndex(data)  # type: ignore[attr-defined]
+        after = _stat(path)
+        entry = _entry(before, after, at, data, index, len(data))
+        if entry is not None:
+            entry.data = None  # (the index holds its bytes: compared there)
+        with self.guard:
+            self.index = entry
+        return index  # type: ignore[return-value]
+
+    def note_set(self, root: MemoryRoot) -> NoteSet:
+        """Every note's metadata, as list_notes gives it (sorted by ID, sync-conflict copies left out, a note that
+        cannot be read listed as unreadable), and newest first: kept ones whose stamp holds, the others read again
+        (the order is sorted again only when a note changed, came or went)."""
+        with self.guard:
+            known, ordered = dict(self.notes), self.ordered
+        fresh: dict[str, Kept] = {}
+        out: list[NoteView] = []
+        same = ordered is not None
+        for rel, st in note_stats(root):
+            note_id = rel[len(NOTES) + 1 : -3]
+            kept = known.get(rel)
+            if kept is not None and st is not None and kept.trusted and kept.stamp == stamp_of(st):
+                fresh[rel] = kept
+                view = kept.value
+            else:
+                view = self._read_note(root, rel, note_id, st, kept, fresh)
+                same = same and kept is not None and view is kept.value and rel in fresh
+            if isinstance(view, NoteView):
+                out.append(view)
+        same = same and len(fresh) == len(known) == len(out)
+        notes = NoteSet(out, ordered.newest) if same and ordered is not None else note_set(out)
+        with self.guard:
+            self.notes, self.ordered = fresh, notes
+        return notes
+
+    def _read_note(
+        self,
+        root: MemoryRoot,
+        rel: str,
+        note_id: str,
+        st: os.stat_result | None,
+        kept: Kept | None,
+        fresh: dict[str, Kept],
+    ) -> NoteView | None:
+        """A note read again (its view, None for a copy or a file gone), kept in fresh when its stamp can be."""
+        path = os.path.join(root.path, rel)
+        at = _fs_now(st, path)
+        try:
+            data = read_listed(root, rel)
+        except Unreadable as exc:
+            return unreadable_view(note_id, exc)  # (never kept: read again on the next call)
+        self.reads += 1
+        if data is None:
+            return None
+        view: NoteView | None
+        if kept is not None and kept.data == data:
+            view = kept.value  # type: ignore[assignment]
+        else:
+            note = note_from_cells(quick_cells(data))
+            view = None if copied_note(note_id, note.topic_key) else note_view(note_id, note)
+        entry = _entry(st, _stat(path, follow=False), at, data, view, len(data))
+        if entry is not None:
+            fresh[rel] = entry
+        return view
+
+
+def _stat(path: str | os.PathLike[str], follow: bool = True) -> os.stat_result | None:
+    """The file's stat (lstat unless follow), None when it cannot be had."""
+    try:
+        return os.stat(path, follow_symlinks=follow)
+    except (OSError, ValueError):
+        return None
+
+
+def _fs_now(st: os.stat_result | None, path: str | os.PathLike[str]) -> int | None:
+    """Now on the clock of the file system holding path (st: its stat), None where that clock cannot be had (then
+    no stamp is trusted: see fsclock, measured in local state only, as reads write nothing in the root)."""
+    if st is None or not STAMPS_TELL:
+        return None
+    offset = fsclock.offset(st.st_dev, path, beside=False)
+    return None if offset is None else time.time_ns() + offset
+
+
+def _entry(
+    before: os.stat_result | None, after: os.stat_result | None, at: int | None, data: bytes, value: object, size: int
+) -> Kept | None:
+    """What to keep of a read of a regular file stamped before (just before the read, at on its clock) and after
+    (right after it): nothing when the file changed meanwhile; the bytes too while its stamp alone is not trusted."""
+    if before is None or after is None or not stat.S_ISREG(after.st_mode):
+        return None
+    stamp = stamp_of(before)
+    if stamp != stamp_of(after) or size != after.st_size:
+        return None
+    trusted = at is not None and aged(stamp, at)
+    return Kept(stamp, trusted, None if trusted else data, value)
+
+
+_parsed: dict[str, Parsed] = {}
+_parsed_guard = threading.Lock()
+
+
+def kept_for(path: Path) -> Parsed:
+    """What the server keeps of the memory root at path (one per root, shared by every tool set)."""
+    with _parsed_guard:
+        return _parsed.setdefault(str(path), Parsed(path))

@@ -35,6 +35,7 @@ KINDS = (
     "note",
     "group",
     "headline",
+    "cursor",
 )
 
 

@@ -42,6 +42,8 @@ Owner = Literal[
     "conflict",
     "resolve",
     "kinds",
+    "palette",
+    "applied",
     "spaces",
     "hierarchy",
     "draft",
@@ -138,7 +140,7 @@ def key_label(key: str) -> str:
 STATUS = "status"  # the footer group of the four status filters
 BOARD, PANE, FILTER, NOTES = ("board",), ("pane",), ("filter",), ("notes",)
 SPACES, HIERARCHY = ("spaces",), ("hierarchy",)
-TEXT_FOOTERS = frozenset({"filter", "update", "picker", "stale", "search", "archived"})
+TEXT_FOOTERS = frozenset({"filter", "update", "picker", "stale", "search", "archived", "palette"})
 """Footers of places where a text box takes letters (help and quit show their text_key there)."""
 MODALS = frozenset(
     {
@@ -159,6 +161,7 @@ MODALS = frozenset(
         "conflict",
         "resolve",
         "kinds",
+        "applied",
         "draft",
         "migration",
     }
@@ -1217,7 +1220,61 @@ ACTIONS: tuple[Action, ...] = (
     ),
     Action("space", "", "fold", "fold or unfold a branch", Where.CHAIN, footer=("chain",), key_display="␣"),
     Action("escape", "close", "close", "close the chain", Where.CHAIN, "chain", footer=("chain",)),
+    Action(
+        "up,k",
+        "move(-1)",
+        "previous",
+        "the newer line of the result log",
+        Where.LOG,
+        "log",
+        footer=("log",),
+        group="line",
+        priority=True,
+        key_display="↑",
+    ),
+    Action(
+        "down,j",
+        "move(1)",
+        "next",
+        "the older line of the result log",
+        Where.LOG,
+        "log",
+        footer=("log",),
+        group="line",
+        priority=True,
+        key_display="↓",
+    ),
+    Action(
+        "enter",
+        "open",
+        "open",
+        "what the change on the line wrote (its files, d: the exact diff), or the session a flow that wrote nothing "
+        "was about",
+        Where.LOG,
+        "log",
+        footer=("log",),
+        priority=True,
+        key_display="⏎",
+    ),
     Action("escape,l", "close", "close", "close the result log", Where.LOG, "log", footer=("log",)),
+    Action(
+        "d",
+        "toggle_diff",
+        "exact diff",
+        "in a change opened from the result log: switch between its files in words and the exact diff it wrote",
+        Where.LOG,
+        "applied",
+        footer=("applied",),
+    ),
+    Action(
+        "escape",
+        "close",
+        "back",
+        "in a change opened from the result log: back to the log",
+        Where.LOG,
+        "applied",
+        footer=("applied",),
+    ),
     # search and the archive: a text box keeps the focus, the arrows move in the list below it
     Action(
         "down",

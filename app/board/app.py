@@ -292,12 +292,17 @@ class MemboardApp(App):
     def search_themes(self) -> None:
         """The palette's theme search; the theme chosen there is saved in the config."""
         # lazy: the palette loads when it first opens (start-up stays light)
-        from textual.command import CommandPalette
+        from .commands import BoardPalette, SavedThemes
 
-        # lazy: loaded with the palette
-        from .commands import SavedThemes
+        self.push_screen(BoardPalette(providers=[SavedThemes], placeholder="Search for themes… (saved when chosen)"))
 
-        self.push_screen(CommandPalette(providers=[SavedThemes], placeholder="Search for themes… (saved when chosen)"))
+    def action_command_palette(self) -> None:
+        """The command palette (ctrl+p), with f1 for help and ctrl+q to quit while its box takes letters."""
+        # lazy: the palette loads when it first opens (start-up stays light)
+        from .commands import BoardPalette
+
+        if self.use_command_palette and not BoardPalette.is_open(self):
+            self.push_screen(BoardPalette(id="--command-palette"))
 
     def choose_theme(self, name: str) -> None:
         """Apply a theme and save it as the config's `theme`, with the same comment-keeping writer as `config set`."""
@@ -365,6 +370,8 @@ class MemboardApp(App):
                         message.severity,
                         list(message.details),
                         message.applied,
+                        message.plan,
+                        message.session_id,
                     )
                 )
                 text = short(message.outcome)

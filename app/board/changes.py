@@ -14,7 +14,8 @@ from memboard.widgets.panes import SectionDiff
 
 from ..core.diff import changed_line_numbers
 from ..core.formats.index import COLUMN_OF_FIELD, FIELDS, IndexFile, Row
-from ..core.formats.layout import INDEX
+from ..core.formats.layout import INDEX, NOTES
+from ..core.formats.note import read_note
 from ..core.formats.text import decode, encode
 from ..core.plan import Change
 from .loader import merge_view
@@ -57,6 +58,8 @@ class FileChange:
     other_lines: int = 0  # index.md lines outside the table's rows that change
     sections: list[SectionDiff] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)  # a small created or deleted file, whole
+    fields: list[FieldChange] = field(default_factory=list)  # a note's metadata cells that change
+    bodies: list[str] = field(default_factory=list)  # a note's sections whose text changes (What, Why, ...)
 
     @property
     def target(self) -> str:
@@ -147,6 +150,20 @@ def _is_snapshot(path: str) -> bool:
     return path.startswith("sessions/") or path.endswith("/session.md")
 
 
+def _is_note(path: str) -> bool:
+    """Whether path holds a typed note."""
+    return path.startswith(f"{NOTES}/") and path.endswith(".md")
+
+
+def note_changes(before: bytes, after: bytes) -> tuple[list[FieldChange], list[str]]:
+    """A note's metadata cells that change (`Status  active → superseded`) and the sections whose text does."""
+    old, new = read_note(before), read_note(after)
+    was, now = old.cells(), new.cells()
+    fields = [FieldChange(name, was[name], now[name]) for name in was if was[name] != now.get(name)]
+    old_bodies, new_bodies = old.bodies(), new.bodies()
+    return fields, [name for name in old_bodies if old_bodies[name] != new_bodies.get(name)]
+
+
 def _text(data: bytes | None) -> str:
     """File bytes as text for reading (BOM dropped, undecodable bytes kept as they decode)."""
     return decode(data or b"").lstrip("\ufeff")
@@ -163,6 +180,8 @@ def describe_change(ch: Change, diff: str, detailed: bool = True) -> FileChange:
         out.rows, out.other_lines = row_changes(before, after)
     elif not detailed or before == after:
         return out
+    elif _is_note(out.target) and ch.kind in ("modify", "move") and before is not None and after is not None:
+        out.fields, out.bodies = note_changes(before, after)
     elif _is_snapshot(out.target) and ch.kind in ("create", "modify", "move"):
         out.sections = merge_view(_text(before), _text(after)).sections
     elif ch.kind in ("create", "delete"):

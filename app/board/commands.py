@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.binding import BindingType
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.theme import ThemeProvider
 
-from .actions import ACTIONS, Action, Where, palette_entries
+from .actions import ACTIONS, Action, Where, palette_entries, pinned_bindings
 from .model import SORT_COLUMNS
 
 if TYPE_CHECKING:
@@ -102,3 +103,10 @@ class SavedThemes(ThemeProvider):
         """Each theme by name, choosing it through the board (which saves it)."""
         board = cast("MemboardApp", self.app)
         return [(name, partial(board.choose_theme, name)) for name in sorted(board.available_themes)]
+
+
+class BoardPalette(CommandPalette):
+    """Textual's command palette with the keys its footer shows where its box takes letters: f1 help, ctrl+q quit
+    (`?` and `q` type into the search)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [*CommandPalette.BINDINGS, *pinned_bindings("palette")]

@@ -129,6 +129,7 @@ class FlowRunner:
         """Flows for host (the board's App)."""
         self.host = host
         self.worker: Worker[None] | None = None
+        self.subject: str | None = None  # the session the running flow is about (its result log line names it)
 
     # -- starting (UI thread) ---------------------------------------------------------------
 
@@ -145,6 +146,10 @@ class FlowRunner:
 
     def start(self, op: str, body: Callable[..., None], *args: Any) -> None:
         """Run body(*args) as the flow worker (thread, group "flow"), explaining any error in a modal."""
+        first = args[0] if args else None
+        if isinstance(first, list) and len(first) == 1:
+            first = first[0]  # (archive: the one row marked or selected)
+        self.subject = first if isinstance(first, str) else None
         self.worker = self.host.run_worker(
             lambda: self.run(op, body, *args), name=op, group="flow", exclusive=True, thread=True, exit_on_error=False
         )
@@ -218,11 +223,15 @@ class FlowRunner:
         clear_marks: bool = False,
         details: list[str] | None = None,
         follow_up: tuple[str, str | None] | None = None,
+        plan: Plan | None = None,
     ) -> None:
-        """Report the flow's end and wait until the board shows its result (re-read when applied)."""
+        """Report the flow's end and wait until the board shows its result (re-read when applied); plan: what it
+        wrote (the result log opens it)."""
         said = set(outcome.split("; "))  # a detail the outcome already says is not printed twice
         rest = [line for line in details or [] if line not in said]
         finished = FlowFinished(op, outcome, applied, severity, select_id, clear_marks, rest, follow_up)
+        finished.plan = plan
+        finished.session_id = select_id or self.subject
         shown = self.tell(finished)
         if shown is not None:
             self.wait(shown)
@@ -362,6 +371,7 @@ class FlowRunner:
                 select_id=select(plan) if select else None,
                 clear_marks=clear_marks,
                 details=list(plan.report),
+                plan=plan,
             )
             return "applied"
 

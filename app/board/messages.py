@@ -7,7 +7,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 from textual.notifications import SeverityLevel
@@ -18,6 +18,9 @@ from memboard.widgets.panes import PaneRevision
 from .loader import Notices, SessionDetail
 from .model import BoardModel
 from .planview import PlanView
+
+if TYPE_CHECKING:
+    from ..core.plan import Plan
 
 
 @dataclass
@@ -93,6 +96,8 @@ class FlowFinished(Message):
     details: list[str] = field(default_factory=list)
     follow_up: tuple[str, str | None] | None = None
     shown: Future[None] = field(default_factory=Future)
+    plan: Plan | None = None  # the plan applied (the result log opens it: its files, its exact diff)
+    session_id: str | None = None  # the session the flow was about (the result log's enter jumps to it)
 
 
 @dataclass
@@ -119,3 +124,5 @@ class LogEntry:
     severity: str = "information"
     details: list[str] = field(default_factory=list)
     applied: bool = False  # it wrote its plan (a cancellation or a refusal changed nothing)
+    plan: Plan | None = None  # what it wrote, exactly (enter on its line shows its files and diff)
+    session_id: str | None = None  # the session it was about (enter on a line that wrote nothing goes there)

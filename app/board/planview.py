@@ -270,6 +270,21 @@ def row_lines(f: FileChange, reasons: dict[str, str]) -> list[ViewLine]:
     return out
 
 
+def note_lines(f: FileChange) -> list[ViewLine]:
+    """A note's change: each metadata cell that changes (`Status  active → superseded`), then each section whose
+    text changes (the exact diff, d, shows how)."""
+    out: list[ViewLine] = []
+    width = max((len(fc.column) for fc in f.fields), default=0) + 2
+    for fc in f.fields:
+        old, new = visible(fc.before) or "''", visible(fc.after) or "''"
+        text = f"    {fc.column.ljust(width)}{old}{ARROW}{new}"
+        start = 4 + width
+        spans = ((start, start + len(old), "removed"), (start + len(old) + len(ARROW), len(text), "added"))
+        out.append(ViewLine(text, "field", spans))
+    out += [ViewLine(f"    ## {name}  its text changes (d: the exact diff)", "section") for name in f.bodies]
+    return out
+
+
 def file_lines(files: list[FileChange], reasons: dict[str, str] | None = None) -> list[ViewLine]:
     """Every file with its header, then what changes inside it."""
     out: list[ViewLine] = []
@@ -278,6 +293,7 @@ def file_lines(files: list[FileChange], reasons: dict[str, str] | None = None) -
             out.append(ViewLine(""))
         out.append(file_header(f))
         out += row_lines(f, reasons or {})
+        out += note_lines(f)
         for sec in f.sections:
             out.append(ViewLine(f"    ## {sec.name}", "section"))
             out += [ViewLine(f"    {visible(line)}", diff_kind(line)) for line in sec.lines]

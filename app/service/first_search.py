@@ -18,6 +18,8 @@ from ..core.search.scan import scan
 
 _BUILDS: dict[str, threading.Lock] = {}  # one build per root in this process: a second board search waits for it
 _GUARD = threading.Lock()
+_LISTENERS: dict[str, list[search_cache.Progress]] = {}  # per root: every search waiting for its build's progress
+_LAST: dict[str, str] = {}  # per root: the build's last progress line (a search opened again shows it at once)
 
 
 def cache_missing(root: MemoryRoot) -> bool:
@@ -32,17 +34,42 @@ def cache_missing(root: MemoryRoot) -> bool:
 
 def build_cache(root: MemoryRoot, progress: search_cache.Progress | None = None) -> str:
     """Build root's search cache as a first search does (progress gets its lines); "" when built, else why not
-    (another process builds it, or it cannot be written here: the search then reads the files)."""
+    (another process builds it, or it cannot be written here: the search then reads the files). A search opened
+    again while this process builds it gets that build's progress (its last line at once) and waits for it."""
+    key = str(root.real)
     with _GUARD:
-        build = _BUILDS.setdefault(str(root.real), threading.Lock())
+        build = _BUILDS.setdefault(key, threading.Lock())
+        listeners = _LISTENERS.setdefault(key, [])
+        if progress is not None:
+            listeners.append(progress)
+        last = _LAST.get(key)
+    if progress is not None and last is not None:
+        progress(last)
+
+    def tell(line: str) -> None:
+        """Pass a line of the build to every search waiting for it."""
+        with _GUARD:
+            _LAST[key] = line
+            waiting = list(listeners)
+        for listener in waiting:
+            listener(line)
+
     try:
         with build:  # a search opened again while the first build runs waits for it, and finds the cache there
             if not cache_missing(root):
                 return ""
-            with search_cache.SearchCache(root, progress, refresh=False):
-                return ""
+            try:
+                with search_cache.SearchCache(root, tell, refresh=False):
+                    return ""
+            finally:
+                with _GUARD:
+                    _LAST.pop(key, None)
     except (search_cache.CacheBusy, search_cache.CacheUnavailable) as exc:
         return str(exc)
+    finally:
+        with _GUARD:
+            if progress is not None and progress in listeners:
+                listeners.remove(progress)
 
 
 def row_hits(root: MemoryRoot, query: str, filters: SearchFilters | None = None) -> list[SearchHit]:

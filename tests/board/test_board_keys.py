@@ -207,6 +207,14 @@ async def test_while_the_palette_is_open_the_footer_shows_its_keys_then_the_tabl
         shown = app.sessions.query_one(KeyBar).text  # the bar drawn under the palette
         assert "↑↓ move" in shown and "enter run" in shown.replace("⏎", "enter") and "esc close" in shown
         assert "c continue" not in shown
+        # its box takes letters (? and q type into it): the footer says the keys that work there, and they do
+        assert "f1 help" in shown and "ctrl+q quit" in shown and "? help" not in shown, shown
+        palette = app.screen
+        await pilot.press("f1")
+        help_screen = await wait_for_screen(pilot, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is palette and help_screen not in app.screen_stack
         await pilot.press("escape")
         await pilot.pause()
         await pilot.pause()

@@ -512,3 +512,26 @@ async def test_a_sync_tool_s_copy_of_a_note_is_not_shown_as_a_note(root_with_not
         ids = shown_ids(await open_notes(pilot))
         assert "project/vault/sync" in ids and len(ids) == 13
         assert "project/vault/sync_conflict-20260531-101500" not in ids
+
+
+async def test_a_count_line_cut_at_80_columns_ends_with_an_ellipsis(root_with_notes):
+    # issue 27 §4 (text cut without `…`): at 80x24 the counts per type were cut mid-word (`… · config`, its count
+    # gone) with nothing saying so
+    app = board(root_with_notes)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = await open_notes(pilot)
+        status = view.query_one("#notes-status")
+        await pilot.pause()
+        types = status.render_line(1).text.rstrip()
+        assert types.endswith("…"), types
+
+
+async def test_the_session_table_s_status_line_cut_at_80_columns_ends_with_an_ellipsis(root_with_notes):
+    # the demo's counts, its unparseable row and `│ showing 36` take more than 80 columns: `showing` was cut away
+    app = board(root_with_notes)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_notes(pilot)  # (the board's rows are read by then)
+        await pilot.press("n")
+        await pilot.pause()
+        line = app.sessions.query_one("#status").render_line(0).text.rstrip()
+        assert line.endswith("…") and "unparseable" in line, line

@@ -521,3 +521,38 @@ async def test_f_on_the_notes_view_searches_and_a_note_found_shows_there_and_a_s
         await pilot.press("enter")
         await until(pilot, lambda: app.screen is app.screen_stack[0], "the session table")
         assert app.sessions.current_session_id == ids["sync3"]
+
+
+async def test_a_search_opened_again_during_the_build_shows_the_rows_first_and_the_build_s_progress(
+    demo_root, ids, monkeypatch
+):
+    # issue 27 §6: a search closed and opened again while the cache's first build goes on showed only a plain
+    # "building…": it shows the rows' answer and that build's progress, as the first search does
+    release = threading.Event()
+    build = search_cache.SearchCache._build
+
+    def held_build(self, tmp):
+        """The cache's build: a progress line, then held until the test lets it go."""
+        self._say("search cache: 8,000 sources read")
+        release.wait(PATIENCE)
+        build(self, tmp)
+
+    monkeypatch.setattr(search_cache.SearchCache, "_build", held_build)
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_search(pilot)
+        screen.query_one(Input).insert_text_at_cursor("syn")
+        progress = screen.query_one("#search-progress", Static)
+        await until(pilot, lambda: "8,000 sources read" in str(progress.render()), "the first search's progress")
+        await pilot.press("escape")
+        await pilot.pause()
+        again = await open_search(pilot)
+        assert again is not screen
+        again.query_one(Input).insert_text_at_cursor("syn")
+        await until(pilot, lambda: bool(again.hits), "the rows' results in the search opened again")
+        assert all(h.where == "row" for h in again.hits) and "index rows" in status(again)
+        shown = again.query_one("#search-progress", Static)
+        assert shown.display and "search cache: 8,000 sources read" in str(shown.render()), str(shown.render())
+        release.set()
+        expected = [h.id for h in search(demo_root, "syn", limit_filters())]
+        await until(pilot, lambda: [h.id for h in again.hits] == expected, "the whole answer once the cache is built")

@@ -233,3 +233,39 @@ async def test_a_toast_never_cuts_a_session_id(sample_root):
         (toast,) = toasts(app)
         assert len(app.run_log[-1].outcome) > 72 and toast.endswith("…  (l: the whole result)")
         assert ID_SHAPE_RE.findall(toast) and set(ID_SHAPE_RE.findall(toast)) <= {SOURCE, OVERDUE}, toast
+
+
+async def test_a_line_of_the_result_log_opens_what_its_change_wrote_or_the_session_it_is_about(sample_root):
+    # issue 27 §4: the result log's lines could not be opened
+    from memboard.board.screens.applied import AppliedScreen
+
+    app = make_app(sample_root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await open_on(pilot, LONER, "a", PreviewScreen)
+        await pilot.press("enter")
+        await wait_for_flow(pilot)
+        await open_on(pilot, OVERDUE, "a", PreviewScreen)
+        await pilot.press("escape")  # cancelled: nothing written, about OVERDUE
+        await wait_for_flow(pilot)
+        app.sessions.select_session(SOURCE)
+        await pilot.press("l")
+        log = await wait_for_screen(pilot, LogScreen)
+        await pilot.press("down")  # the older line: the archive applied
+        await pilot.press("enter")
+        opened = await wait_for_screen(pilot, AppliedScreen)
+        for _ in range(100):
+            if opened.view is not None:
+                break
+            await pilot.pause(0.05)
+        words = opened.query_one("#preview-body").text
+        assert f"sessions/{LONER}.md → archive/{LONER}/session.md" in words, words
+        await pilot.press("d")
+        assert f"rename to archive/{LONER}/session.md" in opened.query_one("#preview-body").text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is log
+        await pilot.press("up", "enter")  # the cancelled archive: the session it was about
+        await pilot.pause()
+        await pilot.pause()
+        assert not isinstance(app.screen, LogScreen) and app.sessions.current_session_id == OVERDUE

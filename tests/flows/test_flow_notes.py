@@ -351,3 +351,25 @@ async def test_escape_in_the_supersede_preview_goes_back_to_the_picker(notes):
         await wait_for_flow(pilot)
         assert not isinstance(app.screen, (NotePicker, PreviewScreen))
     assert files(notes) == before
+
+
+async def test_the_words_of_a_note_change_name_the_fields_that_change(notes):
+    # issue 27 §4: the words said only `will change (+2 −2 lines)` where the exact diff shows a Status change
+    app = board(notes)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_notes(pilot)
+        await select(pilot, STORAGE)
+        await pilot.press("m")
+        preview = await wait_for_screen(pilot, PreviewScreen)
+        words = [line.text.split() for line in preview.view.readable]
+        assert ["Status", "active", "→", "superseded"] in words, words
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+        editor = await edit(pilot, CRLF, lambda t: t.replace("## Learned", "## Learned\n\n- Tests read CRLF files."))
+        editor.query_one("#note-edit-name", Input).value = "CRLF broke the table parser"
+        await pilot.press("ctrl+s")
+        preview = await wait_for_screen(pilot, PreviewScreen)
+        text = "\n".join(line.text for line in preview.view.readable)
+        assert "Title" in text and "→ CRLF broke the table parser" in text, text
+        assert "## Learned  its text changes" in text and "## What " not in text, text
+        await pilot.press("escape")

@@ -93,6 +93,9 @@ REWORDED: dict[str, str] = {
     "Every changing flow opens a preview": "the preview's s (skip to the next group) and z (fold) keys, issue 27",
     "Organize lists every row it leaves": "organize's preview lists its changes first, then what it leaves (issue 27)",
     "`f` searches everything: every index row": "the first search answers from the index rows while its cache is built (issue 27 §6)",
+    "| Key | | |---|---| | `/` | filter by text": "issue 27 §4: enter on a line of the result log opens what it wrote",
+    "The footer shows the keys of what is in front": "issue 27 §4: the command palette is a text box too (f1, ctrl+q)",
+    "After a flow a toast says in one line": "issue 27 §4: the result log's lines open (what a change wrote)",
 }
 
 FIRST_COMMANDS = """\

@@ -15,7 +15,7 @@ from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.line_view import LineView
 
 from ..actions import bindings
-from ..messages import LogEntry
+from ..messages import JumpToSession, LogEntry
 from ..planview import ViewLine
 
 
@@ -85,22 +85,24 @@ class QuestionScreen(ModalScreen[str]):
             self.dismiss(KEEP.value)
 
 
-def log_lines(entries: list[LogEntry]) -> list[ViewLine]:
-    """The log, newest first: a line per flow, its details indented below."""
+def log_lines(entries: list[LogEntry], cursor: int | None = None) -> tuple[list[ViewLine], list[int]]:
+    """The log, newest first: a line per flow, its details indented below (the entry at cursor, counted newest
+    first, drawn as the cursor), and the number of each entry's first line."""
     if not entries:
-        return [
-            ViewLine(
-                "Nothing yet: each change you preview in this run (applied, cancelled or refused) is listed here.",
-                "muted",
-            )
-        ]
+        text = "Nothing yet: each change you preview in this run (applied, cancelled or refused) is listed here."
+        return [ViewLine(text, "muted")], []
     out: list[ViewLine] = []
-    for entry in reversed(entries):
+    heads: list[int] = []
+    for number, entry in enumerate(reversed(entries)):
         head = f"{entry.at:%H:%M:%S}  {entry.op:<9} {entry.outcome}"
         kind = {"error": "refusal", "warning": "note"}.get(entry.severity, "text")
-        out.append(ViewLine(head, kind, ((0, 8, "muted"), (10, 10 + len(entry.op), "row"))))
+        heads.append(len(out))
+        if number == cursor:
+            out.append(ViewLine(head, "cursor"))
+        else:
+            out.append(ViewLine(head, kind, ((0, 8, "muted"), (10, 10 + len(entry.op), "row"))))
         out += [ViewLine(f"          {line}", "muted") for line in entry.details]
-    return out
+    return out, heads
 
 
 def log_title(entries: list[LogEntry]) -> str:
@@ -112,27 +114,69 @@ def log_title(entries: list[LogEntry]) -> str:
     return f"{title}; {rest} {'flow' if rest == 1 else 'flows'} ended without writing" if rest else title
 
 
+LOG_HINT = "↑↓ choose a line · enter: what that change wrote (its files, d: the exact diff), or the session it is about"
+
+
 class LogScreen(ModalScreen[None]):
-    """The result log: what each flow of this run did, in full (the toasts only say it briefly)."""
+    """The result log: what each flow of this run did, in full (the toasts only say it briefly); enter on a line
+    opens what that change wrote, or goes to the session a flow that wrote nothing was about."""
 
     CSS_PATH = FLOWS_TCSS
     BINDINGS = bindings("log")
 
     def __init__(self, entries: list[LogEntry]):
-        """Show entries (oldest first)."""
+        """Show entries (oldest first), the newest under the cursor."""
         super().__init__()
         self.entries = entries
+        self.cursor = 0  # counted newest first, as they are listed
 
     def compose(self) -> ComposeResult:
         """Title and the entries."""
         with Vertical(id="log-dialog"):
             yield Label(Text(log_title(self.entries)), id="log-title")
-            yield LineView(log_lines(self.entries), id="log-body")
+            if self.entries:
+                yield Static(Text(LOG_HINT), id="log-hint")
+            yield LineView(log_lines(self.entries, self.cursor)[0], id="log-body")
         yield KeyBar("log")
 
     def on_mount(self) -> None:
-        """Focus the entries so the arrow keys scroll them."""
+        """Focus the entries so the page keys scroll them."""
         self.query_one("#log-body").focus()
+
+    @property
+    def entry(self) -> LogEntry | None:
+        """The entry under the cursor (None when the log is empty)."""
+        return self.entries[len(self.entries) - 1 - self.cursor] if self.entries else None
+
+    def action_move(self, step: int) -> None:
+        """Move the cursor to the next (or previous) line, scrolling it into view."""
+        if not self.entries:
+            self.app.bell()
+            return
+        self.cursor = min(max(self.cursor + step, 0), len(self.entries) - 1)
+        lines, heads = log_lines(self.entries, self.cursor)
+        body = self.query_one("#log-body", LineView)
+        top = body.top_line
+        body.set_lines(lines, top=False)
+        head = heads[self.cursor]
+        end = heads[self.cursor + 1] if self.cursor + 1 < len(heads) else len(lines)
+        if head < top or end > top + body.size.height:
+            body.scroll_to_line(head)
+
+    def action_open(self) -> None:
+        """Open the line under the cursor: what its change wrote, or the session it is about; else the bell."""
+        entry = self.entry
+        if entry is not None and entry.plan is not None and entry.applied:
+            # lazy: the applied change's view loads when first opened
+            from .applied import AppliedScreen
+
+            self.app.push_screen(AppliedScreen(entry))
+        elif entry is not None and entry.session_id:
+            self.dismiss(None)
+            self.app.post_message(JumpToSession(entry.session_id))
+        else:
+            self.app.bell()
+            self.notify("Nothing to open: that flow wrote nothing and was about no one session.", timeout=3)
 
     def action_close(self) -> None:
         """Close the log."""

@@ -199,7 +199,7 @@ def register_from_hook(tool: str, payload: dict, root_path, cfg: config.Settings
     when = clock.now()
     return execute(
         root,
-        lambda r: plan_session_start(r, when, name, conversation, tool),
+        lambda r: plan_session_start(r, when, name, conversation, tool, append=True),
         timeout=lock_wait(),
         settle_wait=SETTLE_WAIT,
         quick=True,

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # a check reads the root; the root's module builds on plans
     from .formats.index import Rewrite
 
 
-ChangeKind = Literal["create", "modify", "delete", "move", "rmdir"]
+ChangeKind = Literal["create", "modify", "delete", "move", "rmdir", "append"]
 R = TypeVar("R")
 S = TypeVar("S")
 
@@ -25,7 +25,11 @@ class Change:
     do not delete, move away or remove, or when one of them writes in it).
 
     A move whose two places lie on different file systems is a copy, flushed and compared byte for byte,
-    then the removal of the original (never before the copy is verified)."""
+    then the removal of the original (never before the copy is verified).
+
+    An append (the hook's new row at the end of a table that ends the file) holds in `before` the bytes the
+    plan read and in `after` only the bytes it adds: it is written with O_APPEND, never by rewriting the
+    file (see files/execute.py). A preview shows it as the modify it amounts to (Plan.shown)."""
 
     kind: ChangeKind
     path: str
@@ -51,10 +55,23 @@ class Change:
         modify; mode: the file's permission bits after (None: as they were, or a plain create's)."""
         return cls("create" if before is None else "modify", path, before, after, tree=tree, mode=mode)
 
+    @classmethod
+    def append(cls, path: str, before: bytes, added: bytes) -> Change:
+        """Append added to path, which holds before (the plan's read): the file's new bytes are before + added."""
+        return cls("append", path, before, added)
+
+    def as_modify(self) -> Change:
+        """The change as a plain modify with the file's whole new bytes (an append's before + added)."""
+        if self.kind != "append":
+            return self
+        return replace(self, kind="modify", after=(self.before or b"") + (self.after or b""))
+
     def describe(self) -> str:
         """A short line such as `modify index.md`."""
         if self.kind == "move":
             return f"move {self.path} -> {self.dest}"
+        if self.kind == "append":
+            return f"append to {self.path}"
         return f"{self.kind} {self.path}"
 
 
@@ -135,7 +152,7 @@ class Plan(Generic[R]):
     def shown(self) -> list[Change]:
         """The changes a preview shows: the plan's own tree's, then each other tree's with its paths as that tree
         names them in a patch (see MemoryRoot.shown); a folder's removal is no part of a patch."""
-        out = [ch for ch in self.changes if ch.kind != "rmdir"]
+        out = [ch.as_modify() for ch in self.changes if ch.kind != "rmdir"]
         for ch in self.elsewhere:
             tree = self.trees.get(ch.tree)
             if tree is not None and ch.kind != "rmdir":

@@ -352,7 +352,8 @@ def test_the_hook_loads_only_what_it_uses_and_reads_the_index_to_plan_and_to_ver
     # argparse (only for arguments a hook does not send), difflib (only to merge onto a file changed
     # underneath), the patch maker, the result types of every other operation, snapshot and note revisions and
     # the move of an older memboard's state stay unloaded; index.md is read once, under the lock, to plan the
-    # row and once more to verify the written bytes (an old index: its signature guards the rename)
+    # row, opened once to append it (an old index: its signature guards the append) and once to read the
+    # appended bytes back
     (root / "index.md").write_text(index_text([row_line("2026-05-01-0900-agent-a")]), encoding="utf-8")
     old = time.time() - 60
     os.utime(root / "index.md", (old, old))
@@ -379,7 +380,7 @@ def test_the_hook_loads_only_what_it_uses_and_reads_the_index_to_plan_and_to_ver
     proc = subprocess.run(
         [sys.executable, "-c", script, str(root), json.dumps(claude_payload())], capture_output=True, timeout=60
     )
-    assert proc.stdout.decode().strip().splitlines()[-1] == "0 [] 2"
+    assert proc.stdout.decode().strip().splitlines()[-1] == "0 [] 3"
     assert "claude-main-agent" in (root / "index.md").read_text(encoding="utf-8")
 
 

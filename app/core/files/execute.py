@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import errno
 import os
+import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import replace
@@ -26,7 +27,17 @@ from ..formats.layout import INDEX
 from ..plan import Change, Plan
 from ..rebase import contains_change, rebase
 from . import localstate, probe
-from .fs import ChangedUnderfoot, atomic_write, fsync_dir, make_folders, remove_folders, rename, still
+from .fs import (
+    ChangedUnderfoot,
+    append_write,
+    atomic_write,
+    fsync_dir,
+    make_folders,
+    read_tail,
+    remove_folders,
+    rename,
+    still,
+)
 from .lock import locked
 from .root import MemoryRoot
 from .settle import Budget, NotSettled, Seen, Signature, aged_read, settle_seconds, signature
@@ -394,6 +405,46 @@ def _copy_then_delete(root: MemoryRoot, path: Path, dest: Path, target: str, dat
     return written
 
 
+def _append(root: MemoryRoot, ch: Change, sig: Signature | None, step: int, aged: bool) -> Written:
+    """Append an append change's bytes to its file (O_APPEND: what the file holds is not rewritten), guarded
+    by the signature of the plan's read as a rewrite is; recorded as settled right after (its CRC-32 carried on
+    from the read's, no copy of the whole file made)."""
+    before, added = ch.before or b"", ch.after or b""
+    path = root.abs(ch.path)
+
+    def about_to() -> None:
+        if root.counted:
+            probe.current().before_rename(step)  # (the moment before anything is visible, as before a rename)
+
+    checked = time.time()
+    written = append_write(path, before, added, sig, by_signature=aged, about_to=about_to)
+    root.known.note_appended(ch.path, written, before, added)
+    if root.counted:
+        probe.current().replaced(checked, path)
+    return [(ch.path, written)]
+
+
+def _verify_append(root: MemoryRoot, plan: Plan[Any], at: int, sig: Signature | None, settle_wait: float) -> None:
+    """Verify a plan whose file step at is an append, reading back the appended bytes, not the whole file.
+
+    Before the write the file was confirmed, on its open descriptor, to be the settled read the plan was
+    built on (its signature, and its bytes unless its mtime was old enough for the signature to tell);
+    after it the descriptor showed the same inode grown by exactly the appended bytes. When the file still
+    has that signature, it is those bytes followed by the appended ones, and reading the appended ones back
+    is what is left to prove: the file then holds exactly the planned bytes, and the checks a file's exact
+    bytes decide hold as the plan built them. When it changed after the append (a save right after it),
+    the plan is verified as the rewrite it amounts to, on a settled read of the whole file."""
+    ch = plan.changes[at]
+    before, added = ch.before or b"", ch.after or b""
+    if sig is not None and read_tail(root.abs(ch.path), len(before), len(added), sig) == added:
+        problems = [c.description for c in plan.checks if c.decided_by != ch.path and not c.holds(root)]
+        if problems:
+            raise Incomplete(f"{plan.op} incomplete: verification failed: {'; '.join(problems)}")
+        return
+    whole = replace(plan, changes=[c.as_modify() for c in plan.changes])
+    _verify(root, whole, settle_wait)
+
+
 def _rmdir(root: MemoryRoot, ch: Change) -> Written:
     """Remove an empty folder (OSError, nothing removed, when it holds anything: the OS refuses)."""
     path = root.abs(ch.path)
@@ -441,6 +492,8 @@ def _step(root: MemoryRoot, ch: Change, sig: Signature | None, step: int, aged: 
         return _move(root, ch, sig, step)
     if ch.kind == "rmdir":
         return _rmdir(root, ch)
+    if ch.kind == "append":
+        return _append(root, ch, sig, step, aged)
     data = ch.after or b""
     note = _noter(root, ch.path, data, step)
     written = atomic_write(
@@ -550,6 +603,8 @@ def _write_step(
         if rebased is None:
             raise _incomplete(plan, str(exc), done) from None
         written, note = rebased, note + " (rebased onto a concurrent edit)"
+    except Incomplete:
+        raise  # (an append that landed beside another writer's bytes: written, not to be taken back)
     except Exception as exc:
         detail = _file_in_the_way(root, ch) or getattr(exc, "strerror", None) or str(exc)
         if not done:
@@ -649,7 +704,13 @@ def write_and_verify(
                 raise Incomplete(f"{plan.op} incomplete: {exc}; done: {', '.join(done)}; {REMEDY_HERE}") from None
             if progress is not None:
                 progress(number, len(plan.changes))
-        _verify(root, plan, settle_wait)
+        appends = [at for at, ch in enumerate(plan.changes) if ch.kind == "append"]
+        if appends and len(plan.changes) == 1:
+            _verify_append(root, plan, appends[0], sigs.get(plan.changes[0].path), settle_wait)
+        else:
+            _verify(
+                root, replace(plan, changes=[ch.as_modify() for ch in plan.changes]) if appends else plan, settle_wait
+            )
     finally:
         root.known.save()
     if root.kind.revisions and any(

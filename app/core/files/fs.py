@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import MemboardError
+from ..errors import Incomplete, MemboardError
 from . import fsclock, probe
 from .settle import Seen, Signature, read_seen, signature
 
@@ -172,6 +172,90 @@ def atomic_write(
         raise
     fsync_dir(target.parent)
     return written
+
+
+def append_write(
+    path: Path,
+    before: bytes,
+    added: bytes,
+    sig: Signature | None,
+    by_signature: bool = False,
+    about_to: Callable[[], None] | None = None,
+) -> Signature:
+    """Append added to path, which must still be the file the plan read (before, with signature sig), with
+    O_APPEND and no rewrite of what is there; flushed to the disk; the new file's signature.
+
+    The last look is at the open descriptor: its signature must be sig (and, unless by_signature, its bytes
+    before, as atomic_write compares them); else ChangedUnderfoot and nothing is written. about_to is called
+    right before the write (the probe's moment). A write that fails (a full disk) cuts its own bytes off
+    again when nothing else was appended behind them, and says nothing was written. When the file did not
+    grow by exactly added on the same inode (a writer that skips the lock wrote in the microseconds between
+    the last look and the write), the bytes cannot be taken back: Incomplete.
+    """
+    target = _through_link(path)
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise ChangedUnderfoot(f"{path.name} was removed before memboard could append to it") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or sig is None or signature(st) != sig:
+            raise ChangedUnderfoot(f"{path.name} changed before memboard could append to it")
+        if not by_signature:  # (changed within the mtime clock's tick: the bytes tell, as atomic_write's)
+            still(target, before, sig, "before memboard could append to it")
+            if signature(os.fstat(fd)) != sig:
+                raise ChangedUnderfoot(f"{path.name} changed before memboard could append to it")
+        if about_to is not None:
+            about_to()
+        _write_all(fd, added, st.st_size, path.name)
+        now = os.fstat(fd)
+        fsclock.learn(now, time.time_ns())  # a timestamp its file system just wrote: its clock (see fsclock)
+    finally:
+        os.close(fd)
+    if now.st_ino != st.st_ino or now.st_size != st.st_size + len(added):
+        raise Incomplete(
+            f"{path.name} changed while memboard appended to it (another program wrote at the same moment): "
+            "check it with memboard doctor"
+        )
+    return signature(now)
+
+
+def _write_all(fd: int, data: bytes, start: int, name: str) -> None:
+    """Write every byte of data to fd (which held start bytes) and flush it to the disk; when that fails, cut
+    the bytes written off again unless another writer appended behind them, and say nothing was written."""
+    view = memoryview(data)
+    written = 0
+    try:
+        while view:
+            n = os.write(fd, view)
+            written += n
+            view = view[n:]
+        os.fsync(fd)
+    except OSError as exc:
+        if os.fstat(fd).st_size == start + written:
+            os.ftruncate(fd, start)
+        raise MemboardError(f"cannot append to {name} ({exc.strerror or exc}); nothing written") from exc
+
+
+def read_tail(path: Path, start: int, size: int, sig: Signature) -> bytes | None:
+    """size bytes of path from start when the file still has signature sig (else None): an append read back."""
+    target = _through_link(path)
+    try:
+        fd = os.open(target, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        if signature(os.fstat(fd)) != sig:
+            return None
+        return os.pread(fd, size, start) if hasattr(os, "pread") else _seek_read(fd, start, size)
+    finally:
+        os.close(fd)
+
+
+def _seek_read(fd: int, start: int, size: int) -> bytes:
+    """pread where the OS lacks it (Windows)."""
+    os.lseek(fd, start, os.SEEK_SET)
+    return os.read(fd, size)
 
 
 def rename(src: str | Path, dst: str | Path) -> None:

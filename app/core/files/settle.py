@@ -247,6 +247,12 @@ class KnownFiles:
         entry = (zlib.crc32(data), time.time_ns())
         self.entries[(rel, sig)] = self.added[(rel, sig)] = entry
 
+    def note_appended(self, rel: str, sig: Signature, before: bytes, added: bytes) -> None:
+        """note for a version that is before + added (an append), without joining the two."""
+        entry = (zlib.crc32(added, zlib.crc32(before)), time.time_ns())
+        self.entries[(rel, sig)] = self.added[(rel, sig)] = entry
+        self.save()
+
     def note(self, rel: str, sig: Signature, data: bytes) -> None:
         """Add and write out at once: called right before memboard's rename makes this version visible, so
         no reader ever finds memboard's own fresh file unrecorded."""

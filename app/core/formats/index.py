@@ -517,6 +517,30 @@ class IndexFile:
             at = data.find(key, line_end, end)
         return found
 
+    def holds_id(self, session_id: str) -> bool:
+        """Whether a table row's Session ID cell equals session_id (find without counting line numbers: a new
+        Session ID is checked against the table in one substring search, found or not)."""
+        if (
+            self._rows is not None
+            or self.header_line is None
+            or not session_id
+            or "|" in session_id
+            or "\n" in session_id
+        ):
+            return bool(self.find(session_id))
+        data = self.data
+        key = encode(session_id)
+        start, end = self._rows_off, self._end_off
+        at = data.find(key, start, end)
+        while at >= 0:
+            line_start = data.rfind(b"\n", start, at) + 1 or start
+            nl = data.find(b"\n", at, end)
+            line_end = end if nl < 0 else nl + 1
+            if next(self._reader(data, line_start, line_end, 0)).id == session_id:
+                return True
+            at = data.find(key, line_end, end)
+        return False
+
     def ids(self) -> frozenset[str]:
         """Every Session ID in the table (including those of malformed rows; worked out once)."""
         if self._ids is None:
@@ -712,6 +736,20 @@ class IndexEdit:
         lead = eol if at == len(data) and at > index._start and data[at - 1] != 0x0A else ""
         view = memoryview(data)  # one copy of a large index, not three
         return b"".join((view[:at], encode(lead + "".join(line + eol for line in self.appended)), view[at:]))
+
+    def appended_bytes(self) -> bytes | None:
+        """The bytes the edit adds when it only appends rows to a table that ends the file (what follows the
+        file's bytes: a line end first when its last line has none), else None (rows inserted above text
+        under the table, or any other edit, need the file's new bytes: to_bytes)."""
+        index = self.index
+        data = index.data
+        if not self.appended or self.replace or not index.has_table or index._end_off != len(data):
+            return None
+        if b"\x00" in data or data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            return None  # (to_bytes says why such a file is not written)
+        eol = index.eol()
+        lead = eol if data and data[-1] != 0x0A else ""
+        return encode(lead + "".join(line + eol for line in self.appended))
 
     def _patched(self) -> bytes | None:
         """The new bytes when the edit only rewrites or deletes rows whose place in the bytes is known:

@@ -32,7 +32,7 @@ class TakenIds:
         """Whether candidate is a row's ID, has a snapshot, or has an archive entry."""
         if not isinstance(candidate, str):
             return False
-        if self.index.find(candidate):
+        if self.index.holds_id(candidate):
             return True
         if not is_valid_id(candidate):
             return False
@@ -47,9 +47,17 @@ def taken_ids(root: MemoryRoot, index: IndexFile) -> TakenIds:
 
 
 def plan_register(
-    root: MemoryRoot, when: datetime, agent: str, allow_secrets: bool = False, keywords: str = DEFAULT_KEYWORDS
+    root: MemoryRoot,
+    when: datetime,
+    agent: str,
+    allow_secrets: bool = False,
+    keywords: str = DEFAULT_KEYWORDS,
+    append: bool = False,
 ) -> Plan[RegisterResult]:
-    """SessionStart registration: append one idle row with the seed's defaults (keywords: a hook's own), nothing else."""
+    """SessionStart registration: append one idle row with the seed's defaults (keywords: a hook's own), nothing else.
+
+    append (the hook's quick plan, never previewed): when the table ends the file, the change is an append of
+    the row's bytes (Change.append), not the file's new bytes; else, or without append, a modify."""
     check_agent(agent)
     refuse_secrets({"agent name": agent}, allow_secrets)  # it lands in index.md and in every ID made from it
     before = root.read(INDEX)
@@ -67,11 +75,16 @@ def plan_register(
         "started_at": ts,
         "updated_at": ts,
     }
-    after = index.edit().append(values).to_bytes()
+    edit = index.edit().append(values)
+    added = edit.appended_bytes() if append and before else None
+    if before and added is not None:
+        change = Change.append(INDEX, before, added)
+    else:
+        change = Change.write(INDEX, before, edit.to_bytes())
     return Plan(
         "register",
         RegisterResult(sid, "idle"),
-        changes=[Change.write(INDEX, before, after)],
+        changes=[change],
         checks=[row_exists(sid, status="idle")],
         success=f"Your Memory Session ID is: {sid}",
     )

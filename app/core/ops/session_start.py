@@ -59,16 +59,17 @@ def maps_to(rel: str, conversation: str, session_id: str) -> Check:
 
 
 def plan_session_start(
-    root: MemoryRoot, when: datetime, agent: str, conversation: str | None, tool: str
+    root: MemoryRoot, when: datetime, agent: str, conversation: str | None, tool: str, append: bool = False
 ) -> Plan[SessionStartResult]:
     """A hook's SessionStart: reuse the conversation's live row, else register one and map it.
 
     A conversation whose mapped row is gone (organized away or archived) gets a fresh idle
     row and a new map line; the old line stays in the shard as history. Without a
-    conversation ID this is a plain SessionStart registration.
+    conversation ID this is a plain SessionStart registration. append: the row is written as an
+    append when the table ends the file (plan_register; the hook's quick plan).
     """
     if conversation is None:
-        unmapped = plan_register(root, when, agent, keywords=start_keywords(tool))
+        unmapped = plan_register(root, when, agent, keywords=start_keywords(tool), append=append)
         return unmapped.with_result(SessionStartResult(unmapped.result.session_id, unmapped.result.status, None, False))
     rel = shard_path(conversation)
     before = LocalState(root).read(rel)
@@ -81,7 +82,7 @@ def plan_session_start(
             found = SessionStartResult(previous, rows[0].status, conversation, reused=True)
             return Plan("register", found, success=f"Your Memory Session ID is: {previous}")
     refuse_secrets({"conversation ID": conversation})  # the map's lines keep it (in local state, but a file still)
-    registered = plan_register(root, when, agent, keywords=start_keywords(tool))
+    registered = plan_register(root, when, agent, keywords=start_keywords(tool), append=append)
     sid = registered.result.session_id
     plan = registered.with_result(SessionStartResult(sid, registered.result.status, conversation, False, previous))
     plan.local.append(Change.write(rel, before, with_entry(before, conversation, sid, tool, when)))

@@ -104,12 +104,73 @@ def _anchored_blocks(a: Sequence[Line], b: Sequence[Line]) -> list[Block]:
     """Matching blocks for large inputs: lines that occur once on each side, in order (the
     longest increasing run of them, as patience diff does), with difflib refining the small
     gaps between them. Linear-ish where difflib's own matcher is quadratic on scattered edits."""
-    import difflib  # lazy (0.8 ms): plans applied without a preview, such as the hooks', never diff
-
     appended = _appended_blocks(a, b)
     if appended is not None:
         return appended
+    local = _local_blocks(a, b)
+    if local is not None:
+        return local
+    return _patience_blocks(a, b)
+
+
+def _kept_ends(a: Sequence[Line], b: Sequence[Line]) -> tuple[int, int]:
+    """How many lines a and b share at their start, and then at their end (not overlapping)."""
+    n = min(len(a), len(b))
+    head = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        head += 1
+    tail = 0
+    while tail < n - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    return head, tail
+
+
+def _local_blocks(a: Sequence[Line], b: Sequence[Line]) -> list[Block] | None:
+    """The anchored blocks of an edit confined to a small middle of a large file (archive deletes one row of
+    100k, and updates its source's): found from the middle alone, the same as from the whole files; None when
+    the edit is not confined so (or the middle's ends do not make it the same).
+
+    Why the same: the kept start and end are equal on both sides, so each of their lines that occurs once on
+    each side is an anchor in place; when the last kept line before the middle and the first one after it occur
+    once in each file, every anchor of the start and end is in the chain (no anchor of the middle can come
+    before or after them), and those two bound the middle's gaps. The middle's anchors are then its lines that
+    occur once on each side and nowhere in the kept ends (checked here); difflib matches the kept ends whole."""
+    head, tail = _kept_ends(a, b)
+    if head + tail < len(a) // 2 or not head or not tail:
+        return None
+    end_a, end_b = len(a) - tail, len(b) - tail
+    kept = set(a[:head])
+    kept.update(a[end_a:])
+    for line in (a[head - 1], a[end_a]):  # each must occur once in a (so once in b: the ends are the same)
+        if a[:head].count(line) + a[end_a:].count(line) != 1 or line in a[head:end_a] or line in b[head:end_b]:
+            return None
+    blocks: list[Block] = [(0, 0, head)]
+    for i, j, size in _patience_blocks(a[head:end_a], b[head:end_b], kept):
+        last = blocks[-1]
+        if size and last[0] + last[2] == head + i and last[1] + last[2] == head + j:
+            blocks[-1] = (last[0], last[1], last[2] + size)
+        elif size:
+            blocks.append((head + i, head + j, size))
+    last = blocks[-1]
+    if last[0] + last[2] == end_a and last[1] + last[2] == end_b:
+        blocks[-1] = (last[0], last[1], last[2] + tail)
+    else:
+        blocks.append((end_a, end_b, tail))
+    blocks.append((len(a), len(b), 0))
+    return blocks
+
+
+def _patience_blocks(a: Sequence[Line], b: Sequence[Line], elsewhere: set[Line] | None = None) -> list[Block]:
+    """_anchored_blocks' matching over the whole of a and b (elsewhere: lines found outside them, never an
+    anchor)."""
+    import difflib  # lazy (0.8 ms): plans applied without a preview, such as the hooks', never diff
+
     once_a, once_b = _positions_of_unique(a), _positions_of_unique(b)
+    if elsewhere:
+        for line in elsewhere.intersection(once_a):
+            once_a[line] = -1
     if len(once_b) < len(once_a):  # the same pairs, found from the side with fewer lines (organize: the new side)
         pairs = [(once_a[line], j) for line, j in once_b.items() if j >= 0 and once_a.get(line, -1) >= 0]
     else:

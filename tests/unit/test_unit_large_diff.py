@@ -164,3 +164,20 @@ def test_changed_line_numbers_match_the_exact_diff_where_lines_repeat_often(seed
             b.insert(at, rng.choice(["\n", "|\n", "| new |\n"]))
     assert len(a) + len(b) <= LARGE
     assert changed_line_numbers(a, b) == marked_positions(a, b, unified_diff(a, b, "a", "b"))
+
+
+@pytest.mark.parametrize("repeat", [False, True])
+def test_a_local_edit_of_a_large_file_has_the_blocks_of_the_whole_files(repeat: bool) -> None:
+    """archive deletes one row of a large index and edits its source's: the blocks found from the edit's middle
+    are the ones matching the whole files finds (lines repeated in the kept ends never anchor the middle)."""
+    from memboard.core import diff
+
+    rng = random.Random(29)
+    a = [f"| row {i} | {rng.random():.6f} |\n".encode() for i in range(6000)]
+    if repeat:  # a blank line before the edit and in the kept start: it must not anchor the middle
+        a[100] = a[3004] = a[5990] = b"\n"
+    b = a[:3000] + [b"| row 3000 | edited |\n"] + a[3001:3005] + a[3006:]
+    local = diff._local_blocks(a, b)
+    assert local is not None
+    assert local == diff._patience_blocks(a, b)
+    assert patch([x.decode() for x in a], diff.unified_diff_bytes(a, b, "a", "b").decode()) == [x.decode() for x in b]

@@ -91,6 +91,7 @@ REWORDED: dict[str, str] = {
     "Every changing flow opens a preview": "the preview's s (skip to the next group) and z (fold) keys, issue 27",
     "Organize lists every row it leaves": "organize's preview lists its changes first, then what it leaves (issue 27)",
     "`f` searches everything: every index row": "the first search answers from the index rows while its cache is built (issue 27 §6)",
+    "**Speed.** `python bench/mcp.py` starts the server": "issue 29: mem_context and session_context use what the server kept",
 }
 
 FIRST_COMMANDS = """\

@@ -41,7 +41,7 @@ from ..core.files.settle import Budget, settle_seconds
 from ..core.plan import Plan
 from .messages import AskScreen, BoardClosed, FlowFinished
 from .planview import Left, PlanView, ViewLine, build
-from .screens import MessageScreen, PlanningScreen, PreviewScreen, ProgressScreen, Tally
+from .screens import LEAVE_OUT, MessageScreen, PlanningScreen, PreviewScreen, ProgressScreen, Tally
 from .wording import done_words, fix_for, refusal_words
 
 STALE_NOTE = (
@@ -313,13 +313,15 @@ class FlowRunner:
         clear_marks: bool = False,
         back_on_cancel: bool = False,
         session_id: str | None = None,
+        leave_out: bool = False,
     ) -> str:
         """Build (unless given), preview, and on confirm apply exactly the previewed plan.
 
         A stale preview is rebuilt and shown again; a refusal is explained. Returns "applied",
         "cancelled" (at the preview; reported unless back_on_cancel), "refused" (at apply, nothing
-        written, no fix flow chosen) or "ended" (refused before a preview, failed half-way, nothing
-        to change, or a fix flow chosen).
+        written, no fix flow chosen), "ended" (refused before a preview, failed half-way, nothing
+        to change, or a fix flow chosen) or LEAVE_OUT (leave_out offers `x` in the preview, and it was
+        pressed: doctor asks which kinds to leave out and previews again; nothing written).
         """
         root = self.host.memory_root
         try:
@@ -332,7 +334,10 @@ class FlowRunner:
             return "ended"
         notes: list[str] = []
         while True:
-            if not self.ask(PreviewScreen(title, plan, view, notes=notes)):
+            answer = self.ask(PreviewScreen(title, plan, view, notes=notes, leave_out=leave_out))
+            if answer == LEAVE_OUT:
+                return LEAVE_OUT
+            if not answer:
                 if not back_on_cancel:
                     self.finish(op, f"{op} cancelled: nothing written")
                 return "cancelled"

@@ -22,7 +22,7 @@ from ..core.formats.snapshot import Snapshot
 from ..core.ops.archive import plan_archive
 from ..core.ops.common import find_row, load_index
 from ..core.ops.continue_from import plan_continue
-from ..core.ops.doctor import diagnose
+from ..core.ops.doctor import LEAVABLE, diagnose
 from ..core.ops.organize import continued_sources, plan_organize
 from ..core.ops.release import plan_release
 from ..core.ops.sequence import Sequence, plan_sequence
@@ -33,9 +33,12 @@ from .flowrun import STALE_NOTE, BoardClosed, Builder, FlowHost, FlowRunner, pla
 from .messages import JumpToSession
 from .planview import ViewLine
 from .screens import (
+    LEAVE_OUT,
     NEW_SESSION,
     ChainScreen,
     Choice,
+    Kind,
+    KindsScreen,
     MessageScreen,
     PreviewScreen,
     ResolveScreen,
@@ -77,6 +80,24 @@ def said_done(steps: list[tuple[str, Plan]]) -> str:
     if deleted:
         parts.append(f"deleted placeholder {'row' if len(deleted) == 1 else 'rows'} {', '.join(deleted)}")
     return "; ".join(parts) or "nothing written"
+
+
+def doctor_plan(root: MemoryRoot, *, when: datetime, left_out: frozenset[str]) -> Plan:
+    """Doctor's repair plan at when, without the repairs of the kinds left out."""
+    return diagnose(root, when, left_out)[1]
+
+
+def repair_kinds(plan: Plan | None) -> list[Kind]:
+    """The kinds of finding doctor's plan repairs (or would, when left out), in the order found, with how many."""
+    kinds: dict[str, Kind] = {}
+    for finding in results.findings(plan) if plan is not None else []:
+        if not finding.fix:
+            continue
+        known = kinds.get(finding.kind)
+        count = known.count + 1 if known else 1
+        fix = known.fix if known else finding.fix
+        kinds[finding.kind] = Kind(finding.kind, count, fix, finding.kind in LEAVABLE)
+    return list(kinds.values())
 
 
 class BoardFlows(FlowRunner):
@@ -483,16 +504,28 @@ class BoardFlows(FlowRunner):
         )
 
     def flow_doctor(self) -> None:
-        """Diagnose the root, preview the repairs, apply them."""
+        """Diagnose the root, preview the repairs, apply them; `x` in the preview leaves kinds of finding out of
+        the plan (asked in KindsScreen), which is then worked out again and previewed."""
         if self.refuse_read_only("doctor", "Doctor"):
             return
         when = now()
-        self.preview_and_apply(
-            "doctor",
-            "Doctor: findings and repairs",
-            lambda r: diagnose(r, when)[1],
-            words=lambda p: (*doctor_words(p), {}),
-        )
+        left_out: frozenset[str] = frozenset()
+        shown: list[Plan] = []  # the plan the preview showed last (its findings make the kinds' list)
+
+        def words(plan: Plan) -> tuple[list[str], list[ViewLine], dict[str, str]]:
+            """Doctor's words for the plan previewed, kept for the kinds' list."""
+            shown[:] = [plan]
+            return (*doctor_words(plan), {})
+
+        while True:
+            title = "Doctor: findings and repairs" + (f" (left out: {', '.join(sorted(left_out))})" if left_out else "")
+            build = partial(doctor_plan, when=when, left_out=left_out)
+            outcome = self.preview_and_apply("doctor", title, build, words=words, leave_out=True)
+            if outcome != LEAVE_OUT:
+                return
+            answer = self.ask(KindsScreen(repair_kinds(shown[0] if shown else None), left_out))
+            if answer is not None:
+                left_out = answer
 
     def flow_resolve(self, selected: str | None) -> None:
         """List what is open, ask ours or theirs (and every one or the selected session's), preview that plan,

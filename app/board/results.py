@@ -64,6 +64,12 @@ def findings(plan: Plan[Any]) -> list[Finding]:
     return list(result.findings) if isinstance(result, DoctorResult) else []
 
 
+def left_out(plan: Plan[Any]) -> frozenset[str]:
+    """The kinds of finding whose repairs doctor's plan leaves out (the board's doctor preview, `x`)."""
+    result = plan.result
+    return result.left_out if isinstance(result, DoctorResult) else frozenset()
+
+
 def organize(plan: Plan[Any]) -> OrganizeResult:
     """The organize plan's outcome: Session IDs per group, the reasons the core gave, the stale days."""
     result = plan.result

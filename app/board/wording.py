@@ -172,24 +172,59 @@ def unfixed_words(finding: results.Finding) -> str:
     return "not repaired automatically: fix it by hand"
 
 
+def finding_state(finding: results.Finding, left_out: frozenset[str]) -> str:
+    """What doctor's plan does about a finding: "fix", "left" (its kind left out), "history" or "hand"."""
+    if finding.fix:
+        return "left" if finding.kind in left_out else "fix"
+    return "history" if finding.kind in results.HISTORY else "hand"
+
+
+STATE_MARKS = {"fix": ("✓", "text"), "left": ("○", "muted"), "history": ("·", "muted"), "hand": ("✗", "refusal")}
+STATE_WORDS = {"fix": "will be repaired", "left": "left out", "history": "history", "hand": "need a hand"}
+
+
+def finding_line(finding: results.Finding, state: str) -> list[ViewLine]:
+    """One finding as doctor's preview lists it: its mark, kind, session and message, then what is done about it."""
+    mark, kind = STATE_MARKS[state]
+    where = f" {finding.id}" if finding.id else ""
+    if state == "fix":
+        then = f"will fix: {board_words(finding.fix or '')}"
+    elif state == "left":
+        then = f"left out (x puts it back): would fix: {board_words(finding.fix or '')}"
+    else:
+        then = unfixed_words(finding)
+    return [
+        ViewLine(f"  {mark} {finding.kind}{where}: {board_words(finding.message)}", kind),
+        ViewLine(f"      {then}", "muted"),
+    ]
+
+
 def doctor_words(plan: Plan) -> tuple[list[str], list[ViewLine]]:
-    """Doctor: how many findings and repairs, and a block with each finding and its fix."""
+    """Doctor: how many findings and repairs (and left out), and a group per kind of finding, each with its fix."""
     found = results.findings(plan)
     if not found:
         return ["No inconsistencies found: nothing to repair."], []
-    fixed = sum(1 for f in found if f.fix)
-    history = sum(1 for f in found if not f.fix and f.kind in results.HISTORY)  # (nothing to do: no hand needed)
-    said = f"{fixed:,} will be repaired, {len(found) - fixed - history:,} need a hand"
+    left_out = results.left_out(plan)
+    states = [finding_state(f, left_out) for f in found]
+    fixed, left, history = states.count("fix"), states.count("left"), states.count("history")
+    said = f"{fixed:,} will be repaired, {len(found) - fixed - left - history:,} need a hand"
+    said += f", {left:,} left out (x)" if left else ""
     headline = [
         f"Found {len(found):,} {'inconsistency' if len(found) == 1 else 'inconsistencies'}: {said}"
         + (f", {history:,} {'is' if history == 1 else 'are'} history (nothing to do)." if history else ".")
     ]
-    block = [ViewLine(f"Findings ({len(found):,})", "group")]
-    for f in found:
-        where = f" {f.id}" if f.id else ""
-        mark, kind = ("✓", "text") if f.fix else ("·", "muted") if f.kind in results.HISTORY else ("✗", "refusal")
-        block.append(ViewLine(f"  {mark} {f.kind}{where}: {board_words(f.message)}", kind))
-        block.append(ViewLine(f"      {unfixed_words(f) if not f.fix else 'will fix: ' + board_words(f.fix)}", "muted"))
+    kinds: dict[str, list[int]] = {}
+    for number, finding in enumerate(found):
+        kinds.setdefault(finding.kind, []).append(number)
+    block: list[ViewLine] = []
+    for kind, numbers in kinds.items():
+        tally: dict[str, int] = {}
+        for number in numbers:
+            tally[states[number]] = tally.get(states[number], 0) + 1
+        how = ", ".join(f"{n:,} {STATE_WORDS[state]}" for state, n in tally.items())
+        block.append(ViewLine(f"{kind} ({len(numbers):,}): {how}", "group"))
+        for number in numbers:
+            block += finding_line(found[number], states[number])
     return headline, block
 
 
@@ -211,9 +246,13 @@ def done_words(plan: Plan) -> str:
     """What an applied plan did, in one line for a toast and the result log."""
     if plan.op.startswith("doctor"):
         found = results.findings(plan)
-        fixed = sum(1 for f in found if f.fix)
+        left_out = results.left_out(plan)
+        fixed = sum(1 for f in found if f.fix and f.kind not in left_out)
+        left = sum(1 for f in found if f.fix and f.kind in left_out)
+        kinds = ", ".join(sorted({f.kind for f in found if f.fix and f.kind in left_out}))
         return (
             f"doctor repaired {fixed:,} of {len(found):,} {'inconsistency' if len(found) == 1 else 'inconsistencies'}"
+            + (f" ({left:,} left out: {kinds})" if left else "")
         )
     if plan.op == "organize":
         groups = results.organize_groups(results.organize(plan))

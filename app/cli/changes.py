@@ -95,11 +95,12 @@ def cmd_archive(args: argparse.Namespace) -> int:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     """doctor [--fix] [--dry-run] [--json]."""
-    from ..core.ops.doctor import diagnose, refuse_repairs, repair_plan  # lazy: a command loads only its own operation
+    # lazy: a command loads only its own operation
+    from ..core.ops.doctor import findings_and_count, refuse_repairs, repair_plan
 
     root = root_of(args)
     when = clock.now()
-    findings, plan = diagnose(root, when)
+    findings, changes = findings_and_count(root, when)
     from .server import sdk_finding  # lazy: the MCP server's check, for doctor alone
 
     unavailable = sdk_finding()  # the agents' server is part of the install's health
@@ -127,8 +128,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if not findings:
         print("no problems found", file=out)
     if not args.fix:
-        if plan.changes:
-            print(f"run `memboard doctor --fix` to repair ({len(plan.changes)} file change(s); --dry-run to preview)")
+        if changes:
+            print(f"run `memboard doctor --fix` to repair ({changes} file change(s); --dry-run to preview)")
         return 0
     plan = execute(root, lambda r: repair_plan(r, when), dry_run=args.dry_run)
     if args.dry_run:

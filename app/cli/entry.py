@@ -32,7 +32,7 @@ def err(message: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: parse, run, map errors to exit codes and one-line messages."""
     raw = sys.argv[1:] if argv is None else argv
-    lead = 2 if raw[:1] == ["--root"] else 1 if raw[:1] and raw[0].startswith("--root=") else 0
+    lead = leading_root(raw)
     if raw[lead : lead + 1] == ["hook"]:  # the agents' hot path: skip building every other command's parser
         code = hook(raw[lead + 1 :] + raw[:lead])
         if argv is None:
@@ -52,6 +52,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None and (args.handler.startswith(("search:", "spaces_read:")) or lookup_read):
         leave(code)
     return code
+
+
+def leading_root(raw: list[str]) -> int:
+    """How many of raw's first words are a `--root DIR` (or `--root=DIR`) given before the command: 2, 1 or 0."""
+    return 2 if raw[:1] == ["--root"] else 1 if raw[:1] and raw[0].startswith("--root=") else 0
 
 
 @contextmanager
@@ -125,15 +130,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     from .args import OneLineParser, globals_everywhere  # lazy: see hook (argparse is 3 ms the hook never needs)
 
     OneLineParser.json_errors = "--json" in raw[: raw.index("--")] if "--" in raw else "--json" in raw
+    command = raw[leading_root(raw) :]  # (`--root DIR search ...` takes the same fast path as `search ... --root DIR`)
     if raw[:1] == ["space"] and raw[1:2] and raw[1] in ("where", "list", "restore", "search", "check"):
         from . import space_parser  # lazy: the space reads start about as fast as Python too
 
         return globals_everywhere(space_parser.build_parser()).parse_args(argv)
-    if raw[:1] == ["search"] or raw[:2] == ["note", "search"]:
+    if command[:1] == ["search"] or command[:2] == ["note", "search"]:
         from . import search  # lazy: see above
 
         return globals_everywhere(
-            search.build_parser() if raw[:1] == ["search"] else search.build_note_parser()
+            search.build_parser() if command[:1] == ["search"] else search.build_note_parser()
         ).parse_args(argv)
     if raw[:1] == ["lookup"]:  # a whole-process speed target, as search is
         from .hierarchy_parser import parse_lookup  # lazy: see above

@@ -101,9 +101,11 @@ class Finding(NamedTuple):
 
 
 class DoctorResult(NamedTuple):
-    """Doctor's findings, in the order it checked."""
+    """Doctor's findings, in the order it checked; left_out: the kinds whose repairs the plan leaves out (their
+    findings keep the fix they would get)."""
 
     findings: list[Finding]
+    left_out: frozenset[str] = frozenset()
 
 
 class SequenceResult(NamedTuple):

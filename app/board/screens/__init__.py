@@ -4,17 +4,21 @@ planning and progress, the result log."""
 from ..messages import LogEntry
 from .chain import ChainScreen
 from .confirm import LogScreen, QuestionScreen
+from .kinds import Kind, KindsScreen
 from .pickers import NEW_SESSION, Choice, SessionPicker, StaleDaysScreen
-from .preview import MessageScreen, PreviewScreen
+from .preview import LEAVE_OUT, MessageScreen, PreviewScreen
 from .resolve import ResolveScreen
 from .update import EditorResult, UpdateForm, UpdateScreen
 from .waiting import PlanningScreen, ProgressScreen, Tally
 
 __all__ = [
+    "LEAVE_OUT",
     "NEW_SESSION",
     "ChainScreen",
     "Choice",
     "EditorResult",
+    "Kind",
+    "KindsScreen",
     "LogEntry",
     "LogScreen",
     "MessageScreen",

@@ -28,17 +28,23 @@ READABLE_TITLE = "what will change · d: the exact diff"
 RAW_TITLE = "the exact diff (what --dry-run prints) · d: back to words"
 TICK = 0.5  # how often the time spent working out a large plan's rows is shown again
 UNDESCRIBED = "The changes could not be worked out in words or as a diff"
+LEAVE_OUT = "leave-out"  # what a preview that offers it (doctor's) answers when `x` asks to leave kinds out
 
 
-class PreviewScreen(ModalScreen[bool]):
-    """A plan before it is written: what will happen, the counts, the changes (or the exact diff); True applies it."""
+class PreviewScreen(ModalScreen[bool | str]):
+    """A plan before it is written: what will happen, the counts, the changes (or the exact diff); True applies it,
+    LEAVE_OUT (doctor's preview only) asks which kinds of finding to leave out of it."""
 
     CSS_PATH = FLOWS_TCSS
     BINDINGS = bindings("preview")
 
-    def __init__(self, title: str, plan: Plan, view: PlanView, *, notes: list[str] | None = None):
-        """Preview plan (its view prepared off the UI thread) under title; notes say why it is shown again."""
+    def __init__(
+        self, title: str, plan: Plan, view: PlanView, *, notes: list[str] | None = None, leave_out: bool = False
+    ):
+        """Preview plan (its view prepared off the UI thread) under title; notes say why it is shown again;
+        leave_out offers `x` (doctor: leave kinds of finding out of the plan)."""
         super().__init__()
+        self.leave_out = leave_out
         self.title_text = title
         self.plan = plan
         self.view = view
@@ -66,7 +72,7 @@ class PreviewScreen(ModalScreen[bool]):
                 label = "Close (enter)" if self.plan.empty else "Apply (enter / y)"
                 yield Button(label, variant="success", id="confirm", compact=True)
                 yield Button("Cancel (esc / n)", variant="error", id="cancel", compact=True)
-        yield KeyBar("preview")
+        yield KeyBar("preview-doctor" if self.leave_out else "preview")
 
     def on_mount(self) -> None:
         """Focus the changes so the arrow keys scroll them; start working out a large plan's rows."""
@@ -208,6 +214,13 @@ class PreviewScreen(ModalScreen[bool]):
     def action_cancel(self) -> None:
         """Write nothing."""
         self.dismiss(False)
+
+    def action_leave_out(self) -> None:
+        """Ask which kinds of finding to leave out of the plan (doctor's preview; elsewhere the bell)."""
+        if not self.leave_out:
+            self.app.bell()
+            return
+        self.dismiss(LEAVE_OUT)
 
 
 class MessageScreen(ModalScreen[str | None]):

@@ -10,17 +10,20 @@ under `.memboard/conflicts/` like every merged copy. One plan, previewed and app
 from __future__ import annotations
 
 import os
+from datetime import datetime
 
 from ..errors import UsageError
 from ..files.copies import ConflictCopy, find_copies
 from ..files.root import MemoryRoot
 from ..formats.index import IndexFile
-from ..formats.layout import ARCHIVE, CONFLICTS, INDEX, NOTES, SESSIONS
+from ..formats.layout import ARCHIVE, CONFLICTS, INDEX, NOTES, SESSIONS, archive_session_path
 from ..merge.gitblocks import resolve_blocks
 from ..merge.result import Prefer
 from ..plan import Change, Plan
 from ..results import Decided, ResolveResult
-from .doctor.merging import fold_copies
+from .doctor import archived
+from .doctor.checkup import Checkup
+from .doctor.merging import Merging, fold_copies
 from .doctor.notes import note_copies
 from .sequence import PlannedRoot
 
@@ -56,6 +59,27 @@ def _known(root: MemoryRoot, ident: str) -> bool:
     return root.exists(f"{SESSIONS}/{ident}.md") or root.exists(f"{NOTES}/{ident}.md")
 
 
+def decide_archives(
+    root: MemoryRoot, copies: list[ConflictCopy], left: Merging, prefer: Prefer | None, only: str | None
+) -> Checkup:
+    """doctor's archive checks (archived on one machine, updated on the other in the same minute) with prefer
+    deciding the cells no time decides, of session only or every one: the files it changes (checkup.plan) and
+    the copies that stay in place (a row of theirs still open)."""
+    copied = {c.path[len(SESSIONS) + 1 : -3] for c in copies if c.path.startswith(f"{SESSIONS}/")}
+    c = Checkup(root, datetime.now(), copied)
+    c.prefer, c.only = prefer, only
+    disk: MemoryRoot = getattr(root, "base", root)  # (the copies as they are)
+    for sid, _line, copy in left.held_back:
+        found = IndexFile(disk.read(copy) or b"").find(sid)
+        if found and not c.index.find(sid):
+            archived.held_back_row(c, sid, found[-1], copy)
+    for sid in sorted(c.archived & c.snaps):
+        rows = c.index.find(sid)
+        if len(rows) <= 1 and root.exists(archive_session_path(sid)) and not (rows and rows[0].refs):
+            archived.updated_after_archive(c, sid, rows[0] if rows else None)
+    return c
+
+
 def plan_resolve(root: MemoryRoot, prefer: Prefer, only: str | None = None) -> Plan[ResolveResult]:
     """The plan deciding open cells (of only, else every one) by prefer, and the git driver's blocks."""
     copies: list[ConflictCopy] = find_copies(root, thorough=True) + note_copies(root)
@@ -73,21 +97,30 @@ def plan_resolve(root: MemoryRoot, prefer: Prefer, only: str | None = None) -> P
         after, ids = resolve_blocks(rel, data, prefer, only)
         if after != data:
             blocks.append((rel, data, after, ids))
-    if only is not None and not chosen and not blocks and not _known(root, only):
+    if only is not None and not chosen and not blocks and not _known(root, only):  # (archived IDs are known)
         raise UsageError(f"{only} is no session or note of this memory root, and nothing open names it")
     laid = PlannedRoot(root)  # (a file with blocks and a copy both: the copy folds into the decided file)
     laid.lay(Plan(OP, None, [Change("modify", rel, data, after) for rel, data, after, _ in blocks]))
     folded = fold_copies(laid, moving, prefer, only)
+    merged = PlannedRoot(laid)  # (the archive checks read the copies folded in, the copies still in place)
+    merged.lay(Plan(OP, None, folded.changes))
+    arch = decide_archives(merged, copies, left, prefer, only)
+    folded.moves = [ch for ch in folded.moves if ch.path not in arch.kept_copies]
     decided = [
         Decided(cell.id, cell.column, path)
         for path, cells in opened.items()
         for cell in cells
         if any(c.path == path for c in chosen) and (only is None or cell.id == only)
     ]
+    firsts: dict[tuple[str, str], str] = {}  # (a Topic both the row and the snapshot hold: one cell)
+    for cell, where in arch.archive_decided:
+        firsts.setdefault((cell.id, cell.column), where)
+    decided += [Decided(sid, column, where) for (sid, column), where in firsts.items()]
     result = ResolveResult(prefer, decided, [(rel, ids) for rel, _, _, ids in blocks])
     plan = Plan(OP, result)
     plan.changes += [Change("modify", rel, data, after) for rel, data, after, _ in blocks]
-    plan.changes += folded.changes + folded.moves
+    plan.changes += folded.changes + (arch.plan(strays=False).changes if arch.archive_decided else [])
+    plan.changes += folded.moves
     plan.premises += folded.premises
     what = [f"{d.id} {d.column}" for d in decided] + [
         f"{rel} ({', '.join(ids) or 'blocks'})" for rel, _, _, ids in blocks

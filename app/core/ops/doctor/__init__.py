@@ -10,7 +10,8 @@ run.py runs them in order over one `Checkup`, which collects the findings and th
 
 from __future__ import annotations
 
+from .checkup import LEAVABLE
 from .readable import refuse_repairs
-from .run import diagnose, repair_plan
+from .run import diagnose, findings_and_count, repair_plan
 
-__all__ = ["diagnose", "refuse_repairs", "repair_plan"]
+__all__ = ["LEAVABLE", "diagnose", "findings_and_count", "refuse_repairs", "repair_plan"]

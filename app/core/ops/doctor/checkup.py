@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import datetime
 
 from ...files.root import MemoryRoot
@@ -11,10 +12,31 @@ from ...formats.layout import INDEX, TEMP_SUFFIX
 from ...formats.snapshot import text_of, with_text
 from ...formats.sources import continues_from
 from ...formats.text import encode
+from ...merge.result import OpenCell, Prefer
 from ...plan import Change, Plan
 from ...results import DoctorResult, Finding
 
 OP = "doctor --fix"
+# the kinds of finding whose repair a caller may leave out (the board's doctor preview: `x`), each repaired on its
+# own: the other checks then see the root as that kind leaves it (a missing snapshot left out is not there to link)
+LEAVABLE = frozenset(
+    {
+        "idle_with_snapshot",
+        "row_behind_snapshot",
+        "missing_snapshot",
+        "orphan_snapshot",
+        "archive_without_index",
+        "duplicate_id",
+        "outside_row",
+        "one_sided_link",
+        "reference_to_archived",
+        "reference_to_missing",
+        "stray_temp",
+    }
+)
+# a snapshot's new text, or what makes it: 70k missing snapshots at 100k rows are rendered only when a plan
+# needs their bytes (a doctor without --fix counts them)
+Text = str | Callable[[], str]
 
 
 def stray_temp_files(root: MemoryRoot) -> list[str]:
@@ -31,15 +53,26 @@ def stray_temp_files(root: MemoryRoot) -> list[str]:
 class Checkup:
     """One doctor pass: the root as read, the findings, and the repairs planned for them."""
 
-    def __init__(self, root: MemoryRoot, when: datetime, copied: frozenset[str] | set[str] = frozenset()):
-        """Read the index and list snapshots (not sync-conflict copies: `copied`) and archive folders."""
-        self.root, self.when = root, when
+    def __init__(
+        self,
+        root: MemoryRoot,
+        when: datetime,
+        copied: frozenset[str] | set[str] = frozenset(),
+        left_out: frozenset[str] = frozenset(),
+        counting: bool = False,
+    ):
+        """Read the index and list snapshots (not sync-conflict copies: `copied`) and archive folders; the repairs
+        of the kinds left_out (of LEAVABLE) are not planned (their findings still are); counting: the plan is only
+        counted (its created snapshots hold no bytes: never applied)."""
+        self.root, self.when, self.counting = root, when, counting
+        self.left_out = left_out
+        self.kept_orphans: set[str] = set()  # orphan snapshots not restored (left out): sessions, not missing ones
         self.before = root.read(INDEX)
         self.index = IndexFile(self.before or b"")
         self.findings: list[Finding] = []
         self.edit: IndexEdit | None = None  # set by the index checks once the table can take repairs
         self.file_changes: list[Change] = []  # archive files: after the snapshots, before the index
-        self.new_texts: dict[str, tuple[bytes | None, str]] = {}  # snapshot path -> (old bytes, new text)
+        self.new_texts: dict[str, tuple[bytes | None, Text]] = {}  # snapshot path -> (old bytes, new text)
         self.by_id: dict[str, list[Row]] = {}
         self.live: dict[str, Row] = {}  # Session ID -> its one usable row
         self.finishing: set[str] = set()  # live rows whose archive this repair finishes
@@ -48,10 +81,23 @@ class Checkup:
         self.archived = root.archived_ids()
         self._referrers: dict[str, list[str]] | None = None
         self._sources: dict[str, list[str]] = {}  # snapshot text -> its Continues From (see sources_in)
+        # archived on one machine, updated on the other in the same minute (archived.py): the cells no time
+        # decides (OpenCell: ours the archive's value, theirs the update's; by the file holding the update), the
+        # side `memboard resolve` chose (prefer, for session `only` or every one), the cells it decided, and the
+        # copies of index.md that stay in place while a row of theirs is open
+        self.prefer: Prefer | None = None
+        self.only: str | None = None
+        self.archive_open: dict[str, list[tuple[OpenCell, str]]] = {}
+        self.archive_decided: list[tuple[OpenCell, str]] = []
+        self.kept_copies: set[str] = set()
 
     def add(self, kind: str, sid: str, message: str, fix: str | None = None, subject: str | None = None) -> None:
         """Record a finding (fix: what --fix does, None when a person has to act)."""
         self.findings.append(Finding(kind, sid, message, fix, subject))
+
+    def repairs(self, kind: str) -> bool:
+        """Whether this pass plans the repairs of kind (False when the caller left it out)."""
+        return kind not in self.left_out
 
     def index_edit(self) -> IndexEdit:
         """The edit of index.md this repair makes (the rows' checks run only once the table can take one)."""
@@ -66,12 +112,17 @@ class Checkup:
     def snapshot_text(self, rel: str) -> str | None:
         """A snapshot's text as this repair leaves it (None when there is none)."""
         if rel in self.new_texts:
-            return self.new_texts[rel][1]
+            old, text = self.new_texts[rel]
+            if not isinstance(text, str):
+                text = text()
+                self.new_texts[rel] = (old, text)
+            return text
         data = self.root.read(rel)
         if data is None:
             return None
-        self.new_texts[rel] = (data, text_of(data))
-        return self.new_texts[rel][1]
+        text = text_of(data)
+        self.new_texts[rel] = (data, text)
+        return text
 
     def sources_in(self, text: str) -> list[str]:
         """The Session IDs text lists under Continues From, each text read once (both directions of the
@@ -99,18 +150,23 @@ class Checkup:
             return parse_refs(self.restored[sid]["referenced_by"])
         return self.live[sid].refs
 
-    def plan(self) -> Plan[DoctorResult]:
-        """The repairs in a safe order: snapshots, stray temp files, archive files, then the index."""
+    def plan(self, strays: bool = True) -> Plan[DoctorResult]:
+        """The repairs in a safe order: snapshots, stray temp files (unless not strays), archive files, then the
+        index."""
         plan = Plan(OP, DoctorResult(self.findings))
         for rel, (old, text) in self.new_texts.items():
             if old is None:
-                plan.changes.append(Change("create", rel, None, encode(text)))
+                made = None if self.counting else encode(text if isinstance(text, str) else text())
+                plan.changes.append(Change("create", rel, None, made))
                 continue
+            if not isinstance(text, str):  # (only a new snapshot is made later; kept in case)
+                text = text()
             if text_of(old) != text:
                 plan.changes.append(Change("modify", rel, old, with_text(old, text)))
-        for rel in stray_temp_files(self.root):
+        for rel in stray_temp_files(self.root) if strays else []:
             self.add("stray_temp", rel, f"{rel} is a temp file left by an interrupted write", "delete it", rel)
-            plan.changes.append(Change("delete", rel, self.root.read(rel), None))
+            if self.repairs("stray_temp"):
+                plan.changes.append(Change("delete", rel, self.root.read(rel), None))
         plan.changes.extend(self.file_changes)
         if self.edit is not None:
             for values in self.restored.values():

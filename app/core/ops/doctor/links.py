@@ -27,7 +27,8 @@ def source_link(c: Checkup, sid: str, src: str, linkable: set[str], additions: d
     link_to_archived or link_to_missing (history, nothing to do) when it is no live session."""
     if src in linkable:
         if sid not in c.refs_of(src) and sid not in additions.get(src, []):
-            additions.setdefault(src, []).append(sid)
+            if c.repairs("one_sided_link"):
+                additions.setdefault(src, []).append(sid)
             c.add(
                 "one_sided_link",
                 sid,
@@ -77,7 +78,7 @@ def one_sided_reference(c: Checkup, src: str, ref: str) -> None:
         )
     elif src not in c.sources_in(text):
         fixed = with_source(text, src)
-        if fixed is not None:
+        if fixed is not None and c.repairs("one_sided_link"):
             c.new_texts[rel] = (c.new_texts[rel][0], fixed)
         c.add(
             "one_sided_link",
@@ -89,10 +90,12 @@ def one_sided_reference(c: Checkup, src: str, ref: str) -> None:
         )
 
 
-def reference_to_gone(c: Checkup, src: str, ref: str) -> None:
-    """reference_to_archived, reference_to_missing: Referenced By names a session that is no longer live."""
+def reference_to_gone(c: Checkup, src: str, ref: str) -> str:
+    """reference_to_archived, reference_to_missing: Referenced By names a session that is no longer live (the
+    kind found is returned)."""
     state = "archived" if ref in c.archived or ref in c.finishing else "missing"
     c.add("reference_to_" + state, src, f"Referenced By lists {state} session {ref}", f"remove {ref} from it", ref)
+    return "reference_to_" + state
 
 
 def check_referenced_by(c: Checkup, linkable: set[str], additions: dict[str, list[str]]) -> None:
@@ -105,11 +108,12 @@ def check_referenced_by(c: Checkup, linkable: set[str], additions: dict[str, lis
         for ref in row.refs:
             if ref in linkable:
                 one_sided_reference(c, src, ref)
-            elif ref in outside:
+            elif ref in outside or ref in c.kept_orphans:  # (a snapshot left unrestored is no missing session)
                 continue
             elif ref in c.archived or ref in c.finishing or not is_valid_id(ref) or ref not in c.by_id:
-                drop.append(ref)
-                reference_to_gone(c, src, ref)
+                kind = reference_to_gone(c, src, ref)
+                if c.repairs(kind):
+                    drop.append(ref)
         relink(c, row, drop, additions.pop(src, []))
     for src, added in additions.items():  # the rows restored from orphan snapshots
         c.restored[src]["referenced_by"] = format_refs(c.refs_of(src) + added)

@@ -308,6 +308,25 @@ def _what(fold: Fold) -> str:
     return f"merge into {original}: {', '.join(parts)}{outside}"
 
 
+def keep_in_place(out: Merging, copies: set[str]) -> None:
+    """Leave these copies in place, not kept under .memboard/conflicts/: a row of theirs is open against its
+    session's archive (archived on one machine, updated on another in the same minute: doctor/archived.py)."""
+    if not copies:
+        return
+    out.moves = [ch for ch in out.moves if ch.path not in copies]
+    left = (
+        "a row in it of a session archived meanwhile holds other values at the archive's Updated At, left to "
+        "`memboard resolve`: the copy stays in place"
+    )
+    for fold in out.folds:
+        if fold.copy.path not in copies:
+            continue
+        if fold.after == fold.before:
+            out.fixes[fold.copy.path], out.reasons[fold.copy.path] = None, left
+        else:
+            out.fixes[fold.copy.path] = f"{_what(fold)}; {left}"
+
+
 def copy_of_finding(finding: Finding) -> str:
     """The copy a sync_conflict_copy finding names (its `path`, else the start of its message)."""
     path = dict(finding.extra).get("path")

@@ -48,6 +48,14 @@ def malformed_row(c: Checkup, row: Row) -> None:
 def duplicate_id(c: Checkup, sid: str, rows: list[Row]) -> None:
     """duplicate_id: identical copy lines are deleted; rows that differ are for a person to merge."""
     if len({r.raw_cells for r in rows}) == 1 and is_valid_id(sid):
+        if not c.repairs("duplicate_id"):  # left out: the copies stay, so the session is no usable row yet
+            c.add(
+                "duplicate_id",
+                sid,
+                f"{len(rows)} rows share this Session ID",
+                f"delete {len(rows) - 1} identical copy line(s)",
+            )
+            return
         for extra in rows[1:]:
             c.index_edit().delete(extra)
         c.add(
@@ -77,7 +85,8 @@ def outside_row(c: Checkup, row: Row) -> None:
             "table: merge it into that row by hand",
         )
         return
-    c.index_edit().move_in(row)
+    if c.repairs("outside_row"):
+        c.index_edit().move_in(row)
     c.add(
         "outside_row",
         row.id,

@@ -16,14 +16,26 @@ from . import archived, gitdriver, leftovers, links, merging, notes, readable, r
 from .checkup import OP, Checkup
 
 
-def diagnose(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Finding], Plan[DoctorResult]]:
-    """All findings and one plan that repairs the fixable ones."""
+def diagnose(
+    root: MemoryRoot, when: datetime | None = None, left_out: frozenset[str] = frozenset()
+) -> tuple[list[Finding], Plan[DoctorResult]]:
+    """All findings and one plan that repairs the fixable ones (but those of the kinds left_out: see LEAVABLE)."""
     with root.steady():
-        return _diagnose(root, when or datetime.now())
+        return _diagnose(root, when or datetime.now(), left_out)
 
 
-def _diagnose(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[DoctorResult]]:
-    """diagnose, its folders resolved once."""
+def findings_and_count(root: MemoryRoot, when: datetime | None = None) -> tuple[list[Finding], int]:
+    """All findings and how many file changes their repair plan makes (a doctor without --fix): the plan is
+    counted, never returned, so the snapshots it would create are never rendered."""
+    with root.steady():
+        findings, plan = _diagnose(root, when or datetime.now(), counting=True)
+    return findings, len(plan.changes)
+
+
+def _diagnose(
+    root: MemoryRoot, when: datetime, left_out: frozenset[str] = frozenset(), counting: bool = False
+) -> tuple[list[Finding], Plan[DoctorResult]]:
+    """diagnose, its folders resolved once (left_out: see LEAVABLE; counting: see Checkup)."""
     elsewhere = not_a_memory_root(root.real)
     if elsewhere:  # never walk a home folder or `/` looking for memboard's files
         findings = [leftovers.not_a_memory_root(root, elsewhere)]
@@ -31,13 +43,15 @@ def _diagnose(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Doc
     findings = readable.unreadable_files(root)
     if not findings:
         try:
-            return _checks(root, when)
+            return _checks(root, when, left_out, counting)
         except Unreadable as exc:  # a read that failed mid-pass (permission, I/O error, a lock): never a guess
             findings = [readable.unreadable(exc)]
     return findings, Plan(OP, DoctorResult(findings))
 
 
-def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[DoctorResult]]:
+def _checks(
+    root: MemoryRoot, when: datetime, left_out: frozenset[str], counting: bool
+) -> tuple[list[Finding], Plan[DoctorResult]]:
     """Every check, on a root whose files can all be read: sync-conflict copies merged first, the other checks
     then reading the root as the merge leaves it (merging.py)."""
     markers = leftovers.index_conflict_markers(root)
@@ -52,22 +66,29 @@ def _checks(root: MemoryRoot, when: datetime) -> tuple[list[Finding], Plan[Docto
     findings += merge.findings
     laid = merging.MergedRoot.of(root, merge)
     with laid.steady():  # (each of its folders resolved once, as the root's own)
-        findings, plan = _repairs(laid, when, findings, copied, merge.held_back)
+        findings, plan, kept = _repairs(laid, when, findings, copied, merge.held_back, left_out, counting)
+    merging.keep_in_place(merge, kept)
     findings += leftovers.preserved_copies(root, when)
     leftovers.state_in_root(root, findings, plan)
     findings[:] = [merging.with_fix(f, merge) for f in findings]
     plan.changes[:0] = merge.changes  # the merged originals first, the copies' moves last
     plan.changes += merge.moves
     plan.premises += merge.premises
-    return findings, plan.with_result(DoctorResult(findings))
+    return findings, plan.with_result(DoctorResult(findings, left_out))
 
 
 def _repairs(
-    root: MemoryRoot, when: datetime, findings: list[Finding], copied: set[str], held: list[tuple[str, str, str]]
-) -> tuple[list[Finding], Plan[DoctorResult]]:
+    root: MemoryRoot,
+    when: datetime,
+    findings: list[Finding],
+    copied: set[str],
+    held: list[tuple[str, str, str]],
+    left_out: frozenset[str],
+    counting: bool = False,
+) -> tuple[list[Finding], Plan[DoctorResult], set[str]]:
     """The checks after the merge (held: the copies' rows of archived sessions, not brought back): the index,
-    sessions, archive folders, links and notes."""
-    checkup = Checkup(root, when, copied)
+    sessions, archive folders, links and notes; also the copies that stay in place (archived.held_back_row)."""
+    checkup = Checkup(root, when, copied, left_out, counting)
     plan: Plan[DoctorResult] = Plan(OP, DoctorResult([]))
     disk: MemoryRoot = getattr(root, "base", root)  # (the copies as they are, not as the merge moves them)
     if rows.index_not_text(checkup) and rows.index_columns(checkup):
@@ -80,11 +101,12 @@ def _repairs(
         sessions.check_orphans(checkup)
         sessions.check_archive_folders(checkup)
         links.check_links(checkup)
+        archived.report_open(checkup)
         plan = checkup.plan()
     findings += checkup.findings
     if root.exists(NOTES):
         notes.check_notes(root, findings, plan)
-    return findings, plan
+    return findings, plan, checkup.kept_copies
 
 
 def repair_plan(root: MemoryRoot, when: datetime) -> Plan[DoctorResult]:

@@ -10,7 +10,7 @@ from ...formats.archive import render_archive_index
 from ...formats.clock import format_ts, parse
 from ...formats.ids import is_valid_id
 from ...formats.index import CAUGHT_UP_KEYWORD, COLUMN_OF_FIELD, RESTORED_KEYWORDS, Row, format_refs, with_keyword
-from ...formats.layout import archive_dir, archive_index_path, archive_session_path, session_path
+from ...formats.layout import SESSIONS, archive_dir, archive_index_path, archive_session_path, session_path
 from ...formats.snapshot import Snapshot, render_template
 from ...formats.sources import continues_from
 from ...formats.text import encode
@@ -53,7 +53,8 @@ def row_behind(row: Row, data: bytes | None) -> dict[str, str]:
 def idle_with_snapshot(c: Checkup, sid: str, row: Row) -> None:
     """idle_with_snapshot: an idle row whose session has a snapshot becomes active."""
     if row.status == "idle" and sid in c.snaps:
-        c.change_row(row, {"status": "active"})
+        if c.repairs("idle_with_snapshot"):
+            c.change_row(row, {"status": "active"})
         c.add("idle_with_snapshot", sid, "idle row has a snapshot", "set Status to active", session_path(sid))
 
 
@@ -143,7 +144,8 @@ def row_behind_snapshot(c: Checkup, sid: str, row: Row) -> None:
     # memboard records every snapshot it finishes writing; a newer snapshot that differs from its
     # last revision was written by a write that did not finish (a snapshot edited by hand has none)
     if behind and revisions.latest(c.root, sid) not in (None, current):
-        c.change_row(row, behind)
+        if c.repairs("row_behind_snapshot"):
+            c.change_row(row, behind)
         names = ", ".join(COLUMN_OF_FIELD[name] for name in behind if name != "keywords")
         c.add(
             "row_behind_snapshot",
@@ -163,18 +165,23 @@ def missing_snapshot(c: Checkup, sid: str, row: Row) -> None:
     """missing_snapshot: an active or stale row without a snapshot gets one from the template and the row."""
     if row.status not in ("active", "stale"):
         return
-    rel = session_path(sid)
-    text = render_template(
-        sid,
-        row.get("agent"),
-        row.get("topic"),
-        row.get("started_at"),
-        row.get("updated_at"),
-        context=row.get("summary"),
-        status=row.status,
-        continues=c.referrers(sid) or None,
-    )
-    c.new_texts[rel] = (None, text)
+    rel = f"{SESSIONS}/{sid}.md"  # (session_path's check: a live row's ID is a valid one)
+
+    def text() -> str:
+        """The new snapshot, made when the plan needs its bytes (the row and its referrers as read)."""
+        return render_template(
+            sid,
+            row.get("agent"),
+            row.get("topic"),
+            row.get("started_at"),
+            row.get("updated_at"),
+            context=row.get("summary"),
+            status=row.status,
+            continues=c.referrers(sid) or None,
+        )
+
+    if c.repairs("missing_snapshot"):
+        c.new_texts[rel] = (None, text)
     c.add("missing_snapshot", sid, f"{row.status} row has no snapshot", f"create {rel} from the row", rel)
 
 
@@ -196,7 +203,7 @@ def orphan_snapshot(c: Checkup, sid: str) -> None:
     ts = format_ts(c.when)
     snap = Snapshot(c.root.read(session_path(sid)) or b"")
     meta = snap.metadata()
-    c.restored[sid] = {
+    restored = {
         "id": sid,
         "agent": meta.get("Agent Name") or sid[16:],
         "topic": meta.get("Topic") or DEFAULT_TOPIC,
@@ -207,6 +214,10 @@ def orphan_snapshot(c: Checkup, sid: str) -> None:
         "started_at": meta.get("Started At") or ts,
         "updated_at": meta.get("Updated At") or ts,
     }
+    if c.repairs("orphan_snapshot"):
+        c.restored[sid] = restored
+    else:
+        c.kept_orphans.add(sid)
     c.add(
         "orphan_snapshot",
         sid,
@@ -258,7 +269,8 @@ def archive_without_index(c: Checkup, sid: str, data: bytes) -> None:
         "updated_at": meta.get("Updated At", ""),
     }
     text = encode(render_archive_index(values, format_ts(c.when)))
-    c.file_changes.append(Change("create", archive_index_path(sid), None, text))
+    if c.repairs("archive_without_index"):
+        c.file_changes.append(Change("create", archive_index_path(sid), None, text))
     c.add(
         "archive_without_index",
         sid,

@@ -124,24 +124,22 @@ class Parsed:
         with self.guard:
             known, ordered = dict(self.notes), self.ordered
         fresh: dict[str, Kept] = {}
-        out: list[NoteView] = []
-        same = ordered is not None
-        for rel, st in note_stats(root):
-            note_id = rel[len(NOTES) + 1 : -3]
+        read: dict[str, NoteView | None] = {}  # the notes read again on this call
+        for rel, st in note_stats(root, ordered=False):
             kept = known.get(rel)
             if kept is not None and st is not None and kept.trusted and kept.stamp == stamp_of(st):
                 fresh[rel] = kept
-                view = kept.value
             else:
-                view = self._read_note(root, rel, note_id, st, kept, fresh)
-                same = same and kept is not None and view is kept.value and rel in fresh
-            if isinstance(view, NoteView):
-                out.append(view)
-        same = same and len(fresh) == len(known) == len(out)
-        notes = NoteSet(out, ordered.newest) if same and ordered is not None else note_set(out)
+                read[rel] = self._read_note(root, rel, rel[len(NOTES) + 1 : -3], st, kept, fresh)
+        same = (fresh.keys() | read.keys()) == known.keys() and all(
+            rel in known and view is known[rel].value for rel, view in read.items()
+        )
+        if ordered is None or not same:  # a note changed, came or went: listed and sorted again
+            listed = [read[rel] if rel in read else fresh[rel].value for rel in sorted(fresh.keys() | read.keys())]
+            ordered = note_set([view for view in listed if isinstance(view, NoteView)])
         with self.guard:
-            self.notes, self.ordered = fresh, notes
-        return notes
+            self.notes, self.ordered = fresh, ordered
+        return ordered
 
     def _read_note(
         self,

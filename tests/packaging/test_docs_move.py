@@ -96,6 +96,7 @@ REWORDED: dict[str, str] = {
     "| Key | | |---|---| | `/` | filter by text": "issue 27 §4: enter on a line of the result log opens what it wrote",
     "The footer shows the keys of what is in front": "issue 27 §4: the command palette is a text box too (f1, ctrl+q)",
     "After a flow a toast says in one line": "issue 27 §4: the result log's lines open (what a change wrote)",
+    "**Speed.** `python bench/mcp.py` starts the server": "issue 29: mem_context and session_context use what the server kept",
 }
 
 FIRST_COMMANDS = """\

@@ -83,17 +83,18 @@ def note_files(root: MemoryRoot) -> list[str]:
     return [rel for rel, _st in note_stats(root)]
 
 
-def note_stats(root: MemoryRoot) -> list[tuple[str, os.stat_result | None]]:
+def note_stats(root: MemoryRoot, ordered: bool = True) -> list[tuple[str, os.stat_result | None]]:
     """Every note file of the root as note_files lists it, with the `lstat` that told it is no symlink (None when
     that failed: the file went, or cannot be looked at; reading it says which), for a caller that keeps what it read
     by the files' stamps. Folders are walked as os.walk walks them (symlinks to folders not followed, a folder that
-    cannot be listed left out), at most MAX_DEPTH + 1 levels below notes/."""
+    cannot be listed left out), at most MAX_DEPTH + 1 levels below notes/; ordered=False: in no particular order."""
     base = root.abs(NOTES)
     found: list[tuple[str, os.stat_result | None]] = []
     if base.is_symlink() or not base.is_dir():
         return found
     _visit_notes(str(base), NOTES, 0, found)
-    found.sort(key=lambda pair: pair[0])
+    if ordered:
+        found.sort(key=lambda pair: pair[0])
     return found
 
 

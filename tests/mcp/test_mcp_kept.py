@@ -1,0 +1,152 @@
+"""What `memboard mcp` keeps of what it parsed (app/mcp/kept.py): never a stale answer, and only changed files read.
+
+Through the real stdio server: a note or index.md changed by another process between two calls,
+at the same size and with its mtime set back (a stamp that lies about mtime and size), shows on
+the second call, whether the first read was racy (the file had just changed) or aged (trusted on
+its stamp); so do an appended row, a note added and a note removed. In process: a call after one
+note changed reads that note alone, and a call on unchanged files reads nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from memboard.core.files import continues
+from memboard.core.files.root import MemoryRoot
+from memboard.mcp.kept import Parsed
+from tests.mcp.conftest import Agent, running
+from tests.mcp.test_mcp_notes import save
+from tests.mcp.test_mcp_server import register
+
+AGED = 2.2  # seconds: longer than AGED_NS, so the first read is trusted on its stamp
+
+
+def rewrite_keeping_stamp(path: Path, old: bytes, new: bytes, rename: bool = False) -> None:
+    """Replace old by new (the same length) in the file, from outside the server, its mtime set back to what it was
+    (rename: through a new file moved over it, as a sync client saves, so its inode changes too)."""
+    st = path.stat()
+    data = path.read_bytes()
+    assert old in data and len(old) == len(new)
+    changed = data.replace(old, new)
+    if rename:
+        temp = path.with_name(path.name + ".tmp")
+        temp.write_bytes(changed)
+        os.utime(temp, ns=(st.st_atime_ns, st.st_mtime_ns))
+        os.replace(temp, path)
+    else:
+        with open(path, "r+b") as fh:
+            fh.write(changed)
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+
+
+def titles(agent: Agent, **arguments: str) -> list[str]:
+    """The titles of the related notes mem_context answers, sorted."""
+    return sorted(n["title"] for n in agent.answer("mem_context", **arguments)["related"])
+
+
+@pytest.mark.parametrize("first_read", ["racy", "aged"])
+@pytest.mark.parametrize("rename", [False, True], ids=["in-place", "by-rename"])
+def test_a_note_changed_outside_at_the_same_size_and_mtime_shows_on_the_next_call(tmp_path, first_read, rename):
+    root = tmp_path / "memory"
+    root.mkdir()
+    with running(root, tmp_path / "state") as agent:
+        sid = register(agent, topic="Kept work")
+        save(agent, "project/kept/db", "Use Alpha", "decision", "- Alpha 15.", project="kept", session_id=sid)
+        save(agent, "project/kept/cache", "Use Redis", "decision", "- Redis 7.", project="kept")
+        if first_read == "aged":
+            time.sleep(AGED)
+        assert titles(agent, project="kept") == ["Use Alpha", "Use Redis"]
+        own = agent.answer("session_context", session_id=sid)["notes"]["session"]
+        assert [n["title"] for n in own] == ["Use Alpha"]
+        rewrite_keeping_stamp(root / "notes/project/kept/db.md", b"Alpha", b"Omega", rename)
+        assert titles(agent, project="kept") == ["Use Omega", "Use Redis"]
+        own = agent.answer("session_context", session_id=sid)["notes"]["session"]
+        assert [n["title"] for n in own] == ["Use Omega"]
+
+
+@pytest.mark.parametrize("first_read", ["racy", "aged"])
+@pytest.mark.parametrize("rename", [False, True], ids=["in-place", "by-rename"])
+def test_index_md_changed_outside_at_the_same_size_and_mtime_shows_on_the_next_call(tmp_path, first_read, rename):
+    root = tmp_path / "memory"
+    root.mkdir()
+    with running(root, tmp_path / "state") as agent:
+        sid = register(agent, topic="Alpha topic")
+        if first_read == "aged":
+            time.sleep(AGED)
+        assert agent.answer("session_context", session_id=sid)["row"]["topic"] == "Alpha topic"
+        assert agent.answer("session_show", session_id=sid)["row"]["topic"] == "Alpha topic"
+        rewrite_keeping_stamp(root / "index.md", b"Alpha topic", b"Omega topic", rename)
+        assert agent.answer("session_context", session_id=sid)["row"]["topic"] == "Omega topic"
+        assert agent.answer("session_show", session_id=sid)["row"]["topic"] == "Omega topic"
+
+
+def test_rows_appended_and_notes_added_or_removed_outside_show_on_the_next_call(tmp_path):
+    root = tmp_path / "memory"
+    root.mkdir()
+    with running(root, tmp_path / "state") as agent:
+        sid = register(agent, topic="First")
+        save(agent, "project/kept/db", "Use PostgreSQL", "decision", "- PostgreSQL 15.", project="kept")
+        save(agent, "project/kept/cache", "Use Redis", "decision", "- Redis 7.", project="kept")
+        time.sleep(AGED)
+        assert agent.answer("session_context", session_id=sid)["row"]["topic"] == "First"
+        assert titles(agent, project="kept") == ["Use PostgreSQL", "Use Redis"]
+
+        index = root / "index.md"
+        line = next(line for line in index.read_text(encoding="utf-8").splitlines() if line.startswith(f"| {sid} "))
+        later = sid.replace(sid[:15], "2030-01-02-0304", 1)
+        with open(index, "a", encoding="utf-8") as fh:  # another process appends a row, as a hook does
+            fh.write(line.replace(sid, later).replace("First", "Later") + "\n")
+        assert agent.answer("session_context", session_id=later)["row"]["topic"] == "Later"
+        assert agent.answer("session_chain", session_id=later)["id"] == later
+
+        note = root / "notes/project/kept/db.md"
+        copy = root / "notes/project/kept/queue.md"
+        copy.write_bytes(
+            note.read_bytes().replace(b"project/kept/db", b"project/kept/queue").replace(b"PostgreSQL", b"RabbitMQ")
+        )
+        assert titles(agent, project="kept") == ["Use PostgreSQL", "Use RabbitMQ", "Use Redis"]
+        note.unlink()
+        assert titles(agent, project="kept") == ["Use RabbitMQ", "Use Redis"]
+
+
+def note_text(key: str, title: str) -> str:
+    """A note file as memboard writes one."""
+    return (
+        f"# {title}\n\n## Metadata\n\n| Field | Value |\n|---|---|\n| Title | {title} |\n| Type | fact |\n"
+        f"| Scope | project |\n| Topic Key | {key} |\n| Status | active |\n| Supersedes | - |\n| Superseded By | - |\n"
+        "| Project | p |\n| Session | - |\n| Created | 2026-05-01 09:00 |\n| Updated | 2026-05-01 09:00 |\n\n"
+        "## What\n\n- A fact.\n"
+    )
+
+
+def test_a_call_reads_only_the_notes_and_index_that_changed(tmp_path, monkeypatch):
+    (tmp_path / "state").mkdir()
+    monkeypatch.setenv("MEMBOARD_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setattr(continues, "AGED_NS", 0)  # every file aged at once: trusted on its stamp
+    base = tmp_path / "memory"
+    (base / "notes/project/p").mkdir(parents=True)
+    for n in range(3):
+        (base / f"notes/project/p/n{n}.md").write_text(note_text(f"project/p/n{n}", f"Note {n}"), encoding="utf-8")
+    (base / "index.md").write_text("# Index\n", encoding="utf-8")
+    root, parsed = MemoryRoot(base), Parsed(base)
+
+    assert [v.title for v in parsed.note_set(root).listed] == ["Note 0", "Note 1", "Note 2"]
+    parsed.index_file(root)
+    assert parsed.reads == 4
+    parsed.note_set(root)
+    parsed.index_file(root)
+    assert parsed.reads == 4  # nothing changed: nothing read
+
+    (base / "notes/project/p/n1.md").write_text(note_text("project/p/n1", "Note one"), encoding="utf-8")
+    assert [v.title for v in parsed.note_set(root).newest] == ["Note 0", "Note one", "Note 2"]
+    assert parsed.reads == 5  # the changed note alone
+    with open(base / "index.md", "a", encoding="utf-8") as fh:
+        fh.write("more\n")
+    assert parsed.index_file(root).data.endswith(b"more\n")
+    assert parsed.reads == 6

@@ -486,6 +486,16 @@ class IndexFile:
 
     def find(self, session_id: str) -> list[Row]:
         """All rows whose Session ID cell equals session_id."""
+        return list(self._matching(session_id, numbered=True))
+
+    def holds_id(self, session_id: str) -> bool:
+        """Whether a table row's Session ID cell equals session_id (find without counting line numbers, stopping
+        at the first: a new Session ID is checked against the table in one substring search, found or not)."""
+        return next(self._matching(session_id, numbered=False), None) is not None
+
+    def _matching(self, session_id: str, numbered: bool) -> Iterator[Row]:
+        """The rows whose Session ID cell equals session_id, in order (numbered: with their line numbers; else
+        numbered 0, no lines counted)."""
         if (
             self._rows is not None
             or self.header_line is None
@@ -493,53 +503,27 @@ class IndexFile:
             or "|" in session_id
             or "\n" in session_id
         ):
-            return [r for r in self.rows if r.id == session_id]
+            yield from (r for r in self.rows if r.id == session_id)
+            return
         # rows not parsed yet: only table lines whose bytes contain the ID at all can hold it
         data = self.data
         key = encode(session_id)
         start, end = self._rows_off, self._end_off
-        at = data.find(key, start, end)
-        if at < 0:
-            return []
-        found = []
         # line numbers are counted on from the previous line that held the ID's text, not from the table's start:
         # one pass over the table however many cells hold that text (an ID quoted in 10% of 100k rows)
         number, counted = self.header_line + 2, start
-        while at >= 0:
-            line_start = data.rfind(b"\n", start, at) + 1 or start
-            nl = data.find(b"\n", at, end)
-            line_end = end if nl < 0 else nl + 1
-            number += data.count(b"\n", counted, line_start)
-            counted = line_start
-            row = next(self._reader(data, line_start, line_end, number))
-            if row.id == session_id:
-                found.append(row)
-            at = data.find(key, line_end, end)
-        return found
-
-    def holds_id(self, session_id: str) -> bool:
-        """Whether a table row's Session ID cell equals session_id (find without counting line numbers: a new
-        Session ID is checked against the table in one substring search, found or not)."""
-        if (
-            self._rows is not None
-            or self.header_line is None
-            or not session_id
-            or "|" in session_id
-            or "\n" in session_id
-        ):
-            return bool(self.find(session_id))
-        data = self.data
-        key = encode(session_id)
-        start, end = self._rows_off, self._end_off
         at = data.find(key, start, end)
         while at >= 0:
             line_start = data.rfind(b"\n", start, at) + 1 or start
             nl = data.find(b"\n", at, end)
             line_end = end if nl < 0 else nl + 1
-            if next(self._reader(data, line_start, line_end, 0)).id == session_id:
-                return True
+            if numbered:
+                number += data.count(b"\n", counted, line_start)
+                counted = line_start
+            row = next(self._reader(data, line_start, line_end, number if numbered else 0))
+            if row.id == session_id:
+                yield row
             at = data.find(key, line_end, end)
-        return False
 
     def ids(self) -> frozenset[str]:
         """Every Session ID in the table (including those of malformed rows; worked out once)."""

@@ -17,6 +17,7 @@ from ..core.ops.query import chain as _chain
 from ..core.ops.query import list_rows as _list_rows
 from ..core.plan import Plan
 from ..core.results import (
+    HISTORY,
     ArchiveResult,
     ChainView,
     ContinueResult,
@@ -30,6 +31,7 @@ from ..core.results import (
 )
 
 __all__ = [
+    "HISTORY",
     "ChainView",
     "Finding",
     "OpenConflict",
@@ -130,9 +132,6 @@ def chain(root: MemoryRoot, session_id: str) -> ChainView:
 
 RESOLVABLE = frozenset({"conflict_cell", "conflict_markers", "index_conflict_markers"})
 """Doctor's findings `resolve` decides: a merge's open cells, the git merge driver's conflict blocks."""
-
-HISTORY = frozenset({"link_to_archived", "link_to_missing"})
-"""Doctor's findings that are history, with nothing to do: a link to a session archived or gone."""
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import datetime
 from typing import Any
 
 from ..core.files.execute import execute
+from ..core.files.root import MemoryRoot
 from ..core.formats import clock
 from ..core.plan import Plan
+from ..core.results import Finding, needing_attention
 from ..service.builders import (
     Builder,
     archive_plan,
@@ -24,7 +27,7 @@ from ..service.builders import (
     update_plan,
 )
 from ..service.output import dry_run_notes, finding_json, plan_json
-from .args import agent_of, read_input, root_of
+from .args import agent_of, error_line, read_input, root_of
 from .output import dump
 
 
@@ -94,7 +97,7 @@ def cmd_archive(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    """doctor [--fix] [--dry-run] [--json]."""
+    """doctor [--fix] [--dry-run] [--json] [--exit-zero]: exit 1 when findings need attention (see verdict)."""
     # lazy: a command loads only its own operation
     from ..core.ops.doctor import findings_and_count, refuse_repairs, repair_plan
 
@@ -104,13 +107,13 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from .server import sdk_finding  # lazy: the MCP server's check, for doctor alone
 
     unavailable = sdk_finding()  # the agents' server is part of the install's health
-    if unavailable is not None:
-        findings = [*findings, unavailable]
+    extra = [] if unavailable is None else [unavailable]
+    findings = [*findings, *extra]
     if args.fix:
         refuse_repairs(findings)  # (one line, before any finding is printed: a file memboard cannot read)
     if args.json and not args.fix:
         dump([finding_json(f) for f in findings])
-        return 0
+        return verdict(args, needing_attention(findings), repaired=False)
     if args.json:  # --fix --json: the findings, then what was (or would be) changed
         plan = execute(root, lambda r: repair_plan(r, when), dry_run=args.dry_run)
         dump(
@@ -120,7 +123,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                 "changes": [c.describe() for c in plan.changes],
             }
         )
-        return 0
+        if args.dry_run:
+            return verdict(args, needing_attention(findings), repaired=False)
+        return verdict(args, left_after(root, when, findings, extra, plan), repaired=True)
     out = sys.stderr if args.fix and args.dry_run else sys.stdout  # a dry run's stdout is the patch alone
     out.write(
         "".join(f"{f.kind}\t{f.id or '-'}\t{f.message}{f'  → fix: {f.fix}' if f.fix else ''}\n" for f in findings)
@@ -130,10 +135,55 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if not args.fix:
         if changes:
             print(f"run `memboard doctor --fix` to repair ({changes} file change(s); --dry-run to preview)")
-        return 0
+        return verdict(args, needing_attention(findings), repaired=False)
     plan = execute(root, lambda r: repair_plan(r, when), dry_run=args.dry_run)
     if args.dry_run:
         print_patch(plan, [])
-        return 0
+        return verdict(args, needing_attention(findings), repaired=False)
     print(f"repaired: {len(plan.changes)} file change(s)" if plan.changes else "nothing to repair")
-    return 0
+    return verdict(args, left_after(root, when, findings, extra, plan), repaired=True)
+
+
+def left_after(
+    root: MemoryRoot, when: datetime, findings: list[Finding], extra: list[Finding], plan: Plan[Any]
+) -> list[Finding]:
+    """What needs attention once `doctor --fix` applied plan: doctor again on the root as the repair left it (a
+    fix can mend part of a finding: a note's Topic Key set, its unknown Type left), plus extra (the install's
+    findings, which no repair touches); when the plan wrote nothing, the findings as they were."""
+    if not plan.changes:
+        return needing_attention(findings)
+    # lazy: a command loads only its own operation
+    from ..core.ops.doctor import findings_and_count
+
+    return needing_attention([*findings_and_count(root, when)[0], *extra])
+
+
+def verdict(args: argparse.Namespace, left: list[Finding], repaired: bool) -> int:
+    """doctor's exit status, as checkers have it, about the root as the command leaves it: 1 when a finding needs
+    attention (left: any but history with nothing to do, after a repair what it left; a dry run repairs nothing),
+    with one line on stderr saying so (a JSON object under --json); else 0. --exit-zero: 0 and no line, for
+    scripts that only read the report."""
+    if not left or args.exit_zero:
+        return 0
+    line = f"memboard: {attention_line(left, repaired)}"
+    sys.stderr.write(error_line(line, 1) if args.json else line + "\n")
+    return 1
+
+
+def attention_line(left: list[Finding], repaired: bool) -> str:
+    """`N finding(s) need(s) attention (how): kind ×n, kind …`, the kinds in the order doctor found them."""
+    kinds: dict[str, int] = {}
+    for f in left:
+        kinds[f.kind] = kinds.get(f.kind, 0) + 1
+    named = [f"{k} ×{n}" if n > 1 else k for k, n in kinds.items()]
+    named = named[:4] + ["…"] if len(named) > 5 else named
+    fixable, one = sum(1 for f in left if f.fix), len(left) == 1
+    how = (
+        "by hand"
+        if not fixable
+        else f"`memboard doctor --fix` repairs {'it' if one else 'them'}"
+        if fixable == len(left)
+        else f"`memboard doctor --fix` repairs {fixable:,}, {len(left) - fixable:,} by hand"
+    )
+    after = "after the repair, " if repaired else ""
+    return f"{len(left):,} finding{'' if one else 's'} need{'s' if one else ''} attention ({after}{how}): {', '.join(named)}"

@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("doctor", parents=[changing], help="find inconsistencies (--fix: repair them)")
     p.add_argument("--fix", action="store_true", help="apply the repair plan (with --dry-run: preview it)")
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
+    p.add_argument(
+        "--exit-zero",
+        action="store_true",
+        help="exit 0 even when findings need attention (and print no line about them on stderr)",
+    )
     p.set_defaults(handler="changes:cmd_doctor")
     _note_commands(sub, common, changing)
     _agent_commands(sub, common)

@@ -100,6 +100,20 @@ class Finding(NamedTuple):
     extra: tuple[tuple[str, str | None], ...] = ()
 
 
+HISTORY = frozenset({"link_to_archived", "link_to_missing"})
+"""Doctor's findings that are history, with nothing to do: a link to a session archived or gone."""
+
+
+INFORMATION = HISTORY | {"preserved_copies"}
+"""Doctor's findings with no fix that need no one: history, and merged copies kept for over 30 days (memboard never
+deletes them; a person may)."""
+
+
+def needing_attention(findings: list[Finding]) -> list[Finding]:
+    """The findings someone has to look at: all but information with nothing to do (what makes `doctor` exit 1)."""
+    return [f for f in findings if f.fix or f.kind not in INFORMATION]
+
+
 class DoctorResult(NamedTuple):
     """Doctor's findings, in the order it checked; left_out: the kinds whose repairs the plan leaves out (their
     findings keep the fix they would get)."""

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from tests.support.doctor import doctor_findings, needing
 from tests.support.roots import HEADER, SEPARATOR, idle_line, row_line, snapshot_text
 
 A = "2026-05-30-0800-claude-agent"  # above the conflict
@@ -111,14 +112,12 @@ def test_show_finds_a_row_below_the_markers_and_warns(cli, conflict):
 
 def test_doctor_names_the_marker_lines_and_plans_no_repair(cli, conflict, root, mem):
     mem.snapshot("2026-05-30-1200-cursor-main-agent")  # an orphan that doctor would otherwise restore
-    res = cli("doctor", "--json")
-    assert res.code == 0
-    findings = json.loads(res.out)
+    findings = doctor_findings(cli("doctor", "--json"))  # exit 1: the markers need a hand
     assert [f["kind"] for f in findings] == ["index_conflict_markers"]
     assert "lines 6, 8, 10" in findings[0]["message"] and "delete the marker lines" in findings[0]["message"]
     assert findings[0]["fix"] is None
     text = cli("doctor")
-    assert text.code == 0 and "run `memboard doctor --fix`" not in text.out
+    assert needing(text) == 1 and "run `memboard doctor --fix`" not in text.out
 
 
 def test_only_real_marker_lines_count(cli, root, mem, whole_tree):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.doctor import doctor_findings
 from tests.support.process import memboard
 from tests.support.roots import Mem, idle_line, row_line
 
@@ -93,9 +94,7 @@ def test_organize_names_a_snapshot_that_is_no_file_and_deletes_nothing(root, pla
 def test_doctor_reports_a_snapshot_or_a_note_that_is_no_file(root, planted, kind, whole_tree):
     plant(root / "notes" / "ops" / "pipe.md", kind)
     before = whole_tree()
-    res = memboard(root, "doctor", "--json")
-    assert res.code == 0, res.err
-    found = [(f["kind"], f["message"].split(":")[0]) for f in json.loads(res.out)]
+    found = [(f["kind"], f["message"].split(":")[0]) for f in doctor_findings(memboard(root, "doctor", "--json"))]
     what = WHAT[kind]
     assert found == [
         ("not_a_file", f"sessions/{B}.md is {what}, not a regular file"),

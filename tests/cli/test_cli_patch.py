@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import runner
+from tests.support.doctor import went_through
 from tests.support.roots import HEADER, SEPARATOR, snapshot_text
 from tests.support.tree import tree
 
@@ -143,10 +144,10 @@ def test_git_apply_of_the_dry_run_writes_exactly_what_the_command_writes(tmp_pat
     write_root(previewed, files)
     write_root(real, files)
     dry = memboard(previewed, [*argv, "--dry-run"])
-    assert dry.code == 0, dry.err.decode("utf-8", "replace")
+    assert went_through(dry, argv), dry.err.decode("utf-8", "replace")
     assert tree(previewed, skip=(".git", ".memboard")) == files  # a dry run writes nothing
     done = memboard(real, argv)
-    assert done.code == 0, done.err.decode("utf-8", "replace")
+    assert went_through(done, argv), done.err.decode("utf-8", "replace")
     assert tree(real, skip=(".git", ".memboard")) != files, "the command changed nothing: the case proves nothing"
     assert git(previewed, "init", "-q").returncode == 0
     applied = git(previewed, "apply", "--whitespace=nowarn", "-", stdin=dry.out)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.doctor import doctor_findings
 from tests.support.roots import idle_line, row_line, snapshot_text
 
 A = "2026-05-30-0800-claude-agent"
@@ -35,9 +36,7 @@ NAMES = [
 
 def findings(cli) -> list[dict]:
     """doctor --json."""
-    res = cli("doctor", "--json")
-    assert res.code == 0, res.err
-    return json.loads(res.out)
+    return doctor_findings(cli("doctor", "--json"))
 
 
 @pytest.mark.parametrize("pattern,tool", NAMES, ids=[t for _, t in NAMES])

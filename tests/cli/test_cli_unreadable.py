@@ -19,6 +19,7 @@ import pytest
 
 from memboard.core.files.root import MemoryRoot
 from memboard.core.ops.organize import plan_organize
+from tests.support.doctor import needing
 from tests.support.process import memboard, unprivileged
 from tests.support.roots import Mem, idle_line, row_line, snapshot_text
 
@@ -171,7 +172,7 @@ def test_reading_commands_refuse_a_snapshot_they_cannot_read_and_the_chain_marks
     chain = json.loads(memboard(root, "chain", IDLE, "--json", unprivileged=True).out)
     assert [(n["id"], n["unreadable"], n["one_sided"]) for n in chain["referenced_by"]] == [(B, DENIED, False)]
     doctor = memboard(root, "doctor", unprivileged=True)
-    assert doctor.code == 0 and doctor.out.startswith(f"unreadable\t-\tsessions/{B}.md cannot be read: {DENIED};")
+    assert needing(doctor) == 1 and doctor.out.startswith(f"unreadable\t-\tsessions/{B}.md cannot be read: {DENIED};")
     fix = memboard(root, "doctor", "--fix", unprivileged=True)
     assert fix.code == 1 and fix.err.endswith("nothing written\n") and fix.err.count("\n") == 1
     assert whole_tree() == {**before, "memory/index.md": (root / "index.md").read_bytes()}

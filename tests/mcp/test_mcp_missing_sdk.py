@@ -46,6 +46,7 @@ def test_doctor_says_the_mcp_server_cannot_start(tmp_path):
     findings = [f for f in json.loads(done.stdout) if f["kind"] == "mcp_server_unavailable"]
     assert len(findings) == 1 and "No module named 'mcp_types'" in findings[0]["message"]
     assert findings[0]["message"].endswith(f"install it: {INSTALL}")
+    assert done.returncode == 1 and "mcp_server_unavailable" in done.stderr  # a checker's exit: it needs a hand
     healthy = subprocess.run(
         [sys.executable, "-m", "memboard", "doctor", "--json", "--root", str(root)],
         capture_output=True,
@@ -53,4 +54,4 @@ def test_doctor_says_the_mcp_server_cannot_start(tmp_path):
         env=server_env(tmp_path / "state"),
         timeout=120,
     )
-    assert "mcp_server_unavailable" not in healthy.stdout, healthy.stderr
+    assert "mcp_server_unavailable" not in healthy.stdout and healthy.returncode == 0, healthy.stderr

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.doctor import doctor_findings, fix_report, needing
 from tests.support.roots import Mem, index_text, row_line, snapshot_text
 from tests.support.tree import tree
 
@@ -41,8 +42,7 @@ def files(root: Path) -> dict[str, bytes]:
 def doctor_json(cli, *args: str) -> dict | list:
     """doctor [ARGS] --json, parsed."""
     res = cli("doctor", *args, "--json")
-    assert res.code == 0, res.err
-    return json.loads(res.out)
+    return fix_report(res) if "--fix" in args else doctor_findings(res)
 
 
 def fixable(cli) -> list[dict]:
@@ -209,7 +209,7 @@ def test_an_open_cell_is_a_finding_the_rest_merged_and_the_copy_left_in_place(cl
     assert first["fix"] == (
         f"merge into index.md: +1 row; 1 open cell (Summary of {A}) left to `memboard resolve`: the copy stays in place"
     )
-    assert cli("doctor", "--fix").code == 0
+    assert needing(cli("doctor", "--fix")) == 2  # the open cell, and the copy kept for resolve
     assert (root / "index.md").read_text(encoding="utf-8") == index_text(
         [row_line(A, summary="Desktop summary."), row_line(B)]
     )
@@ -235,7 +235,7 @@ def test_the_same_session_id_for_two_sessions_is_an_id_collision_both_rows_kept(
     write(root, COPY, index_text([other]))
     found = doctor_json(cli)
     assert [(f["kind"], f["id"], f["fix"]) for f in found if f["kind"] == "id_collision"] == [("id_collision", A, None)]
-    assert cli("doctor", "--fix").code == 0
+    assert needing(cli("doctor", "--fix")) == 1  # two sessions under one ID: a hand decides
     text = (root / "index.md").read_text(encoding="utf-8")
     assert row_line(A) in text and other in text
 
@@ -268,7 +268,7 @@ def test_git_apply_of_the_dry_run_writes_exactly_what_doctor_fix_writes(cli, roo
     shutil.copytree(root, real)
     before = files(root)
     dry = cli("doctor", "--fix", "--dry-run")
-    assert dry.code == 0, dry.err
+    assert needing(dry) > 0, dry.err  # a preview repairs nothing
     assert files(root) == before
     assert f"rename from {COPY}\nrename to {KEPT}\n" in dry.out
     assert "--- a/index.md\n+++ b/index.md\n" in dry.out and f"+{row_line(B, summary='Laptop work.')}\n" in dry.out
@@ -346,7 +346,7 @@ def test_a_copy_memboard_cannot_merge_stays_with_the_reason_and_no_fix(cli, root
     before = files(root)
     found = [f for f in doctor_json(cli) if f["kind"] == "sync_conflict_copy"]
     assert found[0]["fix"] is None and "nothing is merged" in found[0]["message"]
-    assert cli("doctor", "--fix").code == 0
+    assert needing(cli("doctor", "--fix")) == 1  # the copy memboard cannot merge stays for a hand
     assert files(root) == before
 
 
@@ -357,7 +357,8 @@ def test_a_kept_copy_of_that_name_with_other_bytes_leaves_the_copy_in_place(cli,
     assert found[0]["fix"] == (
         f"merge into index.md: +1 row; {KEPT} holds other bytes: the copy stays in place (keep or delete it by hand)"
     )
-    assert doctor_json(cli, "--fix")["changes"] == ["modify index.md"]
+    res = cli("doctor", "--fix", "--json")
+    assert json.loads(res.out)["changes"] == ["modify index.md"] and needing(res) == 1  # the copy is left for a hand
     assert (root / COPY).exists() and (root / KEPT).read_text(encoding="utf-8").startswith("another")
     again = next(f for f in doctor_json(cli) if f["kind"] == "sync_conflict_copy")
     assert again["fix"] is None and f"{KEPT} holds other bytes" in again["message"]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.doctor import doctor_findings
 from tests.support.roots import Mem, idle_line, row_line, snapshot_text
 from tests.support.tree import tree
 
@@ -57,9 +58,7 @@ def whole_tree(root):
 
 def findings(cli) -> list[dict]:
     """doctor --json."""
-    res = cli("doctor", "--json")
-    assert res.code == 0, res.err
-    return json.loads(res.out)
+    return doctor_findings(cli("doctor", "--json"))
 
 
 def copies(cli) -> list[dict]:

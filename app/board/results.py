@@ -152,28 +152,19 @@ class OpenConflict:
 
 
 def open_conflicts(root: MemoryRoot) -> list[OpenConflict]:
-    """What resolve can decide on root: each cell doctor's merge of a copy leaves open (under the file the copy is
-    of, with both values), then each file with conflict blocks (from a doctor pass)."""
-    # lazy: the merge of copies and doctor's checks load with the flow that needs them
-    from ..core.files.copies import find_copies
-
+    """What resolve can decide on root: each cell left open (a copy's merge leaves it, or a session archived on one
+    machine and updated on the other in the same minute), under the file it is open in, with both values; then
+    each file with conflict blocks (from a doctor pass)."""
     # lazy: doctor's checks load only with the resolve flow
     from ..core.ops.doctor import diagnose
 
-    # lazy: the merge of copies loads only with the resolve flow
-    from ..core.ops.doctor.merging import fold_copies
-
-    # lazy: the notes' copies load only with the resolve flow
-    from ..core.ops.doctor.notes import note_copies
+    # lazy: resolve's own reading of the open cells loads only with its flow
+    from ..core.ops.resolve import open_cells
 
     with root.steady():
-        folded = fold_copies(root, find_copies(root, thorough=True) + note_copies(root))
+        cells = open_cells(root)
         found, _ = diagnose(root)
-    out = [
-        OpenConflict(fold.original, cell.id, cell.column, cell.ours, cell.theirs)
-        for fold in folded.folds
-        for cell in fold.open
-    ]
+    out = [OpenConflict(file, cell.id, cell.column, cell.ours, cell.theirs) for file, cell in cells]
     for f in found:
         if f.kind in RESOLVABLE and f.kind != "conflict_cell":
             out.append(OpenConflict(dict(f.extra).get("path") or f.subject or "", f.id, "", message=str(f.message)))

@@ -18,7 +18,7 @@ from ..files.root import MemoryRoot
 from ..formats.index import IndexFile
 from ..formats.layout import ARCHIVE, CONFLICTS, INDEX, NOTES, SESSIONS, archive_index_path, archive_session_path
 from ..merge.gitblocks import resolve_blocks
-from ..merge.result import Prefer
+from ..merge.result import OpenCell, Prefer
 from ..plan import Change, Plan
 from ..results import Decided, ResolveResult
 from .doctor import archived, sessions
@@ -99,6 +99,25 @@ def _archive_checks(
         elif rows and root.exists(archive_index_path(sid)):
             sessions.finish_archive(c, sid, rows[0], sid in c.snaps)
     return c
+
+
+def open_cells(root: MemoryRoot) -> list[tuple[str, OpenCell]]:
+    """Every cell resolve decides on root, with the file it is open in: each cell doctor's merge of a copy leaves
+    open (in the copy's original), then each field of a session archived on one machine and updated on the other
+    in the same minute (in the file holding the update: index.md, the live snapshot, a copy's original; one per
+    field, as doctor reports them)."""
+    copies: list[ConflictCopy] = find_copies(root, thorough=True) + note_copies(root)
+    left = fold_copies(root, copies)
+    out = [(fold.original, cell) for fold in left.folds for cell in fold.open]
+    merged = PlannedRoot(root)  # (the archive checks read the copies folded in, as doctor's do)
+    merged.lay(Plan(OP, None, left.changes))
+    originals = {c.path: c.original for c in copies}
+    for _sid, cells in sorted(_archive_checks(merged, copies, left, None, None, None).archive_open.items()):
+        by_column: dict[str, tuple[OpenCell, str]] = {}
+        for cell, where in cells:
+            by_column.setdefault(cell.column, (cell, where))
+        out += [(originals.get(where, where), cell) for cell, where in by_column.values()]
+    return out
 
 
 def plan_resolve(root: MemoryRoot, prefer: Prefer, only: str | None = None) -> Plan[ResolveResult]:

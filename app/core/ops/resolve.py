@@ -83,11 +83,7 @@ def _archive_checks(
     copied = {c.path[len(SESSIONS) + 1 : -3] for c in copies if c.path.startswith(f"{SESSIONS}/")}
     c = Checkup(root, datetime.now(), copied)
     c.prefer, c.only = prefer, only
-    disk: MemoryRoot = getattr(root, "base", root)  # (the copies as they are)
-    for sid, _line, copy in left.held_back:
-        found = IndexFile(disk.read(copy) or b"").find(sid)
-        if found and not c.index.find(sid) and (among is None or sid in among):
-            archived.held_back_row(c, sid, found[-1], copy)
+    archived.held_back_rows(c, left.held_back, c.index.ids(), among)  # (no row check here: any row is live)
     live = set(c.index.ids()) & c.archived if c.archived else set()
     for sid in sorted((c.archived & c.snaps) | live):
         rows = c.index.find(sid)

@@ -65,9 +65,10 @@ def decide_archives(
     """doctor's archive checks (archived on one machine, updated on the other in the same minute) with prefer
     deciding the cells no time decides, of session only or every one: the files it changes (checkup.plan) and
     the copies that stay in place (a row of theirs still open). Only the sessions whose cells doctor leaves
-    open are decided (a first pass without prefer finds them): resolve does no other repair of doctor's."""
+    open are decided (a first pass without prefer finds them, on the same read of the root): resolve does no
+    other repair of doctor's."""
     probe = _archive_checks(root, copies, left, None, None, None)
-    return _archive_checks(root, copies, left, prefer, only, set(probe.archive_open))
+    return _archive_checks(root, copies, left, prefer, only, set(probe.archive_open), probe)
 
 
 def _archive_checks(
@@ -77,11 +78,13 @@ def _archive_checks(
     prefer: Prefer | None,
     only: str | None,
     among: set[str] | None,
+    read: Checkup | None = None,
 ) -> Checkup:
     """doctor's checks of live rows, live snapshots and copies' rows beside `archive/<id>/` (of the sessions
-    among, else every one), prefer deciding what no time decides."""
+    among, else every one), prefer deciding what no time decides; read: an earlier pass over the same root, whose
+    reads this one takes instead of reading the index, sessions/ and archive/ again."""
     copied = {c.path[len(SESSIONS) + 1 : -3] for c in copies if c.path.startswith(f"{SESSIONS}/")}
-    c = Checkup(root, datetime.now(), copied)
+    c = Checkup(root, datetime.now(), copied, read=read)
     c.prefer, c.only = prefer, only
     archived.held_back_rows(c, left.held_back, c.index.ids(), among)  # (no row check here: any row is live)
     live = set(c.index.ids()) & c.archived if c.archived else set()

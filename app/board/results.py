@@ -141,7 +141,9 @@ class OpenConflict:
 
     file is the original's path (`index.md`, `sessions/<id>.md`, a note's); id the session or note ("" for
     blocks no ID names); column the cell's (`Summary`; "" for conflict blocks); ours and theirs the cell's two
-    values (this machine's, the copy's); message doctor's words about conflict blocks."""
+    values (this machine's, the copy's; an archived session's: the archive's, the update's); message doctor's words
+    about conflict blocks; archived whether the cell is of a session archived on one machine and updated on the
+    other in the same minute (it stays archived either way)."""
 
     file: str
     id: str
@@ -149,6 +151,7 @@ class OpenConflict:
     ours: str = ""
     theirs: str = ""
     message: str = ""
+    archived: bool = False
 
 
 def open_conflicts(root: MemoryRoot) -> list[OpenConflict]:
@@ -164,7 +167,7 @@ def open_conflicts(root: MemoryRoot) -> list[OpenConflict]:
     with root.steady():
         cells = open_cells(root)
         found, _ = diagnose(root)
-    out = [OpenConflict(file, cell.id, cell.column, cell.ours, cell.theirs) for file, cell in cells]
+    out = [OpenConflict(file, c.id, c.column, c.ours, c.theirs, archived=arch) for file, c, arch in cells]
     for f in found:
         if f.kind in RESOLVABLE and f.kind != "conflict_cell":
             out.append(OpenConflict(dict(f.extra).get("path") or f.subject or "", f.id, "", message=str(f.message)))

@@ -18,7 +18,7 @@ from memboard.widgets.board_status import BoardBanner
 from tests.support.gitclones import clone_of, git_home, needs_git, new_repository
 from tests.sync.test_sync_archived_same_minute import COPY, EARLIER, NOW, archived_there_updated_here, on
 
-from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
+from .driving import make_app, preview_diff, preview_words, ready, wait_for_flow, wait_for_screen
 
 __all__ = ["git_home"]  # (a fixture the git test uses)
 LATER = "2026-06-01 09:20"
@@ -49,13 +49,18 @@ async def resolved_on_the_board(root, sid: str, prefer: str, blocks: str = "") -
         assert isinstance(question, ResolveScreen)
         listed = {c.column: (c.ours, c.theirs) for c in question.conflicts if c.id == sid}
         assert sorted(listed) == (["", "Summary", "Topic"] if blocks else ["Summary", "Topic"]), question.conflicts
+        assert "ours is the archive's value, theirs the update's" in question.scope_line()
         await pilot.press(prefer[0])
         preview = await wait_for_screen(pilot, PreviewScreen)
         assert isinstance(preview, PreviewScreen)
         diff = preview_diff(preview)
+        words = preview_words(preview)
         if blocks:
             assert f"--- a/{blocks}" in diff and "-<<<<<<< ours" in diff
+            assert "an archived session's cells: ours the archive's values, theirs the update's" in words
         else:
+            side = "keep ours (the archive's values)" if prefer == "ours" else "take theirs (the update's values)"
+            assert words.startswith(f"2 open conflicts: {side}; the session stays archived"), words
             kept = f"rename to .memboard/conflicts/sessions/{sid}.md"
             assert f"rename from sessions/{sid}.md" in diff and kept in diff
         await pilot.press("enter")

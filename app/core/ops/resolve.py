@@ -100,14 +100,15 @@ def _archive_checks(
     return c
 
 
-def open_cells(root: MemoryRoot) -> list[tuple[str, OpenCell]]:
-    """Every cell resolve decides on root, with the file it is open in: each cell doctor's merge of a copy leaves
-    open (in the copy's original), then each field of a session archived on one machine and updated on the other
-    in the same minute (in the file holding the update: index.md, the live snapshot, a copy's original; one per
-    field, as doctor reports them)."""
+def open_cells(root: MemoryRoot) -> list[tuple[str, OpenCell, bool]]:
+    """Every cell resolve decides on root, with the file it is open in and whether it is an archived session's:
+    each cell doctor's merge of a copy leaves open (in the copy's original; ours this machine's value, theirs the
+    copy's), then each field of a session archived on one machine and updated on the other in the same minute (in
+    the file holding the update: index.md, the live snapshot, a copy's original; ours the archive's value, theirs
+    the update's; one per field, as doctor reports them)."""
     copies: list[ConflictCopy] = find_copies(root, thorough=True) + note_copies(root)
     left = fold_copies(root, copies)
-    out = [(fold.original, cell) for fold in left.folds for cell in fold.open]
+    out = [(fold.original, cell, False) for fold in left.folds for cell in fold.open]
     merged = PlannedRoot(root)  # (the archive checks read the copies folded in, as doctor's do)
     merged.lay(Plan(OP, None, left.changes))
     originals = {c.path: c.original for c in copies}
@@ -115,7 +116,7 @@ def open_cells(root: MemoryRoot) -> list[tuple[str, OpenCell]]:
         by_column: dict[str, tuple[OpenCell, str]] = {}
         for cell, where in cells:
             by_column.setdefault(cell.column, (cell, where))
-        out += [(originals.get(where, where), cell) for cell, where in by_column.values()]
+        out += [(originals.get(where, where), cell, True) for cell, where in by_column.values()]
     return out
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterable
+from collections.abc import Container
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -342,12 +342,12 @@ class CopyScan:
             self.signature = signature
         return self.copies
 
-    def findings(self, live: Iterable[str] = ()) -> list[Finding]:
+    def findings(self, live: Container[str] = frozenset()) -> list[Finding]:
         """Doctor's findings about the current copies and the archived sessions live again (live: the IDs of the
         index's rows); none while there is neither. Read again when a copy, its original, index.md or the files
         of such a session changed."""
         copies = self.current()
-        again = sorted((self.archived & (set(live) | self.snapshots)) if self.archived else set())
+        again = sorted(sid for sid in self.archived if sid in self.snapshots or sid in live)
         if not copies and not again:
             self.sync_signature, self.sync = None, []
             return []

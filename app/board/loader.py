@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Container
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -189,8 +190,9 @@ class FileWatch:
         return index_changed, changed
 
 
-SYNC_KINDS = frozenset({"sync_conflict_copy", "conflict_cell", "too_many_copies"})
-"""Doctor's findings the banner names (issue 26 §6): the copies to merge, their open cells, too many copies."""
+SYNC_KINDS = frozenset({"sync_conflict_copy", "conflict_cell", "too_many_copies", "conflict_markers"})
+"""Doctor's findings the banner names (issue 26 §6): the copies to merge, their open cells, too many copies, and
+the conflict blocks git (its merge driver) left in a snapshot, an archive file or a note beside them."""
 OPEN_LINES = 5  # open cells named one a line; past this many, one line counts the rest
 
 
@@ -258,6 +260,9 @@ class Notices:
             out.append(("warning", f"{original}: open conflict: {f.id} {extra_of(f, 'column') or ''} (R: resolve)"))
         if len(cells) > OPEN_LINES + 1:
             out.append(("warning", f"… and {len(cells) - OPEN_LINES} more open conflicts (R: resolve)"))
+        for f in self.sync:
+            if f.kind == "conflict_markers" and f.subject:
+                out.append(("warning", f"{f.subject} has merge-conflict markers: both sides kept (R: resolve)"))
         return out
 
     def too_many(self, finding: Finding) -> str:
@@ -297,7 +302,9 @@ def sync_findings(root: MemoryRoot) -> list[Finding]:
 
 class CopyScan:
     """The root's sync-conflict copies, scanned again only when the root, sessions/ or archive/ changed; and
-    doctor's findings about them, read again when a copy or index.md changed.
+    doctor's findings about them, read again when a copy or index.md changed. Those findings are also read while
+    a session archived on one machine is live again from the other (its row or snapshot beside `archive/<id>/`:
+    what no time decides there is open, with no copy left to hold it).
 
     A copy that appears inside an archive folder shows at the next change of archive/ or the
     next start (`memboard doctor` always reads every folder).
@@ -308,6 +315,8 @@ class CopyScan:
         self.root = root
         self.signature: tuple | None = None
         self.copies: list[ConflictCopy] = []
+        self.archived: set[str] = set()  # the IDs with a folder under archive/
+        self.snapshots: set[str] = set()  # the IDs with a live snapshot
         self.sync_signature: tuple | None = None
         self.sync: list[Finding] = []
 
@@ -321,24 +330,29 @@ class CopyScan:
         return self.signature is not None and self._folders() != self.signature
 
     def current(self) -> list[ConflictCopy]:
-        """The copies, scanned again when a folder changed."""
+        """The copies, scanned again when a folder changed (the archived and live snapshots' IDs with them)."""
         signature = self._folders()
         if signature != self.signature:
             try:
                 self.copies = find_copies(self.root)
+                self.archived = self.root.archived_ids()
+                self.snapshots = snapshot_ids(self.root) if self.archived else set()
             except (OSError, MemboardError):  # an unreadable folder: no banner line rather than no board
-                self.copies = []
+                self.copies, self.archived, self.snapshots = [], set(), set()
             self.signature = signature
         return self.copies
 
-    def findings(self) -> list[Finding]:
-        """Doctor's findings about the current copies (none while there is no copy), read again when a copy,
-        its original or index.md changed."""
+    def findings(self, live: Container[str] = frozenset()) -> list[Finding]:
+        """Doctor's findings about the current copies and the archived sessions live again (live: the IDs of the
+        index's rows); none while there is neither. Read again when a copy, its original, index.md or the files
+        of such a session changed."""
         copies = self.current()
-        if not copies:
+        again = sorted(sid for sid in self.archived if sid in self.snapshots or sid in live)
+        if not copies and not again:
             self.sync_signature, self.sync = None, []
             return []
         files = sorted({INDEX, *(c.path for c in copies), *(c.original for c in copies)})
+        files += [rel for sid in again for rel in (session_path(sid), f"{ARCHIVE}/{sid}/index.md")]
         signature = (self.signature, tuple(_signature(str(self.root.path / rel)) for rel in files))
         if signature != self.sync_signature:
             self.sync = sync_findings(self.root)

@@ -140,7 +140,9 @@ class OpenConflict:
 
     file is the original's path (`index.md`, `sessions/<id>.md`, a note's); id the session or note ("" for
     blocks no ID names); column the cell's (`Summary`; "" for conflict blocks); ours and theirs the cell's two
-    values (this machine's, the copy's); message doctor's words about conflict blocks."""
+    values (this machine's, the copy's; an archived session's: the archive's, the update's); message doctor's words
+    about conflict blocks; archived whether the cell is of a session archived on one machine and updated on the
+    other in the same minute (it stays archived either way)."""
 
     file: str
     id: str
@@ -148,31 +150,23 @@ class OpenConflict:
     ours: str = ""
     theirs: str = ""
     message: str = ""
+    archived: bool = False
 
 
 def open_conflicts(root: MemoryRoot) -> list[OpenConflict]:
-    """What resolve can decide on root: each cell doctor's merge of a copy leaves open (under the file the copy is
-    of, with both values), then each file with conflict blocks (from a doctor pass)."""
-    # lazy: the merge of copies and doctor's checks load with the flow that needs them
-    from ..core.files.copies import find_copies
-
+    """What resolve can decide on root: each cell left open (a copy's merge leaves it, or a session archived on one
+    machine and updated on the other in the same minute), under the file it is open in, with both values; then
+    each file with conflict blocks (from a doctor pass)."""
     # lazy: doctor's checks load only with the resolve flow
     from ..core.ops.doctor import diagnose
 
-    # lazy: the merge of copies loads only with the resolve flow
-    from ..core.ops.doctor.merging import fold_copies
-
-    # lazy: the notes' copies load only with the resolve flow
-    from ..core.ops.doctor.notes import note_copies
+    # lazy: resolve's own reading of the open cells loads only with its flow
+    from ..core.ops.resolve import open_cells
 
     with root.steady():
-        folded = fold_copies(root, find_copies(root, thorough=True) + note_copies(root))
+        cells = open_cells(root)
         found, _ = diagnose(root)
-    out = [
-        OpenConflict(fold.original, cell.id, cell.column, cell.ours, cell.theirs)
-        for fold in folded.folds
-        for cell in fold.open
-    ]
+    out = [OpenConflict(file, c.id, c.column, c.ours, c.theirs, archived=arch) for file, c, arch in cells]
     for f in found:
         if f.kind in RESOLVABLE and f.kind != "conflict_cell":
             out.append(OpenConflict(dict(f.extra).get("path") or f.subject or "", f.id, "", message=str(f.message)))

@@ -403,7 +403,9 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
     def _post_notices(self, model: BoardModel) -> None:
         """Work out the banner's notices for a model (from a worker) and post them to the UI thread."""
         scan = self.copy_scan
-        self.post_message(NoticesLoaded(read_notices(self.memory_root, model, scan.current(), scan.findings())))
+        self.post_message(
+            NoticesLoaded(read_notices(self.memory_root, model, scan.current(), scan.findings(model.by_id.keys())))
+        )
 
     def on_notices_loaded(self, message: NoticesLoaded) -> None:
         """Show fresh notices in the banner."""

@@ -237,9 +237,16 @@ def resolve_words(prefer: str, only: str | None, conflicts: list[results.OpenCon
         if prefer == "ours"
         else "take theirs (the sync-conflict copy's values; in a git merge, the branch merged in)"
     )
+    kinds = {c.archived for c in scoped}  # (archived on one machine, updated on the other: the cell's sides)
+    archived = ""
+    if kinds == {True}:
+        whose = "keep ours (the archive's values)" if prefer == "ours" else "take theirs (the update's values)"
+        archived = "; the session stays archived"
+    elif True in kinds:
+        archived = "; an archived session's cells: ours the archive's values, theirs the update's (it stays archived)"
     scope = f" of {only}" if only else ""
-    moves = "; then each copy moves to .memboard/conflicts/" if any(c.column for c in scoped) else ""
-    return f"{n:,} open {'conflict' if n == 1 else 'conflicts'}{scope}: {whose}{moves}"
+    moves = "; then each copy moves to .memboard/conflicts/" if any(c.column and not c.archived for c in scoped) else ""
+    return f"{n:,} open {'conflict' if n == 1 else 'conflicts'}{scope}: {whose}{moves}{archived}"
 
 
 def done_words(plan: Plan) -> str:

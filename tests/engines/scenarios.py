@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from unittest import mock
 
 from tests.support.engines import Machine, SyncthingPair, shared_files
 
@@ -12,6 +15,41 @@ NOTE = ("--title", "Use uv for environments", "--type", "fact", "--scope", "glob
 NOTE_KEY = "global/fact/use-uv-for-environments"
 COPY_RE = re.compile(r"^(?P<stem>.+)\.sync-conflict-\d{8}-\d{6}-(?P<device>[A-Z0-9]{7})(?P<ext>\.md)$")
 KEPT = ".memboard/conflicts/"  # where doctor --fix keeps each merged copy, under the copy's own path
+
+
+def board_sees(one: Machine) -> tuple[list[str], list[tuple[str, str, str, str]]]:
+    """The board on one's root, as that machine opens it: its banner's lines, and what `R` lists to resolve
+    ((id, column, ours, theirs) each; escape then: nothing is written)."""
+    # lazy: the board (Textual) loads only in the tests that open it
+    from memboard.board.app import MemboardApp
+
+    # lazy: the screen is the board's, loaded with it
+    from memboard.board.screens import ResolveScreen
+
+    # lazy: the banner widget is the board's, loaded with it
+    from memboard.widgets.board_status import BoardBanner
+
+    async def look() -> tuple[list[str], list[tuple[str, str, str, str]]]:
+        app = MemboardApp(one.root, watch=False)
+        async with app.run_test(size=(140, 40)) as pilot:
+            for _ in range(2):  # (the first read, then the banner's doctor pass)
+                await pilot.pause()
+                await asyncio.wait_for(app.workers.wait_for_complete(), 30)
+                await pilot.pause()
+            lines = [text for _, text in app.query_one("#banner", BoardBanner).lines]
+            await pilot.press("R")
+            for _ in range(500):
+                if isinstance(app.screen, ResolveScreen):
+                    break
+                await pilot.pause(0.01)
+            screen = app.screen
+            listed = [(c.id, c.column, c.ours, c.theirs) for c in getattr(screen, "conflicts", [])]
+            await pilot.press("escape")
+            await asyncio.wait_for(app.workers.wait_for_complete(), 30)
+        return lines, listed
+
+    with mock.patch.dict(os.environ, one.env()):
+        return asyncio.run(look())
 
 
 def snapshot(item: str) -> str:

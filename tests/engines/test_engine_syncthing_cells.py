@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engines.scenarios import KEPT, copies, snapshot
+from tests.engines.scenarios import KEPT, board_sees, copies, snapshot
 from tests.support.doctor import fix_report
 from tests.support.engines import Machine, differences, shared_files
 
@@ -47,6 +47,9 @@ def test_the_same_cell_changed_on_both_machines_is_open_until_resolve_decides_it
     assert (laptop.root / index_copy).is_file()  # the copy stays while its cell is open
     ours = laptop.rows()[sid]["summary"]
     assert ours == "Desktop: the parser needs tests."  # (the desktop's version was the newer: it kept the name)
+    lines, listed = board_sees(laptop)
+    assert f"index.md: open conflict: {sid} Summary (R: resolve)" in lines, lines
+    assert listed == [(sid, "Summary", ours, "Laptop: the parser is done.")]
     copy_bytes = (laptop.root / index_copy).read_bytes()
     res = laptop("resolve", "--prefer", prefer)
     assert res.code == 0, res.err
@@ -110,6 +113,15 @@ def test_archived_on_one_machine_and_updated_on_the_other_in_the_same_minute_is_
     cells = {f["column"]: f for f in laptop.doctor() if f["kind"] == "conflict_cell"}
     assert sorted(cells) == ["Summary", "Topic"], cells
     assert "'Desktop topic'" in cells["Topic"]["message"] and "'Laptop topic'" in cells["Topic"]["message"]
+    lines, listed = board_sees(laptop)  # (open in the live row and snapshot or in a copy: whichever Syncthing left)
+    assert sorted(line.split(": open conflict: ")[1] for line in lines if ": open conflict: " in line) == [
+        f"{sid} Summary (R: resolve)",
+        f"{sid} Topic (R: resolve)",
+    ], lines
+    assert sorted(listed) == [
+        (sid, "Summary", "Laptop: the summary.", "Desktop: the summary."),
+        (sid, "Topic", "Laptop topic", "Desktop topic"),
+    ]
     res = laptop("resolve", sid, "--prefer", "theirs")
     assert res.code == 0, res.err
     pair.sync()

@@ -85,6 +85,11 @@ REWORDED: dict[str, str] = {
     "- Syncthing keeps the newer version": "issue 26: the busy test is a real test, and what Syncthing still leaves meanwhile",
     "Measured on a shared 2-core machine:": "issue 26: measured again with the harness's new start",
     "- `2 sync-conflict copies to merge (d: doctor)`": "issue 26: the banner says an original is missing",
+    "A banner under the status line names what is wrong": "issue 26: the banner names an archived session's "
+    "same-minute cells and the driver's blocks beside them",
+    "**Files other tools left behind are not taken for memory.**": "issue 26: resolve decides git's blocks; rclone "
+    "and unison names",
+    "The banner reads doctor's findings only while a copy": "issue 26: also while an archived session is live again",
     "``` memboard [--root DIR] open the board": "issue 28 §6: --json on note key, config and the install commands",
     "The memory root is `--root DIR`, else": "issue 28 §6: --root after the command, errors under --json",
     "`memboard completion bash|zsh|fish` prints": "issue 28 §6: Session IDs and topic keys complete from the root",

@@ -182,3 +182,16 @@ def test_through_git_archived_on_one_clone_updated_on_the_other_in_the_same_minu
     assert [f for f in json.loads(a.mb("doctor", "--json").out) if f["fix"] or f["kind"] == "conflict_cell"] == []
     a.commit("a: merged")
     assert a.git("status", "--porcelain").stdout == ""
+
+
+def test_a_kept_snapshot_of_that_name_with_other_bytes_keeps_the_live_one_beside_it(cli, root, tmp_path):
+    sid, _ = archived_there_updated_here(cli, root, tmp_path, row_live=True)
+    on(cli, root, "doctor", "--fix")
+    live = (root / "sessions" / f"{sid}.md").read_bytes()
+    kept = root / ".memboard" / "conflicts" / "sessions"
+    kept.mkdir(parents=True)
+    (kept / f"{sid}.md").write_bytes(b"an earlier kept snapshot\n")
+    on(cli, root, "resolve", sid, "--prefer", "theirs")
+    assert (kept / f"{sid}.md").read_bytes() == b"an earlier kept snapshot\n"  # never overwritten
+    assert (kept / f"{sid}.2.md").read_bytes() == live  # the live snapshot's bytes, under a free name beside it
+    assert not (root / "sessions" / f"{sid}.md").exists()

@@ -101,9 +101,15 @@ class ResolveScreen(ModalScreen[Answer | None]):
             scope = f"Decides only {self.selected}'s (s: every one)."
         else:
             scope = f"Decides every one (s: only {self.selected}'s)."
+        archived = (
+            " An archived session's (archived on one machine, updated on the other): ours is the archive's value, "
+            "theirs the update's; it stays archived either way."
+            if any(c.archived for c in self.scope)
+            else ""
+        )
         return (
             f"{scope} Ours: this machine's value (git: the branch you are on); theirs: the copy's (git: the "
-            "branch merged in). The plan is previewed next; nothing is written before you confirm."
+            f"branch merged in).{archived} The plan is previewed next; nothing is written before you confirm."
         )
 
     def on_mount(self) -> None:

@@ -18,7 +18,7 @@ from ..files.root import MemoryRoot
 from ..formats.index import IndexFile
 from ..formats.layout import ARCHIVE, CONFLICTS, INDEX, NOTES, SESSIONS, archive_index_path, archive_session_path
 from ..merge.gitblocks import resolve_blocks
-from ..merge.result import Prefer
+from ..merge.result import OpenCell, Prefer
 from ..plan import Change, Plan
 from ..results import Decided, ResolveResult
 from .doctor import archived, sessions
@@ -65,9 +65,10 @@ def decide_archives(
     """doctor's archive checks (archived on one machine, updated on the other in the same minute) with prefer
     deciding the cells no time decides, of session only or every one: the files it changes (checkup.plan) and
     the copies that stay in place (a row of theirs still open). Only the sessions whose cells doctor leaves
-    open are decided (a first pass without prefer finds them): resolve does no other repair of doctor's."""
+    open are decided (a first pass without prefer finds them, on the same read of the root): resolve does no
+    other repair of doctor's."""
     probe = _archive_checks(root, copies, left, None, None, None)
-    return _archive_checks(root, copies, left, prefer, only, set(probe.archive_open))
+    return _archive_checks(root, copies, left, prefer, only, set(probe.archive_open), probe)
 
 
 def _archive_checks(
@@ -77,17 +78,15 @@ def _archive_checks(
     prefer: Prefer | None,
     only: str | None,
     among: set[str] | None,
+    read: Checkup | None = None,
 ) -> Checkup:
     """doctor's checks of live rows, live snapshots and copies' rows beside `archive/<id>/` (of the sessions
-    among, else every one), prefer deciding what no time decides."""
+    among, else every one), prefer deciding what no time decides; read: an earlier pass over the same root, whose
+    reads this one takes instead of reading the index, sessions/ and archive/ again."""
     copied = {c.path[len(SESSIONS) + 1 : -3] for c in copies if c.path.startswith(f"{SESSIONS}/")}
-    c = Checkup(root, datetime.now(), copied)
+    c = Checkup(root, datetime.now(), copied, read=read)
     c.prefer, c.only = prefer, only
-    disk: MemoryRoot = getattr(root, "base", root)  # (the copies as they are)
-    for sid, _line, copy in left.held_back:
-        found = IndexFile(disk.read(copy) or b"").find(sid)
-        if found and not c.index.find(sid) and (among is None or sid in among):
-            archived.held_back_row(c, sid, found[-1], copy)
+    archived.held_back_rows(c, left.held_back, c.index.ids(), among)  # (no row check here: any row is live)
     live = set(c.index.ids()) & c.archived if c.archived else set()
     for sid in sorted((c.archived & c.snaps) | live):
         rows = c.index.find(sid)
@@ -99,6 +98,26 @@ def _archive_checks(
         elif rows and root.exists(archive_index_path(sid)):
             sessions.finish_archive(c, sid, rows[0], sid in c.snaps)
     return c
+
+
+def open_cells(root: MemoryRoot) -> list[tuple[str, OpenCell, bool]]:
+    """Every cell resolve decides on root, with the file it is open in and whether it is an archived session's:
+    each cell doctor's merge of a copy leaves open (in the copy's original; ours this machine's value, theirs the
+    copy's), then each field of a session archived on one machine and updated on the other in the same minute (in
+    the file holding the update: index.md, the live snapshot, a copy's original; ours the archive's value, theirs
+    the update's; one per field, as doctor reports them)."""
+    copies: list[ConflictCopy] = find_copies(root, thorough=True) + note_copies(root)
+    left = fold_copies(root, copies)
+    out = [(fold.original, cell, False) for fold in left.folds for cell in fold.open]
+    merged = PlannedRoot(root)  # (the archive checks read the copies folded in, as doctor's do)
+    merged.lay(Plan(OP, None, left.changes))
+    originals = {c.path: c.original for c in copies}
+    for _sid, cells in sorted(_archive_checks(merged, copies, left, None, None, None).archive_open.items()):
+        by_column: dict[str, tuple[OpenCell, str]] = {}
+        for cell, where in cells:
+            by_column.setdefault(cell.column, (cell, where))
+        out += [(originals.get(where, where), cell, True) for cell, where in by_column.values()]
+    return out
 
 
 def plan_resolve(root: MemoryRoot, prefer: Prefer, only: str | None = None) -> Plan[ResolveResult]:

@@ -16,10 +16,12 @@ update's), and the session stays archived either way, the live snapshot's bytes 
 
 from __future__ import annotations
 
+from collections.abc import Container
+
+from ...files.root import MemoryRoot
 from ...formats.clock import parse
-from ...formats.index import Row
+from ...formats.index import IndexFile, Row
 from ...formats.layout import (
-    CONFLICTS,
     INDEX,
     archive_dir,
     archive_index_path,
@@ -33,6 +35,7 @@ from ...merge.result import OpenCell, Prefer
 from ...plan import Change
 from ...results import Finding
 from .checkup import Checkup
+from .merging import kept_path
 
 # the archive file's fields a row's later values replace, by the row's field name
 ARCHIVED_FIELDS = (
@@ -121,7 +124,7 @@ def _kept_live(c: Checkup, live: str, data: bytes) -> None:
     free name beside it when another file is there: `<id>.2.md`, ...), deleted when those bytes are there."""
     stem, n = live[:-3], 1
     while True:
-        kept = f"{CONFLICTS}/{stem}{'' if n == 1 else f'.{n}'}.md"
+        kept = kept_path(live if n == 1 else f"{stem}.{n}.md")
         there = c.root.read(kept)
         if there is None:
             c.file_changes.append(Change("move", live, data, data, dest=kept))
@@ -177,6 +180,19 @@ def held_back_row(c: Checkup, sid: str, row: Row, copy: str) -> None:
             f"merge the row's values into {archive_index_path(sid)}: the session stays archived",
             archive_dir(sid),
         )
+
+
+def held_back_rows(
+    c: Checkup, held: list[tuple[str, str, str]], live: Container[str], among: set[str] | None = None
+) -> None:
+    """held_back_row for each row a copy holds of an archived session that the merge did not bring back (held:
+    merging's held_back), read from the copy as it is on disk, unless live holds the session (its live row is
+    checked instead) or it is not among the sessions asked about (None: every one)."""
+    disk: MemoryRoot = getattr(c.root, "base", c.root)  # (the copies as they are, not as the merge moves them)
+    for sid, _line, copy in held:
+        found = IndexFile(disk.read(copy) or b"").find(sid)
+        if found and sid not in live and (among is None or sid in among):
+            held_back_row(c, sid, found[-1], copy)
 
 
 def report_open(c: Checkup) -> None:

@@ -60,15 +60,17 @@ class Checkup:
         copied: frozenset[str] | set[str] = frozenset(),
         left_out: frozenset[str] = frozenset(),
         counting: bool = False,
+        read: Checkup | None = None,
     ):
-        """Read the index and list snapshots (not sync-conflict copies: `copied`) and archive folders; the repairs
-        of the kinds left_out (of LEAVABLE) are not planned (their findings still are); counting: the plan is only
-        counted (its created snapshots hold no bytes: never applied)."""
+        """Read the index and list snapshots (not sync-conflict copies: `copied`) and archive folders (or take what
+        pass `read` read of the same root: its index parsed once); the repairs of the kinds left_out (of LEAVABLE)
+        are not planned (their findings still are); counting: the plan is only counted (its created snapshots hold
+        no bytes: never applied)."""
         self.root, self.when, self.counting = root, when, counting
         self.left_out = left_out
         self.kept_orphans: set[str] = set()  # orphan snapshots not restored (left out): sessions, not missing ones
-        self.before = root.read(INDEX)
-        self.index = IndexFile(self.before or b"")
+        self.before: bytes | None = root.read(INDEX) if read is None else read.before
+        self.index: IndexFile = IndexFile(self.before or b"") if read is None else read.index
         self.findings: list[Finding] = []
         self.edit: IndexEdit | None = None  # set by the index checks once the table can take repairs
         self.file_changes: list[Change] = []  # archive files: after the snapshots, before the index
@@ -77,8 +79,8 @@ class Checkup:
         self.live: dict[str, Row] = {}  # Session ID -> its one usable row
         self.finishing: set[str] = set()  # live rows whose archive this repair finishes
         self.restored: dict[str, dict[str, str]] = {}  # orphan snapshot ID -> the row this repair appends
-        self.snaps = root.session_ids_on_disk() - set(copied)
-        self.archived = root.archived_ids()
+        self.snaps: set[str] = root.session_ids_on_disk() - set(copied) if read is None else read.snaps
+        self.archived: set[str] = root.archived_ids() if read is None else read.archived
         self._referrers: dict[str, list[str]] | None = None
         self._sources: dict[str, list[str]] = {}  # snapshot text -> its Continues From (see sources_in)
         # archived on one machine, updated on the other in the same minute (archived.py): the cells no time

@@ -90,13 +90,9 @@ def _repairs(
     sessions, archive folders, links and notes; also the copies that stay in place (archived.held_back_row)."""
     checkup = Checkup(root, when, copied, left_out, counting)
     plan: Plan[DoctorResult] = Plan(OP, DoctorResult([]))
-    disk: MemoryRoot = getattr(root, "base", root)  # (the copies as they are, not as the merge moves them)
     if rows.index_not_text(checkup) and rows.index_columns(checkup):
         rows.check_rows(checkup)
-        for sid, _line, copy in held:
-            found = IndexFile(disk.read(copy) or b"").find(sid)
-            if found and sid not in checkup.live:
-                archived.held_back_row(checkup, sid, found[-1], copy)
+        archived.held_back_rows(checkup, held, checkup.live)
         sessions.check_live_rows(checkup)
         sessions.check_orphans(checkup)
         sessions.check_archive_folders(checkup)

@@ -145,9 +145,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         from .hierarchy_parser import parse_lookup  # lazy: see above
 
         return parse_lookup(argv)
-    from .parser import build_parser  # lazy: see above
+    from .parser import build_parser, command_parser  # lazy: see above
 
-    return globals_everywhere(build_parser()).parse_args(argv)
+    name = command[0] if command and not command[0].startswith("-") else None
+    helped = any(word in ("-h", "--help") for word in raw)  # (the whole parser's help lists every command)
+    one = command_parser(name) if name is not None and not helped else None
+    return globals_everywhere(one or build_parser()).parse_args(argv)
 
 
 def run(args: argparse.Namespace) -> int:

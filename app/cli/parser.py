@@ -27,8 +27,48 @@ Sub = Any  # argparse's subparsers action (a private type)
 NOTE_CHOICES = ("supersede", "keep_both")
 
 
+class _Skipped:
+    """What a command's parser-building calls get when a parser for one command is built: every call is
+    taken and does nothing (argparse spends 40-70 ms making the 66 commands' parsers, most of a short command)."""
+
+    def __getattr__(self, _name: str) -> Any:
+        """Any method: one that takes anything and returns this same stand-in."""
+        return self._take
+
+    def _take(self, *_args: Any, **_kwargs: Any) -> _Skipped:
+        """Take a call and do nothing."""
+        return self
+
+
+class _OneCommand:
+    """The subparsers action of a parser built for one command: that command's parser is made, no other."""
+
+    def __init__(self, action: Sub, only: str):
+        """Build only's parser on action; skip the others."""
+        self.action, self.only, self.found = action, only, False
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        """The command's real parser when it is the one, else a _Skipped."""
+        if name != self.only:
+            return _Skipped()
+        self.found = True
+        return self.action.add_parser(name, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
+    return _build(None)[0]
+
+
+def command_parser(name: str) -> argparse.ArgumentParser | None:
+    """The argument parser with only the command `name` (the same parse of its arguments as the whole parser's,
+    its help and its errors the same), or None when no command has that name (the whole parser then says so)."""
+    parser, found = _build(name)
+    return parser if found else None
+
+
+def _build(only: str | None) -> tuple[argparse.ArgumentParser, bool]:
+    """The parser of every command (only: of that one alone), and whether it holds the one."""
     common = OneLineParser(add_help=False)
     common.add_argument("--root", metavar="DIR", default=argparse.SUPPRESS, help="memory root folder")
     changing = OneLineParser(add_help=False, parents=[common])
@@ -43,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--root", metavar="DIR", help="memory root folder")
     parser.add_argument("--version", action="version", version=f"memboard {__version__}")
     parser.set_defaults(handler="ui:cmd_board")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    action = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = action if only is None else _OneCommand(action, only)
     p = sub.add_parser("demo", help="open the board on a generated demo root")
     p.add_argument("--keep", metavar="DIR", help="generate the demo root in DIR and keep it")
     p.set_defaults(handler="ui:cmd_demo")
@@ -68,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     sync_parser.add_parsers(sub, changing)
     _setup_commands(sub)
     search.add_parser(sub, common)
-    return parser
+    return parser, only is None or (isinstance(sub, _OneCommand) and sub.found)
 
 
 def _registration_commands(sub: Sub, changing: argparse.ArgumentParser) -> None:

@@ -10,7 +10,7 @@ from ..core.formats.conversations import valid_conversation
 from ..core.ops.query import chain, iter_row_views, show
 from ..core.ops.session_start import whoami
 from ..core.results import ChainNode
-from ..service.output import chain_json, row_json, row_text, session_json, whoami_json
+from ..service.output import chain_json, row_json, session_json, whoami_json
 from .args import root_of
 from .entry import err
 from .output import dump, dump_array
@@ -19,12 +19,18 @@ from .output import dump, dump_array
 def cmd_list(args: argparse.Namespace) -> int:
     """list [--status S] [--json]: the rows stream out as they are read (a 100k-row index is never held whole)."""
     warnings: list[str] = []
+    if args.json:
+        # lazy: only `list --json` makes its rows' JSON from their lines
+        from ..service.listing import listing_texts
+
+        texts = listing_texts(root_of(args), args.status, warnings)
+        for line in warnings:
+            err(line)
+        dump_array(texts, lambda text, _level: text)
+        return 0
     rows = iter_row_views(root_of(args), args.status, warnings)
     for line in warnings:
         err(line)
-    if args.json:
-        dump_array(rows, row_text)
-        return 0
     for r in rows:
         mark = "!" if r.problem else " "
         refs = ",".join(r.referenced_by) or "-"

@@ -419,6 +419,10 @@ def file_patch_bytes(
     """file_patch encoded (its very bytes), made from the files' bytes without decoding them (rewrite: how
     after comes from before line by line, when the change knows it: see rewritten)."""
     head, old_name, new_name, final = _sides(kind, path, before, after, dest)
+    if kind == "modify" and rewrite is None and before and after:
+        hunk = _deletion_hunk(before, after)
+        if hunk is not None:
+            return encode(head) + encode(f"--- {old_name}\n") + encode(f"+++ {new_name}\n") + hunk
     a = byte_lines(before)
     known = rewritten(a, rewrite) if rewrite is not None and kind == "modify" else None
     b, blocks = known if known is not None else (byte_lines(final), None)
@@ -426,3 +430,68 @@ def file_patch_bytes(
     if not body and kind == "modify":
         return b""  # no byte changes: nothing for a patch to say
     return encode(head) + body
+
+
+PIECE = 1 << 16  # bytes compared in one step when looking for where two large files part
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """How many bytes a and b share at their start (compared a piece at a time: a memcmp each)."""
+    n = min(len(a), len(b))
+    at = 0
+    while at < n and a[at : at + PIECE] == b[at : at + PIECE]:
+        at += PIECE
+    if at >= n:
+        return n
+    lo, hi = at, min(at + PIECE, n)  # a[:lo] == b[:lo]; they differ before hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo if a[lo] != b[lo] else hi
+
+
+def _deletion_hunk(before: bytes, after: bytes) -> bytes | None:
+    """unified_diff_bytes' hunks (one) for after = before with a run of whole lines removed from its middle, in
+    a large file (archive deletes one row of 100k): made from the bytes around the run, without splitting
+    either file into lines; None for any other change, or where _local_blocks would not match the kept ends
+    whole (the exact diff is then found from the lines).
+
+    Why the same hunk: the lines _kept_ends keeps at the start are those wholly in the bytes both files share
+    at their start; when the rest of after is the end of before from a line start on, _kept_ends keeps all of
+    it at the end (as many lines as its limit allows), after's middle is empty, and _local_blocks' blocks are
+    the kept start and the kept end when the last kept line before the run and the first one after it occur once in a and not
+    in its middle, which a single occurrence of their bytes anywhere in before vouches for."""
+    if len(after) >= len(before) or len(before) + len(after) <= LARGE:  # (fewer bytes than LARGE: fewer lines)
+        return None
+    cut = before.rfind(b"\n", 0, _common_prefix(before, after)) + 1  # after the last line end both share
+    q = cut + len(before) - len(after)  # where the run ends, if after is before without it
+    if before[q - 1] != 0x0A or not before.endswith(after[cut:]):
+        return None  # (not a removal of whole lines)
+    run = before[cut:q]
+    head = before.count(b"\n", 0, cut)
+    tail = before.count(b"\n", q) + (0 if before.endswith(b"\n") else 1)
+    total = head + run.count(b"\n") + tail  # (a's lines; b's are head + tail)
+    if not head or not tail or head + tail < total // 2 or total + head + tail <= LARGE:
+        return None
+    stop = q
+    for _ in range(CONTEXT):  # the CONTEXT lines after the run (or all of them)
+        stop = before.find(b"\n", stop) + 1 or len(before)
+        if stop == len(before):
+            break
+    trail = byte_lines(before[q:stop])
+    start = cut
+    for _ in range(CONTEXT):  # the CONTEXT lines before the run (or all of them)
+        if start == 0:
+            break
+        start = before.rfind(b"\n", 0, start - 1) + 1
+    lead = byte_lines(before[start:cut])
+    last_kept, first_kept = lead[-1], before[q : before.find(b"\n", q) + 1]  # (b"": the last line has no end)
+    if not first_kept or before.count(last_kept) != 1 or before.count(first_kept) != 1:
+        return None
+    removed = byte_lines(run)
+    first = head - len(lead)
+    ranges = f"@@ -{_range(first, head + len(removed) + len(trail))} +{_range(first, head + len(trail))} @@\n"
+    return b"".join((ranges.encode("ascii"), b" ", b" ".join(lead), b"-", b"-".join(removed), b" ", b" ".join(trail)))

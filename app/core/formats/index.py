@@ -462,6 +462,11 @@ class IndexFile:
         """The table's rows, each line decoded on its own (no list of every line of the file is made)."""
         return self._reader(self.data, self._rows_off, self._end_off, (self.header_line or 0) + 2)
 
+    def line_reader(self) -> tuple[dict[str, int], Callable[[bytes, int, int, int], Iterator[Row]]]:
+        """For a reader of the table's lines themselves (`list --json`): each known field's cell, and the rows'
+        reader (see _reader): reader(data, pos, stop, number) yields the Row of each line between those bytes."""
+        return self._fields, self._reader
+
     def span_of(self, row: Row) -> tuple[int, int] | None:
         """The byte offsets where row's line starts and ends (its ending included), when the row knows them."""
         if row.offset < 0:

@@ -164,6 +164,24 @@ def iter_row_views(root: MemoryRoot, status: str | None = None, warnings: list[s
     return (row_view(r, r.id in snaps) for r in rows if status is None or r.status == status)
 
 
+def listed_index(root: MemoryRoot, status: str | None = None) -> IndexFile | None:
+    """The index when its rows can be listed from their lines' text (a table with the ID and every viewed column,
+    no merge-conflict markers), else None (iter_row_views lists them); checks status as iter_row_views does (an
+    index it takes gives no warning: iter_row_views warns only of a missing index and of conflict markers)."""
+    if status is not None and status not in STATUSES:
+        raise UsageError(f"unknown status {status!r}: use idle, active or stale")
+    read = root.read(INDEX)
+    if read is None:
+        return None
+    index = IndexFile(read)
+    if not index.has_table or index.conflict_lines:
+        return None
+    fields, _ = index.line_reader()
+    if not all(name in fields for name in ("id", *VIEWED)):
+        return None
+    return index
+
+
 def list_rows(root: MemoryRoot, status: str | None = None, warnings: list[str] | None = None) -> list[RowView]:
     """Rows of the index (optionally of one status); warnings collects what the reader should know."""
     return list(iter_row_views(root, status, warnings))

@@ -256,7 +256,7 @@ def _run(tool: str, cli_root: str | None, agent: str | None, stdin, answered: li
         plan = register_from_hook(tool, payload, root_path, cfg, agent)
         if not plan.success:
             raise RuntimeError("registration reported no Session ID")
-        out = answer(tool, plan.success) + "\n"
+        out = answer(tool, context_of(plan, tool, cfg, root_path, payload, cli_root)) + "\n"
         answered.append(True)  # (even when printing fails below: half an answer must not be followed by `{}`)
         try:
             sys.stdout.buffer.write(out.encode("ascii"))
@@ -275,6 +275,25 @@ def _run(tool: str, cli_root: str | None, agent: str | None, stdin, answered: li
             detail = str(exc).splitlines()[0] if str(exc) else ""
         log_line(root_path, tool, f"failed open, no Session ID reported: {type(exc).__name__}: {detail}")
         return 0
+
+
+def context_of(plan, tool: str, cfg: config.Settings, root_path, payload: dict, cli_root: str | None) -> str:
+    """The additional context: the Session ID line, or with config hook_context digest the ID and its digest
+    (cli/hook_digest.py); a digest that cannot be made is logged and the ID line alone is told."""
+    try:
+        if cfg.value("hook_context") != "digest":
+            return plan.success
+        budget = cfg.value("hook_context_bytes")
+        budget = budget if isinstance(budget, int) else config.DEFAULT_HOOK_CONTEXT_BYTES
+        from .hook_digest import digest  # lazy: only hook_context digest reads what the digest needs
+
+        index = next((ch.before for ch in plan.changes if ch.path == "index.md"), None)
+        if index is None:  # (a resumed conversation: nothing was written, the row is read again)
+            index = MemoryRoot(root_path).read("index.md")
+        return digest(plan.result.session_id, plan.result.reused, Path(root_path), index, payload, budget, cli_root)
+    except Exception as exc:  # the ID is written and verified: a digest problem never hides it
+        log_line(root_path, tool, f"digest left out: {type(exc).__name__}: {str(exc)[:120]}")
+        return plan.success
 
 
 def cmd_hook(args) -> int:

@@ -38,6 +38,9 @@ DEFAULT_FACTS_STALE_DAYS = 30
 DEFAULT_SETTLE = 0.5  # seconds a file must stay unchanged before memboard builds on it (files/settle.py)
 MCP_PROFILES = ("agent", "sessions", "notes", "spaces", "hierarchy", "all")  # service/mcp_tools.py: their tools
 DEFAULT_MCP_TOOLS = "agent"
+HOOK_CONTEXTS = ("id", "digest")  # what the SessionStart hook tells the agent (cli/hook_digest.py)
+DEFAULT_HOOK_CONTEXT_BYTES = 2000
+MIN_HOOK_CONTEXT_BYTES = 200  # room for the Session ID line and the line naming how to read more
 
 
 def config_path() -> Path:
@@ -303,6 +306,23 @@ def _parse_profiles(raw: str, themes: Themes) -> object:
     return ",".join(names)
 
 
+def _parse_hook_context(raw: str, themes: Themes) -> object:
+    """`config set hook_context id|digest`."""
+    value = raw.strip()
+    if value not in HOOK_CONTEXTS:
+        raise UsageError(f"hook_context must be one of {', '.join(HOOK_CONTEXTS)}, not {raw!r}")
+    return value
+
+
+def _hook_context(value: object) -> object:
+    """The stored hook_context, strictly (unset: id)."""
+    if value is None:
+        return "id"
+    if value not in HOOK_CONTEXTS:
+        raise UsageError(f"config hook_context must be one of {', '.join(HOOK_CONTEXTS)}, not {value!r}")
+    return value
+
+
 class Key(NamedTuple):
     """One setting: its name, its kind (type), its default (None: none), how `config set` parses a value, how a
     stored value is read (None: unset, or a value its users pass over for the default), and its help."""
@@ -394,6 +414,21 @@ TABLE = (
         _parse_profiles,
         _text,
         f"the tool profiles `memboard mcp` serves ({', '.join(MCP_PROFILES)}; several joined by commas)",
+    ),
+    Key(
+        "hook_context",
+        str,
+        "id",
+        _parse_hook_context,
+        _hook_context,
+        "what the SessionStart hook tells the agent: id (the Session ID) or digest (the ID and a budgeted digest)",
+    ),
+    Key(
+        "hook_context_bytes",
+        int,
+        DEFAULT_HOOK_CONTEXT_BYTES,
+        *_whole("hook_context_bytes", DEFAULT_HOOK_CONTEXT_BYTES, MIN_HOOK_CONTEXT_BYTES),
+        "the most UTF-8 bytes of the hook's context with hook_context digest",
     ),
     Key(
         "keymap",

@@ -197,7 +197,7 @@ def test_get_prints_the_value_commands_use_the_configs_else_the_default(cli, con
 def test_get_of_an_unknown_key_or_one_without_value_or_default_is_one_line(cli, config_file):
     res = cli("config", "get", "colour", use_root=False)
     assert res.code == 2 and res.err.strip().splitlines() == [
-        "memboard: unknown config key 'colour': use one of root, agent_name, stale_days, theme, lock_timeout, settle_seconds, space_roots, space_stale_days, hierarchy_workspace, hot_max_lines, hot_max_tokens, facts_stale_days, mcp_tools, keymap"
+        "memboard: unknown config key 'colour': use one of root, agent_name, stale_days, theme, lock_timeout, settle_seconds, space_roots, space_stale_days, hierarchy_workspace, hot_max_lines, hot_max_tokens, facts_stale_days, mcp_tools, hook_context, hook_context_bytes, keymap"
     ]
     res = cli("config", "get", "root", use_root=False)
     assert res.code == 1 and res.out == "" and f"root is not set in {config_file}" in res.err

@@ -27,6 +27,8 @@ def test_every_key_in_the_table_is_one_config_set_names_with_its_help():
         "hot_max_tokens",
         "facts_stale_days",
         "mcp_tools",
+        "hook_context",
+        "hook_context_bytes",
         "keymap",
     }
     for key in config.TABLE:
@@ -99,6 +101,8 @@ def test_the_tables_defaults_are_the_ones_their_users_fall_back_to():
         "hot_max_tokens": 1000,
         "facts_stale_days": 30,
         "mcp_tools": "agent",  # service/mcp_tools.py's DEFAULT_PROFILE
+        "hook_context": "id",  # cli/hook.py's context_of: the Session ID line alone
+        "hook_context_bytes": 2000,  # cli/hook.py's context_of falls back to 2000 too
         "keymap": None,
     }
 

@@ -530,6 +530,23 @@ class IndexFile:
                 yield row
             at = data.find(key, line_end, end)
 
+    def rows_mentioning(self, text: str) -> list[Row]:
+        """The table rows whose line holds text anywhere (a substring search, then those lines read alone)."""
+        if self._rows is not None or self.header_line is None or not text or "\n" in text:
+            return [r for r in self.rows if text and text in "|".join(r.raw_cells)]
+        data = self.data
+        key = encode(text)
+        start, end = self._rows_off, self._end_off
+        out = []
+        at = data.find(key, start, end)
+        while at >= 0:
+            line_start = data.rfind(b"\n", start, at) + 1 or start
+            nl = data.find(b"\n", at, end)
+            line_end = end if nl < 0 else nl + 1
+            out.append(next(self._reader(data, line_start, line_end, 0)))
+            at = data.find(key, line_end, end)
+        return out
+
     def ids(self) -> frozenset[str]:
         """Every Session ID in the table (including those of malformed rows; worked out once)."""
         if self._ids is None:

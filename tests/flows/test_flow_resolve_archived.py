@@ -117,7 +117,8 @@ async def test_through_git_the_banner_names_the_open_cells_and_r_decides_them(tm
     assert a.mb("archive", sid, now=NOW["MEMBOARD_NOW"]).code == 0
     a.commit("a: updated and archived")
     a.git("pull", "--no-rebase", "--no-edit", str(b.top), "main", check=False)  # (git follows the archive's move)
-    assert a.mb("doctor", "--fix", now=LATER).code == 0
+    fixed = a.mb("doctor", "--fix", now=LATER)  # exit 1: the cells both machines changed are left for a hand
+    assert fixed.code == 1 and "conflict_cell" in fixed.out + fixed.err, fixed
     topic = await resolved_on_the_board(a.root, sid, prefer, blocks=f"archive/{sid}/session.md")
     assert topic == ["Laptop topic", "Desktop topic"]
     archived_with(a.root, sid, prefer)

@@ -346,7 +346,7 @@ class FlowRunner:
             answer = self.ask(PreviewScreen(title, plan, view, notes=notes, leave_out=leave_out))
             if answer == LEAVE_OUT:
                 return LEAVE_OUT
-            if not answer:
+            if not answer and (back_on_cancel or not plan.empty):  # (an empty plan is closed, not cancelled)
                 if not back_on_cancel:
                     self.finish(op, f"{op} cancelled: nothing written")
                 return "cancelled"

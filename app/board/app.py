@@ -277,7 +277,8 @@ class MemboardApp(App):
         what = (
             "a change is open (nothing of it is written yet)"
             if busy
-            else f"update drafts of {', '.join(drafts)} are kept only while the board runs"
+            else f"{'the update draft' if len(drafts) == 1 else 'update drafts'} of {', '.join(drafts)} "
+            f"{'is' if len(drafts) == 1 else 'are'} kept only while the board runs"
         )
         self._asking_quit = True
 

@@ -117,7 +117,7 @@ async def test_a_kept_draft_makes_quit_ask_first(root):
         await wait_for_flow(pilot)
         await pilot.press("q")
         question = await wait_for_screen(pilot, QuestionScreen)
-        assert LONER in question.text and "kept only while the board runs" in question.text
+        assert f"update draft of {LONER} is kept only while the board runs" in question.text  # one: not "are"
         await pilot.press("escape")
         await pilot.pause()
         assert not app._exit

@@ -39,6 +39,7 @@ from .messages import (
     LogEntry,
 )
 from .sessions import SessionsScreen
+from .written import trim
 
 if TYPE_CHECKING:
     from .flows import BoardFlows
@@ -363,7 +364,7 @@ class MemboardApp(App):
             if message.select_id:
                 self.sessions.select_session(message.select_id)
             if message.outcome:
-                self.run_log.append(
+                self.record(
                     LogEntry(
                         clock.now_to_the_second(),
                         message.op,
@@ -371,7 +372,7 @@ class MemboardApp(App):
                         message.severity,
                         list(message.details),
                         message.applied,
-                        message.plan,
+                        message.written,
                         message.session_id,
                     )
                 )
@@ -383,6 +384,11 @@ class MemboardApp(App):
             self._follow_up = message.follow_up
         finally:
             message.shown.set_result(None)
+
+    def record(self, entry: LogEntry) -> None:
+        """Add a flow's end to the result log, which keeps within its budget (the oldest diffs go first)."""
+        self.run_log.append(entry)
+        trim([e.written for e in self.run_log])
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """When a flow's worker ends, start the fix flow it offered and the user chose."""

@@ -43,6 +43,7 @@ from .messages import AskScreen, BoardClosed, FlowFinished
 from .planview import Left, PlanView, ViewLine, build
 from .screens import LEAVE_OUT, MessageScreen, PlanningScreen, PreviewScreen, ProgressScreen, Tally
 from .wording import done_words, fix_for, refusal_words
+from .written import Written, kept_details
 
 STALE_NOTE = (
     "The files changed since the last preview (another writer was here). Nothing was written; "
@@ -228,9 +229,9 @@ class FlowRunner:
         """Report the flow's end and wait until the board shows its result (re-read when applied); plan: what it
         wrote (the result log opens it)."""
         said = set(outcome.split("; "))  # a detail the outcome already says is not printed twice
-        rest = [line for line in details or [] if line not in said]
+        rest = kept_details([line for line in details or [] if line not in said])
         finished = FlowFinished(op, outcome, applied, severity, select_id, clear_marks, rest, follow_up)
-        finished.plan = plan
+        finished.written = Written.of(plan) if plan is not None else None  # the log keeps this, not the plan
         finished.session_id = select_id or self.subject
         shown = self.tell(finished)
         if shown is not None:

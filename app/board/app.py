@@ -37,6 +37,7 @@ from .messages import (
     FlowsShown,
     JumpToSession,
     LogEntry,
+    Logged,
 )
 from .sessions import SessionsScreen
 from .written import trim
@@ -364,18 +365,7 @@ class MemboardApp(App):
             if message.select_id:
                 self.sessions.select_session(message.select_id)
             if message.outcome:
-                self.record(
-                    LogEntry(
-                        clock.now_to_the_second(),
-                        message.op,
-                        message.outcome,
-                        message.severity,
-                        list(message.details),
-                        message.applied,
-                        message.written,
-                        message.session_id,
-                    )
-                )
+                self.record(LogEntry.of(message, clock.now_to_the_second()))
                 text = short(message.outcome)
                 if text != message.outcome or message.details:
                     text += "  (l: the whole result)"
@@ -384,6 +374,10 @@ class MemboardApp(App):
             self._follow_up = message.follow_up
         finally:
             message.shown.set_result(None)
+
+    def on_logged(self, message: Logged) -> None:
+        """A flow of the notes view, Spaces or Hierarchy ended: the result log lists it too."""
+        self.record(message.entry)
 
     def record(self, entry: LogEntry) -> None:
         """Add a flow's end to the result log, which keeps within its budget (the oldest diffs go first)."""

@@ -38,8 +38,9 @@ from ..core.errors import Incomplete, MemboardError, StalePlan
 from ..core.files.execute import SETTLE_WAIT, apply_exact, settled_build
 from ..core.files.root import MemoryRoot
 from ..core.files.settle import Budget, settle_seconds
+from ..core.formats import clock
 from ..core.plan import Plan
-from .messages import AskScreen, BoardClosed, FlowFinished
+from .messages import AskScreen, BoardClosed, FlowFinished, LogEntry, Logged
 from .planview import Left, PlanView, ViewLine, build
 from .screens import LEAVE_OUT, MessageScreen, PlanningScreen, PreviewScreen, ProgressScreen, Tally
 from .wording import done_words, fix_for, refusal_words
@@ -236,6 +237,14 @@ class FlowRunner:
         shown = self.tell(finished)
         if shown is not None:
             self.wait(shown)
+
+    def log(self, finished: FlowFinished) -> None:
+        """Add the end of a flow of a view other than the session table to the result log (its line opens what
+        it wrote; one that wrote nothing is about no session on the table)."""
+        if finished.outcome:
+            entry = LogEntry.of(finished, clock.now_to_the_second())
+            entry.session_id = None
+            self.host.post_message(Logged(entry))
 
     def tell(self, finished: FlowFinished) -> Future[None] | None:
         """Post a flow's end to the view that shows it; what completes once it is shown (None: nobody to tell)."""

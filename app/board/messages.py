@@ -126,3 +126,25 @@ class LogEntry:
     applied: bool = False  # it wrote its plan (a cancellation or a refusal changed nothing)
     written: Written | None = None  # what it wrote, as kept (enter on its line shows its files and diff)
     session_id: str | None = None  # the session it was about (enter on a line that wrote nothing goes there)
+
+    @classmethod
+    def of(cls, finished: FlowFinished, at: datetime) -> LogEntry:
+        """A flow's end as the log lists it, at the time it ended."""
+        return cls(
+            at,
+            finished.op,
+            finished.outcome,
+            finished.severity,
+            list(finished.details),
+            finished.applied,
+            finished.written,
+            finished.session_id,
+        )
+
+
+@dataclass
+class Logged(Message):
+    """A flow of another view than the session table (notes, spaces, hierarchy) ended: the App adds it to the
+    result log, as it does the session flows' ends."""
+
+    entry: LogEntry

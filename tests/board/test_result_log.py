@@ -111,3 +111,84 @@ async def test_past_its_budget_the_log_keeps_the_oldest_changes_files_by_name_an
         assert written.AGED in str(screen.query_one("#preview-counts").render())
         await pilot.press("d")
         assert written.AGED in screen.query_one("#preview-body").text
+
+
+def log_lines(app) -> list[tuple[str, str, bool]]:
+    """The result log as (op, outcome, applied), oldest first."""
+    return [(entry.op, entry.outcome, entry.applied) for entry in app.run_log]
+
+
+async def test_the_notes_view_s_flows_add_their_lines_to_the_log_a_cancellation_not_counted_as_a_change(tmp_path):
+    # the notes view's flows (edit, supersede, mark) told their toast and left the log empty
+    from tests.support.notes import STORAGE, board, notes_root, open_notes, select, settle_notes
+
+    app = board(notes_root(tmp_path / "memory"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_notes(pilot)
+        await select(pilot, STORAGE)
+        await pilot.press("m")
+        await wait_for_screen(pilot, PreviewScreen)
+        await pilot.press("escape")  # cancelled
+        await wait_for_flow(pilot)
+        await pilot.press("m")
+        await wait_for_screen(pilot, PreviewScreen)
+        await pilot.press("enter")
+        await wait_for_flow(pilot)
+        await settle_notes(pilot)
+        (cancelled, marked) = app.run_log
+        assert (cancelled.op, cancelled.outcome, cancelled.applied) == (
+            "mark",
+            "mark cancelled: nothing written",
+            False,
+        )
+        assert marked.op == "mark" and marked.applied and STORAGE in marked.outcome
+        await pilot.press("n")  # back to the session table, where l opens the log
+        await pilot.pause()
+        await pilot.press("l")
+        log = await wait_for_screen(pilot, LogScreen)
+        assert log.query_one("#log-title").render().plain.startswith("Result log: 1 change applied in this run; 1 flow")
+        assert log.query_one("#log-body").text.count("mark cancelled") == 1
+        await pilot.press("enter")  # the newest line: what the mark wrote
+        screen = await wait_for_screen(pilot, AppliedScreen)
+        for _ in range(200):
+            if screen.view is not None:
+                break
+            await pilot.pause(0.02)
+        assert f"notes/{STORAGE}.md" in screen.query_one("#preview-body").text
+
+
+async def test_the_spaces_and_hierarchy_flows_add_their_lines_to_the_log(tmp_path, monkeypatch):
+    from textual.widgets import Input
+
+    from bench.board_spaces import make_spaces, make_workspace
+    from memboard.board.spaceflows import TextForm
+    from tests.board.test_hierarchy_screen import open_hierarchy
+    from tests.board.test_spaces_screen import board, editor, open_spaces, select, settle, wait_for
+
+    monkeypatch.setenv("SESSION_MEMORY_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    monkeypatch.setenv("CLAUDE_HOME", str(tmp_path / "claude"))
+    folders = make_spaces(tmp_path / "projects", 1)
+    monkeypatch.setenv("OPENCLAW_WORKSPACE_DIR", str(make_workspace(tmp_path / "workspace")))
+    editor(tmp_path, monkeypatch, "- 继续 project-000\n", "- 新的下一步\n")
+    app = board(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_spaces(pilot)
+        select(screen, folders[0])
+        await settle(pilot)
+        await pilot.press("w")
+        await wait_for(pilot, PreviewScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        await open_hierarchy(pilot)
+        await pilot.press("L")
+        form = await wait_for(pilot, TextForm)
+        form.query_one(Input).value = "met the printer"
+        await pilot.press("enter")
+        await wait_for(pilot, PreviewScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert [(op, applied) for op, _, applied in log_lines(app)] == [("save", True), ("log", False)], log_lines(app)
+        assert log_lines(app)[1][1] == "log cancelled: nothing written"

@@ -92,10 +92,11 @@ def _settled_build(root: MemoryRoot, build: Builder[R], budget: Budget) -> tuple
                 continue
         pending = {}
         bases: dict[str, Seen] = {}
-        for rel, before in _bases(plan, reads).items():
-            seen = bases[rel] = reads.get(rel) or root.read_seen(rel)
-            if seen.data != before or not root.settled(rel, seen):
-                pending[rel] = (None, None)
+        with root.steady():  # each folder resolved once: doctor's 58,000 snapshots to create, an lstat each
+            for rel, before in _bases(plan, reads).items():
+                seen = bases[rel] = reads.get(rel) or root.read_seen(rel)
+                if seen.data != before or not root.settled(rel, seen):
+                    pending[rel] = (None, None)
         for premise in plan.premises:  # (a file the record answered for was not read: it had long been settled)
             for rel in premise.files:
                 read = reads.get(rel)

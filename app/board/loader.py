@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 from collections.abc import Container
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -323,8 +324,13 @@ def _note_files(top: Path) -> tuple[list[str], list[str]]:
 
 def _holds_blocks(root: MemoryRoot, rel: str) -> bool:
     """Whether a file holds a conflict block's marker (a file that cannot be read holds none the banner can name)."""
-    try:  # (a plain read: a first look for the banner, which doctor's pass then reads settled)
-        data = (root.path / rel).read_bytes()
+    path = root.path / rel
+    try:  # (a plain read of a regular file only: a FIFO or a device must never block the board)
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as file:
+            data = file.read()
     except OSError:
         return False
     return b"<<<<<<<" in data and has_block_marker(data)

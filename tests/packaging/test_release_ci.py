@@ -46,7 +46,9 @@ def test_ci_run_installs_what_the_real_client_and_engine_tests_need():
     assert all(package in installs.split() for package in DEBIAN), installs
     assert "for engine in syncthing rclone unison; do" in text and '"${engines[@]}"' in installs
     # On a runner that is not root (GitHub's) apt-get goes through sudo.
-    assert all(line.lstrip().startswith(("as_root", "timed")) for line in text.splitlines() if "apt-get install" in line)
+    assert all(
+        line.lstrip().startswith(("as_root", "timed")) for line in text.splitlines() if "apt-get install" in line
+    )
     assert re.search(r"sudo \"\$@\"", text)
 
 

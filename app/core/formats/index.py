@@ -860,6 +860,53 @@ class IndexEdit:
         return encode((BOM if self.index.bom else "") + text)
 
 
+class LaidOut(NamedTuple):
+    """The bytes of an index whose rows Markdown reads in no table, with the line that makes them a table."""
+
+    data: bytes  # the file with that line inserted, every other byte kept
+    line: int  # the line (0-based) it is inserted before
+    what: str  # what was wrong, in words
+    fix: str  # what the insertion is, in words
+
+
+def laid_out(index: IndexFile) -> LaidOut | None:
+    """An index that has no table (IndexFile.has_table) but lines in the table's shape, made one by inserting a
+    single line: the separator under a `| Session ID | ...` header that lacks it, else the protocol's header and
+    separator above the first row in the protocol's shape (its cells, a valid Session ID). None when neither
+    applies (or the result would still read no table). Lines inside code fences are never looked at."""
+    if index.has_table or not index.data or b"|" not in index.data:
+        return None
+    eol = index.eol()
+    lines = index.lines
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        body = line_body(line)
+        stripped = body.lstrip()
+        if fence:
+            fence = None if stripped.startswith(fence) else fence
+            continue
+        if stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+            continue
+        cells = split_cells(body) if stripped.startswith("|") else None
+        if not cells:
+            continue
+        ending = line_ending(line) or eol
+        if "Session ID" in [unescape(c) for c in cells]:
+            sep = "|" + "|".join("---" for _ in cells) + "|" + eol
+            new = [*lines[:i], body + ending, sep, *lines[i + 1 :]]
+            at, what, fix = i + 1, "a table header with no separator line under it", "insert the separator line"
+        elif len(cells) == len(COLUMNS) and is_valid_id(unescape(cells[0]).strip()):
+            head = "| " + " | ".join(COLUMNS) + " |" + eol + "|" + "|".join("---" for _ in COLUMNS) + "|" + eol
+            new = [*lines[:i], head, *lines[i:]]
+            at, what, fix = i, "rows with no table header above them", "insert the protocol's header and separator"
+        else:
+            continue
+        data = encode((BOM if index.bom else "") + "".join(new))
+        return LaidOut(data, at, what, fix) if IndexFile(data).has_table else None
+    return None
+
+
 def readable_rows(data: bytes, markers: list[int]) -> list[Row]:
     """The index's rows read through its conflict markers (IndexFile.conflict_lines), for viewing
     only: both sides' rows and those past the conflict, each with its line in the file. A row inside a

@@ -73,6 +73,7 @@ class Checkup:
         self.index: IndexFile = IndexFile(self.before or b"") if read is None else read.index
         self.findings: list[Finding] = []
         self.edit: IndexEdit | None = None  # set by the index checks once the table can take repairs
+        self.laid_out = False  # self.index is what the layout's repairs leave, not index.md as read (lay_out)
         self.file_changes: list[Change] = []  # archive files: after the snapshots, before the index
         self.new_texts: dict[str, tuple[bytes | None, Text]] = {}  # snapshot path -> (old bytes, new text)
         self.by_id: dict[str, list[Row]] = {}
@@ -100,6 +101,14 @@ class Checkup:
     def repairs(self, kind: str) -> bool:
         """Whether this pass plans the repairs of kind (False when the caller left it out)."""
         return kind not in self.left_out
+
+    def lay_out(self, index: IndexFile) -> None:
+        """Go on from index, what a repair of the index's layout leaves (rows moved into the table, the line that
+        makes one): every later check reads it, the plan's index edit starts from it and writes it (as read:
+        self.before, the bytes on disk)."""
+        self.index, self.laid_out = index, True
+        if self.edit is not None:
+            self.edit = index.edit()
 
     def index_edit(self) -> IndexEdit:
         """The edit of index.md this repair makes (the rows' checks run only once the table can take one)."""
@@ -170,11 +179,12 @@ class Checkup:
             if self.repairs("stray_temp"):
                 plan.changes.append(Change("delete", rel, self.root.read(rel), None))
         plan.changes.extend(self.file_changes)
+        after: bytes | None = self.index.data if self.laid_out else None
         if self.edit is not None:
             for values in self.restored.values():
                 self.edit.append(values)
             if self.edit.changed:  # (an unchanged edit would render the whole index only to find it the same)
                 after = self.edit.to_bytes()
-                if after != self.before:
-                    plan.changes.append(Change.write(INDEX, self.before, after))
+        if after is not None and after != self.before:
+            plan.changes.append(Change.write(INDEX, self.before, after))
         return plan

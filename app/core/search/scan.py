@@ -8,7 +8,9 @@ Memory stays bounded: it keeps the matching sessions, not the corpus.
 
 from __future__ import annotations
 
+import re
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..formats.layout import NOTES
@@ -106,19 +108,24 @@ def scan_until(
     data = read_index(base)
     columns, start, end = table_of(data)
     rows_too = filters.kind != NOTE  # (index.md's rows are sessions: a search of notes reads none of them)
-    rows = data.count(b"\n", start, end) + (end > start and data[end - 1] != 0x0A) if rows_too else 0
-    read = 0
-    for line in iter_lines(data, start, end) if rows_too else ():
-        if not read & 1023 and time.monotonic() >= deadline:
-            break
-        read += 1
-        if _maybe_matches(line, matcher):
+    read, done = 0, end  # rows read, and where the blocks of index.md read whole begin
+    for at, lines in _candidates(data, start, end, matcher) if rows_too else ():
+        for line in lines:  # newest first: rows are appended, and a newer session ranks first among equals
+            if not read & 255 and time.monotonic() >= deadline:
+                break
+            read += 1
             rec = row_record(line, columns)
             if rec:
                 tally.consider(rec)
                 matched.setdefault((rec.kind, rec.key), []).append(facts(rec))
-    paths = [p for p in sorted(listing(base, unreadable)) if (filters.kind is None or _kind_of(p) == filters.kind)]
-    paths = paths if rows == read else []
+        else:
+            done = at
+            if time.monotonic() < deadline:
+                continue
+        break
+    rows_whole = not rows_too or done == start
+    paths = [p for p in sorted(listing(base, unreadable), reverse=True) if filters.kind in (None, _kind_of(p))]
+    paths = paths if rows_whole else []
     opened = 0
     for path in paths:
         opened += 1
@@ -128,7 +135,7 @@ def scan_until(
                 known.setdefault((rec.kind, rec.key), []).append(facts(rec))
         if time.monotonic() >= deadline:
             break
-    whole = rows == read and opened == len(paths)
+    whole = rows_whole and opened == len(paths)
     whole = whole and (not rows_too or _statuses(data, columns, (start, end), tally, known, deadline))
     if not whole:
         for key, seen in matched.items():
@@ -136,8 +143,43 @@ def scan_until(
     ranked, best = _ranked(tally, known, filters)
     if whole:
         return ranked, best, ""
-    files = f"{opened:,} of {len(paths):,} files" if rows == read else "no file"
-    return ranked, best, f"index.md's first {read:,} of {rows:,} rows and {files}"
+    files = f"{opened:,} of {len(paths):,} files" if rows_whole else "no file"
+    share = 100 if rows_whole else (end - done) * 100 // max(end - start, 1)
+    return ranked, best, f"index.md's newest {read:,} rows that may match (its last {share}%) and {files}"
+
+
+def _candidates(data: bytes, start: int, end: int, matcher: Matcher) -> Iterator[tuple[int, list[bytes]]]:
+    """The row lines of data[start:end] that _maybe_matches keeps, a block at a time from the end: (where the block
+    begins, its lines kept, last first). Found by one search of the block's text rather than line by line when
+    the query holds no pipe or backslash."""
+    query = matcher.query
+    line_by_line = matcher.syntax or "|" in query or "\\" in query  # (a match across an escaped pipe)
+    stop = end
+    while stop > start:
+        cut = max(start, stop - BLOCK)
+        cut = cut if cut == start else data.rfind(b"\n", start, cut) + 1 or start
+        if line_by_line:
+            yield cut, [line for line in iter_lines(data, cut, stop) if _maybe_matches(line, matcher)][::-1]
+        else:
+            yield cut, _kept(data[cut:stop].decode("utf-8", "replace"), matcher)
+        stop = cut
+
+
+def _kept(text: str, matcher: Matcher) -> list[bytes]:
+    """The lines of text where matcher finds the query or an escaped backslash is, last first."""
+    lines: dict[int, int] = {}  # the start of each line kept -> its end
+    for find in (matcher.regex.search if matcher.regex else None, _double_backslash):
+        pos = 0
+        while find is not None and (hit := find(text, pos)) is not None:
+            first = text.rfind("\n", 0, hit.start()) + 1
+            stop = text.find("\n", hit.start())
+            lines[first] = stop = len(text) if stop < 0 else stop
+            pos = stop + 1
+    return [text[first:stop].encode("utf-8") for first, stop in sorted(lines.items(), reverse=True)]
+
+
+BLOCK = 1 << 20  # bytes of index.md searched at a time by scan_until (its deadline is looked at between blocks)
+_double_backslash = re.compile(r"\\\\").search  # a line with an escaped backslash is read whole (_maybe_matches)
 
 
 def _kind_of(path: str) -> str:

@@ -63,9 +63,7 @@ def wheel_install(base: Path) -> Path:
     subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True)
     target = next(venv.glob("lib/python*/site-packages"))
     wheel = next(dist.glob("memboard-*.whl"))
-    subprocess.run(
-        [PYTHON, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)], check=True
-    )
+    subprocess.run([PYTHON, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)], check=True)
     (target / "zz-deps.pth").write_text("\n".join(site.getsitepackages()) + "\n", encoding="utf-8")
     script = venv / "bin" / "memboard"
     script.write_text(
@@ -158,8 +156,10 @@ def mcp_figures(root: Path, state: Path, mb: list[str], runs: int) -> list[dict]
                 for tool in times:
                     for i in range(runs + 2):
                         began = time.perf_counter()
-                        result = await session.call_tool(tool, {"query": "lock rule" if tool == "mem_search" else QUERY})
-                        if result.isError if hasattr(result, "isError") else result.is_error:
+                        result = await session.call_tool(
+                            tool, {"query": "lock rule" if tool == "mem_search" else QUERY}
+                        )
+                        if result.is_error:
                             raise SystemExit(f"{tool} failed: {result.content}")
                         if i >= 2:  # the first calls warm the server
                             times[tool].append(time.perf_counter() - began)

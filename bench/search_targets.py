@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     """Generate the roots, measure, print."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=100_000)
-    parser.add_argument("--notes", type=int, default=1_000)
+    parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--roots", default="a,b")
     parser.add_argument("--keep", metavar="DIR", help="generate the roots in DIR and keep them")

@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         mb = [str(wheel_install(base / "install"))]
         for kind in args.roots.split(","):
             root = RootCache(base / "roots", kind=kind).get(args.rows).path
-            if args.notes and not (root / "notes").exists():
+            if args.notes:  # (a kept root may hold fewer: the same names are written again)
                 write_notes(root, args.notes)
             state = base / f"state-{kind}"
             print(f"root {kind}: {args.rows:,} rows, {args.notes:,} notes; load {os.getloadavg()[0]:.2f}", flush=True)

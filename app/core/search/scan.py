@@ -143,9 +143,11 @@ def scan_until(
     ranked, best = _ranked(tally, known, filters)
     if whole:
         return ranked, best, ""
-    files = f"{opened:,} of {len(paths):,} files" if rows_whole else "no file"
-    share = 100 if rows_whole else (end - done) * 100 // max(end - start, 1)
-    return ranked, best, f"index.md's newest {read:,} rows that may match (its last {share}%) and {files}"
+    if rows_whole:
+        rows = f"all {read:,} rows of index.md that may match" if rows_too else "no row (notes only)"
+        return ranked, best, f"{rows} and {opened:,} of {len(paths):,} files"
+    share = (end - done) * 100 // max(end - start, 1)
+    return ranked, best, f"the newest {read:,} rows of index.md that may match (its last {share}%) and no file"
 
 
 def _candidates(data: bytes, start: int, end: int, matcher: Matcher) -> Iterator[tuple[int, list[bytes]]]:

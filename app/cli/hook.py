@@ -122,21 +122,31 @@ def lock_wait() -> float:
         return DEFAULT_LOCK_WAIT
 
 
-def resolve_root(cli_root: str | None, cfg: config.Settings, payload: dict):
-    """The root by the usual order; for the `./memory` step the payload's project folders count too."""
+def _payload_folders(payload: dict) -> list[str]:
+    """The project folders the agent's payload names (Claude Code and Codex: cwd; Cursor: workspace_roots)."""
+    folders = []
+    if isinstance(payload.get("cwd"), str):
+        folders.append(payload["cwd"])
+    roots = payload.get("workspace_roots")
+    if isinstance(roots, list):
+        folders += [r for r in roots if isinstance(r, str)]
+    return [folder for folder in folders if folder]
 
+
+def resolve_root(cli_root: str | None, cfg: config.Settings, payload: dict):
+    """The root by the usual order; a relative --root (a project's shared file names one) and the `./memory` step
+    are looked for in the payload's project folders too."""
+    if cli_root and not Path(cli_root).expanduser().is_absolute():
+        for folder in _payload_folders(payload):
+            candidate = Path(folder) / cli_root
+            if candidate.is_dir():
+                return candidate
     try:
         return config.resolve_root(cli_root, cfg)
     except UsageError:
-        folders = []
-        if isinstance(payload.get("cwd"), str):
-            folders.append(payload["cwd"])
-        roots = payload.get("workspace_roots")
-        if isinstance(roots, list):
-            folders += [r for r in roots if isinstance(r, str)]
-        for folder in folders:
+        for folder in _payload_folders(payload):
             candidate = Path(folder) / "memory"
-            if folder and candidate.is_dir():
+            if candidate.is_dir():
                 return candidate
         raise
 

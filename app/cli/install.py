@@ -21,8 +21,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ..core.config import resolve_root
 from ..core.errors import MemboardError, Refused, UsageError
 from ..core.files.filetree import patch_of, write_edit
+from ..core.files.root import MemoryRoot
 from ..core.files.trees import AGENT_CONFIG
 from . import jsonedit
 from .output import dump
@@ -115,21 +117,40 @@ def _unquoted_windows(words: list[str], short_path: Callable[[str], str]) -> str
 
 
 def hook_command(
-    tool: str, explicit: str | None = None, windows: bool | None = None, short_path: Callable[[str], str] | None = None
+    tool: str,
+    explicit: str | None = None,
+    windows: bool | None = None,
+    short_path: Callable[[str], str] | None = None,
+    root: str | None = None,
 ) -> str:
-    """The command string the tool runs, `<memboard> hook <tool>`, for the shell that runs it."""
+    """The command string the tool runs, `<memboard> hook <tool> [--root DIR]`, for the shell that runs it."""
+    windows = os.name == "nt" if windows is None else windows
+    tail = "" if root is None else " --root " + _shell_word(root, tool, windows)
     if explicit is not None:
         base = explicit.strip()
         if not base:
             raise UsageError("--command must not be empty")
-        return f"{base} hook {tool}"
-    windows = os.name == "nt" if windows is None else windows
+        return f"{base} hook {tool}{tail}"
     words = [*memboard_words(), "hook", tool]
     if not windows:
-        return " ".join(shlex.quote(w) for w in words)
+        return " ".join(shlex.quote(w) for w in words) + tail
     if tool == "claude":
-        return "& " + " ".join([powershell_quote(words[0]), *words[1:]])
-    return _unquoted_windows(words, short_path or windows_short_path)
+        return "& " + " ".join([powershell_quote(words[0]), *words[1:]]) + tail
+    return _unquoted_windows(words, short_path or windows_short_path) + tail
+
+
+def _shell_word(word: str, tool: str, windows: bool) -> str:
+    """word as one argument for the shell that runs the tool's hook commands (see the notes at the top)."""
+    if not windows:
+        return shlex.quote(word)
+    if tool == "claude":
+        return powershell_quote(word)
+    if not PLAIN_WINDOWS.fullmatch(word):
+        raise Refused(
+            f"--root {word} holds characters cmd.exe and PowerShell read differently; give a root whose path has "
+            "none, or leave --root out; nothing was written"
+        )
+    return word
 
 
 def is_ours(command: object, tool: str) -> bool:
@@ -387,6 +408,53 @@ def command_choice(explicit: str | None, project: str | None) -> tuple[str | Non
     )
 
 
+def root_argument(
+    root: str | None, project: str | None, entry: str, folder_var: str | None = None
+) -> tuple[str | None, str | None]:
+    """The --root DIR an agent file's entry names (None: none, the root is found as every command finds it) and the
+    line saying which and why.
+
+    A user's file names the root by absolute path. A project's file is shared, so no path of this machine goes in
+    it: a root inside the project is named relative to the project folder (through folder_var, the agent's name
+    for that folder, when it has one); a root outside it is left out when memboard finds it without --root
+    (MEMBOARD_ROOT, the config's root), and refused otherwise."""
+    if root is None:
+        return None, None
+    memory = MemoryRoot(Path(root).expanduser())
+    memory.require_memory_root()
+    if project is None:
+        absolute = str(memory.path.absolute())
+        return absolute, f"{entry} names the root {absolute} by absolute path: a user's file stays on this machine"
+    folder = Path(project).expanduser()
+    try:
+        inside = memory.path.resolve().relative_to(folder.resolve()).as_posix()
+    except ValueError:
+        return None, _outside_project(memory.path, folder, entry)
+    named = inside if folder_var is None else folder_var + ("" if inside == "." else f"/{inside}")
+    return named, (
+        f"{entry} names the root as `--root {named}`, relative to the project folder: a project's file is shared, "
+        "and this machine's path would not work on another"
+    )
+
+
+def _outside_project(root: Path, project: Path, entry: str) -> str:
+    """The line for a root outside the project that memboard finds by itself; a refusal when it does not."""
+    try:
+        found: Path | None = resolve_root(None).resolve()
+    except UsageError:
+        found = None
+    if found != root.resolve():
+        raise Refused(
+            f"--root {root} is outside the project folder {project}, and a project's file is shared: this machine's "
+            "path would not work on another; give a root inside the project, or leave --root out (each machine "
+            "finds its root through `memboard config set root DIR` or MEMBOARD_ROOT); nothing was written"
+        )
+    return (
+        f"{entry} names no root: {root} is outside the project, and memboard finds it as every command does "
+        "(MEMBOARD_ROOT, the config's root), as each machine finds its own"
+    )
+
+
 def say(line: str) -> None:
     """One line on stderr beside the preview (stdout is the patch itself)."""
     print(f"memboard: {line}", file=sys.stderr)
@@ -434,10 +502,14 @@ def finish(
 def cmd_install_hook(args) -> int:
     """Preview the change as a diff; unless --dry-run, back up the old file and write the new one."""
     explicit, why = command_choice(args.command, args.project)
-    command = hook_command(args.tool, explicit)
+    config_file(args.tool, args.project)  # a missing project folder is told before the root
+    root, where = root_argument(getattr(args, "root", None), args.project, "the hook")
+    command = hook_command(args.tool, explicit, root=root)
     path, before, after = plan_install(args.tool, args.project, command)
     if after is not None:
         say(why)
+        if where is not None:
+            say(where)
     return finish(
         args,
         path,

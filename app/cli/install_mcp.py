@@ -11,7 +11,8 @@ Each agent reads its MCP servers from the file its documentation names, the user
 
 The entry runs `mcp` (and `--root DIR` when given) with this memboard by absolute path in a user's
 file, and with `memboard` from PATH in a project's file, which a team commits (`--command` chooses:
-`memboard`, `uvx memboard`, a path; the preview says which). Install
+`memboard`, `uvx memboard`, a path; the preview says which). A project's file names no path of this
+machine's either: its --root is relative to the project (see served_root). Install
 adds it after the other entries in the file's own formatting (JSON through jsonedit, TOML through
 the comment-keeping tomledit) or brings an existing `memboard` entry up to date, keeping its other
 keys; a second install changes nothing. Uninstall removes that entry, and the `mcpServers` /
@@ -32,9 +33,8 @@ from typing import Any, Literal
 from ..core.config import resolve_root
 from ..core.errors import MemboardError, Refused, UsageError
 from ..core.files import tomledit
-from ..core.files.root import MemoryRoot
 from . import jsonedit
-from .install import command_choice, finish, memboard_words, read_config, removed, say
+from .install import command_choice, finish, memboard_words, read_config, removed, root_argument, say
 from .server import server_cannot_start
 
 SERVER = "memboard"
@@ -94,13 +94,11 @@ def server_entry(tool: str, root: str | None, command: str | None = None) -> dic
     return {**AGENTS[tool].extra, "command": words[0], "args": args}
 
 
-def served_root(root: str | None) -> str | None:
-    """The --root to write, as an absolute path of an existing memory root (None: the server finds it itself)."""
-    if root is None:
-        return None
-    memory = MemoryRoot(Path(root).expanduser())
-    memory.require_memory_root()
-    return str(memory.path.absolute())
+def served_root(root: str | None, project: str | None = None, tool: str = "claude") -> tuple[str | None, str | None]:
+    """The --root to write (None: the server finds the root itself) and the line saying which and why (see
+    install.root_argument); Cursor names a project's folder as its `${workspaceFolder}`, Claude Code and Codex start
+    a project's server in that folder."""
+    return root_argument(root, project, "the entry", "${workspaceFolder}" if tool == "cursor" else None)
 
 
 def _json_servers(obj: dict, path: Path, container: str) -> dict:
@@ -112,11 +110,12 @@ def _json_servers(obj: dict, path: Path, container: str) -> dict:
 
 
 def plan_install(
-    tool: str, project: str | None, root: str | None, command: str | None = None
+    tool: str, project: str | None, served: str | None, command: str | None = None
 ) -> tuple[Path, bytes | None, bytes | None]:
-    """(path, before, after) for adding the server; after is None when the entry is already there."""
+    """(path, before, after) for adding the server with --root served (see served_root); after is None when the
+    entry is already there."""
     spec, path = AGENTS[tool], mcp_file(tool, project)
-    entry = server_entry(tool, served_root(root), command)
+    entry = server_entry(tool, served, command)
     if spec.format == "toml":
         before = tomledit.read(path)
         after = tomledit.add_table(before, (spec.container, SERVER), entry, str(path))
@@ -174,7 +173,9 @@ def cmd_install_mcp(args: argparse.Namespace) -> int:
     """Preview the change as a diff; unless --dry-run, back up the old file and write the new one."""
     root = getattr(args, "root", None)
     command, why = command_choice(getattr(args, "command", None), args.project)
-    path, before, after = plan_install(args.tool, args.project, root, command)
+    mcp_file(args.tool, args.project)  # a missing project folder is told before the root
+    served, where = served_root(root, args.project, args.tool)
+    path, before, after = plan_install(args.tool, args.project, served, command)
     cannot = server_cannot_start()  # never point an agent at a server that cannot start
     if cannot is not None:
         raise MemboardError(f"{cannot}; nothing written to {path}")
@@ -182,6 +183,8 @@ def cmd_install_mcp(args: argparse.Namespace) -> int:
         _root_note()
     if after is not None:
         say(why)
+        if where is not None:
+            say(where)
     done = f"installed: {path} starts the memboard MCP server for {args.tool}"
     return finish(
         args,

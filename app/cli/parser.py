@@ -234,6 +234,13 @@ def _agent_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
         "hooks; shows the change as a diff and keeps a backup of the file it changes.",
     )
     _hook_file_arguments(p)
+    p.add_argument(
+        "--root",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="register sessions in this memory root (a user's file names it by absolute path, a project's "
+        "relative to the project; default: the hook finds it as every command does, or a project's ./memory)",
+    )
     _command_argument(p)
     p.set_defaults(handler="install:cmd_install_hook")
 
@@ -281,8 +288,8 @@ def _mcp_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
         "--root",
         metavar="DIR",
         default=argparse.SUPPRESS,
-        help="serve this memory root (written into the entry as an absolute path; default: the server finds "
-        "it as every command does, through MEMBOARD_ROOT or the config's root)",
+        help="serve this memory root (a user's file names it by absolute path, a project's relative to the "
+        "project; default: the server finds it as every command does, through MEMBOARD_ROOT or the config's root)",
     )
     _command_argument(p)
     p.set_defaults(handler="install_mcp:cmd_install_mcp")

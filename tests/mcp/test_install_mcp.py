@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.mcp.conftest import connect, server_env
+from tests.mcp.conftest import connect_in, server_env
 
 CLAUDE_USER = (
     json.dumps(
@@ -185,18 +185,20 @@ def test_a_file_memboard_cannot_read_or_extend_is_refused_and_left_alone(run, tm
 
 
 def test_install_with_root_writes_an_entry_that_starts_a_working_server(run, tmp_path, root):
-    project = tmp_path / "proj"
-    project.mkdir()
+    # The project holds the root (tmp_path/memory): its shared file names it relative to the project folder,
+    # where the agent starts a project's server.
+    project = tmp_path
     assert run("install-mcp", "claude", "--project", str(project), "--root", str(root)).code == 0
     entry = servers(project / ".mcp.json", "claude")["memboard"]
-    assert entry["args"][-2:] == ["--root", str(root.absolute())]
+    assert entry["args"][-2:] == ["--root", "memory"]
     missing = run("install-mcp", "claude", "--project", str(project), "--root", str(tmp_path / "nowhere"))
     assert missing.code == 2 and "does not exist" in missing.err
 
     async def handshake() -> list[str]:
         # A project's file runs `memboard` from PATH: the PATH of a user who installed this memboard.
         path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-        async with connect([entry["command"], *entry["args"]], server_env(tmp_path / "state", PATH=path)) as session:
+        env = server_env(tmp_path / "state", PATH=path)
+        async with connect_in([entry["command"], *entry["args"]], env, project) as session:
             return [tool.name for tool in (await session.list_tools()).tools]
 
     assert "session_update" in asyncio.run(handshake())

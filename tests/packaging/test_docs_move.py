@@ -67,6 +67,10 @@ HEADINGS = [
 # Blocks of the old README deliberately reworded in docs/: the block's first normalised words -> why. A listed
 # block still needs half of its four-word runs in the docs (reworded, not dropped).
 REWORDED: dict[str, str] = {
+    "`doctor --json` — an array of findings": "the kinds name index_table, doctor's finding for rows Markdown reads in "
+    "no table (issue 28: doctor --fix converges in one run)",
+    "The entry runs this memboard by absolute path (`--root DIR` adds": "a project's file names its --root "
+    "relative to the project, a user's keeps the absolute path (issue 28 §5)",
     "- The first search on a root builds it (figures below).": "issue 29: on a large root the first search answers "
     "from the files while the cache is built in a process of its own (a bullet added to the list)",
     "Merging sync-conflict copies (see One root on several machines)": "conflict_cell's path also names the file "

@@ -253,3 +253,108 @@ def test_one_fix_reaches_a_root_with_nothing_left_to_fix_and_loses_nothing(tmp_p
     live = set(index_ids(path))
     for sid in rows_before:
         assert sid in live or (path / "archive" / sid / "index.md").is_file(), f"row {sid} lost"
+
+
+# -- hand-made index layouts, with every damage doctor knows -------------------------------------
+
+SEPARATOR = HEADER.splitlines(keepends=True)[1]
+LAYOUTS = [
+    "as_written",
+    "rows_below_text",  # rows after text below the table, where Markdown reads no row
+    "text_right_under",  # a line of text right under the table ends it
+    "rows_below_text_crlf",
+    "no_separator",  # a header with no separator line: Markdown reads no table at all
+    "no_separator_rows_below_text",
+    "no_header",  # rows with no header above them
+]
+
+
+def laid(text: str, layout: str) -> str:
+    """index.md's text (a preamble, HEADER, rows) in one of LAYOUTS."""
+    head, rest = text.split(HEADER, 1)
+    rows = rest.splitlines(keepends=True)
+    first, others = "".join(rows[:1]), "".join(rows[1:])
+    header = HEADER.replace(SEPARATOR, "") if layout.startswith("no_separator") else HEADER
+    if layout == "no_header":
+        header = ""
+    if layout.startswith(("rows_below_text", "no_separator_rows")):
+        out = head + header + first + "\nSome text below the table.\n" + others
+    elif layout == "text_right_under":
+        out = head + header + first + "A line right under the table.\n" + others
+    else:
+        out = head + header + first + others
+    return out.replace("\n", "\r\n") if layout.endswith("crlf") else out
+
+
+def row_ids(data: bytes) -> set[str]:
+    """The Session IDs of every line in the table's shape, read as lines (a layout Markdown reads no table in
+    hides them from IndexFile)."""
+    found = set()
+    for line in data.decode("utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.lstrip().startswith("|") and len(cells) == 9 and cells[0][:4].isdigit():
+            found.add(cells[0])
+    return found
+
+
+def prose(data: bytes) -> list[str]:
+    """The lines of index.md that are no table line (text a person wrote): each must be kept."""
+    return [line for line in data.decode("utf-8").splitlines() if line.strip() and not line.lstrip().startswith("|")]
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(LAYOUTS[1:]), st.sets(st.sampled_from(DAMAGES), max_size=6))
+def test_one_fix_lays_out_a_hand_made_index_and_repairs_everything_else_in_the_same_run(tmp_path, layout, damages):
+    path = tmp_path / "memory"
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir()
+    build(path, damages)
+    index = path / "index.md"
+    index.write_bytes(laid(index.read_text(encoding="utf-8"), layout).encode("utf-8"))
+    root = MemoryRoot(path)
+    before = tree(path, links=False)
+    findings, _ = diagnose(root, WHEN)
+    assert [f for f in findings if f.fix], (layout, damages)
+    execute(root, lambda r: diagnose(r, WHEN)[1])
+    again, repair = diagnose(root, WHEN)
+    assert not repair.changes and not [f for f in again if f.fix], (layout, sorted(damages), again)
+    assert temp_files(path) == [] and parse_problems(path) == []
+    after = index.read_bytes()
+    assert IndexFile(after).has_table and IndexFile(after).outside == []
+    assert [line for line in prose(before["index.md"]) if line not in prose(after)] == []
+    live = set(index_ids(path))
+    for sid in row_ids(before["index.md"]):
+        assert sid in live or (path / "archive" / sid / "index.md").is_file(), f"row {sid} lost"
+    kept = b"".join(v for k, v in tree(path, links=False).items() if k.startswith(("sessions/", "archive/")))
+    for rel, data in before.items():
+        if rel.startswith("sessions/") and rel.endswith(".md") and not rel.startswith("sessions/."):
+            assert item_lines(data) <= item_lines(kept), (rel, item_lines(data) - item_lines(kept))
+
+
+def test_doctor_names_a_header_without_its_separator_and_one_fix_inserts_it(root, cli):
+    rows = row(L1) + row(L2)
+    (root / "index.md").write_text("# Memory Index\n\n" + HEADER.replace(SEPARATOR, "") + rows, encoding="utf-8")
+    (root / "sessions").mkdir()
+    (root / "sessions" / f"{L1}.md").write_text(snap(L1), encoding="utf-8")
+    found = doctor_json(cli)
+    table = [f for f in found if f["kind"] == "index_table"]
+    assert len(table) == 1 and "line 4: a table header with no separator line" in table[0]["message"]
+    assert table[0]["fix"] == "insert the separator line (every other byte is kept)"
+    # the rows are checked as the inserted line leaves them: L2 has no snapshot, none is an orphan
+    assert {f["kind"] for f in found} == {"index_table", "missing_snapshot"}
+    res = cli("doctor", "--fix")
+    assert res.code == 0, res.out + res.err
+    assert (root / "index.md").read_text(encoding="utf-8") == "# Memory Index\n\n" + HEADER + rows
+    assert [f for f in doctor_json(cli) if f["fix"]] == []
+
+
+def test_rows_without_a_header_get_the_protocol_s_header_above_them(root, cli):
+    text = "# Memory Index\n\nOur sessions:\n" + row(L1) + "\nNotes after.\n" + row(L2)
+    (root / "index.md").write_text(text, encoding="utf-8")
+    assert {f["kind"] for f in doctor_json(cli)} >= {"index_table", "outside_row"}
+    res = cli("doctor", "--fix")
+    assert res.code == 0, res.out + res.err
+    after = (root / "index.md").read_text(encoding="utf-8")
+    assert after == "# Memory Index\n\nOur sessions:\n" + HEADER + row(L1) + row(L2) + "\nNotes after.\n"
+    assert [f for f in doctor_json(cli) if f["fix"]] == []
+    assert set(index_ids(root)) == {L1, L2}

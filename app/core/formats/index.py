@@ -16,7 +16,7 @@ from functools import cached_property, partial
 from typing import NamedTuple
 
 from ..errors import Refused
-from .ids import is_valid_id
+from .ids import DAYS, ID_SHAPE_RE, MAX_ID_LENGTH, is_valid_id, real_date
 from .markers import has_block_marker, marker_lines, marker_refusal
 from .text import (
     BOM,
@@ -362,7 +362,7 @@ class IndexFile:
         irregular = partial(_irregular_row, len(self.columns), self._positions, fields)
         fast = "id" in fields and "status" in fields
         at_id, at_status = fields.get("id", 0), fields.get("status", 0)
-        strip = str.strip
+        strip, id_match, day = str.strip, ID_SHAPE_RE.fullmatch, DAYS.get  # (a usual row's checks, inline: see below)
 
         def read(data: bytes, pos: int, end: int, number: int) -> Iterator[Row]:
             while pos < end:
@@ -378,19 +378,26 @@ class IndexFile:
                         del parts[0]
                         cells = tuple(map(strip, parts))
                         sid, status = cells[at_id], cells[at_status]
-                        row = Row(number, cells, fields, row_problem(sid, status), None, pos, sid, status)
+                        usual = status in STATUSES and len(sid) <= MAX_ID_LENGTH and id_match(sid) is not None
+                        problem = None if usual and (day(sid[:10]) or real_date(sid[:10])) else row_problem(sid, status)
+                        row = Row(number, cells, fields, problem, None, pos, sid, status)
                 elif fast and "\\\\" not in line and "\0" not in line:
                     # every backslash stands alone, so each `\|` is an escaped pipe and every other `|` splits:
-                    # split with the escaped ones set aside (NUL stands in for them), then put them back
+                    # split with the escaped ones set aside (NUL stands in for them), then put them back (in the
+                    # cells joined by `\n`, which no cell holds: three calls instead of one per cell)
                     parts = line.replace("\\|", "\0").split("|")
                     if not parts[-1].strip():
                         parts.pop()
                     if len(parts) == width:
                         del parts[0]
-                        cells = tuple(strip(p).replace("\0", "\\|") if "\0" in p else strip(p) for p in parts)
+                        cells = tuple("\n".join(map(strip, parts)).replace("\0", "\\|").split("\n"))
                         sid, status = cells[at_id], cells[at_status]
                         if "\\" not in sid and "\\" not in status:  # (else the row's id is its unescaped cell)
-                            row = Row(number, cells, fields, row_problem(sid, status), None, pos, sid, status)
+                            usual = status in STATUSES and len(sid) <= MAX_ID_LENGTH and id_match(sid) is not None
+                            problem = (
+                                None if usual and (day(sid[:10]) or real_date(sid[:10])) else row_problem(sid, status)
+                            )
+                            row = Row(number, cells, fields, problem, None, pos, sid, status)
                 yield row or irregular(number, line, pos)
                 pos, number = stop, number + 1
 
@@ -858,6 +865,53 @@ class IndexEdit:
             return spliced
         text = self.to_text()
         return encode((BOM if self.index.bom else "") + text)
+
+
+class LaidOut(NamedTuple):
+    """The bytes of an index whose rows Markdown reads in no table, with the line that makes them a table."""
+
+    data: bytes  # the file with that line inserted, every other byte kept
+    line: int  # the line (0-based) it is inserted before
+    what: str  # what was wrong, in words
+    fix: str  # what the insertion is, in words
+
+
+def laid_out(index: IndexFile) -> LaidOut | None:
+    """An index that has no table (IndexFile.has_table) but lines in the table's shape, made one by inserting a
+    single line: the separator under a `| Session ID | ...` header that lacks it, else the protocol's header and
+    separator above the first row in the protocol's shape (its cells, a valid Session ID). None when neither
+    applies (or the result would still read no table). Lines inside code fences are never looked at."""
+    if index.has_table or not index.data or b"|" not in index.data:
+        return None
+    eol = index.eol()
+    lines = index.lines
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        body = line_body(line)
+        stripped = body.lstrip()
+        if fence:
+            fence = None if stripped.startswith(fence) else fence
+            continue
+        if stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+            continue
+        cells = split_cells(body) if stripped.startswith("|") else None
+        if not cells:
+            continue
+        ending = line_ending(line) or eol
+        if "Session ID" in [unescape(c) for c in cells]:
+            sep = "|" + "|".join("---" for _ in cells) + "|" + eol
+            new = [*lines[:i], body + ending, sep, *lines[i + 1 :]]
+            at, what, fix = i + 1, "a table header with no separator line under it", "insert the separator line"
+        elif len(cells) == len(COLUMNS) and is_valid_id(unescape(cells[0]).strip()):
+            head = "| " + " | ".join(COLUMNS) + " |" + eol + "|" + "|".join("---" for _ in COLUMNS) + "|" + eol
+            new = [*lines[:i], head, *lines[i:]]
+            at, what, fix = i, "rows with no table header above them", "insert the protocol's header and separator"
+        else:
+            continue
+        data = encode((BOM if index.bom else "") + "".join(new))
+        return LaidOut(data, at, what, fix) if IndexFile(data).has_table else None
+    return None
 
 
 def readable_rows(data: bytes, markers: list[int]) -> list[Row]:

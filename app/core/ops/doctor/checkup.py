@@ -50,6 +50,29 @@ def stray_temp_files(root: MemoryRoot) -> list[str]:
     return sorted(found)
 
 
+class Referrers:
+    """The live rows whose Referenced By (as read) lists each Session ID, in file order: one pass over every row, made
+    on first use, instead of one per question. Its own object, so that what a missing snapshot's deferred text keeps
+    is the rows, not the Checkup that keeps that text (a cycle: 100k rows and 70k findings left to the cyclic
+    collector, which a one-shot command turns off, instead of being freed when the pass ends)."""
+
+    def __init__(self, live: dict[str, Row]):
+        """Over live (Session ID -> its one usable row), read when first asked."""
+        self.live = live
+        self._by_ref: dict[str, list[str]] | None = None
+
+    def of(self, sid: str) -> list[str]:
+        """The live rows whose Referenced By lists sid, in file order."""
+        if self._by_ref is None:
+            self._by_ref = {}
+            for src, row in self.live.items():
+                for ref in row.refs:
+                    listed = self._by_ref.setdefault(ref, [])
+                    if not listed or listed[-1] != src:
+                        listed.append(src)
+        return self._by_ref.get(sid, [])
+
+
 class Checkup:
     """One doctor pass: the root as read, the findings, and the repairs planned for them."""
 
@@ -73,6 +96,7 @@ class Checkup:
         self.index: IndexFile = IndexFile(self.before or b"") if read is None else read.index
         self.findings: list[Finding] = []
         self.edit: IndexEdit | None = None  # set by the index checks once the table can take repairs
+        self.laid_out = False  # self.index is what the layout's repairs leave, not index.md as read (lay_out)
         self.file_changes: list[Change] = []  # archive files: after the snapshots, before the index
         self.new_texts: dict[str, tuple[bytes | None, Text]] = {}  # snapshot path -> (old bytes, new text)
         self.by_id: dict[str, list[Row]] = {}
@@ -81,7 +105,7 @@ class Checkup:
         self.restored: dict[str, dict[str, str]] = {}  # orphan snapshot ID -> the row this repair appends
         self.snaps: set[str] = root.session_ids_on_disk() - set(copied) if read is None else read.snaps
         self.archived: set[str] = root.archived_ids() if read is None else read.archived
-        self._referrers: dict[str, list[str]] | None = None
+        self.referrers_index = Referrers(self.live)
         self._sources: dict[str, list[str]] = {}  # snapshot text -> its Continues From (see sources_in)
         # archived on one machine, updated on the other in the same minute (archived.py): the cells no time
         # decides (OpenCell: ours the archive's value, theirs the update's; by the file holding the update), the
@@ -100,6 +124,14 @@ class Checkup:
     def repairs(self, kind: str) -> bool:
         """Whether this pass plans the repairs of kind (False when the caller left it out)."""
         return kind not in self.left_out
+
+    def lay_out(self, index: IndexFile) -> None:
+        """Go on from index, what a repair of the index's layout leaves (rows moved into the table, the line that
+        makes one): every later check reads it, the plan's index edit starts from it and writes it (as read:
+        self.before, the bytes on disk)."""
+        self.index, self.laid_out = index, True
+        if self.edit is not None:
+            self.edit = index.edit()
 
     def index_edit(self) -> IndexEdit:
         """The edit of index.md this repair makes (the rows' checks run only once the table can take one)."""
@@ -135,16 +167,8 @@ class Checkup:
         return found
 
     def referrers(self, sid: str) -> list[str]:
-        """The live rows whose Referenced By (as read) lists sid, in file order: one pass over every row,
-        made on first use, instead of one per question."""
-        if self._referrers is None:
-            self._referrers = {}
-            for src, row in self.live.items():
-                for ref in row.refs:
-                    listed = self._referrers.setdefault(ref, [])
-                    if not listed or listed[-1] != src:
-                        listed.append(src)
-        return self._referrers.get(sid, [])
+        """The live rows whose Referenced By (as read) lists sid, in file order (see Referrers)."""
+        return self.referrers_index.of(sid)
 
     def refs_of(self, sid: str) -> list[str]:
         """Referenced By of a live or restored row, as this repair leaves it so far."""
@@ -170,11 +194,12 @@ class Checkup:
             if self.repairs("stray_temp"):
                 plan.changes.append(Change("delete", rel, self.root.read(rel), None))
         plan.changes.extend(self.file_changes)
+        after: bytes | None = self.index.data if self.laid_out else None
         if self.edit is not None:
             for values in self.restored.values():
                 self.edit.append(values)
             if self.edit.changed:  # (an unchanged edit would render the whole index only to find it the same)
                 after = self.edit.to_bytes()
-                if after != self.before:
-                    plan.changes.append(Change.write(INDEX, self.before, after))
+        if after is not None and after != self.before:
+            plan.changes.append(Change.write(INDEX, self.before, after))
         return plan

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...errors import Remedy, said
 from ...formats.ids import is_valid_id
-from ...formats.index import Row
+from ...formats.index import IndexFile, Row, laid_out
 from .checkup import Checkup
 
 NOT_TEXT = said(
@@ -22,6 +22,22 @@ def index_not_text(c: Checkup) -> bool:
         c.add("index_not_text", "", NOT_TEXT, subject="index.md")
         return False
     return True
+
+
+def index_table(c: Checkup) -> None:
+    """index_table: rows Markdown reads in no table (a header without its separator line, rows without a header)
+    get the one line that makes them a table; the other checks see the index as that line leaves it."""
+    laid = laid_out(c.index)
+    if laid is None:
+        return
+    c.add(
+        "index_table",
+        "",
+        f"line {laid.line + 1}: {laid.what}, so Markdown reads no table and memboard no row",
+        f"{laid.fix} (every other byte is kept)",
+        subject="index.md",
+    )
+    c.lay_out(IndexFile(laid.data))
 
 
 def index_columns(c: Checkup) -> bool:
@@ -85,8 +101,6 @@ def outside_row(c: Checkup, row: Row) -> None:
             "table: merge it into that row by hand",
         )
         return
-    if c.repairs("outside_row"):
-        c.index_edit().move_in(row)
     c.add(
         "outside_row",
         row.id,
@@ -96,9 +110,18 @@ def outside_row(c: Checkup, row: Row) -> None:
 
 
 def check_rows(c: Checkup) -> None:
-    """Malformed rows, rows outside the table and duplicate IDs; collect the usable rows."""
-    for row in c.index.outside:
+    """Malformed rows, rows outside the table and duplicate IDs; collect the usable rows. The rows outside the table
+    that move in are rows of the table for every later check (a second doctor finds nothing they would have
+    found)."""
+    outside = c.index.outside
+    for row in outside:
         outside_row(c, row)
+    movable = [row for row in outside if row.id not in c.index.ids()]
+    if movable and c.repairs("outside_row"):
+        moving = c.index.edit()
+        for row in movable:
+            moving.move_in(row)
+        c.lay_out(IndexFile(moving.to_bytes()))
     by_id = c.by_id
     for row in c.index.rows:
         same = by_id.get(row.id)

@@ -90,15 +90,19 @@ def _repairs(
     sessions, archive folders, links and notes; also the copies that stay in place (archived.held_back_row)."""
     checkup = Checkup(root, when, copied, left_out, counting)
     plan: Plan[DoctorResult] = Plan(OP, DoctorResult([]))
-    if rows.index_not_text(checkup) and rows.index_columns(checkup):
-        rows.check_rows(checkup)
-        archived.held_back_rows(checkup, held, checkup.live)
-        sessions.check_live_rows(checkup)
-        sessions.check_orphans(checkup)
-        sessions.check_archive_folders(checkup)
-        links.check_links(checkup)
-        archived.report_open(checkup)
-        plan = checkup.plan()
+    if rows.index_not_text(checkup):
+        rows.index_table(checkup)
+        repairable = rows.index_columns(checkup)
+        if repairable:
+            rows.check_rows(checkup)
+            archived.held_back_rows(checkup, held, checkup.live)
+            sessions.check_live_rows(checkup)
+            sessions.check_orphans(checkup)
+            sessions.check_archive_folders(checkup)
+            links.check_links(checkup)
+            archived.report_open(checkup)
+        if repairable or checkup.laid_out:  # (a table lacking columns still gets the line that makes it one)
+            plan = checkup.plan(strays=repairable)
     findings += checkup.findings
     if root.exists(NOTES):
         notes.check_notes(root, findings, plan)

@@ -33,6 +33,23 @@ def large_root(root: Path, rows: int) -> None:
     (root / "index.md").write_text(index_text(lines), encoding="utf-8")
 
 
+class Spawns:
+    """A stand-in for beside._spawn that records what it was asked to start, and starts nothing."""
+
+    def __init__(self) -> None:
+        """Nothing started yet."""
+        self.started: list[list[str]] = []
+
+    def __call__(self, args: list[str]) -> Spawns:
+        """Record args; the process handle is self."""
+        self.started.append(args)
+        return self
+
+    def wait(self) -> int:
+        """The process that was not started has ended."""
+        return 0
+
+
 def wait_for(check, seconds: float = 60.0) -> bool:
     """Whether check() comes true within seconds."""
     until = time.monotonic() + seconds
@@ -47,9 +64,10 @@ def test_a_first_search_answers_before_the_build_it_starts_has_run(cli, mem, roo
     # the build is asked for but not run (its process is not started): the answer cannot have waited for it
     mem.index(row_line("2026-05-30-0900-claude-code", topic="zeppelin sync"), row_line("2026-05-31-0930-codex-cli"))
     mem.snapshot("2026-05-31-0930-codex-cli", decisions=["keep the zeppelin hangar"])
-    started: list[list[str]] = []
+    spawns = Spawns()
+    started = spawns.started
     monkeypatch.setattr(beside, "BESIDE_BYTES", 0)
-    monkeypatch.setattr(beside, "_spawn", lambda args: started.append(args))
+    monkeypatch.setattr(beside, "_spawn", spawns)
     res = cli("search", "zeppelin", "--json")
     assert res.code == 0 and res.err == ""  # the files' whole answer, read in time
     first = [(h["id"], h["section"]) for h in json.loads(res.out)]
@@ -63,12 +81,26 @@ def test_a_first_search_answers_before_the_build_it_starts_has_run(cli, mem, roo
 def test_a_first_answer_out_of_time_says_what_it_read(cli, mem, root, monkeypatch):
     mem.index(row_line("2026-05-30-0900-claude-code", topic="zeppelin sync"))
     monkeypatch.setattr(beside, "BESIDE_BYTES", 0)
-    monkeypatch.setattr(beside, "_spawn", lambda args: None)
+    monkeypatch.setattr(beside, "_spawn", Spawns())
     monkeypatch.setattr("memboard.core.search.engine.FIRST_ANSWER", -1.0)  # no time at all: nothing is read
     res = cli("search", "zeppelin", "--json")
     assert res.code == 0 and json.loads(res.out) == []
     assert res.err.startswith("memboard: the search cache is being built beside this search; this answer is from ")
     assert "search again for the whole answer" in res.err
+
+
+def test_a_state_folder_that_cannot_hold_a_cache_starts_no_build_and_searches_the_files(
+    cli, mem, tmp_path, monkeypatch
+):
+    mem.index(row_line("2026-05-30-0900-claude-code", topic="zeppelin sync"))
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x", encoding="utf-8")
+    spawns = Spawns()
+    monkeypatch.setattr(beside, "BESIDE_BYTES", 0)
+    monkeypatch.setattr(beside, "_spawn", spawns)
+    res = cli("search", "zeppelin", "--json", env={"MEMBOARD_STATE_DIR": str(blocker)})
+    assert res.code == 0 and [h["id"] for h in json.loads(res.out)] == ["2026-05-30-0900-claude-code"]
+    assert spawns.started == []  # (a build that could only fail is not started at every search)
 
 
 def test_a_large_root_is_answered_at_once_and_its_cache_is_built_in_another_process(cli_process, root):

@@ -20,6 +20,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+from pathlib import Path
 
 from ..files.root import MemoryRoot
 from ..formats.layout import INDEX
@@ -33,14 +35,24 @@ def wanted(root: MemoryRoot) -> bool:
     """Whether a first search on root should build the cache beside it: no cache file is there and the root is
     large (index.md and the files search reads hold more than BESIDE_BYTES)."""
     try:
-        if search_cache.cache_path(root).exists():
-            return False
+        path = search_cache.cache_path(root)
+        if path.exists() or not _writable(path.parent, root):
+            return False  # (a cache that cannot be built here: the search says why and reads the files, as before)
         size = os.stat(os.path.join(root.path, INDEX)).st_size
     except OSError:
         return False
     if size > BESIDE_BYTES:
         return True
     return size + sum(s for s, _ in listing(str(root.path)).values()) > BESIDE_BYTES
+
+
+def _writable(folder: Path, root: MemoryRoot) -> bool:
+    """Whether a cache can be written into folder (made if missing, private): not inside the root, writable."""
+    real = folder.resolve()
+    if real == root.real or root.real in real.parents:
+        return False
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return os.access(folder, os.W_OK | os.X_OK)
 
 
 def building(root: MemoryRoot) -> bool:
@@ -63,7 +75,9 @@ def start(root: MemoryRoot) -> str:
     if building(root):
         return "the search cache is being built by another process"
     try:
-        _spawn(["--supervise", str(root.path)])
+        supervisor = _spawn(["--supervise", str(root.path)])
+        # reaped when it ends (a server runs on: no zombie left); a command line leaves before, and init reaps it
+        threading.Thread(target=supervisor.wait, daemon=True).start()
     except OSError as exc:
         return f"the search cache could not be built beside this search ({exc.strerror or exc})"
     return "the search cache is being built beside this search"

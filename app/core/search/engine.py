@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from .cache import SearchCache
 
 MAX_QUERY = 1000
-FIRST_ANSWER = 0.6  # seconds a first search with its cache built beside it reads the files before it answers
+FIRST_ANSWER = 0.5  # seconds a first search with its cache built beside it reads the files before it answers
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 10_000
 SNIPPET_BEFORE = 40

@@ -124,8 +124,8 @@ def scan_until(
                 continue
         break
     rows_whole = not rows_too or done == start
-    paths = [p for p in sorted(listing(base, unreadable), reverse=True) if filters.kind in (None, _kind_of(p))]
-    paths = paths if rows_whole else []
+    listed = sorted(listing(base, unreadable), reverse=True) if rows_whole else []
+    paths = [p for p in listed if filters.kind in (None, _kind_of(p))]
     opened = 0
     for path in paths:
         opened += 1
@@ -143,9 +143,11 @@ def scan_until(
     ranked, best = _ranked(tally, known, filters)
     if whole:
         return ranked, best, ""
-    files = f"{opened:,} of {len(paths):,} files" if rows_whole else "no file"
-    share = 100 if rows_whole else (end - done) * 100 // max(end - start, 1)
-    return ranked, best, f"index.md's newest {read:,} rows that may match (its last {share}%) and {files}"
+    if rows_whole:
+        rows = f"all {read:,} rows of index.md that may match" if rows_too else "no row (notes only)"
+        return ranked, best, f"{rows} and {opened:,} of {len(paths):,} files"
+    share = (end - done) * 100 // max(end - start, 1)
+    return ranked, best, f"the newest {read:,} rows of index.md that may match (its last {share}%) and no file"
 
 
 def _candidates(data: bytes, start: int, end: int, matcher: Matcher) -> Iterator[tuple[int, list[bytes]]]:
@@ -220,10 +222,17 @@ def _ranked(
 ) -> tuple[list[Ranked], dict[tuple[str, str], list[Candidate]]]:
     """The sessions tally found that pass the filters, best first, and the best document of each."""
     ranked = []
-    for (kind, key), (best, n, _order, _doc, _path) in tally.found.items():
+    cut = None  # (weight, matches) of the limit-th session kept, best first: those below it cannot rank
+    for (kind, key), (best, n, _order, _doc, _path) in sorted(
+        tally.found.items(), key=lambda item: (item[1][0], item[1][1]), reverse=True
+    ):
+        if cut is not None and (best, n) < cut:
+            break
         info = resolve(kind, key, known.get((kind, key), []))
         if info is not None and filters.passes(info):
             ranked.append((kind, key, best, n, info))
+            if cut is None and len(ranked) == filters.limit:
+                cut = (best, n)
     ranked.sort(key=lambda r: (r[1], r[0]))
     ranked.sort(key=lambda r: r[4].updated_sort, reverse=True)
     ranked.sort(key=lambda r: (r[2], r[3]), reverse=True)

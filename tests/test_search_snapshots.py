@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from textual.widgets import Input
+from textual.worker import WorkerCancelled
 
 from memboard.board.app import MemboardApp
 from memboard.board.screens.archive import ArchiveScreen
@@ -31,7 +34,8 @@ async def wait_for(pilot, condition) -> None:
         if condition():
             break
         await pilot.pause(0.02)
-        await pilot.app.workers.wait_for_complete()
+        with contextlib.suppress(WorkerCancelled):  # (a newer query's search replaced this one: look again)
+            await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 from collections.abc import Container
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from pathlib import Path
 
 from memboard.widgets.panes import PaneMerge, PaneRevision, PaneSnapshot, PolicyBreak, SectionDiff
 from memboard.widgets.rows import BoardRow, printable
@@ -22,8 +24,8 @@ from ..core.files.copies import ConflictCopy, find_copies
 from ..core.files.root import MemoryRoot
 from ..core.files.settle import whole
 from ..core.formats.index import IndexFile, readable_rows
-from ..core.formats.layout import ARCHIVE, INDEX, SESSIONS, session_path
-from ..core.formats.markers import line_list
+from ..core.formats.layout import ARCHIVE, INDEX, NOTES, SESSIONS, session_path
+from ..core.formats.markers import has_block_marker, line_list
 from ..core.formats.snapshot import LIST_MARK_RE, Snapshot, vanished
 from ..core.results import Finding
 from .model import BoardModel, IndexSource
@@ -300,11 +302,50 @@ def sync_findings(root: MemoryRoot) -> list[Finding]:
     return [f for f in found if f.kind in SYNC_KINDS]
 
 
+def _names(folder: Path) -> list[str]:
+    """The names in a folder (none when it is missing or cannot be read)."""
+    try:
+        return sorted(os.listdir(folder))
+    except OSError:
+        return []
+
+
+def _note_files(top: Path) -> tuple[list[str], list[str]]:
+    """(the folders, the Markdown files) under notes/, relative to the root; symlinked folders are not followed."""
+    folders: list[str] = []
+    files: list[str] = []
+    for folder, dirs, names in os.walk(top / NOTES, onerror=lambda _: None):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not os.path.islink(os.path.join(folder, d)))
+        rel = os.path.relpath(folder, top).replace(os.sep, "/")
+        folders += [f"{rel}/{d}" for d in dirs]
+        files += [f"{rel}/{name}" for name in sorted(names) if name.endswith(".md")]
+    return folders, files
+
+
+def _holds_blocks(root: MemoryRoot, rel: str) -> bool:
+    """Whether a file holds a conflict block's marker (a file that cannot be read holds none the banner can name)."""
+    path = root.path / rel
+    try:  # (a plain read of a regular file only: a FIFO or a device must never block the board)
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as file:
+            data = file.read()
+    except OSError:
+        return False
+    return b"<<<<<<<" in data and has_block_marker(data)
+
+
 class CopyScan:
     """The root's sync-conflict copies, scanned again only when the root, sessions/ or archive/ changed; and
     doctor's findings about them, read again when a copy or index.md changed. Those findings are also read while
     a session archived on one machine is live again from the other (its row or snapshot beside `archive/<id>/`:
     what no time decides there is open, with no copy left to hold it).
+
+    And read while a snapshot, an archive file or a note holds git's conflict blocks (what memboard's merge driver
+    leaves of a cell no rule decides), with no copy beside it: those files are looked at again when their folder
+    changed (git, the sync tools and memboard replace a file, which changes its folder), and only those whose
+    (mtime, size) moved are read.
 
     A copy that appears inside an archive folder shows at the next change of archive/ or the
     next start (`memboard doctor` always reads every folder).
@@ -319,10 +360,14 @@ class CopyScan:
         self.snapshots: set[str] = set()  # the IDs with a live snapshot
         self.sync_signature: tuple | None = None
         self.sync: list[Finding] = []
+        self.note_folders: list[str] = []  # the folders under notes/ at the last scan (a new one changes its parent)
+        self.looked: dict[str, tuple[Signature | None, bool]] = {}  # file -> (its signature, holds conflict blocks)
+        self.marked: list[str] = []  # the snapshots, archive files and notes that hold conflict blocks
 
     def _folders(self) -> tuple:
-        """(mtime_ns, size) of the folders a copy can appear in."""
-        return tuple(_signature(str(self.root.path / rel)) for rel in (".", SESSIONS, ARCHIVE))
+        """(mtime_ns, size) of the folders a copy or a file with conflict blocks can appear in."""
+        rels = (".", SESSIONS, ARCHIVE, NOTES, *self.note_folders)
+        return tuple(_signature(str(self.root.path / rel)) for rel in rels)
 
     def stale(self) -> bool:
         """Whether a folder changed since the last scan (never before the first one, which the board's
@@ -339,8 +384,23 @@ class CopyScan:
                 self.snapshots = snapshot_ids(self.root) if self.archived else set()
             except (OSError, MemboardError):  # an unreadable folder: no banner line rather than no board
                 self.copies, self.archived, self.snapshots = [], set(), set()
-            self.signature = signature
+            self.marked = self._marked()
+            self.signature = self._folders()  # (the note folders found by this scan are watched from now on)
         return self.copies
+
+    def _marked(self) -> list[str]:
+        """The snapshots, archive files and notes holding git's conflict blocks (read again only when changed)."""
+        files = [f"{SESSIONS}/{name}" for name in _names(self.root.path / SESSIONS) if name.endswith(".md")]
+        for sid in _names(self.root.path / ARCHIVE):
+            files += [f"{ARCHIVE}/{sid}/index.md", f"{ARCHIVE}/{sid}/session.md"]
+        self.note_folders, notes = _note_files(self.root.path)
+        looked: dict[str, tuple[Signature | None, bool]] = {}
+        for rel in files + notes:
+            stamp = _signature(str(self.root.path / rel))
+            seen = self.looked.get(rel)
+            looked[rel] = seen if seen is not None and seen[0] == stamp else (stamp, _holds_blocks(self.root, rel))
+        self.looked = looked
+        return sorted(rel for rel, (_, blocks) in looked.items() if blocks)
 
     def findings(self, live: Container[str] = frozenset()) -> list[Finding]:
         """Doctor's findings about the current copies and the archived sessions live again (live: the IDs of the
@@ -348,10 +408,10 @@ class CopyScan:
         of such a session changed."""
         copies = self.current()
         again = sorted(sid for sid in self.archived if sid in self.snapshots or sid in live)
-        if not copies and not again:
+        if not copies and not again and not self.marked:
             self.sync_signature, self.sync = None, []
             return []
-        files = sorted({INDEX, *(c.path for c in copies), *(c.original for c in copies)})
+        files = sorted({INDEX, *(c.path for c in copies), *(c.original for c in copies), *self.marked})
         files += [rel for sid in again for rel in (session_path(sid), f"{ARCHIVE}/{sid}/index.md")]
         signature = (self.signature, tuple(_signature(str(self.root.path / rel)) for rel in files))
         if signature != self.sync_signature:

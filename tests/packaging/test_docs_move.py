@@ -93,7 +93,9 @@ REWORDED: dict[str, str] = {
     "same-minute cells and the driver's blocks beside them",
     "**Files other tools left behind are not taken for memory.**": "issue 26: resolve decides git's blocks; rclone "
     "and unison names",
-    "The banner reads doctor's findings only while a copy": "issue 26: also while an archived session is live again",
+    "The banner reads doctor's findings only while a copy": (
+        "issue 26: also while an archived session is live again or a file holds conflict blocks"
+    ),
     "``` memboard [--root DIR] open the board": "issue 28 §6: --json on note key, config and the install commands",
     "The memory root is `--root DIR`, else": "issue 28 §6: --root after the command, errors under --json",
     "`memboard completion bash|zsh|fish` prints": "issue 28 §6: Session IDs and topic keys complete from the root",

@@ -14,7 +14,7 @@ from tests.mcp import test_real_clients
 from tests.packaging.test_package import PROJECT
 
 RUN = PROJECT / ".ci" / "run"
-DEBIAN = ["faketime", "tmux", "nodejs", "npm"]  # and the engines, syncthing rclone unison, by their loop
+DEBIAN = ["faketime", "nodejs", "npm"]  # and the engines and the terminals by their loops
 
 
 def release_test_job() -> dict:
@@ -45,6 +45,7 @@ def test_ci_run_installs_what_the_real_client_and_engine_tests_need():
     installs = " ".join(re.findall(r"apt-get install -y -qq ([^\n]+)", text))
     assert all(package in installs.split() for package in DEBIAN), installs
     assert "for engine in syncthing rclone unison; do" in text and '"${engines[@]}"' in installs
+    assert "for tool in tmux zsh fish; do" in text and '"${shells[@]}"' in installs
     # On a runner that is not root (GitHub's) apt-get goes through sudo.
     assert all(
         line.lstrip().startswith(("as_root", "timed")) for line in text.splitlines() if "apt-get install" in line

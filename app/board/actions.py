@@ -976,6 +976,17 @@ ACTIONS: tuple[Action, ...] = (
         id="preview.confirm_again",
     ),
     Action(
+        "enter,y",
+        "confirm",
+        "close",
+        "a plan with nothing to do (it writes nothing): enter, y or esc closes it",
+        Where.PREVIEW,
+        "preview",
+        footer=("preview-empty", "preview-doctor-empty"),
+        key_display="⏎/esc",
+        id="preview.close_empty",
+    ),
+    Action(
         "escape,n",
         "cancel",
         "cancel",
@@ -1001,7 +1012,7 @@ ACTIONS: tuple[Action, ...] = (
         "skip to the next group of the changes in words (a file, what is left and why, a kind of finding)",
         Where.PREVIEW,
         "preview",
-        footer=("preview", "preview-doctor", "preview-again"),
+        footer=("preview", "preview-doctor", "preview-again", "preview-empty", "preview-doctor-empty"),
     ),
     Action(
         "z",
@@ -1010,7 +1021,7 @@ ACTIONS: tuple[Action, ...] = (
         "fold every group of the changes in words into its first line, or unfold them",
         Where.PREVIEW,
         "preview",
-        footer=("preview", "preview-doctor", "preview-again"),
+        footer=("preview", "preview-doctor", "preview-again", "preview-empty", "preview-doctor-empty"),
     ),
     Action(
         "x",
@@ -1020,7 +1031,7 @@ ACTIONS: tuple[Action, ...] = (
         "repairs",
         Where.PREVIEW,
         "preview",
-        footer=("preview-doctor",),
+        footer=("preview-doctor", "preview-doctor-empty"),
     ),
     Action(
         "space,x",
@@ -1056,7 +1067,7 @@ ACTIONS: tuple[Action, ...] = (
         "scroll",
         "scroll the changes",
         Where.PREVIEW,
-        footer=("preview", "preview-doctor", "preview-again"),
+        footer=("preview", "preview-doctor", "preview-again", "preview-empty", "preview-doctor-empty"),
         key_display="↑↓",
     ),
     Action(

@@ -37,8 +37,10 @@ from .messages import (
     FlowsShown,
     JumpToSession,
     LogEntry,
+    Logged,
 )
 from .sessions import SessionsScreen
+from .written import trim
 
 if TYPE_CHECKING:
     from .flows import BoardFlows
@@ -277,7 +279,8 @@ class MemboardApp(App):
         what = (
             "a change is open (nothing of it is written yet)"
             if busy
-            else f"update drafts of {', '.join(drafts)} are kept only while the board runs"
+            else f"{'the update draft' if len(drafts) == 1 else 'update drafts'} of {', '.join(drafts)} "
+            f"{'is' if len(drafts) == 1 else 'are'} kept only while the board runs"
         )
         self._asking_quit = True
 
@@ -362,18 +365,7 @@ class MemboardApp(App):
             if message.select_id:
                 self.sessions.select_session(message.select_id)
             if message.outcome:
-                self.run_log.append(
-                    LogEntry(
-                        clock.now_to_the_second(),
-                        message.op,
-                        message.outcome,
-                        message.severity,
-                        list(message.details),
-                        message.applied,
-                        message.plan,
-                        message.session_id,
-                    )
-                )
+                self.record(LogEntry.of(message, clock.now_to_the_second()))
                 text = short(message.outcome)
                 if text != message.outcome or message.details:
                     text += "  (l: the whole result)"
@@ -382,6 +374,15 @@ class MemboardApp(App):
             self._follow_up = message.follow_up
         finally:
             message.shown.set_result(None)
+
+    def on_logged(self, message: Logged) -> None:
+        """A flow of the notes view, Spaces or Hierarchy ended: the result log lists it too."""
+        self.record(message.entry)
+
+    def record(self, entry: LogEntry) -> None:
+        """Add a flow's end to the result log, which keeps within its budget (the oldest diffs go first)."""
+        self.run_log.append(entry)
+        trim([e.written for e in self.run_log])
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """When a flow's worker ends, start the fix flow it offered and the user chose."""

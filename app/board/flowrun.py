@@ -38,11 +38,13 @@ from ..core.errors import Incomplete, MemboardError, StalePlan
 from ..core.files.execute import SETTLE_WAIT, apply_exact, settled_build
 from ..core.files.root import MemoryRoot
 from ..core.files.settle import Budget, settle_seconds
+from ..core.formats import clock
 from ..core.plan import Plan
-from .messages import AskScreen, BoardClosed, FlowFinished
+from .messages import AskScreen, BoardClosed, FlowFinished, LogEntry, Logged
 from .planview import Left, PlanView, ViewLine, build
 from .screens import LEAVE_OUT, MessageScreen, PlanningScreen, PreviewScreen, ProgressScreen, Tally
 from .wording import done_words, fix_for, refusal_words
+from .written import Written, kept_details
 
 STALE_NOTE = (
     "The files changed since the last preview (another writer was here). Nothing was written; "
@@ -228,13 +230,21 @@ class FlowRunner:
         """Report the flow's end and wait until the board shows its result (re-read when applied); plan: what it
         wrote (the result log opens it)."""
         said = set(outcome.split("; "))  # a detail the outcome already says is not printed twice
-        rest = [line for line in details or [] if line not in said]
+        rest = kept_details([line for line in details or [] if line not in said])
         finished = FlowFinished(op, outcome, applied, severity, select_id, clear_marks, rest, follow_up)
-        finished.plan = plan
+        finished.written = Written.of(plan) if plan is not None else None  # the log keeps this, not the plan
         finished.session_id = select_id or self.subject
         shown = self.tell(finished)
         if shown is not None:
             self.wait(shown)
+
+    def log(self, finished: FlowFinished) -> None:
+        """Add the end of a flow of a view other than the session table to the result log (its line opens what
+        it wrote; one that wrote nothing is about no session on the table)."""
+        if finished.outcome:
+            entry = LogEntry.of(finished, clock.now_to_the_second())
+            entry.session_id = None
+            self.host.post_message(Logged(entry))
 
     def tell(self, finished: FlowFinished) -> Future[None] | None:
         """Post a flow's end to the view that shows it; what completes once it is shown (None: nobody to tell)."""
@@ -346,7 +356,7 @@ class FlowRunner:
             answer = self.ask(PreviewScreen(title, plan, view, notes=notes, leave_out=leave_out))
             if answer == LEAVE_OUT:
                 return LEAVE_OUT
-            if not answer:
+            if not answer and (back_on_cancel or not plan.empty):  # (an empty plan is closed, not cancelled)
                 if not back_on_cancel:
                     self.finish(op, f"{op} cancelled: nothing written")
                 return "cancelled"

@@ -311,7 +311,12 @@ class HierarchyScreen(BrowseScreen[HierarchyRow, HierarchyModel]):
         found = self.model.findings
         text = "\n".join(f.describe() for f in found) or "no finding"
         self.app.push_screen(
-            MessageScreen(f"Lint · {len(found)} findings", text, footnote="A read: nothing was written.", error=False)
+            MessageScreen(
+                f"Lint · {len(found)} finding{'' if len(found) == 1 else 's'}",
+                text,
+                footnote="A read: nothing was written.",
+                error=False,
+            )
         )
 
     def action_migrate(self) -> None:

@@ -20,7 +20,7 @@ from .model import BoardModel
 from .planview import PlanView
 
 if TYPE_CHECKING:
-    from ..core.plan import Plan
+    from .written import Written
 
 
 @dataclass
@@ -96,7 +96,7 @@ class FlowFinished(Message):
     details: list[str] = field(default_factory=list)
     follow_up: tuple[str, str | None] | None = None
     shown: Future[None] = field(default_factory=Future)
-    plan: Plan | None = None  # the plan applied (the result log opens it: its files, its exact diff)
+    written: Written | None = None  # what the plan applied wrote, as the result log keeps it (never its bytes)
     session_id: str | None = None  # the session the flow was about (the result log's enter jumps to it)
 
 
@@ -124,5 +124,27 @@ class LogEntry:
     severity: str = "information"
     details: list[str] = field(default_factory=list)
     applied: bool = False  # it wrote its plan (a cancellation or a refusal changed nothing)
-    plan: Plan | None = None  # what it wrote, exactly (enter on its line shows its files and diff)
+    written: Written | None = None  # what it wrote, as kept (enter on its line shows its files and diff)
     session_id: str | None = None  # the session it was about (enter on a line that wrote nothing goes there)
+
+    @classmethod
+    def of(cls, finished: FlowFinished, at: datetime) -> LogEntry:
+        """A flow's end as the log lists it, at the time it ended."""
+        return cls(
+            at,
+            finished.op,
+            finished.outcome,
+            finished.severity,
+            list(finished.details),
+            finished.applied,
+            finished.written,
+            finished.session_id,
+        )
+
+
+@dataclass
+class Logged(Message):
+    """A flow of another view than the session table (notes, spaces, hierarchy) ended: the App adds it to the
+    result log, as it does the session flows' ends."""
+
+    entry: LogEntry

@@ -222,7 +222,8 @@ def file_header(f: FileChange) -> ViewLine:
     elif f.kind == "modify":
         words += f" (+{f.added} −{f.removed} lines)"
     elif f.added or f.removed:
-        words += f" ({f.added or f.removed} lines)"
+        n = f.added or f.removed
+        words += f" ({n} {'line' if n == 1 else 'lines'})"
     text = f"{FILE_MARKS.get(f.kind, '·')} {name}  {words}"
     return ViewLine(text, "file", ((len(text) - len(words), len(text), "muted"),))
 

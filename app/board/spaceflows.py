@@ -113,6 +113,7 @@ class PlaceRunner(FlowRunner):
 
     def tell(self, finished: FlowFinished) -> Future[None] | None:
         """Tell the screen (it re-reads when the flow wrote)."""
+        self.log(finished)
         told = SpaceFlowFinished(finished.op, finished.outcome, finished.applied, finished.severity, finished.select_id)
         return told.shown if self.view.post_message(told) else None
 

@@ -181,6 +181,12 @@ def finding_state(finding: results.Finding, left_out: frozenset[str]) -> str:
 
 STATE_MARKS = {"fix": ("✓", "text"), "left": ("○", "muted"), "history": ("·", "muted"), "hand": ("✗", "refusal")}
 STATE_WORDS = {"fix": "will be repaired", "left": "left out", "history": "history", "hand": "need a hand"}
+ONE_STATE_WORDS = {**STATE_WORDS, "hand": "needs a hand"}  # the same after a count of 1 (`1 needs a hand`)
+
+
+def state_count(n: int, state: str) -> str:
+    """A count of findings and what is done about them, its verb agreeing with it (`1 needs a hand`, `2 need a hand`)."""
+    return f"{n:,} {(ONE_STATE_WORDS if n == 1 else STATE_WORDS)[state]}"
 
 
 def finding_line(finding: results.Finding, state: str) -> list[ViewLine]:
@@ -207,7 +213,7 @@ def doctor_words(plan: Plan) -> tuple[list[str], list[ViewLine]]:
     left_out = results.left_out(plan)
     states = [finding_state(f, left_out) for f in found]
     fixed, left, history = states.count("fix"), states.count("left"), states.count("history")
-    said = f"{fixed:,} will be repaired, {len(found) - fixed - left - history:,} need a hand"
+    said = f"{fixed:,} will be repaired, {state_count(len(found) - fixed - left - history, 'hand')}"
     said += f", {left:,} left out (x)" if left else ""
     headline = [
         f"Found {len(found):,} {'inconsistency' if len(found) == 1 else 'inconsistencies'}: {said}"
@@ -221,7 +227,7 @@ def doctor_words(plan: Plan) -> tuple[list[str], list[ViewLine]]:
         tally: dict[str, int] = {}
         for number in numbers:
             tally[states[number]] = tally.get(states[number], 0) + 1
-        how = ", ".join(f"{n:,} {STATE_WORDS[state]}" for state, n in tally.items())
+        how = ", ".join(state_count(n, state) for state, n in tally.items())
         block.append(ViewLine(f"{kind} ({len(numbers):,}): {how}", "group"))
         for number in numbers:
             block += finding_line(found[number], states[number])

@@ -26,9 +26,9 @@ from ..service.builders import (
     release_plan,
     update_plan,
 )
-from ..service.output import dry_run_notes, finding_json, plan_json
+from ..service.output import dry_run_notes, finding_json, finding_text, plan_json
 from .args import agent_of, error_line, read_input, root_of
-from .output import dump
+from .output import dump, dump_array
 
 
 def print_patch(plan: Plan[Any], notes: list[str]) -> None:
@@ -112,7 +112,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if args.fix:
         refuse_repairs(findings)  # (one line, before any finding is printed: a file memboard cannot read)
     if args.json and not args.fix:
-        dump([finding_json(f) for f in findings])
+        dump_array(findings, finding_text)  # (streamed, each finding laid out in one step)
         return verdict(args, needing_attention(findings), repaired=False)
     if args.json:  # --fix --json: the findings, then what was (or would be) changed
         plan = execute(root, lambda r: repair_plan(r, when), dry_run=args.dry_run)

@@ -15,7 +15,7 @@ from ..core.errors import UsageError
 from ..core.files.root import MemoryRoot
 from ..core.formats.topic import SCOPES as NOTE_SCOPES
 from ..core.formats.topic import TYPES as NOTE_TYPES
-from ..core.search.engine import MAX_LIMIT, SearchFilters, SearchHit, run
+from ..core.search.engine import MAX_LIMIT, SearchFilters, SearchHit, SearchOutcome, run
 from ..core.search.notes import find_notes
 from ..service.search import hit_json, label
 from .args import OneLineParser
@@ -164,13 +164,20 @@ def cmd_search(args: argparse.Namespace) -> int:
     )
     tty = sys.stderr.isatty()
     try:
-        outcome = run(root, args.query, filters, _progress if tty else None)
+        outcome = run(root, args.query, filters, _progress if tty else None, beside=True)
     finally:
         if tty:
             sys.stderr.write("\r\x1b[K")
-    if tty and outcome.backend == "scan" and not args.json:
+    if outcome.partial:
+        print(f"memboard: {partial_line(outcome)}", file=sys.stderr)
+    elif tty and outcome.backend == "scan" and not args.json:
         print(f"memboard: searched the files ({outcome.reason})", file=sys.stderr)
     return print_hits(outcome.hits, args.json, outcome.unread_line())
+
+
+def partial_line(outcome: SearchOutcome) -> str:
+    """What a first answer read in time while the search cache is built beside it (said on stderr)."""
+    return f"{outcome.reason}; this answer is from {outcome.partial} (search again for the whole answer)"
 
 
 def cmd_note_search(args: argparse.Namespace) -> int:
@@ -178,7 +185,9 @@ def cmd_note_search(args: argparse.Namespace) -> int:
     filters = SearchFilters(
         status=args.status, limit=args.limit, note_type=args.type, scope=args.scope, project=args.project
     )
-    outcome = find_notes(MemoryRoot(resolve_root(getattr(args, "root", None))), args.query, filters)
+    outcome = find_notes(MemoryRoot(resolve_root(getattr(args, "root", None))), args.query, filters, beside=True)
+    if outcome.partial:
+        print(f"memboard: {partial_line(outcome)}", file=sys.stderr)
     return print_hits(outcome.hits, args.json, outcome.unread_line())
 
 

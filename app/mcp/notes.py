@@ -34,7 +34,7 @@ from ..core.search.engine import DEFAULT_LIMIT, MAX_LIMIT, SearchFilters
 from ..core.search.notes import find_notes
 from ..service.builders import Builder
 from ..service.output import note_detail_json
-from ..service.search import hit_json
+from ..service.search import hits_answer
 from .answers import change, ok
 from .context import CONTEXT_LIMIT, note_context
 from .hints import READS, REWRITES
@@ -168,8 +168,8 @@ class NoteTools:
         """Find typed notes before deciding what may be decided, or when the user says "remember" or "last time":
         full text, active notes first, each hit with a snippet («match»); mem_get reads one."""
         filters = SearchFilters(status=status, limit=limit, note_type=type, scope=scope, project=project)
-        outcome = find_notes(self.root(), query, filters)
-        return ok({"hits": [hit_json(hit) for hit in outcome.hits], "unreadable": outcome.unreadable})
+        outcome = find_notes(self.root(), query, filters, beside=True)
+        return ok(hits_answer(outcome))
 
     def mem_get(
         self,

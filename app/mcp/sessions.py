@@ -34,7 +34,7 @@ from ..service.builders import (
     update_plan,
 )
 from ..service.output import chain_json, row_json, session_json
-from ..service.search import hit_json
+from ..service.search import hits_answer
 from .answers import change, ok
 from .context import note_context
 from .hints import ADDS, READS, REMOVES, REWRITES
@@ -207,8 +207,8 @@ class SessionTools:
         """Find earlier work: full text over rows, snapshots and archived sessions, best first, one hit per
         session with a snippet («match»)."""
         filters = SearchFilters(status, agent, since, until, state, section, limit)
-        outcome = run(self.root(), query, filters, None)
-        return ok({"hits": [hit_json(hit) for hit in outcome.hits], "unreadable": outcome.unreadable})
+        outcome = run(self.root(), query, filters, None, beside=True)
+        return ok(hits_answer(outcome))
 
     def session_register(
         self,

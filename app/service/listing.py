@@ -16,7 +16,7 @@ from json.encoder import encode_basestring as encode_string  # json's C string e
 from operator import itemgetter
 
 from ..core.files.root import MemoryRoot
-from ..core.formats.ids import is_valid_id
+from ..core.formats.ids import DAYS, ID_SHAPE_RE, MAX_ID_LENGTH, real_date
 from ..core.formats.index import STATUSES, IndexFile
 from ..core.ops.query import iter_row_views, listed_index, row_view
 from .output import ROW_TEXT, SCALARS, row_text
@@ -87,6 +87,7 @@ def _line_texts(
     a_id, a_status = fields["id"] + 1, fields["status"] + 1  # (the first piece is before the row's first pipe)
     picked = itemgetter(*(fields[name] + 1 for name in PICKED))
     strip, encode, statuses, bools = str.strip, encode_string, STATUSES, SCALARS
+    id_match, day = ID_SHAPE_RE.fullmatch, DAYS.get  # (is_valid_id's checks, inline: ID_SHAPE_RE is ASCII only)
     while pos < end:
         nl = data.find(b"\n", pos, end)
         stop = end if nl < 0 else nl + 1
@@ -110,7 +111,12 @@ def _line_texts(
         text: str | None = None
         if len(parts) == width:
             sid, state = strip(parts[a_id]), strip(parts[a_status])
-            if state in statuses and is_valid_id(sid):
+            if (
+                state in statuses
+                and len(sid) <= MAX_ID_LENGTH
+                and id_match(sid) is not None
+                and (day(sid[:10]) or real_date(sid[:10]))
+            ):
                 text = ""
                 if status is None or state == status:
                     agent, topic, summary, keywords, started, updated, refs = map(strip, picked(parts))

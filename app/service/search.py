@@ -6,7 +6,7 @@ about as fast as Python itself (see core/search/engine.py).
 
 from __future__ import annotations
 
-from ..core.search.engine import SearchHit
+from ..core.search.engine import SearchHit, SearchOutcome
 
 
 def label(hit: SearchHit) -> str:
@@ -34,3 +34,12 @@ def hit_json(hit: SearchHit) -> dict[str, object]:
         "score": hit.score,
         "matches": hit.matches,
     } | ({"type": hit.note_type, "scope": hit.scope, "project": hit.project} if hit.kind == "note" else {})
+
+
+def hits_answer(outcome: SearchOutcome) -> dict[str, object]:
+    """The MCP search tools' answer: the hits, the files that could not be read and, for a first answer read in
+    part while the search cache is built beside it, `partial` (what was read, in words) and `note` (why)."""
+    out: dict[str, object] = {"hits": [hit_json(hit) for hit in outcome.hits], "unreadable": outcome.unreadable}
+    if outcome.partial:
+        out |= {"partial": outcome.partial, "note": f"{outcome.reason}: search again for the whole answer"}
+    return out

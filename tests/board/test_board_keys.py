@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from textual.command import CommandPalette
-from textual.widgets import Input
+from textual.widgets import Button, Input, Static
 
 from memboard.board.app import MemboardApp
 from memboard.board.screens import PreviewScreen, QuestionScreen, StaleDaysScreen, UpdateScreen
@@ -117,7 +117,7 @@ async def test_a_kept_draft_makes_quit_ask_first(root):
         await wait_for_flow(pilot)
         await pilot.press("q")
         question = await wait_for_screen(pilot, QuestionScreen)
-        assert LONER in question.text and "kept only while the board runs" in question.text
+        assert f"update draft of {LONER} is kept only while the board runs" in question.text  # one: not "are"
         await pilot.press("escape")
         await pilot.pause()
         assert not app._exit
@@ -219,3 +219,42 @@ async def test_while_the_palette_is_open_the_footer_shows_its_keys_then_the_tabl
         await pilot.pause()
         await pilot.pause()
         assert app.sessions.query_one(KeyBar).text == table_keys
+
+
+async def test_a_plan_with_nothing_to_do_offers_no_apply_and_closing_it_is_no_cancellation(root, write_index, make_row):
+    # issue 27 §4: doctor on a sound root previewed an empty plan with `⏎/y apply` and `esc/n cancel` in its
+    # footer and a Cancel button, and escape logged "doctor cancelled" though there was nothing to cancel
+    write_index([make_row("2026-05-30-1000-a", "idle")])
+    app = make_app(root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("d")
+        preview = await wait_for_screen(pilot, PreviewScreen)
+        keys = footer(app)
+        assert keys.startswith(" ⏎/esc close ") and "apply" not in keys and "cancel" not in keys, keys
+        assert [str(button.label) for button in preview.query(Button)] == ["Close (enter / esc)"]
+        assert "nothing to repair" in str(preview.query_one("#preview-headline", Static).render())
+        await pilot.press("escape")
+        await wait_for_flow(pilot)
+        assert app.run_log[-1].outcome == "doctor: nothing to change" and not app.run_log[-1].applied
+
+
+async def test_after_the_first_y_of_a_large_plan_the_footer_says_y_again_not_apply(root):
+    from tests.flows.test_previews import add_sessions
+
+    make_root(root)
+    ids = add_sessions(root, 70)
+    app = make_app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        for sid in ids:
+            app.sessions.select_session(sid)
+            app.sessions.action_mark()
+        await pilot.press("a")
+        preview = await wait_for_screen(pilot, PreviewScreen)
+        assert footer(app).startswith(" ⏎/y apply ")
+        await pilot.press("y")
+        await pilot.pause()
+        assert "press y again" in str(preview.query_one("#preview-again", Static).render())
+        keys = footer(app)
+        assert keys.startswith(" y apply (again) esc/n cancel ") and "⏎/y" not in keys, keys

@@ -43,3 +43,23 @@ def test_plain_text_that_names_a_command_is_not_rewritten():
 def test_the_board_has_words_for_every_remedy():
     remedies = {value for name, value in vars(Remedy).items() if not name.startswith("_")}
     assert remedies == set(REMEDY_WORDS) | set(FINDING_WORDS)
+
+
+async def test_doctor_s_preview_counts_agree_with_their_verb_one_needs_a_hand_two_need_one(root, write_index, make_row):
+    # issue 27 §4: the preview said "1 need a hand" for a single finding left to a hand
+    from memboard.board.screens import PreviewScreen
+    from tests.flows.driving import make_app, ready, wait_for_flow, wait_for_screen
+
+    good = make_row("2026-05-30-1000-alpha", "idle")
+    for broken, counted in ((1, "1 needs a hand"), (2, "2 need a hand")):
+        write_index([good], extra="".join(f"| 2026-05-30-110{n}-beta | x | y |\n" for n in range(broken)))
+        app = make_app(root)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await ready(pilot)
+            await pilot.press("d")
+            preview = await wait_for_screen(pilot, PreviewScreen)
+            noun = "inconsistency" if broken == 1 else "inconsistencies"
+            assert preview.view.headline == [f"Found {broken} {noun}: 0 will be repaired, {counted}."]
+            assert preview.body_text.splitlines()[0] == f"malformed_row ({broken}): {counted}"
+            await pilot.press("escape")
+            await wait_for_flow(pilot)

@@ -303,6 +303,7 @@ async def test_the_archive_lists_filters_and_opens_read_only(demo_root, ids):
         assert status(screen) == "3 archived sessions, last archived first."
         await pilot.press(*"記憶")
         assert [str(table.get_row_at(i)[0]) for i in range(table.row_count)] == [ids["archived2"]]
+        assert status(screen) == "1 of 3 archived sessions matches «記憶»; last archived first."  # not "match"
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, SessionScreen) and app.screen.view is not None, "view")
         assert app.screen.view.id == ids["archived2"] and app.screen.view.archived

@@ -192,7 +192,10 @@ async def test_doctor_counts_a_link_to_an_archived_session_as_history_not_as_nee
         headline = "\n".join(screen.view.headline)
         words = preview_words(screen)
         hands = sum(1 for line in words.splitlines() if line.lstrip().startswith("✗ "))
-        assert "1 is history (nothing to do)" in headline and f" {hands} need a hand" in headline, headline
+        assert (
+            "1 is history (nothing to do)" in headline
+            and f" {hands} {'needs' if hands == 1 else 'need'} a hand" in headline
+        ), headline
         line = next(line for line in words.splitlines() if "link_to_archived" in line and line.startswith("  "))
         assert line.lstrip().startswith("· link_to_archived"), line  # not ✗, the mark of what needs a hand
         await pilot.press("escape")

@@ -71,6 +71,8 @@ REWORDED: dict[str, str] = {
     "no table (issue 28: doctor --fix converges in one run)",
     "The entry runs this memboard by absolute path (`--root DIR` adds": "a project's file names its --root "
     "relative to the project, a user's keeps the absolute path (issue 28 §5)",
+    "- The first search on a root builds it (figures below).": "issue 29: on a large root the first search answers "
+    "from the files while the cache is built in a process of its own (a bullet added to the list)",
     "Merging sync-conflict copies (see One root on several machines)": "conflict_cell's path also names the file "
     "holding a same-minute update of an archived session (issue 26)",
     "memboard is a terminal board and command line": "the front page's first paragraph, rewritten with the MCP server and notes",

@@ -14,7 +14,7 @@ from tests.mcp import test_real_clients
 from tests.packaging.test_package import PROJECT
 
 RUN = PROJECT / ".ci" / "run"
-DEBIAN = ["faketime", "nodejs", "npm"]  # and the engines and the terminals by their loops
+DEBIAN = ["faketime", "nodejs", "npm"]  # and by their loops the engines (syncthing rclone unison), tmux zsh fish
 
 
 def release_test_job() -> dict:

@@ -88,6 +88,7 @@ class NoteFlows(BoardFlows):
     def tell(self, finished: FlowFinished) -> Future[None] | None:
         """Tell the notes view of a flow's end (the session flows' marks, details and fix flows do not apply to
         notes); it re-reads the notes when the flow wrote, and completes what is returned once it is shown."""
+        self.log(finished)
         told = NoteFlowFinished(finished.op, finished.outcome, finished.applied, finished.severity, finished.select_id)
         return told.shown if self.view.post_message(told) else None
 

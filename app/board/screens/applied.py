@@ -1,8 +1,8 @@
 """What one change of this run wrote, opened from the result log (`l`, then enter on its line): read only.
 
-The log keeps the exact plan each flow applied, so this shows the very files, rows and sections
-the preview showed before it was confirmed (in words, `d` for the exact diff), worked out off the UI
-thread as the preview's are. Nothing here writes.
+The log keeps what each applied plan wrote (board/written.py: the files, rows and sections in words the
+preview showed before it was confirmed, `d` for the exact diff when it is small; never the plan's bytes),
+so this shows those, and says what a large change does not keep. Nothing here writes.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from memboard.widgets.line_view import LineView
 
 from ..actions import bindings
 from ..messages import LogEntry, ViewCompleted
-from ..planview import Dropped, PlanView, ViewLine, whole
+from ..planview import PlanView, ViewLine
 
 WORDS_TITLE = "what it wrote · d: the exact diff"
 RAW_TITLE = "the exact diff it wrote · d: back to words"
@@ -60,13 +60,11 @@ class AppliedScreen(ModalScreen[None]):
     def describe(self) -> None:
         """The plan's whole view (every file and row, the exact diff), handed to the screen."""
         worker = get_current_worker()
-        plan = self.entry.plan
-        if plan is None:
+        written = self.entry.written
+        if written is None:
             return
-        try:
-            view = whole(plan, [self.entry.outcome], stop=lambda: worker.is_cancelled)
-        except Dropped:
-            return
+        view = written.view([self.entry.outcome])
+        _ = view.raw  # the exact diff's lines, drawn here rather than on the UI thread at `d`
         if not worker.is_cancelled:
             self.post_message(ViewCompleted(view))
 
@@ -74,13 +72,15 @@ class AppliedScreen(ModalScreen[None]):
         """Show the files."""
         message.stop()
         self.view = message.view
-        self.query_one("#preview-counts", Static).update(Text("\n".join(self.view.counts)))
+        self.query_one("#preview-counts", Static).update(Text("\n".join([*self.view.counts, *self.view.notes])))
         self.show()
 
     def show(self) -> None:
         """Draw the words or the exact diff."""
         body = self.query_one("#preview-body", LineView)
-        if self.view is not None:
+        if self.view is not None and self.raw and not self.view.diff:
+            body.set_lines([ViewLine(" ".join(self.view.notes) or "No exact diff is kept of it.", "muted")])
+        elif self.view is not None:
             body.set_lines(self.view.raw if self.raw else self.view.readable, words=not self.raw)
         body.border_title = RAW_TITLE if self.raw else WORDS_TITLE
 

@@ -171,7 +171,9 @@ class ArchiveScreen(ModalScreen[None]):
         elif not self.shown:
             text = f"No archived session matches «{needle}» ({total:,} in the archive)."
         elif needle:
-            text = f"{len(self.shown):,} of {total:,} archived sessions match «{needle}»; last archived first."
+            n = len(self.shown)
+            sessions = "archived session" if total == 1 else "archived sessions"
+            text = f"{n:,} of {total:,} {sessions} {'matches' if n == 1 else 'match'} «{needle}»; last archived first."
         else:
             text = f"{total:,} archived session{'s' if total != 1 else ''}, last archived first."
         self.query_one("#archive-status", Static).update(Text(text))

@@ -166,7 +166,7 @@ class LogScreen(ModalScreen[None]):
     def action_open(self) -> None:
         """Open the line under the cursor: what its change wrote, or the session it is about; else the bell."""
         entry = self.entry
-        if entry is not None and entry.plan is not None and entry.applied:
+        if entry is not None and entry.written is not None and entry.applied:
             # lazy: the applied change's view loads when first opened
             from .applied import AppliedScreen
 

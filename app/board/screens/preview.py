@@ -69,10 +69,18 @@ class PreviewScreen(ModalScreen[bool | str]):
             yield body
             yield Static(id="preview-again")
             with Horizontal(id="preview-buttons"):
-                label = "Close (enter)" if self.plan.empty else "Apply (enter / y)"
-                yield Button(label, variant="success", id="confirm", compact=True)
-                yield Button("Cancel (esc / n)", variant="error", id="cancel", compact=True)
-        yield KeyBar("preview-doctor" if self.leave_out else "preview")
+                if self.plan.empty:  # nothing to apply, nothing to cancel: one way out
+                    yield Button("Close (enter / esc)", variant="primary", id="confirm", compact=True)
+                else:
+                    yield Button("Apply (enter / y)", variant="success", id="confirm", compact=True)
+                    yield Button("Cancel (esc / n)", variant="error", id="cancel", compact=True)
+        yield KeyBar(self.footer)
+
+    @property
+    def footer(self) -> str:
+        """The footer's place: doctor's preview offers `x`; a plan with nothing to do offers no apply."""
+        place = "preview-doctor" if self.leave_out else "preview"
+        return f"{place}-empty" if self.plan.empty else place
 
     def on_mount(self) -> None:
         """Focus the changes so the arrow keys scroll them; start working out a large plan's rows."""

@@ -180,7 +180,7 @@ def _sidecars(path: Path) -> list[Path]:
     return [p for p in (Path(f"{path}-journal"), Path(f"{path}-wal"), Path(f"{path}-shm")) if p.exists()]
 
 
-def _sweep_dead_builds(path: Path) -> None:
+def sweep_dead_builds(path: Path) -> None:
     """Remove the temp files of builders that died mid-build (each names its builder's process), so a killed
     build leaves nothing behind while a sound cache is in use; a live builder's file is left alone."""
     if os.name != "posix":  # (os.kill(pid, 0) tests a process only on POSIX; elsewhere the next build sweeps)
@@ -332,7 +332,7 @@ class SearchCache:
             self._rebuild()
             con = self._connect(self.path)
         else:
-            _sweep_dead_builds(self.path)
+            sweep_dead_builds(self.path)
         return con
 
     def _existing(self) -> sqlite3.Connection | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from .cache import SearchCache
 
 MAX_QUERY = 1000
+FIRST_ANSWER = 0.6  # seconds a first search with its cache built beside it reads the files before it answers
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 10_000
 SNIPPET_BEFORE = 40
@@ -206,6 +208,7 @@ class SearchOutcome(NamedTuple):
     built: bool = False  # the cache was built from scratch for this search
     refreshed: int = 0  # how many changed files the cache re-read first
     unreadable: dict[str, str] = {}  # files that could not be read (path -> why): they may hold matches
+    partial: str = ""  # the files read in time when the answer is of only a part of them (a first search, beside)
 
     def unread_line(self) -> str | None:
         """`1 file could not be read: notes/a.md (permission denied)`, None when every file was read."""
@@ -355,6 +358,7 @@ def search(
     filters: SearchFilters | None = None,
     progress: Callable[[str], None] | None = None,
     check_files: bool = True,
+    beside: bool = False,
 ) -> list[SearchHit]:
     """Sessions matching query, best first (see the module's docstring); raises UsageError on bad input.
 
@@ -362,7 +366,17 @@ def search(
     look at the files' stats for a caller that searched moments ago and knows nothing changed
     (a board refining a search keystroke by keystroke); the cache is still built when missing.
     """
-    return run(root, query, filters, progress, check_files).hits
+    return run(root, query, filters, progress, check_files, beside).hits
+
+
+def answers_beside(root: MemoryRoot | str) -> bool:
+    """Whether a search with beside=True on root would answer from the files while its cache is built beside it."""
+    root = root if isinstance(root, MemoryRoot) else MemoryRoot(root)
+    if not search_cache.fts_available() or _cache_there(root):
+        return False
+    from . import beside as first  # lazy: only a search that finds no cache may build it beside
+
+    return first.wanted(root)
 
 
 def run(
@@ -371,13 +385,22 @@ def run(
     filters: SearchFilters | None = None,
     progress: Callable[[str], None] | None = None,
     check_files: bool = True,
+    beside: bool = False,
 ) -> SearchOutcome:
-    """Search (as search() does), and say whether the cache answered or the files were scanned."""
+    """Search (as search() does), and say whether the cache answered or the files were scanned.
+
+    beside=True (the command line, the MCP server): on a large root with no cache yet, the cache is built in a
+    process of its own and this search answers from the files within FIRST_ANSWER seconds (beside.py)."""
+    started = time.monotonic()
     root = root if isinstance(root, MemoryRoot) else MemoryRoot(root)
     query = check_query(query)
     filters = (filters or SearchFilters()).normalized()
     matcher = Matcher(query, filters.syntax)
     reason = "this SQLite lacks FTS5 with the trigram tokenizer"
+    if beside and not filters.syntax and answers_beside(root):
+        from . import beside as first  # lazy: only a search that finds no cache builds it beside
+
+        return _first_answer(root, matcher, filters, first.start(root), started + FIRST_ANSWER)
     if search_cache.fts_available():
         for _attempt in range(2):
             try:
@@ -409,6 +432,26 @@ def run(
     ranked, candidates = scan(str(root.path), matcher, filters, unreadable)
     hits = build_hits(ranked, candidates, matcher, filters)
     return SearchOutcome(hits, "scan", reason, unreadable=_relevant(unreadable, filters))
+
+
+def _cache_there(root: MemoryRoot) -> bool:
+    """Whether root's cache file exists (True when that cannot be told: the search then goes on as before)."""
+    try:
+        return search_cache.cache_path(root).exists()
+    except OSError:
+        return True
+
+
+def _first_answer(
+    root: MemoryRoot, matcher: Matcher, filters: SearchFilters, reason: str, deadline: float
+) -> SearchOutcome:
+    """The files' answer while the cache is built elsewhere: what scan_until read by the deadline."""
+    from .scan import scan_until  # lazy: a search the cache answers needs no file parsing
+
+    unreadable: dict[str, str] = {}
+    ranked, candidates, partial = scan_until(str(root.path), matcher, filters, unreadable, deadline)
+    hits = build_hits(ranked, candidates, matcher, filters)
+    return SearchOutcome(hits, "scan", reason, unreadable=_relevant(unreadable, filters), partial=partial)
 
 
 def _relevant(unreadable: dict[str, str], filters: SearchFilters) -> dict[str, str]:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from ..files.root import MemoryRoot
 from .docs import NOTE
-from .engine import SearchFilters, SearchHit, SearchOutcome, run, search
+from .engine import MAX_LIMIT, SearchFilters, SearchHit, SearchOutcome, answers_beside, run, search
 
 
 def search_notes(
@@ -30,11 +30,15 @@ def find_notes(
     query: str,
     filters: SearchFilters | None = None,
     progress: Callable[[str], None] | None = None,
+    beside: bool = False,
 ) -> SearchOutcome:
-    """search_notes, with how the hits were found and the note files that could not be read."""
+    """search_notes, with how the hits were found and the note files that could not be read (beside: as run's)."""
     filters = (filters or SearchFilters())._replace(kind=NOTE)
     if filters.status is not None:
-        return run(root, query, filters, progress)
+        return run(root, query, filters, progress, beside=beside)
+    if beside and answers_beside(root):  # one read of the files within the first answer's time, active notes first
+        every = run(root, query, filters._replace(limit=MAX_LIMIT), progress, beside=True)
+        return every._replace(hits=sorted(every.hits, key=lambda hit: hit.status != "active")[: filters.limit])
     active = run(root, query, filters._replace(status="active"), progress)
     if len(active.hits) >= filters.limit:
         return active

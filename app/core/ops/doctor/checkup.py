@@ -50,6 +50,29 @@ def stray_temp_files(root: MemoryRoot) -> list[str]:
     return sorted(found)
 
 
+class Referrers:
+    """The live rows whose Referenced By (as read) lists each Session ID, in file order: one pass over every row, made
+    on first use, instead of one per question. Its own object, so that what a missing snapshot's deferred text keeps
+    is the rows, not the Checkup that keeps that text (a cycle: 100k rows and 70k findings left to the cyclic
+    collector, which a one-shot command turns off, instead of being freed when the pass ends)."""
+
+    def __init__(self, live: dict[str, Row]):
+        """Over live (Session ID -> its one usable row), read when first asked."""
+        self.live = live
+        self._by_ref: dict[str, list[str]] | None = None
+
+    def of(self, sid: str) -> list[str]:
+        """The live rows whose Referenced By lists sid, in file order."""
+        if self._by_ref is None:
+            self._by_ref = {}
+            for src, row in self.live.items():
+                for ref in row.refs:
+                    listed = self._by_ref.setdefault(ref, [])
+                    if not listed or listed[-1] != src:
+                        listed.append(src)
+        return self._by_ref.get(sid, [])
+
+
 class Checkup:
     """One doctor pass: the root as read, the findings, and the repairs planned for them."""
 
@@ -82,7 +105,7 @@ class Checkup:
         self.restored: dict[str, dict[str, str]] = {}  # orphan snapshot ID -> the row this repair appends
         self.snaps: set[str] = root.session_ids_on_disk() - set(copied) if read is None else read.snaps
         self.archived: set[str] = root.archived_ids() if read is None else read.archived
-        self._referrers: dict[str, list[str]] | None = None
+        self.referrers_index = Referrers(self.live)
         self._sources: dict[str, list[str]] = {}  # snapshot text -> its Continues From (see sources_in)
         # archived on one machine, updated on the other in the same minute (archived.py): the cells no time
         # decides (OpenCell: ours the archive's value, theirs the update's; by the file holding the update), the
@@ -144,16 +167,8 @@ class Checkup:
         return found
 
     def referrers(self, sid: str) -> list[str]:
-        """The live rows whose Referenced By (as read) lists sid, in file order: one pass over every row,
-        made on first use, instead of one per question."""
-        if self._referrers is None:
-            self._referrers = {}
-            for src, row in self.live.items():
-                for ref in row.refs:
-                    listed = self._referrers.setdefault(ref, [])
-                    if not listed or listed[-1] != src:
-                        listed.append(src)
-        return self._referrers.get(sid, [])
+        """The live rows whose Referenced By (as read) lists sid, in file order (see Referrers)."""
+        return self.referrers_index.of(sid)
 
     def refs_of(self, sid: str) -> list[str]:
         """Referenced By of a live or restored row, as this repair leaves it so far."""

@@ -168,6 +168,7 @@ def missing_snapshot(c: Checkup, sid: str, row: Row) -> None:
     if row.status not in ("active", "stale"):
         return
     rel = f"{SESSIONS}/{sid}.md"  # (session_path's check: a live row's ID is a valid one)
+    referrers = c.referrers_index  # (never c itself: c keeps this text, see Referrers)
 
     def text() -> str:
         """The new snapshot, made when the plan needs its bytes (the row and its referrers as read)."""
@@ -179,7 +180,7 @@ def missing_snapshot(c: Checkup, sid: str, row: Row) -> None:
             row.get("updated_at"),
             context=row.get("summary"),
             status=row.status,
-            continues=c.referrers(sid) or None,
+            continues=referrers.of(sid) or None,
         )
 
     if c.repairs("missing_snapshot"):

@@ -18,7 +18,9 @@ if TYPE_CHECKING:  # the driver's fast path builds no parser (argparse costs it 
 
 
 def cmd_install_merge_driver(args: argparse.Namespace) -> int:
-    """Preview or apply the root's .gitattributes and .gitignore, then define the driver in git config."""
+    """Preview or apply the root's .gitattributes and .gitignore, then define the driver in git config; under
+    --json the outcome is one object {dry_run, changed, files, git_config, scope, message} (a dry run's patch in
+    it)."""
     from ..core.errors import MemboardError  # lazy (each import here): the driver's fast path loads this module
     from ..core.files import git  # lazy
     from ..core.files.execute import execute  # lazy
@@ -26,24 +28,33 @@ def cmd_install_merge_driver(args: argparse.Namespace) -> int:
     from .args import root_of  # lazy
     from .changes import print_patch  # lazy
     from .install import memboard_words  # lazy
+    from .output import dump  # lazy
 
     scope: git.Scope = "global" if args.global_config else "local"
     plan = execute(root_of(args), install_plan(driver_command(memboard_words()), scope), dry_run=args.dry_run)
     config = plan.result
     where = "your user's git config" if scope == "global" else "this clone's git config"
+    as_json = bool(getattr(args, "json", False))
+    answer: dict[str, object] = {
+        "dry_run": bool(args.dry_run),
+        "changed": bool(plan.changes or config.settings),
+        "files": [change.path for change in plan.changes],
+        "git_config": [{"key": key, "value": value} for key, value in config.settings],
+        "scope": scope,
+    }
     if args.dry_run:
         notes = [f"would set in {where}: {command}" for command in config.commands()]
-        if plan.changes or not config.settings:
+        if as_json:
+            dump({**answer, "message": "dry run: nothing written", "patch": plan.patch().decode("utf-8", "replace")})
+        elif plan.changes or not config.settings:
             print_patch(plan, notes)
         else:
             for line in [*notes, "dry run: nothing written"]:
                 print(line, file=sys.stderr)
         return 0
+    lines = [f"{'wrote' if change.kind == 'create' else 'added lines to'} {change.path}" for change in plan.changes]
     if not plan.changes and not config.settings:
-        print("nothing to change: git merges this root's files with memboard")
-        return 0
-    for change in plan.changes:
-        print(f"{'wrote' if change.kind == 'create' else 'added lines to'} {change.path}")
+        lines = ["nothing to change: git merges this root's files with memboard"]
     for key, value in config.settings:
         failed = git.config_set(config.folder, key, value, scope)
         if failed:
@@ -52,7 +63,11 @@ def cmd_install_merge_driver(args: argparse.Namespace) -> int:
                 + ("the root's files were written, " if plan.changes else "")
                 + "run install-merge-driver again"
             )
-        print(f"set in {where}: {key} = {value}")
+        lines.append(f"set in {where}: {key} = {value}")
+    if as_json:
+        dump({**answer, "message": "; ".join(lines)})
+    else:
+        print("\n".join(lines))
     return 0
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..core.config import resolve_root
+from ..core.config import ROOT_ENV, resolve_root, settings
 from ..core.errors import MemboardError, Refused, UsageError
 from ..core.files import tomledit
 from . import jsonedit
@@ -157,14 +157,19 @@ def plan_uninstall(tool: str, project: str | None) -> tuple[Path, bytes | None, 
     return path, before, bom + text.encode("utf-8")
 
 
-def _root_note() -> None:
-    """Say on stderr when the server will find no memory root by itself (no --root given)."""
+def _root_note(project: str | None) -> None:
+    """Say on stderr when the server will find no memory root by itself (no --root given). A project's server is
+    started in the project folder, so its `memory/` there counts (and this folder's does not)."""
     try:
-        resolve_root(None)
+        if project is None:
+            resolve_root(None)
+        elif not (Path(project).expanduser() / "memory").is_dir() and not (os.environ.get(ROOT_ENV) or settings().root):
+            raise UsageError("no root")
     except UsageError:
         print(
             "memboard: note: no memory root is configured; the server needs one: "
-            "`memboard config set root DIR`, or install-mcp --root DIR",
+            "`memboard config set root DIR`, or install-mcp --root DIR"
+            + (", or a memory/ folder in the project" if project is not None else ""),
             file=sys.stderr,
         )
 
@@ -180,7 +185,7 @@ def cmd_install_mcp(args: argparse.Namespace) -> int:
     if cannot is not None:
         raise MemboardError(f"{cannot}; nothing written to {path}")
     if root is None:
-        _root_note()
+        _root_note(args.project)
     if after is not None:
         say(why)
         if where is not None:

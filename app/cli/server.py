@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import shlex
+import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -19,8 +21,16 @@ SDK_REQUIREMENT = "mcp>=2.3,<3"
 
 
 def reinstall_line() -> str:
-    """The command that installs the MCP SDK where this memboard runs."""
-    return f"{shlex.quote(sys.executable)} -m pip install {shlex.quote(SDK_REQUIREMENT)}"
+    """The command that installs the MCP SDK where this memboard runs: through pipx for a pipx environment, through
+    uv where there is no pip (a uv tool's environment, or pipx's uv backend: `python -m pip` fails there), else pip."""
+    prefix, python, requirement = Path(sys.prefix), shlex.quote(sys.executable), shlex.quote(SDK_REQUIREMENT)
+    if (prefix / "pipx_metadata.json").is_file():
+        return f"pipx runpip {shlex.quote(prefix.name)} install {requirement}"
+    if importlib.util.find_spec("pip") is not None:
+        return f"{python} -m pip install {requirement}"
+    if (prefix / "uv-receipt.toml").is_file() or shutil.which("uv"):
+        return f"uv pip install --python {python} {requirement}"
+    return f"{python} -m ensurepip && {python} -m pip install {requirement}"
 
 
 def unloadable(exc: BaseException) -> str:

@@ -34,6 +34,7 @@ def add_parsers(sub: Sub, changing: argparse.ArgumentParser) -> None:
         "defines the driver in this clone's git config (--global: the user's). Each clone runs it once.",
     )
     p.add_argument("--global", dest="global_config", action="store_true", help="define the driver in ~/.gitconfig")
+    p.add_argument("--json", action="store_true", help="print the outcome as JSON (with --dry-run: the patch in it)")
     p.set_defaults(handler="gitdriver:cmd_install_merge_driver")
 
     p = sub.add_parser(

@@ -135,3 +135,21 @@ def test_the_hook_finds_a_relative_root_in_the_payload_s_project_folder(cli, pro
     assert res.code == 0, res.err
     rows = (project / "memory" / "index.md").read_text(encoding="utf-8").splitlines()[2:]
     assert len(rows) == 1 and "sessionStart, claude-agent" in rows[0]
+
+
+def test_a_project_install_without_root_counts_the_project_s_memory_folder_not_this_folder_s(
+    cli, home, tmp_path, monkeypatch
+):
+    # The agent starts a project's server in the project folder: its memory/ is the root the server finds there.
+    here = tmp_path / "here"
+    (here / "memory").mkdir(parents=True)
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    with_memory = tmp_path / "with"
+    (with_memory / "memory").mkdir(parents=True)
+    monkeypatch.chdir(here)
+    env = {"HOME": str(home)}
+    said = cli("install-mcp", "claude", "--project", str(bare), "--dry-run", env=env, use_root=False).err
+    assert "no memory root is configured" in said and "or a memory/ folder in the project" in said
+    said = cli("install-mcp", "claude", "--project", str(with_memory), "--dry-run", env=env, use_root=False).err
+    assert "no memory root" not in said

@@ -55,3 +55,27 @@ def test_doctor_says_the_mcp_server_cannot_start(tmp_path):
         timeout=120,
     )
     assert "mcp_server_unavailable" not in healthy.stdout and healthy.returncode == 0, healthy.stderr
+
+
+def test_the_install_line_works_in_pipx_and_uv_tool_environments_which_have_no_pip(tmp_path, monkeypatch):
+    # `python -m pip` fails in a uv tool's environment and under pipx's uv backend ("No module named pip"):
+    # the line names the tool that made the environment, or uv where pip is missing.
+    import importlib.util
+
+    from memboard.cli import server
+
+    python = tmp_path / "venvs" / "memboard" / "bin" / "python"
+    monkeypatch.setattr(sys, "executable", str(python))
+    monkeypatch.setattr(sys, "prefix", str(python.parent.parent))
+    python.parent.mkdir(parents=True)
+    assert server.reinstall_line() == f"{python} -m pip install 'mcp>=2.3,<3'"  # pip is there (this interpreter's)
+    (python.parent.parent / "pipx_metadata.json").write_text("{}")
+    assert server.reinstall_line() == "pipx runpip memboard install 'mcp>=2.3,<3'"
+    (python.parent.parent / "pipx_metadata.json").unlink()
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pip" else real_find_spec(name))
+    (python.parent.parent / "uv-receipt.toml").write_text("[tool]\n")
+    assert server.reinstall_line() == f"uv pip install --python {python} 'mcp>=2.3,<3'"
+    (python.parent.parent / "uv-receipt.toml").unlink()
+    monkeypatch.setattr(server.shutil, "which", lambda name: None)
+    assert server.reinstall_line() == f"{python} -m ensurepip && {python} -m pip install 'mcp>=2.3,<3'"

@@ -145,3 +145,21 @@ def test_without_git_install_says_so_in_one_line(tmp_path, git_home, monkeypatch
     ran = repo.mb("install-merge-driver")
     assert ran.code == 1 and "git cannot be started" in ran.err and ran.err.count("\n") == 1
     assert not (repo.root / ".gitattributes").exists()
+
+
+def test_install_prints_json_under_json_a_dry_run_with_its_patch(tmp_path, git_home):
+    # --json on every command that prints something (issue 28 §6): install-merge-driver refused it
+    repo = new_repository(tmp_path / "repo")
+    assert repo.mb("register").code == 0
+    dry = repo.mb("install-merge-driver", "--dry-run", "--json")
+    assert dry.code == 0, dry.err
+    shown = json.loads(dry.out)
+    assert shown["dry_run"] is True and shown["changed"] is True and shown["scope"] == "local"
+    assert shown["files"] == [".gitattributes", ".gitignore"] and "merge=memboard" in shown["patch"]
+    assert {item["key"] for item in shown["git_config"]} >= {"merge.memboard.driver", "merge.memboard.name"}
+    assert not (repo.root / ".gitattributes").exists()
+    done = json.loads(repo.mb("install-merge-driver", "--json").out)
+    assert done["dry_run"] is False and done["changed"] is True and "set in this clone's git config" in done["message"]
+    assert (repo.root / ".gitattributes").read_text(encoding="utf-8") == ATTRIBUTES
+    again = json.loads(repo.mb("install-merge-driver", "--json").out)
+    assert again["changed"] is False and again["message"].startswith("nothing to change") and again["files"] == []

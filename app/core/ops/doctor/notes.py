@@ -127,19 +127,37 @@ def _metadata(c: NoteCheckup) -> None:
         if not problems:
             continue
         key, n = split_note_id(note_id) or (note_id, 0)
-        fixes = []
+        repaired = note.topic_key != key or not note.status
         if note.topic_key != key:
             c.change(note_id, topic_key=key)
-            fixes.append(f"set Topic Key to {key}")
         if not note.status:
-            status = "superseded" if n else "active"
-            c.change(note_id, status=status)
-            fixes.append(f"set Status to {status}")
-        left = problems_of(c.fixed[note_id], note_id) if fixes else problems
+            c.change(note_id, status="superseded" if n else "active")
+        left = problems_of(c.fixed[note_id], note_id) if repaired else problems
         message = f"{note_path(note_id)}: " + "; ".join(problems)
         if left:
             message += "; edit the note's Metadata table by hand for the rest"
-        c.add("note_metadata", note_id, message, "; ".join(fixes) or None, note_path(note_id))
+        fix = written_words(c.data[note_id], c.fixed[note_id], left) if repaired else None
+        c.add("note_metadata", note_id, message, fix, note_path(note_id))
+
+
+def written_words(before: bytes, note: Note, left: list[str]) -> str:
+    """What rewriting a note with note's values writes, cell by cell, as doctor's fix says it: `set F to V` for a
+    cell that changes, `add the F row (V)` for a row the table lacked, or the whole Metadata table a note without
+    one gets; and the fields it leaves for a hand (left: the problems that stay)."""
+    was, now = quick_cells(before), quick_cells(write_note(before, note))
+    if not was:
+        filled = ", ".join(f"{name} {value}" for name, value in now.items() if value.strip() not in ("", "-"))
+        words = f"add a Metadata table: {filled}, every other field -"
+    else:
+        words = "; ".join(
+            f"add the {name} row ({value})" if name not in was else f"set {name} to {value}"
+            for name, value in now.items()
+            if was.get(name) != value
+        )
+    if left:
+        fields = [problem.removeprefix("no ").split(" '")[0] for problem in left]
+        words += f"; {', '.join(fields)} left for a hand"
+    return words
 
 
 def _interrupted(c: NoteCheckup) -> None:

@@ -43,6 +43,10 @@ class Change:
     # the permission bits the written file gets (None: the old file's, or a plain create's): a backup of a
     # private file (`~/.claude.json`, 0600) is as private as it is
     mode: int | None = field(default=None, compare=False, repr=False)
+    # a modify that inserts bytes at this offset of before and keeps the rest (the hook's new row above text under
+    # the table): after[:at] is before[:at] and after ends with before[at:], so the write is verified by reading
+    # back after[at:] on the written file's signature, not the whole file (see files/execute.py)
+    at: int | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def remove_folder(cls, path: str) -> Change:
@@ -50,10 +54,20 @@ class Change:
         return cls("rmdir", path, None, None)
 
     @classmethod
-    def write(cls, path: str, before: bytes | None, after: bytes, tree: str = "", mode: int | None = None) -> Change:
+    def write(
+        cls,
+        path: str,
+        before: bytes | None,
+        after: bytes,
+        tree: str = "",
+        mode: int | None = None,
+        at: int | None = None,
+    ) -> Change:
         """Write after to path (in the tree named tree): a create when the file is absent (before is None), else a
-        modify; mode: the file's permission bits after (None: as they were, or a plain create's)."""
-        return cls("create" if before is None else "modify", path, before, after, tree=tree, mode=mode)
+        modify; mode: the file's permission bits after (None: as they were, or a plain create's); at: the offset
+        where after inserts bytes into before, keeping the rest (see the field)."""
+        kind: ChangeKind = "create" if before is None else "modify"
+        return cls(kind, path, before, after, tree=tree, mode=mode, at=at if before is not None else None)
 
     @classmethod
     def append(cls, path: str, before: bytes, added: bytes) -> Change:

@@ -445,6 +445,30 @@ def _verify_append(root: MemoryRoot, plan: Plan[Any], at: int, sig: Signature | 
     _verify(root, whole, settle_wait)
 
 
+def _verify_splice(root: MemoryRoot, plan: Plan[Any], sig: Signature | None, settle_wait: float) -> None:
+    """Verify a one-step plan whose change inserts bytes into its file at a known offset (Change.at: the hook's row
+    above text under the table), reading back what follows that offset, not the whole file.
+
+    The step wrote the whole new file to a temp file, flushed it and renamed it over the old one; sig is that
+    file's signature (its own inode, size and mtime). When the file at the path still has it, it is the file
+    the step wrote, and reading back its bytes from the offset on (the inserted rows and what was under them)
+    proves them there: its bytes before the offset are the read the plan was built on, written in the same
+    file. When it no longer has that signature (a save right after the rename), the plan is verified on a
+    settled read of the whole file, as any other."""
+    ch = plan.changes[0]
+    after, at = ch.after or b"", ch.at or 0
+    if (
+        sig is not None
+        and 0 <= at <= len(after)
+        and read_tail(root.abs(ch.path), at, len(after) - at, sig) == after[at:]
+    ):
+        problems = [c.description for c in plan.checks if c.decided_by != ch.path and not c.holds(root)]
+        if problems:
+            raise Incomplete(f"{plan.op} incomplete: verification failed: {'; '.join(problems)}")
+        return
+    _verify(root, plan, settle_wait)
+
+
 def _rmdir(root: MemoryRoot, ch: Change) -> Written:
     """Remove an empty folder (OSError, nothing removed, when it holds anything: the OS refuses)."""
     path = root.abs(ch.path)
@@ -707,6 +731,8 @@ def write_and_verify(
         appends = [at for at, ch in enumerate(plan.changes) if ch.kind == "append"]
         if appends and len(plan.changes) == 1:
             _verify_append(root, plan, appends[0], sigs.get(plan.changes[0].path), settle_wait)
+        elif len(plan.changes) == 1 and plan.changes[0].kind == "modify" and plan.changes[0].at is not None:
+            _verify_splice(root, plan, sigs.get(plan.changes[0].path), settle_wait)
         else:
             _verify(
                 root, replace(plan, changes=[ch.as_modify() for ch in plan.changes]) if appends else plan, settle_wait

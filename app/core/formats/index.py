@@ -750,6 +750,14 @@ class IndexEdit:
         view = memoryview(data)  # one copy of a large index, not three
         return b"".join((view[:at], encode(lead + "".join(line + eol for line in self.appended)), view[at:]))
 
+    def splice_at(self) -> int | None:
+        """The byte offset where to_bytes inserts the new rows when the edit only appends to an existing table
+        (everything before and after it kept as it is), else None."""
+        index = self.index
+        if not self.appended or self.replace or not index.has_table:
+            return None
+        return index._end_off
+
     def appended_bytes(self) -> bytes | None:
         """The bytes the edit adds when it only appends rows to a table that ends the file (what follows the
         file's bytes: a line end first when its last line has none), else None (rows inserted above text

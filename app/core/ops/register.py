@@ -80,7 +80,8 @@ def plan_register(
     if before and added is not None:
         change = Change.append(INDEX, before, added)
     else:
-        change = Change.write(INDEX, before, edit.to_bytes())
+        # (a quick plan: the splice's offset lets its write be verified by reading back what it inserted)
+        change = Change.write(INDEX, before, edit.to_bytes(), at=edit.splice_at() if append and before else None)
     return Plan(
         "register",
         RegisterResult(sid, "idle"),

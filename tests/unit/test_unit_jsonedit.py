@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -72,3 +74,18 @@ def test_jsonc_with_crlf_gets_a_member_without_a_lone_carriage_return():
     edited = jsonedit.put(text, ("mcpServers", "memboard"), {"command": "m"})
     assert "\r\r" not in edited and "\n" not in edited.replace("\r\n", "")
     assert jsonedit.remove(edited, [("mcpServers",)]) == text
+
+
+def test_long_runs_of_whitespace_after_commas_do_not_hang_an_edit():
+    # A comma then a long run of spaces (a deeply indented settings file): the trailing-comma look-ahead tried every
+    # split of the run, 2**n steps (0.7 s at 24 spaces). At 48 it never ended; the edit runs in a process of its own
+    # so that a hang fails here rather than stalls the suite.
+    pad = " " * 48
+    text = "{" + f'\n{pad}"a": [1,{pad}2,{pad}3],{pad}"b": {{"c": 1}}\n' + "}\n"
+    code = (
+        "import sys; from memboard.cli import jsonedit; t = sys.stdin.read(); "
+        "e = jsonedit.put(t, ('mcpServers', 'memboard'), {'command': 'x'}); "
+        "assert jsonedit.remove(e, [('mcpServers',)]) == t; print(len(jsonedit.comments(e)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "0", done.stderr

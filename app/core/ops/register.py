@@ -77,11 +77,13 @@ def plan_register(
     }
     edit = index.edit().append(values)
     added = edit.appended_bytes() if append and before else None
+    spliced = edit.spliced() if append and before and added is None else None
     if before and added is not None:
         change = Change.append(INDEX, before, added)
+    elif before and spliced is not None:  # (rows above text under the table: the file is rewritten, not joined)
+        change = Change.splice(INDEX, before, *spliced)
     else:
-        # (a quick plan: the splice's offset lets its write be verified by reading back what it inserted)
-        change = Change.write(INDEX, before, edit.to_bytes(), at=edit.splice_at() if append and before else None)
+        change = Change.write(INDEX, before, edit.to_bytes())
     return Plan(
         "register",
         RegisterResult(sid, "idle"),

@@ -373,3 +373,32 @@ async def test_the_cursor_and_the_marks_colour_the_whole_row_whatever_its_status
         assert table.cursor != 0
         backgrounds = {seg.style.bgcolor for seg in table.render_line(1) if seg.style}
         assert backgrounds == {marked}, backgrounds
+
+
+async def test_doctor_s_preview_resolves_the_snapshots_folder_once_not_each_snapshot_it_would_create(
+    root, write_index, make_row, monkeypatch
+):
+    # the preview checked each snapshot its plan creates (58,000 on a 100k-row root) with a realpath and an open
+    # of its own after building the plan: 0.3 s at 10k rows, 2-3 s at 100k, half the board's doctor figure
+    import os
+
+    from memboard.board.screens import PreviewScreen
+    from memboard.core.files import settle
+    from tests.flows.driving import make_app, ready, wait_for_screen
+
+    rows = 300
+    write_index([make_row(f"2026-05-{1 + n // 60:02d}-10{n % 60:02d}-agent", "active") for n in range(rows)])
+    (root / "sessions").mkdir()
+    app = make_app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        resolved: list[str] = []
+        opened: list[str] = []
+        realpath, open_regular = os.path.realpath, settle.open_regular
+        monkeypatch.setattr(os.path, "realpath", lambda p, **k: resolved.append(str(p)) or realpath(p, **k))
+        monkeypatch.setattr(settle, "open_regular", lambda p: opened.append(str(p)) or open_regular(p))
+        await pilot.press("d")
+        preview = await wait_for_screen(pilot, PreviewScreen)
+        assert len(preview.plan.changes) == rows  # a snapshot for each active row
+        assert len([p for p in resolved if "/sessions/" in p]) < 10, len(resolved)
+        assert [p for p in opened if "/sessions/" in p] == []  # one listing of sessions/ says they are not there

@@ -232,6 +232,8 @@ async def test_a_plan_with_nothing_to_do_offers_no_apply_and_closing_it_is_no_ca
         preview = await wait_for_screen(pilot, PreviewScreen)
         keys = footer(app)
         assert keys.startswith(" ⏎/esc close ") and "apply" not in keys and "cancel" not in keys, keys
+        assert "leave out" not in keys  # x would list no kind: doctor repairs nothing here
+        assert preview.query_one("#preview-body").border_title == "nothing will change"
         assert [str(button.label) for button in preview.query(Button)] == ["Close (enter / esc)"]
         assert "nothing to repair" in str(preview.query_one("#preview-headline", Static).render())
         await pilot.press("escape")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from textual.widgets import DataTable, Input, OptionList, Static
+from textual.widgets import DataTable, Input, Label, OptionList, Static
 
 from memboard.board.app import MemboardApp
 from memboard.board.screens import search as search_screen
@@ -557,3 +557,11 @@ async def test_a_search_opened_again_during_the_build_shows_the_rows_first_and_t
         release.set()
         expected = [h.id for h in search(demo_root, "syn", limit_filters())]
         await until(pilot, lambda: [h.id for h in again.hits] == expected, "the whole answer once the cache is built")
+
+
+async def test_search_s_title_names_every_kind_it_searches_notes_too(demo_root):
+    # the title said "index rows, snapshots and the archive" above note results
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_search(pilot)
+        assert str(screen.query_one("#search-title", Label).render()).endswith("snapshots, the archive and notes")

@@ -18,6 +18,7 @@ from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.line_view import LineView
 
 from ...core.plan import Plan
+from ...core.results import DoctorResult
 from ..actions import bindings
 from ..messages import ViewCompleted, ViewFailed
 from ..planview import DIFF_PENDING, HEADS, Dropped, PlanView, ViewLine, folded, next_head
@@ -29,6 +30,12 @@ RAW_TITLE = "the exact diff (what --dry-run prints) · d: back to words"
 TICK = 0.5  # how often the time spent working out a large plan's rows is shown again
 UNDESCRIBED = "The changes could not be worked out in words or as a diff"
 LEAVE_OUT = "leave-out"  # what a preview that offers it (doctor's) answers when `x` asks to leave kinds out
+
+
+def repairs(plan: Plan) -> bool:
+    """Whether doctor's plan repairs (or leaves out) a finding: something `x` can leave out or put back."""
+    result = plan.result
+    return isinstance(result, DoctorResult) and any(finding.fix for finding in result.findings)
 
 
 class PreviewScreen(ModalScreen[bool | str]):
@@ -44,7 +51,7 @@ class PreviewScreen(ModalScreen[bool | str]):
         """Preview plan (its view prepared off the UI thread) under title; notes say why it is shown again;
         leave_out offers `x` (doctor: leave kinds of finding out of the plan)."""
         super().__init__()
-        self.leave_out = leave_out
+        self.leave_out = leave_out and repairs(plan)  # (`x` on a plan that repairs nothing would list no kind)
         self.title_text = title
         self.plan = plan
         self.view = view
@@ -65,7 +72,7 @@ class PreviewScreen(ModalScreen[bool | str]):
             yield Static(Text("\n".join(self.view.headline)), id="preview-headline")
             yield Static(Text("\n".join(self.view.counts)), id="preview-counts")
             body = LineView(self.words, id="preview-body")
-            body.border_title = READABLE_TITLE
+            body.border_title = "nothing will change" if self.plan.empty else READABLE_TITLE
             yield body
             yield Static(id="preview-again")
             with Horizontal(id="preview-buttons"):

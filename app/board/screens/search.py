@@ -174,7 +174,7 @@ class SearchScreen(ModalScreen[tuple[str, str] | None]):
     def compose(self) -> ComposeResult:
         """Title, the query box, status and progress lines, the results and the footer of its keys."""
         with Vertical(id="search-dialog"):
-            yield Label("Search everything: index rows, snapshots and the archive", id="search-title")
+            yield Label("Search everything: index rows, snapshots, the archive and notes", id="search-title")
             with Horizontal(id="search-bar"):
                 yield Static("find ›", id="search-label")
                 yield Input(placeholder="text to find", id="search-query", compact=True)

@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 
 from ..core.formats.index import IndexFile
-from ..core.formats.text import line_body, split_cells, unescape
+from ..core.formats.text import encode, line_body, split_cells, unescape
 
 MAX_NOTES = 2000  # note files looked at for preferences (a hook never walks a huge notes folder whole)
 MAX_FILE = 256 * 1024  # bytes read of a hot-memory file or a note
@@ -60,8 +60,8 @@ def _one_line(text: str) -> str:
 
 def session_lines(index_bytes: bytes | None, session_id: str, reused: bool) -> list[str]:
     """The conversation's own row (when it resumes) and the rows it continues (their Referenced By lists it)."""
-    if not index_bytes:
-        return []
+    if not index_bytes or encode(session_id) not in index_bytes:
+        return []  # (a new chat's ID is in no line yet: one substring search, not a parse of a 20 MB index)
     index = IndexFile(index_bytes)
     out = []
     for row in index.rows_mentioning(session_id):

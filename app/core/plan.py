@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # a check reads the root; the root's module builds on plans
     from .formats.index import Rewrite
 
 
-ChangeKind = Literal["create", "modify", "delete", "move", "rmdir", "append"]
+ChangeKind = Literal["create", "modify", "delete", "move", "rmdir", "append", "splice"]
 R = TypeVar("R")
 S = TypeVar("S")
 
@@ -43,6 +43,8 @@ class Change:
     # the permission bits the written file gets (None: the old file's, or a plain create's): a backup of a
     # private file (`~/.claude.json`, 0600) is as private as it is
     mode: int | None = field(default=None, compare=False, repr=False)
+    # a splice's offset: where its bytes (after) go into before, which is kept around them
+    at: int | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def remove_folder(cls, path: str) -> Change:
@@ -50,7 +52,14 @@ class Change:
         return cls("rmdir", path, None, None)
 
     @classmethod
-    def write(cls, path: str, before: bytes | None, after: bytes, tree: str = "", mode: int | None = None) -> Change:
+    def write(
+        cls,
+        path: str,
+        before: bytes | None,
+        after: bytes,
+        tree: str = "",
+        mode: int | None = None,
+    ) -> Change:
         """Write after to path (in the tree named tree): a create when the file is absent (before is None), else a
         modify; mode: the file's permission bits after (None: as they were, or a plain create's)."""
         return cls("create" if before is None else "modify", path, before, after, tree=tree, mode=mode)
@@ -60,11 +69,28 @@ class Change:
         """Append added to path, which holds before (the plan's read): the file's new bytes are before + added."""
         return cls("append", path, before, added)
 
+    @classmethod
+    def splice(cls, path: str, before: bytes, at: int, inserted: bytes) -> Change:
+        """Insert inserted into path at byte offset at of before (the plan's read), keeping everything around it:
+        the file's new bytes are before[:at] + inserted + before[at:]."""
+        return cls("splice", path, before, inserted, at=at)
+
+    def pieces(self) -> tuple[bytes | memoryview, ...]:
+        """The file's new bytes in pieces: a splice's without joining them (a 20 MB index is not copied once more
+        to insert one row); any other change's after alone."""
+        if self.kind != "splice":
+            return (self.after or b"",)
+        view, at = memoryview(self.before or b""), self.at or 0
+        return (view[:at], self.after or b"", view[at:])
+
     def as_modify(self) -> Change:
-        """The change as a plain modify with the file's whole new bytes (an append's before + added)."""
-        if self.kind != "append":
-            return self
-        return replace(self, kind="modify", after=(self.before or b"") + (self.after or b""))
+        """The change as a plain modify with the file's whole new bytes (an append's before + added, a splice's
+        before with its bytes inserted)."""
+        if self.kind == "append":
+            return replace(self, kind="modify", after=(self.before or b"") + (self.after or b""))
+        if self.kind == "splice":
+            return replace(self, kind="modify", after=b"".join(self.pieces()), at=None)
+        return self
 
     def describe(self) -> str:
         """A short line such as `modify index.md`."""
@@ -72,6 +98,8 @@ class Change:
             return f"move {self.path} -> {self.dest}"
         if self.kind == "append":
             return f"append to {self.path}"
+        if self.kind == "splice":
+            return f"modify {self.path}"
         return f"{self.kind} {self.path}"
 
 

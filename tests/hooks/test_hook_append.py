@@ -198,3 +198,63 @@ def test_a_change_before_the_last_look_plans_the_row_again_after_the_other_write
     res = cli("hook", "claude", input=encoded(claude_payload()))
     assert announced(res) == SID and len(calls) == 2
     assert index.read_bytes() == (original + OTHER_ROW + "\n" + NEW_ROW + "\n").encode()
+
+
+def test_text_under_the_table_is_verified_by_reading_back_the_inserted_row_not_the_whole_file(cli, root, monkeypatch):
+    # the rewrite inserts the row above the text under the table: on the written file's own signature, reading
+    # back the bytes from the row on proves it; the whole 20 MB of a large index is not compared again
+    index = root / "index.md"
+    first = row_line("2026-05-01-0900-agent-a")
+    original = table(first) + "\nNotes under the table.\n"
+    index.write_bytes(original.encode())
+    aged(index)
+
+    from memboard.core.files import settle
+
+    real = settle._holding
+
+    def whole_compare(fh, expect):
+        if b"Notes under the table." in expect:  # (the index's bytes: its read is on a descriptor, unnamed)
+            raise AssertionError("the whole index was read back")
+        return real(fh, expect)  # (the conversation map's small shard is verified whole, as before)
+
+    monkeypatch.setattr("memboard.core.files.settle._holding", whole_compare)
+    res = cli("hook", "claude", input=encoded(claude_payload()))
+    assert announced(res) == SID
+    assert index.read_bytes() == original.replace(first + "\n", first + "\n" + NEW_ROW + "\n").encode()
+
+
+def test_a_save_right_after_the_rewrite_that_drops_the_row_announces_no_id(cli, root):
+    index = root / "index.md"
+    original = table(row_line("2026-05-01-0900-agent-a")) + "\nNotes under the table.\n"
+    index.write_bytes(original.encode())
+    aged(index)
+
+    def stale_buffer_save() -> None:  # an editor saves the buffer it read before the hook wrote
+        tmp = index.with_name("index.md.editor")
+        tmp.write_bytes((original + "More notes.\n").encode())
+        os.replace(tmp, index)
+
+    with installed(WriterAt("after", stale_buffer_save)):
+        res = cli("hook", "claude", input=encoded(claude_payload()))
+    assert res.code == 0 and announced(res) is None
+    assert index.read_bytes() == (original + "More notes.\n").encode()
+
+
+def test_a_save_right_after_the_rewrite_that_keeps_the_row_is_verified_on_the_whole_file(cli, root):
+    index = root / "index.md"
+    first = row_line("2026-05-01-0900-agent-a")
+    original = table(first) + "\nNotes under the table.\n"
+    index.write_bytes(original.encode())
+    aged(index)
+
+    def hand_save_keeping_it() -> None:  # an editor re-reads and saves by rename, adding a line of its own
+        tmp = index.with_name("index.md.editor")
+        tmp.write_bytes(index.read_bytes() + b"More notes.\n")
+        os.replace(tmp, index)
+
+    with installed(WriterAt("after", hand_save_keeping_it)):
+        res = cli("hook", "claude", input=encoded(claude_payload()))
+    assert announced(res) == SID
+    written = original.replace(first + "\n", first + "\n" + NEW_ROW + "\n") + "More notes.\n"
+    assert index.read_bytes() == written.encode()

@@ -113,6 +113,20 @@ def test_a_resumed_conversation_sees_its_row_and_the_sessions_it_continues(cli, 
     assert sessions[1] == '- 2026-05-20-1000-agent-src (continued, active): Source `rg` <b> {"json": 1} — Parser work.'
 
 
+def test_a_new_chat_whose_id_no_line_holds_gets_its_digest_without_a_parse_of_the_index(
+    cli, root, project, monkeypatch
+):
+    # a new chat's ID is in no line of the index it was registered in: no row continues it, and the digest
+    # finds that by one substring search (a 100k-row index is 20 MB), never by parsing the table again
+    digest_on()
+    (root / "index.md").write_text(index_text([row_line("2026-05-20-1000-agent-src", summary="Parser work.")]), "utf-8")
+    monkeypatch.setattr("memboard.cli.hook_digest.IndexFile", None)  # (a parse would fail: the digest left out)
+    res = cli("hook", "claude", input=encoded(claude_payload(cwd=str(project))))
+    lines = context(res).splitlines()
+    assert lines[0] == f"Your Memory Session ID is: {SID}" and "Sessions:" not in lines
+    assert f"Hot memory ({project / 'MEMORY.md'}):" in lines and "Preferences:" in lines
+
+
 @pytest.mark.parametrize(
     ("tool", "payload"),
     [("codex", codex_payload), ("cursor", cursor_payload)],

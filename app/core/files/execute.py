@@ -451,6 +451,21 @@ def _append(root: MemoryRoot, ch: Change, sig: Signature | None, step: int, aged
     return [(ch.path, written)]
 
 
+def _splice(root: MemoryRoot, ch: Change, sig: Signature | None, step: int, aged: bool) -> Written:
+    """Write a splice's file whole, as any rewrite (a temp file renamed over it, guarded by the plan's read), from
+    its pieces: the read's bytes around the inserted ones are written from the read, not joined into a copy."""
+    pieces = ch.pieces()
+
+    def note(written: Signature) -> None:
+        if root.counted:
+            probe.current().before_rename(step)
+        root.known.note_pieces(ch.path, written, pieces)
+
+    path = root.abs(ch.path)
+    written = atomic_write(path, pieces, expect=ch.before, sig=sig, note=note, by_signature=aged, mode=ch.mode)
+    return [(ch.path, written)]
+
+
 def _verify_append(root: MemoryRoot, plan: Plan[Any], at: int, sig: Signature | None, settle_wait: float) -> None:
     """Verify a plan whose file step at is an append, reading back the appended bytes, not the whole file.
 
@@ -470,6 +485,27 @@ def _verify_append(root: MemoryRoot, plan: Plan[Any], at: int, sig: Signature | 
         return
     whole = replace(plan, changes=[c.as_modify() for c in plan.changes])
     _verify(root, whole, settle_wait)
+
+
+def _verify_splice(root: MemoryRoot, plan: Plan[Any], sig: Signature | None, settle_wait: float) -> None:
+    """Verify a one-step plan whose change is a splice (the hook's row above text under the table), reading back
+    what follows its offset, not the whole file.
+
+    The step wrote the whole new file to a temp file, flushed it and renamed it over the old one; sig is that
+    file's signature (its own inode, size and mtime). When the file at the path still has it, it is the file
+    the step wrote, and reading back its bytes from the offset on (the inserted rows and what was under them)
+    proves them there: its bytes before the offset are the read the plan was built on, written in the same
+    file. When it no longer has that signature (a save right after the rename), the plan is verified on a
+    settled read of the whole file, as any other."""
+    ch = plan.changes[0]
+    at = ch.at or 0
+    tail = (ch.after or b"") + (ch.before or b"")[at:]  # (the inserted rows and what was under them: a few lines)
+    if sig is not None and read_tail(root.abs(ch.path), at, len(tail), sig) == tail:
+        problems = [c.description for c in plan.checks if c.decided_by != ch.path and not c.holds(root)]
+        if problems:
+            raise Incomplete(f"{plan.op} incomplete: verification failed: {'; '.join(problems)}")
+        return
+    _verify(root, replace(plan, changes=[ch.as_modify()]), settle_wait)
 
 
 def _rmdir(root: MemoryRoot, ch: Change) -> Written:
@@ -521,6 +557,8 @@ def _step(root: MemoryRoot, ch: Change, sig: Signature | None, step: int, aged: 
         return _rmdir(root, ch)
     if ch.kind == "append":
         return _append(root, ch, sig, step, aged)
+    if ch.kind == "splice":
+        return _splice(root, ch, sig, step, aged)
     data = ch.after or b""
     note = _noter(root, ch.path, data, step)
     written = atomic_write(
@@ -734,9 +772,12 @@ def write_and_verify(
         appends = [at for at, ch in enumerate(plan.changes) if ch.kind == "append"]
         if appends and len(plan.changes) == 1:
             _verify_append(root, plan, appends[0], sigs.get(plan.changes[0].path), settle_wait)
+        elif len(plan.changes) == 1 and plan.changes[0].kind == "splice":
+            _verify_splice(root, plan, sigs.get(plan.changes[0].path), settle_wait)
         else:
+            joined = any(ch.kind in ("append", "splice") for ch in plan.changes)
             _verify(
-                root, replace(plan, changes=[ch.as_modify() for ch in plan.changes]) if appends else plan, settle_wait
+                root, replace(plan, changes=[ch.as_modify() for ch in plan.changes]) if joined else plan, settle_wait
             )
     finally:
         root.known.save()

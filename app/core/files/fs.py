@@ -115,7 +115,7 @@ def remove_folders(made: list[Path]) -> None:
 
 def atomic_write(
     path: Path,
-    data: bytes,
+    data: bytes | tuple[bytes | memoryview, ...],
     expect: bytes | Unset | None = ANY,
     sig: Signature | None = None,
     note: Callable[[Signature], None] | None = None,
@@ -145,7 +145,8 @@ def atomic_write(
         if os.name != "nt":
             os.fchmod(fd, mode)  # mkstemp makes 0600 files; keep the file's own permissions
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            for piece in data if isinstance(data, tuple) else (data,):  # (a splice's pieces: never joined)
+                fh.write(piece)
             fh.flush()
             os.fsync(fh.fileno())
             st = os.fstat(fh.fileno())

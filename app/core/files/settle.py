@@ -253,6 +253,14 @@ class KnownFiles:
         self.entries[(rel, sig)] = self.added[(rel, sig)] = entry
         self.save()
 
+    def note_pieces(self, rel: str, sig: Signature, pieces: tuple[bytes | memoryview, ...]) -> None:
+        """note for a version whose bytes are pieces, one after the other, without joining them."""
+        crc = 0
+        for piece in pieces:
+            crc = zlib.crc32(piece, crc)
+        self.entries[(rel, sig)] = self.added[(rel, sig)] = (crc, time.time_ns())
+        self.save()
+
     def note(self, rel: str, sig: Signature, data: bytes) -> None:
         """Add and write out at once: called right before memboard's rename makes this version visible, so
         no reader ever finds memboard's own fresh file unrecorded."""

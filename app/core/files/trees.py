@@ -157,7 +157,15 @@ CREATE, MODIFY, DELETE, MOVE_FROM, MOVE_TO, RMDIR = "c", "m", "d", "f", "t", "r"
 WRITE = CREATE + MODIFY + DELETE + MOVE_FROM + MOVE_TO + RMDIR  # anything
 OUT_ONLY = DELETE + MOVE_FROM + RMDIR  # a legacy folder: files leave, emptied folders go
 NEW_ONLY = CREATE + MOVE_TO  # never over an existing file (a create or a move refuses one)
-STEP_OF = {"create": CREATE, "modify": MODIFY, "append": MODIFY, "delete": DELETE, "move": MOVE_FROM, "rmdir": RMDIR}
+STEP_OF = {
+    "create": CREATE,
+    "modify": MODIFY,
+    "append": MODIFY,
+    "splice": MODIFY,
+    "delete": DELETE,
+    "move": MOVE_FROM,
+    "rmdir": RMDIR,
+}
 
 
 def _glob_re(pattern: str) -> str:

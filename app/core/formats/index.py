@@ -740,15 +740,26 @@ class IndexEdit:
 
     def _spliced(self) -> bytes | None:
         """The new bytes when the edit only appends to an existing table (no line list needed), else None."""
+        found = self.spliced()
+        if found is None:
+            return None
+        at, inserted = found
+        view = memoryview(self.index.data)  # one copy of a large index, not three
+        return b"".join((view[:at], inserted, view[at:]))
+
+    def spliced(self) -> tuple[int, bytes] | None:
+        """(offset, bytes) of what to_bytes inserts when the edit only appends rows to an existing table, keeping
+        everything before and after them as it is (the rows go above text under the table); else None."""
         index = self.index
         if not self.appended or self.replace or not index.has_table:
             return None
-        eol = index.eol()
         data = index.data
+        if b"\x00" in data or data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            return None  # (to_bytes says why such a file is not written)
+        eol = index.eol()
         at = index._end_off
         lead = eol if at == len(data) and at > index._start and data[at - 1] != 0x0A else ""
-        view = memoryview(data)  # one copy of a large index, not three
-        return b"".join((view[:at], encode(lead + "".join(line + eol for line in self.appended)), view[at:]))
+        return at, encode(lead + "".join(line + eol for line in self.appended))
 
     def appended_bytes(self) -> bytes | None:
         """The bytes the edit adds when it only appends rows to a table that ends the file (what follows the

@@ -77,8 +77,11 @@ def plan_register(
     }
     edit = index.edit().append(values)
     added = edit.appended_bytes() if append and before else None
+    spliced = edit.spliced() if append and before and added is None else None
     if before and added is not None:
         change = Change.append(INDEX, before, added)
+    elif before and spliced is not None:  # (rows above text under the table: the file is rewritten, not joined)
+        change = Change.splice(INDEX, before, *spliced)
     else:
         change = Change.write(INDEX, before, edit.to_bytes())
     return Plan(

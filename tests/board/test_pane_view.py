@@ -112,6 +112,16 @@ def long_snapshot(sid: str, word: str) -> str:
 SID2 = "2026-05-01-1100-beta"
 
 
+async def wait_markdown(pilot, pane, word: str) -> None:
+    """Wait until the pane's Markdown view shows word (its update is applied after the detail is in)."""
+    for _ in range(200):
+        found = pane.query("#pane-markdown")
+        if found and word in found.first().source:
+            return
+        await pilot.pause(0.02)
+    raise AssertionError(f"the pane never showed {word}")
+
+
 async def wait_detail(pilot, app, sid: str) -> None:
     """Wait until the pane holds sid's snapshot."""
     for _ in range(200):
@@ -159,7 +169,7 @@ async def test_while_a_snapshot_loads_the_pane_never_shows_the_previous_rows_tex
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_detail(pilot, app, SID)
         pane = app.query_one(SnapshotPane)
-        assert "Alphaword" in pane.query_one("#pane-markdown").source
+        await wait_markdown(pilot, pane, "Alphaword")
         await pilot.press("down")
         await pilot.pause(0.1)
         assert SID2 in str(pane.query_one("#pane-meta").render())
@@ -167,5 +177,4 @@ async def test_while_a_snapshot_loads_the_pane_never_shows_the_previous_rows_tex
         assert "Alphaword" not in pane.query_one("#pane-markdown").source
         release.set()
         await wait_detail(pilot, app, SID2)
-        await pilot.pause()
-        assert "Betaword" in pane.query_one("#pane-markdown").source
+        await wait_markdown(pilot, pane, "Betaword")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import stat
 from collections.abc import Container
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -21,6 +20,7 @@ from memboard.widgets.rows import BoardRow, printable
 from ..core.errors import MemboardError, Unreadable
 from ..core.files import revisions
 from ..core.files.copies import ConflictCopy, find_copies
+from ..core.files.regular import read_regular
 from ..core.files.root import MemoryRoot
 from ..core.files.settle import whole
 from ..core.formats.index import IndexFile, readable_rows
@@ -302,14 +302,6 @@ def sync_findings(root: MemoryRoot) -> list[Finding]:
     return [f for f in found if f.kind in SYNC_KINDS]
 
 
-def _names(folder: Path) -> list[str]:
-    """The names in a folder (none when it is missing or cannot be read)."""
-    try:
-        return sorted(os.listdir(folder))
-    except OSError:
-        return []
-
-
 def _note_files(top: Path) -> tuple[list[str], list[str]]:
     """(the folders, the Markdown files) under notes/, relative to the root; symlinked folders are not followed."""
     folders: list[str] = []
@@ -324,13 +316,8 @@ def _note_files(top: Path) -> tuple[list[str], list[str]]:
 
 def _holds_blocks(root: MemoryRoot, rel: str) -> bool:
     """Whether a file holds a conflict block's marker (a file that cannot be read holds none the banner can name)."""
-    path = root.path / rel
-    try:  # (a plain read of a regular file only: a FIFO or a device must never block the board)
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return False
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as file:
-            data = file.read()
+    try:  # (a regular file only, no symlink followed: a FIFO or a device must never block the board)
+        data = read_regular(root.path / rel, follow=False)
     except OSError:
         return False
     return b"<<<<<<<" in data and has_block_marker(data)
@@ -384,14 +371,17 @@ class CopyScan:
                 self.snapshots = snapshot_ids(self.root) if self.archived else set()
             except (OSError, MemboardError):  # an unreadable folder: no banner line rather than no board
                 self.copies, self.archived, self.snapshots = [], set(), set()
-            self.marked = self._marked()
+            try:
+                self.marked = self._marked()
+            except (OSError, MemboardError):  # (as above: no banner line rather than no board)
+                self.marked = []
             self.signature = self._folders()  # (the note folders found by this scan are watched from now on)
         return self.copies
 
     def _marked(self) -> list[str]:
         """The snapshots, archive files and notes holding git's conflict blocks (read again only when changed)."""
-        files = [f"{SESSIONS}/{name}" for name in _names(self.root.path / SESSIONS) if name.endswith(".md")]
-        for sid in _names(self.root.path / ARCHIVE):
+        files = [f"{SESSIONS}/{name}" for name in self.root.listdir(SESSIONS) if name.endswith(".md")]
+        for sid in self.root.listdir(ARCHIVE):
             files += [f"{ARCHIVE}/{sid}/index.md", f"{ARCHIVE}/{sid}/session.md"]
         self.note_folders, notes = _note_files(self.root.path)
         looked: dict[str, tuple[Signature | None, bool]] = {}

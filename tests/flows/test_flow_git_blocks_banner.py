@@ -15,30 +15,13 @@ import pytest
 from memboard.board.screens import PreviewScreen, ResolveScreen
 from memboard.widgets.board_status import BoardBanner
 from tests.support.gitclones import clone_of, git_home, needs_git, new_repository
+from tests.sync.test_git_driver_merge import NOTE
+from tests.sync.test_git_driver_merge import _note as note_save
 
 from .driving import make_app, preview_diff, ready, wait_for_flow, wait_for_screen
 
 __all__ = ["git_home"]  # (a fixture the git test uses)
-NOTE = "project/cache/decision"
 NOTE_FILE = f"notes/{NOTE}.md"
-
-
-def note_save(title: str, what: str) -> list[str]:
-    """note save of the shared note with this Title and What."""
-    return [
-        "note",
-        "save",
-        "--title",
-        title,
-        "--type",
-        "fact",
-        "--scope",
-        "project",
-        "--topic-key",
-        NOTE,
-        "--what",
-        what,
-    ]
 
 
 def marked_lines(app) -> list[str]:
@@ -51,13 +34,13 @@ def marked_lines(app) -> list[str]:
 async def test_a_note_with_the_drivers_blocks_is_named_and_r_decides_them(tmp_path, git_home, prefer):
     a = new_repository(tmp_path / "a")
     assert a.mb("register", "--manual", "--agent", "s-one", "--topic", "T1", now="2026-06-01 09:00").code == 0
-    assert a.mb(*note_save("Cache", "Keep the cache in memory."), now="2026-06-01 09:02").code == 0
+    assert a.mb(*note_save("Keep the cache in memory."), now="2026-06-01 09:02").code == 0
     assert a.mb("install-merge-driver").code == 0
     a.commit("a session and a note")
     b = clone_of(a, tmp_path / "b")
     assert b.mb("install-merge-driver").code == 0
     for clone, title in ((b, "Cache on the desktop"), (a, "Cache on the laptop")):
-        ran = clone.mb(*note_save(title, f"Keep the cache in memory.\n\n{title}."), now="2026-06-01 10:00")
+        ran = clone.mb(*note_save(f"Keep the cache in memory.\n\n{title}.", title), now="2026-06-01 10:00")
         assert ran.code == 0, ran.err
         clone.commit(title)
     index_before = (a.root / "index.md").read_bytes()

@@ -40,13 +40,13 @@ def clones(tmp_path, git_home) -> tuple[Clone, Clone]:
     return a, b
 
 
-def _note(what: str) -> list[str]:
-    """note save of the shared note with this What."""
+def _note(what: str, title: str = "Cache") -> list[str]:
+    """note save of the shared note with this What (and Title)."""
     return [
         "note",
         "save",
         "--title",
-        "Cache",
+        title,
         "--type",
         "fact",
         "--scope",

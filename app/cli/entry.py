@@ -7,7 +7,6 @@ the other commands.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 from ..core.errors import MemboardError
+from ..core.formats import collector
 
 if TYPE_CHECKING:  # the parsers import argparse themselves; the hook's path never needs it (3 ms)
     import argparse
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     if raw[:1] == ["merge-driver"]:  # what git runs for each file of each merge: skip every other command's parser
         from .gitdriver import fast_main  # lazy: see hook
 
-        with collector_off():
+        with collector.paused():
             driven = fast_main(raw[1:])
         if driven is not None:
             return driven
@@ -81,23 +81,10 @@ def replacing() -> Iterator[None]:
                 pass
 
 
-@contextmanager
-def collector_off(off: bool = True) -> Iterator[None]:
-    """The cyclic garbage collector off within the block (when off), as it was after it."""
-    collecting = gc.isenabled()
-    if off:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:  # (main is also called in-process, by tests and embedding callers)
-            gc.enable()
-
-
 def hook(argv: list[str]) -> int:
     """`memboard hook ...` with the cyclic garbage collector off while it runs, as for every one-shot command
     (see run): its imports alone would trigger seven collections."""
-    with collector_off():
+    with collector.paused():
         from ..core import config  # lazy: entry.py itself loads only the errors (the hook's path counts each import)
         from .hook import main as hook_main  # lazy: the hook loads only its own modules (see tests/hooks)
 
@@ -161,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     walk every row object the command holds (organize and doctor spent a sixth of their time there).
     The board and the MCP server run until they are stopped: they keep it on.
     """
-    with collector_off(args.handler.partition(":")[0] not in LONG_LIVED):
+    with collector.paused(args.handler.partition(":")[0] not in LONG_LIVED):
         return _run(args)
 
 

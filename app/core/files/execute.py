@@ -14,16 +14,16 @@ StalePlan with a fresh one.
 from __future__ import annotations
 
 import errno
-import gc
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import REMEDY_HERE, Incomplete, MemboardError, StalePlan
+from ..formats import collector
 from ..formats.layout import INDEX
 from ..plan import Change, Plan
 from ..rebase import contains_change, rebase
@@ -82,27 +82,11 @@ def settled_build(root: MemoryRoot, build: Builder[R], budget: Budget) -> Plan[R
     return _settled_build(root, build, budget)[0]
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a plan is built, as it was after it.
-
-    A plan's build allocates hundreds of thousands of objects that live until it ends and hold no cycles (doctor
-    at 100k rows: 57k findings and the snapshots it creates), and each allocation run set off collection passes
-    over them: 0.7 of 1.8 s of CPU in doctor's plan at 100k rows (the board builds with the collector on; the
-    command line runs with it off already). Several threads may build at once: the one that found it on turns it
-    on again."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
-
-
 def _settled_build(root: MemoryRoot, build: Builder[R], budget: Budget) -> tuple[Plan[R], dict[str, Seen]]:
-    """settled_build, with the settled read of each file the plan builds on (the collector paused meanwhile)."""
-    with collector_paused():
+    """settled_build, with the settled read of each file the plan builds on (the collector paused meanwhile: a
+    plan's objects live until it ends and hold no cycles, and collection passes over them were 0.7 of 1.8 s of CPU
+    in doctor's plan at 100k rows on the board; the command line runs with it off already)."""
+    with collector.paused():
         return _settled_rounds(root, build, budget)
 
 

@@ -8,7 +8,6 @@ on a large index and keeps the hook path free of heavy imports.)
 
 from __future__ import annotations
 
-import gc
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -16,6 +15,7 @@ from functools import cached_property, partial
 from typing import NamedTuple
 
 from ..errors import Refused
+from . import collector
 from .ids import DAYS, ID_SHAPE_RE, MAX_ID_LENGTH, is_valid_id, real_date
 from .markers import has_block_marker, marker_lines, marker_refusal
 from .text import (
@@ -410,13 +410,8 @@ class IndexFile:
             if self.header_line is None:
                 self._rows = []
             else:
-                collecting = gc.isenabled()
-                gc.disable()  # 100k rows and their cells hold no cycles: no collection passes over them while they grow
-                try:
+                with collector.paused():  # 100k rows and their cells hold no cycles: no passes over them as they grow
                     self._rows = list(self._read_rows_from_bytes())
-                finally:
-                    if collecting:
-                        gc.enable()
         return self._rows
 
     @cached_property

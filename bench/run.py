@@ -10,12 +10,15 @@ machines vary by ±30-50%.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import math
 import os
 import platform
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -26,7 +29,8 @@ if __package__ in (None, ""):
     # Run as `python bench/run.py`: import the bench package from the repository, not bench/.
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bench import board_figures, cli_figures, lock_throughput
+from bench import board_figures, cli_figures, lock_throughput, million, search_targets
+from bench.notes import write_notes
 from bench.roots import RootCache
 from bench.timing import BenchFailure, median
 
@@ -54,7 +58,24 @@ PIPES_LIMIT = 1.3  # root b over the same root without its escaped pipes
 KINDS = {"a": "", "b": " · root b"}  # the kinds of root measured, and how their figures are named
 HOOK_OWN_MS = {10_000: 25.0, 100_000: 60.0}  # the hook's own cost (its time minus `import filelock`)
 SEARCH_LIMIT = 2.0  # memboard search on an up-to-date cache, × python -c pass
-GROWTH_LIMIT = 12.0  # a command's time at 100k over its time at 10k
+GROWTH_LIMIT = 12.0  # a command's time at 100k over its time at 10k, and at 1M over 100k
+BIG_ROWS = million.BIG_ROWS  # the large section's size: issue 29's memory target and growth to 1M rows
+BIG_RUNS = 1  # runs per command at BIG_ROWS (a 1M-row doctor takes half a minute)
+BIG_MEMORY_MIB = 1e9 / 2**20  # 1 GB: no command above it at BIG_ROWS
+BUILD_LIMIT = 2.0  # the search cache's build over its floor (bench/search_floor.py)
+NOTES = 10_000  # typed notes beside the rows of the search and agents sections (issue 29: 10k notes, 100k rows)
+AGENT_TARGET_MS = 100.0  # a served start-of-work call, warm
+AGENT_TARGETS = (  # bench/mcp_context.py's calls held to it (mem_search: the search section's, on a warm cache)
+    "session_context",
+    "mem_context",
+    "mem_context (a project)",
+    "session_context, one note changed",
+    "session_context, a row appended",
+)
+AGENT_NOTES = {
+    "mem_search": "for the record: right after the server starts, the cache may still be building beside it "
+    "(the target is the search section's mem_search, on a warm cache)",
+}
 PAINT_TARGET_RATIO = 1.5
 MEMORY_TARGET_RATIO = 1.6
 PLAN_TARGET_S = 2.0
@@ -62,6 +83,7 @@ FILTER_TARGET_MS = 50.0
 APPEND_TARGET_MS = 1000.0
 LOCK_PROCESSES = 8
 LOCK_CAP_ROWS = 100_000
+SECTIONS = ("cli", "million", "search", "agents", "board", "lock")  # in the order a full run measures them
 
 
 @dataclass
@@ -265,6 +287,23 @@ def cli_section(
     return out
 
 
+def floor_figure(name: str, n: int, floors: list) -> Figure:
+    """The floor's own figure: its runs (one before each run of a command)."""
+    walls = [s.wall for s in floors]
+    return Figure(
+        name,
+        n,
+        median(walls),
+        "s",
+        len(walls),
+        low=min(walls),
+        high=max(walls),
+        cpu=median([s.cpu for s in floors]),
+        peak_mb=max(s.peak_mb for s in floors),
+        note="python -c \"open(p,'rb').read().split(b'\\n')\": the baseline of the commands below",
+    )
+
+
 def cli_kind(
     results: Results, cache: RootCache, suffix: str, sizes, runs: int, state: Path, warmup: bool, interpreter_mb: float
 ) -> dict[int, dict[str, Figure]]:
@@ -276,22 +315,7 @@ def cli_kind(
         except BenchFailure as exc:
             results.unavailable("memboard CLI" + suffix, n, str(exc))
             continue
-        floors = measured["memboard list --json"].base
-        walls = [s.wall for s in floors]
-        results.add(
-            Figure(
-                "floor: read + split index.md" + suffix,
-                n,
-                median(walls),
-                "s",
-                len(walls),
-                low=min(walls),
-                high=max(walls),
-                cpu=median([s.cpu for s in floors]),
-                peak_mb=max(s.peak_mb for s in floors),
-                note="python -c \"open(p,'rb').read().split(b'\\n')\": the baseline of the commands below",
-            )
-        )
+        results.add(floor_figure("floor: read + split index.md" + suffix, n, measured["memboard list --json"].base))
         figs = by_size[n] = {}
         for name, m in measured.items():
             fig = figs[name] = command_figure(name + suffix, n, m)
@@ -364,6 +388,11 @@ def hook_own(results: Results, n: int, m: cli_figures.Measured, suffix: str = ""
     results.add(fig)
 
 
+def rows_label(n: int) -> str:
+    """A row count as the figures' names say it: 10k, 100k, 1M."""
+    return f"{n // 1_000_000:g}M" if n >= 1_000_000 and n % 1_000_000 == 0 else f"{n / 1000:g}k"
+
+
 def growth_section(
     results: Results, by_size: dict[int, dict[str, Figure]], small: int, big: int, suffix: str = ""
 ) -> None:
@@ -378,7 +407,7 @@ def growth_section(
         grown = fig.value / before.value
         results.add(
             Figure(
-                f"growth {small // 1000}k → {big // 1000}k: {name}{suffix}",
+                f"growth {rows_label(small)} → {rows_label(big)}: {name}{suffix}",
                 None,
                 grown,
                 "×",
@@ -387,6 +416,202 @@ def growth_section(
                 note=f"{scale:g}× the rows: linear is {scale:g}×, a start-up bound command less",
             )
         )
+
+
+def big_section(
+    results: Results,
+    caches: dict[str, RootCache],
+    by_kind: dict[str, dict[int, dict[str, Figure]]],
+    big: int,
+    runs: int,
+    state: Path,
+) -> None:
+    """At big rows (1M) on every kind of root: each command beside the floor, its peak memory (≤ 1 GB) and its
+    growth from a tenth of big (100k; measured here too when the CLI section did not); then the search cache's build."""
+    print(f"{rows_label(big)}-row figures", file=sys.stderr)
+    for kind, cache in caches.items():
+        if kind not in KINDS:
+            continue
+        suffix, by_size = KINDS[kind], by_kind.setdefault(kind, {})
+        small = big // 10
+        for n, count in ((small, max(3, runs)), (big, runs)):
+            if not all(name in by_size.get(n, {}) for name in million.NAMES):
+                by_size.setdefault(n, {}).update(big_commands(results, cache, n, count, state, big, suffix))
+        growth_section(results, {n: by_size[n] for n in (small, big)}, small, big, suffix)
+        build_figures(results, cache, big, state, suffix)
+
+
+def big_commands(
+    results: Results, cache: RootCache, n: int, runs: int, state: Path, big: int, suffix: str
+) -> dict[str, Figure]:
+    """million.COMMANDS at n rows, each beside the floor; at big rows each command's peak memory too."""
+    try:
+        measured = million.measure_commands(cache, n, runs, state)
+    except BenchFailure as exc:
+        results.unavailable("memboard CLI" + suffix, n, str(exc))
+        return {}
+    floors = measured["memboard list --json"].base
+    results.add(floor_figure("floor: read + split index.md" + suffix, n, floors))
+    floor_mb = max(s.peak_mb for s in floors)
+    figs = {}
+    for name, m in measured.items():
+        fig = figs[name] = command_figure(name + suffix, n, m)
+        if name in TARGETS:
+            hold(fig, n, TARGET_ROWS, *TARGETS[name])
+        fig.note = f"{fig.runs} run{'s' if fig.runs > 1 else ''}, no warm-up run (--million-runs)" if n == big else ""
+        results.add(fig)
+        if n == big:
+            peak = fig.peak_mb or 0.0
+            results.add(
+                Figure(
+                    f"{name} peak memory{suffix}",
+                    n,
+                    peak,
+                    "MiB",
+                    fig.runs,
+                    "floor",
+                    floor_mb,
+                    ratio(peak, floor_mb),
+                    f"≤ 1 GB ({BIG_MEMORY_MIB:.0f} MiB)",
+                    peak <= BIG_MEMORY_MIB,
+                    "the command's own peak RSS (wait4), the largest of its runs",
+                )
+            )
+    return figs
+
+
+def build_figures(results: Results, cache: RootCache, big: int, state: Path, suffix: str) -> None:
+    """The search cache's build (whole process, from no cache) beside its floor at a tenth of big and at big rows
+    (target ≤ 2× at each), and its growth between them (linear: ≤ GROWTH_LIMIT for 10× the rows)."""
+    walls, small = {}, big // 10
+    for n in (small, big):
+        print(f"    search cache build @ {n:,}", file=sys.stderr, flush=True)
+        try:
+            build, floor = million.build_and_floor(cache.get(n).path, state / f"build-{cache.kind}-{n}")
+        except BenchFailure as exc:
+            results.unavailable("search cache build" + suffix, n, str(exc))
+            return
+        walls[n] = build.wall
+        results.add(
+            Figure(
+                "search cache build (whole process) / its floor" + suffix,
+                n,
+                build.wall,
+                "s",
+                1,
+                "bench/search_floor.py",
+                floor.wall,
+                ratio(build.wall, floor.wall),
+                f"≤ {BUILD_LIMIT:g}× floor" if n >= TARGET_ROWS else "",
+                build.wall <= BUILD_LIMIT * floor.wall if n >= TARGET_ROWS else None,
+                ""
+                if n < big
+                else "one run each, no notes beside the rows (held from 100k rows: below, start-up counts)",
+                cpu=build.cpu,
+                peak_mb=build.peak_mb,
+                load=os.getloadavg()[0],
+                cpu_ratio=ratio(build.cpu, floor.cpu),
+            )
+        )
+    grown = walls[big] / walls[small]
+    results.add(
+        Figure(
+            f"growth {rows_label(small)} → {rows_label(big)}: search cache build{suffix}",
+            None,
+            grown,
+            "×",
+            target=f"≤ {GROWTH_LIMIT:g}×",
+            passed=grown <= GROWTH_LIMIT,
+            note=f"{big / small:g}× the rows: linear is {big / small:g}×",
+        )
+    )
+
+
+def search_section(results: Results, caches: dict[str, RootCache], n: int, notes: int, runs: int, state: Path) -> None:
+    """Issue 29's search targets on every kind of root, as bench/search_targets.py measures and judges them: the
+    first search with no cache (within 1 s, the build beside it), the build beside its floor, warm whole-process
+    search from a wheel install with --root after and before the command, mem_search over MCP on a warm cache.
+    On a copy of each root with `notes` typed notes beside its rows."""
+    print("search figures", file=sys.stderr)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # (search_targets prints its lines as it goes: progress here)
+            mb = [str(search_targets.wheel_install(state / "wheel"))]
+    except (OSError, subprocess.CalledProcessError, StopIteration) as exc:
+        results.unavailable("search targets", n, f"no wheel install of this tree: {exc}")
+        return
+    for kind, cache in caches.items():
+        if kind not in KINDS:
+            continue
+        root = cache.copy(n)
+        write_notes(root, notes)
+        where, found = state / f"search-targets-{kind}", []
+        try:
+            with contextlib.redirect_stdout(sys.stderr):
+                found += search_targets.first_figures(root, where, mb)
+                found += search_targets.warm_figures(root, where, mb, runs)
+                found += search_targets.mcp_figures(root, where, mb, runs)
+        except (BenchFailure, SystemExit, RuntimeError) as exc:
+            results.unavailable("search targets" + KINDS[kind], n, str(exc))
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        for line in found:
+            results.add(judged(f"search: {line['figure']}{KINDS[kind]}", n, line, f"{notes:,} notes beside the rows"))
+
+
+def judged(name: str, n: int, line: dict, where: str) -> Figure:
+    """A figure another bench module printed and judged ({"value": "0.79 s" / "1.88×" / "40 ms", "target", "result",
+    "note"}) as one of the table's; a value in another form is kept as text in the note."""
+    found = re.fullmatch(r"([\d.,]+)\s*(ms|s|×)", line.get("value", "").strip())
+    value = float(found[1].replace(",", "")) if found else None
+    unit = found[2] if found else ""
+    passed = {"PASS": True, "FAIL": False}.get(line.get("result", ""))
+    note = "; ".join(filter(None, [line.get("note", ""), where, "" if found else f"value {line.get('value')!r}"]))
+    return Figure(
+        name, n, value, unit, target=line.get("target", ""), passed=passed, note=note, load=os.getloadavg()[0]
+    )
+
+
+def agents_section(results: Results, n: int, notes: int, runs: int) -> None:
+    """Issue 29's agents targets, as bench/mcp_context.py measures them on a root of its own (root a, `notes` typed
+    notes beside n rows, one server): each call's warm time (median of runs), its first call and the same call in
+    process beside it; session_context and mem_context ≤ AGENT_TARGET_MS."""
+    print("agents figures", file=sys.stderr)
+    # lazy: the MCP SDK and memboard's server modules are only this section's
+    from bench import mcp_context
+
+    kept_state = os.environ.get("MEMBOARD_STATE_DIR")
+    try:
+        figures = mcp_context.measure(n, notes, runs)  # (it points this process's MEMBOARD_STATE_DIR at its own)
+    except (BenchFailure, RuntimeError, OSError) as exc:
+        results.unavailable("MCP start-of-work calls", n, str(exc))
+        return
+    finally:
+        os.environ.pop("MEMBOARD_STATE_DIR", None)
+        if kept_state is not None:
+            os.environ["MEMBOARD_STATE_DIR"] = kept_state
+    local = figures["in_process"]
+    for name, pair in figures["calls"].items():
+        warm, first = pair["warm"], pair["first"]
+        inside = local.get(name)
+        how = [
+            f"{notes:,} notes beside the rows, one server (the SDK's stdio client)",
+            "" if math.isnan(first) else f"first call {first * 1000:,.0f} ms",
+            f"in process {inside['wall'] * 1000:.0f} ms wall, {inside['cpu'] * 1000:.0f} ms CPU" if inside else "",
+            AGENT_NOTES.get(name.split(" ")[0].rstrip(","), ""),
+        ]
+        fig = Figure(f"MCP {name} (warm)", n, warm, "s", runs, note="; ".join(filter(None, how)), load=figures["load"])
+        if name in AGENT_TARGETS:
+            fig.target, fig.passed = f"≤ {AGENT_TARGET_MS:g} ms", warm * 1000 <= AGENT_TARGET_MS
+        results.add(fig)
+    results.add(
+        Figure(
+            "MCP server: what it keeps",
+            n,
+            figures["kept_mb"],
+            "MB",
+            note="index.md and every note's metadata (tracemalloc), for the record",
+        )
+    )
 
 
 def board_section(results: Results, cache: RootCache, sizes, runs: int, state: Path, quick: bool) -> None:
@@ -746,7 +971,28 @@ def parse_args(argv=None):
     )
     p.add_argument("--runs", type=int, help="runs per whole-process figure (default 7, --quick 5)")
     p.add_argument("--sizes", help="comma-separated row counts instead of the defaults")
-    p.add_argument("--only", choices=["cli", "board", "lock"], action="append", help="run only these sections")
+    p.add_argument(
+        "--only",
+        choices=SECTIONS,
+        action="append",
+        help="run only these sections (repeatable): cli (every command at every size, growth 10k → 100k), million "
+        "(the commands at 1M rows: peak memory, growth 100k → 1M; the search cache's build to 1M), search (issue "
+        "29's search targets at the largest size), agents (the MCP start-of-work calls), board, lock",
+    )
+    p.add_argument(
+        "--million-rows",
+        type=int,
+        default=BIG_ROWS,
+        help="rows of the million section's large root (default 1,000,000; smaller for a try)",
+    )
+    p.add_argument(
+        "--million-runs", type=int, default=BIG_RUNS, help=f"runs per command at that size (default {BIG_RUNS})"
+    )
+    p.add_argument(
+        "--notes",
+        type=int,
+        help=f"typed notes beside the rows in the search and agents sections (default {NOTES:,}, --quick 1,000)",
+    )
     p.add_argument("--markdown", action="store_true", help="also print the table as Markdown (for docs/benchmarks.md)")
     p.add_argument(
         "--roots",
@@ -765,7 +1011,8 @@ def main(argv=None) -> int:
     sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else (QUICK_SIZES if args.quick else FULL_SIZES)
     runs = args.runs or (5 if args.quick else 7)
     board_runs = 3 if args.quick else 5
-    sections = args.only or ["cli", "board", "lock"]
+    sections = args.only or [name for name in SECTIONS if not (args.quick and name == "million")]
+    notes = args.notes if args.notes is not None else (1_000 if args.quick else NOTES)
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="memboard-bench-"))
     state = base / "state"
     kinds = [k for k in args.roots.split(",") if k]
@@ -774,6 +1021,7 @@ def main(argv=None) -> int:
     caches = {kind: RootCache(base / "roots", kind=kind) for kind in kinds}
     cache = caches.get("a") or RootCache(base / "roots")
     results = Results()
+    by_kind: dict[str, dict[int, dict[str, Figure]]] = {}
     started, load_before = time.time(), os.getloadavg()
     try:
         print(f"generating roots {', '.join(f'{n:,}' for n in sizes)} rows in {base}", file=sys.stderr)
@@ -784,6 +1032,12 @@ def main(argv=None) -> int:
             by_kind = cli_section(results, caches, sizes, runs, state, warmup=not args.quick)
             for kind, by_size in by_kind.items():
                 growth_section(results, by_size, 10_000, 100_000, KINDS[kind])
+        if "million" in sections:
+            big_section(results, caches, by_kind, args.million_rows, args.million_runs, state)
+        if "search" in sections:
+            search_section(results, caches, max(sizes), notes, runs, state)
+        if "agents" in sections:
+            agents_section(results, max(sizes), notes, runs)
         if "board" in sections:
             board_section(results, cache, sizes, board_runs, state, args.quick)
             if args.crosscheck:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -73,6 +74,8 @@ def test_run_py_describes_its_options():
     )
     assert proc.returncode == 0, proc.stderr
     assert "--quick" in proc.stdout and "--json" in proc.stdout
+    assert "--million-rows" in proc.stdout and "--million-runs" in proc.stdout and "--notes" in proc.stdout
+    assert all(section in proc.stdout for section in ("million", "search", "agents"))
 
 
 def test_table_marks_missing_figures_and_targets():
@@ -135,3 +138,70 @@ def test_root_b_holds_what_issue_29_describes(tmp_path):
     assert 0.02 <= manifest.referenced_rows / statuses.count("active") <= 0.08
     generate(tmp_path / "again", 3000, kind="b")
     assert (tmp_path / "again" / "index.md").read_bytes() == (tmp_path / "b" / "index.md").read_bytes()
+
+
+def test_the_million_section_holds_each_command_to_1_gb_and_its_growth(tmp_path):
+    """`--only million` (issue 29: 1M rows; here 500 for a try): each command at a tenth of the size and at the
+    size, beside the floor; at the size each command's peak memory held to 1 GB, its growth held to 12×; the
+    search cache's build beside its floor on root b, and its growth."""
+    from bench.run import main
+
+    out = tmp_path / "results.json"
+    args = ["--only", "million", "--million-rows", "500", "--roots", "a,b", "--json", str(out)]
+    assert main(args) == 0
+    figures = {(f["figure"], f["n"]): f for f in json.loads(out.read_text(encoding="utf-8"))["figures"]}
+    for suffix in ("", " · root b"):
+        for name in ("list --json", "organize --dry-run", "organize", "doctor --json", "update ID --summary x"):
+            assert figures[(f"memboard {name}{suffix}", 50)]["ratio"] > 0
+            memory = figures[(f"memboard {name} peak memory{suffix}", 500)]
+            assert memory["target"] == "≤ 1 GB (954 MiB)" and memory["passed"] is True and memory["value"] > 0
+            growth = figures[(f"growth 0.05k → 0.5k: memboard {name}{suffix}", None)]
+            assert growth["target"] == "≤ 12×" and growth["value"] > 0
+    assert figures[("search cache build (whole process) / its floor · root b", 500)]["baseline"] > 0
+    assert ("growth 0.05k → 0.5k: search cache build · root b", None) in figures
+    assert not [key for key in figures if key[0].startswith("search cache build") and "root b" not in key[0]]
+
+
+def test_search_targets_lines_become_figures_judged_as_they_were(capsys):
+    """The search section keeps bench/search_targets.py's verdicts: its printed lines (value text, target, result)
+    become the table's figures with the same value, unit, target and PASS/FAIL."""
+    from bench.run import judged
+    from bench.search_targets import line
+
+    first = judged("search: first", 100_000, line("first search", "0.79 s", "≤ 1 s", True, "in place after 9 s"), "x")
+    build = judged("search: build", 100_000, line("build / floor", "2.58×", "≤ 2×", False), "x")
+    served = judged("search: mem_search", 100_000, line("mem_search", "170 ms", "≤ 100 ms", False), "x")
+    odd = judged("search: odd", 100_000, line("odd", "n/a", "(report)", None), "x")
+    assert (first.value, first.unit, first.passed, first.target) == (0.79, "s", True, "≤ 1 s")
+    assert "in place after 9 s" in first.note
+    assert (build.value, build.unit, build.passed) == (2.58, "×", False)
+    assert (served.value, served.unit, served.passed) == (170.0, "ms", False)
+    assert odd.value is None and odd.passed is None and "'n/a'" in odd.note
+    capsys.readouterr()
+
+
+def test_the_agents_section_holds_the_start_of_work_calls_to_100_ms(monkeypatch):
+    """bench/mcp_context.py's measure() figures: session_context and mem_context held to 100 ms (after a change
+    too), mem_search for the record only (the search section's is held, on a warm cache)."""
+    from bench import mcp_context
+    from bench.run import Results, agents_section
+
+    nan = float("nan")
+    calls = {
+        "session_context": {"first": 1.8, "warm": 0.097},
+        "mem_context": {"first": 0.2, "warm": 0.134},
+        "mem_search 同步": {"first": 0.5, "warm": 0.5},
+        "session_context, a row appended": {"first": nan, "warm": 0.05},
+    }
+    local = {"session_context": {"wall": 0.09, "cpu": 0.06}}
+    figures = {"rows": 100, "notes": 10, "runs": 3, "load": 1.0, "calls": calls, "in_process": local, "kept_mb": 35.0}
+    monkeypatch.setattr(mcp_context, "measure", lambda rows, notes, runs: figures)
+    results = Results()
+    agents_section(results, 100, 10, 3)
+    got = {f.figure: f for f in results.figures}
+    assert got["agents: session_context over MCP, warm"].passed is True
+    assert "first call 1,800 ms" in got["agents: session_context over MCP, warm"].note
+    assert got["agents: mem_context over MCP, warm"].passed is False
+    assert got["agents: session_context, a row appended over MCP, warm"].target == "≤ 100 ms"
+    assert got["agents: mem_search 同步 over MCP, warm"].passed is None
+    assert got["agents: what the MCP server keeps"].value == 35.0

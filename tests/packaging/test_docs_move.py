@@ -112,6 +112,8 @@ REWORDED: dict[str, str] = {
     "The footer shows the keys of what is in front": "issue 27 §4: the command palette is a text box too (f1, ctrl+q)",
     "After a flow a toast says in one line": "issue 27 §4: the result log's lines open (what a change wrote)",
     "**Speed.** `python bench/mcp.py` starts the server": "issue 29: mem_context and session_context use what the server kept",
+    "```sh python bench/run.py # 1k, 10k and 100k rows": "issue 29: a full run holds every target, the 1M, search "
+    "and agents sections too",
 }
 
 FIRST_COMMANDS = """\

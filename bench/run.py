@@ -29,7 +29,7 @@ if __package__ in (None, ""):
     # Run as `python bench/run.py`: import the bench package from the repository, not bench/.
     sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from bench import board_figures, cli_figures, lock_throughput, million, search_targets
+from bench import board_figures, cli_figures, killed_build, lock_throughput, million, search_targets
 from bench.notes import write_notes
 from bench.roots import RootCache
 from bench.timing import BenchFailure, median
@@ -550,6 +550,7 @@ def search_section(results: Results, caches: dict[str, RootCache], n: int, notes
         write_notes(root, notes)
         where, found = state / f"search-targets-{kind}", []
         try:
+            killed_figure(results, root, where, mb, n, KINDS[kind])
             with contextlib.redirect_stdout(sys.stderr):
                 found += search_targets.first_figures(root, where, mb)
                 found += search_targets.warm_figures(root, where, mb, runs)
@@ -560,6 +561,16 @@ def search_section(results: Results, caches: dict[str, RootCache], n: int, notes
             shutil.rmtree(root, ignore_errors=True)
         for line in found:
             results.add(judged(f"search: {line['figure']}{KINDS[kind]}", n, line, f"{notes:,} notes beside the rows"))
+
+
+def killed_figure(results: Results, root: Path, state: Path, mb: list[str], n: int, suffix: str) -> None:
+    """A build killed mid-way leaves nothing behind: files left once its supervisor had time to clean up (= 0)."""
+    left, how = killed_build.measure(root, state, mb)
+    name = "search: a killed build leaves nothing behind" + suffix
+    if left is None:
+        results.unavailable(name, n, how, "= 0 files left")
+        return
+    results.add(Figure(name, n, float(left), "files", 1, target="= 0", passed=left == 0, note=how))
 
 
 def judged(name: str, n: int, line: dict, where: str) -> Figure:

@@ -205,3 +205,16 @@ def test_the_agents_section_holds_the_start_of_work_calls_to_100_ms(monkeypatch)
     assert got["agents: session_context, a row appended over MCP, warm"].target == "≤ 100 ms"
     assert got["agents: mem_search 同步 over MCP, warm"].passed is None
     assert got["agents: what the MCP server keeps"].value == 35.0
+
+
+def test_the_killed_build_figure_kills_the_builder_and_counts_what_is_left(tmp_path):
+    """bench/killed_build.py: on a root above 4 MiB the first search's build beside it is killed while it
+    writes; nothing is left (its supervisor removes the temp file); a smaller root has no such build."""
+    from bench.cli_figures import memboard_cmd
+    from bench.killed_build import measure
+
+    big = generate(tmp_path / "big", 25_000)
+    left, how = measure(big.path, tmp_path / "state", memboard_cmd())
+    assert left == 0 and "killed (SIGKILL)" in how
+    small = generate(tmp_path / "small", 200)
+    assert measure(small.path, tmp_path / "state2", memboard_cmd())[0] is None

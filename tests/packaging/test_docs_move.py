@@ -114,6 +114,8 @@ REWORDED: dict[str, str] = {
     "**Speed.** `python bench/mcp.py` starts the server": "issue 29: mem_context and session_context use what the server kept",
     "```sh python bench/run.py # 1k, 10k and 100k rows": "issue 29: a full run holds every target, the 1M, search "
     "and agents sections too",
+    "`bench/run.py` generates memory roots (deterministic;": "issue 29: the smoke tests also run the new sections "
+    "on small roots",
 }
 
 FIRST_COMMANDS = """\

@@ -1,10 +1,14 @@
 """memboard benchmarks: `python bench/run.py [--quick] [--json PATH]`.
 
-Generates memory roots of 1k, 10k and 100k rows (--quick: 1k and 10k), measures every
-speed figure beside a baseline measured in the same run, prints one table and writes the
-same figures as JSON (default bench/results.json). Whole-process figures are medians of
-several runs; the ratios are what the targets mean, since absolute times on shared
-machines vary by ±30-50%.
+Generates memory roots of 1k, 10k and 100k rows (--quick: 1k and 10k) of two kinds (a, the
+bench's own; b, issue 29's), measures every speed figure beside a baseline measured in the same
+run, prints one table and writes the same figures as JSON (default bench/results.json). One full
+run prints every target of issue 29 beside its figure: the commands at every size and their
+growth (cli), the commands at 1M rows with their peak memory and growth from 100k and the search
+cache's build to 1M (million, few runs: not with --quick), the search targets (search, through
+bench/search_targets.py), the MCP start-of-work calls (agents, through bench/mcp_context.py), the
+board and the lock. Whole-process figures are medians of several runs; the ratios are what the
+targets mean, since absolute times on shared machines vary by ±30-50%.
 """
 
 from __future__ import annotations
@@ -985,7 +989,9 @@ def parse_args(argv=None):
     """Command-line options."""
     here = Path(__file__).resolve().parent
     p = argparse.ArgumentParser(description="Run memboard's benchmarks and print every figure beside its baseline.")
-    p.add_argument("--quick", action="store_true", help="only 1k and 10k rows, fewer runs (about a minute on 2 cores)")
+    p.add_argument(
+        "--quick", action="store_true", help="only 1k and 10k rows, fewer runs, 1,000 notes, no million section"
+    )
     p.add_argument(
         "--json",
         metavar="PATH",

@@ -412,6 +412,7 @@ def growth_section(
         if before is None or before.value is None or fig.value is None:
             continue
         grown = fig.value / before.value
+        cpu = ratio(fig.cpu, before.cpu)
         results.add(
             Figure(
                 f"growth {rows_label(small)} → {rows_label(big)}: {name}{suffix}",
@@ -420,7 +421,9 @@ def growth_section(
                 "×",
                 target=f"≤ {GROWTH_LIMIT:g}×",
                 passed=grown <= GROWTH_LIMIT,
-                note=f"{scale:g}× the rows: linear is {scale:g}×, a start-up bound command less",
+                note=f"{scale:g}× the rows: linear is {scale:g}×, a start-up bound command less"
+                + (f"; CPU time grew {cpu:.2f}× (steadier on a busy machine)" if cpu is not None else ""),
+                cpu_ratio=cpu,
             )
         )
 
@@ -482,7 +485,6 @@ def big_commands(
                     ratio(peak, floor_mb),
                     f"≤ 1 GB ({BIG_MEMORY_MIB:.0f} MiB)",
                     peak <= BIG_MEMORY_MIB,
-                    "the command's own peak RSS (wait4), the largest of its runs",
                 )
             )
     return figs
@@ -491,7 +493,7 @@ def big_commands(
 def build_figures(results: Results, cache: RootCache, big: int, state: Path, suffix: str) -> None:
     """The search cache's build (whole process, from no cache) beside its floor at a tenth of big and at big rows
     (target ≤ 2× at each), and its growth between them (linear: ≤ GROWTH_LIMIT for 10× the rows)."""
-    walls, small = {}, big // 10
+    walls, cpus, small = {}, {}, big // 10
     for n in (small, big):
         print(f"    search cache build @ {n:,}", file=sys.stderr, flush=True)
         try:
@@ -499,7 +501,7 @@ def build_figures(results: Results, cache: RootCache, big: int, state: Path, suf
         except BenchFailure as exc:
             results.unavailable("search cache build" + suffix, n, str(exc))
             return
-        walls[n] = build.wall
+        walls[n], cpus[n] = build.wall, build.cpu
         results.add(
             Figure(
                 "search cache build (whole process) / its floor" + suffix,
@@ -521,7 +523,7 @@ def build_figures(results: Results, cache: RootCache, big: int, state: Path, suf
                 cpu_ratio=ratio(build.cpu, floor.cpu),
             )
         )
-    grown = walls[big] / walls[small]
+    grown, cpu = walls[big] / walls[small], ratio(cpus[big], cpus[small])
     results.add(
         Figure(
             f"growth {rows_label(small)} → {rows_label(big)}: search cache build{suffix}",
@@ -530,7 +532,8 @@ def build_figures(results: Results, cache: RootCache, big: int, state: Path, suf
             "×",
             target=f"≤ {GROWTH_LIMIT:g}×",
             passed=grown <= GROWTH_LIMIT,
-            note=f"{big / small:g}× the rows: linear is {big / small:g}×",
+            note=f"{big / small:g}× the rows: linear is {big / small:g}×; CPU time grew {cpu:.2f}×",
+            cpu_ratio=cpu,
         )
     )
 
@@ -1051,28 +1054,32 @@ def main(argv=None) -> int:
     cache = caches.get("a") or RootCache(base / "roots")
     results = Results()
     by_kind: dict[str, dict[int, dict[str, Figure]]] = {}
+    took: dict[str, float] = {}  # seconds per section
     started, load_before = time.time(), os.getloadavg()
     try:
         print(f"generating roots {', '.join(f'{n:,}' for n in sizes)} rows in {base}", file=sys.stderr)
         if "cli" in sections:
+            began = time.time()
             for kind, each in caches.items():
                 for n in sizes if kind != "b-nopipe" else [max(sizes)]:
                     each.get(n)
             by_kind = cli_section(results, caches, sizes, runs, state, warmup=not args.quick)
             for kind, by_size in by_kind.items():
                 growth_section(results, by_size, 10_000, 100_000, KINDS[kind])
-        if "million" in sections:
-            big_section(results, caches, by_kind, args.million_rows, args.million_runs, state)
-        if "search" in sections:
-            search_section(results, caches, max(sizes), notes, runs, state)
-        if "agents" in sections:
-            agents_section(results, max(sizes), notes, runs)
-        if "board" in sections:
-            board_section(results, cache, sizes, board_runs, state, args.quick)
-            if args.crosscheck:
+            took["cli"] = time.time() - began
+        jobs = {
+            "million": lambda: big_section(results, caches, by_kind, args.million_rows, args.million_runs, state),
+            "search": lambda: search_section(results, caches, max(sizes), notes, runs, state),
+            "agents": lambda: agents_section(results, max(sizes), notes, runs),
+            "board": lambda: board_section(results, cache, sizes, board_runs, state, args.quick),
+            "lock": lambda: lock_section(results, cache, sizes, 5 if args.quick else 10, state, args.quick),
+        }
+        for name in (name for name in SECTIONS if name in sections and name in jobs):
+            began = time.time()
+            jobs[name]()
+            if name == "board" and args.crosscheck:
                 board_crosscheck(results, sizes, state, args.quick)
-        if "lock" in sections:
-            lock_section(results, cache, sizes, 5 if args.quick else 10, state, args.quick)
+            took[name] = time.time() - began
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
@@ -1093,6 +1100,7 @@ def main(argv=None) -> int:
         print(render_markdown(results.figures))
     missed = failures(results.figures)
     print(f"\n{len(results.figures)} figures in {duration:.0f} s; {len(missed)} target(s) missed")
+    print("seconds per section: " + ", ".join(f"{name} {seconds:.0f}" for name, seconds in took.items()))
     for line in missed:
         print(line)
     meta = {
@@ -1107,6 +1115,7 @@ def main(argv=None) -> int:
         "memboard": " ".join(cli_figures.memboard_cmd()),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         "seconds": round(duration, 1),
+        "section_seconds": {name: round(seconds, 1) for name, seconds in took.items()},
         "roots": {
             str(n): {
                 k: v

@@ -56,9 +56,8 @@ def measure_commands(cache: RootCache, rows: int, runs: int, state: Path) -> dic
             print(f"    {name} @ {rows:,}", file=sys.stderr, flush=True)
             root = work if writes else pristine
             cmd = mb + args + ["--root", str(root)]
-            out[name] = run_series(
-                lambda i, cmd=cmd: cmd, floor, runs, env, "floor", fresh if writes else None, warmup=False
-            )
+            prepare = fresh if writes else None
+            out[name] = run_series(lambda i, cmd=cmd: cmd, floor, runs, env, "floor", prepare=prepare, warmup=False)
         print(f"    {UPDATE} @ {rows:,}", file=sys.stderr, flush=True)
         target = chain_target(manifest)
         out[UPDATE] = run_series(
@@ -67,7 +66,7 @@ def measure_commands(cache: RootCache, rows: int, runs: int, state: Path) -> dic
             runs,
             env,
             "floor",
-            fresh,
+            prepare=fresh,
             warmup=False,
         )
     finally:

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -988,6 +989,27 @@ def lock_section(results: Results, cache: RootCache, sizes, per_process: int, st
 # -- driver -------------------------------------------------------------------------------
 
 
+def cli_figures_all(results: Results, caches: dict[str, RootCache], sizes, runs: int, state: Path, args) -> dict:
+    """The cli section: every kind's roots generated, every command at every size, the growth 10k → 100k."""
+    for kind, each in caches.items():
+        for n in sizes if kind != "b-nopipe" else [max(sizes)]:
+            each.get(n)
+    by_kind = cli_section(results, caches, sizes, runs, state, warmup=not args.quick)
+    for kind, by_size in by_kind.items():
+        growth_section(results, by_size, 10_000, 100_000, KINDS[kind])
+    return by_kind
+
+
+def guarded(results: Results, name: str, job) -> None:
+    """Run one section; if it breaks, say so as a figure (and its traceback on stderr) and go on: a run of twenty
+    minutes keeps the other sections' figures."""
+    try:
+        job()
+    except Exception as exc:  # (any failure of a section's measuring code: reported as its figure)
+        traceback.print_exc(file=sys.stderr)
+        results.unavailable(f"{name} section", None, f"it stopped: {type(exc).__name__}: {exc}"[:300])
+
+
 def parse_args(argv=None):
     """Command-line options."""
     here = Path(__file__).resolve().parent
@@ -1060,12 +1082,7 @@ def main(argv=None) -> int:
         print(f"generating roots {', '.join(f'{n:,}' for n in sizes)} rows in {base}", file=sys.stderr)
         if "cli" in sections:
             began = time.time()
-            for kind, each in caches.items():
-                for n in sizes if kind != "b-nopipe" else [max(sizes)]:
-                    each.get(n)
-            by_kind = cli_section(results, caches, sizes, runs, state, warmup=not args.quick)
-            for kind, by_size in by_kind.items():
-                growth_section(results, by_size, 10_000, 100_000, KINDS[kind])
+            guarded(results, "cli", lambda: by_kind.update(cli_figures_all(results, caches, sizes, runs, state, args)))
             took["cli"] = time.time() - began
         jobs = {
             "million": lambda: big_section(results, caches, by_kind, args.million_rows, args.million_runs, state),
@@ -1076,7 +1093,7 @@ def main(argv=None) -> int:
         }
         for name in (name for name in SECTIONS if name in sections and name in jobs):
             began = time.time()
-            jobs[name]()
+            guarded(results, name, jobs[name])
             if name == "board" and args.crosscheck:
                 board_crosscheck(results, sizes, state, args.quick)
             took[name] = time.time() - began

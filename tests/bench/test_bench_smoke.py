@@ -216,3 +216,19 @@ def test_the_killed_build_figure_kills_the_builder_and_counts_what_is_left(tmp_p
     assert left == 0 and "killed (SIGKILL)" in how
     small = generate(tmp_path / "small", 200)
     assert measure(small.path, tmp_path / "state2", memboard_cmd())[0] is None
+
+
+def test_a_section_that_breaks_is_a_figure_and_the_run_goes_on(tmp_path, monkeypatch, capsys):
+    """A full run is twenty minutes: a section whose measuring code raises is reported in the table as not
+    available, with why, and the run still prints its table and writes its JSON."""
+    from bench import run
+
+    def broken(*_args):
+        raise ValueError("the SDK changed")
+
+    monkeypatch.setattr(run, "agents_section", broken)
+    out = tmp_path / "results.json"
+    assert run.main(["--only", "agents", "--sizes", "100", "--json", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "agents section" in table and "it stopped: ValueError: the SDK changed" in table
+    assert json.loads(out.read_text(encoding="utf-8"))["meta"]["section_seconds"]["agents"] >= 0

@@ -139,11 +139,21 @@ if TYPE_CHECKING:
 
 
 def read_blocks(lines: list[str]) -> list[Block]:
-    """The top-level Markdown blocks of lines, as GitHub reads them (see blocks.py)."""
+    """The top-level Markdown blocks of lines, as GitHub reads them (see blocks.py).
+
+    The reading depends on the lines alone, and a plan reads the same snapshot text several times (an update: the
+    old text, the merged one, the checks of both, the text read back after the write), so the last few readings
+    are kept by their lines; a Block is frozen, and each caller gets its own list."""
+    return list(_read_blocks(tuple(lines)))
+
+
+@lru_cache(maxsize=16)
+def _read_blocks(lines: tuple[str, ...]) -> tuple[Block, ...]:
+    """read_blocks, kept by the lines."""
     # lazy: mistletoe takes about 110 ms to import, and `list` and the hook parse no snapshot
     from .blocks import read_blocks as read
 
-    return read(lines)
+    return tuple(read(list(lines)))
 
 
 def _reads_as_paragraph(text: str) -> bool:

@@ -258,25 +258,3 @@ def test_a_save_right_after_the_rewrite_that_keeps_the_row_is_verified_on_the_wh
     assert announced(res) == SID
     written = original.replace(first + "\n", first + "\n" + NEW_ROW + "\n") + "More notes.\n"
     assert index.read_bytes() == written.encode()
-
-
-def test_a_hook_after_a_hook_records_the_appended_version_it_wrote(cli, root):
-    # the second hook reads the version the first one recorded (its checksum is checked, not a settle waited
-    # for) and records its own append from that checksum: the record holds each version's own CRC-32
-    import zlib
-
-    from memboard.core.files import statepaths
-    from memboard.core.files.settle import signature
-
-    index = root / "index.md"
-    index.write_bytes(table(row_line("2026-05-01-0900-agent-a")).encode())
-    aged(index)
-    record = statepaths.settled_record(root.resolve())
-    for conversation in ("conv-one", "conv-two"):
-        res = cli("hook", "claude", input=encoded(claude_payload(session_id=conversation)))
-        assert announced(res) is not None
-        versions = [line.split("\t") for line in record.read_text(encoding="utf-8").splitlines()]
-        newest = [v for v in versions if v[0] == "index.md"][-1]
-        assert tuple(map(int, newest[1:5])) == signature(index.stat())
-        assert int(newest[5]) == zlib.crc32(index.read_bytes())
-    assert index.read_text(encoding="utf-8").count("| idle |") == 2

@@ -201,7 +201,6 @@ class KnownFiles:
         self._stamp: Signature | None = None  # the record file's signature when read to its end
         self._file: tuple[int, ...] = ()  # its device and inode
         self._read_to = 0  # bytes of it read so far
-        self._checked: tuple[bytes, int] | None = None  # the last bytes matches() checksummed, and their CRC-32
 
     def _load(self) -> None:
         """Read what changed in the record on disk (another memboard process appended to it or compacted it).
@@ -241,10 +240,7 @@ class KnownFiles:
         if key not in self.entries:
             self._load()
         entry = self.entries.get(key)
-        if entry is None:
-            return False
-        self._checked = (seen.data, zlib.crc32(seen.data))
-        return entry[0] == self._checked[1]
+        return entry is not None and entry[0] == zlib.crc32(seen.data)
 
     def add(self, rel: str, sig: Signature, data: bytes) -> None:
         """Note that this version of rel is whole (memboard saw it settled); written out by `save`."""
@@ -252,11 +248,8 @@ class KnownFiles:
         self.entries[(rel, sig)] = self.added[(rel, sig)] = entry
 
     def note_appended(self, rel: str, sig: Signature, before: bytes, added: bytes) -> None:
-        """note for a version that is before + added (an append), without joining the two (nor checksumming before
-        again when matches() just did: a hook after a hook reads a 20 MB index it knows)."""
-        checked = self._checked
-        base = checked[1] if checked is not None and checked[0] is before else zlib.crc32(before)
-        entry = (zlib.crc32(added, base), time.time_ns())
+        """note for a version that is before + added (an append), without joining the two."""
+        entry = (zlib.crc32(added, zlib.crc32(before)), time.time_ns())
         self.entries[(rel, sig)] = self.added[(rel, sig)] = entry
         self.save()
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .roots import Manifest, RootCache
+from .roots import POSTSCRIPT, Manifest, RootCache
 from .timing import Sample, bench_env, sample
 
 PYTHON = sys.executable
@@ -121,9 +121,9 @@ def measure_commands(cache: RootCache, rows: int, runs: int, state: Path, warmup
     pristine = manifest.path
     floor = floor_cmd(pristine)
 
-    def series(name: str, cmd, base=floor, baseline="floor", **kw) -> None:
+    def series(name: str, cmd, base=floor, baseline="floor", env_of=env, **kw) -> None:
         print(f"    {name} @ {rows:,}", file=sys.stderr, flush=True)
-        out[name] = run_series(cmd, base, count, env, baseline, warmup=warmup, **kw)
+        out[name] = run_series(cmd, base, count, env_of, baseline, warmup=warmup, **kw)
 
     work = cache.copy(rows)
     index = work / "index.md"
@@ -143,6 +143,39 @@ def measure_commands(cache: RootCache, rows: int, runs: int, state: Path, warmup
         stdin=lambda i: payload(f"bench-{rows}-{i}-{time.time_ns()}"),
         expect=answered,
     )
+    # the same new chat with config hook_context = "digest" (the ID and what the agent needs on its first turn)
+    digest_env = bench_env(state / f"digest-{cache.kind}-{rows}")
+    Path(digest_env["MEMBOARD_CONFIG"]).write_text('hook_context = "digest"\n', encoding="utf-8")
+    series(
+        "memboard hook claude (new chat) · digest",
+        lambda i: hook,
+        FILELOCK,
+        "import filelock",
+        digest_env,
+        prepare=fresh,
+        stdin=lambda i: payload(f"bench-digest-{rows}-{i}-{time.time_ns()}"),
+        expect=answered,
+    )
+    # the generated roots keep text under the table, so a new row is spliced in (the file rewritten, a temp file
+    # renamed over it); on an index whose table ends the file the row is appended (O_APPEND): that path too
+    table_last = cache.get(rows).path.joinpath("index.md").read_bytes().removesuffix(POSTSCRIPT.encode("utf-8"))
+
+    def appendable(_i: int) -> None:
+        """The pristine index without its text under the table, last written a minute ago."""
+        index.write_bytes(table_last)
+        idle(index)
+
+    for suffix, env_of in (("", env), (" · digest", digest_env)):
+        series(
+            "memboard hook claude (new chat) · append" + suffix,
+            lambda i: hook,
+            FILELOCK,
+            "import filelock",
+            env_of,
+            stdin=lambda i: payload(f"bench-append-{rows}-{i}-{time.time_ns()}"),
+            prepare=appendable,
+            expect=answered,
+        )
     series(
         "memboard hook claude (resume)",
         lambda i: hook,

@@ -337,7 +337,7 @@ def cli_kind(
                 hold(fig, n, n, SEARCH_LIMIT, f"≤ {SEARCH_LIMIT:g}× python -c pass")
             results.add(fig)
             if name.startswith("memboard hook claude (new chat)"):
-                hook_own(results, n, m, suffix)
+                hook_own(results, n, m, suffix, name)
         listing = figs.get("memboard list --json")
         if listing is not None and n == TARGET_ROWS:
             index_mb = cache.get(n).index_bytes / (1024 * 1024)
@@ -374,13 +374,15 @@ def pipes_section(results: Results, piped: RootCache, plain: RootCache, n: int, 
         results.add(fig)
 
 
-def hook_own(results: Results, n: int, m: cli_figures.Measured, suffix: str = "") -> None:
-    """The hook's own cost: each run's time minus `import filelock` run just before it."""
+def hook_own(
+    results: Results, n: int, m: cli_figures.Measured, suffix: str = "", name: str = "memboard hook claude (new chat)"
+) -> None:
+    """The hook's own cost (of the series name): each run's time minus `import filelock` run just before it."""
     own = [s.wall - b.wall for s, b in zip(m.samples, m.base)]
     own_cpu = median([s.cpu - b.cpu for s, b in zip(m.samples, m.base)])
     target = HOOK_OWN_MS.get(n)
     fig = Figure(
-        "memboard hook claude (new chat): own cost" + suffix,
+        name + ": own cost" + suffix,
         n,
         median(own) * 1000,
         "ms",

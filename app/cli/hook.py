@@ -300,7 +300,10 @@ def context_of(plan, tool: str, cfg: config.Settings, root_path, payload: dict, 
         index = next((ch.before for ch in plan.changes if ch.path == "index.md"), None)
         if index is None:  # (a resumed conversation: nothing was written, the row is read again)
             index = MemoryRoot(root_path).read("index.md")
-        return digest(plan.result.session_id, plan.result.reused, Path(root_path), index, payload, budget, cli_root)
+        result = plan.result
+        return digest(
+            result.session_id, result.reused, Path(root_path), index, payload, budget, cli_root, result.unmentioned
+        )
     except Exception as exc:  # the ID is written and verified: a digest problem never hides it
         log_line(root_path, tool, f"digest left out: {type(exc).__name__}: {str(exc)[:120]}")
         return plan.success

@@ -58,8 +58,11 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def session_lines(index_bytes: bytes | None, session_id: str, reused: bool) -> list[str]:
-    """The conversation's own row (when it resumes) and the rows it continues (their Referenced By lists it)."""
+def session_lines(index_bytes: bytes | None, session_id: str, reused: bool, unmentioned: bool = False) -> list[str]:
+    """The conversation's own row (when it resumes) and the rows it continues (their Referenced By lists it);
+    unmentioned: the registration's own search found the new ID in no line of index_bytes' table."""
+    if unmentioned and not reused:
+        return []  # (no row lists it: the registration's collision check searched the table for it already)
     if not index_bytes or encode(session_id) not in index_bytes:
         return []  # (a new chat's ID is in no line yet: one substring search, not a parse of a 20 MB index)
     index = IndexFile(index_bytes)
@@ -193,15 +196,17 @@ def digest(
     payload: dict,
     budget: int,
     cli_root: str | None = None,
+    unmentioned: bool = False,
 ) -> str:
-    """The hook's additional context with hook_context digest (see the module's docstring)."""
+    """The hook's additional context with hook_context digest (see the module's docstring; unmentioned: as in
+    session_lines)."""
     head = f"Your Memory Session ID is: {session_id}"
     roots = payload.get("workspace_roots")
     folder = payload.get("cwd") or (roots[0] if isinstance(roots, list) and roots else None)  # (Cursor: no cwd)
     project, name, current = project_of(folder)
     hot_heading, hot = hot_lines(project, cli_root)
     sections = [
-        ("Sessions:", session_lines(index_bytes, session_id, reused)),
+        ("Sessions:", session_lines(index_bytes, session_id, reused, unmentioned)),
         (hot_heading, hot),
         (f"Session memory ({current}):" if current else "", _text_lines(_read(current)) if current else []),
         ("Preferences:", preference_lines(root, name)),

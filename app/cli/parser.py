@@ -14,7 +14,7 @@ from ..core import config
 from ..core.formats.topic import SCOPES as NOTE_SCOPES
 from ..core.formats.topic import TYPES as NOTE_TYPES
 from ..service import mcp_tools
-from . import hierarchy_parser, hook, search, space_parser, sync_parser
+from . import hierarchy_parser, space_parser, sync_parser
 from .args import OneLineParser
 from .tools import NAMES
 
@@ -53,6 +53,11 @@ class _OneCommand:
             return _Skipped()
         self.found = True
         return self.action.add_parser(name, **kwargs)
+
+
+def _built(parser: Any) -> bool:
+    """Whether parser is a command's real parser (not the stand-in of a command not being built)."""
+    return not isinstance(parser, _Skipped)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,7 +113,10 @@ def _build(only: str | None) -> tuple[argparse.ArgumentParser, bool]:
     hierarchy_parser.add_parsers(sub)
     sync_parser.add_parsers(sub, changing)
     _setup_commands(sub)
-    search.add_parser(sub, common)
+    if only in (None, "search"):
+        from . import search  # lazy: its module loads the search engine and sqlite3 (5 ms no other command needs)
+
+        search.add_parser(sub, common)
     return parser, only is None or (isinstance(sub, _OneCommand) and sub.found)
 
 
@@ -219,7 +227,10 @@ def _agent_commands(sub: Sub, common: argparse.ArgumentParser) -> None:
         "the same Session ID) and prints the tool's JSON answer. Never fails: errors are logged to "
         "hook.log in memboard's local state folder and exit 0 without a Session ID.",
     )
-    hook.add_arguments(p)
+    if _built(p):
+        from . import hook  # lazy: its module loads the registration's plan (4 ms no other command needs)
+
+        hook.add_arguments(p)
     p.set_defaults(handler="hook:cmd_hook")
 
     p = sub.add_parser("whoami", parents=[common], help="the Memory Session ID a hook registered for a conversation")
@@ -447,7 +458,10 @@ def _note_views(nsub: Sub, common: argparse.ArgumentParser) -> None:
     p.add_argument("--session", metavar="ID", help="only notes saved by this session")
     p.add_argument("--json", action="store_true", help="stable JSON (see docs/json-output.md)")
     p.set_defaults(handler="notes:cmd_list")
-    search.add_note_parser(nsub, common)
+    if _built(nsub):
+        from . import search  # lazy: as in _build
+
+        search.add_note_parser(nsub, common)
     p = nsub.add_parser("key", parents=[common], help="the topic key derived from scope, type and title")
     p.add_argument("--scope", required=True, choices=NOTE_SCOPES)
     p.add_argument("--type", required=True, choices=NOTE_TYPES)

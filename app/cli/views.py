@@ -8,7 +8,6 @@ import sys
 from ..core.errors import MemboardError, Refused, UsageError
 from ..core.formats.conversations import valid_conversation
 from ..core.ops.query import chain, iter_row_views, show
-from ..core.ops.session_start import whoami
 from ..core.results import ChainNode
 from ..service.output import chain_json, row_json, session_json, whoami_json
 from .args import root_of
@@ -92,6 +91,8 @@ def cmd_chain(args: argparse.Namespace) -> int:
 
 def cmd_whoami(args: argparse.Namespace) -> int:
     """`memboard whoami --conversation ID`: the Memory Session ID a hook registered for a conversation."""
+    from ..core.ops.session_start import whoami  # lazy: the registration's module is no part of list, show or chain
+
     if not valid_conversation(args.conversation):
         raise UsageError(f"invalid conversation ID {args.conversation[:60]!r}")
     info = whoami(root_of(args), args.conversation)

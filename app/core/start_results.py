@@ -16,6 +16,7 @@ class RegisterResult(NamedTuple):
 
     session_id: str
     status: str
+    unmentioned: bool = False  # no line of the index's table held the new ID's text (no row lists it)
 
 
 class SessionStartResult(NamedTuple):
@@ -26,6 +27,7 @@ class SessionStartResult(NamedTuple):
     conversation: str | None  # None: the payload named no conversation (not mapped)
     reused: bool  # the conversation's live row was found, nothing was written
     replaces: str | None = None  # the conversation's earlier session, whose row is gone
+    unmentioned: bool = False  # a new row whose ID no line of the table held (RegisterResult's)
 
 
 class Whoami(NamedTuple):

@@ -173,3 +173,24 @@ def test_update_refuses_continues_from_an_unknown_session(cli, root, mem, whole_
     res = cli("update", SID, "--snapshot", "-", input="## Continues From\n\n- 2026-01-01-0000-gone\n")
     assert res.code == 1 and "2026-01-01-0000-gone" in res.err and len(res.err.strip().splitlines()) == 1
     assert whole_tree() == before
+
+
+def test_update_and_show_load_neither_search_nor_the_hook(cli, root, mem):
+    # a command's start is part of its time (issue 29: update and show <= 4x the floor at 1k rows): building the
+    # parser of one command loads no other command's code, such as search's engine and sqlite3 or the hook's
+    # registration plan
+    import subprocess
+    import sys
+
+    mem.index(idle_line(SID))
+    mem.snapshot(SID, snapshot_text(SID))
+    code = (
+        "import sys; from memboard.cli import main; rc = main(sys.argv[2:] + ['--root', sys.argv[1]]);"
+        "print(rc, sorted(m for m in ('sqlite3', 'memboard.cli.search', 'memboard.cli.hook',"
+        " 'memboard.core.ops.session_start') if m in sys.modules))"
+    )
+    for command in (["update", SID, "--summary", "x"], ["show", SID]):
+        run = subprocess.run(
+            [sys.executable, "-c", code, str(root), *command], capture_output=True, text=True, timeout=60
+        )
+        assert run.stdout.strip().splitlines()[-1] == "0 []", run.stderr

@@ -127,6 +127,33 @@ def test_a_new_chat_whose_id_no_line_holds_gets_its_digest_without_a_parse_of_th
     assert f"Hot memory ({project / 'MEMORY.md'}):" in lines and "Preferences:" in lines
 
 
+def test_a_new_chat_searches_the_index_no_more_than_its_registration_did(cli, root, project, monkeypatch):
+    # the registration's collision check already searched the table for the new ID and found it in no line: the
+    # digest takes that answer instead of searching the 20 MB of a 100k-row index once more
+    digest_on()
+    (root / "index.md").write_text(index_text([row_line("2026-05-20-1000-agent-src", summary="Parser work.")]), "utf-8")
+
+    def searched(_text):
+        raise AssertionError("the digest searched the index again")
+
+    monkeypatch.setattr("memboard.cli.hook_digest.encode", searched)  # (a search would fail: the digest left out)
+    res = cli("hook", "claude", input=encoded(claude_payload(cwd=str(project))))
+    lines = context(res).splitlines()
+    assert lines[0] == f"Your Memory Session ID is: {SID}" and "Sessions:" not in lines
+    assert f"Hot memory ({project / 'MEMORY.md'}):" in lines and "Preferences:" in lines
+
+
+def test_a_new_chat_whose_id_a_row_already_lists_sees_that_row(cli, root, project):
+    # a row written by hand that lists the coming Session ID under Referenced By: the new chat continues it
+    digest_on()
+    source = row_line("2026-05-20-1000-agent-src", refs=SID, summary="Parser work.")
+    (root / "index.md").write_text(index_text([source]), "utf-8")
+    res = cli("hook", "claude", input=encoded(claude_payload(cwd=str(project))))
+    lines = context(res).splitlines()
+    assert lines[0] == f"Your Memory Session ID is: {SID}"
+    assert lines[lines.index("Sessions:") + 1].startswith("- 2026-05-20-1000-agent-src (continued, active): ")
+
+
 @pytest.mark.parametrize(
     ("tool", "payload"),
     [("codex", codex_payload), ("cursor", cursor_payload)],

@@ -142,3 +142,93 @@ def test_the_keymap_is_a_table_in_the_file_that_config_reads_and_set_refuses_in_
     assert any(line.startswith("keymap") and '"board.archive" = "x"' in line for line in listed.out.splitlines())
     with config.once():
         assert config.settings().keymap == {"board.archive": "x"}
+
+
+FLAT_TEXTS = [
+    "",
+    "\n\n",
+    'root = "/home/kim/memory"\n',
+    'hook_context = "digest"\r\nhook_context_bytes = 1200\r\n',
+    '# memboard\n  agent_name="claude-main-agent"   # me\n\tstale_days = 0\nflag = true\nother = false',
+    'theme = "記憶 dark"\nlock_timeout = -3\n',
+    "# a comment with a tab\there\n",
+    'a = "x"  # ok\n',
+    'a = "x"\rb = "y"\n',  # a lone CR: not TOML
+    'a = "x"\na = "y"\n',  # a key twice
+    "[table]\nkey = 1\n",
+    'a.b = "x"\n',
+    '"quoted" = 1\n',
+    "a = 'literal'\n",
+    'a = "with \\"escape\\""\n',
+    'a = """multi\nline"""\n',
+    "a = 01\n",
+    "a = +1\n",
+    "a = 1_000\n",
+    "a = 1.5\n",
+    "a = True\n",
+    "a = 2026-06-01\n",
+    'a = "x" b = 1\n',
+    "a =\n",
+    'a = "x"  # ok\n# \x01 control\n',
+    'a = "x"\r',
+    'a = "\x7f"\n',
+    'a = "tab\there"\n',
+    "= 1\n",
+    "a = 1234567890123456789012\n",
+]
+
+
+READ_FLAT = 8  # the first FLAT_TEXTS are read without tomllib; the others are left to it
+
+
+@pytest.mark.parametrize("text", FLAT_TEXTS)
+def test_the_flat_config_reader_reads_as_tomllib_or_leaves_it_to_tomllib(text):
+    import tomllib
+
+    from memboard.core.formats import flat_toml
+
+    flat = flat_toml.loads(text)
+    try:
+        expected: dict | None = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        expected = None
+    if flat is not None:
+        assert flat == expected and [type(v) for v in flat.values()] == [type(v) for v in expected.values()]
+    assert (flat is not None) == (FLAT_TEXTS.index(text) < READ_FLAT)  # (the first ones are what `config set` writes)
+
+
+def test_the_flat_config_reader_agrees_with_tomllib_on_random_lines():
+    import random
+    import tomllib
+
+    from memboard.core.formats import flat_toml
+
+    pieces = ["a", "b", "k-1", "_", " ", "\t", "=", '"', "x", "記", "#", "0", "1", "-", "true", "\r", "\\", "'", "."]
+    rng = random.Random(29)
+    taken = 0
+    for _ in range(3000):
+        text = "\n".join(
+            "".join(rng.choice(pieces) for _ in range(rng.randint(0, 9))) for _ in range(rng.randint(1, 3))
+        )
+        flat = flat_toml.loads(text)
+        if flat is None:
+            continue
+        taken += 1
+        assert flat == tomllib.loads(text), repr(text)
+    assert taken > 100
+
+
+def test_a_config_of_plain_key_lines_loads_no_toml_parser(tmp_path):
+    # importing tomllib costs a command 3-5 ms: the usual config (what `config set` writes) is read without it
+    import subprocess
+    import sys
+
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('# mine\nhook_context = "digest"\nstale_days = 7\n', encoding="utf-8")
+    code = (
+        "import sys; from memboard.core import config; s = config.read();"
+        "print(s.value('hook_context'), s.value('stale_days'), 'tomllib' in sys.modules)"
+    )
+    env = dict(os.environ, MEMBOARD_CONFIG=str(cfg))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert run.stdout.split() == ["digest", "7", "False"], run.stderr

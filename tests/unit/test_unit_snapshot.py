@@ -310,3 +310,27 @@ def test_a_mark_replaces_the_item_in_its_own_form():
     old = base().replace("- Use A.\n- Use B.", "2. Use A.\n3. Use B.")
     result = merge(old, "## Decisions\n\n- Use A. [done]\n\n## Current Context\n\n- Ctx. [superseded]\n")
     assert "## Current Context\n\nCtx. [superseded]\n\n## Decisions\n\n2. Use A. [done]\n3. Use B.\n" in result.text
+
+
+def test_a_reading_kept_by_its_lines_is_the_same_as_a_new_one() -> None:
+    """The same lines read again (kept by their lines) give equal blocks, in a list of the caller's own: changing
+    one caller's list or reading other lines in between changes no later reading."""
+    import dataclasses
+
+    import pytest
+
+    from memboard.core.formats.snapshot import read_blocks
+
+    lines = ["## Decisions\n", "\n", "- one\n", "- two\n", "\n", "```\n", "open fence\n"]
+    first = read_blocks(lines)
+    first.clear()
+    read_blocks(["# other\n", "text\n"])
+    again = read_blocks(list(lines))
+    assert [(b.kind, b.start, b.end, b.open) for b in again] == [
+        ("heading", 0, 1, False),
+        ("list", 2, 4, False),
+        ("fence", 5, 7, True),
+    ]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        again[0].start = 3  # type: ignore[misc]
+    assert Snapshot("".join(lines)).text() == "".join(lines)

@@ -40,7 +40,7 @@ TEXT_MARK = "\u00a4"  # stands in for them while reading: text to mistletoe, and
 _LOCK = threading.RLock()  # mistletoe keeps reading state on its classes: one reader at a time
 
 
-@dataclass
+@dataclass(frozen=True)
 class Block:
     """A top-level block: its kind, mistletoe's read result and its lines [start, end).
 
@@ -261,12 +261,11 @@ def _block(token_type: type, result: Any, start: int, end: int, lines: list[str]
     kind = KINDS.get(token_type.__name__, "other")
     if kind == "para" and not isinstance(result, list):
         kind = "setext"
-    block = Block(kind, result, start, end)
     if kind == "fence" and end - start == 1 + len(result[0]):  # no closing line was read
-        block.open, block.closer = True, result[1][1]
-    elif kind == "html" and end_cond and end_cond not in lines[end - 1].casefold():
-        block.open, block.closer = True, end_cond
-    return block
+        return Block(kind, result, start, end, True, result[1][1])
+    if kind == "html" and end_cond and end_cond not in lines[end - 1].casefold():
+        return Block(kind, result, start, end, True, end_cond)
+    return Block(kind, result, start, end)
 
 
 def read_blocks(lines: list[str]) -> list[Block]:

@@ -216,6 +216,7 @@ class IndexFile:
         self.columns: list[str] = []
         self._rows: list[Row] | None = None
         self._ids: frozenset[str] | None = None
+        self._unmentioned: set[str] = set()  # texts a search found in no line of the table
         self._table_end: int | None = None
         self.problems: list[str] = []
         # byte offsets (in data) of the header line, the first row line and the end of the table
@@ -520,6 +521,8 @@ class IndexFile:
         # one pass over the table however many cells hold that text (an ID quoted in 10% of 100k rows)
         number, counted = self.header_line + 2, start
         at = data.find(key, start, end)
+        if at < 0:
+            self._unmentioned.add(session_id)
         while at >= 0:
             line_start = data.rfind(b"\n", start, at) + 1 or start
             nl = data.find(b"\n", at, end)
@@ -531,6 +534,11 @@ class IndexFile:
             if row.id == session_id:
                 yield row
             at = data.find(key, line_end, end)
+
+    def unmentioned(self, text: str) -> bool:
+        """Whether a search already made on this index (holds_id, find) found text in no line of its table: no row
+        mentions it (False when no such search was made)."""
+        return text in self._unmentioned
 
     def rows_mentioning(self, text: str) -> list[Row]:
         """The table rows whose line holds text anywhere (a substring search, then those lines read alone)."""

@@ -6,7 +6,7 @@ reads one snapshot, e.g. `update` at 1k rows). That set depends only on the Unic
 running Python, so for the version listed here it is built from a table of its ranges instead, and
 `core_tokens` is run from its own source with the set handed in. Any other Unicode version, or a
 mistletoe whose source does not hold the expression this replaces, gets mistletoe's own import
-unchanged. tests/unit/test_unit_markdown_import.py checks the table and the set against mistletoe's.
+unchanged. tests/unit/test_unit_fast_paths.py checks the table and the set against mistletoe's.
 """
 
 from __future__ import annotations

@@ -138,12 +138,30 @@ if TYPE_CHECKING:
     from .blocks import Block
 
 
+KEPT_READING = 256 * 1024  # characters: the longest text whose reading read_blocks keeps
+
+
 def read_blocks(lines: list[str]) -> list[Block]:
-    """The top-level Markdown blocks of lines, as GitHub reads them (see blocks.py)."""
+    """The top-level Markdown blocks of lines, as GitHub reads them (see blocks.py).
+
+    The reading depends on the lines alone, and a plan reads the same snapshot text several times (an update: the
+    old text, the merged one, the checks of both, the text read back after the write), so the last few readings
+    are kept by their lines (texts up to KEPT_READING characters: a long-lived board keeps no large one); a Block is
+    frozen, and each caller gets its own list."""
+    if sum(map(len, lines)) > KEPT_READING:
+        from .blocks import read_blocks as read  # lazy: as in _read_blocks
+
+        return read(lines)
+    return list(_read_blocks(tuple(lines)))
+
+
+@lru_cache(maxsize=16)
+def _read_blocks(lines: tuple[str, ...]) -> tuple[Block, ...]:
+    """read_blocks, kept by the lines."""
     # lazy: mistletoe takes about 110 ms to import, and `list` and the hook parse no snapshot
     from .blocks import read_blocks as read
 
-    return read(lines)
+    return tuple(read(list(lines)))
 
 
 def _reads_as_paragraph(text: str) -> bool:

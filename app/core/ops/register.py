@@ -86,7 +86,7 @@ def plan_register(
         change = Change.write(INDEX, before, edit.to_bytes())
     return Plan(
         "register",
-        RegisterResult(sid, "idle"),
+        RegisterResult(sid, "idle", index.unmentioned(sid)),
         changes=[change],
         checks=[row_exists(sid, status="idle")],
         success=f"Your Memory Session ID is: {sid}",

@@ -70,7 +70,10 @@ def plan_session_start(
     """
     if conversation is None:
         unmapped = plan_register(root, when, agent, keywords=start_keywords(tool), append=append)
-        return unmapped.with_result(SessionStartResult(unmapped.result.session_id, unmapped.result.status, None, False))
+        done = unmapped.result
+        return unmapped.with_result(
+            SessionStartResult(done.session_id, done.status, None, False, unmentioned=done.unmentioned)
+        )
     rel = shard_path(conversation)
     before = LocalState(root).read(rel)
     previous = mapped(root, conversation, before or b"")
@@ -84,7 +87,10 @@ def plan_session_start(
     refuse_secrets({"conversation ID": conversation})  # the map's lines keep it (in local state, but a file still)
     registered = plan_register(root, when, agent, keywords=start_keywords(tool), append=append)
     sid = registered.result.session_id
-    plan = registered.with_result(SessionStartResult(sid, registered.result.status, conversation, False, previous))
+    result = SessionStartResult(
+        sid, registered.result.status, conversation, False, previous, registered.result.unmentioned
+    )
+    plan = registered.with_result(result)
     plan.local.append(Change.write(rel, before, with_entry(before, conversation, sid, tool, when)))
     plan.checks.append(maps_to(rel, conversation, sid))
     return plan

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from .formats.index import AROUND
@@ -336,28 +336,37 @@ def unified_diff_bytes(
 ) -> bytes:
     """unified_diff of byte_lines, encoded: the same bytes, without decoding a large file's lines
     (and encoding its patch) to get them (blocks: the large inputs' matching blocks, when known)."""
+    return b"".join(unified_diff_pieces(a, b, from_name, to_name, blocks))
+
+
+def unified_diff_pieces(
+    a: list[bytes], b: list[bytes], from_name: str, to_name: str, blocks: list[Block] | None = None
+) -> Iterator[bytes]:
+    """unified_diff_bytes in pieces, made as they are asked for: a dry run writes a 1M-row organize's patch
+    (300 MB) without holding it whole, let alone twice."""
     if len(a) + len(b) <= LARGE and blocks is None:
-        return encode(unified_diff([decode(line) for line in a], [decode(line) for line in b], from_name, to_name))
-    out: list[bytes] = []
+        yield encode(unified_diff([decode(line) for line in a], [decode(line) for line in b], from_name, to_name))
+        return
+    started = False
     for group in _matcher(a, b, blocks).get_grouped_opcodes(CONTEXT):
-        if not out:
-            out += [encode(f"--- {from_name}\n"), encode(f"+++ {to_name}\n")]
+        if not started:
+            started = True
+            yield encode(f"--- {from_name}\n")
+            yield encode(f"+++ {to_name}\n")
         first, last = group[0], group[-1]
-        append = out.append
-        append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n".encode("ascii"))
-        for tag, i1, i2, j1, j2 in group:  # (as unified_diff, each mark appended on its own: no copy of a run)
+        yield f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n".encode("ascii")
+        for tag, i1, i2, j1, j2 in group:  # (as unified_diff, each mark on its own: no copy of a run)
             if tag == "equal":
                 if i2 > i1:
-                    append(b" ")
-                    append(b" ".join(a[i1:i2]))
+                    yield b" "
+                    yield b" ".join(a[i1:i2])
                 continue
             if tag != "insert" and i2 > i1:  # replace or delete
-                append(b"-")
-                append(b"-".join(a[i1:i2]))
+                yield b"-"
+                yield b"-".join(a[i1:i2])
             if tag != "delete" and j2 > j1:  # replace or insert
-                append(b"+")
-                append(b"+".join(b[j1:j2]))
-    return b"".join(out)
+                yield b"+"
+                yield b"+".join(b[j1:j2])
 
 
 def quote_path(path: str) -> str:
@@ -418,18 +427,35 @@ def file_patch_bytes(
 ) -> bytes:
     """file_patch encoded (its very bytes), made from the files' bytes without decoding them (rewrite: how
     after comes from before line by line, when the change knows it: see rewritten)."""
+    return b"".join(file_patch_pieces(kind, path, before, after, dest, rewrite))
+
+
+def file_patch_pieces(
+    kind: str,
+    path: str,
+    before: bytes | None,
+    after: bytes | None,
+    dest: str | None = None,
+    rewrite: Rewrite | None = None,
+) -> Iterator[bytes]:
+    """file_patch_bytes in pieces, made as they are asked for (see unified_diff_pieces)."""
     head, old_name, new_name, final = _sides(kind, path, before, after, dest)
     if kind == "modify" and rewrite is None and before and after:
         hunk = _deletion_hunk(before, after)
         if hunk is not None:
-            return encode(head) + encode(f"--- {old_name}\n") + encode(f"+++ {new_name}\n") + hunk
+            yield encode(head) + encode(f"--- {old_name}\n") + encode(f"+++ {new_name}\n")
+            yield hunk
+            return
     a = byte_lines(before)
     known = rewritten(a, rewrite) if rewrite is not None and kind == "modify" else None
     b, blocks = known if known is not None else (byte_lines(final), None)
-    body = unified_diff_bytes(a, b, old_name, new_name, blocks)
-    if not body and kind == "modify":
-        return b""  # no byte changes: nothing for a patch to say
-    return encode(head) + body
+    body = unified_diff_pieces(a, b, old_name, new_name, blocks)
+    first = next(body, b"")
+    if not first and kind == "modify":
+        return  # no byte changes: nothing for a patch to say
+    yield encode(head)
+    yield first
+    yield from body
 
 
 PIECE = 1 << 16  # bytes compared in one step when looking for where two large files part

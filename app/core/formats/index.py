@@ -216,6 +216,7 @@ class IndexFile:
         self.columns: list[str] = []
         self._rows: list[Row] | None = None
         self._ids: frozenset[str] | None = None
+        self._count: int | None = None  # the number of table rows, once each_row has read them all
         self._table_end: int | None = None
         self.problems: list[str] = []
         # byte offsets (in data) of the header line, the first row line and the end of the table
@@ -460,6 +461,29 @@ class IndexFile:
             return iter(self.rows)
         return self._read_rows_from_bytes()
 
+    def each_row(self) -> Iterator[Row]:
+        """Every table row in file order, as iter_rows (kept by no one), and once the last is read the table's
+        Session IDs and its number of rows are known (ids, row_count) without a list of the rows: a pass over
+        1M rows that keeps only what it decides holds a few hundred MB less."""
+        if self._rows is not None or self.header_line is None:
+            yield from self.rows
+            return
+        ids: set[str] = set()
+        add = ids.add
+        count = 0
+        for row in self._read_rows_from_bytes():
+            add(row.id)
+            count += 1
+            yield row
+        self._ids = frozenset(ids)
+        self._count = count
+
+    def row_count(self) -> int:
+        """The number of table rows (counted by each_row when it read them all, else from the rows)."""
+        if self._rows is None and self._count is not None:
+            return self._count
+        return len(self.rows)
+
     def _read_rows_from_bytes(self) -> Iterator[Row]:
         """The table's rows, each line decoded on its own (no list of every line of the file is made)."""
         return self._reader(self.data, self._rows_off, self._end_off, (self.header_line or 0) + 2)
@@ -641,6 +665,7 @@ class IndexEdit:
         self.replace: dict[int, str] = {}
         self.appended: list[str] = []
         self.cells: dict[int, list[str]] = {}  # pending cells of rows already changed in this edit
+        self.once: set[int] = set()  # lines set_each changed with once=True (no pending cells kept)
         self.spans: dict[int, tuple[int, int] | None] = {}  # where each replaced line is in the bytes, when known
         self.ids_kept = True  # no rewritten line reads another Session ID than its row had (see rewrite)
 
@@ -652,9 +677,11 @@ class IndexEdit:
         """Rewrite row's line with the given field changes; other cells keep their raw text."""
         return self.set_each([row], changes)
 
-    def set_each(self, rows: list[Row], changes: dict[str, str]) -> IndexEdit:
+    def set_each(self, rows: list[Row], changes: dict[str, str], once: bool = False) -> IndexEdit:
         """set_fields for each of rows, in one pass: the columns and their new cells are worked out once
-        (organize marks 40k rows stale)."""
+        (organize marks 40k rows stale). once: the edit sets no field of these rows again, so their pending cells
+        are not kept (400k rows marked stale at 1M rows hold their lines' cells otherwise); setting one again
+        is refused (ValueError), as it would start from its old cells."""
         if not rows:
             return self
         index = self.index
@@ -665,7 +692,7 @@ class IndexEdit:
         ]
         if "id" in changes:
             self.ids_kept = False  # (a new ID: the line reads as another row, see rewrite)
-        replace, cells_of, spans = self.replace, self.cells, self.spans
+        replace, cells_of, spans, once_set = self.replace, self.cells, self.spans, self.once
         data = index.data
         for row in rows:
             line = row.line
@@ -673,6 +700,8 @@ class IndexEdit:
                 continue
             if row.problem:
                 self.ids_kept = False  # (a row not read as a row: its new line may read another way)
+            if line in once_set:
+                raise ValueError(f"line {line + 1} was set once already in this edit")
             base = cells_of.get(line, row.raw_cells)
             cells: list[str] | None = None
             for pos, value, raw_value in cells_for:
@@ -683,7 +712,10 @@ class IndexEdit:
                     cells[pos] = raw_value
             if cells is None:  # a no-op keeps the line's own spacing
                 continue
-            cells_of[line] = cells
+            if once:
+                once_set.add(line)
+            else:
+                cells_of[line] = cells
             body = "| " + " | ".join(cells) + " |"
             span = index.span_of(row)
             if span is None:  # (a row that does not know where its line is)
@@ -801,9 +833,9 @@ class IndexEdit:
         index = self.index
         if self.appended or not self.replace or not self.ids_kept or not index.has_table:
             return None
-        rows = index.rows
         ids = index.ids()
-        if len(ids) != len(rows):
+        count = index.row_count()  # (after ids: a table each_row read knows both without its rows)
+        if len(ids) != count:
             return None
         data = index.data
         start, end = index._rows_off, index._end_off
@@ -815,7 +847,7 @@ class IndexEdit:
             if b"|" in line and next(read(line, 0, len(line), 0)).id in ids:
                 return None
         lo = (index.header_line or 0) + 2
-        return Rewrite(lo, lo + len(rows), self.replace)  # (one line per row)
+        return Rewrite(lo, lo + count, self.replace)  # (one line per row)
 
     def to_text(self) -> str:
         """The new file text (without BOM)."""

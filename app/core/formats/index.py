@@ -8,6 +8,7 @@ on a large index and keeps the hook path free of heavy imports.)
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -666,7 +667,9 @@ class IndexEdit:
         self.appended: list[str] = []
         self.cells: dict[int, list[str]] = {}  # pending cells of rows already changed in this edit
         self.once: set[int] = set()  # lines set_each changed with once=True (no pending cells kept)
-        self.spans: dict[int, tuple[int, int] | None] = {}  # where each replaced line is in the bytes, when known
+        # where each replaced line starts in the bytes, when known (its end is the next newline: an int per line, not
+        # a pair, at 666k lines changed of 1M)
+        self.spans: dict[int, int | None] = {}
         self.ids_kept = True  # no rewritten line reads another Session ID than its row had (see rewrite)
 
     def _render(self, raw_cells: list[str], ending: str) -> str:
@@ -733,7 +736,7 @@ class IndexEdit:
                 same = len(body_bytes) == stop - start and data.startswith(body_bytes, start)
             if not same:
                 replace[line] = new
-                spans[line] = span
+                spans[line] = None if span is None else span[0]
             else:
                 replace.pop(line, None)
         return self
@@ -746,14 +749,14 @@ class IndexEdit:
     def delete(self, row: Row) -> IndexEdit:
         """Remove row's line."""
         self.replace[row.line] = ""
-        self.spans[row.line] = self.index.span_of(row)
+        self.spans[row.line] = None if row.offset < 0 else row.offset
         return self
 
     def move_in(self, row: Row) -> IndexEdit:
         """Move a row found outside the table (IndexFile.outside) to the table's end, its text kept byte for byte."""
         text, span = self.index.locate(row)
         self.replace[row.line] = ""
-        self.spans[row.line] = span
+        self.spans[row.line] = None if span is None else span[0]
         self.appended.append(line_body(text))
         self.ids_kept = False  # (a line that was no row becomes one)
         return self
@@ -808,22 +811,28 @@ class IndexEdit:
         if self.appended or not self.replace:
             return None
         replace, spans = self.replace, self.spans
-        view = memoryview(self.index.data)
-        pieces: list[bytes | memoryview] = []
-        append = pieces.append
+        data = self.index.data
+        view = memoryview(data)
+        size = len(data)
+        # written as they come into one buffer that getvalue hands over without a copy: no list of a piece per
+        # changed line (a memoryview each) and no encoded new line kept (1M rows: ~200 MB less at the peak)
+        out = io.BytesIO()
+        write = out.write
         done = 0
+        find = data.find
         for line in sorted(replace):  # in line order, which is the order of their bytes
-            span = spans.get(line)
-            if span is None:
+            start = spans.get(line)
+            if start is None:
                 return None
-            if span[0] > done:  # (most changed rows lie next to another one: no empty piece between them)
-                append(view[done : span[0]])
+            if start > done:  # (most changed rows lie next to another one: no empty piece between them)
+                write(view[done:start])
             new = replace[line]
             if new:
-                append(new.encode("utf-8", "surrogateescape"))  # (text.encode: 100k calls)
-            done = span[1]
-        append(view[done:])
-        return b"".join(pieces)
+                write(new.encode("utf-8", "surrogateescape"))  # (text.encode: 100k calls)
+            nl = find(b"\n", start)
+            done = size if nl < 0 else nl + 1
+        write(view[done:])
+        return out.getvalue()
 
     def rewrite(self) -> Rewrite | None:
         """The edit as a Rewrite of the table's row lines, when it only rewrites or removes rows and the file

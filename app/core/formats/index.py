@@ -650,6 +650,8 @@ class Rewrite(NamedTuple):
     lo: int  # the region's first line
     hi: int  # the line after its last
     lines: dict[int, str]  # by line number: its new text (with its ending), or "" when it is removed
+    # by line number: where each line of `lines` starts in the old bytes, when the writer knows (see diff.rewrite_pieces)
+    starts: dict[int, int | None] | None = None
 
     def new_line(self, line: int) -> bytes | None:
         """The new bytes of a line the rewrite replaces (None: it removes the line)."""
@@ -856,7 +858,7 @@ class IndexEdit:
             if b"|" in line and next(read(line, 0, len(line), 0)).id in ids:
                 return None
         lo = (index.header_line or 0) + 2
-        return Rewrite(lo, lo + count, self.replace)  # (one line per row)
+        return Rewrite(lo, lo + count, self.replace, self.spans)  # (one line per row)
 
     def to_text(self) -> str:
         """The new file text (without BOM)."""

@@ -66,6 +66,9 @@ class Pass:
     reasons: dict[str, str] = field(default_factory=dict)
     updated: dict[str, str] = field(default_factory=dict)  # each row kept active: its Updated At
     overdue: list[Row] = field(default_factory=list)  # rows to mark stale (in one pass of the edit, see done)
+    # the Session IDs whose row's fate hung on fallback (no Referenced By: protected only by a snapshot's Continues
+    # From); a pass sorted before the snapshots were looked at holds for them when none is a source in fallback
+    consulted: set[str] = field(default_factory=set)
 
     def put(self, key: str, sid: str, reason: str | None = None) -> None:
         """Record sid under key (and why)."""
@@ -78,6 +81,7 @@ class Pass:
         refs = row.refs
         if refs:
             return "Referenced By " + ", ".join(refs)
+        self.consulted.add(row.id)
         if row.id in self.fallback:
             return "listed in Continues From of " + ", ".join(self.fallback[row.id])
         return None
@@ -181,26 +185,27 @@ def plan_organize(
         raise UsageError("--stale-days must be 0 or more")
     refuse_unmerged_copies(root, "organize", "the rows organize deletes or marks stale")
     before = root.read(INDEX)
+    cutoff = when - timedelta(days=stale_days)
     with Beside(root, apart=beside) as looking:
         index = IndexFile(before or b"")
         index.edit()  # (a file with conflict markers is no table: refused, the look is dropped)
+        snapshots = root.session_ids_on_disk()
+        # one pass over rows kept by no one (the index keeps 1M rows in ~1 GB), each sorted as it is read, while the
+        # snapshots are looked at: as if every one was read and none listed a row the pass decides under Continues
+        # From (what the look then says is checked below)
+        sorting = Pass(index.edit(), {}, snapshots, None, cutoff)
+        for row in index.each_row():
+            sorting.sort(row, frozenset())
         seen = looking()
     unreadable = {f"{SESSIONS}/{name}": reason for name, reason in seen.unreadable.items()}
-    fallback, snapshots, unsure = (
-        continued_sources(root, None, seen),
-        root.session_ids_on_disk(),
-        unsure_reason(unreadable),
-    )
-    cutoff = when - timedelta(days=stale_days)
-    # one pass over rows kept by no one (the index keeps 1M rows in ~1 GB): a row is sorted as it is read
-    sorting = Pass(index.edit(), fallback, snapshots, unsure, cutoff)
-    for row in index.each_row():
-        sorting.sort(row, frozenset())
-    if len(index.ids()) < index.row_count():  # IDs of more than one row (rare): each is malformed, sort again
+    fallback, unsure = continued_sources(root, None, seen), unsure_reason(unreadable)
+    twice: set[str] = set()
+    if len(index.ids()) < index.row_count():  # IDs of more than one row (rare): each is malformed
         twice = {sid for sid, n in Counter(row.id for row in index.each_row()).items() if n > 1}
+    if twice or unsure or not sorting.consulted.isdisjoint(fallback):  # (rare: the pass did not hold) sort again
         sorting = Pass(index.edit(), fallback, snapshots, unsure, cutoff)
         for row in index.each_row():
-            sorting.sort(row, twice)
+            sorting.sort(row, frozenset(twice))
     edit = sorting.edit
     lists = sorting.lists
     result = OrganizeResult(

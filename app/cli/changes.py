@@ -37,7 +37,7 @@ def print_patch(plan: Plan[Any], notes: list[str]) -> None:
     sys.stdout.flush()
     binary = getattr(sys.stdout, "buffer", None)
     if binary is not None:
-        binary.write(plan.patch())
+        binary.writelines(plan.patch_pieces())  # (not joined first: a 1M-row organize's patch is 300 MB)
     else:  # a text-only stream (an embedding caller): the patch as text, undecodable bytes replaced
         sys.stdout.write(plan.patch().decode("utf-8", "replace"))
     sys.stdout.flush()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from .formats.index import AROUND
@@ -264,6 +264,159 @@ def rewritten(a: list[bytes], rewrite: Rewrite) -> tuple[list[bytes], list[Block
     return b, blocks
 
 
+class _Starts:
+    """Where the lines of a file start, found from those a Rewrite knows (its changed lines') by walking a few lines
+    from the nearest one, or from either end of the file (its lines outside the region: AROUND at most)."""
+
+    def __init__(self, data: bytes, known: dict[int, int | None], count: int, lo: int, hi: int):
+        """Over data, of count lines (byte_lines'), knowing where the lines of known start; the lines before lo and
+        from hi on (outside the region) are found at once, walking from either end."""
+        self.data, self.known, self.count = data, known, count
+        found: dict[int, int] = {}
+        at = 0
+        for k in range(lo):
+            found[k] = at
+            at = data.find(b"\n", at) + 1
+        found[lo] = at
+        self.found = found
+        found[count] = len(data)
+        if hi < count:
+            self._back(hi, len(data), count - hi)
+            for k in range(hi + 1, count):
+                found[k] = data.find(b"\n", found[k - 1]) + 1
+
+    def start(self, k: int) -> int:
+        """Where line k starts (the file's size for the line after the last)."""
+        got = self.known.get(k)
+        if got is None:
+            got = self.found.get(k)
+            if got is None:
+                got = self._near(k)
+        return got
+
+    def _near(self, k: int) -> int:
+        """Where line k starts, walked to from the nearest line known."""
+        for d in range(1, 2 * CONTEXT + 2):  # (a context line lies next to a changed one)
+            before = self.known.get(k - d)
+            if before is not None:
+                return self._walk(k, before, d)
+            after = self.known.get(k + d)
+            if after is not None:
+                return self._back(k, after, d)
+        return self._back(k, len(self.data), self.count - k)  # (not reached for a rewrite's context lines)
+
+    def _walk(self, k: int, at: int, steps: int) -> int:
+        """Line k's start, steps lines after the line that starts at at."""
+        find = self.data.find
+        for _ in range(steps):
+            at = find(b"\n", at) + 1
+        self.found[k] = at
+        return at
+
+    def _back(self, k: int, at: int, steps: int) -> int:
+        """Line k's start, steps lines before the line that starts at at (at: the file's size, the line after the
+        last)."""
+        rfind, data = self.data.rfind, self.data
+        end = at
+        if at == len(data) and data and not data.endswith(b"\n"):
+            end = rfind(b"\n") + 1  # the last line, which has no ending, starts after the last newline
+            steps -= 1
+        for _ in range(steps):
+            end = rfind(b"\n", 0, end - 1) + 1
+        self.found[k] = end
+        return end
+
+    def run(self, i1: int, i2: int, mark: bytes) -> bytes:
+        """Lines i1 to i2 (not included) joined by mark, as `mark.join` of their byte_lines: cut from data in one
+        piece, a mark put after each newline but the last."""
+        data = self.data
+        start, end = self.start(i1), self.start(i2)
+        if end == len(data) and not data.endswith(b"\n"):  # (the file's last line, which has no ending: git's marker)
+            return mark.join([self.line(k) for k in range(i1, i2)])
+        return data[start : end - 1].replace(b"\n", b"\n" + mark) + b"\n"
+
+    def line(self, k: int) -> bytes:
+        """Line k as byte_lines has it (the last one, without an ending, with git's marker)."""
+        data = self.data
+        start = self.start(k)
+        nl = data.find(b"\n", start)
+        if nl < 0:
+            return data[start:] + b"\n" + NO_EOL.encode("ascii")
+        return data[start : nl + 1]
+
+
+def rewrite_pieces(data: bytes, rewrite: Rewrite, from_name: str, to_name: str) -> Iterator[bytes] | None:
+    """unified_diff_pieces of the file data and its rewrite, made from the rewrite and data without a list of the
+    file's lines (1M rows: 250 MB) or of the new file's: the blocks rewritten finds, laid out by difflib's own
+    grouping, each line read from data where the rewrite says its changed lines start. None where rewritten would
+    give None, or the rewrite does not say where its lines start (then the patch is made from the lines)."""
+    import difflib  # lazy (0.8 ms): plans applied without a preview, such as the hooks', never diff
+
+    lo, hi, lines, known = rewrite.lo, rewrite.hi, rewrite.lines, rewrite.starts
+    if known is None or not data or any(known.get(at) is None for at in lines):
+        return None
+    count = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)  # (byte_lines' number of lines)
+    outside = count - (hi - lo)
+    if outside > AROUND or outside * outside > GAP_CELLS:
+        return None
+    starts = _Starts(data, known, count, lo, hi)
+    around = Counter([starts.line(k) for k in range(lo)] + [starts.line(k) for k in range(hi, count)])
+    if (lo in lines and lo > 0 and around[starts.line(lo - 1)] != 1) or (
+        hi - 1 in lines and hi < count and around[starts.line(hi)] != 1
+    ):
+        return None
+    blocks: list[Block] = []
+    done = j = 0
+    for at in sorted(lines):
+        start = known[at]
+        if not lo <= at < hi or (start and data[start - 1] != 0x0A):  # (a start that is no line's: other bytes)
+            return None
+        if at > done:
+            blocks.append((done, j, at - done))
+            j += at - done
+        j += 1 if lines[at] else 0
+        done = at + 1
+    if count > done:
+        blocks.append((done, j, count - done))
+        j += count - done
+    if count + j <= LARGE:
+        return None
+    blocks.append((count, j, 0))
+    matcher: difflib.SequenceMatcher[bytes] = difflib.SequenceMatcher(None, [], [], autojunk=False)
+    matcher.matching_blocks = [difflib.Match(*blk) for blk in blocks]  # type: ignore[attr-defined]
+    return _rewrite_hunks(matcher, starts, rewrite, from_name, to_name)
+
+
+def _rewrite_hunks(
+    matcher: difflib.SequenceMatcher[bytes], starts: _Starts, rewrite: Rewrite, from_name: str, to_name: str
+) -> Iterator[bytes]:
+    """The hunks of rewrite_pieces, as unified_diff_pieces writes them."""
+    run, lines = starts.run, rewrite.lines
+    started = False
+    for group in matcher.get_grouped_opcodes(CONTEXT):
+        if not started:
+            started = True
+            yield encode(f"--- {from_name}\n")
+            yield encode(f"+++ {to_name}\n")
+        first, last = group[0], group[-1]
+        yield f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n".encode("ascii")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                if i2 > i1:
+                    yield b" "
+                    yield run(i1, i2, b" ")
+                continue
+            if tag != "insert" and i2 > i1:  # replace or delete: changed lines of the region only
+                yield b"-"
+                yield run(i1, i2, b"-")
+            if tag != "delete" and j2 > j1:  # their new lines, in order
+                new = [lines[k] for k in range(i1, i2)]
+                yield b"+"
+                yield "+".join([n if n.endswith("\n") else n + "\n" + NO_EOL for n in new if n]).encode(
+                    "utf-8", "surrogateescape"
+                )
+
+
 def changed_line_numbers(a: Sequence[Line], b: Sequence[Line]) -> tuple[list[int], list[int]]:
     """The positions of a's lines that a diff to b removes and of b's it adds, matched as unified_diff
     matches them: difflib's own matcher for ordinary inputs, the patience-style blocks for large ones."""
@@ -336,28 +489,37 @@ def unified_diff_bytes(
 ) -> bytes:
     """unified_diff of byte_lines, encoded: the same bytes, without decoding a large file's lines
     (and encoding its patch) to get them (blocks: the large inputs' matching blocks, when known)."""
+    return b"".join(unified_diff_pieces(a, b, from_name, to_name, blocks))
+
+
+def unified_diff_pieces(
+    a: list[bytes], b: list[bytes], from_name: str, to_name: str, blocks: list[Block] | None = None
+) -> Iterator[bytes]:
+    """unified_diff_bytes in pieces, made as they are asked for: a dry run writes a 1M-row organize's patch
+    (300 MB) without holding it whole, let alone twice."""
     if len(a) + len(b) <= LARGE and blocks is None:
-        return encode(unified_diff([decode(line) for line in a], [decode(line) for line in b], from_name, to_name))
-    out: list[bytes] = []
+        yield encode(unified_diff([decode(line) for line in a], [decode(line) for line in b], from_name, to_name))
+        return
+    started = False
     for group in _matcher(a, b, blocks).get_grouped_opcodes(CONTEXT):
-        if not out:
-            out += [encode(f"--- {from_name}\n"), encode(f"+++ {to_name}\n")]
+        if not started:
+            started = True
+            yield encode(f"--- {from_name}\n")
+            yield encode(f"+++ {to_name}\n")
         first, last = group[0], group[-1]
-        append = out.append
-        append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n".encode("ascii"))
-        for tag, i1, i2, j1, j2 in group:  # (as unified_diff, each mark appended on its own: no copy of a run)
+        yield f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n".encode("ascii")
+        for tag, i1, i2, j1, j2 in group:  # (as unified_diff, each mark on its own: no copy of a run)
             if tag == "equal":
                 if i2 > i1:
-                    append(b" ")
-                    append(b" ".join(a[i1:i2]))
+                    yield b" "
+                    yield b" ".join(a[i1:i2])
                 continue
             if tag != "insert" and i2 > i1:  # replace or delete
-                append(b"-")
-                append(b"-".join(a[i1:i2]))
+                yield b"-"
+                yield b"-".join(a[i1:i2])
             if tag != "delete" and j2 > j1:  # replace or insert
-                append(b"+")
-                append(b"+".join(b[j1:j2]))
-    return b"".join(out)
+                yield b"+"
+                yield b"+".join(b[j1:j2])
 
 
 def quote_path(path: str) -> str:
@@ -418,18 +580,44 @@ def file_patch_bytes(
 ) -> bytes:
     """file_patch encoded (its very bytes), made from the files' bytes without decoding them (rewrite: how
     after comes from before line by line, when the change knows it: see rewritten)."""
+    return b"".join(file_patch_pieces(kind, path, before, after, dest, rewrite))
+
+
+def file_patch_pieces(
+    kind: str,
+    path: str,
+    before: bytes | None,
+    after: bytes | None,
+    dest: str | None = None,
+    rewrite: Rewrite | None = None,
+) -> Iterator[bytes]:
+    """file_patch_bytes in pieces, made as they are asked for (see unified_diff_pieces)."""
     head, old_name, new_name, final = _sides(kind, path, before, after, dest)
     if kind == "modify" and rewrite is None and before and after:
         hunk = _deletion_hunk(before, after)
         if hunk is not None:
-            return encode(head) + encode(f"--- {old_name}\n") + encode(f"+++ {new_name}\n") + hunk
+            yield encode(head) + encode(f"--- {old_name}\n") + encode(f"+++ {new_name}\n")
+            yield hunk
+            return
+    if rewrite is not None and kind == "modify" and before:
+        direct = rewrite_pieces(before, rewrite, old_name, new_name)
+        if direct is not None:
+            first = next(direct, b"")
+            if first:
+                yield encode(head)
+                yield first
+                yield from direct
+            return
     a = byte_lines(before)
     known = rewritten(a, rewrite) if rewrite is not None and kind == "modify" else None
     b, blocks = known if known is not None else (byte_lines(final), None)
-    body = unified_diff_bytes(a, b, old_name, new_name, blocks)
-    if not body and kind == "modify":
-        return b""  # no byte changes: nothing for a patch to say
-    return encode(head) + body
+    body = unified_diff_pieces(a, b, old_name, new_name, blocks)
+    first = next(body, b"")
+    if not first and kind == "modify":
+        return  # no byte changes: nothing for a patch to say
+    yield encode(head)
+    yield first
+    yield from body
 
 
 PIECE = 1 << 16  # bytes compared in one step when looking for where two large files part

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
@@ -215,11 +215,15 @@ class Plan(Generic[R]):
     def patch(self) -> bytes:
         """The plan as a git patch in bytes: `git apply` of it writes exactly the plan's bytes (the bytes
         of diff(), made without decoding the files: see diff.file_patch_bytes)."""
-        from .diff import file_patch_bytes  # lazy: as diff_change
+        return b"".join(self.patch_pieces())
 
-        return b"".join(
-            file_patch_bytes(ch.kind, ch.path, ch.before, ch.after, ch.dest, ch.rewrite) for ch in self.shown()
-        )
+    def patch_pieces(self) -> Iterator[bytes]:
+        """patch() in pieces, made as they are asked for: a large preview is written out without being held
+        whole (see diff.unified_diff_pieces)."""
+        from .diff import file_patch_pieces  # lazy: as diff_change
+
+        for ch in self.shown():
+            yield from file_patch_pieces(ch.kind, ch.path, ch.before, ch.after, ch.dest, ch.rewrite)
 
 
 def encoding_notes(plan: Plan[Any]) -> list[str]:

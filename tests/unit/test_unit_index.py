@@ -249,3 +249,29 @@ def test_a_parsed_index_is_freed_without_the_cyclic_collector():
     finally:
         if collecting:
             gc.enable()
+
+
+def test_each_row_reads_the_rows_once_and_knows_their_ids_and_count():
+    """A pass over rows kept by no one (organize at 1M rows) learns what ids() and row_count() say, as rows does."""
+    data = make(row(), row(SID2, "idle"), row(SID), "| not a row |", post="after\n")
+    streamed = IndexFile(data)
+    seen = list(streamed.each_row())
+    listed = IndexFile(data)
+    assert seen == listed.rows
+    assert streamed.ids() == listed.ids() == {SID, SID2, "not a row"}
+    assert streamed.row_count() == len(listed.rows) == 4
+
+
+def test_rows_set_once_keep_their_new_line_and_refuse_a_second_set():
+    """set_each(once=True) keeps no pending cells (400k rows marked stale at 1M rows): the edit is the same, and
+    setting such a row again is refused rather than started from its old cells."""
+    import pytest
+
+    data = make(row(), row(SID2, "active", topic="U"))
+    index = IndexFile(data)
+    kept, once = index.edit(), index.edit()
+    kept.set_each(index.rows, {"status": "stale"})
+    once.set_each(index.rows, {"status": "stale"}, once=True)
+    assert once.to_bytes() == kept.to_bytes()
+    with pytest.raises(ValueError):
+        once.set_fields(index.rows[0], {"topic": "V"})

@@ -153,3 +153,52 @@ def test_no_quick_patch_where_the_lines_beside_the_region_repeat(
     every_file_is_large: None, lines: list[bytes], rewrite: Rewrite
 ) -> None:
     assert rewritten(lines, rewrite) is None
+
+
+@settings(max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(index_and_edit())
+def test_a_patch_cut_from_the_file_is_the_one_compared_from_its_lines(every_file_is_large: None, case) -> None:
+    """diff.rewrite_pieces (no list of the file's lines: a 1M-row preview) says what comparing the lines says."""
+    data, edits = case
+    after, rewrite = edited(data, edits)
+    if rewrite is None:
+        return
+    pieces = diff.rewrite_pieces(data, rewrite, "a/index.md", "b/index.md")  # type: ignore[arg-type]
+    if pieces is not None:
+        assert b"".join(pieces) == diff.unified_diff_bytes(
+            byte_lines(data), byte_lines(after), "a/index.md", "b/index.md"
+        )
+
+
+def test_an_organize_like_edit_is_cut_from_the_file_without_its_lines() -> None:
+    """The ordinary large edit takes that way: rows deleted and rewritten, text around the table, a last line
+    without an ending."""
+    rows = [row(f"2026-01-01-1000-agent-{k}", "active" if k % 3 else "idle") for k in range(3000)]
+    data = ("# Memory Index\n\n" + HEADER + "".join(rows) + "\n<!-- notes -->").encode()
+    index = IndexFile(data)
+    edit = index.edit()
+    for k, r in enumerate(index.each_row()):
+        if k % 3 == 0:
+            edit.delete(r)
+        elif k % 7 == 1:
+            edit.set_fields(r, {"status": "stale"})
+    after = edit.to_bytes()
+    rewrite = edit.rewrite()
+    assert rewrite is not None and rewrite.starts
+    pieces = diff.rewrite_pieces(data, rewrite, "a/index.md", "b/index.md")
+    assert pieces is not None
+    assert b"".join(pieces) == diff.unified_diff_bytes(byte_lines(data), byte_lines(after), "a/index.md", "b/index.md")
+
+
+def test_a_rewrite_whose_starts_are_no_lines_of_the_file_is_made_from_the_lines(every_file_is_large: None) -> None:
+    data = (HEADER + row(IDS[0], "active") + row(IDS[1], "active")).encode()
+    index = IndexFile(data)
+    edit = index.edit()
+    edit.set_fields(index.rows[1], {"status": "stale"})
+    rewrite = edit.rewrite()
+    assert rewrite is not None and rewrite.starts
+    shifted = Rewrite(rewrite.lo, rewrite.hi, rewrite.lines, {k: v + 1 for k, v in rewrite.starts.items() if v})
+    assert diff.rewrite_pieces(data, shifted, "a/index.md", "b/index.md") is None
+    assert file_patch_bytes("modify", "index.md", data, edit.to_bytes(), rewrite=shifted) == file_patch_bytes(
+        "modify", "index.md", data, edit.to_bytes()
+    )

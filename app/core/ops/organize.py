@@ -25,6 +25,7 @@ from ..results import OrganizeResult
 from .common import has_meaningful_summary, load_index, refuse_unmerged_copies
 
 KEYS = ("deleted", "marked_stale", "kept_active", "protected", "blocked", "malformed", "stale")
+CHUNK = 4096  # overdue rows marked stale at a time (see Pass.done)
 LABELS = (
     ("deleted", "deleted idle"),
     ("marked_stale", "marked stale"),
@@ -35,9 +36,11 @@ LABELS = (
 )
 
 
-def continued_sources(root: MemoryRoot, ids: AbstractSet[str], seen: Snapshots | None = None) -> dict[str, list[str]]:
-    """Fallback protection: source ID → live sessions whose snapshot lists it in Continues From (seen: a look
-    at sessions/ already taken, see files/continues.py)."""
+def continued_sources(
+    root: MemoryRoot, ids: AbstractSet[str] | None, seen: Snapshots | None = None
+) -> dict[str, list[str]]:
+    """Fallback protection: source ID → live sessions whose snapshot lists it in Continues From (ids: only these
+    sources, None: every one; seen: a look at sessions/ already taken, see files/continues.py)."""
     if seen is None:
         seen = look(root)
     out: dict[str, list[str]] = {}
@@ -45,7 +48,7 @@ def continued_sources(root: MemoryRoot, ids: AbstractSet[str], seen: Snapshots |
     for name in seen.names:
         sid, sources = answers[name]  # (a sync-conflict copy speaks for its original, not as a session)
         for src in sources:
-            if src in ids and sid not in out.get(src, []):
+            if (ids is None or src in ids) and sid not in out.get(src, []):
                 out.setdefault(src, []).append(sid)
     return out
 
@@ -63,6 +66,9 @@ class Pass:
     reasons: dict[str, str] = field(default_factory=dict)
     updated: dict[str, str] = field(default_factory=dict)  # each row kept active: its Updated At
     overdue: list[Row] = field(default_factory=list)  # rows to mark stale (in one pass of the edit, see done)
+    # the Session IDs whose row's fate hung on fallback (no Referenced By: protected only by a snapshot's Continues
+    # From); a pass sorted before the snapshots were looked at holds for them when none is a source in fallback
+    consulted: set[str] = field(default_factory=set)
 
     def put(self, key: str, sid: str, reason: str | None = None) -> None:
         """Record sid under key (and why)."""
@@ -75,6 +81,7 @@ class Pass:
         refs = row.refs
         if refs:
             return "Referenced By " + ", ".join(refs)
+        self.consulted.add(row.id)
         if row.id in self.fallback:
             return "listed in Continues From of " + ", ".join(self.fallback[row.id])
         return None
@@ -108,13 +115,29 @@ class Pass:
                 return
             self.put("marked_stale", row.id)
             self.overdue.append(row)
+            if len(self.overdue) >= CHUNK:
+                self.done()
         else:
             self.put("kept_active", row.id, None if updated is not None else "Updated At is not a time")
             self.updated[row.id] = row.get("updated_at")
 
     def done(self) -> None:
-        """Finish the index edit once every row is sorted: mark the overdue rows stale."""
-        self.edit.set_each(self.overdue, {"status": "stale"})
+        """Mark the overdue rows sorted so far stale (a chunk at a time: rows are not kept till the end), and
+        once every row is sorted, the last of them."""
+        self.edit.set_each(self.overdue, {"status": "stale"}, once=True)
+        self.overdue = []
+
+    def sort(self, row: Row, twice: AbstractSet[str]) -> None:
+        """Sort one row (twice: the Session IDs of more than one row, each of them malformed)."""
+        if row.problem or row.id in twice:
+            self.put("malformed", row.id or f"line {row.line + 1}")
+            self.reasons[row.id] = row.problem or "duplicate Session ID"
+        elif row.status == "idle":
+            self.idle(row)
+        elif row.status == "active":
+            self.active(row)
+        else:
+            self.stale(row)
 
     def stale(self, row: Row) -> None:
         """A stale row stays (protected when referenced)."""
@@ -142,8 +165,13 @@ def organized_check(deleted: set[str], marked: set[str]) -> Check:
     """A check that the deleted rows are gone and the marked rows are stale."""
 
     def holds(r: MemoryRoot) -> bool:
-        fresh = load_index(r)
-        return not (deleted & fresh.ids()) and all(row.status == "stale" for row in fresh.rows if row.id in marked)
+        # one pass over rows kept by no one (a list of 1M rows is ~1 GB): no row of a deleted ID, no marked row
+        # that is not stale
+        for row in load_index(r).each_row():
+            sid = row.id
+            if sid in deleted or (sid in marked and row.status != "stale"):
+                return False
+        return True
 
     return Check("deleted rows are gone and marked rows are stale", holds, INDEX)
 
@@ -157,32 +185,28 @@ def plan_organize(
         raise UsageError("--stale-days must be 0 or more")
     refuse_unmerged_copies(root, "organize", "the rows organize deletes or marks stale")
     before = root.read(INDEX)
+    cutoff = when - timedelta(days=stale_days)
     with Beside(root, apart=beside) as looking:
         index = IndexFile(before or b"")
-        ids = index.ids()
-        edit = index.edit()  # (a file with conflict markers is no table: refused, the look is dropped)
+        index.edit()  # (a file with conflict markers is no table: refused, the look is dropped)
+        snapshots = root.session_ids_on_disk()
+        # one pass over rows kept by no one (the index keeps 1M rows in ~1 GB), each sorted as it is read, while the
+        # snapshots are looked at: as if every one was read and none listed a row the pass decides under Continues
+        # From (what the look then says is checked below)
+        sorting = Pass(index.edit(), {}, snapshots, None, cutoff)
+        for row in index.each_row():
+            sorting.sort(row, frozenset())
         seen = looking()
     unreadable = {f"{SESSIONS}/{name}": reason for name, reason in seen.unreadable.items()}
-    sorting = Pass(
-        edit,
-        continued_sources(root, ids, seen),
-        root.session_ids_on_disk(),
-        unsure_reason(unreadable),
-        when - timedelta(days=stale_days),
-    )
-    twice: set[str] = set()  # IDs of more than one row (usually none: as many IDs as rows)
-    if len(ids) < len(index.rows):
-        twice = {sid for sid, n in Counter(row.id for row in index.rows).items() if n > 1}
-    for row in index.rows:
-        if row.problem or row.id in twice:
-            sorting.put("malformed", row.id or f"line {row.line + 1}")
-            sorting.reasons[row.id] = row.problem or "duplicate Session ID"
-        elif row.status == "idle":
-            sorting.idle(row)
-        elif row.status == "active":
-            sorting.active(row)
-        else:
-            sorting.stale(row)
+    fallback, unsure = continued_sources(root, None, seen), unsure_reason(unreadable)
+    twice: set[str] = set()
+    if len(index.ids()) < index.row_count():  # IDs of more than one row (rare): each is malformed
+        twice = {sid for sid, n in Counter(row.id for row in index.each_row()).items() if n > 1}
+    if twice or unsure or not sorting.consulted.isdisjoint(fallback):  # (rare: the pass did not hold) sort again
+        sorting = Pass(index.edit(), fallback, snapshots, unsure, cutoff)
+        for row in index.each_row():
+            sorting.sort(row, frozenset(twice))
+    edit = sorting.edit
     lists = sorting.lists
     result = OrganizeResult(
         **lists, reasons=sorting.reasons, stale_days=stale_days, updated=sorting.updated, unreadable=unreadable

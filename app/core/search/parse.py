@@ -62,15 +62,30 @@ def iter_lines(data: bytes, start: int, end: int) -> Iterator[bytes]:
         pos = stop + 1
 
 
+def row_values(line: bytes, columns: tuple[str, ...]) -> list[str]:
+    """The values of one index table line's searched cells (CELL_WEIGHTS' order), then its Status and Updated At;
+    "" where a cell is absent (the first, the Session ID, too when the line is no table line)."""
+    text = line.decode("utf-8", "replace")
+    plan = _PLANS.get(columns) or _plan(columns)
+    if "\\" in text:  # (a backslash may escape a pipe: the careful split)
+        cells = split_cells(line_body(text)) or []
+        n = len(cells)
+        return [unescape(cells[pos]).strip() if pos < n else "" for pos in plan]
+    body = text.strip()  # no backslash, so no escaped pipe: the cells are the pieces between pipes, as split_cells'
+    cells = body[1:].split("|") if body.startswith("|") else []
+    n = len(cells)
+    return [cells[pos].strip() if pos < n else "" for pos in plan]
+
+
 def row_record(line: bytes, columns: tuple[str, ...], fingerprint: int = 0) -> Record | None:
     """The record of one index table line (None when it has no Session ID cell)."""
-    cells = split_cells(line_body(line.decode("utf-8", "replace"))) or []
-    plan = _PLANS.get(columns) or _plan(columns)
-    n = len(cells)
-    values = [unescape(cells[pos]).strip() if pos < n else "" for pos in plan]
+    values = row_values(line, columns)
+    return values_record(values, fingerprint) if values[0] else None
+
+
+def values_record(values: list[str], fingerprint: int = 0) -> Record:
+    """The record of an index line from its row_values, which hold a Session ID."""
     key = values[0]
-    if not key:
-        return None
     docs = [Doc(ROW, col, weight, values[i]) for i, (col, weight) in enumerate(_CELLS) if values[i] not in ("", "-")]
     return Record(SESSION, key, LIVE, ROW, INDEX, values[-2], values[4], values[1], values[-1], docs, fingerprint)
 

@@ -200,3 +200,25 @@ def test_a_row_line_without_backslash_reads_as_the_careful_split_reads_it(cells,
     expected = [unescape(careful[pos]).strip() if pos < len(careful) else "" for pos in _plan(columns)]
     assert row_values(line, columns) == expected
     assert row_values(b"not a table line " + line, columns) == [""] * len(expected)
+
+
+@given(
+    st.lists(
+        st.tuples(st.lists(st.sampled_from([*CELL_PIECES, "Field", "---", ":-:", "a\\|b"]), max_size=4), st.booleans()),
+        max_size=6,
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_a_metadata_table_reads_as_the_careful_split_reads_it(rows):
+    """Snapshots' and notes' `| Field | Value |` tables are read by a plain split where no backslash is: the same
+    fields and values as split_cells gives line by line."""
+    from memboard.core.formats.text import split_cells, unescape
+    from memboard.core.search.parse import table_fields
+
+    body = "\n".join(("| " + " | ".join(cells) + (" |" if closed else "")) for cells, closed in rows)
+    expected: dict[str, str] = {}
+    for line in body.splitlines():
+        cells = split_cells(line)
+        if cells and len(cells) >= 2 and cells[0] != "Field" and not set(cells[0]) <= set("-: "):
+            expected.setdefault(unescape(cells[0]), unescape(cells[1]).strip())
+    assert table_fields(body) == expected

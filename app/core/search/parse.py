@@ -37,6 +37,8 @@ DEFAULT_SECTION_WEIGHT = 2
 PLACEHOLDERS = {"none", "- none", "-"}
 FENCE_RE = re.compile(r" {0,3}(```|~~~)")
 HEADING_RE = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)(.*)")
+MARKS = frozenset("`~# ")  # what a line that FENCE_RE or HEADING_RE matches starts with
+TABLE_RULE = frozenset("-: ")  # the characters of a table's rule line (`|---|:--|`)
 
 
 def text_of(data: bytes) -> str:
@@ -112,6 +114,9 @@ def sections(text: str) -> list[tuple[str, str]]:
     name, body = TOP, list[str]()
     fence = ""
     for line in text.splitlines():
+        if line[:1] not in MARKS:  # (most lines: neither a fence nor a heading can start so)
+            body.append(line)
+            continue
         m = FENCE_RE.match(line)
         if fence:
             if m and m.group(1) == fence:
@@ -133,9 +138,19 @@ def table_fields(body: str) -> dict[str, str]:
     """A `| Field | Value |` table as a dict (the first value of each field wins)."""
     out: dict[str, str] = {}
     for line in body.splitlines():
-        cells = split_cells(line)
-        if cells and len(cells) >= 2 and cells[0] != "Field" and not set(cells[0]) <= set("-: "):
-            out.setdefault(unescape(cells[0]), unescape(cells[1]).strip())
+        text = line.strip()
+        if not text.startswith("|"):
+            continue  # (no table line: split_cells' None)
+        if "\\" in text:
+            cells = split_cells(text) or []
+        else:  # no escaped pipe: split_cells' cells, only the first two stripped
+            cells = text[1:].split("|")
+            if len(cells) > 1 and not cells[-1].strip():
+                cells.pop()
+        if len(cells) >= 2:
+            field = cells[0].strip()
+            if field != "Field" and not set(field) <= TABLE_RULE:
+                out.setdefault(unescape(field), unescape(cells[1]).strip())
     return out
 
 

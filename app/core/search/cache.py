@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..files import fsclock, statepaths
 from ..files.root import MemoryRoot
-from ..formats.layout import INDEX
-from .docs import Doc, Record, SessionInfo, index_stat, listing, resolve, source_of
+from ..formats.layout import INDEX, NOTES
+from .docs import Doc, Record, SessionInfo, index_stat, listing, note_listing, resolve, source_of
 
 SCHEMA_VERSION = 4  # 2: notes (their Type, Scope and Project); 3: no note record for a sync-conflict copy of a note;
 # 4: no session record for a sync-conflict copy of a snapshot named like a session (`<id>-<COMPUTER>.md`)
@@ -250,12 +250,14 @@ def _remembered(
 
 
 class _Stats(threading.Thread):
-    """index.md's stat and the listing of the other files, taken in a thread of their own."""
+    """index.md's stat and the listing of the other files, taken in a thread of their own (notes_only: the notes'
+    listing alone, and no index.md stat: None)."""
 
-    def __init__(self, base: str):
+    def __init__(self, base: str, notes_only: bool = False):
         """Start statting the root at base."""
         super().__init__(daemon=True)
         self.base = base
+        self.notes_only = notes_only
         self.value: tuple[tuple[int, int] | None, dict[str, tuple[int, int]]] | None = None
         self.unlisted: dict[str, str] = {}  # folders that could not be listed -> why
         self.now = time.time_ns()  # before the first stat: what "recently changed" is measured from
@@ -266,7 +268,7 @@ class _Stats(threading.Thread):
         """Take the stats (the calls release the GIL, so SQLite works meanwhile)."""
         try:
             self.taken = on_fs_clock(self.base, self.now)
-            self.value = (index_stat(self.base), listing(self.base, self.unlisted))
+            self.value = self._take(self.unlisted)
         except Exception:  # taken again by result(), where an error reaches the caller
             self.value = None
 
@@ -276,19 +278,29 @@ class _Stats(threading.Thread):
         if self.value is None:
             self.taken = on_fs_clock(self.base, time.time_ns())
             self.unlisted = {}
-            return index_stat(self.base), listing(self.base, self.unlisted)
+            return self._take(self.unlisted)
         return self.value
+
+    def _take(self, unlisted: dict[str, str]) -> tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]:
+        """The stats themselves."""
+        if self.notes_only:
+            return None, note_listing(self.base, unlisted)
+        return index_stat(self.base), listing(self.base, unlisted)
 
 
 class SearchCache:
     """An open cache of one root (use as a context manager; one per thread)."""
 
-    def __init__(self, root: MemoryRoot, progress: Progress | None = None, refresh: bool = True):
+    def __init__(
+        self, root: MemoryRoot, progress: Progress | None = None, refresh: bool = True, notes_only: bool = False
+    ):
         """Open the root's cache (building it when missing or broken) and start reading the files' stats.
 
         Query it, then call catch_up(): when files changed since the cache last saw them, it
         refreshes the cache and says so, and the query must run again. On an unchanged root
-        the stat calls thus run while SQLite answers. refresh=False skips the stats.
+        the stat calls thus run while SQLite answers. refresh=False skips the stats; notes_only
+        looks at the notes' files alone (a search of notes: nothing else can change its answer;
+        what changed elsewhere is caught up by the next search that looks at everything).
         Raises CacheBusy while another process writes it, CacheUnavailable when it cannot be used.
         """
         self.root = root
@@ -307,7 +319,10 @@ class SearchCache:
             raise CacheUnavailable(f"cannot find the state folder: {exc.strerror or exc}") from None
         if real == root.real or root.real in real.parents:
             raise CacheUnavailable("the state folder is inside the memory root")
-        self.stats = _Stats(self.base) if refresh else None  # the stat calls overlap the opening and a query
+        self.notes_only = notes_only
+        self.stats = (
+            _Stats(self.base, notes_only) if refresh else None
+        )  # the stat calls overlap the opening and a query
         self.con = self._ready()
 
     def __enter__(self) -> SearchCache:
@@ -497,6 +512,9 @@ class SearchCache:
         """Bring the cache up to date with the files' stats (taken at `taken`); returns how many sources changed."""
         seen = self._meta(con, "index_stat", "listing")
         old_stat, old_files = _loads(seen.get("index_stat")), _loads(seen.get("listing")) or {}
+        notes = files
+        if self.notes_only:  # (files is the notes' listing: every other stat is taken as the cache last saw it)
+            stat, files = old_stat, _with_notes(old_files, notes)
         if stat == old_stat and files == old_files:
             self.unreadable = {}  # (a file that could not be read is left out of the listing kept: none is listed)
             return 0
@@ -507,7 +525,7 @@ class SearchCache:
                 raise CacheBusy(str(exc)) from None
             raise
         try:
-            changed = self._apply(con, stat, files, taken, (seen, old_stat, old_files))
+            changed = self._apply(con, stat, notes if self.notes_only else files, taken, (seen, old_stat, old_files))
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -533,6 +551,8 @@ class SearchCache:
         raw, old_stat, old_files = seen
         if (meta.get("index_stat"), meta.get("listing")) != (raw.get("index_stat"), raw.get("listing")):
             old_stat, old_files = _loads(meta.get("index_stat")), _loads(meta.get("listing")) or {}
+        if self.notes_only:  # (files is the notes' listing; the rest as the cache saw it, maybe just now)
+            stat, files = old_stat, _with_notes(old_files, files)
         writer = _Writer(con, self._say)
         changed = 0
         if stat != old_stat:
@@ -655,6 +675,12 @@ class SearchCache:
             sql = f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({','.join('?' * len(chunk))})"
             found.update(r[0] for r in self.con.execute(sql, [expression, *chunk]))
         return found
+
+
+def _with_notes(files: dict[str, tuple[int, int]], notes: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    """A listing whose notes are those of notes (a notes-only listing), its other files those of files."""
+    prefix = NOTES + "/"
+    return {**{p: s for p, s in files.items() if not p.startswith(prefix)}, **notes}
 
 
 def _quoted(text: str) -> str:

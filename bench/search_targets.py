@@ -203,7 +203,7 @@ def growth_figures(
     """The build beside its floor at both sizes (root `kind`, no notes), and its growth from the first to the second
     (linear: at most GROWTH_TARGET times the rows' growth; its floor's growth beside it). Slow at 1M rows: about a
     minute a build on 2 cores, the root's generation besides."""
-    cache = RootCache(base / "roots", kind=kind)
+    cache = RootCache(base / "roots-growth", kind=kind)  # (not measure()'s roots, which gain notes)
     measured = {}
     for rows in sizes:
         root = cache.get(rows).path

@@ -511,9 +511,12 @@ class SearchCache:
     ) -> int:
         """Bring the cache up to date with the files' stats (taken at `taken`); returns how many sources changed."""
         seen = self._meta(con, "index_stat", "listing")
-        old_stat, old_files = _loads(seen.get("index_stat")), _loads(seen.get("listing")) or {}
+        old_stat, (old_files, old_notes) = _loads(seen.get("index_stat")), _kept_listing(seen.get("listing"))
         notes = files
         if self.notes_only:  # (files is the notes' listing: every other stat is taken as the cache last saw it)
+            if notes == old_notes:
+                self.unreadable = {}
+                return 0
             stat, files = old_stat, _with_notes(old_files, notes)
         if stat == old_stat and files == old_files:
             self.unreadable = {}  # (a file that could not be read is left out of the listing kept: none is listed)
@@ -675,6 +678,25 @@ class SearchCache:
             sql = f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({','.join('?' * len(chunk))})"
             found.update(r[0] for r in self.con.execute(sql, [expression, *chunk]))
         return found
+
+
+_LISTINGS: dict[bytes, tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]] = {}  # the last one decoded
+
+
+def _kept_listing(raw: object) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+    """A cache's stored listing, decoded ({} when absent or unreadable), and its notes' part: the same bytes as the
+    last ones decoded in this process give the same dicts again (a server searches the same cache call after call;
+    13k files take 5 ms to decode). Neither dict is changed by anyone."""
+    if not isinstance(raw, bytes):
+        return {}, {}
+    found = _LISTINGS.get(raw)  # (a dict look-up by bytes: their hash, then one comparison of the equal bytes)
+    if found is None:
+        files = _loads(raw) or {}
+        prefix = NOTES + "/"
+        found = files, {p: s for p, s in files.items() if p.startswith(prefix)}
+        _LISTINGS.clear()
+        _LISTINGS[raw] = found
+    return found
 
 
 def _with_notes(files: dict[str, tuple[int, int]], notes: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:

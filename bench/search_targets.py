@@ -200,28 +200,30 @@ def build_beside_floor(root: Path, state: Path, runs: int = 2) -> tuple[float, f
 def growth_figures(
     base: Path, kind: str = "a", sizes: tuple[int, int] = (100_000, 1_000_000), runs: int = 1
 ) -> list[dict]:
-    """The build beside its floor at both sizes (root `kind`, no notes), and its growth from the first to the second
-    (linear: at most GROWTH_TARGET times the rows' growth; its floor's growth beside it). Slow at 1M rows: about a
+    """The build beside its floor at both sizes (root `kind`, no notes: a row each), then its growth from the first to
+    the second (linear: at most GROWTH_TARGET times the rows' growth; its floor's growth beside it). Slow at 1M rows: about a
     minute a build on 2 cores, the root's generation besides."""
     cache = RootCache(base / "roots-growth", kind=kind)  # (not measure()'s roots, which gain notes)
-    measured = {}
+    measured, out = {}, []
     for rows in sizes:
         root = cache.get(rows).path
         measured[rows] = build_beside_floor(root, base / f"state-growth-{kind}", runs)
         shutil.rmtree(base / f"state-growth-{kind}", ignore_errors=True)  # (gigabytes at 1M rows)
         wall, floor, cpu, floor_cpu = measured[rows]
-        line(
-            f"cache build / its floor at {rows:,} rows (root {kind})",
-            f"{wall / floor:.2f}×",
-            f"≤ {BUILD_TARGET:g}×",
-            wall / floor <= BUILD_TARGET,
-            f"build {wall:.1f} s, floor {floor:.1f} s; CPU {cpu / floor_cpu:.2f}× ({cpu:.1f} s / {floor_cpu:.1f} s)",
-        )
+        out += [
+            line(
+                f"cache build / its floor at {rows:,} rows (root {kind})",
+                f"{wall / floor:.2f}×",
+                f"≤ {BUILD_TARGET:g}×",
+                wall / floor <= BUILD_TARGET,
+                f"build {wall:.1f} s, floor {floor:.1f} s; CPU {cpu / floor_cpu:.2f}× ({cpu:.1f} s / {floor_cpu:.1f} s)",
+            )
+        ]
     small, large = sizes
     grew = measured[large][2] / measured[small][2]  # (CPU: the steadier figure on a shared machine)
     floor_grew = measured[large][3] / measured[small][3]
     limit = GROWTH_TARGET * large / small
-    return [
+    return out + [
         line(
             f"cache build growth {small:,} -> {large:,} rows (root {kind}, CPU)",
             f"{grew:.1f}×",

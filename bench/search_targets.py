@@ -11,10 +11,13 @@ typed notes beside the rows:
 - warm whole-process `memboard search` beside `python -c pass`, `--root` after and before the command,
   from a normal (not editable) install: a wheel of this tree installed into a venv of its own (its
   dependencies are this Python's), target ≤ 2×;
-- `mem_search` over MCP on a warm cache (a server started once, the SDK's stdio client), target ≤ 100 ms.
+- `mem_search` over MCP on a warm cache (a server started once, the SDK's stdio client), target ≤ 100 ms;
+- the build's growth from 100k to 1M rows (root of each kind, no notes; CPU, the steadier figure), beside its
+  floor's: linear is at most 12× (slow: `--skip growth` leaves it out).
 
 The load average is printed beside each root's figures; medians of --runs, each command interleaved
-with its baseline.
+with its baseline. For bench/run.py: `measure(rows, notes, runs, roots, skip)` returns every row
+({"figure", "value", "target", "result", "note", "root"}); growth_figures(base, kind) the 1M rows alone.
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 PASS = [PYTHON, "-c", "pass"]
 FIRST_TARGET, BUILD_TARGET, WARM_TARGET, MCP_TARGET = 1.0, 2.0, 2.0, 0.100
+GROWTH_TARGET = (
+    1.2  # linear: the build may grow at most 1.2 times as fast as the rows (10x the rows: ≤ 12x, as bench/run.py)
+)
 QUERY = "obsidian"
 
 
@@ -94,22 +100,14 @@ def first_figures(root: Path, state: Path, mb: list[str]) -> list[dict]:
             f"cache in place after {ready:.1f} s",
         )
     ]
-    builds, floors = [], []
-    for _ in range(2):
-        shutil.rmtree(state / "search", ignore_errors=True)
-        builds.append(sample([PYTHON, "-m", "memboard.core.search.beside", "--build", str(root)], env))
-        with tempfile.TemporaryDirectory(prefix="memboard-floor-") as tmp:
-            floors.append(sample([PYTHON, str(REPO / "bench" / "search_floor.py"), str(root), f"{tmp}/f.db"], env))
-    wall = median([b.wall for b in builds]) / median([f.wall for f in floors])
-    cpu = median([b.cpu for b in builds]) / median([f.cpu for f in floors])
+    wall, floor, cpu, floor_cpu = build_beside_floor(root, state)
     out.append(
         line(
             "cache build (whole process) / its floor",
-            f"{wall:.2f}×",
+            f"{wall / floor:.2f}×",
             f"≤ {BUILD_TARGET:g}×",
-            wall <= BUILD_TARGET,
-            f"build {median([b.wall for b in builds]):.2f} s, floor {median([f.wall for f in floors]):.2f} s; "
-            f"CPU {cpu:.2f}× ({median([b.cpu for b in builds]):.2f} s / {median([f.cpu for f in floors]):.2f} s)",
+            wall / floor <= BUILD_TARGET,
+            f"build {wall:.2f} s, floor {floor:.2f} s; CPU {cpu / floor_cpu:.2f}× ({cpu:.2f} s / {floor_cpu:.2f} s)",
         )
     )
     return out
@@ -179,6 +177,99 @@ def mcp_figures(root: Path, state: Path, mb: list[str], runs: int) -> list[dict]
     ]
 
 
+def build_beside_floor(root: Path, state: Path, runs: int = 2) -> tuple[float, float, float, float]:
+    """Medians of runs whole-process cache builds of root and of its floor, interleaved: (build wall, floor wall,
+    build CPU, floor CPU) in seconds. The last build's cache is left in state."""
+    env = bench_env(state)
+    builds, floors = [], []
+    for _ in range(runs):
+        shutil.rmtree(state / "search", ignore_errors=True)
+        builds.append(sample([PYTHON, "-m", "memboard.core.search.beside", "--build", str(root)], env, timeout=3600))
+        with tempfile.TemporaryDirectory(prefix="memboard-floor-") as tmp:
+            floors.append(
+                sample([PYTHON, str(REPO / "bench" / "search_floor.py"), str(root), f"{tmp}/f.db"], env, timeout=3600)
+            )
+    return (  # (the last build's cache stays in place: the warm figures use it)
+        median([b.wall for b in builds]),
+        median([f.wall for f in floors]),
+        median([b.cpu for b in builds]),
+        median([f.cpu for f in floors]),
+    )
+
+
+def growth_figures(
+    base: Path, kind: str = "a", sizes: tuple[int, int] = (100_000, 1_000_000), runs: int = 1
+) -> list[dict]:
+    """The build beside its floor at both sizes (root `kind`, no notes: a row each), then its growth from the first to
+    the second (linear: at most GROWTH_TARGET times the rows' growth; its floor's growth beside it). Slow at 1M rows: about a
+    minute a build on 2 cores, the root's generation besides."""
+    cache = RootCache(base / "roots-growth", kind=kind)  # (not measure()'s roots, which gain notes)
+    measured, out = {}, []
+    for rows in sizes:
+        root = cache.get(rows).path
+        measured[rows] = build_beside_floor(root, base / f"state-growth-{kind}", runs)
+        shutil.rmtree(base / f"state-growth-{kind}", ignore_errors=True)  # (gigabytes at 1M rows)
+        wall, floor, cpu, floor_cpu = measured[rows]
+        out += [
+            line(
+                f"cache build / its floor at {rows:,} rows (root {kind})",
+                f"{wall / floor:.2f}×",
+                f"≤ {BUILD_TARGET:g}×",
+                wall / floor <= BUILD_TARGET,
+                f"build {wall:.1f} s, floor {floor:.1f} s; CPU {cpu / floor_cpu:.2f}× ({cpu:.1f} s / {floor_cpu:.1f} s)",
+            )
+        ]
+    small, large = sizes
+    grew = measured[large][2] / measured[small][2]  # (CPU: the steadier figure on a shared machine)
+    floor_grew = measured[large][3] / measured[small][3]
+    limit = GROWTH_TARGET * large / small
+    return out + [
+        line(
+            f"cache build growth {small:,} -> {large:,} rows (root {kind}, CPU)",
+            f"{grew:.1f}×",
+            f"≤ {limit:g}× (linear)",
+            grew <= limit,
+            f"its floor grew {floor_grew:.1f}×; {small:,}: {measured[small][2]:.1f} s, {large:,}: {measured[large][2]:.1f} s",
+        )
+    ]
+
+
+def measure(
+    rows: int = 100_000,
+    notes: int = 10_000,
+    runs: int = 7,
+    roots: str = "a,b",
+    skip: frozenset[str] = frozenset(),
+    keep: Path | None = None,
+) -> list[dict]:
+    """Every search figure of issue 29 on each root (kinds, comma-separated) beside its target, printed as measured
+    and returned as rows {"figure", "value", "target", "result" (PASS, FAIL or ""), "note", "root"}. skip holds
+    sections to leave out: first, warm, mcp, growth (the build at 100k and 1M rows beside its floor: slow).
+    keep: generate the roots there and keep them (else a temporary folder)."""
+    figures: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="memboard-search-targets-") as tmp:
+        base = Path(keep or tmp)
+        mb = [str(wheel_install(base / "install"))]
+        for kind in roots.split(","):
+            root = RootCache(base / "roots", kind=kind).get(rows).path
+            if notes:  # (a kept root may hold fewer: the same names are written again)
+                write_notes(root, notes)
+            state = base / f"state-{kind}"
+            print(f"root {kind}: {rows:,} rows, {notes:,} notes; load {os.getloadavg()[0]:.2f}", flush=True)
+            mine = []
+            if "first" not in skip:
+                mine += first_figures(root, state, mb)
+            if "warm" not in skip:
+                mine += warm_figures(root, state, mb, runs)
+            if "mcp" not in skip:
+                mine += mcp_figures(root, state, mb, runs)
+            if "growth" not in skip:
+                mine += growth_figures(base, kind)
+            figures += [{**f, "root": kind} for f in mine]
+            print(f"  load {os.getloadavg()[0]:.2f} at the end of root {kind}", flush=True)
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     """Generate the roots, measure, print."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -187,27 +278,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--roots", default="a,b")
     parser.add_argument("--keep", metavar="DIR", help="generate the roots in DIR and keep them")
-    parser.add_argument("--skip", default="", help="comma-separated sections to skip: first, warm, mcp")
+    parser.add_argument("--skip", default="", help="comma-separated sections to skip: first, warm, mcp, growth")
     parser.add_argument("--json", metavar="PATH")
     args = parser.parse_args(argv)
-    skip = set(filter(None, args.skip.split(",")))
-    figures = []
-    with tempfile.TemporaryDirectory(prefix="memboard-search-targets-") as tmp:
-        base = Path(args.keep or tmp)
-        mb = [str(wheel_install(base / "install"))]
-        for kind in args.roots.split(","):
-            root = RootCache(base / "roots", kind=kind).get(args.rows).path
-            if args.notes:  # (a kept root may hold fewer: the same names are written again)
-                write_notes(root, args.notes)
-            state = base / f"state-{kind}"
-            print(f"root {kind}: {args.rows:,} rows, {args.notes:,} notes; load {os.getloadavg()[0]:.2f}", flush=True)
-            if "first" not in skip:
-                figures += first_figures(root, state, mb)
-            if "warm" not in skip:
-                figures += warm_figures(root, state, mb, args.runs)
-            if "mcp" not in skip:
-                figures += mcp_figures(root, state, mb, args.runs)
-            print(f"  load {os.getloadavg()[0]:.2f} at the end of root {kind}", flush=True)
+    skip = frozenset(filter(None, args.skip.split(",")))
+    figures = measure(args.rows, args.notes, args.runs, args.roots, skip, Path(args.keep) if args.keep else None)
     if args.json:
         Path(args.json).write_text(json.dumps(figures, ensure_ascii=False, indent=2), encoding="utf-8")
     return 0 if all(f["result"] != "FAIL" for f in figures) else 1

@@ -103,6 +103,28 @@ def test_hand_edits_and_a_deleted_snapshot_are_reflected(cli, two, root):
     assert found(cli, "Lock queue") == [(SID_A, "live", "Topic")]  # the row stays
 
 
+def test_a_note_search_looks_at_notes_alone_and_the_next_search_sees_the_rest(cli, two, root):
+    """A search of notes takes the notes' stats alone (nothing else can change its answer); what changed elsewhere
+    meanwhile is caught up by the next search of everything, not lost."""
+    assert found(cli, "Parser rewrite") == [(SID_B, "live", "Topic")]
+    index = root / "index.md"
+    index.write_text(index.read_text(encoding="utf-8").replace("Parser rewrite", "Lexer rewrite"), encoding="utf-8")
+    snap = root / "sessions" / f"{SID_A}.md"
+    snap.write_text(snap.read_text(encoding="utf-8") + "\n## Notes\n\nA zeppelin appeared.\n", encoding="utf-8")
+    for path in (index, snap):
+        os.utime(path, (1_600_000_000, 1_600_000_000))  # (long settled: their stats alone are trusted)
+    args = ["--scope", "project", "--type", "fact", "--topic-key", "memory/airship", "--what", "Zeppelin hangar"]
+    assert cli("note", "save", "--title", "Airships", *args).code == 0
+    notes = json.loads(cli("note", "search", "zeppelin", "--json").out)
+    assert [h["id"] for h in notes] == ["memory/airship"]
+    assert [(h["kind"], h["id"]) for h in json.loads(cli("search", "zeppelin", "--kind", "note", "--json").out)] == [
+        ("note", "memory/airship")
+    ]
+    assert found(cli, "Lexer rewrite") == [(SID_B, "live", "Topic")]
+    assert found(cli, "Parser rewrite") == []
+    assert sorted(found(cli, "zeppelin", "--kind", "session")) == [(SID_A, "live", "Notes")]
+
+
 def test_an_old_unchanged_index_edited_in_place_is_reread(cli, two, root):
     index = root / "index.md"
     os.utime(index, (1_600_000_000, 1_600_000_000))

@@ -171,3 +171,54 @@ def test_bad_filters_raise_usage_errors(corpus, filters):
     root, _ = corpus
     with pytest.raises(UsageError):
         search(root, "lock", filters)
+
+
+CELL_PIECES = ["", " ", "x", " a b ", "-", "同步", "\u3000y\u3000", "\t", "\r", "\x85z", "e\u2028"]
+
+
+@given(st.lists(st.sampled_from(CELL_PIECES), min_size=0, max_size=11), st.booleans(), st.sampled_from(["", " ", "\r"]))
+@settings(max_examples=300, deadline=None)
+def test_a_row_line_without_backslash_reads_as_the_careful_split_reads_it(cells, closed, tail):
+    """The cache's build and the scan read a line with no backslash by a plain split: the same values as the
+    escape-aware split_cells gives (spaces of every kind, a missing last pipe, cells missing or extra)."""
+    from memboard.core.formats.text import line_body, split_cells, unescape
+    from memboard.core.search.parse import _plan, row_values
+
+    columns = (
+        "Session ID",
+        "Agent Name",
+        "Topic",
+        "Summary",
+        "Keywords",
+        "Status",
+        "Referenced By",
+        "Started At",
+        "Updated At",
+    )
+    line = ("| " + " | ".join(cells) + (" |" if closed else "") + tail).encode()
+    careful = split_cells(line_body(line.decode())) or []
+    expected = [unescape(careful[pos]).strip() if pos < len(careful) else "" for pos in _plan(columns)]
+    assert row_values(line, columns) == expected
+    assert row_values(b"not a table line " + line, columns) == [""] * len(expected)
+
+
+@given(
+    st.lists(
+        st.tuples(st.lists(st.sampled_from([*CELL_PIECES, "Field", "---", ":-:", "a\\|b"]), max_size=4), st.booleans()),
+        max_size=6,
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_a_metadata_table_reads_as_the_careful_split_reads_it(rows):
+    """Snapshots' and notes' `| Field | Value |` tables are read by a plain split where no backslash is: the same
+    fields and values as split_cells gives line by line."""
+    from memboard.core.formats.text import split_cells, unescape
+    from memboard.core.search.parse import table_fields
+
+    body = "\n".join(("| " + " | ".join(cells) + (" |" if closed else "")) for cells, closed in rows)
+    expected: dict[str, str] = {}
+    for line in body.splitlines():
+        cells = split_cells(line)
+        if cells and len(cells) >= 2 and cells[0] != "Field" and not set(cells[0]) <= set("-: "):
+            expected.setdefault(unescape(cells[0]), unescape(cells[1]).strip())
+    assert table_fields(body) == expected

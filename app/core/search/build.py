@@ -20,14 +20,16 @@ from array import array
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .docs import Record, facts, resolve, sort_time, source_of
-from .parse import iter_lines, records, row_record, table_of
+from ..formats.layout import INDEX
+from .docs import LIVE, ROW, SESSION, Record, facts, resolve, sort_time, source_of
+from .parse import CELL_WEIGHTS, iter_lines, records, row_values, table_of, values_record
 
 SID_SHIFT, WEIGHT_SHIFT, SEQ_MASK = 20, 16, 0xFFFF  # as cache.py's (a document id's parts)
 BATCH = 2000  # sessions written at a time
 FTS_HASHSIZE = (
     16 << 20
 )  # bytes of pending FTS terms before a segment is written (SQLite default 1 MiB; 64 MiB: no faster)
+ROW_CELLS = tuple((column, min(weight, 15)) for column, weight in CELL_WEIGHTS.items())
 SESSION_COLUMNS = "sid, kind, key, state, status, agent, topic, updated_at, updated_sort, ntype, scope, project"
 
 
@@ -83,6 +85,35 @@ class BulkWriter:
             self.flush()
             self.say(f"search cache: {self.count:,} sources read")
 
+    def lone_row(self, values: list[str], fingerprint: int) -> bool:
+        """Add an index row of a session met for the first time and holding no file, from its row_values; what
+        session() makes of its one record, without the record (most rows of a root). False, adding nothing, when
+        the session was met before."""
+        key = values[0]
+        if (SESSION, key) in self.sids:
+            return False
+        sid = self.sids[(SESSION, key)] = len(self.sids) + 1
+        status, agent, topic, updated = values[-2], values[4], values[1], values[-1]
+        self.sessions.append((sid, SESSION, key, LIVE, status, agent, topic, updated, sort_time(updated), "", "", ""))
+        rid = self.next_record
+        self.next_record += 1
+        self.records.append(
+            (rid, sid, SESSION, key, LIVE, ROW, INDEX, status, agent, topic, updated, fingerprint, "", "", "")
+        )
+        low, number, docs = sid << SID_SHIFT, 0, []
+        for text, (column, weight) in zip(values, ROW_CELLS):
+            if text and text != "-":
+                docs.append((low | weight << WEIGHT_SHIFT | number, rid, ROW, column, text))
+                number += 1
+        docs.sort()
+        self.docs += docs
+        self.seq[sid] = number
+        self.count += 1
+        if len(self.sessions) >= BATCH or len(self.records) >= BATCH:
+            self.flush()
+            self.say(f"search cache: {self.count:,} sources read")
+        return True
+
     def flush(self) -> None:
         """Write what is queued: records, documents, their FTS entries, new sessions."""
         con = self.con
@@ -129,16 +160,18 @@ def build_records(
     columns, start, end = table_of(data)
     crcs = array("I")
     for line in iter_lines(data, start, end):
-        crcs.append(zlib.crc32(line))
-        rec = row_record(line, columns, crcs[-1])
-        if rec is None:
+        crc = zlib.crc32(line)
+        crcs.append(crc)
+        values = row_values(line, columns)
+        if not values[0]:
             continue
-        group = [rec]
-        paths = by_key.pop((rec.kind, rec.key), None)
-        if paths:
-            _add_files(writer, base, paths, unreadable, group)
-        else:
-            writer.session(group)
+        paths = by_key.pop((SESSION, values[0]), None)
+        if paths or not writer.lone_row(values, crc):
+            group = [values_record(values, crc)]
+            if paths:
+                _add_files(writer, base, paths, unreadable, group)
+            else:
+                writer.session(group)
     for paths in by_key.values():
         _add_files(writer, base, paths, unreadable, [])
     _add_files(writer, base, loose, unreadable, [])

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..files import fsclock, statepaths
 from ..files.root import MemoryRoot
-from ..formats.layout import INDEX
-from .docs import Doc, Record, SessionInfo, index_stat, listing, resolve, source_of
+from ..formats.layout import INDEX, NOTES
+from .docs import Doc, Record, SessionInfo, index_stat, listing, note_listing, resolve, source_of
 
 SCHEMA_VERSION = 4  # 2: notes (their Type, Scope and Project); 3: no note record for a sync-conflict copy of a note;
 # 4: no session record for a sync-conflict copy of a snapshot named like a session (`<id>-<COMPUTER>.md`)
@@ -42,6 +42,8 @@ HEADER = b"SQLite format 3\x00"
 # ranking groups the FTS index's own rowids and never looks documents up. FTS indexes each text
 # with two newlines after it: every character is then the start of a trigram, which is how queries
 # of one or two characters are found (through the trigram vocabulary) without reading every text.
+# No document's size is kept (columnsize=0): nothing ranks by bm25, and keeping 600k sizes costs a
+# build at 100k rows 0.3 s of its 6 (a cache made before keeps its sizes, unused: the same queries run).
 SID_SHIFT, WEIGHT_SHIFT, SEQ_MASK = 20, 16, 0xFFFF
 TABLES = """
 CREATE TABLE meta(name TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -55,7 +57,8 @@ CREATE TABLE records(id INTEGER PRIMARY KEY, sid INTEGER NOT NULL, kind TEXT NOT
     project TEXT NOT NULL);
 CREATE TABLE docs(id INTEGER PRIMARY KEY, record INTEGER NOT NULL, place TEXT NOT NULL, section TEXT NOT NULL,
     text TEXT NOT NULL, ftext TEXT GENERATED ALWAYS AS (text || char(10, 10)) VIRTUAL);
-CREATE VIRTUAL TABLE fts USING fts5(ftext, content='docs', content_rowid='id', tokenize='trigram', detail='full');
+CREATE VIRTUAL TABLE fts USING fts5(ftext, content='docs', content_rowid='id', tokenize='trigram', detail='full',
+    columnsize=0);
 CREATE VIRTUAL TABLE vocab USING fts5vocab(fts, 'row');
 """
 INDEXES = """
@@ -247,12 +250,14 @@ def _remembered(
 
 
 class _Stats(threading.Thread):
-    """index.md's stat and the listing of the other files, taken in a thread of their own."""
+    """index.md's stat and the listing of the other files, taken in a thread of their own (notes_only: the notes'
+    listing alone, and no index.md stat: None)."""
 
-    def __init__(self, base: str):
+    def __init__(self, base: str, notes_only: bool = False):
         """Start statting the root at base."""
         super().__init__(daemon=True)
         self.base = base
+        self.notes_only = notes_only
         self.value: tuple[tuple[int, int] | None, dict[str, tuple[int, int]]] | None = None
         self.unlisted: dict[str, str] = {}  # folders that could not be listed -> why
         self.now = time.time_ns()  # before the first stat: what "recently changed" is measured from
@@ -263,7 +268,7 @@ class _Stats(threading.Thread):
         """Take the stats (the calls release the GIL, so SQLite works meanwhile)."""
         try:
             self.taken = on_fs_clock(self.base, self.now)
-            self.value = (index_stat(self.base), listing(self.base, self.unlisted))
+            self.value = self._take(self.unlisted)
         except Exception:  # taken again by result(), where an error reaches the caller
             self.value = None
 
@@ -273,19 +278,29 @@ class _Stats(threading.Thread):
         if self.value is None:
             self.taken = on_fs_clock(self.base, time.time_ns())
             self.unlisted = {}
-            return index_stat(self.base), listing(self.base, self.unlisted)
+            return self._take(self.unlisted)
         return self.value
+
+    def _take(self, unlisted: dict[str, str]) -> tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]:
+        """The stats themselves."""
+        if self.notes_only:
+            return None, note_listing(self.base, unlisted)
+        return index_stat(self.base), listing(self.base, unlisted)
 
 
 class SearchCache:
     """An open cache of one root (use as a context manager; one per thread)."""
 
-    def __init__(self, root: MemoryRoot, progress: Progress | None = None, refresh: bool = True):
+    def __init__(
+        self, root: MemoryRoot, progress: Progress | None = None, refresh: bool = True, notes_only: bool = False
+    ):
         """Open the root's cache (building it when missing or broken) and start reading the files' stats.
 
         Query it, then call catch_up(): when files changed since the cache last saw them, it
         refreshes the cache and says so, and the query must run again. On an unchanged root
-        the stat calls thus run while SQLite answers. refresh=False skips the stats.
+        the stat calls thus run while SQLite answers. refresh=False skips the stats; notes_only
+        looks at the notes' files alone (a search of notes: nothing else can change its answer;
+        what changed elsewhere is caught up by the next search that looks at everything).
         Raises CacheBusy while another process writes it, CacheUnavailable when it cannot be used.
         """
         self.root = root
@@ -304,7 +319,10 @@ class SearchCache:
             raise CacheUnavailable(f"cannot find the state folder: {exc.strerror or exc}") from None
         if real == root.real or root.real in real.parents:
             raise CacheUnavailable("the state folder is inside the memory root")
-        self.stats = _Stats(self.base) if refresh else None  # the stat calls overlap the opening and a query
+        self.notes_only = notes_only
+        self.stats = (
+            _Stats(self.base, notes_only) if refresh else None
+        )  # the stat calls overlap the opening and a query
         self.con = self._ready()
 
     def __enter__(self) -> SearchCache:
@@ -493,7 +511,16 @@ class SearchCache:
     ) -> int:
         """Bring the cache up to date with the files' stats (taken at `taken`); returns how many sources changed."""
         seen = self._meta(con, "index_stat", "listing")
-        old_stat, old_files = _loads(seen.get("index_stat")), _loads(seen.get("listing")) or {}
+        old_stat, (old_files, old_notes) = (
+            _loads(seen.get("index_stat")),
+            _kept_listing(seen.get("listing"), self.notes_only),
+        )
+        notes = files
+        if self.notes_only:  # (files is the notes' listing: every other stat is taken as the cache last saw it)
+            if notes == old_notes:
+                self.unreadable = {}
+                return 0
+            stat, files = old_stat, _with_notes(old_files, notes)
         if stat == old_stat and files == old_files:
             self.unreadable = {}  # (a file that could not be read is left out of the listing kept: none is listed)
             return 0
@@ -504,7 +531,7 @@ class SearchCache:
                 raise CacheBusy(str(exc)) from None
             raise
         try:
-            changed = self._apply(con, stat, files, taken, (seen, old_stat, old_files))
+            changed = self._apply(con, stat, notes if self.notes_only else files, taken, (seen, old_stat, old_files))
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -530,6 +557,8 @@ class SearchCache:
         raw, old_stat, old_files = seen
         if (meta.get("index_stat"), meta.get("listing")) != (raw.get("index_stat"), raw.get("listing")):
             old_stat, old_files = _loads(meta.get("index_stat")), _loads(meta.get("listing")) or {}
+        if self.notes_only:  # (files is the notes' listing; the rest as the cache saw it, maybe just now)
+            stat, files = old_stat, _with_notes(old_files, files)
         writer = _Writer(con, self._say)
         changed = 0
         if stat != old_stat:
@@ -652,6 +681,34 @@ class SearchCache:
             sql = f"SELECT rowid FROM fts WHERE fts MATCH ? AND rowid IN ({','.join('?' * len(chunk))})"
             found.update(r[0] for r in self.con.execute(sql, [expression, *chunk]))
         return found
+
+
+_LISTINGS: dict[bytes, list[dict[str, tuple[int, int]] | None]] = {}  # the last listing decoded, its notes' part
+
+
+def _kept_listing(raw: object, notes: bool = False) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+    """A cache's stored listing, decoded ({} when absent or unreadable), and with notes its notes' part (else {}): the
+    same bytes as the last ones decoded in this process give the same dicts again (a server searches the same cache
+    call after call; 13k files take 5 ms to decode). Neither dict is changed by anyone."""
+    if not isinstance(raw, bytes):
+        return {}, {}
+    found = _LISTINGS.get(raw)  # (a dict look-up by bytes: their hash, then one comparison of the equal bytes)
+    if found is None:
+        found = [_loads(raw) or {}, None]
+        _LISTINGS.clear()
+        _LISTINGS[raw] = found
+    files = found[0] or {}
+    part = found[1]
+    if notes and part is None:
+        prefix = NOTES + "/"
+        part = found[1] = {p: s for p, s in files.items() if p.startswith(prefix)}
+    return files, part or {}
+
+
+def _with_notes(files: dict[str, tuple[int, int]], notes: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    """A listing whose notes are those of notes (a notes-only listing), its other files those of files."""
+    prefix = NOTES + "/"
+    return {**{p: s for p, s in files.items() if not p.startswith(prefix)}, **notes}
 
 
 def _quoted(text: str) -> str:

@@ -157,6 +157,15 @@ def index_stat(root: str) -> tuple[int, int] | None:
     return _regular(os.path.join(root, INDEX))
 
 
+def note_listing(root: str, unlisted: dict[str, str] | None = None) -> dict[str, tuple[int, int]]:
+    """The part of listing() under notes/: all a search of notes alone depends on."""
+    out: dict[str, tuple[int, int]] = {}
+    notes = os.path.join(root, NOTES)
+    if not os.path.islink(notes):
+        _note_files(notes, NOTES, 0, out, {} if unlisted is None else unlisted)
+    return out
+
+
 def listing(root: str, unlisted: dict[str, str] | None = None) -> dict[str, tuple[int, int]]:
     """Every file search may read besides index.md, as relative path → (size, mtime_ns).
 

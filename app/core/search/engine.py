@@ -404,7 +404,7 @@ def run(
     if search_cache.fts_available():
         for _attempt in range(2):
             try:
-                with search_cache.SearchCache(root, progress, check_files) as cache:
+                with search_cache.SearchCache(root, progress, check_files, filters.kind == NOTE) as cache:
                     try:
                         hits = _from_cache(cache, query, matcher, filters)
                         if cache.catch_up():  # files changed since the cache saw them: it caught up, ask again

@@ -37,6 +37,8 @@ DEFAULT_SECTION_WEIGHT = 2
 PLACEHOLDERS = {"none", "- none", "-"}
 FENCE_RE = re.compile(r" {0,3}(```|~~~)")
 HEADING_RE = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)(.*)")
+MARKS = frozenset("`~# ")  # what a line that FENCE_RE or HEADING_RE matches starts with
+TABLE_RULE = frozenset("-: ")  # the characters of a table's rule line (`|---|:--|`)
 
 
 def text_of(data: bytes) -> str:
@@ -62,15 +64,30 @@ def iter_lines(data: bytes, start: int, end: int) -> Iterator[bytes]:
         pos = stop + 1
 
 
+def row_values(line: bytes, columns: tuple[str, ...]) -> list[str]:
+    """The values of one index table line's searched cells (CELL_WEIGHTS' order), then its Status and Updated At;
+    "" where a cell is absent (the first, the Session ID, too when the line is no table line)."""
+    text = line.decode("utf-8", "replace")
+    plan = _PLANS.get(columns) or _plan(columns)
+    if "\\" in text:  # (a backslash may escape a pipe: the careful split)
+        cells = split_cells(line_body(text)) or []
+        n = len(cells)
+        return [unescape(cells[pos]).strip() if pos < n else "" for pos in plan]
+    body = text.strip()  # no backslash, so no escaped pipe: the cells are the pieces between pipes, as split_cells'
+    cells = body[1:].split("|") if body.startswith("|") else []
+    n = len(cells)
+    return [cells[pos].strip() if pos < n else "" for pos in plan]
+
+
 def row_record(line: bytes, columns: tuple[str, ...], fingerprint: int = 0) -> Record | None:
     """The record of one index table line (None when it has no Session ID cell)."""
-    cells = split_cells(line_body(line.decode("utf-8", "replace"))) or []
-    plan = _PLANS.get(columns) or _plan(columns)
-    n = len(cells)
-    values = [unescape(cells[pos]).strip() if pos < n else "" for pos in plan]
+    values = row_values(line, columns)
+    return values_record(values, fingerprint) if values[0] else None
+
+
+def values_record(values: list[str], fingerprint: int = 0) -> Record:
+    """The record of an index line from its row_values, which hold a Session ID."""
     key = values[0]
-    if not key:
-        return None
     docs = [Doc(ROW, col, weight, values[i]) for i, (col, weight) in enumerate(_CELLS) if values[i] not in ("", "-")]
     return Record(SESSION, key, LIVE, ROW, INDEX, values[-2], values[4], values[1], values[-1], docs, fingerprint)
 
@@ -97,6 +114,9 @@ def sections(text: str) -> list[tuple[str, str]]:
     name, body = TOP, list[str]()
     fence = ""
     for line in text.splitlines():
+        if line[:1] not in MARKS:  # (most lines: neither a fence nor a heading can start so)
+            body.append(line)
+            continue
         m = FENCE_RE.match(line)
         if fence:
             if m and m.group(1) == fence:
@@ -118,9 +138,19 @@ def table_fields(body: str) -> dict[str, str]:
     """A `| Field | Value |` table as a dict (the first value of each field wins)."""
     out: dict[str, str] = {}
     for line in body.splitlines():
-        cells = split_cells(line)
-        if cells and len(cells) >= 2 and cells[0] != "Field" and not set(cells[0]) <= set("-: "):
-            out.setdefault(unescape(cells[0]), unescape(cells[1]).strip())
+        text = line.strip()
+        if not text.startswith("|"):
+            continue  # (no table line: split_cells' None)
+        if "\\" in text:
+            cells = split_cells(text) or []
+        else:  # no escaped pipe: split_cells' cells, only the first two stripped
+            cells = text[1:].split("|")
+            if len(cells) > 1 and not cells[-1].strip():
+                cells.pop()
+        if len(cells) >= 2:
+            field = cells[0].strip()
+            if field != "Field" and not set(field) <= TABLE_RULE:
+                out.setdefault(unescape(field), unescape(cells[1]).strip())
     return out
 
 

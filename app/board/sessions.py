@@ -565,9 +565,9 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         return super().check_action(action, parameters)
 
     def action_leave_pane(self) -> None:
-        """Leave the full-width pane (escape); on the table, clear a kept text filter."""
-        if not self.has_class("-expanded") and self.filter_text:
-            self.set_filter("")
+        """Leave the full-width pane (escape); on the table, clear the kept filters, text and status alike."""
+        if not self.has_class("-expanded") and (self.filter_text or self.status_filter != ALL):
+            self.reset_filters()
             return
         super().action_leave_pane()
 

@@ -55,6 +55,7 @@ from .messages import (
     RevisionsPrepared,
 )
 from .model import ALL, SORT_COLUMNS, BoardModel
+from .planning import PLANNING
 
 if TYPE_CHECKING:
     from .app import MemboardApp
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
 SAVING_GRACE = 5.0  # seconds an index.md read empty after it held rows is taken for a save under way (a synced
 # drive's editor pauses a second or more between truncating and writing back; the settle window is half a second)
 FIRST_BATCH = 8  # snapshots the first recording of a root takes at a time: a reload's own recording comes between
+FIRST_YIELD = 5.0  # seconds at most that the first recording waits, between batches, for a plan being built
 CONTINUE_PHRASE = "接續 memory {id}"  # what a person pastes into a chat to continue a session (the protocol's)
 
 IDS = Ids("status", "filter-bar", "filter-label", "filter", "main", "table", "pane", "keys")
@@ -311,6 +313,7 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         change itself and takes it off this pass."""
         worker = get_current_worker()
         for at in range(0, len(order := sorted(self._first_pass)), FIRST_BATCH):
+            PLANNING.wait_idle(FIRST_YIELD)  # a flow's plan being built comes first (planning.py)
             if worker.is_cancelled:  # the board is closing
                 return
             with self._record_lock:

@@ -81,6 +81,9 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
     IDS = IDS
     FOOTER, PANE_FOOTER, FILTER_FOOTER = "board", "pane", "filter"
     PLACEHOLDER = "ID, agent, topic, summary, keywords (enter keeps, escape clears)"
+    # from 5k rows (as the notes view): at 10k, each full collection pass walked the rows and the App's objects,
+    # 60-110 ms, and one came during nearly every organize or doctor preview (its plan's allocations set it off)
+    GC_FREEZE = 5_000
 
     # every key comes from the action table; `/` has priority: handled before the key is
     # forwarded, so letters typed right after it reach the box (check_action says when it yields)

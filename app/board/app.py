@@ -40,7 +40,6 @@ from .messages import (
     Logged,
 )
 from .sessions import SessionsScreen
-from .written import trim
 
 if TYPE_CHECKING:
     from .flows import BoardFlows
@@ -381,6 +380,9 @@ class MemboardApp(App):
 
     def record(self, entry: LogEntry) -> None:
         """Add a flow's end to the result log, which keeps within its budget (the oldest diffs go first)."""
+        # lazy: what a change wrote (and the preview's view it keeps) loads with the first flow's end, not at start-up
+        from .written import trim
+
         self.run_log.append(entry)
         trim([e.written for e in self.run_log])
 

@@ -263,10 +263,17 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
             model = read_model(root, now, data, missing=found is None)
         self._apply_model(model, set())
         self.show_notices(read_notices(root, model, []))  # up front: read-only, conflict markers (copies: the worker)
+        self.call_after_refresh(self._preload_styles)  # the first rows are drawn first
         if model.complete:
             self.call_after_refresh(self.reload_worker, set(), initial=True)
         else:
             self.call_after_refresh(self.reload_worker, set(), initial=True, data=data)
+
+    def _preload_styles(self) -> None:
+        """Have the board read the stylesheets of the screens it opens later (MemboardApp.preload_styles)."""
+        preload = getattr(self.app, "preload_styles", None)  # (a test's App may show this screen alone)
+        if preload is not None:
+            preload()
 
     @work(thread=True, exclusive=True, group="reload")
     def reload_worker(

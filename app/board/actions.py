@@ -435,7 +435,7 @@ ACTIONS: tuple[Action, ...] = (
         "escape",
         "leave_pane",
         "back",
-        "leave the full-width pane; on the table, clear a kept filter",
+        "leave the full-width pane; on the table, clear the kept filters (text and status)",
         Where.PANE,
         "board",
         footer=PANE,

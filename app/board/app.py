@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
-from memboard.styles import BOARD_TCSS, SPACES_TCSS
+from memboard.styles import BOARD_TCSS, FLOWS_TCSS, SPACES_TCSS
 from memboard.widgets.key_bar import FooterKey
 
 from ..core.config import Settings, settings
@@ -40,7 +40,6 @@ from .messages import (
     Logged,
 )
 from .sessions import SessionsScreen
-from .written import trim
 
 if TYPE_CHECKING:
     from .flows import BoardFlows
@@ -81,7 +80,9 @@ class MemboardApp(App):
     """The memboard board; its flows (BoardFlows) see it as their FlowHost."""
 
     TITLE = "memboard"
-    CSS_PATH = [BOARD_TCSS, SPACES_TCSS]
+    CSS_PATH = [BOARD_TCSS]
+    # read once the first rows are on screen (preload_styles): the previews' and questions', Spaces', Hierarchy's
+    LATER_CSS = (FLOWS_TCSS, SPACES_TCSS)
     COMMANDS = App.COMMANDS | {board_commands}
     # below 110 columns the pane folds away (enter opens it full width); the table gets the width
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-roomy")]
@@ -127,6 +128,20 @@ class MemboardApp(App):
 
             self._flows = BoardFlows(self)
         return self._flows
+
+    def preload_styles(self) -> None:
+        """Read the stylesheets of the screens the board opens later (LATER_CSS) in one pass, once the first rows
+        are on screen. A screen that brings its own has Textual re-parse and restyle every screen when it first
+        opens (doctor's first preview waited 70 ms under load for it, Spaces 0.5 s); read with the App's, they
+        made the first paint later. A screen opened before this has run still reads its own (CSS_PATH)."""
+        sheet = self.stylesheet
+        later = [path for path in self.LATER_CSS if not sheet.has_source(os.path.abspath(path), "")]
+        if not later or not self.is_running:
+            return
+        for path in later:
+            sheet.read(path)
+        sheet.reparse()
+        sheet.update(self)
 
     def footer_keys(self, context: str) -> list[FooterKey]:
         """The footer entries of a place on the board (the KeyBars' KeySource)."""
@@ -381,6 +396,9 @@ class MemboardApp(App):
 
     def record(self, entry: LogEntry) -> None:
         """Add a flow's end to the result log, which keeps within its budget (the oldest diffs go first)."""
+        # lazy: what a change wrote (and the preview's view it keeps) loads with the first flow's end, not at start-up
+        from .written import trim
+
         self.run_log.append(entry)
         trim([e.written for e in self.run_log])
 

@@ -41,6 +41,7 @@ from ..core.files.settle import Budget, settle_seconds
 from ..core.formats import clock
 from ..core.plan import Plan
 from .messages import AskScreen, BoardClosed, FlowFinished, LogEntry, Logged
+from .planning import PLANNING
 from .planview import Left, PlanView, ViewLine, build
 from .screens import LEAVE_OUT, MessageScreen, PlanningScreen, PreviewScreen, ProgressScreen, Tally
 from .wording import done_words, fix_for, refusal_words
@@ -159,7 +160,13 @@ class FlowRunner:
     # -- in the flow's thread -------------------------------------------------------------
 
     def run(self, op: str, body: Callable[..., None], *args: Any) -> None:
-        """Run a flow's body; a refusal or an unexpected error is explained, a closed board ends it."""
+        """Run a flow's body; a refusal or an unexpected error is explained, a closed board ends it. The board's
+        background work waits while the flow is at work (planning.py)."""
+        with PLANNING.building():
+            self._run(op, body, *args)
+
+    def _run(self, op: str, body: Callable[..., None], *args: Any) -> None:
+        """run's body: the flow, its refusal or error explained, a closed board ending it."""
         try:
             try:
                 body(*args)
@@ -178,8 +185,10 @@ class FlowRunner:
             return  # the board is gone: nobody to tell, nothing more to write
 
     def ask(self, screen: Screen[Result]) -> Result | None:
-        """Show a modal on the board and wait for its answer (None when it was dismissed without one)."""
-        return self.host.ask(screen)
+        """Show a modal on the board and wait for its answer (None when it was dismissed without one); the board's
+        background work goes on meanwhile (planning.py)."""
+        with PLANNING.aside():
+            return self.host.ask(screen)
 
     def wait(self, future: Future[Result]) -> Result:
         """Wait for future; BoardClosed when the board closes first."""
@@ -201,7 +210,9 @@ class FlowRunner:
         def build() -> None:
             """Run work and hand over its result or its error."""
             try:
-                future.set_result(work())
+                with PLANNING.building():  # the board's own background work waits meanwhile (planning.py)
+                    result = work()
+                future.set_result(result)
             except BaseException as exc:  # re-raised in the flow's thread by future.result()
                 future.set_exception(exc)
 

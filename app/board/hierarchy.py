@@ -25,6 +25,7 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from memboard.styles import SPACES_TCSS
 from memboard.widgets.hierarchy_table import HierarchyRow, HierarchyTable
 from memboard.widgets.key_bar import KeyBar
 from memboard.widgets.line_view import LineView
@@ -68,6 +69,8 @@ class HierarchyPaneLoaded(Message):
 
 class HierarchyScreen(BrowseScreen[HierarchyRow, HierarchyModel]):
     """Hot, Warm and Cold panels beside the selected item's pane: filter, live updates, the changes' flows."""
+
+    CSS_PATH = SPACES_TCSS  # (the App reads it once its first rows show: then it is not read again)
 
     BINDINGS = bindings("hierarchy")
     IDS = IDS

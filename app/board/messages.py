@@ -17,9 +17,9 @@ from memboard.widgets.panes import PaneRevision
 
 from .loader import Notices, SessionDetail
 from .model import BoardModel
-from .planview import PlanView
 
 if TYPE_CHECKING:
+    from .planview import PlanView
     from .written import Written
 
 

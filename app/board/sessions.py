@@ -55,6 +55,7 @@ from .messages import (
     RevisionsPrepared,
 )
 from .model import ALL, SORT_COLUMNS, BoardModel
+from .planning import PLANNING
 
 if TYPE_CHECKING:
     from .app import MemboardApp
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
 SAVING_GRACE = 5.0  # seconds an index.md read empty after it held rows is taken for a save under way (a synced
 # drive's editor pauses a second or more between truncating and writing back; the settle window is half a second)
 FIRST_BATCH = 8  # snapshots the first recording of a root takes at a time: a reload's own recording comes between
+FIRST_YIELD = 5.0  # seconds at most that the first recording waits, between batches, for a plan being built
 CONTINUE_PHRASE = "接續 memory {id}"  # what a person pastes into a chat to continue a session (the protocol's)
 
 IDS = Ids("status", "filter-bar", "filter-label", "filter", "main", "table", "pane", "keys")
@@ -79,6 +81,9 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
     IDS = IDS
     FOOTER, PANE_FOOTER, FILTER_FOOTER = "board", "pane", "filter"
     PLACEHOLDER = "ID, agent, topic, summary, keywords (enter keeps, escape clears)"
+    # from 5k rows (as the notes view): at 10k, each full collection pass walked the rows and the App's objects,
+    # 60-110 ms, and one came during nearly every organize or doctor preview (its plan's allocations set it off)
+    GC_FREEZE = 5_000
 
     # every key comes from the action table; `/` has priority: handled before the key is
     # forwarded, so letters typed right after it reach the box (check_action says when it yields)
@@ -258,10 +263,17 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
             model = read_model(root, now, data, missing=found is None)
         self._apply_model(model, set())
         self.show_notices(read_notices(root, model, []))  # up front: read-only, conflict markers (copies: the worker)
+        self.call_after_refresh(self._preload_styles)  # the first rows are drawn first
         if model.complete:
             self.call_after_refresh(self.reload_worker, set(), initial=True)
         else:
             self.call_after_refresh(self.reload_worker, set(), initial=True, data=data)
+
+    def _preload_styles(self) -> None:
+        """Have the board read the stylesheets of the screens it opens later (MemboardApp.preload_styles)."""
+        preload = getattr(self.app, "preload_styles", None)  # (a test's App may show this screen alone)
+        if preload is not None:
+            preload()
 
     @work(thread=True, exclusive=True, group="reload")
     def reload_worker(
@@ -311,6 +323,7 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         change itself and takes it off this pass."""
         worker = get_current_worker()
         for at in range(0, len(order := sorted(self._first_pass)), FIRST_BATCH):
+            PLANNING.wait_idle(FIRST_YIELD)  # a flow's plan being built comes first (planning.py)
             if worker.is_cancelled:  # the board is closing
                 return
             with self._record_lock:
@@ -565,9 +578,9 @@ class SessionsScreen(BrowseScreen[BoardRow, BoardModel]):
         return super().check_action(action, parameters)
 
     def action_leave_pane(self) -> None:
-        """Leave the full-width pane (escape); on the table, clear a kept text filter."""
-        if not self.has_class("-expanded") and self.filter_text:
-            self.set_filter("")
+        """Leave the full-width pane (escape); on the table, clear the kept filters, text and status alike."""
+        if not self.has_class("-expanded") and (self.filter_text or self.status_filter != ALL):
+            self.reset_filters()
             return
         super().action_leave_pane()
 

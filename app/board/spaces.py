@@ -26,6 +26,7 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from memboard.styles import SPACES_TCSS
 from memboard.widgets.line_view import LineView
 from memboard.widgets.space_table import SpaceRow, SpaceTable
 
@@ -86,6 +87,8 @@ def quick_rows() -> list[SpaceRow]:
 
 class SpacesScreen(BrowseScreen[SpaceRow, SpacesModel]):
     """The known spaces beside their pane: filter, live updates, the changing keys' flows."""
+
+    CSS_PATH = SPACES_TCSS  # (the App reads it once its first rows show: then it is not read again)
 
     BINDINGS = bindings("spaces")
     IDS = IDS

@@ -84,3 +84,22 @@ async def test_a_click_anywhere_on_the_footers_help_opens_help_and_each_key_of_a
                 await pilot.click(bar, offset=(column, 0))
                 await pilot.pause()
                 assert app.sessions.status_filter == status, (size, column)
+
+
+async def test_escape_on_the_table_clears_a_kept_status_filter_and_the_text_filter_with_it(demo_root, ids):
+    app = MemboardApp(demo_root, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        total = len(app.sessions.table.rows)
+        await pilot.press("3")  # active only: a kept status filter
+        active = len(shown(app))
+        assert app.sessions.status_filter == "active" and 0 < active < total
+        await pilot.press("escape")
+        assert app.sessions.status_filter == "all" and len(shown(app)) == total
+        await pilot.press("3", "slash", *"同步", "enter")  # both filters kept
+        assert app.focused is app.sessions.table and len(shown(app)) < active
+        await pilot.press("escape")  # one escape shows every row again
+        assert app.sessions.status_filter == "all" and app.sessions.filter_text == ""
+        assert len(shown(app)) == total and not app.sessions.query_one("#filter-bar").display
+        await pilot.press("3", "enter", "escape")  # in the full-width pane escape only leaves it
+        assert not app.sessions.has_class("-expanded") and app.sessions.status_filter == "active"

@@ -18,6 +18,7 @@ from memboard.board.screens import (
     PreviewScreen,
     SessionPicker,
     StaleDaysScreen,
+    waiting,
 )
 from memboard.core.files.root import MemoryRoot
 from memboard.core.formats.clock import now
@@ -193,6 +194,27 @@ async def test_planning_shows_the_time_it_takes_and_escape_drops_the_plan(sample
         await pilot.pause(0.2)
         assert not isinstance(app.screen, PreviewScreen)  # the plan built late is dropped
     assert tree(sample_root, skip=(".memboard",)) == before
+
+
+async def test_planning_closes_the_moment_its_plan_is_built_not_at_its_next_look(sample_root, monkeypatch):
+    release = threading.Event()
+    organize = board_flows.plan_organize
+
+    def slow(root, when, days):
+        release.wait(10)
+        return organize(root, when, days)
+
+    monkeypatch.setattr(board_flows, "plan_organize", slow)
+    monkeypatch.setattr(waiting, "TICK", 600.0)  # its next look at the work would come in ten minutes
+    app = make_app(sample_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("o")
+        await wait_for_screen(pilot, StaleDaysScreen)
+        await pilot.press("enter")
+        await wait_for_screen(pilot, PlanningScreen)
+        release.set()
+        await wait_for_screen(pilot, PreviewScreen)
 
 
 async def test_organize_shows_every_reason_and_keeps_the_buttons_in_view_at_80x24(sample_root):

@@ -2,7 +2,8 @@
 progress bar while a large plan is written.
 
 Both watch state a flow's thread fills in (a Future, a Tally) on a short timer: the flow never
-touches a widget, the screen never waits.
+touches a widget, the screen never waits. "planning…" is also told the moment its plan is built (a
+message, which any thread may post), so a large preview does not wait up to a tick for nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Label, ProgressBar, Static
 
@@ -50,9 +52,17 @@ class PlanningScreen(ModalScreen[bool]):
         """`planning… 2.4 s`."""
         return Text(f"planning… {time.monotonic() - self.started:.1f} s")
 
+    class Built(Message):
+        """The plan watched is built (posted from the planning thread)."""
+
     def on_mount(self) -> None:
-        """Look at the work every tick."""
+        """Look at the work every tick, and at once when it is done."""
         self.set_interval(TICK, self.tick)
+        self.work.add_done_callback(lambda _work: self.post_message(self.Built()))
+
+    def on_planning_screen_built(self, _message: Built) -> None:
+        """The plan is built: close now rather than at the next tick."""
+        self.tick()
 
     def tick(self) -> None:
         """Show the time taken; close once the plan is built."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import re
 import shutil
 import subprocess
@@ -61,12 +62,11 @@ def built(tmp_path_factory, kind: str) -> Path:
 @pytest.fixture(scope="module")
 def sdist(tmp_path_factory) -> tuple[set[str], Message]:
     """Build the sdist from a copy of the project (setuptools' own build hook); its names and PKG-INFO."""
-    import setuptools
-
-    if int(setuptools.__version__.split(".")[0]) < 77:
-        pytest.skip(
-            f"building the sdist needs setuptools>=77, found {setuptools.__version__} (pip install -e '.[test]')"
-        )
+    # (the version from its metadata: importing setuptools here would swap distutils under whatever this worker
+    # imported before, which fails once anything in it looked for pip)
+    found = importlib.metadata.version("setuptools")
+    if int(found.split(".")[0]) < 77:
+        pytest.skip(f"building the sdist needs setuptools>=77, found {found} (pip install -e '.[test]')")
     archive = built(tmp_path_factory, "sdist")
     with tarfile.open(archive) as tar:
         names = tar.getnames()

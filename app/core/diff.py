@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from .formats.index import AROUND
@@ -390,8 +390,30 @@ def rewrite_pieces(data: bytes, rewrite: Rewrite, from_name: str, to_name: str) 
 def _rewrite_hunks(
     matcher: difflib.SequenceMatcher[bytes], starts: _Starts, rewrite: Rewrite, from_name: str, to_name: str
 ) -> Iterator[bytes]:
-    """The hunks of rewrite_pieces, as unified_diff_pieces writes them."""
-    run, lines = starts.run, rewrite.lines
+    """The hunks of rewrite_pieces, as unified_diff_pieces writes them: old lines cut from the file, new ones the
+    rewrite's lines of the region (in order)."""
+    lines = rewrite.lines
+
+    def new(i1: int, i2: int, _j1: int, _j2: int) -> bytes:
+        """The rewrite's new lines of old lines i1 to i2, joined by `+`."""
+        made = [lines[k] for k in range(i1, i2)]
+        return "+".join([n if n.endswith("\n") else n + "\n" + NO_EOL for n in made if n]).encode(
+            "utf-8", "surrogateescape"
+        )
+
+    return _hunks(matcher, starts.run, new, from_name, to_name)
+
+
+def _hunks(
+    matcher: difflib.SequenceMatcher[bytes],
+    old: Callable[[int, int, bytes], bytes],
+    new: Callable[[int, int, int, int], bytes],
+    from_name: str,
+    to_name: str,
+) -> Iterator[bytes]:
+    """A unified diff's headers and hunks from matcher's groups, in pieces (each mark on its own, no copy of a
+    run): old(i1, i2, mark) gives old lines i1 to i2 joined by mark, new(i1, i2, j1, j2) the new lines of that
+    region joined by `+`."""
     started = False
     for group in matcher.get_grouped_opcodes(CONTEXT):
         if not started:
@@ -404,17 +426,14 @@ def _rewrite_hunks(
             if tag == "equal":
                 if i2 > i1:
                     yield b" "
-                    yield run(i1, i2, b" ")
+                    yield old(i1, i2, b" ")
                 continue
-            if tag != "insert" and i2 > i1:  # replace or delete: changed lines of the region only
+            if tag != "insert" and i2 > i1:  # replace or delete
                 yield b"-"
-                yield run(i1, i2, b"-")
-            if tag != "delete" and j2 > j1:  # their new lines, in order
-                new = [lines[k] for k in range(i1, i2)]
+                yield old(i1, i2, b"-")
+            if tag != "delete" and j2 > j1:  # replace or insert
                 yield b"+"
-                yield "+".join([n if n.endswith("\n") else n + "\n" + NO_EOL for n in new if n]).encode(
-                    "utf-8", "surrogateescape"
-                )
+                yield new(i1, i2, j1, j2)
 
 
 def changed_line_numbers(a: Sequence[Line], b: Sequence[Line]) -> tuple[list[int], list[int]]:
@@ -500,26 +519,13 @@ def unified_diff_pieces(
     if len(a) + len(b) <= LARGE and blocks is None:
         yield encode(unified_diff([decode(line) for line in a], [decode(line) for line in b], from_name, to_name))
         return
-    started = False
-    for group in _matcher(a, b, blocks).get_grouped_opcodes(CONTEXT):
-        if not started:
-            started = True
-            yield encode(f"--- {from_name}\n")
-            yield encode(f"+++ {to_name}\n")
-        first, last = group[0], group[-1]
-        yield f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n".encode("ascii")
-        for tag, i1, i2, j1, j2 in group:  # (as unified_diff, each mark on its own: no copy of a run)
-            if tag == "equal":
-                if i2 > i1:
-                    yield b" "
-                    yield b" ".join(a[i1:i2])
-                continue
-            if tag != "insert" and i2 > i1:  # replace or delete
-                yield b"-"
-                yield b"-".join(a[i1:i2])
-            if tag != "delete" and j2 > j1:  # replace or insert
-                yield b"+"
-                yield b"+".join(b[j1:j2])
+    yield from _hunks(
+        _matcher(a, b, blocks),
+        lambda i1, i2, mark: mark.join(a[i1:i2]),
+        lambda _i1, _i2, j1, j2: b"+".join(b[j1:j2]),
+        from_name,
+        to_name,
+    )
 
 
 def quote_path(path: str) -> str:

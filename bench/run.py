@@ -270,19 +270,7 @@ def cli_section(
     pass_s = median([s.wall for s in alone["python -c pass"]])
     interpreter_mb = max(s.peak_mb for s in alone["python -c pass"])
     for name, samples in alone.items():
-        walls = [s.wall for s in samples]
-        fig = Figure(
-            name,
-            None,
-            median(walls),
-            "s",
-            len(walls),
-            low=min(walls),
-            high=max(walls),
-            cpu=median([s.cpu for s in samples]),
-            peak_mb=max(s.peak_mb for s in samples),
-            load=os.getloadavg()[0],
-        )
+        fig = samples_figure(name, None, samples, load=os.getloadavg()[0])
         if name != "python -c pass":
             fig.baseline_name, fig.baseline, fig.ratio = "python -c pass", pass_s, ratio(fig.value, pass_s)
         results.add(fig)
@@ -295,9 +283,9 @@ def cli_section(
     return out
 
 
-def floor_figure(name: str, n: int, floors: list) -> Figure:
-    """The floor's own figure: its runs (one before each run of a command)."""
-    walls = [s.wall for s in floors]
+def samples_figure(name: str, n: int | None, samples: list, **extra) -> Figure:
+    """A figure of whole-process runs: the median of their wall times, its spread, their CPU and peak memory."""
+    walls = [s.wall for s in samples]
     return Figure(
         name,
         n,
@@ -306,9 +294,16 @@ def floor_figure(name: str, n: int, floors: list) -> Figure:
         len(walls),
         low=min(walls),
         high=max(walls),
-        cpu=median([s.cpu for s in floors]),
-        peak_mb=max(s.peak_mb for s in floors),
-        note="python -c \"open(p,'rb').read().split(b'\\n')\": the baseline of the commands below",
+        cpu=median([s.cpu for s in samples]),
+        peak_mb=max(s.peak_mb for s in samples),
+        **extra,
+    )
+
+
+def floor_figure(name: str, n: int, floors: list) -> Figure:
+    """The floor's own figure: its runs (one before each run of a command)."""
+    return samples_figure(
+        name, n, floors, note="python -c \"open(p,'rb').read().split(b'\\n')\": the baseline of the commands below"
     )
 
 

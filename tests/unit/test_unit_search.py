@@ -181,25 +181,15 @@ CELL_PIECES = ["", " ", "x", " a b ", "-", "同步", "\u3000y\u3000", "\t", "\r"
 def test_a_row_line_without_backslash_reads_as_the_careful_split_reads_it(cells, closed, tail):
     """The cache's build and the scan read a line with no backslash by a plain split: the same values as the
     escape-aware split_cells gives (spaces of every kind, a missing last pipe, cells missing or extra)."""
+    from memboard.core.formats.index import COLUMNS
     from memboard.core.formats.text import line_body, split_cells, unescape
     from memboard.core.search.parse import _plan, row_values
 
-    columns = (
-        "Session ID",
-        "Agent Name",
-        "Topic",
-        "Summary",
-        "Keywords",
-        "Status",
-        "Referenced By",
-        "Started At",
-        "Updated At",
-    )
     line = ("| " + " | ".join(cells) + (" |" if closed else "") + tail).encode()
     careful = split_cells(line_body(line.decode())) or []
-    expected = [unescape(careful[pos]).strip() if pos < len(careful) else "" for pos in _plan(columns)]
-    assert row_values(line, columns) == expected
-    assert row_values(b"not a table line " + line, columns) == [""] * len(expected)
+    expected = [unescape(careful[pos]).strip() if pos < len(careful) else "" for pos in _plan(COLUMNS)]
+    assert row_values(line, COLUMNS) == expected
+    assert row_values(b"not a table line " + line, COLUMNS) == [""] * len(expected)
 
 
 @given(

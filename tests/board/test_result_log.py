@@ -6,12 +6,12 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 
-from memboard.board.screens import LogScreen, PreviewScreen, StaleDaysScreen
+from memboard.board.screens import LogScreen, PreviewScreen
 from memboard.board.screens.applied import AppliedScreen
 from memboard.core.plan import Change, Plan
 from tests.flows.driving import make_app, open_on, ready, wait_for_flow, wait_for_screen
 from tests.flows.sample import LONER, make_root
-from tests.flows.test_previews import insert_rows
+from tests.flows.test_previews import insert_rows, organize_preview
 
 
 def held(root: object) -> Iterator[object]:
@@ -78,10 +78,7 @@ async def test_a_large_change_keeps_its_files_names_and_counts_and_says_what_it_
     app = make_app(root)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.press("o")
-        await wait_for_screen(pilot, StaleDaysScreen)
-        await pilot.press("enter")
-        await wait_for_screen(pilot, PreviewScreen)
+        await organize_preview(pilot)
         await pilot.press("y", "y")
         await wait_for_flow(pilot)
         assert app.run_log[-1].applied and "deleted 6,0" in app.run_log[-1].outcome, app.run_log[-1]

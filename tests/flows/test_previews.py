@@ -29,7 +29,7 @@ from memboard.widgets.line_view import LineView
 from tests.support.roots import table_line
 from tests.support.tree import tree
 
-from .driving import cancel_through, make_app, mark, open_on, preview_words, ready, wait_for_flow, wait_for_screen
+from .driving import S, cancel_through, make_app, mark, open_on, preview_words, ready, wait_for_flow, wait_for_screen
 from .sample import FOLLOWER, LONER, OVERDUE, PLACEHOLDER, SOURCE
 
 
@@ -93,14 +93,35 @@ def insert_rows(root, rows) -> None:
     )
 
 
-async def organize_preview(pilot) -> PreviewScreen:
-    """Ask for organize, keep the stale days offered, and wait for its preview."""
+async def ask_organize(pilot, until: type[S]) -> S:
+    """Ask for organize, keep the stale days offered, and wait for a screen of this kind."""
     await pilot.press("o")
     await wait_for_screen(pilot, StaleDaysScreen)
     await pilot.press("enter")
-    screen = await wait_for_screen(pilot, PreviewScreen)
-    assert isinstance(screen, PreviewScreen)
+    screen = await wait_for_screen(pilot, until)
+    assert isinstance(screen, until)
     return screen
+
+
+async def organize_preview(pilot) -> PreviewScreen:
+    """Ask for organize, keep the stale days offered, and wait for its preview."""
+    return await ask_organize(pilot, PreviewScreen)
+
+
+def slow_organize(monkeypatch) -> tuple[threading.Event, threading.Event]:
+    """Make the board's organize plan wait for the first event (set it to let the plan be built); the second is
+    set once the plan is built."""
+    release, built = threading.Event(), threading.Event()
+    organize = board_flows.plan_organize
+
+    def slow(root, when, days):
+        release.wait(10)
+        plan = organize(root, when, days)
+        built.set()
+        return plan
+
+    monkeypatch.setattr(board_flows, "plan_organize", slow)
+    return release, built
 
 
 def add_sessions(root, count: int) -> list[str]:
@@ -163,25 +184,12 @@ async def test_a_large_plan_asks_twice_and_is_written_under_a_progress_bar_a_sma
 
 
 async def test_planning_shows_the_time_it_takes_and_escape_drops_the_plan(sample_root, monkeypatch):
-    release = threading.Event()
-    built = threading.Event()
-    organize = board_flows.plan_organize
-
-    def slow(root, when, days):
-        release.wait(10)
-        plan = organize(root, when, days)
-        built.set()
-        return plan
-
-    monkeypatch.setattr(board_flows, "plan_organize", slow)
+    release, built = slow_organize(monkeypatch)
     before = tree(sample_root, skip=(".memboard",))
     app = make_app(sample_root)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await pilot.press("o")
-        await wait_for_screen(pilot, StaleDaysScreen)
-        await pilot.press("enter")
-        planning = await wait_for_screen(pilot, PlanningScreen)
+        planning = await ask_organize(pilot, PlanningScreen)
         await pilot.pause(0.3)
         line = str(planning.query_one("#planning-line").render())
         assert line.startswith("planning… ") and line.endswith(" s") and float(line.split()[1]) >= 0.3
@@ -197,22 +205,12 @@ async def test_planning_shows_the_time_it_takes_and_escape_drops_the_plan(sample
 
 
 async def test_planning_closes_the_moment_its_plan_is_built_not_at_its_next_look(sample_root, monkeypatch):
-    release = threading.Event()
-    organize = board_flows.plan_organize
-
-    def slow(root, when, days):
-        release.wait(10)
-        return organize(root, when, days)
-
-    monkeypatch.setattr(board_flows, "plan_organize", slow)
+    release, _built = slow_organize(monkeypatch)
     monkeypatch.setattr(waiting, "TICK", 600.0)  # its next look at the work would come in ten minutes
     app = make_app(sample_root)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await pilot.press("o")
-        await wait_for_screen(pilot, StaleDaysScreen)
-        await pilot.press("enter")
-        await wait_for_screen(pilot, PlanningScreen)
+        await ask_organize(pilot, PlanningScreen)
         release.set()
         await wait_for_screen(pilot, PreviewScreen)
 

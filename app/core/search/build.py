@@ -29,6 +29,11 @@ BATCH = 2000  # sessions written at a time
 FTS_HASHSIZE = (
     16 << 20
 )  # bytes of pending FTS terms before a segment is written (SQLite default 1 MiB; 64 MiB: no faster)
+# FTS5 merges its segments as it writes them (automerge, default 4): a build sets it to 0, so each segment of
+# pending terms is written once and left (FTS5's crisis merge still bounds a level at 16 segments; at 100k rows
+# the build ends with 6-7 either way), and sets the default again for the refreshes' small writes. At 100k rows
+# FTS5's work 2.4-2.7 s -> 1.8 s, and a cache of 147 -> 133 MiB (the merges' freed pages).
+AUTOMERGE = 4
 ROW_CELLS = tuple((column, min(weight, 15)) for column, weight in CELL_WEIGHTS.items())
 SESSION_COLUMNS = "sid, kind, key, state, status, agent, topic, updated_at, updated_sort, ntype, scope, project"
 
@@ -49,6 +54,7 @@ class BulkWriter:
         self.next_record = 1
         self.count = 0
         con.execute(f"INSERT INTO fts(fts, rank) VALUES('hashsize', {FTS_HASHSIZE})")
+        con.execute("INSERT INTO fts(fts, rank) VALUES('automerge', 0)")  # (see AUTOMERGE)
 
     def session(self, recs: list[Record]) -> None:
         """Add the records of one session (all with the same kind and key), its documents in id order."""
@@ -130,8 +136,10 @@ class BulkWriter:
         self.records, self.docs, self.sessions = [], [], []
 
     def finish(self) -> None:
-        """Write the rest; recompute the sessions met more than once from all their records."""
+        """Write the rest; recompute the sessions met more than once from all their records; merge as FTS5 does by
+        default from here on (the refreshes' small writes)."""
         self.flush()
+        self.con.execute(f"INSERT INTO fts(fts, rank) VALUES('automerge', {AUTOMERGE})")
         sql = "SELECT kind, key, state, source, status, agent, topic, updated_at, ntype, scope, project FROM records WHERE sid = ?"
         for sid in sorted(self.again):
             rows = self.con.execute(sql, (sid,)).fetchall()

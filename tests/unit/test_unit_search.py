@@ -212,3 +212,39 @@ def test_a_metadata_table_reads_as_the_careful_split_reads_it(rows):
         if cells and len(cells) >= 2 and cells[0] != "Field" and not set(cells[0]) <= set("-: "):
             expected.setdefault(unescape(cells[0]), unescape(cells[1]).strip())
     assert table_fields(body) == expected
+
+
+SNAPSHOT_LINES = [
+    "",
+    " ",
+    "text",
+    "  indented",
+    "## Decisions",
+    "## ",
+    "##",
+    "   ## Spaced ##",
+    "#### deep",
+    "# Title",
+    "##no space",
+    "```",
+    "~~~",
+    " ```py",
+    "    ```",
+    "- item",
+    "| Field | Value |",
+    "同步 ## 記憶",
+    "\tTabbed",
+    "#",
+]
+
+
+@given(st.lists(st.sampled_from(SNAPSHOT_LINES), max_size=14), st.sampled_from(["", "\n", "\n\n"]))
+@settings(max_examples=400, deadline=None)
+def test_a_snapshot_of_plain_line_breaks_splits_as_read_line_by_line(lines, tail):
+    """A text whose lines end in \\n alone is split into sections by slicing between its headings: the same
+    names and bodies as the line-by-line reading (fences, headings of every level, blank lines, spaces)."""
+    from memboard.core.search.parse import _sections_lines
+
+    text = "\n".join(lines) + tail
+    assert sections(text) == _sections_lines(text)
+    assert sections(text + "\r\n") == _sections_lines(text + "\r\n")

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..formats.layout import INDEX
-from .docs import LIVE, ROW, SESSION, Record, facts, resolve, sort_time, source_of
+from .docs import LIVE, ROW, SESSION, TIME_RE, Record, facts, resolve, sort_time, source_of
 from .parse import CELL_WEIGHTS, iter_lines, records, row_values, table_of, values_record
 
 SID_SHIFT, WEIGHT_SHIFT, SEQ_MASK = 20, 16, 0xFFFF  # as cache.py's (a document id's parts)
@@ -34,7 +34,7 @@ FTS_HASHSIZE = (
 # the build ends with 6-7 either way), and sets the default again for the refreshes' small writes. At 100k rows
 # FTS5's work 2.4-2.7 s -> 1.8 s, and a cache of 147 -> 133 MiB (the merges' freed pages).
 AUTOMERGE = 4
-ROW_CELLS = tuple((column, min(weight, 15)) for column, weight in CELL_WEIGHTS.items())
+ROW_CELLS = tuple((column, min(weight, 15) << WEIGHT_SHIFT) for column, weight in CELL_WEIGHTS.items())  # weight bits
 SESSION_COLUMNS = "sid, kind, key, state, status, agent, topic, updated_at, updated_sort, ntype, scope, project"
 
 
@@ -91,31 +91,32 @@ class BulkWriter:
             self.flush()
             self.say(f"search cache: {self.count:,} sources read")
 
-    def lone_row(self, values: list[str], fingerprint: int) -> bool:
-        """Add an index row of a session met for the first time and holding no file, from its row_values; what
-        session() makes of its one record, without the record (most rows of a root). False, adding nothing, when
-        the session was met before."""
-        key = values[0]
-        if (SESSION, key) in self.sids:
+    def lone_row(self, values: list[str], fingerprint: int, source: tuple[str, str]) -> bool:
+        """Add an index row of a session met for the first time and holding no file, from its row_values and its
+        source (SESSION, its ID); what session() makes of its one record, without the record (most rows of a root).
+        False, adding nothing, when the session was met before."""
+        sids = self.sids
+        if source in sids:
             return False
-        sid = self.sids[(SESSION, key)] = len(self.sids) + 1
-        status, agent, topic, updated = values[-2], values[4], values[1], values[-1]
-        self.sessions.append((sid, SESSION, key, LIVE, status, agent, topic, updated, sort_time(updated), "", "", ""))
+        sid = sids[source] = len(sids) + 1
+        key, status, agent, topic, updated = values[0], values[-2], values[4], values[1], values[-1]
+        when = updated if TIME_RE.fullmatch(updated) else sort_time(updated)  # (a cell is stripped: sort_time's test)
+        self.sessions.append((sid, SESSION, key, LIVE, status, agent, topic, updated, when, "", "", ""))
         rid = self.next_record
-        self.next_record += 1
+        self.next_record = rid + 1
         self.records.append(
             (rid, sid, SESSION, key, LIVE, ROW, INDEX, status, agent, topic, updated, fingerprint, "", "", "")
         )
         low, number, docs = sid << SID_SHIFT, 0, []
-        for text, (column, weight) in zip(values, ROW_CELLS):
+        for text, (column, bits) in zip(values, ROW_CELLS):
             if text and text != "-":
-                docs.append((low | weight << WEIGHT_SHIFT | number, rid, ROW, column, text))
+                docs.append((low | bits | number, rid, ROW, column, text))
                 number += 1
         docs.sort()
         self.docs += docs
         self.seq[sid] = number
         self.count += 1
-        if len(self.sessions) >= BATCH or len(self.records) >= BATCH:
+        if len(self.records) >= BATCH:  # (a batch holds at least as many records as sessions)
             self.flush()
             self.say(f"search cache: {self.count:,} sources read")
         return True
@@ -173,25 +174,32 @@ def build_records(
         values = row_values(line, columns)
         if not values[0]:
             continue
-        paths = by_key.pop((SESSION, values[0]), None)
-        if paths or not writer.lone_row(values, crc):
+        source = (SESSION, values[0])
+        paths = by_key.pop(source, None)
+        if paths or not writer.lone_row(values, crc, source):
             group = [values_record(values, crc)]
             if paths:
-                _add_files(writer, base, paths, unreadable, group)
+                _add_files(writer, base, paths, unreadable, group, source)
             else:
                 writer.session(group)
-    for paths in by_key.values():
-        _add_files(writer, base, paths, unreadable, [])
+    for source, paths in by_key.items():
+        _add_files(writer, base, paths, unreadable, [], source)
     _add_files(writer, base, loose, unreadable, [])
     writer.finish()
     return columns, crcs
 
 
 def _add_files(
-    writer: BulkWriter, base: str, paths: list[str], unreadable: dict[str, str], group: list[Record]
+    writer: BulkWriter,
+    base: str,
+    paths: list[str],
+    unreadable: dict[str, str],
+    group: list[Record],
+    source: tuple[str, str] | None = None,
 ) -> None:
-    """Add the records of these files with those in group: together when they are one session's, else each apart."""
-    for _path, rec in records(base, paths, unreadable):
+    """Add the records of these files (all of source, when given) with those in group: together when they are one
+    session's, else each apart."""
+    for _path, rec in records(base, paths, unreadable, source):
         if rec is None:
             continue
         if group and (rec.kind, rec.key) != (group[0].kind, group[0].key):

@@ -39,6 +39,8 @@ FENCE_RE = re.compile(r" {0,3}(```|~~~)")
 HEADING_RE = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)(.*)")
 MARKS = frozenset("`~# ")  # what a line that FENCE_RE or HEADING_RE matches starts with
 TABLE_RULE = frozenset("-: ")  # the characters of a table's rule line (`|---|:--|`)
+ODD_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")  # what str.splitlines() breaks at besides \n
+MARK_LINE = re.compile("^[`~# ].*", re.MULTILINE)  # a line that may be a fence or a heading (see MARKS)
 
 
 def text_of(data: bytes) -> str:
@@ -110,6 +112,13 @@ def _plan(columns: tuple[str, ...]) -> list[int]:
 
 def sections(text: str) -> list[tuple[str, str]]:
     """A snapshot's `## ` sections as (name, body); text before the first one is TOP."""
+    if ODD_BREAKS.search(text) is None:  # (every file memboard writes: its lines end in \n alone)
+        return _sections_sliced(text)
+    return _sections_lines(text)
+
+
+def _sections_lines(text: str) -> list[tuple[str, str]]:
+    """sections(), line by line (any line break str.splitlines() knows)."""
     out: list[tuple[str, str]] = []
     name, body = TOP, list[str]()
     fence = ""
@@ -134,6 +143,29 @@ def sections(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def _sections_sliced(text: str) -> list[tuple[str, str]]:
+    """sections() of a text whose only line break is \\n: only the lines that can be a fence or a heading are looked
+    at, and each body is the text between two headings, sliced (what joining its lines with \\n makes, but for the
+    trailing line breaks that strip() drops)."""
+    out: list[tuple[str, str]] = []
+    name, start, fence = TOP, 0, ""
+    for mark in MARK_LINE.finditer(text):
+        line = mark.group()
+        m = FENCE_RE.match(line)
+        if fence:
+            if m and m.group(1) == fence:
+                fence = ""
+        elif m:
+            fence = m.group(1)
+        else:
+            h = HEADING_RE.match(line)
+            if h and len(h.group(1)) == 2:
+                out.append((name, text[start : mark.start()].strip()))
+                name, start = h.group(2).strip().rstrip("#").strip() or "##", mark.end() + 1
+    out.append((name, text[start:].strip()))
+    return out
+
+
 def table_fields(body: str) -> dict[str, str]:
     """A `| Field | Value |` table as a dict (the first value of each field wins)."""
     out: dict[str, str] = {}
@@ -143,14 +175,20 @@ def table_fields(body: str) -> dict[str, str]:
             continue  # (no table line: split_cells' None)
         if "\\" in text:
             cells = split_cells(text) or []
-        else:  # no escaped pipe: split_cells' cells, only the first two stripped
-            cells = text[1:].split("|")
-            if len(cells) > 1 and not cells[-1].strip():
-                cells.pop()
+            if len(cells) >= 2:
+                field = cells[0].strip()
+                if field != "Field" and not set(field) <= TABLE_RULE:
+                    out.setdefault(unescape(field), unescape(cells[1]).strip())
+            continue
+        # no backslash, so no escaped pipe: split_cells' first two cells (a third piece holds the rest, which
+        # matters only when it is empty: the line's closing pipe), and nothing to unescape
+        cells = text[1:].split("|", 2)
+        if len(cells) == 2 and not cells[1].strip():
+            continue  # (`| a |`: one cell)
         if len(cells) >= 2:
             field = cells[0].strip()
-            if field != "Field" and not set(field) <= TABLE_RULE:
-                out.setdefault(unescape(field), unescape(cells[1]).strip())
+            if field != "Field" and field.strip("-: "):  # (not the rule line: TABLE_RULE's characters alone)
+                out.setdefault(field, cells[1].strip())
     return out
 
 
@@ -257,16 +295,18 @@ def note_record(data: bytes, key: str, path: str) -> Record:
     )
 
 
-def file_record(root: str, path: str) -> Record | None:
+def file_record(root: str, path: str, source: tuple[str, str] | None = None) -> Record | None:
     """The record of a listed file (None when it names no session or note, or it vanished); an OSError when it
-    cannot be read (see read_file: the caller names it)."""
-    source = source_of(path)
+    cannot be read (see read_file: the caller names it). source: its source_of(path), when the caller has it."""
+    source = source or source_of(path)
     data = read_file(root, path) if source is not None else None
     if source is None or data is None:
         return None
     kind, key = source
     if kind == NOTE:
-        if copied_note(key, note_topic_key(data)):  # a sync tool's conflict copy of a note: no note of its own
+        # (a note whose Topic Key is its own ID, as most are, is no copy: copied_note's None without its look-ups)
+        named = note_topic_key(data)
+        if named != key and copied_note(key, named):  # a sync tool's conflict copy of a note: no note of its own
             return None
         return note_record(data, key, path)
     if path.startswith(SESSIONS):
@@ -278,12 +318,15 @@ def file_record(root: str, path: str) -> Record | None:
     return snapshot_record(data, key, ARCHIVED, path)
 
 
-def records(root: str, paths: Iterable[str], unreadable: dict[str, str]) -> Iterator[tuple[str, Record | None]]:
+def records(
+    root: str, paths: Iterable[str], unreadable: dict[str, str], source: tuple[str, str] | None = None
+) -> Iterator[tuple[str, Record | None]]:
     """Each listed path with its record (None: it names no session or note, or vanished); a path that cannot be
-    read is noted in unreadable (path -> why, in words) and left out, never taken for an empty file."""
+    read is noted in unreadable (path -> why, in words) and left out, never taken for an empty file. source: every
+    path's source_of, when the caller has it (each is found from its path otherwise)."""
     for path in paths:
         try:
-            rec = file_record(root, path)
+            rec = file_record(root, path, source)
         except OSError as exc:
             unreadable[path] = why(exc)
             continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -212,3 +213,36 @@ def test_a_metadata_table_reads_as_the_careful_split_reads_it(rows):
         if cells and len(cells) >= 2 and cells[0] != "Field" and not set(cells[0]) <= set("-: "):
             expected.setdefault(unescape(cells[0]), unescape(cells[1]).strip())
     assert table_fields(body) == expected
+
+
+def test_a_search_no_note_can_pass_lists_no_note_and_lists_the_rest_as_a_whole_listing_does(
+    corpus, tmp_path, monkeypatch
+):
+    """--kind session, --archived and --agent take no note's stat (what they save: docs/how-it-is-built/speed.md),
+    and the listing they take instead is the whole listing but its notes."""
+    from memboard.core.search import cache, docs  # (the module whose notes' walk must not run)
+
+    root = tmp_path / "root"
+    shutil.copytree(corpus[0], root)
+    (root / "notes" / "memory").mkdir(parents=True)
+    (root / "notes" / "memory" / "x.md").write_text("# X\n", encoding="utf-8")
+    whole = docs.listing(str(root))
+    assert any(p.startswith("notes/") for p in whole)
+    assert cache.others_listing(str(root)) == {p: s for p, s in whole.items() if not p.startswith("notes/")}
+    expected = {f: [h.id for h in search(root, "同步", f)] for f in _no_note_filters()}
+
+    def no_walk(*args: object) -> None:
+        raise AssertionError("the notes were listed")
+
+    monkeypatch.setattr(docs, "_note_files", no_walk)
+    for filters, ids in expected.items():
+        outcome = run(root, "同步", filters)
+        assert outcome.backend == "cache"
+        assert [h.id for h in outcome.hits] == ids
+    with pytest.raises(AssertionError, match="the notes were listed"):
+        run(root, "同步", SearchFilters(limit=5))
+
+
+def _no_note_filters() -> list[SearchFilters]:
+    """Filters that no note passes."""
+    return [SearchFilters(kind="session"), SearchFilters(state="archived"), SearchFilters(agent="claude-code")]

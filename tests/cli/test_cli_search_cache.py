@@ -125,6 +125,29 @@ def test_a_note_search_looks_at_notes_alone_and_the_next_search_sees_the_rest(cl
     assert sorted(found(cli, "zeppelin", "--kind", "session")) == [(SID_A, "live", "Notes")]
 
 
+@pytest.mark.parametrize("no_note", [["--kind", "session"], ["--agent", "claude-code"], ["--archived"]])
+def test_a_search_no_note_can_pass_looks_past_the_notes_and_the_next_search_sees_them(cli, two, root, no_note):
+    """A search whose filters no note passes takes no note's stat (nothing under notes/ can change its answer); a
+    note edited in place, added or removed meanwhile is seen by the next search of everything, not lost."""
+    args = ["--scope", "project", "--type", "fact", "--what", "Airship hangar"]
+    assert cli("note", "save", "--title", "Airships", "--topic-key", "memory/airship", *args).code == 0
+    assert cli("note", "save", "--title", "Balloons", "--topic-key", "memory/balloon", *args).code == 0
+    assert sorted(hit[0] for hit in found(cli, "hangar")) == ["memory/airship", "memory/balloon"]
+    edited = root / "notes" / "memory" / "airship.md"
+    edited.write_text(edited.read_text(encoding="utf-8").replace("Airship hangar", "Zeppelin hangar"), "utf-8")
+    (root / "notes" / "memory" / "balloon.md").unlink()
+    args = ["--scope", "project", "--type", "fact", "--what", "Zeppelin shed"]
+    assert cli("note", "save", "--title", "Sheds", "--topic-key", "memory/shed", *args).code == 0
+    snap = root / "sessions" / f"{SID_A}.md"
+    snap.write_text(snap.read_text(encoding="utf-8") + "\n## Notes\n\nA zeppelin appeared.\n", encoding="utf-8")
+    for path in (snap, edited, root / "notes" / "memory" / "shed.md"):
+        os.utime(path, (1_600_000_000, 1_600_000_000))  # (long settled: their stats alone are trusted)
+    hits = found(cli, "zeppelin", *no_note)
+    assert hits == ([] if "--archived" in no_note else [(SID_A, "live", "Notes")])
+    assert sorted(hit[0] for hit in found(cli, "zeppelin")) == [SID_A, "memory/airship", "memory/shed"]
+    assert [hit[0] for hit in found(cli, "hangar")] == ["memory/airship"]
+
+
 def test_an_old_unchanged_index_edited_in_place_is_reread(cli, two, root):
     index = root / "index.md"
     os.utime(index, (1_600_000_000, 1_600_000_000))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sqlite3
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -248,3 +250,66 @@ def test_a_snapshot_of_plain_line_breaks_splits_as_read_line_by_line(lines, tail
     text = "\n".join(lines) + tail
     assert sections(text) == _sections_lines(text)
     assert sections(text + "\r\n") == _sections_lines(text + "\r\n")
+
+
+def test_a_search_no_note_can_pass_lists_no_note_and_lists_the_rest_as_a_whole_listing_does(
+    corpus, tmp_path, monkeypatch
+):
+    """--kind session, --archived and --agent take no note's stat (what they save: docs/how-it-is-built/speed.md),
+    and the listing they take instead is the whole listing but its notes."""
+    from memboard.core.search import cache, docs  # (the module whose notes' walk must not run)
+
+    root = tmp_path / "root"
+    shutil.copytree(corpus[0], root)
+    (root / "notes" / "memory").mkdir(parents=True)
+    (root / "notes" / "memory" / "x.md").write_text("# X\n", encoding="utf-8")
+    whole = docs.listing(str(root))
+    assert any(p.startswith("notes/") for p in whole)
+    assert cache.others_listing(str(root)) == {p: s for p, s in whole.items() if not p.startswith("notes/")}
+    expected = {f: [h.id for h in search(root, "同步", f)] for f in _no_note_filters()}
+
+    def no_walk(*args: object) -> None:
+        raise AssertionError("the notes were listed")
+
+    monkeypatch.setattr(docs, "_note_files", no_walk)
+    monkeypatch.setattr(cache, "_notes_in", no_walk)
+    for filters, ids in expected.items():
+        outcome = run(root, "同步", filters)
+        assert outcome.backend == "cache"
+        assert [h.id for h in outcome.hits] == ids
+    with pytest.raises(AssertionError, match="the notes were listed"):
+        run(root, "同步", SearchFilters(limit=5))
+
+
+def _no_note_filters() -> list[SearchFilters]:
+    """Filters that no note passes."""
+    return [SearchFilters(kind="session"), SearchFilters(state="archived"), SearchFilters(agent="claude-code")]
+
+
+def test_the_notes_stats_taken_through_folder_handles_are_the_notes_listing(tmp_path, monkeypatch):
+    """cache.notes_stats is docs.note_listing, faster (docs/how-it-is-built/speed.md): the same entries for folders
+    of regular files and folders (nested, past the depth listed, a folder named like a note, files not notes), and
+    note_listing's own answer for anything else (a link, a FIFO)."""
+    from memboard.core.search import cache, docs
+
+    root = tmp_path / "root"
+    for rel in ["notes/x.md", "notes/a/b/c.md", "notes/a/readme.txt", "notes/odd.md/inner.md", "index.md"]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(f"# {rel}\n", encoding="utf-8")
+    deep = root / "notes" / "/".join(f"d{i}" for i in range(docs.MAX_NOTE_DEPTH + 2))
+    deep.mkdir(parents=True)
+    (deep / "deep.md").write_text("# deep\n", encoding="utf-8")
+    (deep.parent / "shallower.md").write_text("# shallower\n", encoding="utf-8")
+    expected = docs.note_listing(str(root))
+    assert "notes/odd.md/inner.md" in expected and not any(p.endswith("deep.md") for p in expected)
+    with monkeypatch.context() as patched:  # (the folders' handles alone answer: note_listing is not asked)
+        patched.setattr(cache, "note_listing", lambda *a: pytest.fail("note_listing was asked"))
+        assert cache.notes_stats(str(root)) == expected
+    (root / "notes" / "a" / "link.md").symlink_to(root / "notes" / "x.md")
+    os.mkfifo(root / "notes" / "a" / "pipe.md")
+    gaps: dict[str, str] = {}
+    assert cache.notes_stats(str(root), gaps) == docs.note_listing(str(root)) != expected
+    assert gaps == {}
+    shutil.rmtree(root / "notes")
+    (root / "notes").symlink_to(tmp_path)
+    assert cache.notes_stats(str(root)) == {} == docs.note_listing(str(root))

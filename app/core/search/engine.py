@@ -404,7 +404,9 @@ def run(
     if search_cache.fts_available():
         for _attempt in range(2):
             try:
-                with search_cache.SearchCache(root, progress, check_files, filters.kind == NOTE) as cache:
+                with search_cache.SearchCache(
+                    root, progress, check_files, filters.kind == NOTE, no_note_passes(filters)
+                ) as cache:
                     try:
                         hits = _from_cache(cache, query, matcher, filters)
                         if cache.catch_up():  # files changed since the cache saw them: it caught up, ask again
@@ -432,6 +434,12 @@ def run(
     ranked, candidates = scan(str(root.path), matcher, filters, unreadable)
     hits = build_hits(ranked, candidates, matcher, filters)
     return SearchOutcome(hits, "scan", reason, unreadable=_relevant(unreadable, filters))
+
+
+def no_note_passes(filters: SearchFilters) -> bool:
+    """Whether no note can pass these filters (sessions only, archived only, one agent's: a note is live and has no
+    agent), so that nothing under notes/ can change the answer and the search need not look at the notes' files."""
+    return filters.kind == SESSION or filters.state == ARCHIVED or filters.agent not in (None, "")
 
 
 def _cache_there(root: MemoryRoot) -> bool:

@@ -103,6 +103,23 @@ def test_hand_edits_and_a_deleted_snapshot_are_reflected(cli, two, root):
     assert found(cli, "Lock queue") == [(SID_A, "live", "Topic")]  # the row stays
 
 
+def test_an_archived_sessions_files_edited_by_hand_are_reread(cli, two, root):
+    """The archive's index.md and session.md are stamped through the archive folder's handle: an edit of either,
+    or a deleted one, shows in the next search."""
+    assert cli("archive", SID_A).code == 0
+    assert found(cli, "queue folder") == [(SID_A, "archived", "Decisions")]
+    folder = root / "archive" / SID_A
+    session = folder / "session.md"
+    session.write_text(session.read_text(encoding="utf-8") + "\n## Notes\n\nA zeppelin appeared.\n", encoding="utf-8")
+    assert found(cli, "zeppelin") == [(SID_A, "archived", "Notes")]
+    record = folder / "index.md"
+    assert "Lock queue" in record.read_text(encoding="utf-8")
+    record.write_text(record.read_text(encoding="utf-8").replace("Lock queue", "Lock ledger"), encoding="utf-8")
+    assert found(cli, "Lock ledger") == [(SID_A, "archived", "Topic")]
+    session.unlink()
+    assert found(cli, "zeppelin") == []
+
+
 def test_a_note_search_looks_at_notes_alone_and_the_next_search_sees_the_rest(cli, two, root):
     """A search of notes takes the notes' stats alone (nothing else can change its answer); what changed elsewhere
     meanwhile is caught up by the next search of everything, not lost."""

@@ -246,7 +246,8 @@ def _archive_files(archive: str, folders: list[str], out: dict[str, tuple[int, i
     """Add the stats of each archive folder's index.md and session.md (paths relative to the archive's own handle;
     a folder that cannot be looked into goes to gaps)."""
     try:
-        fd = os.open(archive, os.O_RDONLY) if os.lstat in os.supports_dir_fd else None
+        # lstat is stat without following: Python lists stat, never lstat, among the calls that take dir_fd
+        fd = os.open(archive, os.O_RDONLY) if os.stat in os.supports_dir_fd else None
     except FileNotFoundError:
         return
     except OSError as exc:

@@ -75,36 +75,9 @@ class Pass:
         if reason is not None:
             self.reasons[sid] = reason
 
-    def protection(self, row: Row) -> str | None:
-        """Why a row is protected from organize: its references, or a snapshot continuing from it."""
-        value = row.get("referenced_by")
-        if value != NO_REFS:  # (most rows: no call to read the list)
-            refs = parse_refs(value)
-            if refs:
-                return "Referenced By " + ", ".join(refs)
-        sources = self.fallback.get(row.id)
-        return None if sources is None else "listed in Continues From of " + ", ".join(sources)
-
-    def idle(self, row: Row) -> None:
-        """Delete an idle row, unless it is referenced, has a snapshot, or a snapshot could not be read."""
-        protected = self.protection(row)
-        if protected:
-            self.put("protected", row.id, protected)
-        elif row.id in self.snapshots:
-            self.put("blocked", row.id, BLOCKED)
-        elif self.unsure:
-            self.put("protected", row.id, self.unsure)
-        else:
-            self.lists["deleted"].append(row.id)
-            self.edit.delete(row)
-
     def active(self, row: Row) -> None:
-        """Mark an overdue active row stale when it has content and nobody references it (nor may: every snapshot
-        was read)."""
-        protected = self.protection(row)
-        if protected:
-            self.put("protected", row.id, protected)
-            return
+        """Mark an overdue active row stale when it has content (nobody references it, nor may: every snapshot was
+        read, see sort)."""
         sid, text = row.id, row.get("updated_at")
         updated = parse(text)
         if updated is not None and updated < self.cutoff and (sid in self.snapshots or has_meaningful_summary(row)):
@@ -126,27 +99,37 @@ class Pass:
         self.overdue = []
 
     def sort(self, rows: Iterable[Row], twice: AbstractSet[str]) -> None:
-        """Sort each row as it comes (twice: the Session IDs of more than one row, each of them malformed)."""
-        idle, active, stale = self.idle, self.active, self.stale
+        """Sort each row as it comes (twice: the Session IDs of more than one row, each of them malformed): a row
+        with Referenced By is protected by it; a stale row (any status but idle and active) stays; an idle or
+        active row listed by a snapshot under Continues From is protected; an idle row is deleted unless it has a
+        snapshot (blocked) or a snapshot could not be read (protected); an active row, see active."""
+        lists, reasons, fallback, snapshots = self.lists, self.reasons, self.fallback, self.snapshots
+        protected, stale, deleted, delete = lists["protected"], lists["stale"], lists["deleted"], self.edit.delete
         for row in rows:
-            if row.problem or row.id in twice:
-                self.put("malformed", row.id or f"line {row.line + 1}")
-                self.reasons[row.id] = row.problem or "duplicate Session ID"
-            elif row.status == "idle":
-                idle(row)
-            elif row.status == "active":
-                active(row)
+            sid = row.id
+            if row.problem or sid in twice:
+                lists["malformed"].append(sid or f"line {row.line + 1}")
+                reasons[sid] = row.problem or "duplicate Session ID"
+                continue
+            status, value = row.status, row.get("referenced_by")
+            refs = [] if value == NO_REFS else parse_refs(value)  # (most rows: `-`, no call to read the list)
+            if refs:
+                protected.append(sid)
+                reasons[sid] = "Referenced By " + ", ".join(refs)
+            elif status != "idle" and status != "active":
+                stale.append(sid)
+            elif sid in fallback:
+                protected.append(sid)
+                reasons[sid] = "listed in Continues From of " + ", ".join(fallback[sid])
+            elif status == "active":
+                self.active(row)
+            elif sid in snapshots:
+                self.put("blocked", sid, BLOCKED)
+            elif self.unsure:
+                self.put("protected", sid, self.unsure)
             else:
-                stale(row)
-
-    def stale(self, row: Row) -> None:
-        """A stale row stays (protected when referenced)."""
-        value = row.get("referenced_by")
-        refs = [] if value == NO_REFS else parse_refs(value)
-        if refs:
-            self.put("protected", row.id, "Referenced By " + ", ".join(refs))
-        else:
-            self.lists["stale"].append(row.id)
+                deleted.append(sid)
+                delete(row)
 
     def hung_on(self, fallback: dict[str, list[str]]) -> bool:
         """Whether a row this pass sorted without fallback (as unprotected: no Referenced By) is a source in it: its

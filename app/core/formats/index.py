@@ -707,6 +707,7 @@ class IndexEdit:
             self.ids_kept = False  # (a new ID: the line reads as another row, see rewrite)
         replace, cells_of, spans, once_set = self.replace, self.cells, self.spans, self.once
         data = index.data
+        find, size = data.find, len(data)
         for row in rows:
             line = row.line
             if replace.get(line) == "":  # deleted in this edit: nothing to set
@@ -730,23 +731,27 @@ class IndexEdit:
             else:
                 cells_of[line] = cells
             body = "| " + " | ".join(cells) + " |"
-            span = index.span_of(row)
-            if span is None:  # (a row that does not know where its line is)
+            start = row.offset
+            if start < 0:  # (a row that does not know where its line is)
                 original = index.lines[line]
                 new = body + line_ending(original)
                 same = body == line_body(original)
             else:  # compared in bytes, in place: no decoding or copy of the old line (organize rewrites 40k rows)
-                start, end = span
-                stop, ending = (end - 1, "\n") if data[end - 1 : end] == b"\n" else (end, "")
+                nl = find(b"\n", start)  # (span_of, inline)
+                stop, ending = (size, "") if nl < 0 else (nl, "\n")
                 if stop > start and data[stop - 1] == 0x0D:  # (line_body: the `\n`, then a `\r`)
                     stop -= 1
                     ending = "\r\n" if ending else ""
                 new = body + ending
-                body_bytes = body.encode("utf-8", "surrogateescape")
-                same = len(body_bytes) == stop - start and data.startswith(body_bytes, start)
+                # an ASCII line is as long in bytes as in characters: one of another length is not encoded to tell
+                if body.isascii() and len(body) != stop - start:
+                    same = False
+                else:
+                    body_bytes = body.encode("utf-8", "surrogateescape")
+                    same = len(body_bytes) == stop - start and data.startswith(body_bytes, start)
             if not same:
                 replace[line] = new
-                spans[line] = None if span is None else span[0]
+                spans[line] = None if start < 0 else start
             else:
                 replace.pop(line, None)
         return self

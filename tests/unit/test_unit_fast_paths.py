@@ -139,6 +139,19 @@ def test_rows_read_at_pipes_are_the_cell_by_cell_reading(parts, pad, ending, clo
     assert {name: got.get(name) for name in FIELD_OF_COLUMN.values()} == {
         name: want_values.get(name, "") for name in FIELD_OF_COLUMN.values()
     }
+    assert_lean_is_kept(data)
+
+
+def assert_lean_is_kept(data: bytes) -> None:
+    """The rows of a lean IndexFile (doctor's: cells split again from the line when asked) read as those that keep
+    their cells: the same cells, values, fields, ID, Status and problem, and they compare equal."""
+    kept, lean = IndexFile(data).rows, IndexFile(data, lean=True).rows
+    assert [(r.raw_cells, r.values, r.id, r.status, r.problem, r.line, r.offset) for r in lean] == [
+        (r.raw_cells, r.values, r.id, r.status, r.problem, r.line, r.offset) for r in kept
+    ]
+    names = [*FIELD_OF_COLUMN.values(), "nothing"]
+    assert [[r.get(n) for n in names] for r in lean] == [[r.get(n) for n in names] for r in kept]
+    assert lean == kept and [hash(r) for r in lean] == [hash(r) for r in kept]
 
 
 def test_rows_under_a_header_with_repeated_and_unknown_columns():
@@ -424,3 +437,29 @@ def test_rows_with_escaped_pipes_are_read_at_their_pipes_as_cell_by_cell(summary
     assert (row.raw_cells, row.values, row.problem) == (want_cells, want_values, want_problem)
     one_step = "\\\\" not in summary and "\0" not in summary and len(want_cells) == len(COLUMNS)
     assert (row.known is None) == one_step
+    assert_lean_is_kept(index.data)
+    (lean,) = IndexFile(index.data, lean=True).rows
+    assert (lean.kept is None) == one_step  # (a row read one step keeps no cells in a lean index)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"| 2026-05-31-0900-a | a\xff | T\xe2\x82 | s \\| t\xc3 | K | active | - | s | u |",
+        b"|\xe3\x80\x802026-05-31-0900-a\xe3\x80\x80| a | T | \\|\xc2\xa0 | K |\xc2\x85stale | - | s | u |",
+        b"| 2026-05-31-0900-a | a | T | \\| | K | idle | 2026-05-31-0901-b, \\|x | s | u",
+        b"| 2026-05-31-0900-a | a | T | x | K | active | - | s | u | \\| |",
+        b"|2026-05-31-0900-a|a|T|\\|\\||K|active|-|s|u|",
+    ],
+)
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n", b""])
+def test_lean_rows_read_bytes_that_are_no_utf_8_and_unicode_spaces_as_kept_rows(body, ending):
+    """A lean row's cell split off its line in bytes is the cell the reader decoded and split (invalid UTF-8 kept by
+    surrogateescape, Unicode spaces stripped, escaped pipes at a cell's edge)."""
+    data = (
+        ("\n".join([HEADER, SEP]) + "\n").encode("utf-8")
+        + body
+        + ending
+        + b"| 2026-05-31-0902-c | a | T | x | K | idle | - | s | u |\n"
+    )
+    assert_lean_is_kept(data)

@@ -117,18 +117,21 @@ class Row:
     A field's value is read from its cell when asked for (`\\|` unescaped): a large index makes
     100k rows, and most callers ask for a few fields of each. `fields` maps each known field
     to its cell (shared by every row of one header); `known` holds the values of a row read
-    cell by cell (escaped pipes, or cells that do not line up with the header). Rows compare
-    and hash by line, cells and problem.
+    cell by cell (escaped pipes, or cells that do not line up with the header). A lean row (IndexFile's
+    `lean`) keeps no cells: they are split again from its line in `source` when asked for (a row holding
+    nine strings costs ~960 bytes, 1 GB at 1M rows). Rows compare and hash by line, cells and problem.
     """
 
     line: int
-    raw_cells: tuple[str, ...]
+    kept: tuple[str, ...] | None  # the raw cells (None: a lean row, see raw_cells)
     fields: dict[str, int] = field(repr=False)
     problem: str | None = None
     known: dict[str, str] | None = field(default=None, repr=False)
     offset: int = field(default=-1, repr=False)  # where its line starts in the file's bytes (-1: not known)
     id: str = ""  # the Session ID cell
     status: str = ""  # the Status cell
+    source: bytes = field(default=b"", repr=False)  # a lean row's file bytes, its line starting at `at`
+    at: int = field(default=-1, repr=False)
 
     def __eq__(self, other: object) -> bool:
         """Same line, same cells, same problem."""
@@ -139,6 +142,12 @@ class Row:
     def __hash__(self) -> int:
         """The hash of line, cells and problem."""
         return hash((self.line, self.raw_cells, self.problem))
+
+    @property
+    def raw_cells(self) -> tuple[str, ...]:
+        """The row's cells as written (`\\|` kept), split from its line again for a lean row."""
+        kept = self.kept
+        return kept if kept is not None else lean_cells(self.source, self.at)
 
     @property
     def values(self) -> dict[str, str]:
@@ -160,8 +169,47 @@ class Row:
         pos = self.fields.get(name)
         if pos is None:
             return default
-        raw = self.raw_cells[pos]
+        kept = self.kept
+        if kept is None:
+            return lean_cell(self.source, self.at, pos)
+        raw = kept[pos]
         return unescape(raw) if "\\" in raw else raw
+
+
+def _lean_line(source: bytes, at: int) -> bytes:
+    """The bytes of the line that starts at `at` (its ending included: the reader's line)."""
+    nl = source.find(b"\n", at)
+    return source[at : len(source) if nl < 0 else nl + 1]
+
+
+def lean_cells(source: bytes, at: int) -> tuple[str, ...]:
+    """A lean row's cells, split from its line as IndexFile's reader split them (one of its two fast ways: a row
+    is lean only when one of them read it)."""
+    line = _lean_line(source, at).decode("utf-8", "surrogateescape")
+    strip = str.strip
+    if "\\" not in line:
+        parts = line.split("|")
+        if not parts[-1].strip():
+            parts.pop()
+        del parts[0]
+        return tuple(map(strip, parts))
+    parts = line.replace("\\|", "\0").split("|")
+    if not parts[-1].strip():
+        parts.pop()
+    del parts[0]
+    return tuple("\n".join(map(strip, parts)).replace("\0", "\\|").split("\n"))
+
+
+def lean_cell(source: bytes, at: int, pos: int) -> str:
+    """The value of a lean row's cell at pos (its cells unescaped), split off its line alone when the line holds no
+    backslash: `|` and `\\` are single bytes in UTF-8, never part of another character."""
+    line = _lean_line(source, at)
+    if b"\\" not in line:
+        return line.split(b"|", pos + 2)[pos + 1].decode("utf-8", "surrogateescape").strip()
+    # (lean_cells' second way, on this cell alone: the escaped pipes set aside as NUL, which no such line holds)
+    piece = line.replace(b"\\|", b"\0").split(b"|", pos + 2)[pos + 1]
+    raw = piece.decode("utf-8", "surrogateescape").strip().replace("\0", "\\|")
+    return unescape(raw) if "\\" in raw else raw
 
 
 def _field_positions(columns: list[str]) -> dict[str, int]:
@@ -206,9 +254,10 @@ class IndexFile:
     and an ID lookup therefore never split or parse a large index line by line.
     """
 
-    def __init__(self, data: bytes):
-        """Parse index bytes; never fails, problems are recorded on rows."""
+    def __init__(self, data: bytes, lean: bool = False):
+        """Parse index bytes; never fails, problems are recorded on rows (lean: `rows` are lean rows, see Row)."""
         self.data = data
+        self.lean = lean
         self.bom = data.startswith(BOM_BYTES)
         self._start = len(BOM_BYTES) if self.bom else 0  # byte offset where the text begins
         self._text: str | None = None
@@ -355,6 +404,15 @@ class IndexFile:
 
     @cached_property
     def _reader(self) -> Callable[[bytes, int, int, int], Iterator[Row]]:
+        """How the rows of this table are read (see _make_reader), each keeping its cells."""
+        return self._make_reader(lean=False)
+
+    @cached_property
+    def _lean_reader(self) -> Callable[[bytes, int, int, int], Iterator[Row]]:
+        """How the rows of a lean IndexFile are read: a row either fast way reads keeps no cells (see Row)."""
+        return self._make_reader(lean=True)
+
+    def _make_reader(self, lean: bool) -> Callable[[bytes, int, int, int], Iterator[Row]]:
         """How the rows of this table are read: `reader(data, start, end, number)` yields the Row of each line
         of data[start:end], the first one being line `number`, each line decoded on its own (no list of every
         line of the file is made). Most rows have no escaped pipe and as many cells as the header, so their
@@ -366,6 +424,7 @@ class IndexFile:
         fast = "id" in fields and "status" in fields
         at_id, at_status = fields.get("id", 0), fields.get("status", 0)
         strip, id_match, day = str.strip, ID_SHAPE_RE.fullmatch, DAYS.get  # (a usual row's checks, inline: see below)
+        usual_status = {status: status for status in STATUSES}.get
 
         def read(data: bytes, pos: int, end: int, number: int) -> Iterator[Row]:
             while pos < end:
@@ -383,7 +442,12 @@ class IndexFile:
                         sid, status = cells[at_id], cells[at_status]
                         usual = status in STATUSES and len(sid) <= MAX_ID_LENGTH and id_match(sid) is not None
                         problem = None if usual and (day(sid[:10]) or real_date(sid[:10])) else row_problem(sid, status)
-                        row = Row(number, cells, fields, problem, None, pos, sid, status)
+                        if lean:  # (the status one of STATUSES' strings: not one per row either)
+                            row = Row(
+                                number, None, fields, problem, None, pos, sid, usual_status(status, status), data, pos
+                            )
+                        else:
+                            row = Row(number, cells, fields, problem, None, pos, sid, status)
                 elif fast and "\\\\" not in line and "\0" not in line:
                     # every backslash stands alone, so each `\|` is an escaped pipe and every other `|` splits:
                     # split with the escaped ones set aside (NUL stands in for them), then put them back (in the
@@ -400,7 +464,21 @@ class IndexFile:
                             problem = (
                                 None if usual and (day(sid[:10]) or real_date(sid[:10])) else row_problem(sid, status)
                             )
-                            row = Row(number, cells, fields, problem, None, pos, sid, status)
+                            if lean:
+                                row = Row(
+                                    number,
+                                    None,
+                                    fields,
+                                    problem,
+                                    None,
+                                    pos,
+                                    sid,
+                                    usual_status(status, status),
+                                    data,
+                                    pos,
+                                )
+                            else:
+                                row = Row(number, cells, fields, problem, None, pos, sid, status)
                 yield row or irregular(number, line, pos)
                 pos, number = stop, number + 1
 
@@ -413,8 +491,9 @@ class IndexFile:
             if self.header_line is None:
                 self._rows = []
             else:
+                read = self._lean_reader if self.lean else self._reader
                 with collector.paused():  # 100k rows and their cells hold no cycles: no passes over them as they grow
-                    self._rows = list(self._read_rows_from_bytes())
+                    self._rows = list(read(self.data, self._rows_off, self._end_off, self.header_line + 2))
         return self._rows
 
     @cached_property

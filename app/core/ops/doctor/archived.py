@@ -94,8 +94,7 @@ def row_into_archive(c: Checkup, sid: str, row: Row, where: str = INDEX) -> bool
         changes = _same_minute(c, sid, meta, changes, where)
     if not changes:
         return False
-    old = c.new_texts[rel][0]
-    c.new_texts[rel] = (old, set_metadata(text, changes))
+    c.set_text(rel, set_metadata(text, changes))
     return True
 
 
@@ -219,8 +218,8 @@ def report_open(c: Checkup) -> None:
                 )
             )
         merged = any(
-            rel.startswith(f"{folder}/") and (old is None or text_of(old) != text)
-            for rel, (old, text) in c.new_texts.items()
+            rel.startswith(f"{folder}/") and (isinstance(made, Row) or made[0] is None or text_of(made[0]) != made[1])
+            for rel, made in c.new_texts.items()
         )
         kind = "half_archived" if sid in c.live else "archived_and_live" if sid in c.snaps else KIND
         c.add(

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from datetime import datetime
 
 from ...files.root import MemoryRoot
 from ...formats.index import IndexEdit, IndexFile, Row, parse_refs
 from ...formats.layout import INDEX, TEMP_SUFFIX
-from ...formats.snapshot import text_of, with_text
+from ...formats.snapshot import render_template, text_of, with_text
 from ...formats.sources import continues_from
 from ...formats.text import encode
 from ...merge.result import OpenCell, Prefer
@@ -34,9 +33,23 @@ LEAVABLE = frozenset(
         "stray_temp",
     }
 )
-# a snapshot's new text, or what makes it: 70k missing snapshots at 100k rows are rendered only when a plan
-# needs their bytes (a doctor without --fix counts them)
-Text = str | Callable[[], str]
+# what a counted plan (Checkup's counting) holds for each file it would create or write: only its changes' number is
+# read, it is never applied or shown (650k missing snapshots at 1M rows: one object, not one each)
+COUNTED = Change("create", "", None, None)
+# a snapshot's old bytes (None: none) and new text, or the live row a missing snapshot is made from (missing_snapshot):
+# 650k missing snapshots at 1M rows are rendered only when a plan needs their bytes (a doctor without --fix counts
+# them), and each holds nothing but its row (a closure with its cells held three times as much)
+Made = tuple[bytes | None, str] | Row
+
+
+def patches(edit: IndexEdit) -> bool:
+    """Whether edit's new bytes differ from its index's, known without making them: it only rewrites or deletes
+    lines whose place it knows (the bytes IndexEdit._patched makes), and set_each keeps a rewritten line only when
+    its new text differs from the old (a deleted row's line is never empty). False: not known (render to see)."""
+    if edit.appended or not edit.replace:
+        return False
+    spans = edit.spans
+    return all(spans.get(line) is not None for line in edit.replace)
 
 
 def stray_temp_files(root: MemoryRoot) -> list[str]:
@@ -52,9 +65,7 @@ def stray_temp_files(root: MemoryRoot) -> list[str]:
 
 class Referrers:
     """The live rows whose Referenced By (as read) lists each Session ID, in file order: one pass over every row, made
-    on first use, instead of one per question. Its own object, so that what a missing snapshot's deferred text keeps
-    is the rows, not the Checkup that keeps that text (a cycle: 100k rows and 70k findings left to the cyclic
-    collector, which a one-shot command turns off, instead of being freed when the pass ends)."""
+    on first use, instead of one per question (Checkup.template asks it for each missing snapshot it renders)."""
 
     def __init__(self, live: dict[str, Row]):
         """Over live (Session ID -> its one usable row), read when first asked."""
@@ -93,13 +104,15 @@ class Checkup:
         self.left_out = left_out
         self.kept_orphans: set[str] = set()  # orphan snapshots not restored (left out): sessions, not missing ones
         self.before: bytes | None = root.read(INDEX) if read is None else read.before
-        self.index: IndexFile = IndexFile(self.before or b"") if read is None else read.index
+        # (lean rows: 1M rows of cells held to the end of the pass took 1 GB)
+        self.index: IndexFile = IndexFile(self.before or b"", lean=True) if read is None else read.index
         self.findings: list[Finding] = []
         self.edit: IndexEdit | None = None  # set by the index checks once the table can take repairs
         self.laid_out = False  # self.index is what the layout's repairs leave, not index.md as read (lay_out)
         self.file_changes: list[Change] = []  # archive files: after the snapshots, before the index
-        self.new_texts: dict[str, tuple[bytes | None, Text]] = {}  # snapshot path -> (old bytes, new text)
-        self.by_id: dict[str, list[Row]] = {}
+        self.new_texts: dict[str, Made] = {}  # snapshot path -> (old bytes, new text), or a missing snapshot's row
+        self.dups: dict[str, list[Row]] = {}  # Session ID -> its rows, for an ID two rows or more share
+        self.unusable: set[str] = set()  # the Session IDs of the table that have no usable row (see in_table)
         self.live: dict[str, Row] = {}  # Session ID -> its one usable row
         self.finishing: set[str] = set()  # live rows whose archive this repair finishes
         self.restored: dict[str, dict[str, str]] = {}  # orphan snapshot ID -> the row this repair appends
@@ -120,6 +133,10 @@ class Checkup:
     def add(self, kind: str, sid: str, message: str, fix: str | None = None, subject: str | None = None) -> None:
         """Record a finding (fix: what --fix does, None when a person has to act)."""
         self.findings.append(Finding(kind, sid, message, fix, subject))
+
+    def in_table(self, sid: str) -> bool:
+        """Whether a row of the table has this Session ID (a usable row or not; once the rows' checks ran)."""
+        return sid in self.live or sid in self.unusable
 
     def repairs(self, kind: str) -> bool:
         """Whether this pass plans the repairs of kind (False when the caller left it out)."""
@@ -145,18 +162,39 @@ class Checkup:
 
     def snapshot_text(self, rel: str) -> str | None:
         """A snapshot's text as this repair leaves it (None when there is none)."""
-        if rel in self.new_texts:
-            old, text = self.new_texts[rel]
-            if not isinstance(text, str):
-                text = text()
-                self.new_texts[rel] = (old, text)
+        made = self.new_texts.get(rel)
+        if isinstance(made, Row):
+            text = self.template(made)
+            self.new_texts[rel] = (None, text)
             return text
+        if made is not None:
+            return made[1]
         data = self.root.read(rel)
         if data is None:
             return None
         text = text_of(data)
         self.new_texts[rel] = (data, text)
         return text
+
+    def set_text(self, rel: str, text: str) -> None:
+        """Plan a snapshot's new text (its old bytes as read kept: snapshot_text read it first)."""
+        made = self.new_texts.get(rel)
+        self.new_texts[rel] = (made[0] if isinstance(made, tuple) else None, text)
+
+    def template(self, row: Row) -> str:
+        """The snapshot missing_snapshot creates for a live row: the template filled in from the row and the live
+        rows whose Referenced By lists it (both as read)."""
+        sid = row.id
+        return render_template(
+            sid,
+            row.get("agent"),
+            row.get("topic"),
+            row.get("started_at"),
+            row.get("updated_at"),
+            context=row.get("summary"),
+            status=row.status,
+            continues=self.referrers_index.of(sid) or None,
+        )
 
     def sources_in(self, text: str) -> list[str]:
         """The Session IDs text lists under Continues From, each text read once (both directions of the
@@ -180,14 +218,17 @@ class Checkup:
         """The repairs in a safe order: snapshots, stray temp files (unless not strays), archive files, then the
         index."""
         plan = Plan(OP, DoctorResult(self.findings))
-        for rel, (old, text) in self.new_texts.items():
-            if old is None:
-                made = None if self.counting else encode(text if isinstance(text, str) else text())
-                plan.changes.append(Change("create", rel, None, made))
+        for rel, made in self.new_texts.items():
+            if isinstance(made, Row):  # (a missing snapshot, made from its row)
+                if self.counting:  # (a counted plan is never applied or shown: one Change stands for each)
+                    plan.changes.append(COUNTED)
+                else:
+                    plan.changes.append(Change("create", rel, None, encode(self.template(made))))
                 continue
-            if not isinstance(text, str):  # (only a new snapshot is made later; kept in case)
-                text = text()
-            if text_of(old) != text:
+            old, text = made
+            if old is None:
+                plan.changes.append(COUNTED if self.counting else Change("create", rel, None, encode(text)))
+            elif text_of(old) != text:
                 plan.changes.append(Change("modify", rel, old, with_text(old, text)))
         for rel in stray_temp_files(self.root) if strays else []:
             self.add("stray_temp", rel, f"{rel} is a temp file left by an interrupted write", "delete it", rel)
@@ -198,6 +239,9 @@ class Checkup:
         if self.edit is not None:
             for values in self.restored.values():
                 self.edit.append(values)
+            if self.counting and not self.laid_out and patches(self.edit):  # (counted: 1M rows' new bytes not made)
+                plan.changes.append(COUNTED)
+                return plan
             if self.edit.changed:  # (an unchanged edit would render the whole index only to find it the same)
                 after = self.edit.to_bytes()
         if after is not None and after != self.before:

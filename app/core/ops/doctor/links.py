@@ -62,8 +62,7 @@ def check_continues_from(c: Checkup, linkable: set[str]) -> dict[str, list[str]]
 def one_sided_reference(c: Checkup, src: str, ref: str) -> None:
     """one_sided_link: src's row lists ref, whose snapshot does not list src (added when its Markdown allows)."""
     rel = session_path(ref)
-    made = c.new_texts.get(rel)
-    if made is not None and not isinstance(made[1], str):
+    if isinstance(c.new_texts.get(rel), Row):
         # a snapshot this repair creates from its row (missing_snapshot), not yet rendered: it lists under Continues
         # From every live row whose Referenced By lists it (Referrers), src among them: nothing to add, and the
         # 70k texts of a root with few snapshots stay unrendered when nothing applies them
@@ -85,7 +84,7 @@ def one_sided_reference(c: Checkup, src: str, ref: str) -> None:
     elif src not in c.sources_in(text):
         fixed = with_source(text, src)
         if fixed is not None and c.repairs("one_sided_link"):
-            c.new_texts[rel] = (c.new_texts[rel][0], fixed)
+            c.set_text(rel, fixed)
         c.add(
             "one_sided_link",
             ref,
@@ -116,7 +115,7 @@ def check_referenced_by(c: Checkup, linkable: set[str], additions: dict[str, lis
                 one_sided_reference(c, src, ref)
             elif ref in outside or ref in c.kept_orphans:  # (a snapshot left unrestored is no missing session)
                 continue
-            elif ref in c.archived or ref in c.finishing or not is_valid_id(ref) or ref not in c.by_id:
+            elif ref in c.archived or ref in c.finishing or not is_valid_id(ref) or not c.in_table(ref):
                 kind = reference_to_gone(c, src, ref)
                 if c.repairs(kind):
                     drop.append(ref)

@@ -61,8 +61,9 @@ def malformed_row(c: Checkup, row: Row) -> None:
         )
 
 
-def duplicate_id(c: Checkup, sid: str, rows: list[Row]) -> None:
-    """duplicate_id: identical copy lines are deleted; rows that differ are for a person to merge."""
+def duplicate_id(c: Checkup, sid: str, rows: list[Row]) -> bool:
+    """duplicate_id: identical copy lines are deleted; rows that differ are for a person to merge (True: the first row
+    is the session's usable row)."""
     if len({r.raw_cells for r in rows}) == 1 and is_valid_id(sid):
         if not c.repairs("duplicate_id"):  # left out: the copies stay, so the session is no usable row yet
             c.add(
@@ -71,7 +72,7 @@ def duplicate_id(c: Checkup, sid: str, rows: list[Row]) -> None:
                 f"{len(rows)} rows share this Session ID",
                 f"delete {len(rows) - 1} identical copy line(s)",
             )
-            return
+            return False
         for extra in rows[1:]:
             c.index_edit().delete(extra)
         c.add(
@@ -80,15 +81,14 @@ def duplicate_id(c: Checkup, sid: str, rows: list[Row]) -> None:
             f"{len(rows)} rows share this Session ID",
             f"delete {len(rows) - 1} identical copy line(s)",
         )
-        if not rows[0].problem:
-            c.live[sid] = rows[0]
-    else:
-        c.add(
-            "duplicate_id",
-            sid,
-            f"{len(rows)} different rows share this Session ID: keep one by hand "
-            "(merge what the others say into it), then run doctor again",
-        )
+        return not rows[0].problem
+    c.add(
+        "duplicate_id",
+        sid,
+        f"{len(rows)} different rows share this Session ID: keep one by hand "
+        "(merge what the others say into it), then run doctor again",
+    )
+    return False
 
 
 def outside_row(c: Checkup, row: Row) -> None:
@@ -122,17 +122,25 @@ def check_rows(c: Checkup) -> None:
         for row in movable:
             moving.move_in(row)
         c.lay_out(IndexFile(moving.to_bytes()))
-    by_id = c.by_id
+    # the table's first row of each Session ID, in the order of those rows: the live rows once those of IDs that are
+    # no usable row (malformed, or shared by rows a person must merge) are taken out (one dict of 1M rows, not two)
+    live, dups, unusable = c.live, c.dups, c.unusable
     for row in c.index.rows:
-        same = by_id.get(row.id)
-        if same is None:
-            by_id[row.id] = [row]
-        else:
-            same.append(row)
+        first = live.setdefault(row.id, row)
+        if first is not row:
+            same = dups.get(row.id)
+            if same is None:
+                dups[row.id] = [first, row]
+            else:
+                same.append(row)
+        elif row.problem:
+            unusable.add(row.id)
         if row.problem:
             malformed_row(c, row)
-    for sid, rows in c.by_id.items():
-        if len(rows) > 1:
-            duplicate_id(c, sid, rows)
-        elif not rows[0].problem:
-            c.live[sid] = rows[0]
+    for sid, rows in sorted(dups.items(), key=lambda item: item[1][0].line):  # (in the order of their first rows)
+        if duplicate_id(c, sid, rows):
+            unusable.discard(sid)
+        else:
+            unusable.add(sid)
+    for sid in unusable:
+        del live[sid]

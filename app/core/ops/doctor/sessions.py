@@ -11,7 +11,7 @@ from ...formats.clock import format_ts, parse
 from ...formats.ids import is_valid_id
 from ...formats.index import CAUGHT_UP_KEYWORD, COLUMN_OF_FIELD, RESTORED_KEYWORDS, Row, format_refs, with_keyword
 from ...formats.layout import SESSIONS, archive_dir, archive_index_path, archive_session_path, session_path
-from ...formats.snapshot import Snapshot, render_template
+from ...formats.snapshot import Snapshot
 from ...formats.sources import continues_from
 from ...formats.text import encode
 from ...plan import Change
@@ -163,29 +163,19 @@ def row_behind_snapshot(c: Checkup, sid: str, row: Row) -> None:
         )
 
 
+# the message of each status a missing snapshot is found for: one string each, not one per finding
+NO_SNAPSHOT = {status: f"{status} row has no snapshot" for status in ("active", "stale")}
+
+
 def missing_snapshot(c: Checkup, sid: str, row: Row) -> None:
     """missing_snapshot: an active or stale row without a snapshot gets one from the template and the row."""
-    if row.status not in ("active", "stale"):
+    message = NO_SNAPSHOT.get(row.status)
+    if message is None:
         return
     rel = f"{SESSIONS}/{sid}.md"  # (session_path's check: a live row's ID is a valid one)
-    referrers = c.referrers_index  # (never c itself: c keeps this text, see Referrers)
-
-    def text() -> str:
-        """The new snapshot, made when the plan needs its bytes (the row and its referrers as read)."""
-        return render_template(
-            sid,
-            row.get("agent"),
-            row.get("topic"),
-            row.get("started_at"),
-            row.get("updated_at"),
-            context=row.get("summary"),
-            status=row.status,
-            continues=referrers.of(sid) or None,
-        )
-
     if c.repairs("missing_snapshot"):
-        c.new_texts[rel] = (None, text)
-    c.add("missing_snapshot", sid, f"{row.status} row has no snapshot", f"create {rel} from the row", rel)
+        c.new_texts[rel] = row  # (rendered when a plan needs its bytes: Checkup.template)
+    c.add("missing_snapshot", sid, message, f"create {rel} from the row", rel)
 
 
 def check_live_rows(c: Checkup) -> None:
@@ -233,7 +223,7 @@ def orphan_snapshot(c: Checkup, sid: str) -> None:
 def check_orphans(c: Checkup) -> None:
     """Snapshots without a row: stray files, sessions both live and archived, orphans restored as rows."""
     outside = {r.id for r in c.index.outside}  # (rows outside the table: outside_row moves them in)
-    for sid in sorted(c.snaps - set(c.by_id) - outside):
+    for sid in sorted(s for s in c.snaps if not c.in_table(s) and s not in outside):
         if not is_valid_id(sid):
             c.add(
                 "stray_file",

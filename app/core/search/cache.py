@@ -26,19 +26,17 @@ from stat import S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING, Any
 
 from ..files import fsclock, statepaths
-from ..files.regular import why
 from ..files.root import MemoryRoot
-from ..formats.layout import ARCHIVE, INDEX, NOTES, SESSIONS
+from ..formats.layout import INDEX, NOTES
 from .docs import (
     MAX_NOTE_DEPTH,
     Doc,
     Record,
     SessionInfo,
-    _archive_files,
-    _session_files,
     index_stat,
     listing,
     note_listing,
+    others_listing,
     resolve,
     source_of,
 )
@@ -264,35 +262,6 @@ def _remembered(
 
 
 NOTES_PART, OTHERS_PART = "notes", "others"  # a search that looks at the notes alone, or at all but the notes
-
-
-def others_listing(base: str, unlisted: dict[str, str] | None = None) -> dict[str, tuple[int, int]]:
-    """The part of docs.listing() outside notes/ (sessions/*.md and the archive's files), without a look at the
-    notes: what a search that cannot find a note depends on, besides index.md."""
-    out: dict[str, tuple[int, int]] = {}
-    gaps: dict[str, str] = {} if unlisted is None else unlisted
-    sessions, archive = os.path.join(base, SESSIONS), os.path.join(base, ARCHIVE)
-    try:
-        if os.path.islink(sessions):
-            raise NotADirectoryError(sessions)
-        _session_files(sessions, out)
-    except (FileNotFoundError, NotADirectoryError):
-        pass
-    except OSError as exc:
-        gaps[f"{SESSIONS}/"] = why(exc)
-    folders: list[str] = []
-    try:
-        if os.path.islink(archive):
-            raise NotADirectoryError(archive)
-        with os.scandir(archive) as it:
-            folders = [e.name for e in it if e.is_dir(follow_symlinks=False)]
-    except (FileNotFoundError, NotADirectoryError):
-        pass
-    except OSError as exc:
-        gaps[f"{ARCHIVE}/"] = why(exc)
-    if folders:
-        _archive_files(archive, folders, out, gaps)
-    return out
 
 
 DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)  # a folder, never a link

@@ -166,16 +166,9 @@ def note_listing(root: str, unlisted: dict[str, str] | None = None) -> dict[str,
     return out
 
 
-def listing(root: str, unlisted: dict[str, str] | None = None) -> dict[str, tuple[int, int]]:
-    """Every file search may read besides index.md, as relative path → (size, mtime_ns).
-
-    That is `sessions/*.md`, `archive/*/index.md|session.md` and `notes/**/*.md`; symlinks (these
-    folders too) are skipped, as they could lead out of the root, and so are folders; a FIFO, socket or
-    device is listed (never opened: its read names it as a file that could not be read). Each file is
-    statted once and none is read, so an unchanged root is cheap to check; which names are Session IDs
-    is decided when a file is read. A folder that is there but cannot be listed goes to unlisted
-    (`folder/` -> why, in words): what it holds is unknown, never nothing.
-    """
+def others_listing(root: str, unlisted: dict[str, str] | None = None) -> dict[str, tuple[int, int]]:
+    """The part of listing() outside notes/ (sessions/*.md and the archive's files), without a look at the notes:
+    what a search that cannot find a note depends on, besides index.md."""
     out: dict[str, tuple[int, int]] = {}
     gaps: dict[str, str] = {} if unlisted is None else unlisted
     sessions, archive = os.path.join(root, SESSIONS), os.path.join(root, ARCHIVE)
@@ -199,6 +192,21 @@ def listing(root: str, unlisted: dict[str, str] | None = None) -> dict[str, tupl
         gaps[f"{ARCHIVE}/"] = why(exc)
     if folders:
         _archive_files(archive, folders, out, gaps)
+    return out
+
+
+def listing(root: str, unlisted: dict[str, str] | None = None) -> dict[str, tuple[int, int]]:
+    """Every file search may read besides index.md, as relative path → (size, mtime_ns).
+
+    That is `sessions/*.md`, `archive/*/index.md|session.md` and `notes/**/*.md`; symlinks (these
+    folders too) are skipped, as they could lead out of the root, and so are folders; a FIFO, socket or
+    device is listed (never opened: its read names it as a file that could not be read). Each file is
+    statted once and none is read, so an unchanged root is cheap to check; which names are Session IDs
+    is decided when a file is read. A folder that is there but cannot be listed goes to unlisted
+    (`folder/` -> why, in words): what it holds is unknown, never nothing.
+    """
+    gaps: dict[str, str] = {} if unlisted is None else unlisted
+    out = others_listing(root, gaps)
     notes = os.path.join(root, NOTES)
     if not os.path.islink(notes):
         _note_files(notes, NOTES, 0, out, gaps)

@@ -117,6 +117,20 @@ def sections(text: str) -> list[tuple[str, str]]:
     return _sections_lines(text)
 
 
+def _marked(line: str, fence: str) -> tuple[str, str | None]:
+    """What a line that can be a fence or a heading does, fence being the one open before it: the fence open after
+    it ("" for none) and the name of the `## ` section it starts (None when it starts none)."""
+    m = FENCE_RE.match(line)
+    if fence:
+        return ("" if m and m.group(1) == fence else fence), None
+    if m:
+        return m.group(1), None
+    h = HEADING_RE.match(line)
+    if h and len(h.group(1)) == 2:
+        return "", h.group(2).strip().rstrip("#").strip() or "##"
+    return "", None
+
+
 def _sections_lines(text: str) -> list[tuple[str, str]]:
     """sections(), line by line (any line break str.splitlines() knows)."""
     out: list[tuple[str, str]] = []
@@ -126,18 +140,11 @@ def _sections_lines(text: str) -> list[tuple[str, str]]:
         if line[:1] not in MARKS:  # (most lines: neither a fence nor a heading can start so)
             body.append(line)
             continue
-        m = FENCE_RE.match(line)
-        if fence:
-            if m and m.group(1) == fence:
-                fence = ""
-        elif m:
-            fence = m.group(1)
-        else:
-            h = HEADING_RE.match(line)
-            if h and len(h.group(1)) == 2:
-                out.append((name, "\n".join(body).strip()))
-                name, body = h.group(2).strip().rstrip("#").strip() or "##", []
-                continue
+        fence, heading = _marked(line, fence)
+        if heading is not None:
+            out.append((name, "\n".join(body).strip()))
+            name, body = heading, []
+            continue
         body.append(line)
     out.append((name, "\n".join(body).strip()))
     return out
@@ -150,18 +157,10 @@ def _sections_sliced(text: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     name, start, fence = TOP, 0, ""
     for mark in MARK_LINE.finditer(text):
-        line = mark.group()
-        m = FENCE_RE.match(line)
-        if fence:
-            if m and m.group(1) == fence:
-                fence = ""
-        elif m:
-            fence = m.group(1)
-        else:
-            h = HEADING_RE.match(line)
-            if h and len(h.group(1)) == 2:
-                out.append((name, text[start : mark.start()].strip()))
-                name, start = h.group(2).strip().rstrip("#").strip() or "##", mark.end() + 1
+        fence, heading = _marked(mark.group(), fence)
+        if heading is not None:
+            out.append((name, text[start : mark.start()].strip()))
+            name, start = heading, mark.end() + 1
     out.append((name, text[start:].strip()))
     return out
 

@@ -122,6 +122,19 @@ def revision_files(state: Path, sid: str) -> list[Path]:
     return sorted(state.glob(f"roots/*/revisions/{sid}/*.md"))
 
 
+def recorded(state: Path, sid: str, want: list[bytes]) -> list[Path]:
+    """The revisions kept of a session once they hold want's bytes, or when LIMIT has passed (what was kept then).
+
+    The pane shows a settled, whole file as the newest revision at once; the reload worker's poll writes it into
+    local state a moment later, so a test reading local state right after the screen changed races that poll."""
+    deadline = time.monotonic() + LIMIT
+    while True:
+        files = revision_files(state, sid)
+        if [f.read_bytes() for f in files] == want or time.monotonic() > deadline:
+            return files
+        time.sleep(0.05)
+
+
 def test_an_editor_save_of_a_snapshot_is_one_revision_in_the_terminal(terminal, demo_root, ids):
     sid = ids["hook"]
     path = demo_root / "sessions" / f"{sid}.md"
@@ -150,7 +163,7 @@ def test_an_editor_save_of_a_snapshot_is_one_revision_in_the_terminal(terminal, 
         screen = term.wait("the saved revision", lambda s: "Revision 2/2" in s and "+" + ADDED.strip() in s)
         assert "+" + ANCHOR.strip() not in screen, "every line shown as added"
         assert "✓ no item dropped without a marker" in screen
-        files = revision_files(state, sid)
+        files = recorded(state, sid, [original, saved])  # (the pane shows the settled file before the poll records it)
         assert not [f for f in files if f.stat().st_size == 0 or EMPTY_HASH in f.name], "an empty revision"
         assert [f.read_bytes() for f in files] == [original, saved]
         term.watch(0.6, lambda s: ("Revision 3" in s and "a third revision") or "")

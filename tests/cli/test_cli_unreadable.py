@@ -158,6 +158,27 @@ def test_note_list_and_note_search_name_a_note_they_cannot_read(cli, root):
 
 
 @needs_a_user
+@pytest.mark.parametrize("backend", ["cache", "scan"])
+def test_search_names_a_notes_folder_it_can_list_but_not_look_into_and_answers_from_the_rest(cli, root, backend):
+    """A notes folder readable but not searchable (mode 644): its names are listed but none can be looked up, so
+    what it holds is unknown; the search answers from the other notes and names the folder (it failed before)."""
+    env = {"MEMBOARD_SEARCH_NO_FTS": "1"} if backend == "scan" else {}
+    assert cli("note", "save", *NOTE, "--topic-key", "ops/crlf").code == 0
+    assert cli("note", "save", *NOTE[:-1], "Zebrafish too.", "--topic-key", "shut/other").code == 0
+    (root / "notes" / "shut").chmod(0o644)
+    try:
+        for _ in range(2):  # (the second search answers from the cache the first one left)
+            res = memboard(root, "search", "zebrafish", unprivileged=True, env=env)
+            assert res.code == 0, res.err
+            assert res.out.startswith("ops/crlf") and "shut/other" not in res.out
+            assert "1 file could not be read: notes/shut/ (permission denied)" in res.err
+    finally:
+        (root / "notes" / "shut").chmod(0o755)
+    found = memboard(root, "search", "zebrafish", unprivileged=True, env=env)
+    assert "shut/other" in found.out and "could not be read" not in found.err
+
+
+@needs_a_user
 def test_reading_commands_refuse_a_snapshot_they_cannot_read_and_the_chain_marks_it(root, mem, whole_tree):
     snap = board(mem)
     snap.chmod(0)

@@ -271,8 +271,7 @@ def test_a_search_no_note_can_pass_lists_no_note_and_lists_the_rest_as_a_whole_l
     def no_walk(*args: object) -> None:
         raise AssertionError("the notes were listed")
 
-    monkeypatch.setattr(docs, "_note_files", no_walk)
-    monkeypatch.setattr(cache, "_notes_in", no_walk)
+    monkeypatch.setattr(docs, "_note_files", no_walk)  # (the one walk of notes/: the cache's stats and listing())
     for filters, ids in expected.items():
         outcome = run(root, "同步", filters)
         assert outcome.backend == "cache"
@@ -286,30 +285,34 @@ def _no_note_filters() -> list[SearchFilters]:
     return [SearchFilters(kind="session"), SearchFilters(state="archived"), SearchFilters(agent="claude-code")]
 
 
-def test_the_notes_stats_taken_through_folder_handles_are_the_notes_listing(tmp_path, monkeypatch):
-    """cache.notes_stats is docs.note_listing, faster (docs/how-it-is-built/speed.md): the same entries for folders
-    of regular files and folders (nested, past the depth listed, a folder named like a note, files not notes), and
-    note_listing's own answer for anything else (a link, a FIFO)."""
-    from memboard.core.search import cache, docs
+def test_the_notes_listing_names_each_note_file_and_nothing_a_search_must_not_read(tmp_path):
+    """docs.note_listing, the one walk of notes/ (taken through each folder's handle: docs/how-it-is-built/speed.md):
+    every `*.md` file down to MAX_NOTE_DEPTH folders, nested, and in a folder named like a note; not a file that is
+    no note, a folder itself, anything past that depth, a symlink (to a file or a folder), nor a notes folder that
+    is a symlink; a FIFO named like a note is listed (its read then says it cannot be read); the stats are the
+    files' own (size, mtime_ns)."""
+    from memboard.core.search import docs
 
     root = tmp_path / "root"
     for rel in ["notes/x.md", "notes/a/b/c.md", "notes/a/readme.txt", "notes/odd.md/inner.md", "index.md"]:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(f"# {rel}\n", encoding="utf-8")
-    deep = root / "notes" / "/".join(f"d{i}" for i in range(docs.MAX_NOTE_DEPTH + 2))
+    deep = root / "notes" / "/".join(f"d{i}" for i in range(docs.MAX_NOTE_DEPTH + 1))  # (one folder too deep)
     deep.mkdir(parents=True)
     (deep / "deep.md").write_text("# deep\n", encoding="utf-8")
     (deep.parent / "shallower.md").write_text("# shallower\n", encoding="utf-8")
-    expected = docs.note_listing(str(root))
-    assert "notes/odd.md/inner.md" in expected and not any(p.endswith("deep.md") for p in expected)
-    with monkeypatch.context() as patched:  # (the folders' handles alone answer: note_listing is not asked)
-        patched.setattr(cache, "note_listing", lambda *a: pytest.fail("note_listing was asked"))
-        assert cache.notes_stats(str(root)) == expected
-    (root / "notes" / "a" / "link.md").symlink_to(root / "notes" / "x.md")
-    os.mkfifo(root / "notes" / "a" / "pipe.md")
+    shallower = "notes/" + "/".join(f"d{i}" for i in range(docs.MAX_NOTE_DEPTH)) + "/shallower.md"
+    expected = {"notes/x.md", "notes/a/b/c.md", "notes/odd.md/inner.md", shallower}
     gaps: dict[str, str] = {}
-    assert cache.notes_stats(str(root), gaps) == docs.note_listing(str(root)) != expected
+    listed = docs.note_listing(str(root), gaps)
+    assert set(listed) == expected and gaps == {}
+    st = (root / "notes" / "a" / "b" / "c.md").stat()
+    assert listed["notes/a/b/c.md"] == (st.st_size, st.st_mtime_ns)
+    (root / "notes" / "a" / "link.md").symlink_to(root / "notes" / "x.md")
+    (root / "notes" / "a" / "linked").symlink_to(root / "notes" / "odd.md", target_is_directory=True)
+    os.mkfifo(root / "notes" / "a" / "pipe.md")
+    assert set(docs.note_listing(str(root), gaps)) == expected | {"notes/a/pipe.md"}
     assert gaps == {}
     shutil.rmtree(root / "notes")
     (root / "notes").symlink_to(tmp_path)
-    assert cache.notes_stats(str(root)) == {} == docs.note_listing(str(root))
+    assert docs.note_listing(str(root), gaps) == {} and gaps == {}

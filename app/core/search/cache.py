@@ -22,14 +22,12 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from stat import S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING, Any
 
 from ..files import fsclock, statepaths
 from ..files.root import MemoryRoot
 from ..formats.layout import INDEX, NOTES
 from .docs import (
-    MAX_NOTE_DEPTH,
     Doc,
     Record,
     SessionInfo,
@@ -264,46 +262,6 @@ def _remembered(
 NOTES_PART, OTHERS_PART = "notes", "others"  # a search that looks at the notes alone, or at all but the notes
 
 
-DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)  # a folder, never a link
-BY_HANDLE = os.listdir in os.supports_fd and os.stat in os.supports_dir_fd and os.stat in os.supports_follow_symlinks
-
-
-class _Unusual(Exception):
-    """A notes folder holds something but regular files and folders (a link, a FIFO): note_listing says what."""
-
-
-def notes_stats(base: str, unlisted: dict[str, str] | None = None) -> dict[str, tuple[int, int]]:
-    """docs.note_listing(base, unlisted), taken through each folder's own handle: each file's stat looks up one name
-    (not the whole path) and no DirEntry is made, which takes a third less time (docs/how-it-is-built/speed.md).
-    Anything but regular files and folders, or anything that fails, is left to note_listing itself."""
-    if BY_HANDLE:
-        out: dict[str, tuple[int, int]] = {}
-        try:
-            _notes_in(os.open(os.path.join(base, NOTES), DIR_FLAGS), NOTES + "/", 0, out)
-            return out
-        except (OSError, _Unusual):
-            pass  # (no notes folder, a link, an unlistable folder, a file gone meanwhile: note_listing's own words)
-    return note_listing(base, unlisted)
-
-
-def _notes_in(fd: int, rel: str, depth: int, out: dict[str, tuple[int, int]]) -> None:
-    """Add the stats of the `*.md` files of the notes folder open at fd (closed here), and of its subfolders down to
-    MAX_NOTE_DEPTH, as docs._note_files does; _Unusual when a name is neither a regular file nor a folder."""
-    try:
-        stat, regular, folder = os.stat, S_ISREG, S_ISDIR
-        for name in os.listdir(fd):
-            st = stat(name, dir_fd=fd, follow_symlinks=False)
-            if regular(st.st_mode):
-                if name.endswith(".md"):
-                    out[rel + name] = (st.st_size, st.st_mtime_ns)
-            elif not folder(st.st_mode):
-                raise _Unusual(name)
-            elif depth < MAX_NOTE_DEPTH:
-                _notes_in(os.open(name, DIR_FLAGS, dir_fd=fd), f"{rel}{name}/", depth + 1, out)
-    finally:
-        os.close(fd)
-
-
 class _Stats(threading.Thread):
     """index.md's stat and the listing of the other files, taken in a thread of their own (part NOTES_PART: the
     notes' listing alone, and no index.md stat: None; OTHERS_PART: index.md and every listed file but the notes)."""
@@ -339,11 +297,8 @@ class _Stats(threading.Thread):
     def _take(self, unlisted: dict[str, str]) -> tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]:
         """The stats themselves."""
         if self.part == NOTES_PART:
-            return None, notes_stats(self.base, unlisted)
-        files = others_listing(self.base, unlisted)
-        if self.part is None:
-            files.update(notes_stats(self.base, unlisted))  # (listing(): the same entries, the notes taken faster)
-        return index_stat(self.base), files
+            return None, note_listing(self.base, unlisted)
+        return index_stat(self.base), (listing if self.part is None else others_listing)(self.base, unlisted)
 
 
 class SearchCache:

@@ -6,9 +6,12 @@ seconds. A server lives as long as its agent's session, so it keeps what it read
 call looks at the files again and reads only those that changed:
 
 - index.md is kept as read (its bytes and the lazily parsed `IndexFile`, whose look-ups by ID
-  are kept too); any change reads it again (whole: a 21 MB file in about 20 ms) and only
-  finds the table's extent, parsing no row until one is asked for (an append, a row rewritten
-  in place, a file replaced: the same cost).
+  are kept too); any change reads it again (whole: a 21 MB file in a few ms, as only the bytes
+  tell that nothing before an append changed). When the kept bytes begin the file read (an
+  append), the table's header and extent are taken from the kept index and only the added
+  bytes are scanned, and the look-ups of IDs those bytes do not name are kept (at 100k rows
+  about 25 ms less per call after an append); any other change (a row rewritten in place, a
+  file truncated or replaced) finds the table's extent anew, parsing no row until one is asked for.
 - each note's metadata is kept by its path; each call lists notes/ and takes every note file's
   `lstat` (10k stats), and a note whose stamp changed is read and parsed again alone.
 
@@ -54,11 +57,17 @@ from .context import NoteSet, note_set
 class KeptIndex(IndexFile):
     """An index.md as the server keeps it: an IndexFile whose look-ups by Session ID are kept with it."""
 
-    def __init__(self, data: bytes):
-        """Parse data as IndexFile does (lazily), no look-up made yet."""
-        super().__init__(data)
+    def __init__(self, data: bytes, grown_from: KeptIndex | None = None):
+        """Parse data as IndexFile does (lazily), no look-up made yet; grown_from: the kept index of a prefix of data
+        (rows appended to it), whose table's extent and look-ups of IDs the appended bytes do not hold carry over."""
+        super().__init__(data, grown_from=grown_from)
         self.looked_up: dict[str, list[Row]] = {}
         self.guard = threading.Lock()
+        if grown_from is not None and self.grown:  # (every row of grown_from is a row of this table, unchanged)
+            tail = len(grown_from.data)
+            with grown_from.guard:
+                kept = dict(grown_from.looked_up)
+            self.looked_up = {sid: rows for sid, rows in kept.items() if data.find(sid.encode(), tail) < 0}
 
     def find(self, session_id: str) -> list[Row]:
         """IndexFile.find, kept per ID (a new list each time: callers may change theirs)."""
@@ -108,14 +117,14 @@ class Parsed:
             with self.guard:
                 self.index = None
             return IndexFile(b"")
-        index = kept.value if kept is not None and kept.value.data == data else KeptIndex(data)  # type: ignore[attr-defined]
+        index = _index_of(data, kept.value if kept is not None else None)
         after = _stat(path)
         entry = _entry(before, after, at, data, index, len(data))
         if entry is not None:
             entry.data = None  # (the index holds its bytes: compared there)
         with self.guard:
             self.index = entry
-        return index  # type: ignore[return-value]
+        return index
 
     def note_set(self, root: MemoryRoot) -> NoteSet:
         """Every note's metadata, as list_notes gives it (sorted by ID, sync-conflict copies left out, a note that
@@ -170,6 +179,14 @@ class Parsed:
         if entry is not None:
             fresh[rel] = entry
         return view
+
+
+def _index_of(data: bytes, kept: object) -> KeptIndex:
+    """The kept index when data is its bytes, one grown from it when data only adds bytes after them (an append:
+    only those are looked at again), else data parsed anew."""
+    if not isinstance(kept, KeptIndex):
+        return KeptIndex(data)
+    return kept if kept.data == data else KeptIndex(data, grown_from=kept)  # (grown only when kept's bytes begin it)
 
 
 def _stat(path: str | os.PathLike[str], follow: bool = True) -> os.stat_result | None:

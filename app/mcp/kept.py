@@ -6,11 +6,16 @@ seconds. A server lives as long as its agent's session, so it keeps what it read
 call looks at the files again and reads only those that changed:
 
 - index.md is kept as read (its bytes and the lazily parsed `IndexFile`, whose look-ups by ID
-  are kept too); any change reads it again (whole: a 21 MB file in about 20 ms) and only
-  finds the table's extent, parsing no row until one is asked for (an append, a row rewritten
-  in place, a file replaced: the same cost).
+  are kept too); any change reads it again (whole: a 21 MB file in a few ms, as only the bytes
+  tell that nothing before an append changed). When the kept bytes begin the file read (an
+  append), the table's header and extent are taken from the kept index and only the added
+  bytes are scanned, and the look-ups of IDs those bytes do not name are kept (at 100k rows
+  about 25 ms less per call after an append); any other change (a row rewritten in place, a
+  file truncated or replaced) finds the table's extent anew, parsing no row until one is asked for.
 - each note's metadata is kept by its path; each call lists notes/ and takes every note file's
-  `lstat` (10k stats), and a note whose stamp changed is read and parsed again alone.
+  `lstat` (10k stats), and a note whose stamp changed is read and parsed again alone; when the
+  same files are there and a few changed, each changed view is moved into the kept orders by a
+  binary search (at 10k notes about 10 ms less than sorting them again).
 
 A file's stamp is what continues.py keys its record by: device, inode, size, mtime_ns and
 ctime_ns (a save by rename gives a new inode, a write a new mtime and ctime, an mtime set back
@@ -31,6 +36,7 @@ nothing kept here is ever the base of a change. What it costs in memory is one i
 
 from __future__ import annotations
 
+import bisect
 import os
 import stat
 import threading
@@ -50,15 +56,23 @@ from ..core.ops.notes.store import note_stats, note_view, read_listed, unreadabl
 from ..core.results import NoteView
 from .context import NoteSet, note_set
 
+PATCHED = 64  # notes changed on one call that are moved into the kept order (more: it is sorted again)
+
 
 class KeptIndex(IndexFile):
     """An index.md as the server keeps it: an IndexFile whose look-ups by Session ID are kept with it."""
 
-    def __init__(self, data: bytes):
-        """Parse data as IndexFile does (lazily), no look-up made yet."""
-        super().__init__(data)
+    def __init__(self, data: bytes, grown_from: KeptIndex | None = None):
+        """Parse data as IndexFile does (lazily), no look-up made yet; grown_from: the kept index of a prefix of data
+        (rows appended to it), whose table's extent and look-ups of IDs the appended bytes do not hold carry over."""
+        super().__init__(data, grown_from=grown_from)
         self.looked_up: dict[str, list[Row]] = {}
         self.guard = threading.Lock()
+        if grown_from is not None and self.grown:  # (every row of grown_from is a row of this table, unchanged)
+            tail = len(grown_from.data)
+            with grown_from.guard:
+                kept = dict(grown_from.looked_up)
+            self.looked_up = {sid: rows for sid, rows in kept.items() if data.find(sid.encode(), tail) < 0}
 
     def find(self, session_id: str) -> list[Row]:
         """IndexFile.find, kept per ID (a new list each time: callers may change theirs)."""
@@ -108,14 +122,14 @@ class Parsed:
             with self.guard:
                 self.index = None
             return IndexFile(b"")
-        index = kept.value if kept is not None and kept.value.data == data else KeptIndex(data)  # type: ignore[attr-defined]
+        index = _index_of(data, kept.value if kept is not None else None)
         after = _stat(path)
         entry = _entry(before, after, at, data, index, len(data))
         if entry is not None:
             entry.data = None  # (the index holds its bytes: compared there)
         with self.guard:
             self.index = entry
-        return index  # type: ignore[return-value]
+        return index
 
     def note_set(self, root: MemoryRoot) -> NoteSet:
         """Every note's metadata, as list_notes gives it (sorted by ID, sync-conflict copies left out, a note that
@@ -135,8 +149,10 @@ class Parsed:
             rel in known and view is known[rel].value for rel, view in read.items()
         )
         if ordered is None or not same:  # a note changed, came or went: listed and sorted again
-            listed = [read[rel] if rel in read else fresh[rel].value for rel in sorted(fresh.keys() | read.keys())]
-            ordered = note_set([view for view in listed if isinstance(view, NoteView)])
+            ordered = _patched(ordered, known, read) if (fresh.keys() | read.keys()) == known.keys() else None
+            if ordered is None:
+                listed = [read[rel] if rel in read else fresh[rel].value for rel in sorted(fresh.keys() | read.keys())]
+                ordered = note_set([view for view in listed if isinstance(view, NoteView)])
         with self.guard:
             self.notes, self.ordered = fresh, ordered
         return ordered
@@ -170,6 +186,53 @@ class Parsed:
         if entry is not None:
             fresh[rel] = entry
         return view
+
+
+def _index_of(data: bytes, kept: object) -> KeptIndex:
+    """The kept index when data is its bytes, one grown from it when data only adds bytes after them (an append:
+    only those are looked at again), else data parsed anew."""
+    if not isinstance(kept, KeptIndex):
+        return KeptIndex(data)
+    return kept if kept.data == data else KeptIndex(data, grown_from=kept)  # (grown only when kept's bytes begin it)
+
+
+def _patched(ordered: NoteSet | None, known: dict[str, Kept], read: dict[str, NoteView | None]) -> NoteSet | None:
+    """ordered with the views of the notes read again put in place of the kept ones (the same files, a few changed:
+    each moved by a binary search instead of 10k views sorted again), None when there are too many to patch."""
+    if ordered is None or len(read) > PATCHED:
+        return None
+    listed, newest = list(ordered.listed), list(ordered.newest)
+    for rel, view in read.items():
+        old = known[rel].value
+        if view is old:
+            continue
+        for views, place, kept in ((listed, _by_path, True), (newest, _by_newest, False)):
+            if isinstance(old, NoteView) and (kept or not old.unreadable):
+                at = place(views, old)
+                if at >= len(views) or views[at] is not old:
+                    return None  # (not where the order puts it: sorted again)
+                del views[at]
+            if isinstance(view, NoteView) and (kept or not view.unreadable):
+                views.insert(place(views, view), view)
+    return NoteSet(listed, newest)
+
+
+def _by_path(views: list[NoteView], view: NoteView) -> int:
+    """Where view goes in views sorted by path (as list_notes lists them)."""
+    return bisect.bisect_left(views, view.path, key=lambda v: v.path)
+
+
+def _by_newest(views: list[NoteView], view: NoteView) -> int:
+    """Where view goes in views sorted newest first, then by ID (as context.note_set sorts them)."""
+    lo, hi = 0, len(views)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        other = views[mid]
+        if other.updated > view.updated or (other.updated == view.updated and other.id < view.id):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 def _stat(path: str | os.PathLike[str], follow: bool = True) -> os.stat_result | None:

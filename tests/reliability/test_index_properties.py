@@ -195,3 +195,46 @@ def test_an_index_with_nul_bytes_is_never_rewritten(data, at):
     assert edit.to_bytes() == data  # nothing to change: no refusal, no rewrite
     with pytest.raises(Refused):
         index.edit().append({"id": "2027-01-01-0000-x", "status": "idle"}).to_bytes()
+
+
+def parse_state(index: IndexFile) -> tuple:
+    """What a read of index tells from outside: table, extent, rows (cells, line, problem), IDs and lookups."""
+    rows = [(r, r.offset, r.id, r.status, r.values) for r in index.rows]
+    return (index.header_line, index.columns, index.row_span(), index.table_end, index.problems, rows, index.lines)
+
+
+grown_tails = st.lists(
+    st.one_of(
+        st.sampled_from(["| 2027-01-01-0000-x | x | t | s | k | idle | - | - | a | b |", "", "  ", "text", "```", "|"]),
+        st.text(alphabet="ab |\\`\t-\r", max_size=12),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(SETTINGS, max_examples=examples(600))
+@given(st.one_of(index_files(), any_bytes), st.booleans(), grown_tails, endings, st.booleans())
+def test_an_index_grown_from_a_prefix_reads_as_the_whole_file_read_afresh(data, cut, lines, eol, ended):
+    """IndexFile(data + tail, grown_from=IndexFile(data)) scans only the tail (when data's table ran to its end),
+    and reads exactly as IndexFile(data + tail): rows, extent, lines, every Session ID's rows. cut: data ends
+    where its table does (the case a hook's append meets), else it may go on below the table."""
+    if cut and IndexFile(data).has_table:
+        data = data[: IndexFile(data).row_span()[1]]
+    tail = (eol.join(lines) + (eol if ended else "")).encode("utf-8")
+    before = IndexFile(data)
+    before.find("2027-01-01-0000-x")  # (a look-up made before the growth)
+    grown, fresh = IndexFile(data + tail, grown_from=before), IndexFile(data + tail)
+    assert parse_state(grown) == parse_state(fresh)
+    for sid in {r.id for r in fresh.rows} | {"2027-01-01-0000-x"}:
+        assert IndexFile(data + tail, grown_from=before).find(sid) == fresh.find(sid)
+
+
+def test_an_index_grown_from_a_table_that_ran_to_its_end_scans_only_the_tail():
+    """The case the server meets (a hook appends a row): the growth is taken, and the rows read as afresh."""
+    data = (HEADER + "\n" + SEP + "\n| 2026-05-01-1000-a | a | t | s | k | idle | - | - | x | y |\n").encode()
+    tail = b"| 2026-05-01-1001-b | b | t | s | k | idle | - | - | x | y |\nnot a row\n"
+    for more in (tail, b"text\n", b"  \n| row |\n", b"| row |", b"\r\n"):
+        grown = IndexFile(data + more, grown_from=IndexFile(data))
+        assert grown.grown and parse_state(grown) == parse_state(IndexFile(data + more))
+    assert not IndexFile(data + b"x", grown_from=IndexFile(data + b"| unended")).grown  # the last line went on

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from bench.roots import generate
 from bench.search import add_archived
 from memboard.core.errors import UsageError
+from memboard.core.files.root import MemoryRoot
 from memboard.core.search.engine import Matcher, SearchFilters, SearchHit, make_snippet, run, search
 from memboard.core.search.parse import sections
 from tests.support.sizes import examples
@@ -316,3 +317,45 @@ def test_the_notes_listing_names_each_note_file_and_nothing_a_search_must_not_re
     shutil.rmtree(root / "notes")
     (root / "notes").symlink_to(tmp_path)
     assert docs.note_listing(str(root), gaps) == {} and gaps == {}
+
+
+@pytest.mark.parametrize("odd", ["links and a fifo", "a name gone meanwhile"])
+def test_the_note_listing_through_folder_handles_lists_what_the_walk_lists(tmp_path, monkeypatch, cli, root, odd):
+    """store.note_stats through each folder's handle (the MCP server's and `note list`'s listing) gives the notes
+    the scandir walk gives: links to files and folders left out, a FIFO listed (and named unreadable), folders past
+    the depth looked into left out, names that are no note left out; anything failing (a name gone between the
+    listing and its stat) is left to the walk."""
+    from memboard.core.ops.notes import store
+
+    for rel in ["notes/x.md", "notes/a/b/c.md", "notes/a/readme.txt", "notes/odd.md/inner.md"]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(f"# {rel}\n", encoding="utf-8")
+    deep = root / "notes" / "/".join(f"d{i}" for i in range(store.MAX_DEPTH + 2))
+    deep.mkdir(parents=True)
+    (deep / "far.md").write_text("# far\n", encoding="utf-8")
+    (root / "notes/link.md").symlink_to(root / "notes/x.md")
+    (root / "notes/linked").symlink_to(root / "notes/a", target_is_directory=True)
+    os.mkfifo(root / "notes/a/pipe.md")
+    walked = []
+    real_visit = store._visit_notes
+
+    def visit(*args):
+        walked.append(args[0])
+        return real_visit(*args)
+
+    monkeypatch.setattr(store, "_visit_notes", visit)
+    if odd == "a name gone meanwhile":
+        real_stat = os.stat
+        monkeypatch.setattr(
+            os, "stat", lambda name, *a, **k: real_stat("gone", *a, **k) if name == "x.md" else real_stat(name, *a, **k)
+        )
+    answers = {}
+    for by_handle in (True, False):
+        monkeypatch.setattr(store, "BY_HANDLE", by_handle)
+        walked.clear()
+        listed = cli("note", "list", "--json")
+        answers[by_handle] = (listed.code, listed.out, sorted(rel for rel, _st in store.note_stats(MemoryRoot(root))))
+        assert bool(walked) == (not by_handle or odd == "a name gone meanwhile")
+    assert answers[True] == answers[False]
+    assert "notes/a/pipe.md" in answers[True][2] and "notes/link.md" not in answers[True][2]
+    assert "notes/a/b/c.md" in answers[True][2] and not any(rel.endswith("far.md") for rel in answers[True][2])

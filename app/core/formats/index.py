@@ -254,8 +254,9 @@ class IndexFile:
     and an ID lookup therefore never split or parse a large index line by line.
     """
 
-    def __init__(self, data: bytes, lean: bool = False):
-        """Parse index bytes; never fails, problems are recorded on rows (lean: `rows` are lean rows, see Row)."""
+    def __init__(self, data: bytes, lean: bool = False, grown_from: IndexFile | None = None):
+        """Parse index bytes; never fails, problems are recorded on rows (lean: `rows` are lean rows, see Row).
+        grown_from: an IndexFile of a prefix of data (rows appended to it); see _grown."""
         self.data = data
         self.lean = lean
         self.bom = data.startswith(BOM_BYTES)
@@ -272,7 +273,9 @@ class IndexFile:
         self.problems: list[str] = []
         # byte offsets (in data) of the header line, the first row line and the end of the table
         self._header_off = self._rows_off = self._end_off = 0
-        self._parse()
+        self.grown = grown_from is not None and self._grown(grown_from)  # (only the appended bytes were scanned)
+        if not self.grown:
+            self._parse()
 
     @classmethod
     def empty(cls) -> IndexFile:
@@ -331,8 +334,25 @@ class IndexFile:
         self._table_end = i
         self._end_off = size
 
-    def _read_rows(self, offset: int) -> None:
-        """Note the table's extent from its first row line at byte `offset` (rows are read on first use)."""
+    def _grown(self, before: IndexFile) -> bool:
+        """Take the table's header and where its rows start from before, the IndexFile of a prefix of this file, and
+        look for the table's end from where before's ended; whether it could (else nothing is set), which also means
+        every row of before is a row here, unchanged. The same as _parse: the lines before the header are the same
+        bytes, every line of the prefix that was a table line still is (its test looks no further than its `|`), and
+        the line that ended the table is tested again (whitespace up to the prefix's end may go on with a `|`). Not
+        when the table ran to the prefix's end on an unended line (the added bytes go on with that row)."""
+        old, data = before.data, self.data
+        if before.header_line is None or before.lean != self.lean or len(data) <= len(old) or not data.startswith(old):
+            return False
+        if before._end_off == len(old) and not old.endswith(b"\n"):
+            return False
+        self.header_line, self.columns, self._header_off = before.header_line, list(before.columns), before._header_off
+        self._read_rows(before._rows_off, before._end_off - 1)
+        return True
+
+    def _read_rows(self, offset: int, scanned: int = 0) -> None:
+        """Note the table's extent from its first row line at byte `offset` (rows are read on first use); scanned:
+        the lines that start before it are known to be table lines (_grown's)."""
         cols = self.columns
         missing = [c for c in COLUMNS if c not in cols]
         if missing:
@@ -345,7 +365,7 @@ class IndexFile:
         else:
             # the first line that does not start with `|` once stripped (split_cells' own test)
             end = size
-            pos = offset - 1
+            pos = max(offset - 1, scanned)
             while True:
                 m = NO_PIPE_FIRST_RE.search(data, pos)
                 if m is None:

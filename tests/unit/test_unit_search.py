@@ -195,6 +195,26 @@ def test_a_row_line_without_backslash_reads_as_the_careful_split_reads_it(cells,
     assert row_values(b"not a table line " + line, COLUMNS) == [""] * len(expected)
 
 
+ESCAPED_PIECES = [*CELL_PIECES, "\\", "\\|", "a\\|b", " \\| ", "\\\\", "\\\\|", "\\\\\\|", "|", "\x00", "c\\"]
+
+
+@given(
+    st.lists(st.sampled_from(ESCAPED_PIECES), min_size=0, max_size=11), st.booleans(), st.sampled_from(["", " ", "\r"])
+)
+@settings(max_examples=500, deadline=None)
+def test_a_row_line_with_backslashes_reads_as_the_careful_split_reads_it(cells, closed, tail):
+    """A line whose backslashes each stand alone is split with its escaped pipes held aside: the same values as the
+    escape-aware split_cells gives (escaped pipes at a cell's edges, runs of backslashes, a NUL, a trailing `\\`)."""
+    from memboard.core.formats.index import COLUMNS
+    from memboard.core.formats.text import line_body, split_cells, unescape
+    from memboard.core.search.parse import _plan, row_values
+
+    line = ("| " + " | ".join(cells) + (" |" if closed else "") + tail).encode()
+    careful = split_cells(line_body(line.decode())) or []
+    expected = [unescape(careful[pos]).strip() if pos < len(careful) else "" for pos in _plan(COLUMNS)]
+    assert row_values(line, COLUMNS) == expected
+
+
 @given(
     st.lists(
         st.tuples(st.lists(st.sampled_from([*CELL_PIECES, "Field", "---", ":-:", "a\\|b"]), max_size=4), st.booleans()),

@@ -42,10 +42,21 @@ def named_notes(text: str) -> set[str]:
     return found
 
 
+# Updated's UTF-8 bytes turned upside down: byte b becomes 0xF7 - b (UTF-8 holds no byte above 0xF4), so that
+# ascending order of the turned bytes, ended by 0xFF (above every turned byte), is descending order of the text;
+# the ID's own UTF-8 bytes after that end (UTF-8 bytes compare as the text does) break ties, ascending.
+_DOWN = bytes(range(0xF7, -1, -1)) + bytes(8)
+
+
+def newest_key(view: NoteView) -> bytes:
+    """The key of the newest-first order (ascending): Updated descending as text compares, then ID ascending."""
+    down = view.updated.encode("utf-8", "surrogatepass").translate(_DOWN)
+    return down + b"\xff" + view.id.encode("utf-8", "surrogatepass")
+
+
 def _newest_first(views: Iterable[NoteView]) -> list[NoteView]:
-    """Views sorted by Updated, newest first (then by ID)."""
-    ordered = sorted(views, key=lambda v: v.id)
-    return sorted(ordered, key=lambda v: v.updated, reverse=True)
+    """Views sorted by Updated, newest first (then by ID): by newest_key."""
+    return sorted(views, key=newest_key)
 
 
 class NoteSet(NamedTuple):

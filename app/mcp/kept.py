@@ -54,7 +54,7 @@ from ..core.formats.layout import INDEX, NOTES
 from ..core.formats.note import note_from_cells, quick_cells
 from ..core.ops.notes.store import note_stats, note_view, read_listed, unreadable_view
 from ..core.results import NoteView
-from .context import NoteSet, note_set
+from .context import NoteSet, newest_key, note_set
 
 PATCHED = 64  # notes changed on one call that are moved into the kept order (more: it is sorted again)
 
@@ -223,16 +223,8 @@ def _by_path(views: list[NoteView], view: NoteView) -> int:
 
 
 def _by_newest(views: list[NoteView], view: NoteView) -> int:
-    """Where view goes in views sorted newest first, then by ID (as context.note_set sorts them)."""
-    lo, hi = 0, len(views)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        other = views[mid]
-        if other.updated > view.updated or (other.updated == view.updated and other.id < view.id):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    """Where view goes in views sorted newest first, then by ID (by newest_key, as context.note_set sorts them)."""
+    return bisect.bisect_left(views, newest_key(view), key=newest_key)
 
 
 def _stat(path: str | os.PathLike[str], follow: bool = True) -> os.stat_result | None:

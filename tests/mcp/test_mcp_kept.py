@@ -206,3 +206,39 @@ def test_notes_changed_a_few_at_a_time_keep_the_order_a_fresh_listing_gives(tmp_
         assert [v.id for v in kept.newest] == [v.id for v in fresh.newest] and kept.newest == fresh.newest
     assert 0 < unreadable < 30 and len(sorted_again) <= unreadable  # (patched, but while a note is unreadable: no
     # note that cannot be read is kept, so its file is not among the kept ones and the order is sorted again)
+
+
+def test_the_newest_first_order_is_updated_descending_then_id_both_fresh_and_patched(tmp_path, monkeypatch):
+    """The one newest-first order (app/mcp/context.py: newest_key), as mem_context with neither a session nor a
+    project ranks every active note: Updated descending as text compares (a longer Updated before its own prefix,
+    an empty one last, non-ASCII after ASCII), equal Updated by ID; the same after a note's Updated is moved onto
+    another's, both when the whole set is sorted and when the kept order is patched (app/mcp/kept.py: _by_newest)."""
+    from memboard.core.ops.notes import list_notes
+    from memboard.mcp.context import note_context, note_set
+
+    (tmp_path / "state").mkdir()
+    monkeypatch.setenv("MEMBOARD_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setattr(continues, "AGED_NS", 0)
+    base = tmp_path / "memory"
+    (base / "notes/project/p").mkdir(parents=True)
+    (base / "index.md").write_text("# Index\n", encoding="utf-8")
+    updated = {"a": "2026-05-01", "b": "2026-05-01 09:00", "c": "2026-05-01 09:00", "d": "", "e": "2026-05-01 é"}
+    updated |= {"f": "2026-05-10", "g": "2026-05-01 09:00:30", "h": "2026-05-01 z", "i": "2026-05-1"}
+
+    def write(key: str, when: str) -> None:
+        path = base / f"notes/project/p/{key}.md"
+        path.write_text(dated_note(f"project/p/{key}", key, when), encoding="utf-8")
+
+    for key, when in updated.items():
+        write(key, when)
+    root, parsed = MemoryRoot(base), Parsed(base)
+
+    def order(notes) -> list[str]:
+        return [n["title"] for n in note_context(root, notes=notes, limit=100)["related"]]
+
+    expected = ["f", "i", "e", "h", "g", "b", "c", "a", "d"]
+    assert order(note_set(list_notes(root))) == order(parsed.note_set(root)) == expected
+    write("f", "2026-05-01 09:00")  # onto b's and c's: between them by ID
+    write("a", "2026-05-01 é!")  # after its old place, just before e
+    expected = ["i", "a", "e", "h", "g", "b", "c", "f", "d"]
+    assert order(parsed.note_set(root)) == order(note_set(list_notes(root))) == expected

@@ -12,6 +12,7 @@ shows it (no texts: mem_get reads one whole). A note file that cannot be read is
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -24,6 +25,7 @@ from ..service.output import note_json
 from .answers import JSON
 
 CONTEXT_LIMIT = 20
+ANSWERS_KEPT = 16  # note_context answers kept per note set (more: forgotten, worked out again)
 TOKEN_RE = re.compile(r"[A-Za-z0-9._~/-]+")
 NAMED, LINKED, PROJECT, GLOBAL = range(4)
 
@@ -60,15 +62,18 @@ def _newest_first(views: Iterable[NoteView]) -> list[NoteView]:
 
 
 class NoteSet(NamedTuple):
-    """Every note's metadata as list_notes gives it, and the readable notes newest first (as _newest_first sorts)."""
+    """Every note's metadata as list_notes gives it, and the readable notes newest first (as _newest_first sorts);
+    answers: note_context's answers from these very views, by its arguments (a new set, as kept.py makes one on
+    each change of any note, starts empty: an answer is never carried over a change)."""
 
     listed: list[NoteView]
     newest: list[NoteView]
+    answers: dict[tuple[object, ...], JSON]
 
 
 def note_set(views: list[NoteView]) -> NoteSet:
     """The set of notes list_notes gave as views."""
-    return NoteSet(views, _newest_first(v for v in views if not v.unreadable))
+    return NoteSet(views, _newest_first(v for v in views if not v.unreadable), {})
 
 
 def note_context(
@@ -86,12 +91,27 @@ def note_context(
     note_set gives them (None: read them now)."""
     if notes is None:
         notes = note_set(list_notes(root))
+    links = tuple(linked)
+    key = (session_id, project, links, text, limit)
+    answer = notes.answers.get(key)
+    if answer is None:
+        answer = _context(notes, session_id, project, set(links), text, limit)
+        if len(notes.answers) >= ANSWERS_KEPT:
+            notes.answers.clear()
+        notes.answers[key] = answer
+    return copy.deepcopy(answer)  # (callers may change theirs)
+
+
+def _context(
+    notes: NoteSet, session_id: str | None, project: str | None, sessions: set[str], text: str, limit: int
+) -> JSON:
+    """note_context's answer from notes, worked out."""
     unreadable = {v.path: v.unreadable for v in notes.listed if v.unreadable}
     views = notes.newest
     own = [v for v in views if session_id and v.session == session_id]
     mine = {v.id for v in own}
     projects = {p for p in [project, *(v.project for v in own)] if p}
-    sessions, named = set(linked), named_notes(text)
+    named = named_notes(text)
 
     def nearness(view: NoteView) -> int | None:
         """How near a note is to the work (NAMED first), None when it is not related."""

@@ -214,7 +214,7 @@ def _patched(ordered: NoteSet | None, known: dict[str, Kept], read: dict[str, No
                 del views[at]
             if isinstance(view, NoteView) and (kept or not view.unreadable):
                 views.insert(place(views, view), view)
-    return NoteSet(listed, newest)
+    return NoteSet(listed, newest, {})
 
 
 def _by_path(views: list[NoteView], view: NoteView) -> int:

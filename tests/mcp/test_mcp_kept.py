@@ -242,3 +242,38 @@ def test_the_newest_first_order_is_updated_descending_then_id_both_fresh_and_pat
     write("a", "2026-05-01 é!")  # after its old place, just before e
     expected = ["i", "a", "e", "h", "g", "b", "c", "f", "d"]
     assert order(parsed.note_set(root)) == order(note_set(list_notes(root))) == expected
+
+
+def test_a_kept_context_answer_never_outlives_a_change_to_any_note(tmp_path, monkeypatch):
+    """note_context keeps its answers with the note set they came from (app/mcp/context.py: NoteSet.answers): the
+    same arguments on unchanged notes are not worked out again, and after a note is edited (at the same size, its
+    mtime set back), added or deleted outside, the answer is the one a fresh read gives."""
+    from memboard.mcp import context
+
+    (tmp_path / "state").mkdir()
+    monkeypatch.setenv("MEMBOARD_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setattr(continues, "AGED_NS", 0)
+    base = tmp_path / "memory"
+    (base / "notes/project/p").mkdir(parents=True)
+    (base / "index.md").write_text("# Index\n", encoding="utf-8")
+    for n in range(3):
+        (base / f"notes/project/p/n{n}.md").write_text(note_text(f"project/p/n{n}", f"Note {n}"), encoding="utf-8")
+    root, parsed = MemoryRoot(base), Parsed(base)
+    worked: list[int] = []
+    real = context._context
+    monkeypatch.setattr(context, "_context", lambda *args: worked.append(1) or real(*args))
+
+    def kept_titles() -> list[str]:
+        answer = context.note_context(root, project="p", notes=parsed.note_set(root))
+        assert answer == context.note_context(root, project="p")  # (notes None: read afresh)
+        return [n["title"] for n in answer["related"]]
+
+    assert kept_titles() == ["Note 0", "Note 1", "Note 2"]
+    worked.clear()
+    assert kept_titles() == ["Note 0", "Note 1", "Note 2"] and len(worked) == 1  # (the fresh read's alone)
+    rewrite_keeping_stamp(base / "notes/project/p/n1.md", b"Note 1", b"Note X")
+    assert kept_titles() == ["Note 0", "Note X", "Note 2"]
+    (base / "notes/project/p/n3.md").write_text(note_text("project/p/n3", "Note 3"), encoding="utf-8")
+    assert kept_titles() == ["Note 0", "Note X", "Note 2", "Note 3"]
+    (base / "notes/project/p/n0.md").unlink()
+    assert kept_titles() == ["Note X", "Note 2", "Note 3"]

@@ -379,3 +379,56 @@ def test_the_note_listing_through_folder_handles_lists_what_the_walk_lists(tmp_p
     assert answers[True] == answers[False]
     assert "notes/a/pipe.md" in answers[True][2] and "notes/link.md" not in answers[True][2]
     assert "notes/a/b/c.md" in answers[True][2] and not any(rel.endswith("far.md") for rel in answers[True][2])
+
+
+def test_note_list_and_search_both_see_what_the_one_walk_of_notes_sees(tmp_path, monkeypatch, cli, root):
+    """files/notewalk.py is the one walk of notes/ (issue 29): `note list` (store.note_stats) and search's stats
+    (docs.note_listing) each take it once, and each sees what it saw: every `*.md` file it walked, with its own
+    lstat (search: (size, mtime_ns)), in the walk's order for search; `note list` the ones named like a note,
+    sorted. Links, folders past each caller's depth, a FIFO and a file that is no note are handled as before."""
+    from memboard.core.files import notewalk
+    from memboard.core.formats.topic import note_id_of
+    from memboard.core.ops.notes import store
+    from memboard.core.search import docs
+
+    for rel in ["notes/x.md", "notes/a/b/c.md", "notes/a/readme.txt", "notes/odd.md/inner.md", "notes/Bad Name.md"]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(f"# {rel}\n", encoding="utf-8")
+    for depth in (docs.MAX_NOTE_DEPTH, store.MAX_DEPTH + 1, store.MAX_DEPTH + 2):  # (search's last, note list's)
+        deep = root / "notes" / "/".join(f"d{i}" for i in range(depth))
+        deep.mkdir(parents=True, exist_ok=True)
+        (deep / f"at{depth}.md").write_text("# deep\n", encoding="utf-8")
+    (root / "notes/link.md").symlink_to(root / "notes/x.md")
+    (root / "notes/linked").symlink_to(root / "notes/a", target_is_directory=True)
+    os.mkfifo(root / "notes/a/pipe.md")
+    seen: list[tuple[int, dict[str, os.stat_result]]] = []
+    real_walk = notewalk.walk_notes
+
+    def walk(folder, rel, deepest, out, gaps=None, stamps=None):
+        real_walk(folder, rel, deepest, out, gaps)  # (what the walk sees, as lstats)
+        seen.append((deepest, dict(out)))
+        if stamps is not None:
+            real_walk(folder, rel, deepest, {}, gaps, stamps)
+
+    monkeypatch.setattr(notewalk, "walk_notes", walk)
+    monkeypatch.setattr(docs, "walk_notes", walk)
+    gaps: dict[str, str] = {}
+    listed = docs.note_listing(str(root), gaps)
+    assert len(seen) == 1 and gaps == {}
+    walked = seen[0][1]
+    assert list(listed.items()) == [(rel, (st.st_size, st.st_mtime_ns)) for rel, st in walked.items()]
+    assert "notes/a/pipe.md" in listed and "notes/link.md" not in listed and "notes/Bad Name.md" in listed
+    assert any(rel.endswith(f"at{docs.MAX_NOTE_DEPTH}.md") for rel in listed)
+    assert not any(rel.endswith(f"at{store.MAX_DEPTH + 1}.md") for rel in listed)
+    seen.clear()
+    stats = store.note_stats(MemoryRoot(root))
+    assert len(seen) == 1
+    walked = seen[0][1]
+    assert stats == sorted((rel, st) for rel, st in walked.items() if note_id_of(rel) is not None)
+    assert "notes/Bad Name.md" in walked and "notes/Bad Name.md" not in dict(stats) and "notes/x.md" in dict(stats)
+    assert any(rel.endswith(f"at{store.MAX_DEPTH + 1}.md") for rel in walked)  # (one level deeper than search)
+    assert not any(rel.endswith(f"at{store.MAX_DEPTH + 2}.md") for rel in walked)
+    seen.clear()
+    shown = cli("note", "list", "--json")
+    assert len(seen) == 1 and shown.code == 0
+    assert "notes/a/pipe.md" in shown.out and "notes/x.md" in shown.out and "link.md" not in shown.out

@@ -10,13 +10,13 @@ the files into them), so both rank alike. This module imports nothing heavy, not
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 import stat
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from ..files.notewalk import walk_notes
 from ..files.regular import why
 from ..formats.clock import FORMAT, parse
 from ..formats.ids import is_valid_id
@@ -29,8 +29,6 @@ LIVE, ARCHIVED = "live", "archived"
 ROW, SNAPSHOT = "row", "snapshot"  # where a match is: a row's cell or a snapshot's section (a note's: NOTE)
 TOP = "(top)"  # the section name of text before a snapshot's first `## ` heading
 MAX_NOTE_DEPTH = 12  # folders below notes/ that are listed (a topic key has at most 10 segments)
-DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)  # a folder, never a link
-BY_HANDLE = os.listdir in os.supports_fd and os.stat in os.supports_dir_fd and os.stat in os.supports_follow_symlinks
 
 PLACE_ORDER = {ROW: 0, NOTE: 0, SNAPSHOT: 1}
 SOURCE_RANK = {ROW: 0, NOTE: 0, SNAPSHOT: 1}  # whose Status/Agent/Updated At describe a session: its row first
@@ -165,7 +163,7 @@ def note_listing(root: str, unlisted: dict[str, str] | None = None) -> dict[str,
     out: dict[str, tuple[int, int]] = {}
     notes = os.path.join(root, NOTES)
     if not os.path.islink(notes):
-        _note_files(notes, NOTES, 0, out, {} if unlisted is None else unlisted)
+        _note_files(notes, NOTES, out, {} if unlisted is None else unlisted)
     return out
 
 
@@ -212,59 +210,15 @@ def listing(root: str, unlisted: dict[str, str] | None = None) -> dict[str, tupl
     out = others_listing(root, gaps)
     notes = os.path.join(root, NOTES)
     if not os.path.islink(notes):
-        _note_files(notes, NOTES, 0, out, gaps)
+        _note_files(notes, NOTES, out, gaps)
     return out
 
 
-def _note_files(
-    folder: str, rel: str, depth: int, out: dict[str, tuple[int, int]], gaps: dict[str, str], parent: int | None = None
-) -> None:
-    """Add the stats of the `*.md` files in a notes folder (a name in the folder open at parent, when given) and,
-    down to MAX_NOTE_DEPTH, its subfolders': symlinks are skipped, a FIFO, socket or device named `*.md` is listed
-    (as listing() says), a name gone meanwhile is left out, and a folder that cannot be listed, or whose names
-    cannot be looked up (readable but not searchable), goes to gaps. Each folder is read through its own handle
-    where the OS allows: a stat looks up one name, not the whole path, and no DirEntry is made (a third less
-    time than os.scandir of the path: docs/how-it-is-built/speed.md)."""
-    try:
-        fd = os.open(folder, DIR_FLAGS, dir_fd=parent) if BY_HANDLE else None
-    except (FileNotFoundError, NotADirectoryError):
-        return
-    except OSError as exc:
-        if exc.errno != errno.ELOOP:  # (ELOOP: a folder replaced by a symlink since it was listed: skipped)
-            gaps[f"{rel}/"] = why(exc)
-        return
-    try:
-        _note_names(folder if fd is None else fd, rel, depth, out, gaps)
-    finally:
-        if fd is not None:
-            os.close(fd)
-
-
-def _note_names(folder: str | int, rel: str, depth: int, out: dict[str, tuple[int, int]], gaps: dict[str, str]) -> None:
-    """_note_files' work on a folder open at fd folder (or at path folder, where the OS has no handles for this)."""
-    try:
-        names = os.listdir(folder)
-    except (FileNotFoundError, NotADirectoryError):
-        return
-    except OSError as exc:
-        gaps[f"{rel}/"] = why(exc)
-        return
-    fd = folder if isinstance(folder, int) else None
-    paths = names if fd is not None else [os.path.join(str(folder), name) for name in names]
-    lstat, is_dir, is_link = os.stat, stat.S_ISDIR, stat.S_ISLNK
-    for name, path in zip(names, paths):
-        try:
-            st = lstat(path, dir_fd=fd, follow_symlinks=False)
-        except FileNotFoundError:
-            continue
-        except OSError as exc:  # (no name of this folder can be looked up: what it holds is unknown)
-            gaps[f"{rel}/"] = why(exc)
-            return
-        if is_dir(st.st_mode):
-            if depth < MAX_NOTE_DEPTH:
-                _note_files(path, f"{rel}/{name}", depth + 1, out, gaps, fd)
-        elif name.endswith(".md") and not is_link(st.st_mode):
-            out[f"{rel}/{name}"] = (st.st_size, st.st_mtime_ns)
+def _note_files(folder: str, rel: str, out: dict[str, tuple[int, int]], gaps: dict[str, str]) -> None:
+    """Add the stats of the `*.md` files in a notes folder and, down to MAX_NOTE_DEPTH, its subfolders': the walk
+    `note list` takes too (files/notewalk.py: symlinks skipped, a FIFO, socket or device named `*.md` listed, as
+    listing() says, a name gone meanwhile left out, a folder that cannot be listed or looked into to gaps)."""
+    walk_notes(folder, rel, MAX_NOTE_DEPTH, {}, gaps, out)
 
 
 def _session_files(sessions: str, out: dict[str, tuple[int, int]]) -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ...errors import MemboardError, Refused, Unreadable, UsageError
-from ...files import revisions
+from ...files import notewalk, revisions
 from ...files.copies import copied_note, note_copy
 from ...files.regular import read_regular, why
 from ...files.root import MemoryRoot
@@ -18,8 +18,7 @@ from ...formats.topic import SCOPES, TYPES, check_choice, check_note_id, note_id
 from ...results import NoteDetail, NoteView
 
 MAX_DEPTH = 12  # folders below notes/ that are looked into (a topic key has at most 10 segments)
-DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)  # a folder, never a link
-BY_HANDLE = os.listdir in os.supports_fd and os.stat in os.supports_dir_fd and os.stat in os.supports_follow_symlinks
+BY_HANDLE = notewalk.BY_HANDLE  # (here too, so that a test can take the scandir walk)
 
 
 @dataclass(frozen=True)
@@ -103,35 +102,17 @@ def note_stats(root: MemoryRoot, ordered: bool = True) -> list[tuple[str, os.sta
 
 
 def _by_handle(base: str, found: list[tuple[str, os.stat_result | None]]) -> bool:
-    """_visit_notes(base, NOTES, 0, found) through each folder's own handle (each stat looks up one name, not the whole
-    path, and no DirEntry is made, as search/cache.py's notes_stats: 10k notes in 45 ms of CPU, not 49); whether it
-    could (anything failing, a name gone or a folder that cannot be opened, leaves it to _visit_notes, whose words
-    those are)."""
+    """_visit_notes(base, NOTES, 0, found) through files/notewalk.py, the walk search's stats take too (each folder
+    through its own handle: 10k notes in 45 ms of CPU, not 49); whether it could (anything failing, a name gone or a
+    folder that cannot be opened, leaves it to _visit_notes, whose words those are)."""
+    walked: dict[str, os.stat_result] = {}
     try:
-        _notes_by_handle(os.open(base, DIR_FLAGS), NOTES, 0, found)
+        notewalk.walk_notes(base, NOTES, MAX_DEPTH + 1, walked)  # (os.walk's depth: notes/ and its folders are 0)
     except OSError:
         return False
+    names = _names_note
+    found.extend((rel, st) for rel, st in walked.items() if names(rel))
     return True
-
-
-def _notes_by_handle(fd: int, prefix: str, level: int, found: list[tuple[str, os.stat_result | None]]) -> None:
-    """Add the note files of the folder open at fd (closed here) and below, as _visit_notes does: symlinks left out,
-    anything else a note's name names kept with its lstat."""
-    try:
-        subfolders: list[str] = []
-        lstat, is_dir, is_link, names, add = os.stat, stat.S_ISDIR, stat.S_ISLNK, _names_note, found.append
-        head = prefix + "/"
-        for name in os.listdir(fd):
-            st = lstat(name, dir_fd=fd, follow_symlinks=False)
-            if is_dir(st.st_mode):
-                subfolders.append(name)
-            elif not is_link(st.st_mode) and names(rel := head + name):
-                add((rel, st))
-        if max(level - 1, 0) < MAX_DEPTH:
-            for name in sorted(subfolders):
-                _notes_by_handle(os.open(name, DIR_FLAGS, dir_fd=fd), f"{prefix}/{name}", level + 1, found)
-    finally:
-        os.close(fd)
 
 
 def _visit_notes(folder: str, prefix: str, level: int, found: list[tuple[str, os.stat_result | None]]) -> None:

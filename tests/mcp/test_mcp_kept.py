@@ -125,15 +125,22 @@ def note_text(key: str, title: str) -> str:
     )
 
 
-def test_a_call_reads_only_the_notes_and_index_that_changed(tmp_path, monkeypatch):
+def notes_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A memory root with an empty index and a notes/project/p folder, local state of its own, and every file aged at
+    once (AGED_NS 0: trusted on its stamp)."""
     (tmp_path / "state").mkdir()
     monkeypatch.setenv("MEMBOARD_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setattr(continues, "AGED_NS", 0)  # every file aged at once: trusted on its stamp
+    monkeypatch.setattr(continues, "AGED_NS", 0)
     base = tmp_path / "memory"
     (base / "notes/project/p").mkdir(parents=True)
+    (base / "index.md").write_text("# Index\n", encoding="utf-8")
+    return base
+
+
+def test_a_call_reads_only_the_notes_and_index_that_changed(tmp_path, monkeypatch):
+    base = notes_root(tmp_path, monkeypatch)
     for n in range(3):
         (base / f"notes/project/p/n{n}.md").write_text(note_text(f"project/p/n{n}", f"Note {n}"), encoding="utf-8")
-    (base / "index.md").write_text("# Index\n", encoding="utf-8")
     root, parsed = MemoryRoot(base), Parsed(base)
 
     assert [v.title for v in parsed.note_set(root).listed] == ["Note 0", "Note 1", "Note 2"]
@@ -167,12 +174,7 @@ def test_notes_changed_a_few_at_a_time_keep_the_order_a_fresh_listing_gives(tmp_
     from memboard.mcp import kept as kept_module
     from memboard.mcp.context import note_set
 
-    (tmp_path / "state").mkdir()
-    monkeypatch.setenv("MEMBOARD_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setattr(continues, "AGED_NS", 0)
-    base = tmp_path / "memory"
-    (base / "notes/project/p").mkdir(parents=True)
-    (base / "index.md").write_text("# Index\n", encoding="utf-8")
+    base = notes_root(tmp_path, monkeypatch)
     rng, stamp = random.Random(29), [1_700_000_000_000_000_000]
     days = [f"2026-05-{d:02d} 09:00" for d in range(1, 6)]
 
@@ -216,12 +218,7 @@ def test_the_newest_first_order_is_updated_descending_then_id_both_fresh_and_pat
     from memboard.core.ops.notes import list_notes
     from memboard.mcp.context import note_context, note_set
 
-    (tmp_path / "state").mkdir()
-    monkeypatch.setenv("MEMBOARD_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setattr(continues, "AGED_NS", 0)
-    base = tmp_path / "memory"
-    (base / "notes/project/p").mkdir(parents=True)
-    (base / "index.md").write_text("# Index\n", encoding="utf-8")
+    base = notes_root(tmp_path, monkeypatch)
     updated = {"a": "2026-05-01", "b": "2026-05-01 09:00", "c": "2026-05-01 09:00", "d": "", "e": "2026-05-01 é"}
     updated |= {"f": "2026-05-10", "g": "2026-05-01 09:00:30", "h": "2026-05-01 z", "i": "2026-05-1"}
 
@@ -250,12 +247,7 @@ def test_a_kept_context_answer_never_outlives_a_change_to_any_note(tmp_path, mon
     mtime set back), added or deleted outside, the answer is the one a fresh read gives."""
     from memboard.mcp import context
 
-    (tmp_path / "state").mkdir()
-    monkeypatch.setenv("MEMBOARD_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setattr(continues, "AGED_NS", 0)
-    base = tmp_path / "memory"
-    (base / "notes/project/p").mkdir(parents=True)
-    (base / "index.md").write_text("# Index\n", encoding="utf-8")
+    base = notes_root(tmp_path, monkeypatch)
     for n in range(3):
         (base / f"notes/project/p/n{n}.md").write_text(note_text(f"project/p/n{n}", f"Note {n}"), encoding="utf-8")
     root, parsed = MemoryRoot(base), Parsed(base)

@@ -38,23 +38,27 @@ def walk_notes(
     _walk(folder, rel, 0, (deepest, out, gaps, stamps), None)
 
 
+GONE = (FileNotFoundError, NotADirectoryError)  # a name gone (or no longer a folder) since it was listed
+
+
+def _left(exc: OSError, rel: str, gaps: dict[str, str] | None, record: bool) -> None:
+    """What walk_notes does where it cannot go on in folder rel: raise exc again without gaps; with gaps, note rel
+    there (`rel/` -> why) when record, else leave it out silently."""
+    if gaps is None:
+        raise exc
+    if record:
+        gaps[f"{rel}/"] = why(exc)
+
+
 _Walk = tuple[int, dict[str, os.stat_result], dict[str, str] | None, Stamps | None]  # walk_notes' deepest and sinks
 
 
 def _walk(folder: str, rel: str, depth: int, how: _Walk, parent: int | None) -> None:
     """walk_notes of the folder (a name in the folder open at parent, when given), depth folders below the top."""
-    gaps = how[2]
     try:
         fd = os.open(folder, DIR_FLAGS, dir_fd=parent) if BY_HANDLE else None
-    except (FileNotFoundError, NotADirectoryError):
-        if gaps is None:
-            raise
-        return
-    except OSError as exc:
-        if gaps is None:
-            raise
-        if exc.errno != errno.ELOOP:  # (ELOOP: a folder replaced by a symlink since it was listed: skipped)
-            gaps[f"{rel}/"] = why(exc)
+    except OSError as exc:  # (ELOOP: a folder replaced by a symlink since it was listed: skipped)
+        _left(exc, rel, how[2], not isinstance(exc, GONE) and exc.errno != errno.ELOOP)
         return
     try:
         _names(folder if fd is None else fd, rel, depth, how)
@@ -68,14 +72,8 @@ def _names(folder: str | int, rel: str, depth: int, how: _Walk) -> None:
     deepest, out, gaps, stamps = how
     try:
         names = os.listdir(folder)
-    except (FileNotFoundError, NotADirectoryError):
-        if gaps is None:
-            raise
-        return
     except OSError as exc:
-        if gaps is None:
-            raise
-        gaps[f"{rel}/"] = why(exc)
+        _left(exc, rel, gaps, not isinstance(exc, GONE))
         return
     fd = folder if isinstance(folder, int) else None
     paths = names if fd is not None else [os.path.join(str(folder), name) for name in names]
@@ -83,14 +81,11 @@ def _names(folder: str | int, rel: str, depth: int, how: _Walk) -> None:
     for name, path in zip(names, paths):
         try:
             st = lstat(path, dir_fd=fd, follow_symlinks=False)
-        except FileNotFoundError:
-            if gaps is None:
-                raise
+        except FileNotFoundError as exc:
+            _left(exc, rel, gaps, False)
             continue
         except OSError as exc:  # (no name of this folder can be looked up: what it holds is unknown)
-            if gaps is None:
-                raise
-            gaps[f"{rel}/"] = why(exc)
+            _left(exc, rel, gaps, True)
             return
         if is_dir(st.st_mode):
             if depth < deepest:

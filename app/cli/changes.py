@@ -29,6 +29,7 @@ from ..service.builders import (
 from ..service.output import dry_run_notes, finding_json, finding_text, plan_json
 from .args import agent_of, error_line, read_input, root_of
 from .output import dump, dump_array
+from .progress import file_steps
 
 
 def print_patch(plan: Plan[Any], notes: list[str]) -> None:
@@ -47,7 +48,8 @@ def print_patch(plan: Plan[Any], notes: list[str]) -> None:
 
 def run_plan(args: argparse.Namespace, build: Builder) -> int:
     """Build a plan, show it (dry run) or apply it, and print the outcome."""
-    plan = execute(root_of(args), build, dry_run=args.dry_run)
+    with file_steps(f"memboard {getattr(args, 'command', None) or ''}".rstrip()) as progress:
+        plan = execute(root_of(args), build, dry_run=args.dry_run, progress=progress)
     if getattr(args, "json", False):
         dump(plan_json(plan, bool(args.dry_run)))
         return 0
@@ -115,7 +117,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         dump_array(findings, finding_text)  # (streamed, each finding laid out in one step)
         return verdict(args, needing_attention(findings), repaired=False)
     if args.json:  # --fix --json: the findings, then what was (or would be) changed
-        plan = execute(root, lambda r: repair_plan(r, when), dry_run=args.dry_run)
+        with file_steps("memboard doctor --fix") as progress:
+            plan = execute(root, lambda r: repair_plan(r, when), dry_run=args.dry_run, progress=progress)
         dump(
             {
                 "findings": [finding_json(f) for f in findings],
@@ -136,7 +139,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         if changes:
             print(f"run `memboard doctor --fix` to repair ({changes} file change(s); --dry-run to preview)")
         return verdict(args, needing_attention(findings), repaired=False)
-    plan = execute(root, lambda r: repair_plan(r, when), dry_run=args.dry_run)
+    with file_steps("memboard doctor --fix") as progress:
+        plan = execute(root, lambda r: repair_plan(r, when), dry_run=args.dry_run, progress=progress)
     if args.dry_run:
         print_patch(plan, [])
         return verdict(args, needing_attention(findings), repaired=False)

@@ -270,11 +270,13 @@ def execute(
     timeout: float | None = None,
     settle_wait: float = SETTLE_WAIT,
     quick: bool = False,
+    progress: Progress | None = None,
 ) -> Plan[R]:
     """Build a plan from settled files and, unless dry_run, apply it; rebuilt under the lock if files changed.
 
     timeout bounds the wait for the lock (default: lock_timeout()); settle_wait the time spent
-    waiting for files another program is saving (hooks pass short ones). A quick plan (the
+    waiting for files another program is saving (hooks pass short ones); progress, when given, is
+    told after each file step written (done, total: the command line's bar). A quick plan (the
     hook's one-row append) is built under the lock from one read of each file, which is then
     the read the write is checked against; others are built before the lock and the files
     re-read under it.
@@ -316,7 +318,7 @@ def execute(
                         break  # the plan built again writes in other trees: their locks are taken anew
                     continue
                 try:
-                    write_and_verify(root, plan, confirmed, settle_wait)
+                    write_and_verify(root, plan, confirmed, settle_wait, progress)
                     return plan
                 except ChangedUnderfoot:
                     continue

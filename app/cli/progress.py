@@ -49,9 +49,9 @@ class FileSteps:
 
 def _start(label: str, total: int) -> tuple[Progress, TaskID]:
     """A rich progress bar on stderr, started: the label, the bar, files done of all, the time left."""
-    # lazy: rich.progress costs an import only when a large plan is written on a terminal
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    # lazy: rich costs an import only when a large plan is written on a terminal
+    from rich.console import Console  # (lazy, as above)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn  # (lazy)
 
     bar = Progress(
         TextColumn("{task.description}"),

@@ -15,6 +15,7 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,14 @@ pytestmark = pytest.mark.skipif(
     reason="the early walk is GNU find's, on Linux",
 )
 DEPTH = notewalk.NOTES_DEPTH
+
+
+@pytest.fixture(autouse=True)
+def _no_walk_left() -> Iterator[None]:
+    """Each test ends with no early walk waiting (a failed test's children reaped), so none leaks into the next."""
+    yield
+    while notewalk._EARLY:
+        notewalk._EARLY.pop().stamps()
 
 
 def python_walk(folder: Path, deepest: int = DEPTH) -> notewalk.Stamps:

@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
             driven = fast_main(raw[1:])
         if driven is not None:
             return driven
+    if argv is None:
+        early_notes(raw)
     with replacing():  # never crash on text that is not valid UTF-8
         args = parse(raw if argv is not None else None)
         code = run(args)
@@ -57,6 +59,33 @@ def main(argv: list[str] | None = None) -> int:
 def leading_root(raw: list[str]) -> int:
     """How many of raw's first words are a `--root DIR` (or `--root=DIR`) given before the command: 2, 1 or 0."""
     return 2 if raw[:1] == ["--root"] else 1 if raw[:1] and raw[0].startswith("--root=") else 0
+
+
+NO_NOTE = ("--archived", "--agent", "--kind=session", "--kind=space", "--kind=hierarchy")  # (search's no_note_passes)
+
+
+def early_notes(raw: list[str]) -> None:
+    """For `memboard search` and `note search` with `--root DIR` (or MEMBOARD_ROOT), start the notes' stats in a
+    child process now, so that they are taken while Python imports and opens SQLite (docs/how-it-is-built/speed.md);
+    the search takes them only if it looks at that very folder's notes, else walks them itself."""
+    command = raw[leading_root(raw) :]
+    if command[:1] != ["search"] and command[:2] != ["note", "search"]:
+        return
+    words = raw[: raw.index("--")] if "--" in raw else raw
+    root = os.environ.get("MEMBOARD_ROOT")
+    for i, word in enumerate(words):
+        if word in NO_NOTE or (word == "--kind" and words[i + 1 : i + 2] != ["note"]):
+            return
+        if word == "--root" and i + 1 < len(words):
+            root = words[i + 1]
+        elif word.startswith("--root="):
+            root = word[len("--root=") :]
+    if root:
+        from ..core.files import notewalk  # lazy: only a search takes the notes' stats this early
+
+        # ("notes" is formats.layout.NOTES, not imported for it: it loads datetime; a folder spelled otherwise than
+        # the search's is never taken, see take_early)
+        notewalk.start_early(os.path.join(os.path.expanduser(root), "notes"), "notes", notewalk.NOTES_DEPTH)
 
 
 @contextmanager

@@ -11,6 +11,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
+import time
 
 from .regular import why
 
@@ -18,6 +20,7 @@ DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLO
 BY_HANDLE = os.listdir in os.supports_fd and os.stat in os.supports_dir_fd and os.stat in os.supports_follow_symlinks
 
 
+NOTES_DEPTH = 12  # folders below notes/ that search walks (a topic key has at most 10 segments)
 Stamps = dict[str, tuple[int, int]]  # relative path -> (size, mtime_ns), what search's cache compares
 
 
@@ -95,3 +98,76 @@ def _names(folder: str | int, rel: str, depth: int, how: _Walk) -> None:
                 out[f"{rel}/{name}"] = st
             else:
                 stamps[f"{rel}/{name}"] = (st.st_size, st.st_mtime_ns)
+
+
+# -- the same walk by GNU find, started at the process's start ---------------------------------------------------
+
+FIND = "/usr/bin/find"  # GNU find on Linux (elsewhere, or where it fails, walk_notes)
+RECORDS = rb"(?:[0-9]+\.[0-9]{9}0\0[0-9]+\0[^\0]+\0)*"  # what GNU find 4.x prints (a time before 1970: walk_notes)
+
+
+class EarlyWalk:
+    """walk_notes' stamps taken by GNU find in a child process started before the caller needs them (a whole-process
+    search: the child's stats run on another core while Python imports and opens SQLite); stamps() reads them."""
+
+    def __init__(self, folder: str, rel: str, deepest: int):
+        """Start `find` on folder (its output to an anonymous file, so it never waits for a reader)."""
+        self.folder, self.rel, self.deepest = folder, rel, deepest
+        self.began = time.time_ns()  # before the child's first stat: what "recently changed" is measured from
+        self.out = os.memfd_create("memboard-notes", os.MFD_CLOEXEC)
+        devnull = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
+        # mtime (seconds, a dot, nine digits of nanoseconds and a 0), size, rel/path: NUL-separated, lstat's (-P)
+        argv = [FIND, folder, "-mindepth", "1", "-maxdepth", str(deepest + 1), "!", "-type", "d", "!", "-type", "l"]
+        argv += ["-name", "*.md", "-printf", f"%T@\\0%s\\0{rel}/%P\\0"]
+        actions = [(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, self.out, 1)]
+        try:
+            self.pid = os.posix_spawn(
+                FIND, argv, {"LC_ALL": "C"}, file_actions=[*actions, (os.POSIX_SPAWN_DUP2, devnull, 2)]
+            )
+        except BaseException:
+            os.close(self.out)
+            raise
+        finally:
+            os.close(devnull)
+
+    def stamps(self) -> Stamps | None:
+        """walk_notes' stamps once the child is done; None when it failed or printed what GNU find would not (the
+        caller then walks in Python, which also says which folder could not be listed)."""
+        try:
+            _, status = os.waitpid(self.pid, 0)
+            size = os.fstat(self.out).st_size
+            data = os.pread(self.out, size, 0) if size else b""
+        finally:
+            os.close(self.out)
+        import re  # lazy: loaded by the search by now; the start of the process, which starts find, need not wait
+
+        if status != 0 or len(data) != size or not re.fullmatch(RECORDS, data):
+            return None
+        fields = data.decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()).split("\0")  # os.fsdecode
+        # each `%T@` ends in a 0 (then a NUL): without it and the dot, st_mtime_ns
+        ns = "\0".join([*fields[0:-1:3], ""]).replace("0\0", "\0").replace(".", "").split("\0")
+        return dict(zip(fields[2::3], zip(map(int, fields[1::3]), map(int, ns[:-1]))))
+
+
+_EARLY: list[EarlyWalk] = []  # the walks start_early began, until take_early takes them
+
+
+def start_early(folder: str, rel: str, deepest: int) -> None:
+    """Start walk_notes(folder, rel, deepest)'s stamps by GNU find beside this process, for take_early (nothing
+    happens where there is no GNU find, or it cannot be started: the caller walks as before)."""
+    if sys.platform.startswith("linux") and hasattr(os, "memfd_create") and not set("%\\") & set(rel):
+        try:
+            _EARLY.append(EarlyWalk(folder, rel, deepest))
+        except OSError:
+            pass
+
+
+def take_early(folder: str, rel: str, deepest: int) -> EarlyWalk | None:
+    """The walk start_early began of this folder (however its path was spelled), rel and depth, or None."""
+    from pathlib import PurePath  # lazy: loaded by the search by now (its root is a Path); not at the process's start
+
+    for walk in _EARLY:
+        if (walk.rel, walk.deepest) == (rel, deepest) and PurePath(walk.folder) == PurePath(folder):
+            _EARLY.remove(walk)
+            return walk
+    return None

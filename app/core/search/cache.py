@@ -25,9 +25,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..files import fsclock, statepaths
+from ..files.notewalk import take_early
 from ..files.root import MemoryRoot
 from ..formats.layout import INDEX, NOTES
 from .docs import (
+    MAX_NOTE_DEPTH,
     Doc,
     Record,
     SessionInfo,
@@ -273,7 +275,10 @@ class _Stats(threading.Thread):
         self.part = part
         self.value: tuple[tuple[int, int] | None, dict[str, tuple[int, int]]] | None = None
         self.unlisted: dict[str, str] = {}  # folders that could not be listed -> why
-        self.now = time.time_ns()  # before the first stat: what "recently changed" is measured from
+        # the notes' stamps, when a child began taking them at the process's start (cli/entry.py: early_notes)
+        self.early = None if part == OTHERS_PART else take_early(os.path.join(base, NOTES), NOTES, MAX_NOTE_DEPTH)
+        # before the first stat (the child's too): what "recently changed" is measured from
+        self.now = time.time_ns() if self.early is None else self.early.began
         self.taken: int | None = None  # the same moment on the files' clock (see on_fs_clock)
         self.start()
 
@@ -296,9 +301,12 @@ class _Stats(threading.Thread):
 
     def _take(self, unlisted: dict[str, str]) -> tuple[tuple[int, int] | None, dict[str, tuple[int, int]]]:
         """The stats themselves."""
+        early, self.early = self.early, None  # (its stamps are read once: taken again, the stats are this walk's)
         if self.part == NOTES_PART:
-            return None, note_listing(self.base, unlisted)
-        return index_stat(self.base), (listing if self.part is None else others_listing)(self.base, unlisted)
+            return None, note_listing(self.base, unlisted, early)
+        if self.part is None:
+            return index_stat(self.base), listing(self.base, unlisted, early)
+        return index_stat(self.base), others_listing(self.base, unlisted)
 
 
 class SearchCache:

@@ -16,7 +16,7 @@ import stat
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from ..files.notewalk import walk_notes
+from ..files.notewalk import NOTES_DEPTH, EarlyWalk, walk_notes
 from ..files.regular import why
 from ..formats.clock import FORMAT, parse
 from ..formats.ids import is_valid_id
@@ -28,7 +28,7 @@ KINDS = (SESSION, NOTE)
 LIVE, ARCHIVED = "live", "archived"
 ROW, SNAPSHOT = "row", "snapshot"  # where a match is: a row's cell or a snapshot's section (a note's: NOTE)
 TOP = "(top)"  # the section name of text before a snapshot's first `## ` heading
-MAX_NOTE_DEPTH = 12  # folders below notes/ that are listed (a topic key has at most 10 segments)
+MAX_NOTE_DEPTH = NOTES_DEPTH  # folders below notes/ that are listed (a topic key has at most 10 segments)
 
 PLACE_ORDER = {ROW: 0, NOTE: 0, SNAPSHOT: 1}
 SOURCE_RANK = {ROW: 0, NOTE: 0, SNAPSHOT: 1}  # whose Status/Agent/Updated At describe a session: its row first
@@ -158,12 +158,14 @@ def index_stat(root: str) -> tuple[int, int] | None:
     return _regular(os.path.join(root, INDEX))
 
 
-def note_listing(root: str, unlisted: dict[str, str] | None = None) -> dict[str, tuple[int, int]]:
-    """The part of listing() under notes/: all a search of notes alone depends on."""
+def note_listing(
+    root: str, unlisted: dict[str, str] | None = None, early: EarlyWalk | None = None
+) -> dict[str, tuple[int, int]]:
+    """The part of listing() under notes/: all a search of notes alone depends on (early: see listing)."""
     out: dict[str, tuple[int, int]] = {}
     notes = os.path.join(root, NOTES)
     if not os.path.islink(notes):
-        _note_files(notes, NOTES, out, {} if unlisted is None else unlisted)
+        _note_files(notes, NOTES, out, {} if unlisted is None else unlisted, early)
     return out
 
 
@@ -196,7 +198,9 @@ def others_listing(root: str, unlisted: dict[str, str] | None = None) -> dict[st
     return out
 
 
-def listing(root: str, unlisted: dict[str, str] | None = None) -> dict[str, tuple[int, int]]:
+def listing(
+    root: str, unlisted: dict[str, str] | None = None, early: EarlyWalk | None = None
+) -> dict[str, tuple[int, int]]:
     """Every file search may read besides index.md, as relative path → (size, mtime_ns).
 
     That is `sessions/*.md`, `archive/*/index.md|session.md` and `notes/**/*.md`; symlinks (these
@@ -204,21 +208,29 @@ def listing(root: str, unlisted: dict[str, str] | None = None) -> dict[str, tupl
     device is listed (never opened: its read names it as a file that could not be read). Each file is
     statted once and none is read, so an unchanged root is cheap to check; which names are Session IDs
     is decided when a file is read. A folder that is there but cannot be listed goes to unlisted
-    (`folder/` -> why, in words): what it holds is unknown, never nothing.
+    (`folder/` -> why, in words): what it holds is unknown, never nothing. early: the notes' stamps taken by
+    find since the process started (notewalk.take_early of notes/), used when it succeeded.
     """
     gaps: dict[str, str] = {} if unlisted is None else unlisted
     out = others_listing(root, gaps)
     notes = os.path.join(root, NOTES)
     if not os.path.islink(notes):
-        _note_files(notes, NOTES, out, gaps)
+        _note_files(notes, NOTES, out, gaps, early)
     return out
 
 
-def _note_files(folder: str, rel: str, out: dict[str, tuple[int, int]], gaps: dict[str, str]) -> None:
+def _note_files(
+    folder: str, rel: str, out: dict[str, tuple[int, int]], gaps: dict[str, str], early: EarlyWalk | None
+) -> None:
     """Add the stats of the `*.md` files in a notes folder and, down to MAX_NOTE_DEPTH, its subfolders': the walk
     `note list` takes too (files/notewalk.py: symlinks skipped, a FIFO, socket or device named `*.md` listed, as
-    listing() says, a name gone meanwhile left out, a folder that cannot be listed or looked into to gaps)."""
-    walk_notes(folder, rel, MAX_NOTE_DEPTH, {}, gaps, out)
+    listing() says, a name gone meanwhile left out, a folder that cannot be listed or looked into to gaps), or the
+    same stamps as early's child took them (where it failed in any way, the walk here)."""
+    found = None if early is None or early.rel != rel else early.stamps()
+    if found is None:
+        walk_notes(folder, rel, MAX_NOTE_DEPTH, {}, gaps, out)
+    else:
+        out.update(found)
 
 
 def _session_files(sessions: str, out: dict[str, tuple[int, int]]) -> None:

@@ -269,3 +269,73 @@ def test_a_kept_context_answer_never_outlives_a_change_to_any_note(tmp_path, mon
     assert kept_titles() == ["Note 0", "Note X", "Note 2", "Note 3"]
     (base / "notes/project/p/n0.md").unlink()
     assert kept_titles() == ["Note X", "Note 2", "Note 3"]
+
+
+def test_answers_carried_over_a_change_are_those_a_fresh_read_gives(tmp_path, monkeypatch):
+    """After a few notes changed, came or went, the note set is derived from the last one and keeps the answers the
+    change cannot move (app/mcp/context.py: carried): after each round of changes (metadata edited, only the text
+    edited, a same-size edit with the mtime set back, notes added, deleted, made unreadable and readable again),
+    every answer, carried or worked out again, is the one a fresh read gives; and some were carried."""
+    import random
+
+    from memboard.mcp import context
+
+    base = notes_root(tmp_path, monkeypatch)
+    rng, stamp = random.Random(2029), [1_700_000_000_000_000_000]
+    folder = base / "notes/project/p"
+
+    def text(n: int) -> str:
+        scope, status = rng.choice(["global", "project", "global"]), rng.choice(["active", "active", "superseded"])
+        fields = {"Scope": scope, "Status": status, "Project": rng.choice(["p", "q", "-"])}
+        fields |= {"Session": rng.choice(["s1", "s2", "-", "-"]), "Updated": f"2026-05-{rng.randint(1, 9):02d} 09:00"}
+        out = note_text(f"project/p/n{n}", f"Note {n} {rng.randint(10, 99)}")
+        for name, value in fields.items():
+            out = "\n".join(
+                f"| {name} | {value} |" if line.startswith(f"| {name} |") else line for line in out.split("\n")
+            )
+        return out
+
+    def write(n: int, data: str) -> None:
+        path = folder / f"n{n}.md"
+        if path.exists() and not path.is_file():
+            path.unlink()
+        path.write_text(data, encoding="utf-8")
+        stamp[0] += 1_000_000
+        os.utime(path, ns=(stamp[0], stamp[0]))
+
+    for n in range(40):
+        write(n, text(n))
+    root, parsed = MemoryRoot(base), Parsed(base)
+    asked = [
+        {"session_id": "s1", "linked": ["s2"], "text": "see notes/project/p/n3.md"},
+        {"project": "p", "limit": 4},
+        {},
+        {"limit": 3},
+        {"session_id": "s2", "limit": 5},
+    ]
+    worked: list[int] = []
+    real = context._context
+    monkeypatch.setattr(context, "_context", lambda *args: worked.append(1) or real(*args))
+    carried = 0
+    for _round in range(60):
+        for n in rng.sample(range(44), rng.choice([1, 1, 1, 2, 3])):
+            path, how = folder / f"n{n}.md", rng.random()
+            if path.is_file() and how < 0.3:  # only its text: the same metadata
+                write(n, path.read_text(encoding="utf-8") + f"- More {_round}.\n")
+            elif path.is_file() and how < 0.4:
+                data = path.read_bytes()
+                old = b"Note " if b"Note " in data else b"NOTE "
+                rewrite_keeping_stamp(path, old, b"NOTE " if old == b"Note " else b"Note ")  # (the same size, mtime)
+            elif path.exists() and how < 0.5:
+                path.unlink()
+            elif how < 0.55:
+                path.unlink(missing_ok=True)
+                os.mkfifo(path)  # unreadable (never opened)
+            else:
+                write(n, text(n))
+        notes = parsed.note_set(root)
+        worked.clear()
+        for arguments in asked:
+            assert context.note_context(root, notes=notes, **arguments) == context.note_context(root, **arguments)
+        carried += len(asked) - (len(worked) - len(asked))  # (each fresh read works its answer out once)
+    assert carried > 20
